@@ -1,0 +1,45 @@
+import { sql } from 'kysely';
+import type { Catalog } from '../catalog/schema.js';
+import type { Db, Queryable } from '../db/database.js';
+import { generateApiKey, hashApiKey } from './api-keys.js';
+import { countAccounts, insertAccount, type Account } from './repository.js';
+
+export interface CreatedAccount {
+  account: Account;
+  apiKey: string;
+  publicApiKey: string;
+}
+
+/** Creates an account with the given keys, or fresh random ones. The keys are returned once; only hashes are kept. */
+export async function createAccount(
+  db: Queryable,
+  catalog: Catalog,
+  keys: { apiKey?: string; publicApiKey?: string } = {},
+): Promise<CreatedAccount> {
+  const apiKey = keys.apiKey ?? generateApiKey('sk');
+  const publicApiKey = keys.publicApiKey ?? generateApiKey('pk');
+  const account = await insertAccount(db, {
+    name: catalog.account.name,
+    privateKeyHash: hashApiKey(apiKey),
+    publicKeyHash: hashApiKey(publicApiKey),
+    rateLimitPerMinute: catalog.rateLimits.perMinute,
+    rateLimitPerDay: catalog.rateLimits.perDay,
+  });
+  return { account, apiKey, publicApiKey };
+}
+
+/**
+ * On first start (no account yet) creates the default account. Several instances
+ * may start together on one PostgreSQL: an advisory lock makes exactly one create it.
+ */
+export async function ensureDefaultAccount(
+  db: Db,
+  catalog: Catalog,
+  keys: { apiKey?: string; publicApiKey?: string },
+): Promise<CreatedAccount | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(724001)`.execute(trx);
+    if ((await countAccounts(trx)) > 0) return undefined;
+    return createAccount(trx, catalog, keys);
+  });
+}

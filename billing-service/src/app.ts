@@ -1,0 +1,129 @@
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Catalog } from './catalog/schema.js';
+import { customerRoutes } from './customers/routes.js';
+import type { Db } from './db/database.js';
+import { ApiKeyAuthenticator } from './http/auth.js';
+import './http/context.js';
+import { ApiError, registerErrorHandling } from './http/errors.js';
+import { MethodIndex } from './http/method-index.js';
+import { enforceRateLimit, type RateLimitStore } from './http/rate-limit.js';
+import { UriBuilder } from './http/uri.js';
+import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validation.js';
+import { noteRoutes } from './notes/routes.js';
+
+export interface AppOptions {
+  db: Db;
+  catalog: Catalog;
+  rateLimitStore: RateLimitStore;
+  /** Base of every `uri` in responses, without a trailing slash. */
+  publicBaseUrl: string;
+  requireTls?: boolean;
+  trustProxy?: string | boolean;
+  logger?: FastifyServerOptions['logger'];
+  https?: { cert: Buffer; key: Buffer };
+  bodyLimit?: number;
+}
+
+export const RATE_LIMIT_HEADERS = [
+  'X-Rate-Limit-Limit-Minute', 'X-Rate-Limit-Remaining-Minute', 'X-Rate-Limit-Reset-Minute',
+  'X-Rate-Limit-Limit-Day', 'X-Rate-Limit-Remaining-Day', 'X-Rate-Limit-Reset-Day',
+];
+export const LIST_HEADERS = [
+  'X-NextPage', 'X-Count', 'X-MaxCount', 'X-CurrentPage', 'X-PreviousPage', 'X-PageSize', 'X-MaxPageIndex',
+  'X-SortOrder', 'X-SortExpression',
+];
+
+/** Builds the billing API: plugins, hooks, error handling, then one plugin per domain. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    trustProxy: options.trustProxy ?? 'loopback',
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    ...(options.https ? { https: options.https } : {}),
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(jsonSerializerCompiler);
+
+  const methodIndex = new MethodIndex();
+  app.addHook('onRoute', (route) => methodIndex.add(route));
+  registerErrorHandling(app, (request) => methodIndex.allowed(request.url));
+
+  app.decorate('ctx', {
+    db: options.db,
+    catalog: options.catalog,
+    uris: new UriBuilder(options.publicBaseUrl),
+  });
+  app.decorateRequest('caller', undefined as never);
+
+  await app.register(cors, {
+    origin: true,
+    allowedHeaders: ['Authorization', 'Content-Type', 'x-audit-source', 'Idempotency-Key'],
+    exposedHeaders: [...RATE_LIMIT_HEADERS, ...LIST_HEADERS],
+    maxAge: 600,
+  });
+  await app.register(compress, { global: true, threshold: 1024 });
+
+  if (options.requireTls) {
+    // request.protocol honours X-Forwarded-Proto only from trusted proxies (trustProxy).
+    app.addHook('onRequest', async (request) => {
+      if (request.protocol !== 'https') {
+        throw new ApiError(403, [{ Key: 'Api Error', Value: 'HTTPS is required; plain HTTP requests are refused' }]);
+      }
+    });
+  }
+
+  const authenticator = new ApiKeyAuthenticator(options.db);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') return;
+    const config = request.routeOptions.config;
+    if (!request.routeOptions.url || config?.public) return;
+    let caller;
+    try {
+      caller = await authenticator.authenticate(request);
+    } catch (error) {
+      // Failed attempts are limited per client address, so guessing keys is slow.
+      await enforceRateLimit(options.rateLimitStore, reply, `ip:${request.ip}`, options.catalog.rateLimits);
+      throw error;
+    }
+    request.caller = caller;
+    await enforceRateLimit(options.rateLimitStore, reply, `key:${caller.keyHash}`, caller.rateLimits);
+    if (caller.keyKind !== 'private') {
+      throw ApiError.unauthorized('the public API key only works on the card-capture host; use the private API key');
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Renew billing API',
+        version: '1.0.0',
+        description: 'Subscription billing: customers, settings, plans, subscriptions, invoices, payments. Errors are {ErrorId, HttpStatusCode, Errors:[{Key, Value}]}.',
+      },
+      servers: [{ url: options.publicBaseUrl }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'basic', description: 'Authorization: Basic <private API key>' } } },
+      security: [{ apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(async (docs) => {
+    // The reference page and its assets are public, like the document itself.
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...(route.config as object), public: true };
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  });
+  app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(customerRoutes);
+  await app.register(noteRoutes);
+
+  return app;
+}

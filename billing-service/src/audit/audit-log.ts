@@ -1,0 +1,39 @@
+import type { Caller } from '../http/auth.js';
+import type { Queryable } from '../db/database.js';
+
+export type AuditAction = 'create' | 'update' | 'delete';
+
+/**
+ * Records one change in the audit log, inside the caller's transaction so that
+ * the change and its record commit together. `changes` holds the fields that
+ * changed as {field: [before, after]} (or the created/deleted values).
+ */
+export async function recordChange(
+  db: Queryable,
+  caller: Caller,
+  entry: { entityType: string; entityId: number; action: AuditAction; changes: Record<string, unknown> },
+): Promise<void> {
+  await db
+    .insertInto('auditLog')
+    .values({
+      accountId: caller.accountId,
+      actor: `${caller.keyKind} API key`,
+      source: caller.auditSource,
+      entityType: entry.entityType,
+      entityId: entry.entityId,
+      action: entry.action,
+      changes: JSON.stringify(entry.changes),
+    })
+    .execute();
+}
+
+/** The fields whose values differ between two versions of a row, as {field: [before, after]}. */
+export function diffFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, [unknown, unknown]> {
+  const changes: Record<string, [unknown, unknown]> = {};
+  for (const key of Object.keys(after)) {
+    const a = before[key] instanceof Date ? (before[key] as Date).toISOString() : before[key];
+    const b = after[key] instanceof Date ? (after[key] as Date).toISOString() : after[key];
+    if (JSON.stringify(a ?? null) !== JSON.stringify(b ?? null)) changes[key] = [a ?? null, b ?? null];
+  }
+  return changes;
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { findCurrency } from './currencies.js';
+
+/**
+ * The account configuration and product catalogue file (RENEW_CATALOG).
+ * Validated at start; a bad file stops the service with every problem listed.
+ */
+const CurrencyCode = z
+  .string()
+  .length(3)
+  .transform((c) => c.toUpperCase())
+  .refine((c) => findCurrency(c) !== undefined, 'not an ISO 4217 currency code');
+
+const Money = z.union([z.string().regex(/^-?\d+(\.\d+)?$/), z.number()]).transform(String);
+
+export const TERMS = ['Net0', 'Net5', 'Net7', 'Net10', 'Net15', 'Net21', 'Net30', 'Net45', 'Net60', 'Net75', 'Net90', 'MFI1'] as const;
+export const CANCEL_OPTIONS = ['Full', 'None', 'Unearned'] as const;
+export const EMAIL_TYPES = [
+  'InvoicePost', 'PaymentReceived', 'InvoiceOverdue', 'PasswordReset', 'PaymentFailed', 'CustomerActivation',
+  'SubscriptionActivation', 'SubscriptionCancellation', 'CustomerCredentialCreate', 'CustomerCredentialPasswordReset',
+  'CustomerSuspend', 'PaymentMethodUpdate', 'CreditCardExpiry', 'StatementNotification', 'UpcomingBillingNotification',
+  'Refund', 'PendingExpiryRenewalNotice', 'DraftInvoice',
+] as const;
+
+const AmountPerCurrency = z.object({ currency: CurrencyCode, amount: Money });
+
+const PlanFrequency = z.object({
+  id: z.number().int().positive(),
+  interval: z.enum(['Monthly', 'Yearly']),
+  numberOfIntervals: z.number().int().min(1).default(1),
+  isProrated: z.boolean().default(false),
+  prorationGranularity: z.enum(['Daily', 'Monthly']).default('Daily'),
+  charges: z.array(AmountPerCurrency).default([]),
+  setupFees: z.array(AmountPerCurrency).default([]),
+});
+
+const PlanProduct = z.object({
+  code: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  quantity: z.number().min(0).default(1),
+});
+
+const Plan = z.object({
+  id: z.number().int().positive(),
+  code: z.string().min(1),
+  name: z.string().min(1),
+  reference: z.string().optional(),
+  description: z.string().optional(),
+  longDescription: z.string().optional(),
+  status: z.enum(['Active', 'Inactive']).default('Active'),
+  products: z.array(PlanProduct).default([]),
+  frequencies: z.array(PlanFrequency).min(1),
+});
+
+const Coupon = z.object({
+  code: z.string().min(1),
+  name: z.string().optional(),
+  kind: z.enum(['Percentage', 'Amount']),
+  value: Money,
+  currency: CurrencyCode.optional(),
+  duration: z.enum(['Once', 'Periods', 'Forever']),
+  periods: z.number().int().positive().optional(),
+});
+
+const TaxRate = z.object({
+  name: z.string().min(1),
+  country: z.string().length(2),
+  state: z.string().optional(),
+  rate: Money,
+});
+
+export const CatalogSchema = z
+  .object({
+    account: z.object({ name: z.string().min(1).default('Renew demo account') }).default({ name: 'Renew demo account' }),
+    currencies: z.object({ default: CurrencyCode, allowed: z.array(CurrencyCode).min(1) }),
+    salesTrackingCodes: z
+      .array(z.object({ type: z.string().min(1).max(255), codes: z.array(z.object({ code: z.string().max(255), name: z.string().max(255).optional() })) }))
+      .max(5)
+      .default([]),
+    defaults: z
+      .object({
+        term: z.enum(TERMS).default('Net0'),
+        autoCollect: z.boolean().default(false),
+        autoPostDraftInvoice: z.boolean().default(true),
+        showZeroDollarCharges: z.boolean().default(false),
+        useCustomerBillingAddress: z.boolean().default(true),
+        customerGracePeriod: z.number().int().min(0).default(7),
+        customerAutoCancel: z.number().int().min(0).default(30),
+        defaultCancelOption: z.enum(CANCEL_OPTIONS).default('None'),
+        rollUpTaxes: z.boolean().default(false),
+        rollUpDiscounts: z.boolean().default(false),
+        emailPreferences: z.partialRecord(z.enum(EMAIL_TYPES), z.boolean()).default({}),
+      })
+      .prefault({}),
+    rateLimits: z
+      .object({ perMinute: z.number().int().positive().default(1000), perDay: z.number().int().positive().default(180000) })
+      .prefault({}),
+    taxRates: z.array(TaxRate).default([]),
+    plans: z.array(Plan).default([]),
+    coupons: z.array(Coupon).default([]),
+  })
+  .superRefine((catalog, ctx) => {
+    if (!catalog.currencies.allowed.includes(catalog.currencies.default)) {
+      ctx.addIssue({ code: 'custom', path: ['currencies', 'default'], message: 'the default currency must be among the allowed ones' });
+    }
+  });
+
+export type Catalog = z.infer<typeof CatalogSchema>;

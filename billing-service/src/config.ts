@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+export const DEMO_CATALOG_PATH = fileURLToPath(new URL('../catalog/demo-catalog.json', import.meta.url));
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().optional(),
+  RENEW_HOST: z.string().default('127.0.0.1'),
+  RENEW_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  RENEW_DATA_DIR: z.string().default('.data'),
+  DATABASE_URL: z.string().url().optional(),
+  RENEW_API_KEY: z.string().min(16).optional(),
+  RENEW_PUBLIC_API_KEY: z.string().min(16).optional(),
+  RENEW_CATALOG: z.string().optional(),
+  RENEW_PUBLIC_BASE_URL: z.string().url().optional(),
+  RENEW_TLS_CERT: z.string().optional(),
+  RENEW_TLS_KEY: z.string().optional(),
+  RENEW_REQUIRE_TLS: booleanString.optional(),
+  RENEW_TRUST_PROXY: z.string().optional(),
+  RENEW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  apiKey?: string;
+  publicApiKey?: string;
+  catalogPath: string;
+  publicBaseUrl?: string;
+  tls?: { certPath: string; keyPath: string };
+  requireTls: boolean;
+  /** Fastify trustProxy: addresses or CIDRs whose X-Forwarded-* headers are believed. */
+  trustProxy: string | boolean;
+  logLevel: string;
+}
+
+/** Environment to typed configuration. Throws with every problem listed. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.RENEW_TLS_CERT) !== Boolean(e.RENEW_TLS_KEY)) {
+    throw new Error('invalid configuration: RENEW_TLS_CERT and RENEW_TLS_KEY go together');
+  }
+  return {
+    host: e.RENEW_HOST,
+    port: e.RENEW_API_PORT,
+    dataDir: path.resolve(e.RENEW_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    apiKey: e.RENEW_API_KEY,
+    publicApiKey: e.RENEW_PUBLIC_API_KEY,
+    catalogPath: e.RENEW_CATALOG ? path.resolve(e.RENEW_CATALOG) : DEMO_CATALOG_PATH,
+    publicBaseUrl: e.RENEW_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    tls: e.RENEW_TLS_CERT && e.RENEW_TLS_KEY ? { certPath: e.RENEW_TLS_CERT, keyPath: e.RENEW_TLS_KEY } : undefined,
+    requireTls: e.RENEW_REQUIRE_TLS ?? e.NODE_ENV === 'production',
+    trustProxy: parseTrustProxy(e.RENEW_TRUST_PROXY),
+    logLevel: e.RENEW_LOG_LEVEL,
+  };
+}
+
+function parseTrustProxy(value: string | undefined): string | boolean {
+  if (value === undefined || value === '' || value === 'false') return 'loopback';
+  if (value === 'true') return true;
+  return value;
+}

@@ -1,0 +1,67 @@
+import type { UriBuilder } from '../http/uri.js';
+import type { CustomerRecord } from './repository.js';
+import type { CustomerResponse } from './schemas.js';
+
+/** The customer as the API returns it. */
+export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder): CustomerResponse {
+  const uri = uris.resource('customers', c.id);
+  return {
+    id: c.id,
+    uri,
+    title: c.title as CustomerResponse['title'],
+    firstName: c.firstName,
+    middleName: c.middleName,
+    lastName: c.lastName,
+    companyName: c.companyName,
+    suffix: c.suffix,
+    primaryEmail: c.primaryEmail,
+    primaryPhone: c.primaryPhone,
+    secondaryEmail: c.secondaryEmail,
+    secondaryPhone: c.secondaryPhone,
+    reference: c.reference,
+    status: c.status as CustomerResponse['status'],
+    customerAccountStatus: c.customerAccountStatus as CustomerResponse['customerAccountStatus'],
+    currency: c.currency,
+    customerReference: {
+      reference1: c.reference1,
+      reference2: c.reference2,
+      reference3: c.reference3,
+      salesTrackingCodes: c.salesTrackingCodes.map((s) => ({
+        type: s.type,
+        code: s.code,
+        name: s.name,
+        id: s.position,
+        uri: `${uri}/customerReference/salesTrackingCodes/${s.position}`,
+      })),
+      id: c.id,
+      uri: `${uri}/customerReference`,
+    },
+    customerAcquisition: {
+      adContent: c.adContent,
+      campaign: c.campaign,
+      keyword: c.keyword,
+      landingPage: c.landingPage,
+      medium: c.medium,
+      source: c.source,
+      id: c.id,
+      uri: `${uri}/customerAcquisition`,
+    },
+    // Recurring revenue comes from active subscriptions, which no customer has until subscriptions exist.
+    monthlyRecurringRevenue: 0,
+    netMonthlyRecurringRevenue: 0,
+    crmId: c.crmId,
+    crmAccountType: c.crmAccountType,
+    crmSynchStatus: c.crmSynchStatus,
+    erpId: c.erpId,
+    erpSynchStatus: c.erpSynchStatus,
+    erpCustomerType: c.erpCustomerType,
+    portalUserName: c.portalUserName,
+    parentId: c.parentId,
+    accountingLatchType: c.accountingLatchType,
+    accountingId: c.accountingId,
+    accountingSyncToken: c.accountingSyncToken,
+    marketingId: c.marketingId,
+    createdTimestamp: c.createdAt.toISOString(),
+    modifiedTimestamp: c.modifiedAt.toISOString(),
+  };
+}

@@ -1,0 +1,152 @@
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import type {
+  AddressesTable,
+  CustomerAcquisitionsTable,
+  CustomerBillingPeriodConfigurationsTable,
+  CustomerBillingSettingsTable,
+  CustomerReferencesTable,
+  CustomerRow,
+  CustomerSalesTrackingCodesTable,
+  CustomersTable,
+} from '../db/schema.js';
+
+export interface SalesTrackingCodeRow {
+  position: number;
+  type: string;
+  code: string;
+  name: string | null;
+}
+
+/** A customer with the rows that travel with it in every response. */
+export interface CustomerRecord extends CustomerRow {
+  reference1: string | null;
+  reference2: string | null;
+  reference3: string | null;
+  adContent: string | null;
+  campaign: string | null;
+  keyword: string | null;
+  landingPage: string | null;
+  medium: string | null;
+  source: string | null;
+  salesTrackingCodes: SalesTrackingCodeRow[];
+}
+
+/**
+ * The customer query every read uses (one, list): one round trip with the
+ * reference, acquisition and sales tracking codes joined in.
+ */
+export function selectCustomerRecords(db: Queryable, accountId: number) {
+  return db
+    .selectFrom('customers')
+    .leftJoin('customerReferences', 'customerReferences.customerId', 'customers.id')
+    .leftJoin('customerAcquisitions', 'customerAcquisitions.customerId', 'customers.id')
+    .selectAll('customers')
+    .select([
+      'customerReferences.reference1',
+      'customerReferences.reference2',
+      'customerReferences.reference3',
+      'customerAcquisitions.adContent',
+      'customerAcquisitions.campaign',
+      'customerAcquisitions.keyword',
+      'customerAcquisitions.landingPage',
+      'customerAcquisitions.medium',
+      'customerAcquisitions.source',
+      sql<SalesTrackingCodeRow[]>`coalesce((
+        select json_agg(json_build_object('position', s.position, 'type', s.type, 'code', s.code, 'name', s.name) order by s.position)
+        from customer_sales_tracking_codes s where s.customer_id = customers.id), '[]'::json)`.as('salesTrackingCodes'),
+    ])
+    .where('customers.accountId', '=', accountId);
+}
+
+export async function findCustomerRecord(db: Queryable, accountId: number, id: number): Promise<CustomerRecord | undefined> {
+  return selectCustomerRecords(db, accountId).where('customers.id', '=', id).executeTakeFirst();
+}
+
+/** Locks the customer row for the rest of the transaction (read-modify-write). */
+export async function lockCustomer(db: Queryable, accountId: number, id: number): Promise<CustomerRow | undefined> {
+  return db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function customerExists(db: Queryable, accountId: number, id: number): Promise<boolean> {
+  const row = await db.selectFrom('customers').select('id').where('accountId', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertCustomer(db: Queryable, row: Insertable<CustomersTable>): Promise<number> {
+  const { id } = await db.insertInto('customers').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+export async function updateCustomerRow(db: Queryable, accountId: number, id: number, row: Updateable<CustomersTable>) {
+  await db.updateTable('customers').set(row).where('accountId', '=', accountId).where('id', '=', id).execute();
+}
+
+/** Replaces the reference row and its sales tracking codes (PUT semantics: omitted means cleared). */
+export async function replaceCustomerReference(
+  db: Queryable,
+  customerId: number,
+  reference: Omit<CustomerReferencesTable, 'customerId'> | null,
+  codes: Array<Omit<CustomerSalesTrackingCodesTable, 'customerId'>>,
+) {
+  await db.deleteFrom('customerSalesTrackingCodes').where('customerId', '=', customerId).execute();
+  await db.deleteFrom('customerReferences').where('customerId', '=', customerId).execute();
+  if (reference) await db.insertInto('customerReferences').values({ customerId, ...reference }).execute();
+  if (codes.length > 0) {
+    await db.insertInto('customerSalesTrackingCodes').values(codes.map((c) => ({ customerId, ...c }))).execute();
+  }
+}
+
+export async function replaceCustomerAcquisition(
+  db: Queryable,
+  customerId: number,
+  acquisition: Omit<CustomerAcquisitionsTable, 'customerId'> | null,
+) {
+  await db.deleteFrom('customerAcquisitions').where('customerId', '=', customerId).execute();
+  if (acquisition) await db.insertInto('customerAcquisitions').values({ customerId, ...acquisition }).execute();
+}
+
+export async function insertBillingSetting(db: Queryable, setting: Insertable<CustomerBillingSettingsTable>) {
+  await db.insertInto('customerBillingSettings').values(setting).execute();
+}
+
+export async function insertBillingPeriodConfigurations(
+  db: Queryable,
+  configurations: Array<Insertable<CustomerBillingPeriodConfigurationsTable>>,
+) {
+  if (configurations.length > 0) await db.insertInto('customerBillingPeriodConfigurations').values(configurations).execute();
+}
+
+export async function insertAddressPreference(
+  db: Queryable,
+  preference: { customerId: number; contactName: string | null; shippingInstructions: string | null; useBillingAddressAsShippingAddress: boolean },
+) {
+  await db.insertInto('customerAddressPreferences').values(preference).execute();
+}
+
+export async function insertAddress(db: Queryable, address: Insertable<AddressesTable>) {
+  await db.insertInto('addresses').values(address).execute();
+}
+
+/** Whether any customer of the account names this one as its parent. */
+export async function hasChildren(db: Queryable, accountId: number, id: number): Promise<boolean> {
+  const row = await db.selectFrom('customers').select('id').where('accountId', '=', accountId).where('parentId', '=', id).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function customerDisplayName(db: Queryable, accountId: number, id: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('customers')
+    .select(['firstName', 'lastName', 'companyName'])
+    .where('accountId', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return null;
+  return row.companyName ?? ([row.firstName, row.lastName].filter(Boolean).join(' ') || null);
+}
+
+/** PostgreSQL unique violation on the portal user name index, from either driver. */
+export function isPortalUserNameConflict(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  return e?.code === '23505' && (e.constraint === 'customers_portal_user_name' || /customers_portal_user_name/.test(e.message ?? ''));
+}

@@ -1,0 +1,359 @@
+import type { Catalog } from '../catalog/schema.js';
+import { diffFields, recordChange } from '../audit/audit-log.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { countryByAlpha2, stateByCode } from '../geo/countries.js';
+import { accountStatusFrom, customerBalances } from '../ledger/balances.js';
+import { money, toJsonAmount } from '../money/money.js';
+import {
+  customerDisplayName,
+  customerExists,
+  findCustomerRecord,
+  hasChildren,
+  insertAddress,
+  insertAddressPreference,
+  insertBillingPeriodConfigurations,
+  insertBillingSetting,
+  insertCustomer,
+  isPortalUserNameConflict,
+  lockCustomer,
+  replaceCustomerAcquisition,
+  replaceCustomerReference,
+  updateCustomerRow,
+  type CustomerRecord,
+} from './repository.js';
+import { toCustomerResponse } from './customer-response.js';
+import type {
+  CreateCustomerInput,
+  CustomerOverviewResponse,
+  CustomerResponse,
+  UpdateCustomerInput,
+} from './schemas.js';
+import type { Queryable } from '../db/database.js';
+
+type CustomerReferenceInput = NonNullable<CreateCustomerInput['customerReference']>;
+type AddressInput = NonNullable<CreateCustomerInput['billing']>;
+
+export async function getCustomer(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
+  const record = await findCustomerRecord(ctx.db, caller.accountId, id);
+  if (!record) throw ApiError.notFound('customer', id);
+  return toCustomerResponse(record, ctx.uris);
+}
+
+export async function createCustomer(ctx: AppContext, caller: Caller, input: CreateCustomerInput): Promise<CustomerResponse> {
+  const currency = resolveNewCustomerCurrency(ctx.catalog, input.currency);
+  const codes = resolveSalesTrackingCodes(ctx.catalog, input.customerReference?.salesTrackingCodes);
+  const portalUserName = input.portalUserName ?? input.username ?? null;
+  const billing = input.billing ? resolveAddress(input.billing, 'billing') : null;
+  const shipping = input.shipping ? resolveAddress(input.shipping, 'shipping') : null;
+  const setting = input.billingSetting ?? {};
+  if (setting.taxExempt && !setting.taxExemptCode) {
+    throw ApiError.badRequest('required when taxExempt is true', 'billingSetting.taxExemptCode');
+  }
+  if (setting.autoCollect) {
+    // A new customer has no payment method yet.
+    throw ApiError.badRequest('autoCollect can only be true when a payment method is on file', 'billingSetting.autoCollect');
+  }
+
+  const id = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      if (input.parentId != null) await assertParentExists(trx, caller, input.parentId);
+      const customerId = await insertCustomer(trx, {
+        accountId: caller.accountId,
+        ...customerColumns(input),
+        portalUserName,
+        currency,
+        crmSynchStatus: input.crmSynchStatus ?? null,
+        erpId: input.erpId ?? null,
+        erpSynchStatus: input.erpSynchStatus ?? null,
+        erpCustomerType: input.companyName ? 'Company' : 'Individual',
+        accountingSyncToken: null,
+        lifetimeValue: money(input.lifetimeValue ?? 0).toString(),
+        modifiedAt: new Date(),
+        statusAt: new Date(),
+        accountStatusAt: new Date(),
+      });
+      await writeReferenceAndAcquisition(trx, customerId, input.customerReference, codes, input.customerAcquisition);
+      const { rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
+        pdfInvoiceEmailAttachmentOption, rechargeThresholdAmount, rechargeTargetAmount, acquisitionCost, taxExempt, ...columns } = setting;
+      await insertBillingSetting(trx, {
+        customerId,
+        ...columns,
+        taxExempt: taxExempt ?? false,
+        rechargeThresholdAmount: rechargeThresholdAmount ?? null,
+        rechargeTargetAmount: rechargeTargetAmount ?? null,
+        acquisitionCost: acquisitionCost ?? null,
+        presentation: JSON.stringify({
+          rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
+          pdfInvoiceEmailAttachmentOption, trackedItemDisplay: input.trackedItemDisplay ?? null,
+        }),
+      });
+      await insertBillingPeriodConfigurations(trx, [
+        ...(input.monthlyBillingPeriodConfiguration
+          ? [{ customerId, interval: 'Monthly', ...input.monthlyBillingPeriodConfiguration, day: input.monthlyBillingPeriodConfiguration.day ?? null, month: null }]
+          : []),
+        ...(input.yearlyBillingPeriodConfiguration
+          ? [{ customerId, interval: 'Yearly', ...input.yearlyBillingPeriodConfiguration, day: input.yearlyBillingPeriodConfiguration.day ?? null, month: input.yearlyBillingPeriodConfiguration.month ?? null }]
+          : []),
+      ]);
+      await insertAddressPreference(trx, {
+        customerId,
+        contactName: input.addressPreference?.contactName ?? null,
+        shippingInstructions: input.addressPreference?.shippingInstructions ?? null,
+        useBillingAddressAsShippingAddress: input.addressPreference?.useBillingAddressAsShippingAddress ?? false,
+      });
+      if (billing) await insertAddress(trx, { accountId: caller.accountId, customerId, addressType: 'Billing', ...billing });
+      if (shipping) await insertAddress(trx, { accountId: caller.accountId, customerId, addressType: 'Shipping', ...shipping });
+      await recordChange(trx, caller, { entityType: 'Customer', entityId: customerId, action: 'create', changes: stripNulls(input) });
+      return customerId;
+    })
+    .catch(rethrowPortalUserNameConflict);
+  return getCustomer(ctx, caller, id);
+}
+
+export async function updateCustomer(ctx: AppContext, caller: Caller, input: UpdateCustomerInput): Promise<CustomerResponse> {
+  const codes = resolveSalesTrackingCodes(ctx.catalog, input.customerReference?.salesTrackingCodes);
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const current = await lockCustomer(trx, caller.accountId, input.id);
+      if (!current) throw ApiError.notFound('customer', input.id);
+      assertStatusChangeAllowed(current.status, input.status, input.id);
+      if (input.currency && input.currency.toUpperCase() !== current.currency) {
+        throw ApiError.badRequest(`currency cannot change after creation (it is ${current.currency})`, 'currency');
+      }
+      // portalUserName is read-only once set: omitted or null keeps it, another value is refused.
+      let portalUserName = current.portalUserName;
+      if (input.portalUserName != null && input.portalUserName !== current.portalUserName) {
+        if (current.portalUserName !== null) throw ApiError.badRequest('portalUserName cannot change once set', 'portalUserName');
+        portalUserName = input.portalUserName;
+      }
+      if (input.parentId != null) {
+        if (input.parentId === input.id) throw ApiError.badRequest('a customer cannot be its own parent', 'parentId');
+        await assertParentExists(trx, caller, input.parentId);
+      }
+      const next = { ...customerColumns(input), portalUserName };
+      const changes = diffFields(current, next);
+      await updateCustomerRow(trx, caller.accountId, input.id, { ...next, modifiedAt: new Date() });
+      await writeReferenceAndAcquisition(trx, input.id, input.customerReference, codes, input.customerAcquisition);
+      await recordChange(trx, caller, {
+        entityType: 'Customer',
+        entityId: input.id,
+        action: 'update',
+        changes: { ...changes, customerReference: input.customerReference ?? null, customerAcquisition: input.customerAcquisition ?? null },
+      });
+    })
+    .catch(rethrowPortalUserNameConflict);
+  return getCustomer(ctx, caller, input.id);
+}
+
+export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: number): Promise<CustomerOverviewResponse> {
+  const record = await findCustomerRecord(ctx.db, caller.accountId, id);
+  if (!record) throw ApiError.notFound('customer', id);
+  const [balances, parentName, isParent] = await Promise.all([
+    customerBalances(ctx.db, id),
+    record.parentId ? customerDisplayName(ctx.db, caller.accountId, record.parentId) : Promise.resolve(null),
+    hasChildren(ctx.db, caller.accountId, id),
+  ]);
+  const customer = toCustomerResponse(record, ctx.uris);
+  const now = new Date();
+  const accountStatus = accountStatusFrom(balances, now);
+  return {
+    id: record.id,
+    uri: ctx.uris.resource('customers', `${record.id}/overview`),
+    title: record.title,
+    firstName: record.firstName,
+    middleName: record.middleName,
+    lastName: record.lastName,
+    suffix: record.suffix,
+    primaryEmail: record.primaryEmail,
+    primaryPhone: record.primaryPhone,
+    companyName: record.companyName,
+    reference: record.reference,
+    createdTimestamp: record.createdAt.toISOString(),
+    status: customer.status,
+    customerAccountStatus: accountStatus,
+    // Draft charges are not yet on the ledger; they join it with invoices.
+    pendingCharges: 0,
+    arBalance: toJsonAmount(balances.arBalance),
+    unallocatedPayments: toJsonAmount(balances.unallocatedPayments),
+    unallocatedCredits: toJsonAmount(balances.unallocatedCredits),
+    unallocatedOpeningBalance: toJsonAmount(balances.unallocatedOpeningBalance),
+    currency: record.currency,
+    daysUntilSuspension: daysUntilSuspension(ctx.catalog, accountStatus, balances.oldestOpenInvoiceDueAt, now),
+    daysUntilCancellation: null,
+    customerAccountStatusTimestamp: record.accountStatusAt.toISOString(),
+    statusTimestamp: record.statusAt.toISOString(),
+    lifetimeValue: toJsonAmount(money(record.lifetimeValue).plus(balances.netPayments)),
+    monthlyRecurringRevenue: customer.monthlyRecurringRevenue,
+    netMonthlyRecurringRevenue: customer.netMonthlyRecurringRevenue,
+    nextBillingDate: null,
+    crmSynchStatus: record.crmSynchStatus,
+    crmId: record.crmId,
+    accountingId: record.accountingId,
+    erpId: record.erpId,
+    marketingId: record.marketingId,
+    parentId: record.parentId,
+    parentName,
+    isParent,
+    unknownPaymentActivityId: null,
+  };
+}
+
+/** Days left before the grace period after the oldest overdue invoice runs out (null when in good standing). */
+function daysUntilSuspension(catalog: Catalog, status: string, overdueSince: Date | null, now: Date): number | null {
+  if (status !== 'PoorStanding' || !overdueSince) return null;
+  const elapsed = Math.floor((now.getTime() - overdueSince.getTime()) / 86_400_000);
+  return Math.max(0, catalog.defaults.customerGracePeriod - elapsed);
+}
+
+/** Status changes belong to the lifecycle endpoints; PUT may only keep the status as it is. */
+function assertStatusChangeAllowed(from: string, to: string, id: number) {
+  if (from === to) return;
+  if (to === 'Suspended') throw ApiError.badRequest('only the system suspends customers');
+  const endpoint: Record<string, string> = {
+    'Draft>Active': 'POST /v1/customeractivation',
+    'Active>Hold': `POST /v1/customerhold/${id}`,
+    'Hold>Active': 'POST /v1/customers/unhold',
+    'Suspended>Active': 'POST /v1/customers/unhold',
+    'Cancelled>Active': `POST /v1/customers/uncancel/${id}`,
+  };
+  const use = to === 'Cancelled' ? 'POST /v1/customercancellation' : endpoint[`${from}>${to}`];
+  throw ApiError.badRequest(
+    use
+      ? `status cannot change from ${from} to ${to} through PUT; use ${use}`
+      : `status cannot change from ${from} to ${to}`,
+    'status',
+  );
+}
+
+function customerColumns(input: CreateCustomerInput | UpdateCustomerInput) {
+  return {
+    title: input.title ?? null,
+    firstName: input.firstName ?? null,
+    middleName: input.middleName ?? null,
+    lastName: input.lastName ?? null,
+    companyName: input.companyName ?? null,
+    suffix: input.suffix ?? null,
+    primaryEmail: input.primaryEmail ?? null,
+    primaryPhone: input.primaryPhone ?? null,
+    secondaryEmail: input.secondaryEmail ?? null,
+    secondaryPhone: input.secondaryPhone ?? null,
+    reference: input.reference ?? null,
+    crmId: input.crmId ?? null,
+    crmAccountType: input.crmAccountType ?? null,
+    parentId: input.parentId ?? null,
+    accountingLatchType: input.accountingLatchType ?? null,
+    accountingId: input.accountingId ?? null,
+    marketingId: input.marketingId ?? null,
+  };
+}
+
+async function writeReferenceAndAcquisition(
+  db: Queryable,
+  customerId: number,
+  reference: CustomerReferenceInput | null | undefined,
+  codes: ReturnType<typeof resolveSalesTrackingCodes>,
+  acquisition: CreateCustomerInput['customerAcquisition'],
+) {
+  await replaceCustomerReference(
+    db,
+    customerId,
+    reference
+      ? { reference1: reference.reference1 ?? null, reference2: reference.reference2 ?? null, reference3: reference.reference3 ?? null }
+      : null,
+    codes,
+  );
+  await replaceCustomerAcquisition(
+    db,
+    customerId,
+    acquisition
+      ? {
+          adContent: acquisition.adContent ?? null,
+          campaign: acquisition.campaign ?? null,
+          keyword: acquisition.keyword ?? null,
+          landingPage: acquisition.landingPage ?? null,
+          medium: acquisition.medium ?? null,
+          source: acquisition.source ?? null,
+        }
+      : null,
+  );
+}
+
+async function assertParentExists(db: Queryable, caller: Caller, parentId: number) {
+  if (!(await customerExists(db, caller.accountId, parentId))) {
+    throw ApiError.badRequest(`no customer with id ${parentId}`, 'parentId');
+  }
+}
+
+/** The currency of a new customer: required when the account allows several, else the account default. */
+export function resolveNewCustomerCurrency(catalog: Catalog, currency: string | null | undefined): string {
+  const allowed = catalog.currencies.allowed;
+  if (!currency) {
+    if (allowed.length > 1) {
+      throw ApiError.badRequest(`required: this account bills in ${allowed.join(', ')}`, 'currency');
+    }
+    return catalog.currencies.default;
+  }
+  const code = currency.toUpperCase();
+  if (!allowed.includes(code)) throw ApiError.badRequest(`must be one of ${allowed.join(', ')}`, 'currency');
+  return code;
+}
+
+/**
+ * Each code must exist under its type in the account's list; a type's place in
+ * that list is its slot (SalesTrackingCode1 … 5), one code per type.
+ */
+export function resolveSalesTrackingCodes(
+  catalog: Catalog,
+  codes: ReadonlyArray<{ type: string; code: string }> | null | undefined,
+): Array<{ position: number; type: string; code: string; name: string | null }> {
+  if (!codes) return [];
+  const seen = new Set<number>();
+  return codes.map((given, index) => {
+    const key = `customerReference.salesTrackingCodes[${index}]`;
+    const typeIndex = catalog.salesTrackingCodes.findIndex((t) => t.type.toLowerCase() === given.type.toLowerCase());
+    if (typeIndex < 0) throw ApiError.badRequest(`unknown sales tracking code type "${given.type}"`, `${key}.type`);
+    const type = catalog.salesTrackingCodes[typeIndex]!;
+    const code = type.codes.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
+    if (!code) throw ApiError.badRequest(`code "${given.code}" does not exist under type "${type.type}"`, `${key}.code`);
+    if (seen.has(typeIndex)) throw ApiError.badRequest(`only one code of type "${type.type}"`, `${key}.type`);
+    seen.add(typeIndex);
+    return { position: typeIndex + 1, type: type.type, code: code.code, name: code.name ?? null };
+  });
+}
+
+/** Customer-create addresses carry 2-letter ISO codes; rows keep ISO numeric country and stable state ids. */
+function resolveAddress(address: AddressInput, field: 'billing' | 'shipping') {
+  const country = address.country ? countryByAlpha2(address.country) : undefined;
+  if (address.country && !country) throw ApiError.badRequest(`unknown country code "${address.country}"`, `${field}.country`);
+  let stateId: number | null = null;
+  if (address.state) {
+    if (!country) throw ApiError.badRequest('a state needs its country', `${field}.country`);
+    const state = stateByCode(address.state, country);
+    if (!state) throw ApiError.badRequest(`unknown state "${address.state}" in ${country.iso}`, `${field}.state`);
+    stateId = state.id;
+  }
+  return {
+    companyName: address.companyName ?? null,
+    line1: address.line1 ?? null,
+    line2: address.line2 ?? null,
+    city: address.city ?? null,
+    postalZip: address.postalZip ?? null,
+    countryId: country?.id ?? null,
+    stateId,
+  };
+}
+
+function rethrowPortalUserNameConflict(error: unknown): never {
+  if (isPortalUserNameConflict(error)) throw ApiError.badRequest('already used by another customer', 'portalUserName');
+  throw error;
+}
+
+function stripNulls(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
+}
+
+export type { CustomerRecord };

@@ -1,0 +1,201 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table types, camel-cased by Kysely's CamelCasePlugin (the SQL itself is snake_case).
+ * `numeric` columns arrive as strings and become decimal.js values in repositories.
+ */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Numeric = ColumnType<string, string | number, string | number>;
+
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string;
+  privateKeyHash: string;
+  publicKeyHash: string;
+  rateLimitPerMinute: Generated<number>;
+  rateLimitPerDay: Generated<number>;
+  createdAt: Generated<Date>;
+}
+
+export interface CustomersTable {
+  id: Generated<number>;
+  accountId: number;
+  title: string | null;
+  firstName: string | null;
+  middleName: string | null;
+  lastName: string | null;
+  companyName: string | null;
+  suffix: string | null;
+  primaryEmail: string | null;
+  primaryPhone: string | null;
+  secondaryEmail: string | null;
+  secondaryPhone: string | null;
+  reference: string | null;
+  status: Generated<string>;
+  customerAccountStatus: Generated<string>;
+  currency: string;
+  crmId: string | null;
+  crmAccountType: string | null;
+  crmSynchStatus: string | null;
+  erpId: string | null;
+  erpSynchStatus: string | null;
+  erpCustomerType: string | null;
+  portalUserName: string | null;
+  parentId: number | null;
+  accountingLatchType: string | null;
+  accountingId: number | null;
+  accountingSyncToken: number | null;
+  marketingId: number | null;
+  lifetimeValue: ColumnType<string, string | undefined, string>;
+  createdAt: Generated<Date>;
+  modifiedAt: Timestamp;
+  statusAt: Timestamp;
+  accountStatusAt: Timestamp;
+}
+
+export interface CustomerReferencesTable {
+  customerId: number;
+  reference1: string | null;
+  reference2: string | null;
+  reference3: string | null;
+}
+
+export interface CustomerSalesTrackingCodesTable {
+  customerId: number;
+  position: number;
+  type: string;
+  code: string;
+  name: string | null;
+}
+
+export interface CustomerAcquisitionsTable {
+  customerId: number;
+  adContent: string | null;
+  campaign: string | null;
+  keyword: string | null;
+  landingPage: string | null;
+  medium: string | null;
+  source: string | null;
+}
+
+export interface CustomerBillingSettingsTable {
+  customerId: number;
+  term: string | null;
+  interval: string | null;
+  invoiceDay: number | null;
+  autoCollect: boolean | null;
+  rechargeType: string | null;
+  rechargeThresholdAmount: Numeric | null;
+  rechargeTargetAmount: Numeric | null;
+  statusOnThreshold: boolean | null;
+  autoPostDraftInvoice: boolean | null;
+  customerGracePeriod: number | null;
+  gracePeriodExtension: number | null;
+  customerAutoCancel: number | null;
+  defaultCancelOption: string | null;
+  standingPoNumber: string | null;
+  acquisitionCost: Numeric | null;
+  showZeroDollarCharges: boolean | null;
+  taxExempt: Generated<boolean>;
+  taxExemptCode: string | null;
+  useCustomerBillingAddress: boolean | null;
+  taxUsageType: string | null;
+  vatIdentificationNumber: number | null;
+  customerServiceStartOption: string | null;
+  rollUpTaxes: boolean | null;
+  rollUpDiscounts: boolean | null;
+  postReadyChargesOnRenew: boolean | null;
+  defaultPaymentMethodId: number | null;
+  /** Invoice-presentation flags (PDF roll-ups, tracked item display, statements): stored as given. */
+  presentation: ColumnType<Record<string, unknown>, string | undefined, string>;
+}
+
+export interface CustomerBillingPeriodConfigurationsTable {
+  customerId: number;
+  interval: string;
+  type: string;
+  rule: string;
+  day: number | null;
+  month: number | null;
+}
+
+export interface CustomerAddressPreferencesTable {
+  customerId: number;
+  contactName: string | null;
+  shippingInstructions: string | null;
+  useBillingAddressAsShippingAddress: Generated<boolean>;
+}
+
+export interface AddressesTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  addressType: string;
+  companyName: string | null;
+  line1: string | null;
+  line2: string | null;
+  countryId: number | null;
+  stateId: number | null;
+  city: string | null;
+  postalZip: string | null;
+  valid: Generated<boolean>;
+}
+
+export interface CustomerNotesTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  note: string;
+  userWhoCreatedNote: string | null;
+  createdAt: Generated<Date>;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  accountId: number;
+  actor: string;
+  source: string;
+  entityType: string;
+  entityId: number;
+  action: string;
+  changes: ColumnType<unknown, string, string>;
+  createdAt: Generated<Date>;
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance';
+  amount: Numeric;
+  openAmount: Numeric;
+  dueAt: Date | null;
+  effectiveAt: Timestamp;
+  createdAt: Generated<Date>;
+}
+
+export interface RateLimitCountersTable {
+  bucket: string;
+  windowStart: Date;
+  hits: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  customers: CustomersTable;
+  customerReferences: CustomerReferencesTable;
+  customerSalesTrackingCodes: CustomerSalesTrackingCodesTable;
+  customerAcquisitions: CustomerAcquisitionsTable;
+  customerBillingSettings: CustomerBillingSettingsTable;
+  customerBillingPeriodConfigurations: CustomerBillingPeriodConfigurationsTable;
+  customerAddressPreferences: CustomerAddressPreferencesTable;
+  addresses: AddressesTable;
+  customerNotes: CustomerNotesTable;
+  auditLog: AuditLogTable;
+  ledgerEntries: LedgerEntriesTable;
+  rateLimitCounters: RateLimitCountersTable;
+}
+
+export type CustomerRow = Selectable<CustomersTable>;
+export type NewCustomerRow = Insertable<CustomersTable>;
+export type CustomerRowUpdate = Updateable<CustomersTable>;

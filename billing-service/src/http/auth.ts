@@ -1,0 +1,92 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hashApiKey, hashesEqual } from '../accounts/api-keys.js';
+import { findAccountByKeyHash, type KeyKind } from '../accounts/repository.js';
+import type { Db } from '../db/database.js';
+import { ApiError } from './errors.js';
+
+/** Who is calling: set on every authenticated request. */
+export interface Caller {
+  accountId: number;
+  keyKind: KeyKind;
+  /** x-audit-source, default "API": recorded with every change. */
+  auditSource: string;
+  rateLimits: { perMinute: number; perDay: number };
+  keyHash: string;
+}
+
+const KEY_SHAPE = /^[A-Za-z0-9_\-.~+/=:]{8,512}$/;
+
+/**
+ * `Authorization: Basic <key>` with the raw key, or the standard base64 of
+ * `key:` (what HTTP clients send for a username with no password). Returns the
+ * candidate keys to look up, or undefined when the header is malformed.
+ */
+export function keysFromAuthorizationHeader(header: string): string[] | undefined {
+  const match = /^Basic\s+(\S+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const token = match[1]!;
+  if (!KEY_SHAPE.test(token)) return undefined;
+  const candidates = [token];
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(token) && token.length % 4 === 0) {
+    const decoded = Buffer.from(token, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon > 0 && /^[\x21-\x7e]+$/.test(decoded.slice(0, colon))) candidates.unshift(decoded.slice(0, colon));
+  }
+  return candidates;
+}
+
+interface CachedCaller {
+  caller: Omit<Caller, 'auditSource'>;
+  expires: number;
+}
+
+/**
+ * Resolves API keys to accounts. Hits are cached for a short time (a revoked
+ * key stops working within CACHE_MS); misses are never cached.
+ */
+export class ApiKeyAuthenticator {
+  private static readonly CACHE_MS = 30_000;
+  private readonly cache = new Map<string, CachedCaller>();
+
+  constructor(private readonly db: Db) {}
+
+  async authenticate(request: FastifyRequest): Promise<Caller> {
+    const header = request.headers.authorization;
+    if (!header) throw ApiError.unauthorized('authorization required: send Authorization: Basic <api key>');
+    const keys = keysFromAuthorizationHeader(header);
+    if (!keys) throw ApiError.badRequest('key not in correct format');
+    const auditSourceHeader = request.headers['x-audit-source'];
+    const auditSource = (Array.isArray(auditSourceHeader) ? auditSourceHeader[0] : auditSourceHeader)?.trim().slice(0, 255) || 'API';
+    for (const key of keys) {
+      const caller = await this.lookup(hashApiKey(key));
+      if (caller) return { ...caller, auditSource };
+    }
+    throw ApiError.unauthorized('API key not valid for this environment');
+  }
+
+  private async lookup(keyHash: string): Promise<Omit<Caller, 'auditSource'> | undefined> {
+    const now = Date.now();
+    const cached = this.cache.get(keyHash);
+    if (cached && cached.expires > now) return cached.caller;
+    const account = await findAccountByKeyHash(this.db, keyHash);
+    if (!account) return undefined;
+    const stored = account.keyKind === 'private' ? account.privateKeyHash : account.publicKeyHash;
+    if (!hashesEqual(stored, keyHash)) return undefined;
+    const caller = {
+      accountId: account.id,
+      keyKind: account.keyKind,
+      keyHash,
+      rateLimits: { perMinute: account.rateLimitPerMinute, perDay: account.rateLimitPerDay },
+    };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(keyHash, { caller, expires: now + ApiKeyAuthenticator.CACHE_MS });
+    return caller;
+  }
+}
+
+/** The private key is needed for the /v1 API; the public key only works on the card-capture host. */
+export function requirePrivateKey(caller: Caller, _reply: FastifyReply) {
+  if (caller.keyKind !== 'private') {
+    throw ApiError.unauthorized('the public API key cannot call this endpoint; use the private API key');
+  }
+}

@@ -1,0 +1,25 @@
+import type { Catalog } from '../catalog/schema.js';
+import type { Db } from '../db/database.js';
+import type { Caller } from './auth.js';
+import type { UriBuilder } from './uri.js';
+
+/** What every route and service needs, decorated once onto the Fastify instance as `app.ctx`. */
+export interface AppContext {
+  db: Db;
+  catalog: Catalog;
+  uris: UriBuilder;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+  interface FastifyRequest {
+    /** Set by the authentication hook on every /v1 route not marked public. */
+    caller: Caller;
+  }
+  interface FastifyContextConfig {
+    /** true: no API key needed (OpenAPI document, docs, countries). */
+    public?: boolean;
+  }
+}

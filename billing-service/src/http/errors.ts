@@ -1,0 +1,92 @@
+import { randomInt } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The spec's error body: every error response of every endpoint has this shape. */
+export interface ErrorBody {
+  ErrorId: number;
+  HttpStatusCode: number;
+  Errors: Array<{ Key: string; Value: string }>;
+}
+
+export const API_ERROR_KEY = 'Api Error';
+
+/** A failure the client caused or must know about; the message is shown as is. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly errors: Array<{ Key: string; Value: string }>,
+  ) {
+    super(errors.map((e) => `${e.Key}: ${e.Value}`).join('; '));
+  }
+
+  static badRequest(message: string, key: string = API_ERROR_KEY) {
+    return new ApiError(400, [{ Key: key, Value: message }]);
+  }
+  static notFound(what: string, id: number | string) {
+    return new ApiError(404, [{ Key: API_ERROR_KEY, Value: `${what} with id ${id} not found` }]);
+  }
+  static conflict(message: string, key: string = API_ERROR_KEY) {
+    return new ApiError(409, [{ Key: key, Value: message }]);
+  }
+  static unauthorized(message: string) {
+    return new ApiError(401, [{ Key: API_ERROR_KEY, Value: message }]);
+  }
+}
+
+export function errorBody(statusCode: number, errors: ErrorBody['Errors']): ErrorBody {
+  return { ErrorId: randomInt(1, 2 ** 31 - 1), HttpStatusCode: statusCode, Errors: errors };
+}
+
+/** Zod issue path to the field key clients see: `customerReference.salesTrackingCodes[0].code`. */
+export function fieldKey(path: ReadonlyArray<PropertyKey>): string {
+  let key = '';
+  for (const part of path) {
+    if (typeof part === 'number') key += `[${part}]`;
+    else key += key ? `.${String(part)}` : String(part);
+  }
+  return key || API_ERROR_KEY;
+}
+
+/** Fastify's own client errors, given the spec's shape and plain words. */
+const FRAMEWORK_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'body is empty but Content-Type is application/json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'request body too large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
+};
+
+export function sendError(reply: FastifyReply, statusCode: number, errors: ErrorBody['Errors']) {
+  return reply.code(statusCode).type('application/json; charset=utf-8').send(errorBody(statusCode, errors));
+}
+
+/**
+ * One error handler for the whole service: 4xx messages are shown, 5xx hidden
+ * (logged with the ErrorId so an operator can find them).
+ */
+export function registerErrorHandling(app: FastifyInstance, allowedMethods: (req: FastifyRequest) => string[]) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) return sendError(reply, error.statusCode, error.errors);
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const message = (error.code && FRAMEWORK_MESSAGES[error.code]) || error.message;
+      return sendError(reply, status, [{ Key: API_ERROR_KEY, Value: message }]);
+    }
+    return sendInternalError(request, reply, error);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = allowedMethods(request);
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(reply, 405, [{ Key: API_ERROR_KEY, Value: `method ${request.method} not allowed; use ${allowed.join(', ')}` }]);
+    }
+    return sendError(reply, 404, [{ Key: API_ERROR_KEY, Value: `endpoint ${request.method} ${request.url.split('?')[0]} not found` }]);
+  });
+}
+
+function sendInternalError(request: FastifyRequest, reply: FastifyReply, error: Error) {
+  const body = errorBody(500, [{ Key: API_ERROR_KEY, Value: 'internal server error' }]);
+  request.log.error({ err: error, errorId: body.ErrorId }, 'internal server error');
+  return reply.code(500).type('application/json; charset=utf-8').send(body);
+}

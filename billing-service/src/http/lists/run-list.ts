@@ -1,0 +1,103 @@
+import { sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { ListField } from './list-fields.js';
+import { requireField } from './list-fields.js';
+import type { ListRequest } from './list-request.js';
+import type { QueryCondition } from './query-language.js';
+
+export interface ListResult<O> {
+  /** The requested page. */
+  rows: O[];
+  /** Rows of the base query matching the filter. */
+  count: number;
+  /** Rows of the base query without the filter. */
+  maxCount: number;
+}
+
+/**
+ * Runs a list request on a base query that is already scoped to the caller's
+ * account and selects the columns wanted. Values only ever reach SQL as
+ * parameters. Up to three sequential queries (the embedded database has one
+ * connection): the filtered count, the unfiltered count (skipped when there is
+ * no filter), and the page (skipped when it would be empty).
+ *
+ * Sorting: ascending puts nulls first, descending last; string and enum fields
+ * sort `collate "C"` (byte order: '' < digits < uppercase < lowercase), which
+ * matches the `collate "C"` indexes. `idColumn` breaks ties so pages are stable.
+ */
+export async function runList<DB, TB extends keyof DB, O>(
+  db: Kysely<DB>,
+  baseQuery: SelectQueryBuilder<DB, TB, O>,
+  request: ListRequest,
+  fields: readonly ListField[],
+  idColumn: string,
+): Promise<ListResult<O>> {
+  const base = baseQuery.clearOrderBy();
+  let filtered = base;
+  for (const condition of request.conditions) {
+    filtered = filtered.where(conditionSql(condition, requireField(fields, condition.field)));
+  }
+
+  const count = await countRows(db, filtered);
+  const maxCount = request.conditions.length === 0 ? count : await countRows(db, base);
+
+  const offset = request.pageNumber * request.pageSize;
+  if (offset >= count) return { rows: [], count, maxCount };
+
+  const sortField = requireField(fields, request.sort.field);
+  const ascending = request.sort.order === 'Ascending';
+  const sortExpression = isText(sortField) ? sql`${sortField.expression} collate "C"` : sortField.expression;
+  const rows = await filtered
+    .orderBy(sortExpression, (ob) => (ascending ? ob.asc().nullsFirst() : ob.desc().nullsLast()))
+    .orderBy(sql.ref(idColumn), ascending ? 'asc' : 'desc')
+    .limit(request.pageSize)
+    .offset(offset)
+    .execute();
+  return { rows: rows as O[], count, maxCount };
+}
+
+async function countRows(db: Kysely<any>, query: SelectQueryBuilder<any, any, any>): Promise<number> {
+  // wrapped (Kysely adds the parentheses) rather than re-selected, so distinct/group by still count right
+  const result = await sql<{ count: number | string }>`select count(*) as count from ${query} as list_rows`.execute(db);
+  return Number(result.rows[0].count);
+}
+
+function isText(field: ListField): boolean {
+  return field.type === 'string' || field.type === 'enum';
+}
+
+/** `*` → `%`; the LIKE metacharacters the client typed are escaped to stay literal. */
+export function likePattern(parts: readonly string[]): string {
+  return parts.map((p) => p.replace(/[\\%_]/g, '\\$&')).join('%');
+}
+
+/**
+ * The WHERE clause for one condition. String matching is case-insensitive
+ * (ILIKE) for equality too, so `FirstName:smith` finds "Smith".
+ */
+export function conditionSql(condition: QueryCondition, field: ListField): RawBuilder<SqlBool> {
+  const expr: Expression<any> = field.expression;
+  switch (condition.op) {
+    case 'empty':
+      return isText(field) ? sql<SqlBool>`(${expr} is null or ${expr} = '')` : sql<SqlBool>`${expr} is null`;
+    case 'equals':
+      return sql<SqlBool>`${expr} ilike ${likePattern([condition.value])} escape '\\'`;
+    case 'like':
+      return sql<SqlBool>`${expr} ilike ${likePattern(condition.parts)} escape '\\'`;
+    case 'in': {
+      const tests: RawBuilder<SqlBool>[] = [];
+      if (condition.values.length > 0) tests.push(sql<SqlBool>`${expr} in (${sql.join(condition.values)})`);
+      if (condition.orEmpty) tests.push(sql<SqlBool>`${expr} is null`, sql<SqlBool>`${expr} = ''`);
+      // a wildcard that matched no enum value leaves nothing to match
+      return tests.length === 0 ? sql<SqlBool>`false` : sql<SqlBool>`(${sql.join(tests, sql` or `)})`;
+    }
+    case 'integer':
+      return sql<SqlBool>`${expr} = ${condition.value}`;
+    case 'range': {
+      // ISO strings, not Date objects: the column's own type (date, timestamp, timestamptz) reads them as UTC
+      const tests: RawBuilder<SqlBool>[] = [];
+      if (condition.from) tests.push(sql<SqlBool>`${expr} >= ${condition.from.toISOString()}`);
+      if (condition.to) tests.push(sql<SqlBool>`${expr} < ${condition.to.toISOString()}`);
+      return sql<SqlBool>`(${sql.join(tests, sql` and `)})`;
+    }
+  }
+}

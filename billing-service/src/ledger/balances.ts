@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import { money, type Money } from '../money/money.js';
+
+/** A customer's position, derived from its ledger entries (never stored separately). */
+export interface CustomerBalances {
+  /** Outstanding balance of posted invoices. */
+  arBalance: Money;
+  unallocatedPayments: Money;
+  unallocatedCredits: Money;
+  unallocatedOpeningBalance: Money;
+  /** Payments received less refunds. */
+  netPayments: Money;
+  /** Earliest due date among invoices still open, if any. */
+  oldestOpenInvoiceDueAt: Date | null;
+}
+
+export async function customerBalances(db: Queryable, customerId: number): Promise<CustomerBalances> {
+  const row = await db
+    .selectFrom('ledgerEntries')
+    .where('customerId', '=', customerId)
+    .select([
+      sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'invoice'), 0)`.as('arBalance'),
+      sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'payment'), 0)`.as('unallocatedPayments'),
+      sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'credit'), 0)`.as('unallocatedCredits'),
+      sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'opening_balance'), 0)`.as('unallocatedOpeningBalance'),
+      sql<string>`coalesce(sum(amount) filter (where entry_type = 'payment'), 0) - coalesce(sum(amount) filter (where entry_type = 'refund'), 0)`.as('netPayments'),
+      sql<Date | null>`min(due_at) filter (where entry_type = 'invoice' and open_amount > 0)`.as('oldestOpenInvoiceDueAt'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    arBalance: money(row.arBalance),
+    unallocatedPayments: money(row.unallocatedPayments),
+    unallocatedCredits: money(row.unallocatedCredits),
+    unallocatedOpeningBalance: money(row.unallocatedOpeningBalance),
+    netPayments: money(row.netPayments),
+    oldestOpenInvoiceDueAt: row.oldestOpenInvoiceDueAt ? new Date(row.oldestOpenInvoiceDueAt) : null,
+  };
+}
+
+/** PoorStanding when at least one invoice is unpaid and overdue (the spec's one stated rule). */
+export function accountStatusFrom(balances: CustomerBalances, now: Date): 'Good' | 'PoorStanding' {
+  return balances.oldestOpenInvoiceDueAt && balances.oldestOpenInvoiceDueAt < now ? 'PoorStanding' : 'Good';
+}

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { buildApp } from './app.js';
+import { ensureDefaultAccount } from './accounts/service.js';
+import { loadCatalog } from './catalog/load-catalog.js';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { MemoryRateLimitStore, PostgresRateLimitStore } from './http/rate-limit.js';
+
+/** Reads the configuration, opens the database, creates the first account if needed, listens. */
+async function main() {
+  const config = loadConfig();
+  const catalog = loadCatalog(config.catalogPath);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const created = await ensureDefaultAccount(database.db, catalog, { apiKey: config.apiKey, publicApiKey: config.publicApiKey });
+
+  const scheme = config.tls ? 'https' : 'http';
+  const listenUrl = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const app = await buildApp({
+    db: database.db,
+    catalog,
+    // Several instances on one PostgreSQL share one limit; the embedded database has one process.
+    rateLimitStore: database.kind === 'postgres' ? new PostgresRateLimitStore(database.db) : new MemoryRateLimitStore(),
+    publicBaseUrl: config.publicBaseUrl ?? listenUrl,
+    requireTls: config.requireTls,
+    trustProxy: config.trustProxy,
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.body.cardNumber', 'req.body.cvv'], censor: '[redacted]' },
+    },
+    ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
+  });
+  await app.listen({ host: config.host, port: config.port });
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  console.log(`Renew billing API listening on ${url} (database: ${database.kind === 'postgres' ? 'PostgreSQL' : `embedded, ${config.dataDir}`})`);
+  console.log(`API reference: ${url}/docs  OpenAPI: ${url}/v1/openapi.json`);
+  if (created) {
+    console.log(`Created the default account "${created.account.name}".`);
+    console.log(`  private API key: ${created.apiKey}`);
+    console.log(`  public API key:  ${created.publicApiKey}`);
+    console.log('  Keys are stored hashed and not shown again; set RENEW_API_KEY / RENEW_PUBLIC_API_KEY before the first start to choose them.');
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing in-flight requests, then closing the database`);
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

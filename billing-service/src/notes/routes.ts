@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { customerExists } from '../customers/repository.js';
+import { CustomerIdParams } from '../customers/schemas.js';
+import { ApiError } from '../http/errors.js';
+import { ListQuerystring, listRoute } from '../http/list-route.js';
+import type { ListField } from '../http/lists/index.js';
+import { selectNotes } from './repository.js';
+import { CreateNoteBody, NoteIdParams, NoteResponse } from './schemas.js';
+import { addCustomerNote, deleteCustomerNote, toNoteResponse } from './service.js';
+
+const tags = ['Customer notes'];
+const noteListFields: ListField[] = [
+  { name: 'Note', type: 'string', expression: sql.ref('customerNotes.note') },
+  { name: 'UserWhoCreatedNote', type: 'string', expression: sql.ref('customerNotes.userWhoCreatedNote') },
+  { name: 'CreatedTimestamp', type: 'date', expression: sql.ref('customerNotes.createdAt') },
+  { name: 'Id', type: 'integer', expression: sql.ref('customerNotes.id') },
+];
+
+export async function noteRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/v1/customernotes', {
+    schema: { tags, summary: 'Add a note to a customer', body: CreateNoteBody, response: { 200: NoteResponse } },
+    handler: async (request) => addCustomerNote(app.ctx, request.caller, request.body),
+  });
+
+  const deleteSchema = { tags, summary: 'Delete a note', params: NoteIdParams, response: { 204: z.null() } };
+  const deleteHandler = async (request: { caller: import('../http/auth.js').Caller; params: { noteId: number } }, reply: import('fastify').FastifyReply) => {
+    await deleteCustomerNote(app.ctx, request.caller, request.params.noteId);
+    return reply.code(204).send();
+  };
+  app.delete('/v1/customerNotes/:noteId', { schema: deleteSchema, handler: deleteHandler });
+  // The form some existing clients use.
+  app.delete('/v1/customerNotes/Delete/:noteId', { schema: { ...deleteSchema, summary: 'Delete a note (older path form)' }, handler: deleteHandler });
+
+  app.get('/v1/customers/:customerId/notes', {
+    schema: { tags, summary: "List a customer's notes", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(NoteResponse) } },
+    handler: async (request, reply) => {
+      const { customerId } = request.params;
+      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+      return listRoute(request, reply, {
+        fields: noteListFields,
+        defaultSort: { field: 'Id', order: 'Ascending' },
+        baseQuery: selectNotes(app.ctx.db, request.caller.accountId).where('customerNotes.customerId', '=', customerId),
+        idColumn: 'customerNotes.id',
+        toResponse: (row) => toNoteResponse(row, app.ctx.uris),
+      });
+    },
+  });
+}
