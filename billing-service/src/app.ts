@@ -48,6 +48,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.https ? { https: options.https } : {}),
   }).withTypeProvider<ZodTypeProvider>();
 
+  // Bodies are JSON only (the spec requires Content-Type: application/json); anything else is 415.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);
 

@@ -29,20 +29,6 @@ async function main() {
     },
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
-  await app.listen({ host: config.host, port: config.port });
-
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  console.log(`Renew billing API listening on ${url} (database: ${database.kind === 'postgres' ? 'PostgreSQL' : `embedded, ${config.dataDir}`})`);
-  console.log(`API reference: ${url}/docs  OpenAPI: ${url}/v1/openapi.json`);
-  if (created) {
-    console.log(`Created the default account "${created.account.name}".`);
-    console.log(`  private API key: ${created.apiKey}`);
-    console.log(`  public API key:  ${created.publicApiKey}`);
-    console.log('  Keys are stored hashed and not shown again; set RENEW_API_KEY / RENEW_PUBLIC_API_KEY before the first start to choose them.');
-  }
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -54,6 +40,27 @@ async function main() {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  await app.listen({ host: config.host, port: config.port });
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  if (!config.publicBaseUrl) app.ctx.uris.setBaseUrl(url);
+  // One write, so that whoever reads the banner gets it whole.
+  const banner = [
+    `Renew billing API listening on ${url} (database: ${database.kind === 'postgres' ? 'PostgreSQL' : `embedded, ${config.dataDir}`})`,
+    `API reference: ${url}/docs  OpenAPI: ${url}/v1/openapi.json`,
+  ];
+  if (created) {
+    banner.push(
+      `Created the default account "${created.account.name}".`,
+      `  private API key: ${created.apiKey}`,
+      `  public API key:  ${created.publicApiKey}`,
+      '  Keys are stored hashed and not shown again; set RENEW_API_KEY / RENEW_PUBLIC_API_KEY before the first start to choose them.',
+    );
+  }
+  console.log(banner.join('\n'));
 }
 
 main().catch((error) => {

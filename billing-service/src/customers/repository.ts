@@ -10,6 +10,7 @@ import type {
   CustomerSalesTrackingCodesTable,
   CustomersTable,
 } from '../db/schema.js';
+import { MAX_ID } from './schemas.js';
 
 export interface SalesTrackingCodeRow {
   position: number;
@@ -59,16 +60,24 @@ export function selectCustomerRecords(db: Queryable, accountId: number) {
     .where('customers.accountId', '=', accountId);
 }
 
+/** Whether an id can name a row at all: one beyond SQL `integer` cannot (and would be a database error). */
+export function isStorableId(id: number): boolean {
+  return Number.isInteger(id) && id > 0 && id <= MAX_ID;
+}
+
 export async function findCustomerRecord(db: Queryable, accountId: number, id: number): Promise<CustomerRecord | undefined> {
+  if (!isStorableId(id)) return undefined;
   return selectCustomerRecords(db, accountId).where('customers.id', '=', id).executeTakeFirst();
 }
 
 /** Locks the customer row for the rest of the transaction (read-modify-write). */
 export async function lockCustomer(db: Queryable, accountId: number, id: number): Promise<CustomerRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export async function customerExists(db: Queryable, accountId: number, id: number): Promise<boolean> {
+  if (!isStorableId(id)) return false;
   const row = await db.selectFrom('customers').select('id').where('accountId', '=', accountId).where('id', '=', id).executeTakeFirst();
   return row !== undefined;
 }

@@ -34,7 +34,13 @@ const moneyInput = z
   .refine((v) => Number.isFinite(Number(v)), 'must be a decimal number')
   .transform((v) => String(v));
 
-const integer = z.number().int('must be a whole number');
+/** Integer columns are SQL `integer`: a larger value must be a 400, not a database error. */
+export const MAX_ID = 2147483647;
+const integer = z
+  .number()
+  .int('must be a whole number')
+  .min(-2147483648, 'must be at least -2147483648')
+  .max(MAX_ID, `must be at most ${MAX_ID}`);
 
 export const SalesTrackingCodeInput = z.object({
   type: z.string().max(255),
@@ -79,6 +85,8 @@ export const CreateBillingSettingInput = z.object({
   gracePeriodExtension: integer.min(0).nullish(),
   customerAutoCancel: integer.min(0).nullish(),
   defaultCancelOption: z.enum(CANCEL_OPTIONS).nullish(),
+  /** The spelling the spec's customer-create body uses. */
+  DefaultCancelOption: z.enum(CANCEL_OPTIONS).nullish(),
   standingPoNumber: text(255),
   acquisitionCost: moneyInput.nullish(),
   showZeroDollarCharges: z.boolean().nullish(),
@@ -86,7 +94,8 @@ export const CreateBillingSettingInput = z.object({
   taxExemptCode: text(255),
   useCustomerBillingAddress: z.boolean().nullish(),
   taxUsageType: text(4),
-  vatIdentificationNumber: integer.min(0).nullish(),
+  // a bigint column: any safe integer fits
+  vatIdentificationNumber: z.number().int('must be a whole number').min(0).nullish(),
   customerServiceStartOption: z.enum(SERVICE_START_OPTIONS).nullish(),
   rollUpTaxes: z.boolean().nullish(),
   rollUpDiscounts: z.boolean().nullish(),

@@ -77,10 +77,12 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
       });
       await writeReferenceAndAcquisition(trx, customerId, input.customerReference, codes, input.customerAcquisition);
       const { rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
-        pdfInvoiceEmailAttachmentOption, rechargeThresholdAmount, rechargeTargetAmount, acquisitionCost, taxExempt, ...columns } = setting;
+        pdfInvoiceEmailAttachmentOption, rechargeThresholdAmount, rechargeTargetAmount, acquisitionCost, taxExempt,
+        DefaultCancelOption, ...columns } = setting;
       await insertBillingSetting(trx, {
         customerId,
         ...columns,
+        defaultCancelOption: columns.defaultCancelOption ?? DefaultCancelOption ?? null,
         taxExempt: taxExempt ?? false,
         rechargeThresholdAmount: rechargeThresholdAmount ?? null,
         rechargeTargetAmount: rechargeTargetAmount ?? null,

@@ -1,3 +1,4 @@
+import { isStorableId } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 
 export function selectNotes(db: Queryable, accountId: number) {
@@ -21,6 +22,7 @@ export async function insertNote(
 }
 
 export async function deleteNote(db: Queryable, accountId: number, id: number): Promise<NoteRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return db
     .deleteFrom('customerNotes')
     .where('accountId', '=', accountId)

@@ -23,10 +23,13 @@ export interface ListResult<O> {
  * Sorting: ascending puts nulls first, descending last; string and enum fields
  * sort `collate "C"` (byte order: '' < digits < uppercase < lowercase), which
  * matches the `collate "C"` indexes. `idColumn` breaks ties so pages are stable.
+ * Any order by on the base query is replaced. A SELECT DISTINCT base query
+ * would need the sort expressions in its select list (PostgreSQL's rule); don't.
  */
-export async function runList<DB, TB extends keyof DB, O>(
-  db: Kysely<DB>,
-  baseQuery: SelectQueryBuilder<DB, TB, O>,
+export async function runList<O>(
+  // loosely typed on purpose: a joined base query's DB type differs from the database's
+  db: Kysely<any>,
+  baseQuery: SelectQueryBuilder<any, any, O>,
   request: ListRequest,
   fields: readonly ListField[],
   idColumn: string,
@@ -56,7 +59,7 @@ export async function runList<DB, TB extends keyof DB, O>(
 }
 
 async function countRows(db: Kysely<any>, query: SelectQueryBuilder<any, any, any>): Promise<number> {
-  // wrapped (Kysely adds the parentheses) rather than re-selected, so distinct/group by still count right
+  // wrapped (Kysely adds the parentheses) rather than re-selected: counts the rows the base query returns, joins included
   const result = await sql<{ count: number | string }>`select count(*) as count from ${query} as list_rows`.execute(db);
   return Number(result.rows[0].count);
 }
@@ -68,6 +71,12 @@ function isText(field: ListField): boolean {
 /** `*` → `%`; the LIKE metacharacters the client typed are escaped to stay literal. */
 export function likePattern(parts: readonly string[]): string {
   return parts.map((p) => p.replace(/[\\%_]/g, '\\$&')).join('%');
+}
+
+/** ISO-8601 UTC; years past 9999 (the day after 9999-12-31) without toISOString's `+01` prefix PostgreSQL rejects. */
+function utcText(date: Date): string {
+  const iso = date.toISOString();
+  return String(date.getUTCFullYear()).padStart(4, '0') + iso.slice(iso.indexOf('-', 1));
 }
 
 /**
@@ -95,8 +104,8 @@ export function conditionSql(condition: QueryCondition, field: ListField): RawBu
     case 'range': {
       // ISO strings, not Date objects: the column's own type (date, timestamp, timestamptz) reads them as UTC
       const tests: RawBuilder<SqlBool>[] = [];
-      if (condition.from) tests.push(sql<SqlBool>`${expr} >= ${condition.from.toISOString()}`);
-      if (condition.to) tests.push(sql<SqlBool>`${expr} < ${condition.to.toISOString()}`);
+      if (condition.from) tests.push(sql<SqlBool>`${expr} >= ${utcText(condition.from)}`);
+      if (condition.to) tests.push(sql<SqlBool>`${expr} < ${utcText(condition.to)}`);
       return sql<SqlBool>`(${sql.join(tests, sql` and `)})`;
     }
   }

@@ -34,7 +34,8 @@ export function fieldsWithSubquery(db: Db): readonly ListField[] {
       expression: db
         .selectFrom('customerReferences')
         .select('customerReferences.reference1')
-        .whereRef('customerReferences.customerId', '=', 'customers.id'),
+        // the outer query's table: not known to this builder, hence a plain reference
+        .where('customerReferences.customerId', '=', sql.ref<number>('customers.id')),
     },
   ];
 }

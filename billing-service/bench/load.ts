@@ -1,0 +1,179 @@
+import http from 'node:http';
+import autocannon from 'autocannon';
+import { cpuShares, cpuSnapshot, type CpuShares } from './cpu.js';
+
+/** Load generation: autocannon for throughput, a sequential loop for latency percentiles. */
+
+export interface ThroughputSpec {
+  baseUrl: string;
+  method: 'GET' | 'POST';
+  /** A fixed path, or a function giving each request's path (e.g. a random customer id). */
+  path: string | (() => string);
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+  /** Run first with the same settings and thrown away (JIT, connection pools, caches). */
+  warmupSeconds: number;
+  /** Pid of the server process, for its CPU share. */
+  serverPid?: number;
+  /** Started after the warm-up and stopped when the measured run ends. */
+  probe?: { start(): Promise<void>; stop(): Promise<void> };
+}
+
+export interface ThroughputResult {
+  requestsPerSecond: number;
+  latencyMs: { p50: number; p90: number; p99: number; mean: number };
+  total: number;
+  ok: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  seconds: number;
+  cpu?: CpuShares;
+}
+
+export async function measureThroughput(spec: ThroughputSpec): Promise<ThroughputResult> {
+  const pathFn = spec.path;
+  const options = (seconds: number): autocannon.Options => ({
+    url: spec.baseUrl + (typeof pathFn === 'string' ? pathFn : '/'),
+    connections: spec.connections,
+    pipelining: 1,
+    duration: seconds,
+    method: spec.method,
+    headers: spec.headers,
+    body: spec.body,
+    ...(typeof pathFn === 'function' ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: pathFn() }) }] } : {}),
+  });
+  if (spec.warmupSeconds > 0) await autocannon(options(spec.warmupSeconds));
+  await spec.probe?.start();
+  const before = cpuSnapshot(spec.serverPid);
+  const result = await autocannon(options(spec.seconds));
+  const cpu = cpuShares(before, cpuSnapshot(spec.serverPid));
+  await spec.probe?.stop();
+
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats?.count ?? 0;
+  const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+  return {
+    // responses received over the measured duration (autocannon's own average is of per-second buckets)
+    requestsPerSecond: total / result.duration,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, mean: result.latency.mean },
+    total,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    statusCodes,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    seconds: result.duration,
+    ...(cpu ? { cpu } : {}),
+  };
+}
+
+export interface LoopResult {
+  count: number;
+  seconds: number;
+  perSecond: number;
+  latencyMs: { p50: number; p95: number; p99: number; mean: number };
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+/** Calls `fn` back to back (one at a time) for `seconds` after a warm-up, timing each call. */
+export async function measureLoop(
+  fn: (measuring: boolean) => Promise<unknown>,
+  seconds: number,
+  warmupSeconds: number,
+): Promise<LoopResult> {
+  const warmEnd = performance.now() + warmupSeconds * 1000;
+  while (performance.now() < warmEnd) await fn(false);
+  const latencies: number[] = [];
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  let now = start;
+  while (now < end) {
+    const t = now;
+    await fn(true);
+    now = performance.now();
+    latencies.push(now - t);
+  }
+  const elapsed = (now - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const mean = latencies.reduce((a, b) => a + b, 0) / latencies.length;
+  return {
+    count: latencies.length,
+    seconds: elapsed,
+    perSecond: latencies.length / elapsed,
+    latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), mean },
+  };
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** One HTTP request over a keep-alive agent, body read in full. */
+export function httpRequest(
+  agent: http.Agent,
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<HttpResponse> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { agent, host: url.hostname, port: url.port, method, path, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+export interface SequentialHttpResult extends LoopResult {
+  statusCodes: Record<string, number>;
+  non2xx: number;
+  /** Headers of the last response (e.g. X-Count of a list). */
+  lastHeaders: http.IncomingHttpHeaders;
+}
+
+/** One client, one request at a time: latency without queueing, p50/p95/p99 from every sample. */
+export async function measureSequentialHttp(
+  spec: { baseUrl: string; path: string; headers?: Record<string, string>; seconds: number; warmupSeconds: number },
+): Promise<SequentialHttpResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const statusCodes: Record<string, number> = {};
+  let non2xx = 0;
+  let lastHeaders: http.IncomingHttpHeaders = {};
+  try {
+    const result = await measureLoop(
+      async (measuring) => {
+        const response = await httpRequest(agent, spec.baseUrl, 'GET', spec.path, spec.headers);
+        if (!measuring) return;
+        statusCodes[response.status] = (statusCodes[response.status] ?? 0) + 1;
+        if (response.status < 200 || response.status > 299) non2xx += 1;
+        lastHeaders = response.headers;
+      },
+      spec.seconds,
+      spec.warmupSeconds,
+    );
+    return { ...result, statusCodes, non2xx, lastHeaders };
+  } finally {
+    agent.destroy();
+  }
+}

@@ -1,0 +1,66 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** What the child process serves (see server.ts). */
+export type ServerSpec =
+  | { kind: 'bare' }
+  | {
+      kind: 'app';
+      database: { databaseUrl: string } | { dataDir: string };
+      rateLimitStore: 'postgres' | 'memory';
+    };
+
+export type ServerMessage = { type: 'listening'; port: number; startMs: number } | { type: 'failed'; message: string };
+
+export interface RunningServer {
+  url: string;
+  pid: number;
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+const SERVER_ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
+
+/**
+ * Starts the server under test in its own Node process (TypeScript through tsx,
+ * like `npm start`), so that it has a core of its own rather than sharing the
+ * event loop with the load generator. Resolves once it listens.
+ */
+export async function startServer(spec: ServerSpec, timeoutMs = 120_000): Promise<RunningServer> {
+  // `tsx bench/run.ts` runs node with tsx's loader flags; the child inherits them, or gets them here
+  const execArgv = process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+  const child = fork(SERVER_ENTRY, [JSON.stringify(spec)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (child.connected) child.send({ type: 'stop' });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(killer);
+  };
+
+  try {
+    const ready = await waitForListening(child, timeoutMs);
+    return { url: `http://127.0.0.1:${ready.port}`, pid: child.pid!, startMs: ready.startMs, stop };
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
+}
+
+function waitForListening(child: ChildProcess, timeoutMs: number): Promise<{ port: number; startMs: number }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server process did not listen within ${timeoutMs / 1000} s`)), timeoutMs);
+    child.on('message', (message: ServerMessage) => {
+      clearTimeout(timer);
+      if (message.type === 'listening') resolve({ port: message.port, startMs: message.startMs });
+      else reject(new Error(`the server process failed to start: ${message.message}`));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server process exited before listening (code ${code}, signal ${signal})`));
+    });
+  });
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { loadCatalog, parseCatalog } from '../../src/catalog/load-catalog.js';
+import { DEMO_CATALOG_PATH, loadConfig } from '../../src/config.js';
+
+describe('catalogue file', () => {
+  it('loads the demo catalogue with its defaults filled in', () => {
+    const catalog = loadCatalog(DEMO_CATALOG_PATH);
+    expect(catalog.currencies.default).toBe('USD');
+    expect(catalog.plans.map((p) => p.code)).toEqual(['BASIC', 'PRO']);
+    expect(catalog.plans[0]!.frequencies[0]!.charges[0]).toEqual({ currency: 'USD', amount: '19.99' });
+    expect(catalog.defaults.term).toBe('Net0');
+    expect(catalog.rateLimits).toEqual({ perMinute: 1000, perDay: 180000 });
+  });
+
+  it('keeps amounts as exact decimal strings, never floats', () => {
+    const catalog = parseCatalog({ currencies: { default: 'USD', allowed: ['USD'] }, taxRates: [{ name: 'T', country: 'US', rate: 0.1 }] });
+    expect(catalog.taxRates[0]!.rate).toBe('0.1');
+  });
+
+  it('lists every problem of a bad file with its path', () => {
+    expect(() =>
+      parseCatalog({ currencies: { default: 'EUR', allowed: ['USD', 'XXQ'] }, defaults: { term: 'Net3' } }),
+    ).toThrow(/currencies\.allowed\.1: not an ISO 4217 currency code.*defaults\.term/);
+    expect(() => parseCatalog({ currencies: { default: 'EUR', allowed: ['USD'] } })).toThrow(/currencies\.default: the default currency must be among the allowed ones/);
+  });
+
+  it('names the file it could not read', () => {
+    expect(() => loadCatalog('/nonexistent/catalog.json')).toThrow(/\/nonexistent\/catalog\.json/);
+  });
+});
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, requireTls: false, catalogPath: DEMO_CATALOG_PATH });
+    expect(config.dataDir.endsWith('.data')).toBe(true);
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it('requires TLS by default in production and lets RENEW_REQUIRE_TLS decide', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).requireTls).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', RENEW_REQUIRE_TLS: 'false' }).requireTls).toBe(false);
+    expect(loadConfig({ RENEW_REQUIRE_TLS: 'true' }).requireTls).toBe(true);
+  });
+
+  it('refuses a certificate without its key', () => {
+    expect(() => loadConfig({ RENEW_TLS_CERT: '/tmp/cert.pem' })).toThrow(/RENEW_TLS_CERT and RENEW_TLS_KEY go together/);
+  });
+
+  it('strips a trailing slash from the public base URL', () => {
+    expect(loadConfig({ RENEW_PUBLIC_BASE_URL: 'https://api.example.com/' }).publicBaseUrl).toBe('https://api.example.com');
+  });
+});

@@ -1,0 +1,104 @@
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import https from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const dataDir = mkdtempSync(path.join(tmpdir(), 'renew-main-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  url: string;
+}
+
+/** Starts the service as `npm start` does (tsx src/main.ts) and waits for its "listening on" line. */
+async function startService(env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: packageDir,
+    env: { ...process.env, RENEW_API_PORT: '0', RENEW_DATA_DIR: dataDir, RENEW_LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 30 s:\n${output}`)), 30_000);
+    child.stdout.on('data', () => {
+      const match = /listening on (http\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+  return { child, output: () => output, url };
+}
+
+function stop(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.on('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('npm start', () => {
+  it('creates the default account on first start, prints its keys, serves with them and stops cleanly', async () => {
+    const service = await startService({});
+    try {
+      const printed = /private API key: (\S+)/.exec(service.output());
+      expect(printed).not.toBeNull();
+      expect(service.output()).toMatch(/public API key: +pk_/);
+      const res = await fetch(`${service.url}/v1/customers`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${printed![1]}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ firstName: 'Started', currency: 'USD' }),
+      });
+      expect(res.status).toBe(200);
+      expect((await res.json()).uri).toMatch(new RegExp(`^${service.url}/v1/customers/\\d+$`));
+    } finally {
+      expect(await stop(service.child), service.output()).toBe(0);
+    }
+    expect(service.output()).toMatch(/SIGTERM: finishing in-flight requests/);
+  }, 60_000);
+
+  it('keeps the data and the account across restarts and does not print new keys', async () => {
+    const service = await startService({ RENEW_API_KEY: 'sk_ignored_because_an_account_exists' });
+    try {
+      expect(service.output()).not.toMatch(/private API key/);
+      const res = await fetch(`${service.url}/v1/customers`, { headers: { authorization: 'Basic sk_ignored_because_an_account_exists' } });
+      expect(res.status).toBe(401);
+    } finally {
+      expect(await stop(service.child), service.output()).toBe(0);
+    }
+  }, 60_000);
+
+  it('refuses to start with an invalid configuration, naming the variable', async () => {
+    await expect(startService({ RENEW_API_PORT: 'eighty' })).rejects.toThrow(/RENEW_API_PORT/);
+  }, 60_000);
+
+  it('listens on HTTPS when given a certificate and key', async () => {
+    const certPath = path.join(dataDir, 'cert.pem');
+    const keyPath = path.join(dataDir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    const service = await startService({ RENEW_TLS_CERT: certPath, RENEW_TLS_KEY: keyPath, RENEW_REQUIRE_TLS: 'true' });
+    try {
+      expect(service.url).toMatch(/^https:/);
+      const status = await new Promise<number>((resolve, reject) => {
+        https
+          .get(`${service.url}/v1/openapi.json`, { rejectUnauthorized: false }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on('error', reject);
+      });
+      expect(status).toBe(200);
+    } finally {
+      expect(await stop(service.child), service.output()).toBe(0);
+    }
+  }, 60_000);
+});
