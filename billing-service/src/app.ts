@@ -5,8 +5,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Catalog } from './catalog/schema.js';
+import { addressRoutes } from './addresses/routes.js';
+import { billingSettingRoutes } from './billing-settings/routes.js';
+import { countryRoutes } from './countries/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import type { Db } from './db/database.js';
+import { emailPreferenceRoutes } from './email-preferences/routes.js';
 import { ApiKeyAuthenticator } from './http/auth.js';
 import './http/context.js';
 import { ApiError, registerErrorHandling } from './http/errors.js';
@@ -125,7 +129,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
   await app.register(customerRoutes);
+  await app.register(billingSettingRoutes);
+  await app.register(addressRoutes);
   await app.register(noteRoutes);
+  await app.register(countryRoutes);
+  await app.register(emailPreferenceRoutes);
 
   return app;
 }

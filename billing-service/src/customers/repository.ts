@@ -137,6 +137,18 @@ export async function insertAddress(db: Queryable, address: Insertable<Addresses
   await db.insertInto('addresses').values(address).execute();
 }
 
+/** The customer's own grace period and extension (null where the account default applies). */
+export async function findGracePeriodSetting(
+  db: Queryable,
+  customerId: number,
+): Promise<{ customerGracePeriod: number | null; gracePeriodExtension: number | null } | undefined> {
+  return db
+    .selectFrom('customerBillingSettings')
+    .select(['customerGracePeriod', 'gracePeriodExtension'])
+    .where('customerId', '=', customerId)
+    .executeTakeFirst();
+}
+
 /** Whether any customer of the account names this one as its parent. */
 export async function hasChildren(db: Queryable, accountId: number, id: number): Promise<boolean> {
   const row = await db.selectFrom('customers').select('id').where('accountId', '=', accountId).where('parentId', '=', id).limit(1).executeTakeFirst();

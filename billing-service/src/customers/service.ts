@@ -10,6 +10,7 @@ import {
   customerDisplayName,
   customerExists,
   findCustomerRecord,
+  findGracePeriodSetting,
   hasChildren,
   insertAddress,
   insertAddressPreference,
@@ -154,10 +155,11 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
 export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: number): Promise<CustomerOverviewResponse> {
   const record = await findCustomerRecord(ctx.db, caller.accountId, id);
   if (!record) throw ApiError.notFound('customer', id);
-  const [balances, parentName, isParent] = await Promise.all([
+  const [balances, parentName, isParent, grace] = await Promise.all([
     customerBalances(ctx.db, id),
     record.parentId ? customerDisplayName(ctx.db, caller.accountId, record.parentId) : Promise.resolve(null),
     hasChildren(ctx.db, caller.accountId, id),
+    findGracePeriodSetting(ctx.db, id),
   ]);
   const customer = toCustomerResponse(record, ctx.uris);
   const now = new Date();
@@ -184,7 +186,7 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     unallocatedCredits: toJsonAmount(balances.unallocatedCredits),
     unallocatedOpeningBalance: toJsonAmount(balances.unallocatedOpeningBalance),
     currency: record.currency,
-    daysUntilSuspension: daysUntilSuspension(ctx.catalog, accountStatus, balances.oldestOpenInvoiceDueAt, now),
+    daysUntilSuspension: daysUntilSuspension(ctx.catalog, grace, accountStatus, balances.oldestOpenInvoiceDueAt, now),
     daysUntilCancellation: null,
     customerAccountStatusTimestamp: record.accountStatusAt.toISOString(),
     statusTimestamp: record.statusAt.toISOString(),
@@ -204,11 +206,21 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
   };
 }
 
-/** Days left before the grace period after the oldest overdue invoice runs out (null when in good standing). */
-function daysUntilSuspension(catalog: Catalog, status: string, overdueSince: Date | null, now: Date): number | null {
+/**
+ * Days left before the grace period after the oldest overdue invoice runs out (null when in good standing).
+ * The grace period is the customer's own (else the account's) plus the customer's extension.
+ */
+function daysUntilSuspension(
+  catalog: Catalog,
+  grace: { customerGracePeriod: number | null; gracePeriodExtension: number | null } | undefined,
+  status: string,
+  overdueSince: Date | null,
+  now: Date,
+): number | null {
   if (status !== 'PoorStanding' || !overdueSince) return null;
   const elapsed = Math.floor((now.getTime() - overdueSince.getTime()) / 86_400_000);
-  return Math.max(0, catalog.defaults.customerGracePeriod - elapsed);
+  const period = (grace?.customerGracePeriod ?? catalog.defaults.customerGracePeriod) + (grace?.gracePeriodExtension ?? 0);
+  return Math.max(0, period - elapsed);
 }
 
 /** Status changes belong to the lifecycle endpoints; PUT may only keep the status as it is. */

@@ -105,9 +105,9 @@ export interface CustomerBillingSettingsTable {
   rollUpTaxes: boolean | null;
   rollUpDiscounts: boolean | null;
   postReadyChargesOnRenew: boolean | null;
-  defaultPaymentMethodId: number | null;
   /** Invoice-presentation flags (PDF roll-ups, tracked item display, statements): stored as given. */
   presentation: ColumnType<Record<string, unknown>, string | undefined, string>;
+  customerBillingStatementSetting: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 export interface CustomerBillingPeriodConfigurationsTable {
@@ -180,6 +180,37 @@ export interface RateLimitCountersTable {
   hits: number;
 }
 
+export interface CustomerEmailPreferencesTable {
+  customerId: number;
+  emailType: string;
+  enabled: boolean | null;
+}
+
+export interface PaymentMethodsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  methodType: Generated<string>;
+  gatewayToken: string;
+  cardBrand: string | null;
+  lastFour: string | null;
+  expirationMonth: number | null;
+  expirationYear: number | null;
+  firstName: string | null;
+  lastName: string | null;
+  address1: string | null;
+  address2: string | null;
+  countryId: number | null;
+  stateId: number | null;
+  city: string | null;
+  postalZip: string | null;
+  email: string | null;
+  isDefault: Generated<boolean>;
+  removedAt: Date | null;
+  createdAt: Generated<Date>;
+  modifiedAt: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   customers: CustomersTable;
@@ -194,6 +225,8 @@ export interface Database {
   auditLog: AuditLogTable;
   ledgerEntries: LedgerEntriesTable;
   rateLimitCounters: RateLimitCountersTable;
+  customerEmailPreferences: CustomerEmailPreferencesTable;
+  paymentMethods: PaymentMethodsTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

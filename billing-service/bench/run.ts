@@ -1,0 +1,579 @@
+/**
+ * Benchmark of the billing service (npm run bench). One run measures every
+ * figure next to a baseline taken in the same run, prints a table, and exits 0
+ * even when a target is missed. See bench/README.md.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'kysely';
+import { loadCatalog } from '../src/catalog/load-catalog.js';
+import type { Catalog } from '../src/catalog/schema.js';
+import { DEMO_CATALOG_PATH } from '../src/config.js';
+import { customerListFields } from '../src/customers/list-fields.js';
+import { findCustomerRecord, selectCustomerRecords } from '../src/customers/repository.js';
+import { openDatabase, type Db } from '../src/db/database.js';
+import { listInputFromUrl, parseListRequest, runList } from '../src/http/lists/index.js';
+import {
+  BENCH_RATE_LIMIT,
+  LIST_QUERIES,
+  NEW_CUSTOMER_BODY,
+  SEEDED_CUSTOMERS,
+  createBenchAccount,
+  customerIdRange,
+  randomIdIn,
+  seedCustomers,
+  type BenchAccount,
+} from './fixtures.js';
+import {
+  httpRequest,
+  measureLoop,
+  measureSequentialHttp,
+  measureThroughput,
+  type LoopResult,
+  type SequentialHttpResult,
+  type ThroughputResult,
+  type ThroughputSpec,
+} from './load.js';
+import { machineDescription, packageVersion } from './machine.js';
+import { createFreshDatabase, providePostgres, sampleBackendStates, type PostgresServer, type WaitSample } from './postgres.js';
+import { cpuText, integer, metText, ms, percent, rate, seconds, statusText, summaryTable, table, type SummaryRow } from './report.js';
+import { startServer, type RunningServer, type ServerSpec } from './server-process.js';
+
+function envNumber(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+const THROUGHPUT_SECONDS = envNumber('BENCH_SECONDS', 10);
+const SETTINGS = {
+  connections: envNumber('BENCH_CONNECTIONS', 32),
+  seconds: THROUGHPUT_SECONDS,
+  warmupSeconds: Math.min(2, THROUGHPUT_SECONDS),
+  /** Sequential list latency, per list query. */
+  listSeconds: Math.max(2, Math.round(THROUGHPUT_SECONDS * 0.6)),
+  /** In-process loops (point selects, runList). */
+  loopSeconds: Math.max(2, Math.round(THROUGHPUT_SECONDS * 0.4)),
+  loopWarmupSeconds: 1,
+  /** PGlite list figures only when seeding 100,000 customers on PGlite takes less than this. */
+  pgliteSeedLimitMs: 30_000,
+};
+const GET_TARGET = 0.3;
+const PGLITE_GET_TARGET = 0.6;
+const LIST_P50_TARGET_MS = 30;
+const DEFAULT_SORT = { field: 'Id', order: 'Ascending' } as const;
+
+const startedAt = performance.now();
+function log(line: string) {
+  const elapsed = ((performance.now() - startedAt) / 1000).toFixed(0).padStart(3);
+  console.log(`[${elapsed} s] ${line}`);
+}
+
+/** Undo steps (servers, databases, clusters, folders), run in reverse on exit, error or Ctrl-C. */
+class Cleanup {
+  private readonly steps: Array<{ label: string; run: () => Promise<void> | void }> = [];
+  add(label: string, run: () => Promise<void> | void) {
+    this.steps.push({ label, run });
+    return run;
+  }
+  async runAll() {
+    while (this.steps.length > 0) {
+      const step = this.steps.pop()!;
+      try {
+        await step.run();
+      } catch (error) {
+        console.error(`cleanup (${step.label}) failed: ${(error as Error).message}`);
+      }
+    }
+  }
+}
+const cleanup = new Cleanup();
+
+/** Detail rows, filled as runs complete. */
+const throughputRows: string[][] = [];
+const latencyRows: string[][] = [];
+const notes: string[] = [];
+let failed = false;
+
+async function withServer<T>(spec: ServerSpec, body: (server: RunningServer) => Promise<T>): Promise<T> {
+  const server = await startServer(spec);
+  const remove = cleanup.add('server process', () => server.stop());
+  try {
+    return await body(server);
+  } finally {
+    await server.stop();
+    void remove;
+  }
+}
+
+async function expectOk(server: RunningServer, method: string, pathName: string, headers: Record<string, string>, body?: string) {
+  const agent = new http.Agent({ keepAlive: false });
+  const response = await httpRequest(agent, server.url, method, pathName, headers, body);
+  agent.destroy();
+  if (response.status < 200 || response.status > 299) {
+    throw new Error(`${method} ${pathName} answered ${response.status} before the load started: ${response.body.slice(0, 300)}`);
+  }
+  return response;
+}
+
+async function throughput(
+  label: string,
+  server: RunningServer,
+  spec: Omit<ThroughputSpec, 'baseUrl' | 'connections' | 'seconds' | 'warmupSeconds' | 'serverPid'>,
+  withPostgres: boolean,
+): Promise<ThroughputResult> {
+  log(`${label}: ${SETTINGS.connections} connections, ${SETTINGS.warmupSeconds} s warm-up + ${SETTINGS.seconds} s`);
+  const result = await measureThroughput({
+    ...spec,
+    baseUrl: server.url,
+    connections: SETTINGS.connections,
+    seconds: SETTINGS.seconds,
+    warmupSeconds: SETTINGS.warmupSeconds,
+    serverPid: server.pid,
+  });
+  throughputRows.push([
+    label,
+    integer(result.requestsPerSecond),
+    ms(result.latencyMs.p50),
+    ms(result.latencyMs.p99),
+    integer(result.ok),
+    integer(result.non2xx),
+    integer(result.errors),
+    cpuText(result.cpu, withPostgres),
+  ]);
+  if (result.non2xx > 0 || result.errors > 0) {
+    notes.push(`${label}: ${integer(result.non2xx)} non-2xx responses (${statusText(result.statusCodes)}), ${integer(result.errors)} errors, ${integer(result.timeouts)} timeouts`);
+  }
+  return result;
+}
+
+function latencyRow(label: string, result: LoopResult, extra: string) {
+  latencyRows.push([label, integer(result.count), ms(result.latencyMs.p50), ms(result.latencyMs.p95), ms(result.latencyMs.p99), `${integer(result.perSecond)}/s`, extra]);
+}
+
+async function sequentialList(label: string, server: RunningServer, account: BenchAccount, query: (typeof LIST_QUERIES)[number]) {
+  await expectOk(server, 'GET', query.path, { authorization: account.authorization });
+  log(`${label}: one request at a time, ${SETTINGS.loopWarmupSeconds} s warm-up + ${SETTINGS.listSeconds} s`);
+  const result = await measureSequentialHttp({
+    baseUrl: server.url,
+    path: query.path,
+    headers: { authorization: account.authorization },
+    seconds: SETTINGS.listSeconds,
+    warmupSeconds: SETTINGS.loopWarmupSeconds,
+  });
+  const matched = `X-Count ${integer(Number(result.lastHeaders['x-count']))} of ${integer(Number(result.lastHeaders['x-maxcount']))}`;
+  latencyRow(label, result, `${matched}; non-2xx ${integer(result.non2xx)}`);
+  if (result.non2xx > 0) notes.push(`${label}: ${integer(result.non2xx)} non-2xx responses (${statusText(result.statusCodes)})`);
+  return result;
+}
+
+/** The list endpoint's own database work (runList: filtered count, total count, page), without HTTP. */
+async function directList(label: string, db: Db, catalog: Catalog, accountId: number, query: (typeof LIST_QUERIES)[number]) {
+  const fields = customerListFields(catalog);
+  const request = parseListRequest(listInputFromUrl(query.path), fields, DEFAULT_SORT);
+  log(`${label}: in-process runList(), ${SETTINGS.loopSeconds} s`);
+  const result = await measureLoop(
+    () => runList(db, selectCustomerRecords(db, accountId), request, fields, 'customers.id'),
+    SETTINGS.loopSeconds,
+    SETTINGS.loopWarmupSeconds,
+  );
+  latencyRow(label, result, 'same SQL as the endpoint, no HTTP');
+  return result;
+}
+
+function getPath(ids: { min: number; max: number }) {
+  return () => `/v1/customers/${randomIdIn(ids)}`;
+}
+
+interface DatabaseFigures {
+  get: ThroughputResult;
+  post: ThroughputResult;
+  lists: Array<{ http: SequentialHttpResult; direct: LoopResult }> | undefined;
+}
+
+interface PostgresFigures extends DatabaseFigures {
+  description: string;
+  seedMs: number;
+  getWithMemoryStore: ThroughputResult;
+  getBackends: WaitSample;
+  postBackends: WaitSample;
+}
+
+async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<PostgresFigures> {
+  const database = await createFreshDatabase(server.url);
+  cleanup.add('drop the bench database', () => database.drop());
+  log(`PostgreSQL: database ${database.name} created; migrating, seeding ${integer(SEEDED_CUSTOMERS)} customers`);
+
+  // Set-up and the in-process baselines here, then the handle is closed before the server starts.
+  const handle = await openDatabase({ databaseUrl: database.url, poolSize: 2 });
+  let account: BenchAccount;
+  let postAccount: BenchAccount;
+  let seedMs: number;
+  let ids: { min: number; max: number; count: number };
+  const direct: LoopResult[] = [];
+  try {
+    account = await createBenchAccount(handle.db, catalog);
+    // POSTs go to a second account, so the list pages keep counting exactly 100,000 customers
+    postAccount = await createBenchAccount(handle.db, catalog);
+    seedMs = await seedCustomers(handle.db, account.accountId);
+    ids = await customerIdRange(handle.db, account.accountId);
+    log(`PostgreSQL: seeded ${integer(ids.count)} customers and analyzed in ${seconds(seedMs)}`);
+    for (const [i, query] of LIST_QUERIES.entries()) {
+      direct.push(await directList(`PostgreSQL list ${i + 1}, SQL only (runList)`, handle.db, catalog, account.accountId, query));
+    }
+  } finally {
+    await handle.close();
+  }
+
+  const appSpec = (rateLimitStore: 'postgres' | 'memory'): ServerSpec => ({ kind: 'app', database: { databaseUrl: database.url }, rateLimitStore });
+  const probe = () => {
+    const sampler = sampleBackendStates(database.url, database.name);
+    let sample: WaitSample = { shares: [], samples: 0 };
+    return {
+      probe: { start: () => sampler.start(), stop: async () => void (sample = await sampler.stop()) },
+      result: () => sample,
+    };
+  };
+
+  const main = await withServer(appSpec('postgres'), async (app) => {
+    log(`PostgreSQL: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
+    const auth = { authorization: account.authorization };
+    await expectOk(app, 'GET', `/v1/customers/${ids.min}`, auth);
+    const getProbe = probe();
+    const get = await throughput('PostgreSQL GET /v1/customers/{id}', app, { method: 'GET', path: getPath(ids), headers: auth, probe: getProbe.probe }, true);
+    const lists: SequentialHttpResult[] = [];
+    for (const [i, query] of LIST_QUERIES.entries()) lists.push(await sequentialList(`PostgreSQL list ${i + 1}, HTTP`, app, account, query));
+    const postHeaders = { authorization: postAccount.authorization, 'content-type': 'application/json' };
+    const body = JSON.stringify(NEW_CUSTOMER_BODY);
+    await expectOk(app, 'POST', '/v1/customers', postHeaders, body);
+    const postProbe = probe();
+    const post = await throughput('PostgreSQL POST /v1/customers', app, { method: 'POST', path: '/v1/customers', headers: postHeaders, body, probe: postProbe.probe }, true);
+    return { get, lists, post, getBackends: getProbe.result(), postBackends: postProbe.result() };
+  });
+
+  // Diagnostic: the same GET with the per-process rate-limit store, to show what the shared PostgreSQL counter costs.
+  const getWithMemoryStore = await withServer(appSpec('memory'), (app) =>
+    throughput('PostgreSQL GET, MemoryRateLimitStore (diagnostic)', app, { method: 'GET', path: getPath(ids), headers: { authorization: account.authorization } }, true),
+  );
+
+  await database.drop();
+  return {
+    description: server.description,
+    seedMs,
+    get: main.get,
+    post: main.post,
+    lists: main.lists.map((h, i) => ({ http: h, direct: direct[i] })),
+    getWithMemoryStore,
+    getBackends: main.getBackends,
+    postBackends: main.postBackends,
+  };
+}
+
+interface PgliteFigures extends DatabaseFigures {
+  description: string;
+  seedMs: number;
+  initMs: number;
+  pointSelect: LoopResult;
+  kyselyPointSelect: LoopResult;
+  appQuery: LoopResult;
+}
+
+async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'renew-bench-pglite-'));
+  cleanup.add('remove the PGlite data directory', () => rmSync(dataDir, { recursive: true, force: true }));
+  log(`PGlite: creating the data directory ${dataDir} and migrating`);
+  let started = performance.now();
+  const handle = await openDatabase({ dataDir });
+  const initMs = performance.now() - started;
+  let account: BenchAccount;
+  let postAccount: BenchAccount;
+  let seedMs: number;
+  let ids: { min: number; max: number; count: number };
+  let kyselyPointSelect: LoopResult;
+  let appQuery: LoopResult;
+  let version: string;
+  const direct: LoopResult[] = [];
+  try {
+    version = (await sql<{ v: string }>`show server_version`.execute(handle.db)).rows[0].v;
+    account = await createBenchAccount(handle.db, catalog);
+    postAccount = await createBenchAccount(handle.db, catalog);
+    log(`PGlite: seeding ${integer(SEEDED_CUSTOMERS)} customers`);
+    seedMs = await seedCustomers(handle.db, account.accountId);
+    ids = await customerIdRange(handle.db, account.accountId);
+    log(`PGlite: seeded ${integer(ids.count)} customers and analyzed in ${seconds(seedMs)}`);
+    log(`PGlite: Kysely point select, ${SETTINGS.loopSeconds} s`);
+    kyselyPointSelect = await measureLoop(
+      () => handle.db.selectFrom('customers').selectAll().where('id', '=', randomIdIn(ids)).executeTakeFirst(),
+      SETTINGS.loopSeconds,
+      SETTINGS.loopWarmupSeconds,
+    );
+    latencyRow('PGlite point select, Kysely selectFrom(customers)', kyselyPointSelect, 'in-process, sequential');
+    log(`PGlite: findCustomerRecord (the GET's query), ${SETTINGS.loopSeconds} s`);
+    appQuery = await measureLoop(() => findCustomerRecord(handle.db, account.accountId, randomIdIn(ids)), SETTINGS.loopSeconds, SETTINGS.loopWarmupSeconds);
+    latencyRow("PGlite findCustomerRecord (the GET's query)", appQuery, 'in-process, sequential');
+    if (seedMs < SETTINGS.pgliteSeedLimitMs) {
+      for (const [i, query] of LIST_QUERIES.entries()) {
+        direct.push(await directList(`PGlite list ${i + 1}, SQL only (runList)`, handle.db, catalog, account.accountId, query));
+      }
+    } else {
+      notes.push(`PGlite list latency skipped: seeding ${integer(SEEDED_CUSTOMERS)} customers took ${seconds(seedMs)} (limit ${seconds(SETTINGS.pgliteSeedLimitMs)})`);
+    }
+  } finally {
+    await handle.close();
+  }
+
+  // The baseline of target 2: PGlite itself, no Kysely, on the same data directory.
+  started = performance.now();
+  const pglite = await PGlite.create({ dataDir });
+  let pointSelect: LoopResult;
+  try {
+    log(`PGlite: pglite.query point select (opened in ${seconds(performance.now() - started)}), ${SETTINGS.loopSeconds} s`);
+    pointSelect = await measureLoop(
+      () => pglite.query('select * from customers where id = $1', [randomIdIn(ids)]),
+      SETTINGS.loopSeconds,
+      SETTINGS.loopWarmupSeconds,
+    );
+    latencyRow('PGlite point select, pglite.query (baseline)', pointSelect, 'in-process, sequential');
+  } finally {
+    await pglite.close();
+  }
+
+  const figures = await withServer({ kind: 'app', database: { dataDir }, rateLimitStore: 'memory' }, async (app) => {
+    log(`PGlite: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
+    const auth = { authorization: account.authorization };
+    await expectOk(app, 'GET', `/v1/customers/${ids.min}`, auth);
+    const get = await throughput('PGlite GET /v1/customers/{id}', app, { method: 'GET', path: getPath(ids), headers: auth }, false);
+    let lists: SequentialHttpResult[] | undefined;
+    if (direct.length > 0) {
+      lists = [];
+      for (const [i, query] of LIST_QUERIES.entries()) lists.push(await sequentialList(`PGlite list ${i + 1}, HTTP`, app, account, query));
+    }
+    const postHeaders = { authorization: postAccount.authorization, 'content-type': 'application/json' };
+    const body = JSON.stringify(NEW_CUSTOMER_BODY);
+    await expectOk(app, 'POST', '/v1/customers', postHeaders, body);
+    const post = await throughput('PGlite POST /v1/customers', app, { method: 'POST', path: '/v1/customers', headers: postHeaders, body }, false);
+    return { get, post, lists };
+  });
+
+  return {
+    description: `PGlite ${packageVersion('@electric-sql/pglite')} (PostgreSQL ${version}), data directory on disk in ${os.tmpdir()} like RENEW_DATA_DIR, one connection`,
+    seedMs,
+    initMs,
+    pointSelect,
+    kyselyPointSelect,
+    appQuery,
+    get: figures.get,
+    post: figures.post,
+    lists: figures.lists?.map((h, i) => ({ http: h, direct: direct[i] })),
+  };
+}
+
+function summaryRows(
+  bare: { get: ThroughputResult; post: ThroughputResult },
+  postgres: PostgresFigures | string,
+  pglite: PgliteFigures | string,
+): SummaryRow[] {
+  const rows: SummaryRow[] = [];
+  const bareText = `bare Fastify GET ${rate(bare.get.requestsPerSecond)}`;
+  const skipped = (target: string, measurement: string, reason: string, goal: string): SummaryRow => ({
+    target, measurement, result: 'skipped', baseline: reason, ratio: '—', goal, met: '—',
+  });
+  // 4a, 4b: PostgreSQL (with the target); 4c, 4d: PGlite (reported)
+  const listRows = (firstLetter: string, db: string, lists: DatabaseFigures['lists'] | string, hasTarget: boolean) =>
+    LIST_QUERIES.forEach((query, i) => {
+      const target = `4${String.fromCharCode(firstLetter.charCodeAt(0) + i)}`;
+      const figures = typeof lists === 'string' ? undefined : lists?.[i];
+      const measurement = `List page of 100 of ${integer(SEEDED_CUSTOMERS)}, ${db}: ${query.label}`;
+      const goal = hasTarget ? `p50 ≤ ${LIST_P50_TARGET_MS} ms` : 'report';
+      if (!figures) {
+        rows.push(skipped(target, measurement, typeof lists === 'string' ? lists : 'see notes', goal));
+        return;
+      }
+      const p50 = figures.http.latencyMs.p50;
+      rows.push({
+        target,
+        measurement,
+        result: `p50 ${ms(p50)}, p95 ${ms(figures.http.latencyMs.p95)}`,
+        baseline: `SQL only p50 ${ms(figures.direct.latencyMs.p50)}`,
+        ratio: `${(p50 / figures.direct.latencyMs.p50).toFixed(2)}×`,
+        goal,
+        met: hasTarget ? metText(p50 <= LIST_P50_TARGET_MS) : '—',
+      });
+    });
+
+  if (typeof postgres === 'string') {
+    rows.push(skipped('1', 'GET /v1/customers/{id}, PostgreSQL', postgres, `≥ ${percent(GET_TARGET)} of bare`));
+  } else {
+    const ratio = postgres.get.requestsPerSecond / bare.get.requestsPerSecond;
+    rows.push({
+      target: '1',
+      measurement: 'GET /v1/customers/{id}, PostgreSQL',
+      result: rate(postgres.get.requestsPerSecond),
+      baseline: bareText,
+      ratio: percent(ratio),
+      goal: `≥ ${percent(GET_TARGET)}`,
+      met: metText(ratio >= GET_TARGET),
+    });
+  }
+  if (typeof pglite === 'string') {
+    rows.push(skipped('2', 'GET /v1/customers/{id}, PGlite', pglite, `≥ ${percent(PGLITE_GET_TARGET)} of point selects`));
+  } else {
+    const ratio = pglite.get.requestsPerSecond / pglite.pointSelect.perSecond;
+    rows.push({
+      target: '2',
+      measurement: 'GET /v1/customers/{id}, PGlite',
+      result: rate(pglite.get.requestsPerSecond),
+      baseline: `pglite.query point select ${rate(pglite.pointSelect.perSecond, 'q/s')}`,
+      ratio: percent(ratio),
+      goal: `≥ ${percent(PGLITE_GET_TARGET)}`,
+      met: metText(ratio >= PGLITE_GET_TARGET),
+    });
+  }
+  for (const [suffix, db, figures] of [['a', 'PostgreSQL', postgres], ['b', 'PGlite', pglite]] as const) {
+    const measurement = `POST /v1/customers, ${db}`;
+    if (typeof figures === 'string') {
+      rows.push(skipped(`3${suffix}`, measurement, figures, 'report'));
+      continue;
+    }
+    rows.push({
+      target: `3${suffix}`,
+      measurement,
+      result: rate(figures.post.requestsPerSecond),
+      baseline: bareText,
+      ratio: percent(figures.post.requestsPerSecond / bare.get.requestsPerSecond),
+      goal: 'report',
+      met: '—',
+    });
+  }
+  listRows('a', 'PostgreSQL', typeof postgres === 'string' ? postgres : postgres.lists, true);
+  listRows('c', 'PGlite', typeof pglite === 'string' ? pglite : pglite.lists, false);
+  return rows;
+}
+
+function backendText(sample: WaitSample): string {
+  if (sample.samples === 0) return 'no samples';
+  return sample.shares
+    .slice(0, 5)
+    .map((s) => `${s.state} ${percent(s.share)}`)
+    .join(', ');
+}
+
+async function main() {
+  console.log('Renew billing-service benchmark');
+  console.log(`Machine: ${machineDescription()}`);
+  console.log(
+    `Server under test: buildApp() in a child Node process (tsx), logger off, on 127.0.0.1 at a random port; ` +
+      `load from autocannon ${packageVersion('autocannon')} in this process (so server and load generator each have a core).`,
+  );
+  console.log('');
+
+  const stopOnSignal = (signal: NodeJS.Signals) => {
+    console.error(`\n${signal}: cleaning up`);
+    void cleanup.runAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+
+  const catalog = loadCatalog(DEMO_CATALOG_PATH);
+  let bare: { get: ThroughputResult; post: ThroughputResult } | undefined;
+  let postgres: PostgresFigures | string = 'not run';
+  let pglite: PgliteFigures | string = 'not run';
+  try {
+    bare = await withServer({ kind: 'bare' }, async (server) => {
+      const body = JSON.stringify(NEW_CUSTOMER_BODY);
+      return {
+        get: await throughput('bare Fastify GET /x (baseline)', server, { method: 'GET', path: '/x' }, false),
+        post: await throughput('bare Fastify POST /x (same body as the POST)', server, { method: 'POST', path: '/x', headers: { 'content-type': 'application/json' }, body }, false),
+      };
+    });
+
+    try {
+      const provision = await providePostgres(log);
+      if ('skipped' in provision) {
+        postgres = 'no PostgreSQL';
+        notes.push(`PostgreSQL figures skipped: ${provision.skipped}`);
+        log(`PostgreSQL skipped: ${provision.skipped}`);
+      } else {
+        cleanup.add('stop PostgreSQL', () => provision.server.stop());
+        log(`PostgreSQL: ${provision.server.description}`);
+        postgres = await benchPostgres(provision.server, catalog);
+        await provision.server.stop();
+      }
+    } catch (error) {
+      failed = true;
+      postgres = 'failed (see notes)';
+      notes.push(`PostgreSQL figures failed: ${(error as Error).stack ?? error}`);
+      log(`PostgreSQL failed: ${(error as Error).message}`);
+    }
+
+    try {
+      pglite = await benchPglite(catalog);
+    } catch (error) {
+      failed = true;
+      pglite = 'failed (see notes)';
+      notes.push(`PGlite figures failed: ${(error as Error).stack ?? error}`);
+      log(`PGlite failed: ${(error as Error).message}`);
+    }
+  } finally {
+    await cleanup.runAll();
+  }
+  log('done');
+
+  console.log('');
+  console.log('Settings');
+  console.log(`  Throughput: autocannon, ${SETTINGS.connections} connections, pipelining 1, ${SETTINGS.warmupSeconds} s warm-up then ${SETTINGS.seconds} s measured per run;`);
+  console.log('              Authorization: Basic <private key>; no Accept-Encoding, so responses are not compressed.');
+  console.log(`  Latency:    list pages one request at a time over one keep-alive connection, ${SETTINGS.loopWarmupSeconds} s warm-up then ${SETTINGS.listSeconds} s; p50/p95 from every sample.`);
+  console.log(`  Accounts:   limits raised to ${integer(BENCH_RATE_LIMIT)} per minute and per day; POSTs use a second account so lists keep exactly ${integer(SEEDED_CUSTOMERS)} customers.`);
+  console.log(`  Data:       ${integer(SEEDED_CUSTOMERS)} customers inserted with one insert … select from generate_series, then analyze; GETs pick a random one.`);
+  console.log(`  PostgreSQL: ${typeof postgres === 'string' ? postgres : `${postgres.description}; app pool 10 (openDatabase default); PostgresRateLimitStore like src/main.ts; seeded in ${seconds(postgres.seedMs)}`}`);
+  console.log(`  PGlite:     ${typeof pglite === 'string' ? pglite : `${pglite.description}; MemoryRateLimitStore like src/main.ts; created+migrated in ${seconds(pglite.initMs)}, seeded in ${seconds(pglite.seedMs)}`}`);
+
+  if (bare) {
+    console.log('');
+    console.log('Summary (each figure beside a baseline measured in this run; a missed target does not fail the run)');
+    console.log(summaryTable(summaryRows(bare, postgres, pglite)));
+  }
+
+  console.log('');
+  console.log(`Throughput runs (CPU as a share of one core over the measured ${SETTINGS.seconds} s; machine = all ${os.cpus().length} cores)`);
+  console.log(table(['Run', 'req/s', 'p50', 'p99', '2xx', 'non-2xx', 'errors', 'CPU'], throughputRows, new Set([1, 2, 3, 4, 5, 6])));
+  console.log('');
+  console.log('Latency runs (one at a time)');
+  console.log(table(['Run', 'samples', 'p50', 'p95', 'p99', 'rate', 'notes'], latencyRows, new Set([1, 2, 3, 4, 5])));
+
+  const observations: string[] = [];
+  if (typeof postgres !== 'string') {
+    observations.push(
+      `PostgreSQL GET: ${rate(postgres.get.requestsPerSecond)} with PostgresRateLimitStore vs ${rate(postgres.getWithMemoryStore.requestsPerSecond)} with MemoryRateLimitStore ` +
+        `(${percent(postgres.getWithMemoryStore.requestsPerSecond / bare!.get.requestsPerSecond)} of bare).`,
+      `PostgreSQL backends during the GET run (pg_stat_activity every 200 ms): ${backendText(postgres.getBackends)}.`,
+      `PostgreSQL backends during the POST run: ${backendText(postgres.postBackends)}.`,
+    );
+  }
+  if (typeof pglite !== 'string') {
+    observations.push(
+      `PGlite sequential, in-process: pglite.query ${rate(pglite.pointSelect.perSecond, 'q/s')}, Kysely point select ${rate(pglite.kyselyPointSelect.perSecond, 'q/s')}, ` +
+        `findCustomerRecord (joins + sales-code subquery) ${rate(pglite.appQuery.perSecond, 'q/s')}; over HTTP the GET reached ${rate(pglite.get.requestsPerSecond)}.`,
+    );
+  }
+  if (bare) observations.push(`Bare Fastify POST /x with the same JSON body: ${rate(bare.post.requestsPerSecond)}.`);
+  if (observations.length > 0) {
+    console.log('');
+    console.log('Observations');
+    for (const line of observations) console.log(`  - ${line}`);
+  }
+  console.log('');
+  console.log('Notes');
+  if (notes.length === 0) console.log('  - every response was 2xx; no connection errors');
+  for (const note of notes) console.log(`  - ${note}`);
+  if (failed) process.exitCode = 1;
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error instanceof Error ? error.stack : error);
+  await cleanup.runAll();
+  process.exit(1);
+});

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { CustomerIdParams } from '../customers/schemas.js';
+import { BillingSettingResponse, UpdateBillingSettingBody } from './schemas.js';
+import { getBillingSetting, updateBillingSetting } from './service.js';
+
+const tags = ['Billing settings'];
+
+export async function billingSettingRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get('/v1/customerbillingsetting/:customerId', {
+    schema: { tags, summary: "Read a customer's billing setting (null = account default)", params: CustomerIdParams, response: { 200: BillingSettingResponse } },
+    handler: async (request) => getBillingSetting(app.ctx, request.caller, request.params.customerId),
+  });
+
+  app.put('/v1/customerbillingsetting', {
+    schema: { tags, summary: "Replace a customer's billing setting (read, modify, send back)", body: UpdateBillingSettingBody, response: { 200: BillingSettingResponse } },
+    handler: async (request) => updateBillingSetting(app.ctx, request.caller, request.body),
+  });
+}

@@ -1,0 +1,69 @@
+import { ApiError } from '../http/errors.js';
+import { money } from '../money/money.js';
+
+/** The billing-setting fields the rules look at (from a PUT or a customer-create body). */
+export interface BillingSettingRuleInput {
+  taxExempt?: boolean | null;
+  taxExemptCode?: string | null;
+  autoCollect?: boolean | null;
+  rechargeType?: string | null;
+  rechargeThresholdAmount?: string | null;
+  rechargeTargetAmount?: string | null;
+}
+
+export interface PeriodRuleInput {
+  type?: string | null;
+  interval?: string | null;
+  day?: number | null;
+  month?: number | null;
+}
+
+/**
+ * Rules that hold for every billing setting, wherever it is written. `prefix`
+ * is the field path of the setting in the body ('' or 'billingSetting.').
+ */
+export function checkBillingSettingRules(setting: BillingSettingRuleInput, context: { hasPaymentMethod: boolean }, prefix = '') {
+  if (setting.taxExempt && !setting.taxExemptCode) {
+    throw ApiError.badRequest('required when taxExempt is true', `${prefix}taxExemptCode`);
+  }
+  if (setting.autoCollect && !context.hasPaymentMethod) {
+    throw ApiError.badRequest('can only be true when the customer has a payment method on file', `${prefix}autoCollect`);
+  }
+  if (setting.rechargeType === 'BringBalanceBackTo') {
+    for (const field of ['rechargeThresholdAmount', 'rechargeTargetAmount'] as const) {
+      const value = setting[field];
+      if (value == null) throw ApiError.badRequest('required when rechargeType is BringBalanceBackTo', `${prefix}${field}`);
+      if (money(value).isNegative()) throw ApiError.badRequest('must not be negative', `${prefix}${field}`);
+    }
+    if (money(setting.rechargeTargetAmount!).lte(setting.rechargeThresholdAmount!)) {
+      throw ApiError.badRequest('must be above rechargeThresholdAmount', `${prefix}rechargeTargetAmount`);
+    }
+  }
+}
+
+/**
+ * A day belongs only to a specified date, and a month only to a yearly specified
+ * date; a specified date needs them. `interval` defaults to the one given.
+ */
+export function checkPeriodDayAndMonth(period: PeriodRuleInput, key: string, interval = period.interval) {
+  const specified = period.type === 'SpecifiedDate';
+  if (!specified && period.day != null) throw ApiError.badRequest('only allowed when type is SpecifiedDate', `${key}.day`);
+  if ((!specified || interval !== 'Yearly') && period.month != null) {
+    throw ApiError.badRequest('only allowed when type is SpecifiedDate and interval is Yearly', `${key}.month`);
+  }
+  if (specified && period.day == null) throw ApiError.badRequest('required when type is SpecifiedDate', `${key}.day`);
+  if (specified && interval === 'Yearly' && period.month == null) {
+    throw ApiError.badRequest('required when type is SpecifiedDate and interval is Yearly', `${key}.month`);
+  }
+}
+
+/** At most one configuration per interval, each with its day and month rules. */
+export function checkBillingPeriodConfigurations(configurations: readonly PeriodRuleInput[], prefix = '') {
+  const seen = new Set<string>();
+  configurations.forEach((c, i) => {
+    const key = `${prefix}billingPeriodConfigurations[${i}]`;
+    if (seen.has(c.interval!)) throw ApiError.badRequest(`only one ${c.interval} configuration`, `${key}.interval`);
+    seen.add(c.interval!);
+    checkPeriodDayAndMonth(c, key);
+  });
+}

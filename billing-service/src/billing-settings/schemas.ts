@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { CANCEL_OPTIONS, TERMS } from '../catalog/schema.js';
+
+/** Billing-setting schemas: the PUT body, the response, and the fields customer creation shares. */
+
+export const BILLING_PERIOD_TYPES = ['SpecifiedDate', 'CustomerActivation', 'FirstSubscriptionActivation'] as const;
+export const BILLING_PERIOD_RULES = ['SingleInvoice', 'MultipleInvoices', 'OneInvoicePerDay', 'Prompt'] as const;
+export const INTERVALS = ['Monthly', 'Yearly'] as const;
+export const SERVICE_START_OPTIONS = [
+  'ChargeForAllMissedPeriods', 'ChargeForLastMissedPeriods', 'NoChargesForMissedPeriods', 'ChargeForCurrentFullPeriod',
+] as const;
+export const STATEMENT_OPTIONS = ['Detailed', 'BySubscription', 'Summarized', 'Disabled'] as const;
+export const STATEMENT_TYPES = ['CustomerAnniversary', 'SpecifiedDate'] as const;
+export const STATEMENT_ACTIVITY_TYPES = ['OnlyParentActivity', 'OnlyChildActivity', 'ParentAndChildActivity'] as const;
+
+const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish();
+const integer = z.number().int('must be a whole number');
+
+export const moneyInput = z
+  .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number')])
+  .refine((v) => Number.isFinite(Number(v)), 'must be a decimal number')
+  .transform((v) => String(v));
+
+export const TrackedItemDisplay = z.object({
+  trackedItemDisplayFormat: z.enum(['Inline', 'SeperatePage']).nullish(),
+  showTrackedItemName: z.boolean().nullish(),
+  showTrackedItemReference: z.boolean().nullish(),
+  showTrackedItemDescription: z.boolean().nullish(),
+  showTrackedItemCreatedDate: z.boolean().nullish(),
+});
+
+const dayOfMonth = integer.min(1, 'must be 1-31').max(31, 'must be 1-31');
+const monthOfYear = integer.min(1, 'must be 1-12').max(12, 'must be 1-12');
+
+export const BillingPeriodConfiguration = z.object({
+  type: z.enum(BILLING_PERIOD_TYPES),
+  rule: z.enum(BILLING_PERIOD_RULES),
+  interval: z.enum(INTERVALS),
+  day: dayOfMonth.nullish(),
+  month: monthOfYear.nullish(),
+});
+export type BillingPeriodConfiguration = z.infer<typeof BillingPeriodConfiguration>;
+
+export const BillingStatementSetting = z.object({
+  option: z.enum(STATEMENT_OPTIONS).nullish(),
+  type: z.enum(STATEMENT_TYPES).nullish(),
+  interval: z.enum(INTERVALS).nullish(),
+  day: dayOfMonth.nullish(),
+  month: monthOfYear.nullish(),
+  trackedItemDisplay: TrackedItemDisplay.nullish(),
+  statementActivityType: z.enum(STATEMENT_ACTIVITY_TYPES).nullish(),
+});
+
+/** The writable fields that customer creation's `billingSetting` and the PUT share. */
+export const billingSettingFields = {
+  term: z.enum(TERMS).nullish(),
+  interval: z.enum(INTERVALS).nullish(),
+  autoCollect: z.boolean().nullish(),
+  rechargeType: z.enum(['BringBalanceBackTo']).nullish(),
+  rechargeThresholdAmount: moneyInput.nullish(),
+  rechargeTargetAmount: moneyInput.nullish(),
+  statusOnThreshold: z.boolean().nullish(),
+  autoPostDraftInvoice: z.boolean().nullish(),
+  customerGracePeriod: integer.min(0).nullish(),
+  gracePeriodExtension: integer.min(0).nullish(),
+  customerAutoCancel: integer.min(0).nullish(),
+  defaultCancelOption: z.enum(CANCEL_OPTIONS).nullish(),
+  standingPoNumber: text(255),
+  acquisitionCost: moneyInput.nullish(),
+  showZeroDollarCharges: z.boolean().nullish(),
+  taxExempt: z.boolean().nullish(),
+  taxExemptCode: text(255),
+  useCustomerBillingAddress: z.boolean().nullish(),
+  taxUsageType: text(4),
+  vatIdentificationNumber: integer.min(0).nullish(),
+  // "or null/empty" in the spec: an empty string means the account default, like null.
+  customerServiceStartOption: z.union([z.enum(SERVICE_START_OPTIONS), z.literal('').transform(() => null)]).nullish(),
+  rollUpTaxes: z.boolean().nullish(),
+  rollUpDiscounts: z.boolean().nullish(),
+  rollUpPdfsByPlanProduct: z.boolean().nullish(),
+  rollUpPdfsDisplayName: z.boolean().nullish(),
+  rollUpPdfsDisplayDescription: z.boolean().nullish(),
+  rollUpPdfsDisplayAllUnitPrices: z.boolean().nullish(),
+  pdfInvoiceEmailAttachmentOption: z.enum(['Details', 'Summary', 'Both']).nullish(),
+  postReadyChargesOnRenew: z.boolean().nullish(),
+};
+
+/** PUT is a full replacement (read, modify, send back); read-only fields sent back are ignored. */
+export const UpdateBillingSettingBody = z.object({
+  id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]),
+  invoiceDay: dayOfMonth.nullish(),
+  ...billingSettingFields,
+  billingPeriodConfigurations: z.array(BillingPeriodConfiguration).max(2).nullish(),
+  trackedItemDisplay: TrackedItemDisplay.nullish(),
+  customerBillingStatementSetting: BillingStatementSetting.nullish(),
+  defaultPaymentMethodId: integer.positive().nullish(),
+});
+export type UpdateBillingSettingInput = z.infer<typeof UpdateBillingSettingBody>;
+
+const nullableBoolean = z.boolean().nullable();
+export const BillingSettingResponse = z.object({
+  invoiceDay: z.number().nullable(),
+  term: z.enum(TERMS).nullable(),
+  interval: z.enum(INTERVALS).nullable(),
+  autoCollect: nullableBoolean,
+  rechargeType: z.string().nullable(),
+  rechargeThresholdAmount: z.number().nullable(),
+  rechargeTargetAmount: z.number().nullable(),
+  statusOnThreshold: nullableBoolean,
+  autoPostDraftInvoice: nullableBoolean,
+  hasPaymentMethod: z.boolean(),
+  customerGracePeriod: z.number().nullable(),
+  gracePeriodExtension: z.number().nullable(),
+  customerAutoCancel: z.number().nullable(),
+  defaultCancelOption: z.enum(CANCEL_OPTIONS).nullable(),
+  standingPoNumber: z.string().nullable(),
+  billingPeriodConfigurations: z.array(
+    z.object({ type: z.string(), rule: z.string(), interval: z.string(), day: z.number().nullable(), month: z.number().nullable() }),
+  ),
+  acquisitionCost: z.number().nullable(),
+  showZeroDollarCharges: nullableBoolean,
+  taxExempt: z.boolean(),
+  taxExemptCode: z.string().nullable(),
+  useCustomerBillingAddress: nullableBoolean,
+  taxUsageType: z.string().nullable(),
+  vatIdentificationNumber: z.number().nullable(),
+  customerServiceStartOption: z.string().nullable(),
+  rollUpTaxes: nullableBoolean,
+  rollUpDiscounts: nullableBoolean,
+  rollUpPdfsByPlanProduct: nullableBoolean,
+  rollUpPdfsDisplayName: nullableBoolean,
+  rollUpPdfsDisplayDescription: nullableBoolean,
+  rollUpPdfsDisplayAllUnitPrices: nullableBoolean,
+  pdfInvoiceEmailAttachmentOption: z.string().nullable(),
+  trackedItemDisplay: TrackedItemDisplay.nullable(),
+  customerBillingStatementSetting: BillingStatementSetting.nullable(),
+  defaultPaymentMethodId: z.number().nullable(),
+  postReadyChargesOnRenew: nullableBoolean,
+  id: z.number(),
+  uri: z.string(),
+});
+export type BillingSettingResponse = z.infer<typeof BillingSettingResponse>;

@@ -1,0 +1,160 @@
+import { diffFields, recordChange } from '../audit/audit-log.js';
+import { customerExists, lockCustomer } from '../customers/repository.js';
+import type { Queryable } from '../db/database.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import type { UriBuilder } from '../http/uri.js';
+import { toJsonAmount } from '../money/money.js';
+import {
+  findBillingPeriods,
+  findBillingSetting,
+  paymentMethodsOnFile,
+  replaceBillingPeriods,
+  saveBillingSetting,
+  setDefaultPaymentMethod,
+} from './repository.js';
+import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from './rules.js';
+import type { BillingSettingResponse, UpdateBillingSettingInput } from './schemas.js';
+
+/** Presentation flags kept together in one JSON column: they only shape invoices and PDFs. */
+const PRESENTATION_FIELDS = [
+  'rollUpPdfsByPlanProduct', 'rollUpPdfsDisplayName', 'rollUpPdfsDisplayDescription', 'rollUpPdfsDisplayAllUnitPrices',
+  'pdfInvoiceEmailAttachmentOption', 'trackedItemDisplay',
+] as const;
+
+/** The setting as stored: null stays null (it means "account default"); the response never resolves it. */
+async function readBillingSetting(db: Queryable, uris: UriBuilder, customerId: number): Promise<BillingSettingResponse> {
+  const [row, periods, methods] = await Promise.all([
+    findBillingSetting(db, customerId),
+    findBillingPeriods(db, customerId),
+    paymentMethodsOnFile(db, customerId),
+  ]);
+  if (!row) throw new Error(`customer ${customerId} has no billing setting row`);
+  const presentation = row.presentation as Record<string, unknown>;
+  const flag = (name: string) => (presentation[name] as boolean | null | undefined) ?? null;
+  const amount = (value: string | null) => (value === null ? null : toJsonAmount(value));
+  return {
+    invoiceDay: row.invoiceDay,
+    term: row.term as BillingSettingResponse['term'],
+    interval: row.interval as BillingSettingResponse['interval'],
+    autoCollect: row.autoCollect,
+    rechargeType: row.rechargeType,
+    rechargeThresholdAmount: amount(row.rechargeThresholdAmount),
+    rechargeTargetAmount: amount(row.rechargeTargetAmount),
+    statusOnThreshold: row.statusOnThreshold,
+    autoPostDraftInvoice: row.autoPostDraftInvoice,
+    hasPaymentMethod: methods.any,
+    customerGracePeriod: row.customerGracePeriod,
+    gracePeriodExtension: row.gracePeriodExtension,
+    customerAutoCancel: row.customerAutoCancel,
+    defaultCancelOption: row.defaultCancelOption as BillingSettingResponse['defaultCancelOption'],
+    standingPoNumber: row.standingPoNumber,
+    billingPeriodConfigurations: periods.map((p) => ({ type: p.type, rule: p.rule, interval: p.interval, day: p.day, month: p.month })),
+    acquisitionCost: amount(row.acquisitionCost),
+    showZeroDollarCharges: row.showZeroDollarCharges,
+    taxExempt: row.taxExempt,
+    taxExemptCode: row.taxExemptCode,
+    useCustomerBillingAddress: row.useCustomerBillingAddress,
+    taxUsageType: row.taxUsageType,
+    vatIdentificationNumber: row.vatIdentificationNumber === null ? null : Number(row.vatIdentificationNumber),
+    customerServiceStartOption: row.customerServiceStartOption,
+    rollUpTaxes: row.rollUpTaxes,
+    rollUpDiscounts: row.rollUpDiscounts,
+    rollUpPdfsByPlanProduct: flag('rollUpPdfsByPlanProduct'),
+    rollUpPdfsDisplayName: flag('rollUpPdfsDisplayName'),
+    rollUpPdfsDisplayDescription: flag('rollUpPdfsDisplayDescription'),
+    rollUpPdfsDisplayAllUnitPrices: flag('rollUpPdfsDisplayAllUnitPrices'),
+    pdfInvoiceEmailAttachmentOption: (presentation.pdfInvoiceEmailAttachmentOption as string | null | undefined) ?? null,
+    trackedItemDisplay: (presentation.trackedItemDisplay as BillingSettingResponse['trackedItemDisplay'] | undefined) ?? null,
+    customerBillingStatementSetting: (row.customerBillingStatementSetting as BillingSettingResponse['customerBillingStatementSetting']) ?? null,
+    defaultPaymentMethodId: methods.defaultId,
+    postReadyChargesOnRenew: row.postReadyChargesOnRenew,
+    id: customerId,
+    uri: uris.resource('customerbillingsetting', customerId),
+  };
+}
+
+export async function getBillingSetting(ctx: AppContext, caller: Caller, customerId: number): Promise<BillingSettingResponse> {
+  if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+  return readBillingSetting(ctx.db, ctx.uris, customerId);
+}
+
+/** Full replacement of a customer's billing setting, checked against the customer's state in one transaction. */
+export async function updateBillingSetting(ctx: AppContext, caller: Caller, input: UpdateBillingSettingInput): Promise<BillingSettingResponse> {
+  checkBillingPeriodConfigurations(input.billingPeriodConfigurations ?? []);
+  const statement = input.customerBillingStatementSetting;
+  if (statement) checkPeriodDayAndMonth(statement, 'customerBillingStatementSetting');
+
+  return ctx.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomer(trx, caller.accountId, input.id);
+    if (!customer) throw ApiError.notFound('customer', input.id);
+    const current = await findBillingSetting(trx, customer.id);
+    const methods = await paymentMethodsOnFile(trx, customer.id);
+    checkBillingSettingRules(input, { hasPaymentMethod: methods.any });
+
+    // invoiceDay is deprecated and read-only in practice: null or omitted keeps it;
+    // a new value is refused once the customer is Active.
+    let invoiceDay = current?.invoiceDay ?? null;
+    if (input.invoiceDay != null && input.invoiceDay !== invoiceDay) {
+      if (customer.status === 'Active') throw ApiError.badRequest('the invoice day cannot be set while the customer is Active');
+      invoiceDay = input.invoiceDay;
+    }
+    if (input.defaultPaymentMethodId != null && input.defaultPaymentMethodId !== methods.defaultId) {
+      if (!methods.ids.includes(input.defaultPaymentMethodId)) {
+        throw ApiError.badRequest(`payment method ${input.defaultPaymentMethodId} is not on file for this customer`, 'defaultPaymentMethodId');
+      }
+      await setDefaultPaymentMethod(trx, customer.id, input.defaultPaymentMethodId);
+    }
+
+    const presentation = Object.fromEntries(PRESENTATION_FIELDS.map((f) => [f, input[f] ?? null]));
+    const row = {
+      customerId: customer.id,
+      invoiceDay,
+      term: input.term ?? null,
+      interval: input.interval ?? null,
+      autoCollect: input.autoCollect ?? null,
+      rechargeType: input.rechargeType ?? null,
+      rechargeThresholdAmount: input.rechargeThresholdAmount ?? null,
+      rechargeTargetAmount: input.rechargeTargetAmount ?? null,
+      statusOnThreshold: input.statusOnThreshold ?? null,
+      autoPostDraftInvoice: input.autoPostDraftInvoice ?? null,
+      customerGracePeriod: input.customerGracePeriod ?? null,
+      gracePeriodExtension: input.gracePeriodExtension ?? null,
+      customerAutoCancel: input.customerAutoCancel ?? null,
+      defaultCancelOption: input.defaultCancelOption ?? null,
+      standingPoNumber: input.standingPoNumber ?? null,
+      acquisitionCost: input.acquisitionCost ?? null,
+      showZeroDollarCharges: input.showZeroDollarCharges ?? null,
+      taxExempt: input.taxExempt ?? false,
+      taxExemptCode: input.taxExemptCode ?? null,
+      useCustomerBillingAddress: input.useCustomerBillingAddress ?? null,
+      taxUsageType: input.taxUsageType ?? null,
+      vatIdentificationNumber: input.vatIdentificationNumber ?? null,
+      customerServiceStartOption: input.customerServiceStartOption ?? null,
+      rollUpTaxes: input.rollUpTaxes ?? null,
+      rollUpDiscounts: input.rollUpDiscounts ?? null,
+      postReadyChargesOnRenew: input.postReadyChargesOnRenew ?? null,
+      presentation: JSON.stringify(presentation),
+      customerBillingStatementSetting: statement ? JSON.stringify(statement) : null,
+    };
+    await saveBillingSetting(trx, row);
+    await replaceBillingPeriods(
+      trx,
+      customer.id,
+      (input.billingPeriodConfigurations ?? []).map((p) => ({ interval: p.interval, type: p.type, rule: p.rule, day: p.day ?? null, month: p.month ?? null })),
+    );
+    const { presentation: before, ...currentColumns } = current ?? ({ presentation: {} } as never);
+    await recordChange(trx, caller, {
+      entityType: 'CustomerBillingSetting',
+      entityId: customer.id,
+      action: 'update',
+      changes: {
+        ...diffFields(currentColumns, { ...row, presentation: undefined, customerId: undefined }),
+        ...diffFields(before as Record<string, unknown>, presentation),
+        billingPeriodConfigurations: input.billingPeriodConfigurations ?? [],
+      },
+    });
+    return readBillingSetting(trx, ctx.uris, customer.id);
+  });
+}

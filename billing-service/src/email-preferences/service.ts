@@ -1,0 +1,91 @@
+import { diffFields, recordChange } from '../audit/audit-log.js';
+import { EMAIL_TYPES, type Catalog } from '../catalog/schema.js';
+import { customerExists, isStorableId, lockCustomer } from '../customers/repository.js';
+import type { Queryable } from '../db/database.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { replaceEmailPreferences, selectEmailPreference, selectEmailPreferences } from './repository.js';
+import type { EmailCategory, EmailPreferencesResponse, EmailType, UpdateEmailPreferencesInput } from './schemas.js';
+
+/** The category each type is shown under (a new type in EMAIL_TYPES must be given one here). */
+export const EMAIL_CATEGORY: Record<EmailType, EmailCategory> = {
+  PasswordReset: 'Customers',
+  CustomerActivation: 'Customers',
+  CustomerCredentialCreate: 'Customers',
+  CustomerCredentialPasswordReset: 'Customers',
+  CustomerSuspend: 'Customers',
+  InvoicePost: 'InvoicesAndStatements',
+  InvoiceOverdue: 'InvoicesAndStatements',
+  StatementNotification: 'InvoicesAndStatements',
+  UpcomingBillingNotification: 'InvoicesAndStatements',
+  DraftInvoice: 'InvoicesAndStatements',
+  PaymentReceived: 'PaymentsAndRefunds',
+  PaymentFailed: 'PaymentsAndRefunds',
+  PaymentMethodUpdate: 'PaymentsAndRefunds',
+  CreditCardExpiry: 'PaymentsAndRefunds',
+  Refund: 'PaymentsAndRefunds',
+  SubscriptionActivation: 'Subscriptions',
+  SubscriptionCancellation: 'Subscriptions',
+  PendingExpiryRenewalNotice: 'Subscriptions',
+};
+
+/** The account default of a type: as the catalogue's defaults.emailPreferences says; a type it does not list is sent (true). */
+export function accountDefault(catalog: Catalog, emailType: EmailType): boolean {
+  return catalog.defaults.emailPreferences[emailType] ?? true;
+}
+
+/**
+ * Whether an e-mail of this type goes to the customer: the customer's choice
+ * when set, else the account default. For modules that send e-mails; the
+ * customer is expected to have been found (and scoped to its account) already.
+ */
+export async function isEmailEnabled(db: Queryable, catalog: Catalog, customerId: number, emailType: EmailType): Promise<boolean> {
+  const enabled = isStorableId(customerId) ? await selectEmailPreference(db, customerId, emailType) : null;
+  return enabled ?? accountDefault(catalog, emailType);
+}
+
+function toResponse(catalog: Catalog, customerId: number, stored: ReadonlyMap<string, boolean | null>): EmailPreferencesResponse {
+  return {
+    customerId,
+    preferences: EMAIL_TYPES.map((emailType) => ({
+      emailType,
+      enabled: stored.get(emailType) ?? null,
+      accountDefault: accountDefault(catalog, emailType),
+      emailCategory: EMAIL_CATEGORY[emailType],
+    })),
+  };
+}
+
+/** Every type, with null where the customer has made no choice. */
+function everyType(stored: ReadonlyMap<string, boolean | null>): Record<EmailType, boolean | null> {
+  return Object.fromEntries(EMAIL_TYPES.map((t) => [t, stored.get(t) ?? null])) as Record<EmailType, boolean | null>;
+}
+
+export async function getEmailPreferences(ctx: AppContext, caller: Caller, customerId: number): Promise<EmailPreferencesResponse> {
+  if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+  return toResponse(ctx.catalog, customerId, await selectEmailPreferences(ctx.db, customerId));
+}
+
+/** PUT: the given set replaces the stored one; types left out become null (account default). */
+export async function updateEmailPreferences(ctx: AppContext, caller: Caller, input: UpdateEmailPreferencesInput): Promise<EmailPreferencesResponse> {
+  const next = new Map<string, boolean | null>();
+  input.preferences.forEach((p, i) => {
+    if (next.has(p.emailType)) throw ApiError.badRequest(`${p.emailType} is given more than once`, `preferences[${i}].emailType`);
+    next.set(p.emailType, p.enabled);
+  });
+  await ctx.db.transaction().execute(async (trx) => {
+    // Locking the customer serializes concurrent replacements of the same set.
+    if (!(await lockCustomer(trx, caller.accountId, input.customerId))) throw ApiError.notFound('customer', input.customerId);
+    const before = await selectEmailPreferences(trx, input.customerId);
+    const chosen = [...next].flatMap(([emailType, enabled]) => (enabled === null ? [] : [{ emailType, enabled }]));
+    await replaceEmailPreferences(trx, input.customerId, chosen);
+    await recordChange(trx, caller, {
+      entityType: 'CustomerEmailPreferences',
+      entityId: input.customerId,
+      action: 'update',
+      changes: diffFields(everyType(before), everyType(next)),
+    });
+  });
+  return toResponse(ctx.catalog, input.customerId, next);
+}
