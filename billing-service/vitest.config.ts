@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Creating a database takes seconds; each file builds one in beforeAll.
-    hookTimeout: 60_000,
+    hookTimeout: 180_000,
     testTimeout: 30_000,
     pool: 'forks',
   },

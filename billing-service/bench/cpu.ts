@@ -1,10 +1,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 
 /**
  * CPU accounting from /proc (Linux), to see who is busy during a run: the
- * server process, the PostgreSQL processes, the load generator (this process)
- * and the machine as a whole. Elsewhere the snapshots are undefined and the
- * figures are left out.
+ * server process, the PostgreSQL backends serving the benchmark database, the
+ * load generator (this process) and everything else on the machine (other
+ * processes, PostgreSQL's background workers, the kernel's softirq work). Elsewhere
+ * the snapshots are undefined and the figures are left out.
  */
 
 /** Linux reports process times in USER_HZ ticks, 100 per second on every mainstream architecture. */
@@ -19,15 +21,20 @@ export interface CpuSnapshot {
   self: NodeJS.CpuUsage;
 }
 
-/** Shares of one core (100% = one core fully busy), except `machine`: share of all cores. */
+/** In cores (1 = one core fully busy over the run). */
 export interface CpuShares {
   server: number;
+  /** Backends connected to the benchmark database (0 when none was named). */
   postgres: number;
   loadGenerator: number;
+  /** The rest of the machine's busy time. */
+  other: number;
+  /** All cores' busy time. */
   machine: number;
+  cores: number;
 }
 
-function processTicks(pid: string | number): { comm: string; ticks: number } | undefined {
+function readStat(pid: string | number): { comm: string; ticks: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = stat.lastIndexOf(')');
@@ -40,17 +47,24 @@ function processTicks(pid: string | number): { comm: string; ticks: number } | u
   }
 }
 
-function postgresTicks(): number {
+/** PostgreSQL names each backend "postgres: <user> <database> <client> <state>" in its command line. */
+function postgresBackendTicks(database: string): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const p = processTicks(entry);
-    if (p?.comm === 'postgres') total += p.ticks;
+    const stat = readStat(entry);
+    if (stat?.comm !== 'postgres') continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (title.includes(` ${database} `)) total += stat.ticks;
+    } catch {
+      // the process ended
+    }
   }
   return total;
 }
 
-export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | undefined {
+export function cpuSnapshot(serverPid?: number, postgresDatabase?: string): CpuSnapshot | undefined {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
     const values = line.trim().split(/\s+/).slice(1).map(Number);
@@ -61,8 +75,8 @@ export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | undefi
       at: process.hrtime.bigint(),
       machineBusy: total - idle,
       machineTotal: total,
-      serverTicks: serverPid ? processTicks(serverPid)?.ticks ?? 0 : 0,
-      postgresTicks: postgresTicks(),
+      serverTicks: serverPid ? readStat(serverPid)?.ticks ?? 0 : 0,
+      postgresTicks: postgresDatabase ? postgresBackendTicks(postgresDatabase) : 0,
       self: process.cpuUsage(),
     };
   } catch {
@@ -73,14 +87,13 @@ export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot | undefi
 export function cpuShares(before: CpuSnapshot | undefined, after: CpuSnapshot | undefined): CpuShares | undefined {
   if (!before || !after) return undefined;
   const seconds = Number(after.at - before.at) / 1e9;
-  if (seconds <= 0) return undefined;
-  const ticksShare = (ticks: number) => ticks / TICKS_PER_SECOND / seconds;
-  const selfMicros = after.self.user - before.self.user + (after.self.system - before.self.system);
-  const machineTotal = after.machineTotal - before.machineTotal;
-  return {
-    server: ticksShare(after.serverTicks - before.serverTicks),
-    postgres: ticksShare(after.postgresTicks - before.postgresTicks),
-    loadGenerator: selfMicros / 1e6 / seconds,
-    machine: machineTotal > 0 ? (after.machineBusy - before.machineBusy) / machineTotal : 0,
-  };
+  const machineTicks = after.machineTotal - before.machineTotal;
+  if (seconds <= 0 || machineTicks <= 0) return undefined;
+  const cores = os.cpus().length;
+  const inCores = (ticks: number) => ticks / TICKS_PER_SECOND / seconds;
+  const server = inCores(after.serverTicks - before.serverTicks);
+  const postgres = inCores(after.postgresTicks - before.postgresTicks);
+  const loadGenerator = (after.self.user - before.self.user + (after.self.system - before.self.system)) / 1e6 / seconds;
+  const machine = ((after.machineBusy - before.machineBusy) / machineTicks) * cores;
+  return { server, postgres, loadGenerator, other: Math.max(0, machine - server - postgres - loadGenerator), machine, cores };
 }

@@ -87,11 +87,11 @@ export function randomIdIn(range: { min: number; max: number }): number {
 /** The two list pages of target 4 (raw `query`: its `:`, `;`, `,` and `|` must not be percent-encoded). */
 export const LIST_QUERIES = [
   {
-    label: 'LastName:S*;Status:Draft,Active, by LastName, page 3',
+    label: 'list 1: LastName:S*;Status:Draft,Active, sorted by LastName, page 3 of 100',
     path: '/v1/customers?query=LastName:S*;Status:Draft,Active&sortOrder=Ascending&sortExpression=LastName&pageSize=100&pageNumber=3',
   },
   {
-    label: 'CreatedTimestamp:2024-06-01|2024-09-01;Status:Active, by CreatedTimestamp desc, page 3',
+    label: 'list 2: CreatedTimestamp:2024-06-01|2024-09-01;Status:Active, sorted by CreatedTimestamp desc, page 3 of 100',
     path: '/v1/customers?query=CreatedTimestamp:2024-06-01|2024-09-01;Status:Active&sortOrder=Descending&sortExpression=CreatedTimestamp&pageSize=100&pageNumber=3',
   },
 ] as const;

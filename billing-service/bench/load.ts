@@ -17,6 +17,8 @@ export interface ThroughputSpec {
   warmupSeconds: number;
   /** Pid of the server process, for its CPU share. */
   serverPid?: number;
+  /** Name of the PostgreSQL database the server uses, for its backends' CPU share. */
+  postgresDatabase?: string;
   /** Started after the warm-up and stopped when the measured run ends. */
   probe?: { start(): Promise<void>; stop(): Promise<void> };
 }
@@ -48,9 +50,9 @@ export async function measureThroughput(spec: ThroughputSpec): Promise<Throughpu
   });
   if (spec.warmupSeconds > 0) await autocannon(options(spec.warmupSeconds));
   await spec.probe?.start();
-  const before = cpuSnapshot(spec.serverPid);
+  const before = cpuSnapshot(spec.serverPid, spec.postgresDatabase);
   const result = await autocannon(options(spec.seconds));
-  const cpu = cpuShares(before, cpuSnapshot(spec.serverPid));
+  const cpu = cpuShares(before, cpuSnapshot(spec.serverPid, spec.postgresDatabase));
   await spec.probe?.stop();
 
   const statusCodes: Record<string, number> = {};

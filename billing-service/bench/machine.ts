@@ -28,3 +28,10 @@ export function packageVersion(name: string): string {
   }
   return '?';
 }
+
+export function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' / ');
+}

@@ -100,7 +100,7 @@ async function startThrowawayCluster(binDir: string, log: (line: string) => void
     const version = await serverVersion(url);
     return {
       url,
-      description: `throwaway cluster started by the benchmark (${path.basename(path.dirname(binDir))}/bin, initdb into ${dir}, 127.0.0.1:${port}, default settings), PostgreSQL ${version}`,
+      description: `throwaway cluster started by the benchmark (${path.basename(path.dirname(binDir))}/bin, initdb into ${dir}, 127.0.0.1:${port}, initdb defaults), PostgreSQL ${version}`,
       stop,
     };
   } catch (error) {
@@ -110,12 +110,17 @@ async function startThrowawayCluster(binDir: string, log: (line: string) => void
   }
 }
 
+/** Version and the settings that matter most here (durability of each commit, cache size). */
 async function serverVersion(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const result = await client.query<{ server_version: string }>('show server_version');
-    return result.rows[0].server_version;
+    const result = await client.query<{ v: string; fsync: string; sc: string; sb: string }>(
+      `select current_setting('server_version') as v, current_setting('fsync') as fsync,
+              current_setting('synchronous_commit') as sc, current_setting('shared_buffers') as sb`,
+    );
+    const r = result.rows[0];
+    return `${r.v} (fsync ${r.fsync}, synchronous_commit ${r.sc}, shared_buffers ${r.sb})`;
   } finally {
     await client.end();
   }

@@ -18,15 +18,25 @@ export const ms = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) 
 export const percent = (n: number) => `${(n * 100).toFixed(n < 0.1 ? 1 : 0)}%`;
 export const seconds = (msValue: number) => `${(msValue / 1000).toFixed(1)} s`;
 
+/** Autocannon records whole milliseconds. */
+export const wholeMs = (n: number) => `${Math.round(n)} ms`;
+
+/** CPU shares as percent of one core. */
 export function cpuText(cpu: CpuShares | undefined, withPostgres: boolean): string {
   if (!cpu) return 'n/a';
   const core = (n: number) => `${Math.round(n * 100)}%`;
   return [
     `server ${core(cpu.server)}`,
-    ...(withPostgres ? [`postgres ${core(cpu.postgres)}`] : []),
+    ...(withPostgres ? [`pg ${core(cpu.postgres)}`] : []),
     `autocannon ${core(cpu.loadGenerator)}`,
-    `machine ${Math.round(cpu.machine * 100)}%`,
+    `other ${core(cpu.other)}`,
   ].join(', ');
+}
+
+/** CPU time per request, in microseconds. */
+export function perRequest(coreShare: number | undefined, requestsPerSecond: number): string {
+  if (coreShare === undefined || requestsPerSecond <= 0) return '—';
+  return `${integer((coreShare / requestsPerSecond) * 1e6)} µs`;
 }
 
 export function statusText(statusCodes: Record<string, number>): string {

@@ -37,9 +37,9 @@ import {
   type ThroughputResult,
   type ThroughputSpec,
 } from './load.js';
-import { machineDescription, packageVersion } from './machine.js';
+import { loadAverage, machineDescription, packageVersion } from './machine.js';
 import { createFreshDatabase, providePostgres, sampleBackendStates, type PostgresServer, type WaitSample } from './postgres.js';
-import { cpuText, integer, metText, ms, percent, rate, seconds, statusText, summaryTable, table, type SummaryRow } from './report.js';
+import { cpuText, integer, metText, ms, percent, perRequest, rate, seconds, statusText, summaryTable, table, wholeMs, type SummaryRow } from './report.js';
 import { startServer, type RunningServer, type ServerSpec } from './server-process.js';
 
 function envNumber(name: string, fallback: number): number {
@@ -66,7 +66,10 @@ const LIST_P50_TARGET_MS = 30;
 const DEFAULT_SORT = { field: 'Id', order: 'Ascending' } as const;
 
 const startedAt = performance.now();
+/** Set by Ctrl-C / SIGTERM: clean-up has started, nothing new may begin. */
+let interrupted = false;
 function log(line: string) {
+  if (interrupted) return;
   const elapsed = ((performance.now() - startedAt) / 1000).toFixed(0).padStart(3);
   console.log(`[${elapsed} s] ${line}`);
 }
@@ -76,7 +79,6 @@ class Cleanup {
   private readonly steps: Array<{ label: string; run: () => Promise<void> | void }> = [];
   add(label: string, run: () => Promise<void> | void) {
     this.steps.push({ label, run });
-    return run;
   }
   async runAll() {
     while (this.steps.length > 0) {
@@ -98,13 +100,14 @@ const notes: string[] = [];
 let failed = false;
 
 async function withServer<T>(spec: ServerSpec, body: (server: RunningServer) => Promise<T>): Promise<T> {
+  if (interrupted) throw new Error('interrupted');
   const server = await startServer(spec);
-  const remove = cleanup.add('server process', () => server.stop());
+  // stop() is idempotent: the cleanup entry only matters if the run is interrupted
+  cleanup.add('server process', () => server.stop());
   try {
     return await body(server);
   } finally {
     await server.stop();
-    void remove;
   }
 }
 
@@ -122,8 +125,8 @@ async function throughput(
   label: string,
   server: RunningServer,
   spec: Omit<ThroughputSpec, 'baseUrl' | 'connections' | 'seconds' | 'warmupSeconds' | 'serverPid'>,
-  withPostgres: boolean,
 ): Promise<ThroughputResult> {
+  const withPostgres = spec.postgresDatabase !== undefined;
   log(`${label}: ${SETTINGS.connections} connections, ${SETTINGS.warmupSeconds} s warm-up + ${SETTINGS.seconds} s`);
   const result = await measureThroughput({
     ...spec,
@@ -136,11 +139,13 @@ async function throughput(
   throughputRows.push([
     label,
     integer(result.requestsPerSecond),
-    ms(result.latencyMs.p50),
-    ms(result.latencyMs.p99),
+    wholeMs(result.latencyMs.p50),
+    wholeMs(result.latencyMs.p99),
     integer(result.ok),
     integer(result.non2xx),
     integer(result.errors),
+    perRequest(result.cpu?.server, result.requestsPerSecond),
+    withPostgres ? perRequest(result.cpu?.postgres, result.requestsPerSecond) : '—',
     cpuText(result.cpu, withPostgres),
   ]);
   if (result.non2xx > 0 || result.errors > 0) {
@@ -173,10 +178,10 @@ async function sequentialList(label: string, server: RunningServer, account: Ben
 async function directList(label: string, db: Db, catalog: Catalog, accountId: number, query: (typeof LIST_QUERIES)[number]) {
   const fields = customerListFields(catalog);
   const request = parseListRequest(listInputFromUrl(query.path), fields, DEFAULT_SORT);
-  log(`${label}: in-process runList(), ${SETTINGS.loopSeconds} s`);
+  log(`${label}: in-process runList(), ${SETTINGS.listSeconds} s`);
   const result = await measureLoop(
     () => runList(db, selectCustomerRecords(db, accountId), request, fields, 'customers.id'),
-    SETTINGS.loopSeconds,
+    SETTINGS.listSeconds,
     SETTINGS.loopWarmupSeconds,
   );
   latencyRow(label, result, 'same SQL as the endpoint, no HTTP');
@@ -242,20 +247,20 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<
     const auth = { authorization: account.authorization };
     await expectOk(app, 'GET', `/v1/customers/${ids.min}`, auth);
     const getProbe = probe();
-    const get = await throughput('PostgreSQL GET /v1/customers/{id}', app, { method: 'GET', path: getPath(ids), headers: auth, probe: getProbe.probe }, true);
+    const get = await throughput('PostgreSQL GET /v1/customers/{id}', app, { method: 'GET', path: getPath(ids), headers: auth, probe: getProbe.probe, postgresDatabase: database.name });
     const lists: SequentialHttpResult[] = [];
     for (const [i, query] of LIST_QUERIES.entries()) lists.push(await sequentialList(`PostgreSQL list ${i + 1}, HTTP`, app, account, query));
     const postHeaders = { authorization: postAccount.authorization, 'content-type': 'application/json' };
     const body = JSON.stringify(NEW_CUSTOMER_BODY);
     await expectOk(app, 'POST', '/v1/customers', postHeaders, body);
     const postProbe = probe();
-    const post = await throughput('PostgreSQL POST /v1/customers', app, { method: 'POST', path: '/v1/customers', headers: postHeaders, body, probe: postProbe.probe }, true);
+    const post = await throughput('PostgreSQL POST /v1/customers', app, { method: 'POST', path: '/v1/customers', headers: postHeaders, body, probe: postProbe.probe, postgresDatabase: database.name });
     return { get, lists, post, getBackends: getProbe.result(), postBackends: postProbe.result() };
   });
 
   // Diagnostic: the same GET with the per-process rate-limit store, to show what the shared PostgreSQL counter costs.
   const getWithMemoryStore = await withServer(appSpec('memory'), (app) =>
-    throughput('PostgreSQL GET, MemoryRateLimitStore (diagnostic)', app, { method: 'GET', path: getPath(ids), headers: { authorization: account.authorization } }, true),
+    throughput('PostgreSQL GET, MemoryRateLimitStore (diagnostic)', app, { method: 'GET', path: getPath(ids), headers: { authorization: account.authorization }, postgresDatabase: database.name }),
   );
 
   await database.drop();
@@ -296,7 +301,7 @@ async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
   let version: string;
   const direct: LoopResult[] = [];
   try {
-    version = (await sql<{ v: string }>`show server_version`.execute(handle.db)).rows[0].v;
+    version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(handle.db)).rows[0].v;
     account = await createBenchAccount(handle.db, catalog);
     postAccount = await createBenchAccount(handle.db, catalog);
     log(`PGlite: seeding ${integer(SEEDED_CUSTOMERS)} customers`);
@@ -344,7 +349,7 @@ async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
     log(`PGlite: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
     const auth = { authorization: account.authorization };
     await expectOk(app, 'GET', `/v1/customers/${ids.min}`, auth);
-    const get = await throughput('PGlite GET /v1/customers/{id}', app, { method: 'GET', path: getPath(ids), headers: auth }, false);
+    const get = await throughput('PGlite GET /v1/customers/{id}', app, { method: 'GET', path: getPath(ids), headers: auth });
     let lists: SequentialHttpResult[] | undefined;
     if (direct.length > 0) {
       lists = [];
@@ -353,7 +358,7 @@ async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
     const postHeaders = { authorization: postAccount.authorization, 'content-type': 'application/json' };
     const body = JSON.stringify(NEW_CUSTOMER_BODY);
     await expectOk(app, 'POST', '/v1/customers', postHeaders, body);
-    const post = await throughput('PGlite POST /v1/customers', app, { method: 'POST', path: '/v1/customers', headers: postHeaders, body }, false);
+    const post = await throughput('PGlite POST /v1/customers', app, { method: 'POST', path: '/v1/customers', headers: postHeaders, body });
     return { get, post, lists };
   });
 
@@ -385,7 +390,7 @@ function summaryRows(
     LIST_QUERIES.forEach((query, i) => {
       const target = `4${String.fromCharCode(firstLetter.charCodeAt(0) + i)}`;
       const figures = typeof lists === 'string' ? undefined : lists?.[i];
-      const measurement = `List page of 100 of ${integer(SEEDED_CUSTOMERS)}, ${db}: ${query.label}`;
+      const measurement = `List ${i + 1} (page of 100 of ${integer(SEEDED_CUSTOMERS)}), ${db}`;
       const goal = hasTarget ? `p50 ≤ ${LIST_P50_TARGET_MS} ms` : 'report';
       if (!figures) {
         rows.push(skipped(target, measurement, typeof lists === 'string' ? lists : 'see notes', goal));
@@ -463,6 +468,7 @@ function backendText(sample: WaitSample): string {
 async function main() {
   console.log('Renew billing-service benchmark');
   console.log(`Machine: ${machineDescription()}`);
+  console.log(`Load average before the run: ${loadAverage()} (other processes on the machine share its cores and skew the figures; see "other" below)`);
   console.log(
     `Server under test: buildApp() in a child Node process (tsx), logger off, on 127.0.0.1 at a random port; ` +
       `load from autocannon ${packageVersion('autocannon')} in this process (so server and load generator each have a core).`,
@@ -470,6 +476,7 @@ async function main() {
   console.log('');
 
   const stopOnSignal = (signal: NodeJS.Signals) => {
+    interrupted = true;
     console.error(`\n${signal}: cleaning up`);
     void cleanup.runAll().finally(() => process.exit(130));
   };
@@ -484,12 +491,13 @@ async function main() {
     bare = await withServer({ kind: 'bare' }, async (server) => {
       const body = JSON.stringify(NEW_CUSTOMER_BODY);
       return {
-        get: await throughput('bare Fastify GET /x (baseline)', server, { method: 'GET', path: '/x' }, false),
-        post: await throughput('bare Fastify POST /x (same body as the POST)', server, { method: 'POST', path: '/x', headers: { 'content-type': 'application/json' }, body }, false),
+        get: await throughput('bare Fastify GET /x (baseline)', server, { method: 'GET', path: '/x' }),
+        post: await throughput('bare Fastify POST /x (same body as the POST)', server, { method: 'POST', path: '/x', headers: { 'content-type': 'application/json' }, body }),
       };
     });
 
     try {
+      if (interrupted) throw new Error('interrupted');
       const provision = await providePostgres(log);
       if ('skipped' in provision) {
         postgres = 'no PostgreSQL';
@@ -509,6 +517,7 @@ async function main() {
     }
 
     try {
+      if (interrupted) throw new Error('interrupted');
       pglite = await benchPglite(catalog);
     } catch (error) {
       failed = true;
@@ -519,7 +528,7 @@ async function main() {
   } finally {
     await cleanup.runAll();
   }
-  log('done');
+  log(`done; load average now ${loadAverage()}`);
 
   console.log('');
   console.log('Settings');
@@ -535,11 +544,15 @@ async function main() {
     console.log('');
     console.log('Summary (each figure beside a baseline measured in this run; a missed target does not fail the run)');
     console.log(summaryTable(summaryRows(bare, postgres, pglite)));
+    console.log('  Ratio = result ÷ baseline; for the lists, HTTP p50 ÷ SQL-only p50 (the same runList() queries run in this process, no HTTP).');
+    for (const query of LIST_QUERIES) console.log(`  ${query.label}: GET ${query.path}`);
   }
 
   console.log('');
-  console.log(`Throughput runs (CPU as a share of one core over the measured ${SETTINGS.seconds} s; machine = all ${os.cpus().length} cores)`);
-  console.log(table(['Run', 'req/s', 'p50', 'p99', '2xx', 'non-2xx', 'errors', 'CPU'], throughputRows, new Set([1, 2, 3, 4, 5, 6])));
+  console.log(`Throughput runs (CPU from /proc over the measured ${SETTINGS.seconds} s: the server process, the PostgreSQL backends of the bench database, autocannon, and everything else)`);
+  console.log(
+    table(['Run', 'req/s', 'p50', 'p99', '2xx', 'non-2xx', 'errors', 'server CPU/req', 'pg CPU/req', 'CPU used (100% = one core)'], throughputRows, new Set([1, 2, 3, 4, 5, 6, 7, 8])),
+  );
   console.log('');
   console.log('Latency runs (one at a time)');
   console.log(table(['Run', 'samples', 'p50', 'p95', 'p99', 'rate', 'notes'], latencyRows, new Set([1, 2, 3, 4, 5])));

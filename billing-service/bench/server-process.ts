@@ -28,7 +28,10 @@ const SERVER_ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
  */
 export async function startServer(spec: ServerSpec, timeoutMs = 120_000): Promise<RunningServer> {
   // `tsx bench/run.ts` runs node with tsx's loader flags; the child inherits them, or gets them here
-  const execArgv = process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+  const execArgv = process.execArgv.some((a) => a.includes('tsx')) ? [...process.execArgv] : [...process.execArgv, '--import', 'tsx'];
+  // BENCH_PROFILE_DIR=<dir>: every server process writes a V8 CPU profile there when it stops
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   const child = fork(SERVER_ENTRY, [JSON.stringify(spec)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 

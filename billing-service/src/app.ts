@@ -19,6 +19,9 @@ import { enforceRateLimit, type RateLimitStore } from './http/rate-limit.js';
 import { UriBuilder } from './http/uri.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validation.js';
 import { noteRoutes } from './notes/routes.js';
+import { syncCatalog } from './plans/catalog-sync.js';
+import { planRoutes } from './plans/routes.js';
+import { subscriptionRoutes } from './subscriptions/routes.js';
 
 export interface AppOptions {
   db: Db;
@@ -128,6 +131,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
+  await syncCatalog(options.db, options.catalog);
+  await app.register(planRoutes);
+  await app.register(subscriptionRoutes);
   await app.register(customerRoutes);
   await app.register(billingSettingRoutes);
   await app.register(addressRoutes);

@@ -24,34 +24,51 @@ export const EMAIL_TYPES = [
 
 const AmountPerCurrency = z.object({ currency: CurrencyCode, amount: Money });
 
+/** A product's price on one frequency: per unit and period, and a one-time setup fee per unit. */
+const ProductPrice = z.object({
+  product: z.string().min(1),
+  charges: z.array(AmountPerCurrency).default([]),
+  setupFees: z.array(AmountPerCurrency).default([]),
+});
+
 const PlanFrequency = z.object({
   id: z.number().int().positive(),
   interval: z.enum(['Monthly', 'Yearly']),
   numberOfIntervals: z.number().int().min(1).default(1),
   isProrated: z.boolean().default(false),
   prorationGranularity: z.enum(['Daily', 'Monthly']).default('Daily'),
-  charges: z.array(AmountPerCurrency).default([]),
-  setupFees: z.array(AmountPerCurrency).default([]),
+  prices: z.array(ProductPrice).min(1),
 });
 
 const PlanProduct = z.object({
-  code: z.string(),
-  name: z.string(),
+  code: z.string().min(1),
+  name: z.string().min(1),
   description: z.string().optional(),
   quantity: z.number().min(0).default(1),
 });
 
-const Plan = z.object({
-  id: z.number().int().positive(),
-  code: z.string().min(1),
-  name: z.string().min(1),
-  reference: z.string().optional(),
-  description: z.string().optional(),
-  longDescription: z.string().optional(),
-  status: z.enum(['Active', 'Inactive']).default('Active'),
-  products: z.array(PlanProduct).default([]),
-  frequencies: z.array(PlanFrequency).min(1),
-});
+const Plan = z
+  .object({
+    id: z.number().int().positive(),
+    code: z.string().min(1),
+    name: z.string().min(1),
+    reference: z.string().optional(),
+    description: z.string().optional(),
+    longDescription: z.string().optional(),
+    status: z.enum(['Active', 'Inactive']).default('Active'),
+    products: z.array(PlanProduct).min(1),
+    frequencies: z.array(PlanFrequency).min(1),
+  })
+  .superRefine((plan, ctx) => {
+    const codes = new Set(plan.products.map((p) => p.code));
+    plan.frequencies.forEach((f, i) =>
+      f.prices.forEach((price, j) => {
+        if (!codes.has(price.product)) {
+          ctx.addIssue({ code: 'custom', path: ['frequencies', i, 'prices', j, 'product'], message: `no product ${price.product} in plan ${plan.code}` });
+        }
+      }),
+    );
+  });
 
 const Coupon = z.object({
   code: z.string().min(1),
@@ -101,6 +118,16 @@ export const CatalogSchema = z
     coupons: z.array(Coupon).default([]),
   })
   .superRefine((catalog, ctx) => {
+    const frequencyIds = new Set<number>();
+    catalog.plans.forEach((plan, i) =>
+      plan.frequencies.forEach((f, j) => {
+        if (frequencyIds.has(f.id)) ctx.addIssue({ code: 'custom', path: ['plans', i, 'frequencies', j, 'id'], message: `frequency id ${f.id} is used twice` });
+        frequencyIds.add(f.id);
+      }),
+    );
+    if (new Set(catalog.plans.map((p) => p.id)).size !== catalog.plans.length) {
+      ctx.addIssue({ code: 'custom', path: ['plans'], message: 'plan ids must be unique' });
+    }
     if (!catalog.currencies.allowed.includes(catalog.currencies.default)) {
       ctx.addIssue({ code: 'custom', path: ['currencies', 'default'], message: 'the default currency must be among the allowed ones' });
     }

@@ -27,8 +27,12 @@ export interface OpenDatabaseOptions {
 
 const INT8 = 20;
 const NUMERIC = 1700;
+const DATE = 1082;
 
-/** Same JavaScript types from both drivers: int8 as number (counts), numeric as exact string. */
+/**
+ * Same JavaScript types from both drivers: int8 as number (counts), numeric as
+ * exact string, date as its 'YYYY-MM-DD' text (a calendar date has no time zone).
+ */
 function parseInt8(value: string): number {
   return Number(value);
 }
@@ -42,7 +46,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       types: {
         getTypeParser: ((oid: number, format?: string) => {
           if (oid === INT8) return parseInt8;
-          if (oid === NUMERIC) return (v: string) => v;
+          if (oid === NUMERIC || oid === DATE) return (v: string) => v;
           return pg.types.getTypeParser(oid, format as 'text');
         }) as typeof pg.types.getTypeParser,
       },
@@ -54,7 +58,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    parsers: { [pgliteTypes.INT8]: parseInt8, [pgliteTypes.NUMERIC]: (v: string) => v },
+    parsers: { [pgliteTypes.INT8]: parseInt8, [pgliteTypes.NUMERIC]: (v: string) => v, [pgliteTypes.DATE]: (v: string) => v },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), plugins });
   await migrateToLatest(db);

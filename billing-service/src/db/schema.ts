@@ -14,6 +14,7 @@ export interface AccountsTable {
   publicKeyHash: string;
   rateLimitPerMinute: Generated<number>;
   rateLimitPerDay: Generated<number>;
+  nextInvoiceNumber: Generated<number>;
   createdAt: Generated<Date>;
 }
 
@@ -171,6 +172,8 @@ export interface LedgerEntriesTable {
   openAmount: Numeric;
   dueAt: Date | null;
   effectiveAt: Timestamp;
+  invoiceId: number | null;
+  description: string | null;
   createdAt: Generated<Date>;
 }
 
@@ -211,6 +214,138 @@ export interface PaymentMethodsTable {
   modifiedAt: Timestamp;
 }
 
+export interface AmountPerCurrency {
+  currency: string;
+  amount: string;
+}
+
+export interface PlansTable {
+  id: number;
+  code: string;
+  name: string;
+  reference: string | null;
+  description: string | null;
+  longDescription: string | null;
+  status: string;
+  products: ColumnType<Array<{ code: string; name: string; description?: string; quantity: number }>, string, string>;
+  modifiedAt: Timestamp;
+}
+
+export interface PlanFrequenciesTable {
+  id: number;
+  planId: number;
+  interval: 'Monthly' | 'Yearly';
+  numberOfIntervals: number;
+  isProrated: boolean;
+  prorationGranularity: string;
+  prices: ColumnType<Array<{ product: string; charges: AmountPerCurrency[]; setupFees: AmountPerCurrency[] }>, string, string>;
+  charges: ColumnType<AmountPerCurrency[], string, string>;
+  setupFees: ColumnType<AmountPerCurrency[], string, string>;
+  status: string;
+}
+
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  planFrequencyId: number;
+  code: string | null;
+  name: string;
+  description: string | null;
+  reference: string | null;
+  status: Generated<string>;
+  currency: string;
+  contractStartAt: Date | null;
+  contractEndAt: Date | null;
+  expiresAt: Date | null;
+  activatedAt: Date | null;
+  suspendedAt: Date | null;
+  cancelledAt: Date | null;
+  cancellationOption: string | null;
+  currentPeriodStart: ColumnType<string | null, string | null | undefined, string | null>;
+  nextPeriodStart: ColumnType<string | null, string | null | undefined, string | null>;
+  invoicesPosted: Generated<number>;
+  createdAt: Generated<Date>;
+  modifiedAt: Timestamp;
+}
+
+export interface SubscriptionProductsTable {
+  id: Generated<number>;
+  subscriptionId: number;
+  position: number;
+  productCode: string;
+  name: string;
+  description: string | null;
+  quantity: Numeric;
+  catalogPrice: Numeric;
+  priceOverride: Numeric | null;
+  setupFee: Numeric;
+  included: Generated<boolean>;
+  discountKind: string | null;
+  discountValue: Numeric | null;
+}
+
+export interface SubscriptionCouponsTable {
+  subscriptionId: number;
+  couponCode: string;
+  periodsUsed: Generated<number>;
+}
+
+export interface InvoicesTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  invoiceNumber: number;
+  status: 'Draft' | 'Posted' | 'Void';
+  currency: string;
+  terms: string;
+  poNumber: string | null;
+  effectiveAt: Timestamp;
+  postedAt: Date | null;
+  dueAt: Timestamp;
+  subtotal: Numeric;
+  totalDiscount: Numeric;
+  totalTaxes: Numeric;
+  total: Numeric;
+  createdAt: Generated<Date>;
+}
+
+export interface InvoiceChargesTable {
+  id: Generated<number>;
+  invoiceId: number;
+  subscriptionId: number | null;
+  position: number;
+  kind: string;
+  productCode: string;
+  name: string;
+  description: string | null;
+  quantity: Numeric;
+  unitPrice: Numeric;
+  proratedUnitPrice: Numeric;
+  amount: Numeric;
+  taxableAmount: Numeric;
+  startServiceDate: ColumnType<string, string, string>;
+  endServiceDate: ColumnType<string, string, string>;
+  discounts: ColumnType<Array<{ name: string; amount: string }>, string, string>;
+}
+
+export interface InvoiceTaxesTable {
+  invoiceId: number;
+  position: number;
+  name: string;
+  rate: Numeric;
+  amount: Numeric;
+}
+
+export interface LedgerAllocationsTable {
+  id: Generated<number>;
+  accountId: number;
+  sourceEntryId: number;
+  invoiceEntryId: number;
+  amount: Numeric;
+  createdAt: Generated<Date>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   customers: CustomersTable;
@@ -227,6 +362,15 @@ export interface Database {
   rateLimitCounters: RateLimitCountersTable;
   customerEmailPreferences: CustomerEmailPreferencesTable;
   paymentMethods: PaymentMethodsTable;
+  plans: PlansTable;
+  planFrequencies: PlanFrequenciesTable;
+  subscriptions: SubscriptionsTable;
+  subscriptionProducts: SubscriptionProductsTable;
+  subscriptionCoupons: SubscriptionCouponsTable;
+  invoices: InvoicesTable;
+  invoiceCharges: InvoiceChargesTable;
+  invoiceTaxes: InvoiceTaxesTable;
+  ledgerAllocations: LedgerAllocationsTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

@@ -17,6 +17,7 @@ const EnabledInput = z
   .union([z.boolean(), z.null(), z.string().trim().toLowerCase().pipe(z.enum(['true', 'false', 'null']))], {
     error: 'must be true, false or null (account default)',
   })
+  .describe('true, false, or null = the account default (also the strings "true", "false", "null"; left out = null)')
   .optional()
   .transform((value): boolean | null => (value === true || value === 'true' ? true : value === false || value === 'false' ? false : null));
 

@@ -160,7 +160,7 @@ describe('billing settings', () => {
     const account = await t.newAccount();
     const created = await t.call('POST', '/v1/customers', { lastName: 'Filterable' }, { as: account });
     const id = created.json().id;
-    await t.call('PUT', '/v1/customers', { ...created.json(), reference: 'REF-42' }, { as: account });
+    await t.call('PUT', '/v1/customers', { ...(created.json() as Record<string, unknown>), reference: 'REF-42' }, { as: account });
     const list = await t.call('GET', '/v1/customers?query=Reference:REF-42', undefined, { as: account });
     expect(list.json().map((c: { id: number }) => c.id)).toEqual([id]);
   });

@@ -7,7 +7,7 @@ describe('catalogue file', () => {
     const catalog = loadCatalog(DEMO_CATALOG_PATH);
     expect(catalog.currencies.default).toBe('USD');
     expect(catalog.plans.map((p) => p.code)).toEqual(['BASIC', 'PRO']);
-    expect(catalog.plans[0]!.frequencies[0]!.charges[0]).toEqual({ currency: 'USD', amount: '19.99' });
+    expect(catalog.plans[0]!.frequencies[0]!.prices[0]!.charges[0]).toEqual({ currency: 'USD', amount: '19.99' });
     expect(catalog.defaults.term).toBe('Net0');
     expect(catalog.rateLimits).toEqual({ perMinute: 1000, perDay: 180000 });
   });

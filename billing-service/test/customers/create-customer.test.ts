@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
-import { createCustomer, everyFieldCustomer } from './customer-fixtures.js';
+import { basicAuth, errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createCustomer, customerTestCatalog, everyFieldCustomer } from './customer-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ catalog: customerTestCatalog() });
 });
 afterAll(async () => t?.close());
 
@@ -373,7 +373,7 @@ describe('POST /v1/customers: what is refused', () => {
   });
 
   it('requires a currency, among the allowed ones, when the account bills in several', async () => {
-    const twoCurrencies = await t.buildAnotherApp(testCatalog({ currencies: { default: 'USD', allowed: ['USD', 'CAD'] } }));
+    const twoCurrencies = await t.buildAnotherApp(customerTestCatalog({ currencies: { default: 'USD', allowed: ['USD', 'CAD'] } }));
     const post = (body: unknown) =>
       twoCurrencies.inject({
         method: 'POST',

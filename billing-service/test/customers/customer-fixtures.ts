@@ -1,5 +1,20 @@
 import { expect } from 'vitest';
-import type { TestAccount, TestApp } from '../helpers/test-app.js';
+import type { Catalog } from '../../src/catalog/schema.js';
+import { testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * The test catalogue (one currency, USD) with the sales tracking codes these
+ * tests name pinned, so a change to the demo catalogue does not move them.
+ */
+export function customerTestCatalog(overrides: Record<string, unknown> = {}): Catalog {
+  return testCatalog({
+    salesTrackingCodes: [
+      { type: 'Sales Tracking Code 1', codes: [{ code: 'WEB', name: 'Web shop' }, { code: 'PARTNER', name: 'Partner referral' }] },
+      { type: 'Region', codes: [{ code: 'EAST', name: 'East' }, { code: 'WEST', name: 'West' }] },
+    ],
+    ...overrides,
+  });
+}
 
 /** Creates a customer through the API and returns the body; fails the test on anything but 200. */
 export async function createCustomer(t: TestApp, body: Record<string, unknown> = {}, as?: TestAccount) {

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createCustomer } from './customer-fixtures.js';
+import { createCustomer, customerTestCatalog } from './customer-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // the account's grace period, which the suspension countdown starts from
+  const catalog = customerTestCatalog();
+  t = await startTestApp({ catalog: customerTestCatalog({ defaults: { ...catalog.defaults, customerGracePeriod: 7 } }) });
 });
 afterAll(async () => t?.close());
 

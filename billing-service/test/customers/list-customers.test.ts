@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
-import { createCustomer } from './customer-fixtures.js';
+import { basicAuth, errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
+import { createCustomer, customerTestCatalog } from './customer-fixtures.js';
 
 let t: TestApp;
 /** The account whose five customers every test here lists. */
@@ -10,7 +10,7 @@ const ids: Record<string, number> = {};
 const letterOf = new Map<number, string>();
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ catalog: customerTestCatalog() });
   shop = await t.newAccount();
   const seed: Record<string, Record<string, unknown>> = {
     A: {
@@ -132,6 +132,28 @@ describe('GET /v1/customers: filters', () => {
     ['Title:[empty]', ['C']],
   ])('%s', async (query, expected) => {
     expect(await letters(query)).toEqual(expected);
+  });
+
+  it('filters on CurrencyId (ISO numeric code) in an account billing in two currencies', async () => {
+    const app = await t.buildAnotherApp(customerTestCatalog({ currencies: { default: 'USD', allowed: ['USD', 'CAD'] } }));
+    const account = await t.newAccount();
+    const call = (method: 'GET' | 'POST', url: string, body?: unknown) =>
+      app.inject({
+        method,
+        url,
+        headers: { authorization: basicAuth(account.apiKey), ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
+    const usd = (await call('POST', '/v1/customers', { firstName: 'Dollar', currency: 'USD' })).json();
+    const cad = (await call('POST', '/v1/customers', { firstName: 'Loonie', currency: 'CAD' })).json();
+    const idsFor = async (query: string) => {
+      const res = await call('GET', `/v1/customers?query=${query}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().map((c: { id: number }) => c.id);
+    };
+    expect(await idsFor('CurrencyId:124')).toEqual([cad.id]);
+    expect(await idsFor('CurrencyId:840')).toEqual([usd.id]);
+    expect(await idsFor('CurrencyId:840,124')).toEqual([usd.id, cad.id]);
   });
 
   it('filters on ParentId', async () => {

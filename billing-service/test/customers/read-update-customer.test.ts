@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
-import { createCustomer, everyFieldCustomer } from './customer-fixtures.js';
+import { createCustomer, customerTestCatalog, everyFieldCustomer } from './customer-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ catalog: customerTestCatalog() });
 });
 afterAll(async () => t?.close());
 

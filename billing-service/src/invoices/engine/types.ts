@@ -1,0 +1,154 @@
+import type { Decimal } from 'decimal.js';
+import type { TERMS } from '../../catalog/schema.js';
+
+/** Payment terms of a customer (catalog `TERMS`): Net0 … Net90, MFI1. */
+export type Term = (typeof TERMS)[number];
+
+/** Billing interval of a plan frequency. */
+export type Interval = 'Monthly' | 'Yearly';
+
+/** One product of a subscription, as the engine bills it. All money values are decimals, never floats. */
+export interface EngineProduct {
+  productCode: string;
+  name: string;
+  description?: string | null;
+  /** Units; 0 or more. */
+  quantity: Decimal;
+  /** Recurring charge per period, per unit, after any price override; 0 or more. */
+  unitPrice: Decimal;
+  /** Per unit, charged on the first invoice only (never prorated, never discounted). null/undefined/0 = no setup fee line. */
+  setupFee?: Decimal | null;
+  /** false = the product is not charged at all (no recurring line, no setup fee line). */
+  included: boolean;
+  /**
+   * Product-level discount per period on the recurring line: Percentage of the line amount
+   * (value 10 = 10 %), or Amount off the line (prorated like the line on a prorated partial period).
+   */
+  discount?: { kind: 'Percentage' | 'Amount'; value: Decimal } | null;
+}
+
+/** A coupon attached to a subscription. */
+export interface EngineCoupon {
+  code: string;
+  name?: string | null;
+  /** Percentage: value 10 = 10 % of each recurring line; Amount: value off the subscription's recurring lines per invoice. */
+  kind: 'Percentage' | 'Amount';
+  value: Decimal;
+  /** Once = first invoice only; Periods = while periodsUsed < periods; Forever = always. */
+  duration: 'Once' | 'Periods' | 'Forever';
+  /** Required (integer ≥ 1) when duration is Periods. */
+  periods?: number | null;
+  /** How many invoices already applied it. */
+  periodsUsed: number;
+}
+
+/** A subscription to bill for the period starting at `periodStart`. */
+export interface EngineSubscription {
+  subscriptionId: number;
+  name: string;
+  interval: Interval;
+  /** Integer ≥ 1: a period is numberOfIntervals months (Monthly) or years (Yearly). */
+  numberOfIntervals: number;
+  /** Whether a partial (SpecifiedDate) first period is prorated. */
+  isProrated: boolean;
+  products: EngineProduct[];
+  coupons: EngineCoupon[];
+  /** Setup fees apply. */
+  isFirstInvoice: boolean;
+  /** YYYY-MM-DD, UTC date the period being billed starts. */
+  periodStart: string;
+  /**
+   * Anniversary periods only: the day of month the anniversary falls on, remembered across clamped
+   * months (activated Jan 31 → anchorDay 31, so the period starting Feb 28 ends Mar 31).
+   * Default: the day of `periodStart`. Must be ≥ that day, and > it only when periodStart is the
+   * last day of its month.
+   */
+  anchorDay?: number | null;
+}
+
+/** A billing period configuration (spec "Billing period configuration") for one interval. */
+export interface BillingPeriodRule {
+  type: 'CustomerActivation' | 'FirstSubscriptionActivation' | 'SpecifiedDate';
+  rule: 'SingleInvoice' | 'MultipleInvoices' | 'OneInvoicePerDay' | 'Prompt';
+  /** 1-31, SpecifiedDate only (required there); clamped to the month length. */
+  day?: number | null;
+  /** 1-12, SpecifiedDate with Yearly only (required there). */
+  month?: number | null;
+}
+
+/** Everything the engine needs; the caller resolves settings (account defaults, tax address) first. */
+export interface EngineInput {
+  /** ISO 4217 code; amounts are rounded to its minor unit. */
+  currency: string;
+  /** YYYY-MM-DD: the invoice date. */
+  effectiveDate: string;
+  subscriptions: EngineSubscription[];
+  /** Missing = CustomerActivation + SingleInvoice. */
+  billingPeriods: { Monthly?: BillingPeriodRule; Yearly?: BillingPeriodRule };
+  /** Already chosen for the taxation address; empty when tax exempt. rate 0.05 = 5 %. */
+  taxRates: Array<{ name: string; rate: Decimal }>;
+  term: Term;
+  showZeroDollarCharges: boolean;
+  rollUpTaxes: boolean;
+  rollUpDiscounts: boolean;
+}
+
+/** One discount on a charge line. */
+export interface DraftDiscount {
+  name: string;
+  /** Rounded to the minor unit; > 0. */
+  amount: Decimal;
+}
+
+/** One invoice line. */
+export interface DraftCharge {
+  subscriptionId: number;
+  productCode: string;
+  kind: 'Recurring' | 'SetupFee';
+  name: string;
+  description: string | null;
+  quantity: Decimal;
+  unitPrice: Decimal;
+  /** unitPrice × proration factor, unrounded (40 significant digits); = unitPrice when not prorated. */
+  proratedUnitPrice: Decimal;
+  /** quantity × proratedUnitPrice, rounded once to the minor unit. */
+  amount: Decimal;
+  discounts: DraftDiscount[];
+  /** amount − its discounts, never below 0. */
+  taxableAmount: Decimal;
+  /** YYYY-MM-DD, the period start. */
+  startServiceDate: string;
+  /** YYYY-MM-DD, exclusive end = next period start. */
+  endServiceDate: string;
+}
+
+/** One tax line of an invoice. */
+export interface DraftTax {
+  name: string;
+  rate: Decimal;
+  /** Invoice taxable amount × rate, rounded once to the minor unit. */
+  amount: Decimal;
+}
+
+/** An invoice as computed, before it is stored or posted. */
+export interface DraftInvoice {
+  currency: string;
+  effectiveDate: string;
+  dueDate: string;
+  /** Ascending. */
+  subscriptionIds: number[];
+  charges: DraftCharge[];
+  /** Σ amount. */
+  subtotal: Decimal;
+  /** Σ of every line's discounts. */
+  totalDiscount: Decimal;
+  taxes: DraftTax[];
+  /** Σ taxes. */
+  totalTaxes: Decimal;
+  /** subtotal − totalDiscount + totalTaxes. */
+  total: Decimal;
+  /** Per subscription: where the next period starts (= endServiceDate of its recurring lines). */
+  nextPeriodStart: Record<number, string>;
+  /** Per subscription: codes of the coupons applied on this invoice (the caller adds 1 to their periodsUsed). */
+  couponsApplied: Record<number, string[]>;
+}

@@ -1,0 +1,39 @@
+import type { Selectable } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import type { PlanFrequenciesTable, PlansTable } from '../db/schema.js';
+
+export type PlanRow = Selectable<PlansTable>;
+export type PlanFrequencyRow = Selectable<PlanFrequenciesTable>;
+
+export function selectPlans(db: Queryable) {
+  return db.selectFrom('plans').selectAll('plans');
+}
+
+export async function findPlan(db: Queryable, id: number): Promise<PlanRow | undefined> {
+  return selectPlans(db).where('plans.id', '=', id).executeTakeFirst();
+}
+
+export async function findFrequenciesOfPlans(db: Queryable, planIds: number[]): Promise<PlanFrequencyRow[]> {
+  if (planIds.length === 0) return [];
+  return db.selectFrom('planFrequencies').selectAll().where('planId', 'in', planIds).orderBy('id').execute();
+}
+
+export async function findPlanFrequency(db: Queryable, id: number): Promise<{ frequency: PlanFrequencyRow; plan: PlanRow } | undefined> {
+  const frequency = await db.selectFrom('planFrequencies').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!frequency) return undefined;
+  const plan = await findPlan(db, frequency.planId);
+  return plan ? { frequency, plan } : undefined;
+}
+
+/** How many of the account's subscriptions use each frequency. */
+export async function countSubscriptionsByFrequency(db: Queryable, accountId: number, frequencyIds: number[]): Promise<Map<number, number>> {
+  if (frequencyIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select(['planFrequencyId', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('accountId', '=', accountId)
+    .where('planFrequencyId', 'in', frequencyIds)
+    .groupBy('planFrequencyId')
+    .execute();
+  return new Map(rows.map((r) => [r.planFrequencyId, Number(r.n)]));
+}

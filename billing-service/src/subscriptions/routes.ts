@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { customerExists } from '../customers/repository.js';
+import { CustomerIdParams } from '../customers/schemas.js';
+import { ApiError } from '../http/errors.js';
+import { ListQuerystring, listRoute } from '../http/list-route.js';
+import type { ListField } from '../http/lists/index.js';
+import { selectSubscriptions } from './repository.js';
+import { CreateSubscriptionBody, SubscriptionIdParams, SubscriptionResponse, SUBSCRIPTION_STATUSES, UpdateSubscriptionBody } from './schemas.js';
+import { createSubscription, getSubscription, toSubscriptionResponses, updateSubscription } from './service.js';
+
+const tags = ['Subscriptions'];
+const subscriptionListFields: ListField[] = [
+  { name: 'Status', type: 'enum', values: SUBSCRIPTION_STATUSES, expression: sql.ref('subscriptions.status') },
+  { name: 'PlanCode', type: 'string', expression: sql.ref('plans.code') },
+  { name: 'PlanName', type: 'string', expression: sql.ref('plans.name') },
+  { name: 'Name', type: 'string', expression: sql.ref('subscriptions.name') },
+  { name: 'Reference', type: 'string', expression: sql.ref('subscriptions.reference') },
+  { name: 'CreatedTimestamp', type: 'date', expression: sql.ref('subscriptions.createdAt') },
+  { name: 'ActivatedTimestamp', type: 'date', expression: sql.ref('subscriptions.activatedAt') },
+  { name: 'Id', type: 'integer', expression: sql.ref('subscriptions.id') },
+];
+
+export async function subscriptionRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/v1/subscriptions', {
+    schema: { tags, summary: 'Create a Draft subscription of a plan frequency', body: CreateSubscriptionBody, response: { 200: SubscriptionResponse } },
+    handler: async (request) => createSubscription(app.ctx, request.caller, request.body),
+  });
+
+  app.get('/v1/subscriptions/:subscriptionId', {
+    schema: { tags, summary: 'Read one subscription', params: SubscriptionIdParams, response: { 200: SubscriptionResponse } },
+    handler: async (request) => getSubscription(app.ctx, request.caller, request.params.subscriptionId),
+  });
+
+  app.put('/v1/subscriptions', {
+    schema: { tags, summary: 'Replace a subscription\'s customisation (read, modify, send back)', body: UpdateSubscriptionBody, response: { 200: SubscriptionResponse } },
+    handler: async (request) => updateSubscription(app.ctx, request.caller, request.body),
+  });
+
+  app.get('/v1/customers/:customerId/subscriptions', {
+    schema: { tags, summary: "List a customer's subscriptions", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(SubscriptionResponse) } },
+    handler: async (request, reply) => {
+      const { customerId } = request.params;
+      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+      const rows = await listRoute(request, reply, {
+        fields: subscriptionListFields,
+        defaultSort: { field: 'Id', order: 'Ascending' },
+        baseQuery: selectSubscriptions(app.ctx.db, request.caller.accountId).where('subscriptions.customerId', '=', customerId),
+        idColumn: 'subscriptions.id',
+        toResponse: (row) => row,
+      });
+      return toSubscriptionResponses(app.ctx.db, app.ctx.catalog, app.ctx.uris, rows);
+    },
+  });
+}

@@ -1,0 +1,267 @@
+import { recordChange } from '../audit/audit-log.js';
+import type { Catalog } from '../catalog/schema.js';
+import { lockCustomer } from '../customers/repository.js';
+import type { Queryable } from '../db/database.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import type { UriBuilder } from '../http/uri.js';
+import { money, toJsonAmount } from '../money/money.js';
+import { findPlanFrequency } from '../plans/repository.js';
+import { recurringRevenue } from './recurring-revenue.js';
+import {
+  findCoupons,
+  findProducts,
+  findSubscription,
+  hasPostedInvoices,
+  insertProducts,
+  insertSubscription,
+  lockSubscription,
+  replaceCoupons,
+  updateProduct,
+  updateSubscriptionRow,
+  type SubscriptionProductRow,
+  type SubscriptionWithPlan,
+} from './repository.js';
+import type { CreateSubscriptionInput, SubscriptionResponse, UpdateSubscriptionInput } from './schemas.js';
+
+type Frequency = { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number };
+
+/** The price a product is billed at: the override when set, else the catalogue price. */
+export function effectiveUnitPrice(product: Pick<SubscriptionProductRow, 'priceOverride' | 'catalogPrice'>): string {
+  return product.priceOverride ?? product.catalogPrice;
+}
+
+export function revenueOf(products: SubscriptionProductRow[], frequency: Frequency, currency: string) {
+  return recurringRevenue(
+    products.map((p) => ({
+      quantity: p.quantity,
+      unitPrice: effectiveUnitPrice(p),
+      included: p.included,
+      discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: p.discountValue ?? '0' } : null,
+    })),
+    frequency,
+    currency,
+  );
+}
+
+/** Subscriptions as the API returns them, with products, coupons and posted-invoice flags in three queries. */
+export async function toSubscriptionResponses(
+  db: Queryable,
+  catalog: Catalog,
+  uris: UriBuilder,
+  subscriptions: SubscriptionWithPlan[],
+): Promise<SubscriptionResponse[]> {
+  const ids = subscriptions.map((s) => s.id);
+  const [products, coupons, posted] = await Promise.all([findProducts(db, ids), findCoupons(db, ids), hasPostedInvoices(db, ids)]);
+  return subscriptions.map((s) => {
+    const uri = uris.resource('subscriptions', s.id);
+    const own = products.filter((p) => p.subscriptionId === s.id);
+    const revenue = revenueOf(own, s, s.currency);
+    const date = (d: Date | null) => d?.toISOString() ?? null;
+    return {
+      customerId: s.customerId,
+      planFrequency: { id: s.planFrequencyId, interval: s.interval, numberOfIntervals: s.numberOfIntervals, isProrated: s.isProrated, uri: uris.resource('planFrequencies', s.planFrequencyId) },
+      planCode: s.planCode,
+      planName: s.planName,
+      planDescription: s.planDescription,
+      planReference: s.planReference,
+      status: s.status as SubscriptionResponse['status'],
+      reference: s.reference,
+      subscriptionOverride: { name: s.name === s.planName ? null : s.name, description: s.description },
+      hasPostedInvoice: posted.has(s.id),
+      createdTimestamp: s.createdAt.toISOString(),
+      activatedTimestamp: date(s.activatedAt),
+      provisionedTimestamp: date(s.activatedAt),
+      nextPeriodStartDate: s.nextPeriodStart,
+      scheduledActivationTimestamp: null,
+      subscriptionProducts: own.map((p) => ({
+        subscriptionId: s.id,
+        productCode: p.productCode,
+        productName: p.name,
+        productDescription: p.description,
+        quantity: toJsonAmount(p.quantity),
+        isIncluded: p.included,
+        unitPrice: toJsonAmount(p.catalogPrice),
+        priceOverride: p.priceOverride === null ? null : toJsonAmount(p.priceOverride),
+        setupFee: toJsonAmount(p.setupFee),
+        discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: toJsonAmount(p.discountValue) } : null,
+        amount: toJsonAmount(p.included ? money(p.quantity).times(effectiveUnitPrice(p)) : money(0)),
+        id: p.id,
+        uri: `${uri}/subscriptionProducts/${p.id}`,
+      })),
+      remainingInterval: null,
+      openSubscriptionPeriodEndDate: s.status === 'Active' ? s.nextPeriodStart : null,
+      coupons: coupons
+        .filter((c) => c.subscriptionId === s.id)
+        .map((c) => {
+          const coupon = catalog.coupons.find((k) => k.code === c.couponCode);
+          const remaining = coupon?.duration === 'Periods' ? Math.max(0, (coupon.periods ?? 0) - c.periodsUsed) : coupon?.duration === 'Once' ? Math.max(0, 1 - c.periodsUsed) : null;
+          return { code: c.couponCode, name: coupon?.name ?? null, periodsUsed: c.periodsUsed, remainingPeriods: remaining };
+        }),
+      monthlyRecurringRevenue: toJsonAmount(revenue.gross),
+      netMonthlyRecurringRevenue: toJsonAmount(revenue.net),
+      amount: toJsonAmount(revenue.perPeriod),
+      currency: s.currency,
+      contractStartTimestamp: date(s.contractStartAt),
+      contractEndTimestamp: date(s.contractEndAt),
+      expiredTimestamp: date(s.expiresAt),
+      cancellationTimestamp: date(s.cancelledAt),
+      id: s.id,
+      uri,
+    };
+  });
+}
+
+export async function getSubscription(ctx: AppContext, caller: Caller, id: number): Promise<SubscriptionResponse> {
+  const row = await findSubscription(ctx.db, caller.accountId, id);
+  if (!row) throw ApiError.notFound('subscription', id);
+  const [response] = await toSubscriptionResponses(ctx.db, ctx.catalog, ctx.uris, [row]);
+  return response!;
+}
+
+/** A Draft subscription of a plan frequency, its products copied from the plan at the customer's currency. */
+export async function createSubscription(ctx: AppContext, caller: Caller, input: CreateSubscriptionInput): Promise<SubscriptionResponse> {
+  const found = await findPlanFrequency(ctx.db, input.planFrequencyId);
+  if (!found || found.frequency.status !== 'Active' || found.plan.status !== 'Active') {
+    throw ApiError.badRequest(`no active plan frequency with id ${input.planFrequencyId}`, 'planFrequencyId');
+  }
+  const { frequency, plan } = found;
+  if (input.code != null && input.code.toLowerCase() !== plan.code.toLowerCase()) {
+    throw ApiError.badRequest(`plan frequency ${frequency.id} belongs to plan ${plan.code}, not ${input.code}`, 'code');
+  }
+  const id = await ctx.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomer(trx, caller.accountId, input.customerId);
+    if (!customer) throw ApiError.notFound('customer', input.customerId);
+    if (customer.status === 'Cancelled') throw ApiError.badRequest('a cancelled customer cannot get new subscriptions', 'customerId');
+    if (!frequency.charges.some((c) => c.currency === customer.currency)) {
+      throw ApiError.badRequest(`plan ${plan.code} is not offered in ${customer.currency}, the customer's currency`, 'planFrequencyId');
+    }
+    const subscriptionId = await insertSubscription(trx, {
+      accountId: caller.accountId,
+      customerId: customer.id,
+      planFrequencyId: frequency.id,
+      code: plan.code,
+      name: input.name ?? plan.name,
+      description: null,
+      reference: input.reference ?? null,
+      currency: customer.currency,
+      contractStartAt: null,
+      contractEndAt: null,
+      expiresAt: null,
+      activatedAt: null,
+      suspendedAt: null,
+      cancelledAt: null,
+      cancellationOption: null,
+      modifiedAt: new Date(),
+    });
+    // Each product at its catalogue price for this frequency and the customer's currency.
+    const unitAmount = (list: Array<{ currency: string; amount: string }> | undefined) =>
+      list?.find((a) => a.currency === customer.currency)?.amount ?? '0';
+    await insertProducts(
+      trx,
+      plan.products.map((p, position) => {
+        const price = frequency.prices.find((x) => x.product === p.code);
+        return {
+          subscriptionId,
+          position,
+          productCode: p.code,
+          name: p.name,
+          description: p.description ?? null,
+          quantity: String(p.quantity),
+          catalogPrice: unitAmount(price?.charges),
+          setupFee: unitAmount(price?.setupFees),
+          priceOverride: null,
+          discountKind: null,
+          discountValue: null,
+        };
+      }),
+    );
+    await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'create', changes: { ...input } });
+    return subscriptionId;
+  });
+  return getSubscription(ctx, caller, id);
+}
+
+/** Status changes belong to the customer lifecycle; PUT keeps the status as it is. */
+function assertSubscriptionStatusUnchanged(from: string, to: string) {
+  if (from === to) return;
+  throw ApiError.badRequest(
+    `status cannot change from ${from} to ${to} through PUT; subscriptions follow their customer (POST /v1/customeractivation, /v1/customerhold, /v1/customercancellation)`,
+    'status',
+  );
+}
+
+/**
+ * Full replacement of what a subscription customises: name and description,
+ * reference, contract and expiry dates, and per product quantity, price
+ * override, inclusion and discount, and the coupon list. Products left out of
+ * the list return to the plan's defaults (PUT does not preserve omitted fields).
+ */
+export async function updateSubscription(ctx: AppContext, caller: Caller, input: UpdateSubscriptionInput): Promise<SubscriptionResponse> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const current = await lockSubscription(trx, caller.accountId, input.id);
+    if (!current) throw ApiError.notFound('subscription', input.id);
+    if (input.customerId != null && input.customerId !== current.customerId) {
+      throw ApiError.badRequest('a subscription cannot move to another customer', 'customerId');
+    }
+    assertSubscriptionStatusUnchanged(current.status, input.status);
+    if (current.status === 'Cancelled') throw ApiError.badRequest('a cancelled subscription cannot change');
+
+    const couponCodes = resolveCoupons(ctx.catalog, input.coupons ?? [], current.currency);
+    const products = await findProducts(trx, [current.id]);
+    const given = input.subscriptionProducts ?? [];
+    given.forEach((p, i) => {
+      if (!products.some((existing) => existing.id === p.id)) {
+        throw ApiError.badRequest(`subscription ${current.id} has no product ${p.id}`, `subscriptionProducts[${i}].id`);
+      }
+      if (given.findIndex((other) => other.id === p.id) !== i) {
+        throw ApiError.badRequest(`product ${p.id} is listed twice`, `subscriptionProducts[${i}].id`);
+      }
+    });
+    const found = await findPlanFrequency(trx, current.planFrequencyId);
+    const planQuantity = (code: string) => found?.plan.products.find((p) => p.code === code)?.quantity ?? 1;
+    for (const product of products) {
+      const change = given.find((p) => p.id === product.id);
+      await updateProduct(trx, product.id, {
+        quantity: change?.quantity ?? String(planQuantity(product.productCode)),
+        included: change?.isIncluded ?? true,
+        priceOverride: change?.priceOverride ?? null,
+        discountKind: change?.discount?.type ?? null,
+        discountValue: change?.discount?.amount ?? null,
+      });
+    }
+    await replaceCoupons(trx, current.id, couponCodes);
+    const contractStart = input.contractStartTimestamp ? new Date(input.contractStartTimestamp) : null;
+    const contractEnd = input.contractEndTimestamp ? new Date(input.contractEndTimestamp) : null;
+    if (contractStart && contractEnd && contractEnd <= contractStart) {
+      throw ApiError.badRequest('must be after contractStartTimestamp', 'contractEndTimestamp');
+    }
+    await updateSubscriptionRow(trx, current.id, {
+      name: input.subscriptionOverride?.name ?? found?.plan.name ?? current.name,
+      description: input.subscriptionOverride?.description ?? null,
+      reference: input.reference ?? null,
+      contractStartAt: contractStart,
+      contractEndAt: contractEnd,
+      expiresAt: input.expiredTimestamp ? new Date(input.expiredTimestamp) : null,
+      modifiedAt: new Date(),
+    });
+    await recordChange(trx, caller, { entityType: 'Subscription', entityId: current.id, action: 'update', changes: { ...input } });
+  });
+  return getSubscription(ctx, caller, input.id);
+}
+
+/** Coupon codes must exist in the catalogue; an amount coupon must be in the subscription's currency. */
+function resolveCoupons(catalog: Catalog, coupons: ReadonlyArray<{ code: string }>, currency: string): string[] {
+  const codes: string[] = [];
+  coupons.forEach((given, i) => {
+    const coupon = catalog.coupons.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
+    if (!coupon) throw ApiError.badRequest(`unknown coupon code "${given.code}"`, `coupons[${i}].code`);
+    if (coupon.kind === 'Amount' && coupon.currency && coupon.currency !== currency) {
+      throw ApiError.badRequest(`coupon ${coupon.code} is in ${coupon.currency}, the subscription in ${currency}`, `coupons[${i}].code`);
+    }
+    if (codes.includes(coupon.code)) throw ApiError.badRequest(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`);
+    codes.push(coupon.code);
+  });
+  return codes;
+}
