@@ -57,6 +57,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Bodies are JSON only (the spec requires Content-Type: application/json); anything else is 415.
   app.removeContentTypeParser('text/plain');
+  // An empty body with Content-Type: application/json (many clients send the header on
+  // every request, DELETE included) is no body, not malformed JSON.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Catalog } from '../catalog/schema.js';
 import { findCurrency } from '../catalog/currencies.js';
 import type { ListField } from '../http/lists/index.js';
+import { customerAccountStatusSql } from '../ledger/balances.js';
 import {
   ACCOUNT_STATUSES,
   ACCOUNTING_LATCH_TYPES,
@@ -25,7 +26,7 @@ export function customerListFields(catalog: Catalog): ListField[] {
     catalog.currencies.allowed.map((code) => [String(findCurrency(code)?.numericCode ?? code), code]),
   );
   return [
-    { name: 'AccountStatus', type: 'enum', values: ACCOUNT_STATUSES, expression: column('customerAccountStatus') },
+    { name: 'AccountStatus', type: 'enum', values: ACCOUNT_STATUSES, expression: customerAccountStatusSql },
     text('CompanyName', column('companyName')),
     { name: 'CreatedTimestamp', type: 'date', expression: column('createdAt') },
     // CurrencyId takes the ISO 4217 numeric code (840 = USD); Currency the letter code.

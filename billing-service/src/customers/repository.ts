@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { customerAccountStatusSql } from '../ledger/balances.js';
 import type {
   AddressesTable,
   CustomerAcquisitionsTable,
@@ -44,6 +45,7 @@ export function selectCustomerRecords(db: Queryable, accountId: number) {
     .leftJoin('customerAcquisitions', 'customerAcquisitions.customerId', 'customers.id')
     .selectAll('customers')
     .select([
+      customerAccountStatusSql.as('customerAccountStatus'),
       'customerReferences.reference1',
       'customerReferences.reference2',
       'customerReferences.reference3',

@@ -4,7 +4,7 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { countryByAlpha2, stateByCode } from '../geo/countries.js';
-import { accountStatusFrom, customerBalances } from '../ledger/balances.js';
+import { customerBalances } from '../ledger/balances.js';
 import { money, toJsonAmount } from '../money/money.js';
 import {
   customerDisplayName,
@@ -137,7 +137,7 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
         if (input.parentId === input.id) throw ApiError.badRequest('a customer cannot be its own parent', 'parentId');
         await assertParentExists(trx, caller, input.parentId);
       }
-      const next = { ...customerColumns(input), portalUserName };
+      const next = { ...customerColumns(input), portalUserName, erpCustomerType: input.companyName ? 'Company' : 'Individual' };
       const changes = diffFields(current, next);
       await updateCustomerRow(trx, caller.accountId, input.id, { ...next, modifiedAt: new Date() });
       await writeReferenceAndAcquisition(trx, input.id, input.customerReference, codes, input.customerAcquisition);
@@ -163,7 +163,7 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
   ]);
   const customer = toCustomerResponse(record, ctx.uris);
   const now = new Date();
-  const accountStatus = accountStatusFrom(balances, now);
+  const accountStatus = customer.customerAccountStatus;
   return {
     id: record.id,
     uri: ctx.uris.resource('customers', `${record.id}/overview`),

@@ -7,11 +7,33 @@ import { ApiError, fieldKey } from './errors.js';
  * ApiError listing every problem keyed by its field path, so the error handler
  * needs no special case for it.
  */
-export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema }) => (data) => {
+export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => (data) => {
+  if (httpPart === 'body' && (data === undefined || data === null)) {
+    return { error: ApiError.badRequest('a JSON body is required') };
+  }
+  // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
+  const nulAt = findNulCharacter(data, []);
+  if (nulAt) return { error: ApiError.badRequest('must not contain the NUL character', fieldKey(nulAt)) };
   const result = schema.safeParse(data);
   if (result.success) return { value: result.data };
   return { error: validationError(result.error.issues) };
 };
+
+function findNulCharacter(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNulCharacter(value[i], [...path, i]);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      const found = findNulCharacter(child, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
 
 export function validationError(issues: z.core.$ZodIssue[]): ApiError {
   const errors: Array<{ Key: string; Value: string }> = [];

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { isStorableId } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { PlanFrequenciesTable, PlansTable } from '../db/schema.js';
 
@@ -10,6 +11,7 @@ export function selectPlans(db: Queryable) {
 }
 
 export async function findPlan(db: Queryable, id: number): Promise<PlanRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return selectPlans(db).where('plans.id', '=', id).executeTakeFirst();
 }
 
@@ -19,6 +21,7 @@ export async function findFrequenciesOfPlans(db: Queryable, planIds: number[]): 
 }
 
 export async function findPlanFrequency(db: Queryable, id: number): Promise<{ frequency: PlanFrequencyRow; plan: PlanRow } | undefined> {
+  if (!isStorableId(id)) return undefined;
   const frequency = await db.selectFrom('planFrequencies').selectAll().where('id', '=', id).executeTakeFirst();
   if (!frequency) return undefined;
   const plan = await findPlan(db, frequency.planId);

@@ -1,0 +1,99 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import { money, type Money } from '../money/money.js';
+
+export type AllocationOrder = 'OldestToNewest' | 'NewestToOldest';
+
+export interface Allocation {
+  sourceEntryId: number;
+  invoiceEntryId: number;
+  invoiceId: number | null;
+  amount: Money;
+}
+
+/**
+ * Applies a customer's available funds (unallocated payments and credits, oldest
+ * first) to its open posted invoices (oldest due first, or newest first), until
+ * one side runs out. Rows are locked, so concurrent calls for one customer
+ * serialize and never allocate the same money twice. Call inside a transaction.
+ */
+export async function allocateAvailableFunds(
+  db: Queryable,
+  accountId: number,
+  customerId: number,
+  order: AllocationOrder = 'OldestToNewest',
+  onlySourceEntryId?: number,
+): Promise<Allocation[]> {
+  const entries = await db
+    .selectFrom('ledgerEntries')
+    .select(['id', 'entryType', 'openAmount', 'invoiceId', 'dueAt', 'effectiveAt'])
+    .where('customerId', '=', customerId)
+    .where('accountId', '=', accountId)
+    .where('openAmount', '>', '0')
+    .where('entryType', 'in', ['payment', 'credit', 'invoice'])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const sources = entries
+    .filter((e) => e.entryType !== 'invoice' && (onlySourceEntryId === undefined || e.id === onlySourceEntryId))
+    .map((e) => ({ ...e, open: money(e.openAmount) }));
+  const invoices = entries
+    .filter((e) => e.entryType === 'invoice')
+    .map((e) => ({ ...e, open: money(e.openAmount) }))
+    .sort((a, b) => {
+      const byDue = (a.dueAt?.getTime() ?? 0) - (b.dueAt?.getTime() ?? 0) || a.id - b.id;
+      return order === 'OldestToNewest' ? byDue : -byDue;
+    });
+  return applyFunds(db, accountId, sources, invoices);
+}
+
+/** Applies explicit amounts of one source entry to given invoices (already validated by the caller). */
+export async function allocateExplicitly(
+  db: Queryable,
+  accountId: number,
+  sourceEntryId: number,
+  parts: Array<{ invoiceEntryId: number; invoiceId: number; amount: Money }>,
+): Promise<Allocation[]> {
+  const allocations: Allocation[] = [];
+  for (const part of parts) {
+    await recordAllocation(db, accountId, sourceEntryId, part.invoiceEntryId, part.amount);
+    allocations.push({ sourceEntryId, invoiceEntryId: part.invoiceEntryId, invoiceId: part.invoiceId, amount: part.amount });
+  }
+  return allocations;
+}
+
+async function applyFunds(
+  db: Queryable,
+  accountId: number,
+  sources: Array<{ id: number; open: Money }>,
+  invoices: Array<{ id: number; open: Money; invoiceId: number | null }>,
+): Promise<Allocation[]> {
+  const allocations: Allocation[] = [];
+  let s = 0;
+  let i = 0;
+  while (s < sources.length && i < invoices.length) {
+    const source = sources[s]!;
+    const invoice = invoices[i]!;
+    const amount = smaller(source.open, invoice.open);
+    await recordAllocation(db, accountId, source.id, invoice.id, amount);
+    allocations.push({ sourceEntryId: source.id, invoiceEntryId: invoice.id, invoiceId: invoice.invoiceId, amount });
+    source.open = source.open.minus(amount);
+    invoice.open = invoice.open.minus(amount);
+    if (source.open.isZero()) s++;
+    if (invoice.open.isZero()) i++;
+  }
+  return allocations;
+}
+
+async function recordAllocation(db: Queryable, accountId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money) {
+  await db.insertInto('ledgerAllocations').values({ accountId, sourceEntryId, invoiceEntryId, amount: amount.toString() }).execute();
+  await db
+    .updateTable('ledgerEntries')
+    .set({ openAmount: sql`open_amount - ${amount.toString()}::numeric` })
+    .where('id', 'in', [sourceEntryId, invoiceEntryId])
+    .execute();
+}
+
+function smaller(a: Money, b: Money): Money {
+  return a.lessThan(b) ? a : b;
+}
