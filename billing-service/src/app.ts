@@ -19,6 +19,8 @@ import { enforceRateLimit, type RateLimitStore } from './http/rate-limit.js';
 import { UriBuilder } from './http/uri.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validation.js';
 import { noteRoutes } from './notes/routes.js';
+import { invoiceRoutes } from './invoices/routes.js';
+import { lifecycleRoutes } from './lifecycle/routes.js';
 import { syncCatalog } from './plans/catalog-sync.js';
 import { planRoutes } from './plans/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
@@ -144,6 +146,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(planRoutes);
   await app.register(subscriptionRoutes);
   await app.register(customerRoutes);
+  await app.register(lifecycleRoutes);
+  await app.register(invoiceRoutes);
   await app.register(billingSettingRoutes);
   await app.register(addressRoutes);
   await app.register(noteRoutes);

@@ -25,8 +25,8 @@ export async function syncCatalog(db: Db, catalog: Catalog): Promise<void> {
         products: plan.products,
       };
       const existing = await trx.selectFrom('plans').selectAll().where('id', '=', plan.id).executeTakeFirst();
-      // modificationTimestamp moves only when the plan really changed.
-      const changed = !existing || Object.entries(fields).some(([k, v]) => JSON.stringify(existing[k as keyof typeof existing]) !== JSON.stringify(v));
+      // modificationTimestamp moves only when the plan really changed (jsonb does not keep key order).
+      const changed = !existing || Object.entries(fields).some(([k, v]) => canonicalJson(existing[k as keyof typeof existing]) !== canonicalJson(v));
       const row = { ...fields, products: JSON.stringify(plan.products) };
       await trx
         .insertInto('plans')
@@ -70,9 +70,22 @@ export async function syncCatalog(db: Db, catalog: Catalog): Promise<void> {
 
 type PlanOf = Catalog['plans'][number];
 
-/** The plan's price per currency at its default quantities: Σ quantity × unit amount. */
+/** JSON with object keys sorted, so equal values compare equal whatever their key order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/**
+ * The plan's price per currency at its default quantities: Σ quantity × unit amount.
+ * Charges list only the currencies every charged product is priced in: a product
+ * without a price in a currency is not free there, the plan is not offered in it.
+ */
 function totalsPerCurrency(products: PlanOf['products'], prices: PlanOf['frequencies'][number]['prices'], kind: 'charges' | 'setupFees') {
-  const currencies = [...new Set(prices.flatMap((p) => p[kind].map((a) => a.currency)))].sort();
+  const currencies = [...new Set(prices.flatMap((p) => p[kind].map((a) => a.currency)))]
+    .filter((currency) => kind === 'setupFees' || prices.every((p) => p.charges.length === 0 || p.charges.some((a) => a.currency === currency)))
+    .sort();
   return currencies.map((currency) => ({
     currency,
     amount: sumMoney(

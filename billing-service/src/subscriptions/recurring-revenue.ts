@@ -23,7 +23,8 @@ export function recurringRevenue(
   const lines = products
     .filter((p) => p.included)
     .map((p) => {
-      const amount = money(p.quantity).times(p.unitPrice);
+      // Each line in whole minor units, as the invoice bills it.
+      const amount = roundToCurrency(money(p.quantity).times(p.unitPrice), currency);
       let discount = money(0);
       if (p.discount?.type === 'Percentage') discount = amount.times(p.discount.amount).dividedBy(100);
       if (p.discount?.type === 'Amount') discount = money(p.discount.amount);

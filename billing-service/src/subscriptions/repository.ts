@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { isStorableId } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
 
@@ -27,6 +28,7 @@ export function selectSubscriptions(db: Queryable, accountId: number) {
 export type SubscriptionWithPlan = Awaited<ReturnType<ReturnType<typeof selectSubscriptions>['executeTakeFirstOrThrow']>>;
 
 export async function findSubscription(db: Queryable, accountId: number, id: number): Promise<SubscriptionWithPlan | undefined> {
+  if (!isStorableId(id)) return undefined;
   return selectSubscriptions(db, accountId).where('subscriptions.id', '=', id).executeTakeFirst();
 }
 
@@ -41,6 +43,7 @@ export async function findSubscriptionsOfCustomers(db: Queryable, accountId: num
 
 /** Locks the subscription row for a read-modify-write. */
 export async function lockSubscription(db: Queryable, accountId: number, id: number): Promise<SubscriptionRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return db.selectFrom('subscriptions').selectAll().where('accountId', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 

@@ -6,7 +6,7 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
-import { money, toJsonAmount } from '../money/money.js';
+import { money, roundToCurrency, toJsonAmount } from '../money/money.js';
 import { findPlanFrequency } from '../plans/repository.js';
 import { recurringRevenue } from './recurring-revenue.js';
 import {
@@ -86,7 +86,7 @@ export async function toSubscriptionResponses(
         priceOverride: p.priceOverride === null ? null : toJsonAmount(p.priceOverride),
         setupFee: toJsonAmount(p.setupFee),
         discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: toJsonAmount(p.discountValue) } : null,
-        amount: toJsonAmount(p.included ? money(p.quantity).times(effectiveUnitPrice(p)) : money(0)),
+        amount: toJsonAmount(p.included ? roundToCurrency(money(p.quantity).times(effectiveUnitPrice(p)), s.currency) : money(0)),
         id: p.id,
         uri: `${uri}/subscriptionProducts/${p.id}`,
       })),
@@ -232,8 +232,8 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
       });
     }
     await replaceCoupons(trx, current.id, couponCodes);
-    const contractStart = input.contractStartTimestamp ? new Date(input.contractStartTimestamp) : null;
-    const contractEnd = input.contractEndTimestamp ? new Date(input.contractEndTimestamp) : null;
+    const contractStart = input.contractStartTimestamp ? utcDate(input.contractStartTimestamp) : null;
+    const contractEnd = input.contractEndTimestamp ? utcDate(input.contractEndTimestamp) : null;
     if (contractStart && contractEnd && contractEnd <= contractStart) {
       throw ApiError.badRequest('must be after contractStartTimestamp', 'contractEndTimestamp');
     }
@@ -243,12 +243,17 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
       reference: input.reference ?? null,
       contractStartAt: contractStart,
       contractEndAt: contractEnd,
-      expiresAt: input.expiredTimestamp ? new Date(input.expiredTimestamp) : null,
+      expiresAt: input.expiredTimestamp ? utcDate(input.expiredTimestamp) : null,
       modifiedAt: new Date(),
     });
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: current.id, action: 'update', changes: { ...input } });
   });
   return getSubscription(ctx, caller, input.id);
+}
+
+/** A timestamp without an offset is UTC (as everywhere in the API), whatever the server's time zone. */
+function utcDate(value: string): Date {
+  return new Date(/T[^Z+-]*$/i.test(value) ? `${value}Z` : value);
 }
 
 /** Coupon codes must exist in the catalogue; an amount coupon must be in the subscription's currency. */

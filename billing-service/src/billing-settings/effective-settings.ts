@@ -1,0 +1,39 @@
+import type { Catalog } from '../catalog/schema.js';
+import type { Term } from '../invoices/engine/index.js';
+import type { BillingSettingRow } from './repository.js';
+
+/** A billing setting with every null ("account default") resolved from the catalogue's defaults. */
+export interface EffectiveBillingSettings {
+  term: Term;
+  autoCollect: boolean;
+  autoPostDraftInvoice: boolean;
+  showZeroDollarCharges: boolean;
+  useCustomerBillingAddress: boolean;
+  rollUpTaxes: boolean;
+  rollUpDiscounts: boolean;
+  taxExempt: boolean;
+  customerGracePeriod: number;
+  gracePeriodExtension: number;
+  customerAutoCancel: number;
+  defaultCancelOption: 'Full' | 'None' | 'Unearned';
+  poNumber: string | null;
+}
+
+export function effectiveBillingSettings(row: BillingSettingRow | undefined, catalog: Catalog): EffectiveBillingSettings {
+  const d = catalog.defaults;
+  return {
+    term: (row?.term as Term | null) ?? d.term,
+    autoCollect: row?.autoCollect ?? d.autoCollect,
+    autoPostDraftInvoice: row?.autoPostDraftInvoice ?? d.autoPostDraftInvoice,
+    showZeroDollarCharges: row?.showZeroDollarCharges ?? d.showZeroDollarCharges,
+    useCustomerBillingAddress: row?.useCustomerBillingAddress ?? d.useCustomerBillingAddress,
+    rollUpTaxes: row?.rollUpTaxes ?? d.rollUpTaxes,
+    rollUpDiscounts: row?.rollUpDiscounts ?? d.rollUpDiscounts,
+    taxExempt: row?.taxExempt ?? false,
+    customerGracePeriod: row?.customerGracePeriod ?? d.customerGracePeriod,
+    gracePeriodExtension: row?.gracePeriodExtension ?? 0,
+    customerAutoCancel: row?.customerAutoCancel ?? d.customerAutoCancel,
+    defaultCancelOption: (row?.defaultCancelOption as EffectiveBillingSettings['defaultCancelOption'] | null) ?? d.defaultCancelOption,
+    poNumber: row?.standingPoNumber ?? null,
+  };
+}

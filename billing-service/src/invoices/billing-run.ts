@@ -1,0 +1,190 @@
+import { sql } from 'kysely';
+import { findAddressOfType } from '../addresses/repository.js';
+import { effectiveBillingSettings, type EffectiveBillingSettings } from '../billing-settings/effective-settings.js';
+import { findBillingPeriods, findBillingSetting } from '../billing-settings/repository.js';
+import type { Catalog } from '../catalog/schema.js';
+import type { Queryable } from '../db/database.js';
+import type { CustomerRow } from '../db/schema.js';
+import { allocateAvailableFunds } from '../ledger/allocation.js';
+import { addLedgerEntry } from '../ledger/entries.js';
+import { money } from '../money/money.js';
+import { findCoupons, findProducts, findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { effectiveUnitPrice } from '../subscriptions/service.js';
+import {
+  computeInvoices,
+  type BillingPeriodRule,
+  type DraftInvoice,
+  type EngineInput,
+  type EngineSubscription,
+} from './engine/index.js';
+import { insertInvoice, takeInvoiceNumber } from './repository.js';
+import { taxRatesFor } from './tax-rates.js';
+
+/** What billing a customer needs from the database, loaded once per operation. */
+export interface BillingContext {
+  customer: CustomerRow;
+  settings: EffectiveBillingSettings;
+  billingPeriods: EngineInput['billingPeriods'];
+  taxRates: EngineInput['taxRates'];
+}
+
+export async function loadBillingContext(db: Queryable, catalog: Catalog, customer: CustomerRow): Promise<BillingContext> {
+  const [settingRow, periods] = await Promise.all([findBillingSetting(db, customer.id), findBillingPeriods(db, customer.id)]);
+  const settings = effectiveBillingSettings(settingRow, catalog);
+  const address =
+    (await findAddressOfType(db, customer.id, settings.useCustomerBillingAddress ? 'Billing' : 'Shipping')) ?? undefined;
+  const billingPeriods: EngineInput['billingPeriods'] = {};
+  for (const p of periods) {
+    billingPeriods[p.interval as 'Monthly' | 'Yearly'] = { type: p.type, rule: p.rule, day: p.day, month: p.month } as BillingPeriodRule;
+  }
+  return { customer, settings, billingPeriods, taxRates: settings.taxExempt ? [] : taxRatesFor(catalog, address) };
+}
+
+/** One period to bill for a subscription. */
+export interface PeriodToBill {
+  subscription: SubscriptionWithPlan;
+  periodStart: string;
+  isFirstInvoice: boolean;
+  anchorDay?: number | null;
+  /** Forces proration of a partial period (unhold with `prorate`). */
+  prorate?: boolean;
+}
+
+/** Builds the engine's subscriptions from stored subscriptions, their products and coupons. */
+export async function engineSubscriptions(db: Queryable, catalog: Catalog, periods: PeriodToBill[]): Promise<EngineSubscription[]> {
+  const ids = [...new Set(periods.map((p) => p.subscription.id))];
+  const [products, coupons] = await Promise.all([findProducts(db, ids), findCoupons(db, ids)]);
+  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, prorate }) => ({
+    subscriptionId: s.id,
+    name: s.name,
+    interval: s.interval,
+    numberOfIntervals: s.numberOfIntervals,
+    isProrated: prorate ?? s.isProrated,
+    periodStart,
+    anchorDay: anchorDay ?? null,
+    isFirstInvoice,
+    products: products
+      .filter((p) => p.subscriptionId === s.id)
+      .map((p) => ({
+        productCode: p.productCode,
+        name: p.name,
+        description: p.description,
+        quantity: money(p.quantity),
+        unitPrice: money(effectiveUnitPrice(p)),
+        setupFee: money(p.setupFee),
+        included: p.included,
+        discount: p.discountKind ? { kind: p.discountKind as 'Percentage' | 'Amount', value: money(p.discountValue ?? 0) } : null,
+      })),
+    coupons: coupons
+      .filter((c) => c.subscriptionId === s.id)
+      .flatMap((c) => {
+        const coupon = catalog.coupons.find((k) => k.code === c.couponCode);
+        if (!coupon) return [];
+        return [{ code: coupon.code, name: coupon.name ?? null, kind: coupon.kind, value: money(coupon.value), duration: coupon.duration, periods: coupon.periods ?? null, periodsUsed: c.periodsUsed }];
+      }),
+  }));
+}
+
+/** Computes the invoices for the given periods (pure engine), with the customer's settings. */
+export async function computeCustomerInvoices(
+  db: Queryable,
+  catalog: Catalog,
+  context: BillingContext,
+  periods: PeriodToBill[],
+  options: { effectiveDate: string; showZeroDollarCharges?: boolean; billingPeriods?: EngineInput['billingPeriods'] },
+): Promise<DraftInvoice[]> {
+  if (periods.length === 0) return [];
+  return computeInvoices({
+    currency: context.customer.currency,
+    effectiveDate: options.effectiveDate,
+    subscriptions: await engineSubscriptions(db, catalog, periods),
+    billingPeriods: options.billingPeriods ?? context.billingPeriods,
+    taxRates: context.taxRates,
+    term: context.settings.term,
+    showZeroDollarCharges: options.showZeroDollarCharges ?? context.settings.showZeroDollarCharges,
+    rollUpTaxes: context.settings.rollUpTaxes,
+    rollUpDiscounts: context.settings.rollUpDiscounts,
+  });
+}
+
+/**
+ * Stores computed invoices in the caller's transaction: numbered, posted (a
+ * ledger entry, then available funds allocated oldest first) or left Draft;
+ * subscriptions move to their next period and applied coupons count one use.
+ */
+export async function saveInvoices(
+  db: Queryable,
+  context: BillingContext,
+  drafts: DraftInvoice[],
+  options: { post: boolean; now: Date },
+): Promise<number[]> {
+  const { customer } = context;
+  const ids: number[] = [];
+  for (const draft of drafts) {
+    await moveSubscriptionsOn(db, draft, options.now);
+    // Every line dropped (nothing to charge): the period still moves on, no invoice.
+    if (draft.charges.length === 0) continue;
+    const invoiceId = await insertInvoice(
+      db,
+      {
+        accountId: customer.accountId,
+        customerId: customer.id,
+        invoiceNumber: await takeInvoiceNumber(db, customer.accountId),
+        status: options.post ? 'Posted' : 'Draft',
+        terms: context.settings.term,
+        poNumber: context.settings.poNumber,
+        postedAt: options.post ? options.now : null,
+      },
+      draft,
+    );
+    ids.push(invoiceId);
+    if (options.post) {
+      await addLedgerEntry(db, {
+        accountId: customer.accountId,
+        customerId: customer.id,
+        entryType: 'invoice',
+        amount: draft.total,
+        invoiceId,
+        dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
+        effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
+      });
+    }
+  }
+  if (options.post && drafts.length > 0) await allocateAvailableFunds(db, customer.accountId, customer.id);
+  return ids;
+}
+
+/** Each billed subscription moves to its next period; applied coupons count one use. */
+async function moveSubscriptionsOn(db: Queryable, draft: DraftInvoice, now: Date) {
+  for (const [subscriptionId, next] of Object.entries(draft.nextPeriodStart)) {
+    const started = draft.charges.find((c) => c.subscriptionId === Number(subscriptionId) && c.kind === 'Recurring')?.startServiceDate;
+    await db
+      .updateTable('subscriptions')
+      .set({
+        nextPeriodStart: next,
+        ...(started ? { currentPeriodStart: started } : {}),
+        invoicesPosted: sql`invoices_posted + 1`,
+        modifiedAt: now,
+      })
+      .where('id', '=', Number(subscriptionId))
+      .execute();
+  }
+  for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) {
+    if (codes.length === 0) continue;
+    await db
+      .updateTable('subscriptionCoupons')
+      .set({ periodsUsed: sql`periods_used + 1` })
+      .where('subscriptionId', '=', Number(subscriptionId))
+      .where('couponCode', 'in', codes)
+      .execute();
+  }
+}
+
+export async function activeOrDraftSubscriptions(db: Queryable, accountId: number, customerId: number, statuses: string[]) {
+  return findSubscriptionsOfCustomers(db, accountId, [customerId], statuses);
+}
+
+/** Today's date in UTC, as the engine takes dates. */
+export function utcDate(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}

@@ -1,0 +1,97 @@
+import { sql, type Selectable } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import type { InvoiceChargesTable, InvoiceTaxesTable } from '../db/schema.js';
+import type { DraftInvoice } from './engine/index.js';
+
+/** Invoices with what the ledger says of them: amount paid (allocated) and outstanding. */
+export function selectInvoices(db: Queryable, accountId: number) {
+  return db
+    .selectFrom('invoices')
+    .leftJoin('ledgerEntries', (join) => join.onRef('ledgerEntries.invoiceId', '=', 'invoices.id').on('ledgerEntries.entryType', '=', 'invoice'))
+    .selectAll('invoices')
+    .select([
+      sql<string>`coalesce(ledger_entries.amount - ledger_entries.open_amount, 0)`.as('totalPayments'),
+      sql<string>`coalesce(ledger_entries.open_amount, invoices.total)`.as('outstandingBalance'),
+    ])
+    .where('invoices.accountId', '=', accountId);
+}
+
+export type InvoiceRow = Awaited<ReturnType<ReturnType<typeof selectInvoices>['executeTakeFirstOrThrow']>>;
+export type InvoiceChargeRow = Selectable<InvoiceChargesTable>;
+export type InvoiceTaxRow = Selectable<InvoiceTaxesTable>;
+
+export async function findInvoice(db: Queryable, accountId: number, id: number): Promise<InvoiceRow | undefined> {
+  return selectInvoices(db, accountId).where('invoices.id', '=', id).executeTakeFirst();
+}
+
+export async function findInvoiceLines(db: Queryable, invoiceIds: number[]): Promise<{ charges: InvoiceChargeRow[]; taxes: InvoiceTaxRow[] }> {
+  if (invoiceIds.length === 0) return { charges: [], taxes: [] };
+  const [charges, taxes] = await Promise.all([
+    db.selectFrom('invoiceCharges').selectAll().where('invoiceId', 'in', invoiceIds).orderBy('invoiceId').orderBy('position').execute(),
+    db.selectFrom('invoiceTaxes').selectAll().where('invoiceId', 'in', invoiceIds).orderBy('invoiceId').orderBy('position').execute(),
+  ]);
+  return { charges, taxes };
+}
+
+/** The account's next invoice number; the row lock makes numbers sequential without gaps or repeats. */
+export async function takeInvoiceNumber(db: Queryable, accountId: number): Promise<number> {
+  const row = await db
+    .updateTable('accounts')
+    .set({ nextInvoiceNumber: sql`next_invoice_number + 1` })
+    .where('id', '=', accountId)
+    .returning(sql<number>`next_invoice_number - 1`.as('number'))
+    .executeTakeFirstOrThrow();
+  return Number(row.number);
+}
+
+export async function insertInvoice(
+  db: Queryable,
+  invoice: { accountId: number; customerId: number; invoiceNumber: number; status: 'Draft' | 'Posted'; terms: string; poNumber: string | null; postedAt: Date | null },
+  draft: DraftInvoice,
+): Promise<number> {
+  const { id } = await db
+    .insertInto('invoices')
+    .values({
+      ...invoice,
+      currency: draft.currency,
+      effectiveAt: `${draft.effectiveDate}T00:00:00Z`,
+      dueAt: `${draft.dueDate}T00:00:00Z`,
+      subtotal: draft.subtotal.toString(),
+      totalDiscount: draft.totalDiscount.toString(),
+      totalTaxes: draft.totalTaxes.toString(),
+      total: draft.total.toString(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (draft.charges.length > 0) {
+    await db
+      .insertInto('invoiceCharges')
+      .values(
+        draft.charges.map((c, position) => ({
+          invoiceId: id,
+          subscriptionId: c.subscriptionId,
+          position,
+          kind: c.kind,
+          productCode: c.productCode,
+          name: c.name,
+          description: c.description,
+          quantity: c.quantity.toString(),
+          unitPrice: c.unitPrice.toString(),
+          proratedUnitPrice: c.proratedUnitPrice.toString(),
+          amount: c.amount.toString(),
+          taxableAmount: c.taxableAmount.toString(),
+          startServiceDate: c.startServiceDate,
+          endServiceDate: c.endServiceDate,
+          discounts: JSON.stringify(c.discounts.map((d) => ({ name: d.name, amount: d.amount.toString() }))),
+        })),
+      )
+      .execute();
+  }
+  if (draft.taxes.length > 0) {
+    await db
+      .insertInto('invoiceTaxes')
+      .values(draft.taxes.map((t, position) => ({ invoiceId: id, position, name: t.name, rate: t.rate.toString(), amount: t.amount.toString() })))
+      .execute();
+  }
+  return id;
+}

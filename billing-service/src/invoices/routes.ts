@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { customerExists } from '../customers/repository.js';
+import { CustomerIdParams } from '../customers/schemas.js';
+import { ApiError } from '../http/errors.js';
+import { ListQuerystring, listRoute } from '../http/list-route.js';
+import type { ListField } from '../http/lists/index.js';
+import { selectInvoices } from './repository.js';
+import { InvoiceIdParams, InvoiceResponse } from './schemas.js';
+import { getInvoice, toInvoiceResponses } from './service.js';
+
+const tags = ['Invoices'];
+const invoiceListFields: ListField[] = [
+  { name: 'InvoiceNumber', type: 'integer', expression: sql.ref('invoices.invoiceNumber') },
+  { name: 'Status', type: 'enum', values: ['Draft', 'Posted', 'Void'], expression: sql.ref('invoices.status') },
+  { name: 'PostedTimestamp', type: 'date', expression: sql.ref('invoices.postedAt') },
+  { name: 'EffectiveTimestamp', type: 'date', expression: sql.ref('invoices.effectiveAt') },
+  { name: 'DueTimestamp', type: 'date', expression: sql.ref('invoices.dueAt') },
+  { name: 'PoNumber', type: 'string', expression: sql.ref('invoices.poNumber') },
+  { name: 'Id', type: 'integer', expression: sql.ref('invoices.id') },
+];
+
+export async function invoiceRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get('/v1/Invoices/:invoiceId', {
+    schema: { tags, summary: 'Read one invoice', params: InvoiceIdParams, response: { 200: InvoiceResponse } },
+    handler: async (request) => getInvoice(app.ctx, request.caller, request.params.invoiceId),
+  });
+
+  app.get('/v1/Customers/:customerId/Invoices', {
+    schema: { tags, summary: "List a customer's invoices", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(InvoiceResponse) } },
+    handler: async (request, reply) => {
+      const { customerId } = request.params;
+      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+      const rows = await listRoute(request, reply, {
+        fields: invoiceListFields,
+        defaultSort: { field: 'Id', order: 'Ascending' },
+        baseQuery: selectInvoices(app.ctx.db, request.caller.accountId).where('invoices.customerId', '=', customerId),
+        idColumn: 'invoices.id',
+        toResponse: (row) => row,
+      });
+      return toInvoiceResponses(app.ctx.db, app.ctx.uris, rows);
+    },
+  });
+}

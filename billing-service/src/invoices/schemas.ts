@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+export const INVOICE_STATUSES = ['Draft', 'Posted', 'PartiallyPaid', 'Paid', 'Void'] as const;
+
+export const InvoiceIdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
+
+const DraftDiscount = z.object({ name: z.string(), amount: z.number() });
+
+/** A charge line, as the activation preview shows it and as posted invoices carry it. */
+export const DraftChargeResponse = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  quantity: z.number(),
+  unitPrice: z.number(),
+  proratedUnitPrice: z.number(),
+  amount: z.number(),
+  taxableAmount: z.number(),
+  startServiceDate: z.string(),
+  endServiceDate: z.string(),
+  draftDiscounts: z.array(DraftDiscount),
+  subscriptionId: z.number().nullable(),
+  productCode: z.string(),
+  chargeType: z.enum(['Recurring', 'SetupFee']),
+});
+
+export const TaxResponse = z.object({ name: z.string(), rate: z.number(), amount: z.number() });
+
+export const InvoicePreviewResponse = z.object({
+  draftCharges: z.array(DraftChargeResponse),
+  subtotal: z.number(),
+  totalDiscount: z.number(),
+  draftTaxes: z.array(TaxResponse),
+  totalTaxes: z.number(),
+  total: z.number(),
+  currency: z.string(),
+  effectiveTimestamp: z.string(),
+  dueTimestamp: z.string(),
+});
+export type InvoicePreviewResponse = z.infer<typeof InvoicePreviewResponse>;
+
+export const InvoiceResponse = z.object({
+  invoiceNumber: z.number(),
+  postedTimestamp: z.string().nullable(),
+  effectiveTimestamp: z.string(),
+  dueTimestamp: z.string(),
+  charges: z.array(DraftChargeResponse.extend({ id: z.number() })),
+  subtotal: z.number(),
+  totalDiscount: z.number(),
+  taxes: z.array(TaxResponse),
+  totalTaxes: z.number(),
+  invoiceAmount: z.number(),
+  totalPayments: z.number(),
+  outstandingBalance: z.number(),
+  terms: z.string(),
+  poNumber: z.string().nullable(),
+  currency: z.string(),
+  customerId: z.number(),
+  status: z.enum(INVOICE_STATUSES),
+  id: z.number(),
+  uri: z.string(),
+});
+export type InvoiceResponse = z.infer<typeof InvoiceResponse>;

@@ -1,0 +1,66 @@
+import { getCustomer } from '../customers/service.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { activeOrDraftSubscriptions, computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
+import { findInvoice } from '../invoices/repository.js';
+import { toInvoicePreview, toInvoiceResponses } from '../invoices/service.js';
+import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
+import type { ActivationInput, LifecycleResponse } from './schemas.js';
+
+export interface ActivationOptions {
+  preview: boolean;
+  showZeroDollarCharges?: boolean;
+  sideEffects: boolean;
+  now?: Date;
+}
+
+/**
+ * Draft → Active. With preview nothing changes and the first invoice is only
+ * computed (its total is what a checkout collects). Otherwise, in one
+ * transaction: the customer and (activateAllSubscriptions) its Draft
+ * subscriptions become Active, the first invoice is created and posted unless
+ * temporarilyDisableAutoPost, and available funds are allocated to it.
+ */
+export async function activateCustomer(ctx: AppContext, caller: Caller, input: ActivationInput, options: ActivationOptions): Promise<LifecycleResponse> {
+  if (!options.preview) {
+    const missing = (['activateAllSubscriptions', 'activateAllDraftPurchases', 'temporarilyDisableAutoPost'] as const).filter((f) => input[f] == null);
+    if (missing.length > 0) throw new ApiError(400, missing.map((f) => ({ Key: f, Value: 'required unless preview is true' })));
+  }
+  const now = options.now ?? new Date();
+  const today = utcDate(now);
+  const activateSubscriptions = input.activateAllSubscriptions ?? true;
+
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomerIn(trx, caller, input.customerId, ['Draft']);
+    const context = await loadBillingContext(trx, ctx.catalog, customer);
+    const drafts = activateSubscriptions ? await activeOrDraftSubscriptions(trx, caller.accountId, customer.id, ['Draft']) : [];
+    const periods: PeriodToBill[] = drafts.map((s) => ({ subscription: s, periodStart: today, isFirstInvoice: true, anchorDay: now.getUTCDate() }));
+    const invoices = await computeCustomerInvoices(trx, ctx.catalog, context, periods, {
+      effectiveDate: today,
+      showZeroDollarCharges: options.showZeroDollarCharges,
+    });
+    if (options.preview) return { invoices, invoiceIds: [] as number[] };
+
+    await setCustomerStatus(trx, caller, customer, 'Active', now, { activateAllSubscriptions: activateSubscriptions });
+    if (drafts.length > 0) {
+      await trx
+        .updateTable('subscriptions')
+        .set({ status: 'Active', activatedAt: now, currentPeriodStart: today, modifiedAt: now })
+        .where('id', 'in', drafts.map((s) => s.id))
+        .execute();
+    }
+    const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
+    const invoiceIds = await saveInvoices(trx, context, invoices, { post, now });
+    return { invoices, invoiceIds };
+  });
+
+  const customer = await getCustomer(ctx, caller, input.customerId);
+  if (options.preview) {
+    const [first, ...rest] = result.invoices.map(toInvoicePreview);
+    return { ...customer, invoicePreview: first ?? null, additionalInvoicesForPreview: rest };
+  }
+  if (!options.sideEffects) return customer;
+  const rows = await Promise.all(result.invoiceIds.map((id) => findInvoice(ctx.db, caller.accountId, id)));
+  return { ...customer, invoices: await toInvoiceResponses(ctx.db, ctx.uris, rows.filter((r) => r !== undefined)) };
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CustomerIdParams, CustomerResponse } from '../customers/schemas.js';
+import { activateCustomer } from './activation.js';
+import { cancelCustomer, uncancelCustomer } from './cancellation.js';
+import { holdCustomer } from './hold.js';
+import { ActivationBody, ActivationQuery, CancellationBody, LifecycleResponse, UnholdBody } from './schemas.js';
+import { unholdCustomer } from './unhold.js';
+
+const tags = ['Customer lifecycle'];
+
+export async function lifecycleRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/v1/customeractivation', {
+    schema: {
+      tags,
+      summary: 'Activate a Draft customer (preview=true: compute the first invoice only)',
+      querystring: ActivationQuery,
+      body: ActivationBody,
+      response: { 200: LifecycleResponse },
+    },
+    handler: async (request) =>
+      activateCustomer(app.ctx, request.caller, request.body, {
+        preview: request.query.preview ?? false,
+        showZeroDollarCharges: request.query.showZeroDollarCharges,
+        sideEffects: request.query.view !== undefined,
+      }),
+  });
+
+  app.post('/v1/customerhold/:customerId', {
+    schema: { tags, summary: 'Put an Active customer on hold', params: CustomerIdParams, response: { 200: CustomerResponse } },
+    handler: async (request) => holdCustomer(app.ctx, request.caller, request.params.customerId),
+  });
+
+  app.post('/v1/customers/unhold', {
+    schema: { tags, summary: 'Return a customer on hold to Active', body: UnholdBody, response: { 200: LifecycleResponse } },
+    handler: async (request) => unholdCustomer(app.ctx, request.caller, request.body),
+  });
+
+  app.post('/v1/customercancellation', {
+    schema: { tags, summary: 'Cancel a customer and its subscriptions', body: CancellationBody, response: { 204: z.null() } },
+    handler: async (request, reply) => {
+      await cancelCustomer(app.ctx, request.caller, request.body);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.post('/v1/customers/uncancel/:customerId', {
+    schema: { tags, summary: 'Return a cancelled customer to Active', params: CustomerIdParams, response: { 200: CustomerResponse } },
+    handler: async (request) => uncancelCustomer(app.ctx, request.caller, request.params.customerId),
+  });
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { SERVICE_START_OPTIONS } from '../billing-settings/schemas.js';
+import { CustomerResponse } from '../customers/schemas.js';
+import { InvoicePreviewResponse, InvoiceResponse } from '../invoices/schemas.js';
+
+/** URL flags arrive as text: "true"/"false" in any case. */
+const flag = z
+  .string()
+  .regex(/^(true|false)$/i, 'must be true or false')
+  .transform((v) => v.toLowerCase() === 'true')
+  .optional();
+
+export const ActivationQuery = z.object({
+  preview: flag,
+  showZeroDollarCharges: flag,
+  view: z.string().regex(/^sideeffects$/i, 'the only view is sideeffects').optional(),
+});
+
+export const ActivationBody = z.object({
+  customerId: z.number().int().positive(),
+  activateAllSubscriptions: z.boolean().nullish(),
+  activateAllDraftPurchases: z.boolean().nullish(),
+  temporarilyDisableAutoPost: z.boolean().nullish(),
+});
+export type ActivationInput = z.infer<typeof ActivationBody>;
+
+export const UnholdBody = z.object({
+  customerId: z.number().int().positive(),
+  serviceStartOption: z.enum(SERVICE_START_OPTIONS, { error: `must be one of ${SERVICE_START_OPTIONS.join(', ')}` }),
+  preview: z.boolean().nullish(),
+  showZeroDollarCharges: z.boolean().nullish(),
+  temporarilyDisableAutoPost: z.boolean().nullish(),
+  prorate: z.boolean().nullish(),
+});
+export type UnholdInput = z.infer<typeof UnholdBody>;
+
+/** The option is checked by the service so that any bad value gets the spec's exact message. */
+export const CancellationBody = z.object({
+  customerId: z.number().int().positive(),
+  cancellationOption: z.unknown().optional(),
+});
+export type CancellationInput = z.infer<typeof CancellationBody>;
+
+export const CANCELLATION_OPTIONS = ['None', 'Unearned', 'Full'] as const;
+export type CancellationOption = (typeof CANCELLATION_OPTIONS)[number];
+
+/** The customer, with what the operation computed (previews) or created (view=sideeffects). */
+export const LifecycleResponse = CustomerResponse.extend({
+  invoicePreview: InvoicePreviewResponse.nullable().optional(),
+  additionalInvoicesForPreview: z.array(InvoicePreviewResponse).optional(),
+  invoices: z.array(InvoiceResponse).optional(),
+});
+export type LifecycleResponse = z.infer<typeof LifecycleResponse>;

@@ -1,0 +1,110 @@
+import { getCustomer } from '../customers/service.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { activeOrDraftSubscriptions, computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type BillingContext, type PeriodToBill } from '../invoices/billing-run.js';
+import { nextPeriodStart, type DraftInvoice } from '../invoices/engine/index.js';
+import { toInvoicePreview } from '../invoices/service.js';
+import type { Queryable } from '../db/database.js';
+import type { Catalog } from '../catalog/schema.js';
+import type { SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
+import type { LifecycleResponse, UnholdInput } from './schemas.js';
+
+/** The period starts a subscription missed while on hold: from its next period start up to today. */
+export function missedPeriodStarts(s: SubscriptionWithPlan, today: string): { missed: string[]; firstFuture: string } {
+  const anchorDay = s.activatedAt ? s.activatedAt.getUTCDate() : null;
+  const missed: string[] = [];
+  let start = s.nextPeriodStart ?? today;
+  while (start <= today && missed.length < 1000) {
+    missed.push(start);
+    start = nextPeriodStart(start, s.interval, s.numberOfIntervals, undefined, anchorDay);
+  }
+  return { missed, firstFuture: start };
+}
+
+/**
+ * What to bill on return, per the service start option:
+ * - ChargeForAllMissedPeriods: every missed period, one invoice per period;
+ * - ChargeForLastMissedPeriods: only the latest (the one running today);
+ * - NoChargesForMissedPeriods: nothing now; billing resumes at the first period start after today;
+ * - ChargeForCurrentFullPeriod: a full new period from today (the anniversary moves to today).
+ * With `prorate`, the period running today is charged only from today to its end.
+ */
+async function unholdInvoices(
+  db: Queryable,
+  catalog: Catalog,
+  context: BillingContext,
+  subscriptions: SubscriptionWithPlan[],
+  input: UnholdInput,
+  now: Date,
+): Promise<{ rounds: DraftInvoice[][]; skipTo: Array<{ id: number; nextPeriodStart: string }> }> {
+  const today = utcDate(now);
+  const rounds: PeriodToBill[][] = [];
+  const skipTo: Array<{ id: number; nextPeriodStart: string }> = [];
+  const prorateToday = new Map<number, string>();
+  for (const s of subscriptions) {
+    const { missed, firstFuture } = missedPeriodStarts(s, today);
+    const anchorDay = s.activatedAt ? s.activatedAt.getUTCDate() : null;
+    let starts: string[] = [];
+    if (input.serviceStartOption === 'ChargeForAllMissedPeriods') starts = missed;
+    if (input.serviceStartOption === 'ChargeForLastMissedPeriods') starts = missed.slice(-1);
+    if (input.serviceStartOption === 'NoChargesForMissedPeriods') skipTo.push({ id: s.id, nextPeriodStart: firstFuture });
+    if (input.serviceStartOption === 'ChargeForCurrentFullPeriod') {
+      rounds[0] = [...(rounds[0] ?? []), { subscription: s, periodStart: today, isFirstInvoice: false, anchorDay: now.getUTCDate() }];
+      continue;
+    }
+    starts.forEach((start, i) => {
+      const current = i === starts.length - 1 && input.prorate && start < today;
+      if (current) prorateToday.set(s.id, start);
+      rounds[i] = [...(rounds[i] ?? []), { subscription: s, periodStart: current ? today : start, isFirstInvoice: false, anchorDay, prorate: current || undefined }];
+    });
+  }
+  const invoices: DraftInvoice[][] = [];
+  for (const round of rounds) {
+    const prorated = round.filter((p) => p.prorate);
+    const full = round.filter((p) => !p.prorate);
+    const computed = await computeCustomerInvoices(db, catalog, context, full, { effectiveDate: today, showZeroDollarCharges: input.showZeroDollarCharges ?? undefined });
+    // A prorated current period ends where it would have: its billing day as a specified date.
+    for (const p of prorated) {
+      const periodStart = prorateToday.get(p.subscription.id)!;
+      const [, month, day] = periodStart.split('-').map(Number);
+      const rule = { type: 'SpecifiedDate' as const, rule: 'SingleInvoice' as const, day: p.anchorDay ?? day!, month: p.subscription.interval === 'Yearly' ? month! : null };
+      computed.push(
+        ...(await computeCustomerInvoices(db, catalog, context, [p], {
+          effectiveDate: today,
+          showZeroDollarCharges: input.showZeroDollarCharges ?? undefined,
+          billingPeriods: { [p.subscription.interval]: rule },
+        })),
+      );
+    }
+    invoices.push(computed);
+  }
+  return { rounds: invoices, skipTo };
+}
+
+/** Hold → Active, charging for missed periods as the service start option says (preview: compute only). */
+export async function unholdCustomer(ctx: AppContext, caller: Caller, input: UnholdInput, now = new Date()): Promise<LifecycleResponse> {
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomerIn(trx, caller, input.customerId, ['Hold']);
+    const context = await loadBillingContext(trx, ctx.catalog, customer);
+    const suspended = await activeOrDraftSubscriptions(trx, caller.accountId, customer.id, ['Suspended']);
+    const { rounds, skipTo } = await unholdInvoices(trx, ctx.catalog, context, suspended, input, now);
+    const invoices = rounds.flat();
+    if (input.preview) return invoices;
+
+    await setCustomerStatus(trx, caller, customer, 'Active', now, { serviceStartOption: input.serviceStartOption });
+    if (suspended.length > 0) {
+      await trx.updateTable('subscriptions').set({ status: 'Active', suspendedAt: null, modifiedAt: now }).where('id', 'in', suspended.map((s) => s.id)).execute();
+    }
+    for (const skip of skipTo) {
+      await trx.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
+    }
+    const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
+    await saveInvoices(trx, context, invoices, { post, now });
+    return invoices;
+  });
+  const customer = await getCustomer(ctx, caller, input.customerId);
+  if (!input.preview) return customer;
+  const [first, ...rest] = result.map(toInvoicePreview);
+  return { ...customer, invoicePreview: first ?? null, additionalInvoicesForPreview: rest };
+}

@@ -1,0 +1,296 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { BASIC_MONTHLY, BASIC_YEARLY, newCustomer, newSubscription, PRO_MONTHLY, readSubscription } from './subscription-fixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t?.close());
+
+type Sub = Record<string, any>;
+
+async function fresh(planFrequencyId: number, body: Record<string, unknown> = {}): Promise<Sub> {
+  const customerId = await newCustomer(t);
+  return newSubscription(t, { customerId, planFrequencyId, ...body });
+}
+
+async function put(body: unknown) {
+  return t.call('PUT', '/v1/subscriptions', body);
+}
+
+async function putOk(body: unknown): Promise<Sub> {
+  const res = await put(body);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+/** The GET object with its products changed (matched by product code). */
+function withProducts(sub: Sub, changes: Record<string, Record<string, unknown>>): Sub {
+  return {
+    ...sub,
+    subscriptionProducts: sub.subscriptionProducts.map((p: Sub) => ({ ...p, ...changes[p.productCode] })),
+  };
+}
+
+const revenue = (s: Sub) => ({ amount: s.amount, monthlyRecurringRevenue: s.monthlyRecurringRevenue, netMonthlyRecurringRevenue: s.netMonthlyRecurringRevenue });
+const productOf = (s: Sub, code: string) => s.subscriptionProducts.find((p: Sub) => p.productCode === code);
+
+describe('PUT /v1/subscriptions', () => {
+  it('takes the GET object back unchanged (read, modify, send back)', async () => {
+    const created = await fresh(PRO_MONTHLY, { name: 'Branch', reference: 'R-1' });
+    const read = await readSubscription(t, created.id);
+    const updated = await putOk(read);
+    expect(updated).toEqual(read);
+    expect(await readSubscription(t, created.id)).toEqual(read);
+  });
+
+  it('changes name, description, reference and contract dates', async () => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const updated = await putOk({
+      ...read,
+      reference: 'PO-77',
+      subscriptionOverride: { name: 'Custom name', description: 'Custom description' },
+      contractStartTimestamp: '2025-01-01T00:00:00Z',
+      contractEndTimestamp: '2026-01-01',
+      expiredTimestamp: '2027-06-30T12:00:00Z',
+    });
+    expect(updated).toMatchObject({
+      reference: 'PO-77',
+      subscriptionOverride: { name: 'Custom name', description: 'Custom description' },
+      contractStartTimestamp: '2025-01-01T00:00:00.000Z',
+      contractEndTimestamp: '2026-01-01T00:00:00.000Z',
+      expiredTimestamp: '2027-06-30T12:00:00.000Z',
+      planName: 'Basic',
+    });
+    // Omitted fields are not preserved.
+    const cleared = await putOk({ id: read.id, status: 'Draft' });
+    expect(cleared).toMatchObject({
+      reference: null, subscriptionOverride: { name: null, description: null },
+      contractStartTimestamp: null, contractEndTimestamp: null, expiredTimestamp: null,
+    });
+  });
+
+  it('reads timestamps without an offset as UTC, whatever the server\'s time zone', async () => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/Toronto';
+    try {
+      const updated = await putOk({
+        ...read,
+        contractStartTimestamp: '2025-01-01T00:00:00',
+        contractEndTimestamp: '2025-12-31T23:30:00.5',
+        expiredTimestamp: '2026-01-01T08:00:00+02:00',
+      });
+      expect(updated).toMatchObject({
+        contractStartTimestamp: '2025-01-01T00:00:00.000Z',
+        contractEndTimestamp: '2025-12-31T23:30:00.500Z',
+        expiredTimestamp: '2026-01-01T06:00:00.000Z',
+      });
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it('bills the quantity: 3 BASIC seats are 59.97 a month', async () => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const updated = await putOk(withProducts(read, { SEAT: { quantity: 3 } }));
+    expect(revenue(updated)).toEqual({ amount: 59.97, monthlyRecurringRevenue: 59.97, netMonthlyRecurringRevenue: 59.97 });
+    expect(productOf(updated, 'SEAT')).toMatchObject({ quantity: 3, unitPrice: 19.99, setupFee: 10, amount: 59.97 });
+    const fractional = await putOk(withProducts(read, { SEAT: { quantity: '2.5' } }));
+    expect(productOf(fractional, 'SEAT')).toMatchObject({ quantity: 2.5, amount: 49.98 });
+    expect(revenue(fractional)).toEqual({ amount: 49.98, monthlyRecurringRevenue: 49.98, netMonthlyRecurringRevenue: 49.98 });
+  });
+
+  it('rounds each product line to the currency before adding them up, as an invoice does', async () => {
+    const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
+    // 2.5 × 19.99 = 49.975 → 49.98 per line; 2 lines = 99.96 (not round(99.95)).
+    const updated = await putOk(withProducts(read, { SEAT: { quantity: 2.5, priceOverride: 19.99 }, SUPPORT: { quantity: 2.5, priceOverride: 19.99 } }));
+    expect(updated.subscriptionProducts.map((p: Sub) => p.amount)).toEqual([49.98, 49.98]);
+    expect(revenue(updated)).toEqual({ amount: 99.96, monthlyRecurringRevenue: 99.96, netMonthlyRecurringRevenue: 99.96 });
+  });
+
+  it('leaves an excluded product out of amount and MRR: PRO without seats is 9', async () => {
+    const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
+    const updated = await putOk(withProducts(read, { SEAT: { isIncluded: false } }));
+    expect(revenue(updated)).toEqual({ amount: 9, monthlyRecurringRevenue: 9, netMonthlyRecurringRevenue: 9 });
+    expect(productOf(updated, 'SEAT')).toMatchObject({ isIncluded: false, quantity: 5, amount: 0 });
+    expect(productOf(updated, 'SUPPORT')).toMatchObject({ isIncluded: true, amount: 9 });
+  });
+
+  it('bills a price override instead of the catalogue price: 5 × 8 + 12 = 52', async () => {
+    const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
+    const updated = await putOk(withProducts(read, { SUPPORT: { priceOverride: 12 } }));
+    expect(productOf(updated, 'SUPPORT')).toMatchObject({ unitPrice: 9, priceOverride: 12, amount: 12 });
+    expect(revenue(updated)).toEqual({ amount: 52, monthlyRecurringRevenue: 52, netMonthlyRecurringRevenue: 52 });
+    const free = await putOk(withProducts(read, { SEAT: { priceOverride: '0' } }));
+    expect(revenue(free)).toEqual({ amount: 9, monthlyRecurringRevenue: 9, netMonthlyRecurringRevenue: 9 });
+  });
+
+  it('takes a Percentage discount off net MRR only', async () => {
+    const monthly = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const updated = await putOk(withProducts(monthly, { SEAT: { discount: { type: 'Percentage', amount: 10 } } }));
+    expect(productOf(updated, 'SEAT')).toMatchObject({ discount: { type: 'Percentage', amount: 10 }, amount: 19.99 });
+    // 19.99 × 0.9 = 17.991
+    expect(revenue(updated)).toEqual({ amount: 19.99, monthlyRecurringRevenue: 19.99, netMonthlyRecurringRevenue: 17.99 });
+
+    const yearly = await readSubscription(t, (await fresh(BASIC_YEARLY)).id);
+    const yearlyUpdated = await putOk(withProducts(yearly, { SEAT: { discount: { type: 'Percentage', amount: '10' } } }));
+    // 199 × 0.9 / 12 = 14.925
+    expect(revenue(yearlyUpdated)).toEqual({ amount: 199, monthlyRecurringRevenue: 16.58, netMonthlyRecurringRevenue: 14.93 });
+
+    const all = await putOk(withProducts(monthly, { SEAT: { discount: { type: 'Percentage', amount: 100 } } }));
+    expect(all.netMonthlyRecurringRevenue).toBe(0);
+  });
+
+  it('takes an Amount discount off each product line, never below zero', async () => {
+    const basic = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const updated = await putOk(withProducts(basic, { SEAT: { discount: { type: 'Amount', amount: 5 } } }));
+    expect(productOf(updated, 'SEAT')!.discount).toEqual({ type: 'Amount', amount: 5 });
+    expect(revenue(updated)).toEqual({ amount: 19.99, monthlyRecurringRevenue: 19.99, netMonthlyRecurringRevenue: 14.99 });
+
+    const pro = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
+    const proUpdated = await putOk(withProducts(pro, { SEAT: { discount: { type: 'Amount', amount: '2.50' } }, SUPPORT: { discount: { type: 'Amount', amount: 100 } } }));
+    // SEAT 40 − 2.50 = 37.50; SUPPORT 9 − 100 → 0
+    expect(revenue(proUpdated)).toEqual({ amount: 49, monthlyRecurringRevenue: 49, netMonthlyRecurringRevenue: 37.5 });
+  });
+
+  it('returns products left out of the list to the plan defaults', async () => {
+    const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
+    const custom = await putOk(withProducts(read, {
+      SEAT: { quantity: 7, priceOverride: 6, discount: { type: 'Amount', amount: 1 } },
+      SUPPORT: { isIncluded: false },
+    }));
+    expect(revenue(custom)).toEqual({ amount: 42, monthlyRecurringRevenue: 42, netMonthlyRecurringRevenue: 41 });
+
+    const onlySupport = await putOk({ ...custom, subscriptionProducts: custom.subscriptionProducts.filter((p: Sub) => p.productCode === 'SUPPORT') });
+    expect(productOf(onlySupport, 'SEAT')).toMatchObject({ quantity: 5, isIncluded: true, priceOverride: null, discount: null, amount: 40 });
+    expect(productOf(onlySupport, 'SUPPORT')).toMatchObject({ isIncluded: false });
+    expect(revenue(onlySupport)).toEqual({ amount: 40, monthlyRecurringRevenue: 40, netMonthlyRecurringRevenue: 40 });
+
+    const none = await putOk({ ...custom, subscriptionProducts: [] });
+    expect(none.subscriptionProducts).toEqual(read.subscriptionProducts);
+    expect(revenue(none)).toEqual({ amount: 49, monthlyRecurringRevenue: 49, netMonthlyRecurringRevenue: 49 });
+    const omitted = await putOk(withProducts(read, { SEAT: { quantity: 2 } }));
+    expect(omitted.amount).toBe(25);
+    const { subscriptionProducts: _, ...withoutList } = omitted;
+    expect((await putOk(withoutList)).subscriptionProducts).toEqual(read.subscriptionProducts);
+  });
+
+  it('accepts and lists the coupons WELCOME10 (one period) and FIVEOFF (three periods)', async () => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const updated = await putOk({ ...read, coupons: [{ code: 'WELCOME10' }, { code: 'fiveoff' }] });
+    expect(updated.coupons).toEqual([
+      { code: 'FIVEOFF', name: '5 off for three months', periodsUsed: 0, remainingPeriods: 3 },
+      { code: 'WELCOME10', name: '10% off the first period', periodsUsed: 0, remainingPeriods: 1 },
+    ]);
+    // Sent back as read, they stay; an empty list removes them.
+    expect((await putOk(updated)).coupons).toEqual(updated.coupons);
+    const one = await putOk({ ...updated, coupons: [{ code: 'FIVEOFF' }] });
+    expect(one.coupons.map((c: Sub) => c.code)).toEqual(['FIVEOFF']);
+    expect((await putOk({ ...updated, coupons: [] })).coupons).toEqual([]);
+  });
+
+  it.each([
+    [{ coupons: [{ code: 'NOPE' }] }, 'coupons[0].code'],
+    [{ coupons: [{ code: 'WELCOME10' }, { code: 'NOPE' }] }, 'coupons[1].code'],
+    [{ coupons: [{ code: 'WELCOME10' }, { code: 'welcome10' }] }, 'coupons[1].code'],
+    [{ coupons: [{ code: '' }] }, 'coupons[0].code'],
+    [{ status: 'Active' }, 'status'],
+    [{ status: 'Cancelled' }, 'status'],
+    [{ status: 'Finished' }, 'status'],
+    [{ status: undefined }, 'status'],
+    [{ reference: 'r'.repeat(256) }, 'reference'],
+    [{ contractStartTimestamp: 'soon' }, 'contractStartTimestamp'],
+    [{ contractStartTimestamp: '2025-06-01', contractEndTimestamp: '2025-05-31' }, 'contractEndTimestamp'],
+    [{ contractStartTimestamp: '2025-06-01T00:00:00Z', contractEndTimestamp: '2025-06-01T00:00:00Z' }, 'contractEndTimestamp'],
+  ])('refuses %j with 400 keyed on %s', async (change, key) => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const res = await put({ ...read, ...change });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorsOf(res).map((e) => e.Key)).toEqual([key]);
+    expect(await readSubscription(t, read.id)).toEqual(read);
+  });
+
+  it.each([
+    [{ discount: { type: 'Percentage', amount: 100.01 } }, 'subscriptionProducts[0].discount.amount'],
+    [{ discount: { type: 'Percentage', amount: '150' } }, 'subscriptionProducts[0].discount.amount'],
+    [{ discount: { type: 'Percentage', amount: -1 } }, 'subscriptionProducts[0].discount.amount'],
+    [{ discount: { type: 'Amount', amount: '-5' } }, 'subscriptionProducts[0].discount.amount'],
+    [{ discount: { type: 'Coupon', amount: 5 } }, 'subscriptionProducts[0].discount.type'],
+    [{ quantity: -1 }, 'subscriptionProducts[0].quantity'],
+    [{ quantity: '-0.5' }, 'subscriptionProducts[0].quantity'],
+    [{ quantity: 'many' }, 'subscriptionProducts[0].quantity'],
+    [{ priceOverride: -0.01 }, 'subscriptionProducts[0].priceOverride'],
+    [{ priceOverride: '-3' }, 'subscriptionProducts[0].priceOverride'],
+    [{ id: 99999999 }, 'subscriptionProducts[0].id'],
+  ])('refuses the product change %j with 400 keyed on %s', async (change, key) => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const res = await put(withProducts(read, { SEAT: change }));
+    expect(res.statusCode, res.body).toBe(400);
+    expect([...new Set(errorsOf(res).map((e) => e.Key))]).toEqual([key]);
+    expect(await readSubscription(t, read.id)).toEqual(read);
+  });
+
+  it("refuses another subscription's product and a product listed twice", async () => {
+    const other = await fresh(BASIC_MONTHLY);
+    const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
+    const foreign = await put({ ...read, subscriptionProducts: [read.subscriptionProducts[0], { ...other.subscriptionProducts[0], quantity: 2 }] });
+    expect(foreign.statusCode, foreign.body).toBe(400);
+    expect(errorsOf(foreign).map((e) => e.Key)).toEqual(['subscriptionProducts[1].id']);
+    const twice = await put({ ...read, subscriptionProducts: [read.subscriptionProducts[1], read.subscriptionProducts[1]] });
+    expect(twice.statusCode, twice.body).toBe(400);
+    expect(errorsOf(twice).map((e) => e.Key)).toEqual(['subscriptionProducts[1].id']);
+    expect(await readSubscription(t, other.id)).toEqual(other);
+  });
+
+  it('changes nothing when the contract end is before the start, even with valid changes alongside', async () => {
+    const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
+    const res = await put({
+      ...withProducts(read, { SEAT: { quantity: 9 } }),
+      coupons: [{ code: 'WELCOME10' }],
+      reference: 'changed',
+      contractStartTimestamp: '2025-02-01',
+      contractEndTimestamp: '2025-01-01',
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorsOf(res)[0]!.Key).toBe('contractEndTimestamp');
+    expect(await readSubscription(t, read.id)).toEqual(read);
+  });
+
+  it('refuses any change to a Cancelled subscription', async () => {
+    const created = await fresh(BASIC_MONTHLY);
+    await t.database.db.updateTable('subscriptions').set({ status: 'Cancelled', cancelledAt: new Date() }).where('id', '=', created.id).execute();
+    const read = await readSubscription(t, created.id);
+    const res = await put({ ...read, reference: 'too late' });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorsOf(res)[0]!.Key).toBe('Api Error');
+    expect(await readSubscription(t, created.id)).toEqual(read);
+  });
+
+  it('refuses moving a subscription to another customer', async () => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const res = await put({ ...read, customerId: await newCustomer(t) });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorsOf(res)[0]!.Key).toBe('customerId');
+  });
+
+  it('answers 404 for unknown subscriptions and other accounts\' subscriptions', async () => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const other = await t.newAccount();
+    for (const id of [999999, 2147483648]) {
+      const got = await t.call('GET', `/v1/subscriptions/${id}`);
+      expect(got.statusCode, got.body).toBe(404);
+      expect(errorsOf(got)[0]).toMatchObject({ Key: 'Api Error' });
+      const res = await put({ ...read, id });
+      expect(res.statusCode, res.body).toBe(404);
+      errorsOf(res);
+    }
+    expect((await t.call('GET', `/v1/subscriptions/${read.id}`, undefined, { as: other })).statusCode).toBe(404);
+    const res = await t.call('PUT', '/v1/subscriptions', { ...read, reference: 'theirs' }, { as: other });
+    expect(res.statusCode, res.body).toBe(404);
+    errorsOf(res);
+    expect(await readSubscription(t, read.id)).toEqual(read);
+  });
+});
