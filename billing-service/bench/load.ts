@@ -78,6 +78,13 @@ export interface LoopResult {
   seconds: number;
   perSecond: number;
   latencyMs: { p50: number; p95: number; p99: number; mean: number };
+  cpu?: CpuShares;
+}
+
+/** Whose CPU to account for besides this process. */
+export interface CpuTargets {
+  serverPid?: number;
+  postgresDatabase?: string;
 }
 
 /** Nearest-rank percentile of an ascending array. */
@@ -92,9 +99,11 @@ export async function measureLoop(
   fn: (measuring: boolean) => Promise<unknown>,
   seconds: number,
   warmupSeconds: number,
+  cpuTargets: CpuTargets = {},
 ): Promise<LoopResult> {
   const warmEnd = performance.now() + warmupSeconds * 1000;
   while (performance.now() < warmEnd) await fn(false);
+  const before = cpuSnapshot(cpuTargets.serverPid, cpuTargets.postgresDatabase);
   const latencies: number[] = [];
   const start = performance.now();
   const end = start + seconds * 1000;
@@ -105,6 +114,7 @@ export async function measureLoop(
     now = performance.now();
     latencies.push(now - t);
   }
+  const cpu = cpuShares(before, cpuSnapshot(cpuTargets.serverPid, cpuTargets.postgresDatabase));
   const elapsed = (now - start) / 1000;
   latencies.sort((a, b) => a - b);
   const mean = latencies.reduce((a, b) => a + b, 0) / latencies.length;
@@ -113,6 +123,7 @@ export async function measureLoop(
     seconds: elapsed,
     perSecond: latencies.length / elapsed,
     latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), mean },
+    ...(cpu ? { cpu } : {}),
   };
 }
 
@@ -156,7 +167,7 @@ export interface SequentialHttpResult extends LoopResult {
 
 /** One client, one request at a time: latency without queueing, p50/p95/p99 from every sample. */
 export async function measureSequentialHttp(
-  spec: { baseUrl: string; path: string; headers?: Record<string, string>; seconds: number; warmupSeconds: number },
+  spec: { baseUrl: string; path: string; headers?: Record<string, string>; seconds: number; warmupSeconds: number } & CpuTargets,
 ): Promise<SequentialHttpResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const statusCodes: Record<string, number> = {};
@@ -173,6 +184,7 @@ export async function measureSequentialHttp(
       },
       spec.seconds,
       spec.warmupSeconds,
+      spec,
     );
     return { ...result, statusCodes, non2xx, lastHeaders };
   } finally {

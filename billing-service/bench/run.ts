@@ -41,6 +41,7 @@ import { loadAverage, machineDescription, packageVersion } from './machine.js';
 import { createFreshDatabase, providePostgres, sampleBackendStates, type PostgresServer, type WaitSample } from './postgres.js';
 import { cpuText, integer, metText, ms, percent, perRequest, rate, seconds, statusText, summaryTable, table, wholeMs, type SummaryRow } from './report.js';
 import { startServer, type RunningServer, type ServerSpec } from './server-process.js';
+import type { CpuShares } from './cpu.js';
 
 function envNumber(name: string, fallback: number): number {
   const value = Number(process.env[name]);
@@ -97,7 +98,16 @@ const cleanup = new Cleanup();
 const throughputRows: string[][] = [];
 const latencyRows: string[][] = [];
 const notes: string[] = [];
+/** Runs during which other processes kept at least OTHER_CPU_WARNING of a core busy. */
+const disturbedRuns: string[] = [];
+const OTHER_CPU_WARNING = 0.25;
 let failed = false;
+/** Whether any response was not 2xx, or any connection failed. */
+let httpProblems = false;
+
+function noteDisturbance(label: string, cpu: CpuShares | undefined) {
+  if (cpu && cpu.other >= OTHER_CPU_WARNING) disturbedRuns.push(`${label} (${Math.round(cpu.other * 100)}%)`);
+}
 
 async function withServer<T>(spec: ServerSpec, body: (server: RunningServer) => Promise<T>): Promise<T> {
   if (interrupted) throw new Error('interrupted');
@@ -148,17 +158,27 @@ async function throughput(
     withPostgres ? perRequest(result.cpu?.postgres, result.requestsPerSecond) : '—',
     cpuText(result.cpu, withPostgres),
   ]);
+  noteDisturbance(label, result.cpu);
   if (result.non2xx > 0 || result.errors > 0) {
+    httpProblems = true;
     notes.push(`${label}: ${integer(result.non2xx)} non-2xx responses (${statusText(result.statusCodes)}), ${integer(result.errors)} errors, ${integer(result.timeouts)} timeouts`);
   }
   return result;
 }
 
 function latencyRow(label: string, result: LoopResult, extra: string) {
-  latencyRows.push([label, integer(result.count), ms(result.latencyMs.p50), ms(result.latencyMs.p95), ms(result.latencyMs.p99), `${integer(result.perSecond)}/s`, extra]);
+  noteDisturbance(label, result.cpu);
+  const other = result.cpu ? `${Math.round(result.cpu.other * 100)}%` : 'n/a';
+  latencyRows.push([label, integer(result.count), ms(result.latencyMs.p50), ms(result.latencyMs.p95), ms(result.latencyMs.p99), `${integer(result.perSecond)}/s`, other, extra]);
 }
 
-async function sequentialList(label: string, server: RunningServer, account: BenchAccount, query: (typeof LIST_QUERIES)[number]) {
+async function sequentialList(
+  label: string,
+  server: RunningServer,
+  account: BenchAccount,
+  query: (typeof LIST_QUERIES)[number],
+  postgresDatabase?: string,
+) {
   await expectOk(server, 'GET', query.path, { authorization: account.authorization });
   log(`${label}: one request at a time, ${SETTINGS.loopWarmupSeconds} s warm-up + ${SETTINGS.listSeconds} s`);
   const result = await measureSequentialHttp({
@@ -167,15 +187,25 @@ async function sequentialList(label: string, server: RunningServer, account: Ben
     headers: { authorization: account.authorization },
     seconds: SETTINGS.listSeconds,
     warmupSeconds: SETTINGS.loopWarmupSeconds,
+    serverPid: server.pid,
+    postgresDatabase,
   });
   const matched = `X-Count ${integer(Number(result.lastHeaders['x-count']))} of ${integer(Number(result.lastHeaders['x-maxcount']))}`;
   latencyRow(label, result, `${matched}; non-2xx ${integer(result.non2xx)}`);
+  if (result.non2xx > 0) httpProblems = true;
   if (result.non2xx > 0) notes.push(`${label}: ${integer(result.non2xx)} non-2xx responses (${statusText(result.statusCodes)})`);
   return result;
 }
 
 /** The list endpoint's own database work (runList: filtered count, total count, page), without HTTP. */
-async function directList(label: string, db: Db, catalog: Catalog, accountId: number, query: (typeof LIST_QUERIES)[number]) {
+async function directList(
+  label: string,
+  db: Db,
+  catalog: Catalog,
+  accountId: number,
+  query: (typeof LIST_QUERIES)[number],
+  postgresDatabase?: string,
+) {
   const fields = customerListFields(catalog);
   const request = parseListRequest(listInputFromUrl(query.path), fields, DEFAULT_SORT);
   log(`${label}: in-process runList(), ${SETTINGS.listSeconds} s`);
@@ -183,6 +213,7 @@ async function directList(label: string, db: Db, catalog: Catalog, accountId: nu
     () => runList(db, selectCustomerRecords(db, accountId), request, fields, 'customers.id'),
     SETTINGS.listSeconds,
     SETTINGS.loopWarmupSeconds,
+    { postgresDatabase },
   );
   latencyRow(label, result, 'same SQL as the endpoint, no HTTP');
   return result;
@@ -226,7 +257,7 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<
     ids = await customerIdRange(handle.db, account.accountId);
     log(`PostgreSQL: seeded ${integer(ids.count)} customers and analyzed in ${seconds(seedMs)}`);
     for (const [i, query] of LIST_QUERIES.entries()) {
-      direct.push(await directList(`PostgreSQL list ${i + 1}, SQL only (runList)`, handle.db, catalog, account.accountId, query));
+      direct.push(await directList(`PostgreSQL list ${i + 1}, SQL only (runList)`, handle.db, catalog, account.accountId, query, database.name));
     }
   } finally {
     await handle.close();
@@ -249,7 +280,7 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<
     const getProbe = probe();
     const get = await throughput('PostgreSQL GET /v1/customers/{id}', app, { method: 'GET', path: getPath(ids), headers: auth, probe: getProbe.probe, postgresDatabase: database.name });
     const lists: SequentialHttpResult[] = [];
-    for (const [i, query] of LIST_QUERIES.entries()) lists.push(await sequentialList(`PostgreSQL list ${i + 1}, HTTP`, app, account, query));
+    for (const [i, query] of LIST_QUERIES.entries()) lists.push(await sequentialList(`PostgreSQL list ${i + 1}, HTTP`, app, account, query, database.name));
     const postHeaders = { authorization: postAccount.authorization, 'content-type': 'application/json' };
     const body = JSON.stringify(NEW_CUSTOMER_BODY);
     await expectOk(app, 'POST', '/v1/customers', postHeaders, body);
@@ -554,8 +585,8 @@ async function main() {
     table(['Run', 'req/s', 'p50', 'p99', '2xx', 'non-2xx', 'errors', 'server CPU/req', 'pg CPU/req', 'CPU used (100% = one core)'], throughputRows, new Set([1, 2, 3, 4, 5, 6, 7, 8])),
   );
   console.log('');
-  console.log('Latency runs (one at a time)');
-  console.log(table(['Run', 'samples', 'p50', 'p95', 'p99', 'rate', 'notes'], latencyRows, new Set([1, 2, 3, 4, 5])));
+  console.log('Latency runs (one at a time; "other CPU" = busy time of processes outside the benchmark, 100% = one core)');
+  console.log(table(['Run', 'samples', 'p50', 'p95', 'p99', 'rate', 'other CPU', 'notes'], latencyRows, new Set([1, 2, 3, 4, 5, 6])));
 
   const observations: string[] = [];
   if (typeof postgres !== 'string') {
@@ -580,7 +611,12 @@ async function main() {
   }
   console.log('');
   console.log('Notes');
-  if (notes.length === 0) console.log('  - every response was 2xx; no connection errors');
+  if (disturbedRuns.length > 0) {
+    notes.push(
+      `other processes kept ≥ ${Math.round(OTHER_CPU_WARNING * 100)}% of a core busy during ${disturbedRuns.length} runs, whose figures are lower and noisier than on a quiet machine: ${disturbedRuns.join(', ')}`,
+    );
+  }
+  if (!httpProblems) console.log('  - every response was 2xx, no connection errors (429s would show here: the limits were raised)');
   for (const note of notes) console.log(`  - ${note}`);
   if (failed) process.exitCode = 1;
 }

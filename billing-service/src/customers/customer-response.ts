@@ -1,9 +1,19 @@
+import type { Queryable } from '../db/database.js';
 import type { UriBuilder } from '../http/uri.js';
+import { toJsonAmount } from '../money/money.js';
+import { customerRecurringRevenue } from '../subscriptions/service.js';
 import type { CustomerRecord } from './repository.js';
 import type { CustomerResponse } from './schemas.js';
 
+/** Customers as the API returns them, recurring revenue included (one more query for the whole page). */
+export async function toCustomerResponses(db: Queryable, uris: UriBuilder, records: CustomerRecord[]): Promise<CustomerResponse[]> {
+  if (records.length === 0) return [];
+  const revenue = await customerRecurringRevenue(db, records[0]!.accountId, records.map((r) => r.id));
+  return records.map((r) => toCustomerResponse(r, uris, revenue.get(r.id)));
+}
+
 /** The customer as the API returns it. */
-export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder): CustomerResponse {
+export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder, revenue?: { gross: string; net: string }): CustomerResponse {
   const uri = uris.resource('customers', c.id);
   return {
     id: c.id,
@@ -46,9 +56,8 @@ export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder): Custome
       id: c.id,
       uri: `${uri}/customerAcquisition`,
     },
-    // Recurring revenue comes from active subscriptions, which no customer has until subscriptions exist.
-    monthlyRecurringRevenue: 0,
-    netMonthlyRecurringRevenue: 0,
+    monthlyRecurringRevenue: toJsonAmount(revenue?.gross ?? '0'),
+    netMonthlyRecurringRevenue: toJsonAmount(revenue?.net ?? '0'),
     crmId: c.crmId,
     crmAccountType: c.crmAccountType,
     crmSynchStatus: c.crmSynchStatus,

@@ -173,3 +173,14 @@ export function isPortalUserNameConflict(error: unknown): boolean {
   const e = error as { code?: string; constraint?: string; message?: string };
   return e?.code === '23505' && (e.constraint === 'customers_portal_user_name' || /customers_portal_user_name/.test(e.message ?? ''));
 }
+
+/** Draft invoices not yet posted (pending charges) and the earliest next period start of Active subscriptions. */
+export async function pendingChargesAndNextBilling(db: Queryable, customerId: number): Promise<{ pendingCharges: string; nextBillingDate: string | null }> {
+  const row = await db
+    .selectNoFrom([
+      sql<string>`coalesce((select sum(total) from invoices where customer_id = ${customerId} and status = 'Draft'), 0)`.as('pendingCharges'),
+      sql<string | null>`(select min(next_period_start) from subscriptions where customer_id = ${customerId} and status = 'Active')`.as('nextBillingDate'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { pendingCharges: row.pendingCharges, nextBillingDate: row.nextBillingDate };
+}

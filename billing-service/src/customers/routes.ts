@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ListQuerystring, listRoute } from '../http/list-route.js';
 import { selectCustomerRecords } from './repository.js';
 import { customerListFields } from './list-fields.js';
-import { toCustomerResponse } from './customer-response.js';
+import { toCustomerResponses } from './customer-response.js';
 import {
   CreateCustomerBody,
   CustomerIdParams,
@@ -22,14 +22,16 @@ export async function customerRoutes(fastify: FastifyInstance) {
 
   app.get('/v1/customers', {
     schema: { tags, summary: 'List, filter, sort and page customers', querystring: ListQuerystring, response: { 200: z.array(CustomerResponse) } },
-    handler: async (request, reply) =>
-      listRoute(request, reply, {
+    handler: async (request, reply) => {
+      const records = await listRoute(request, reply, {
         fields,
         defaultSort: { field: 'Id', order: 'Ascending' },
         baseQuery: selectCustomerRecords(app.ctx.db, request.caller.accountId),
         idColumn: 'customers.id',
-        toResponse: (record) => toCustomerResponse(record, app.ctx.uris),
-      }),
+        toResponse: (record) => record,
+      });
+      return toCustomerResponses(app.ctx.db, app.ctx.uris, records);
+    },
   });
 
   app.get('/v1/customers/:customerId', {

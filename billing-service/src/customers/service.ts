@@ -19,12 +19,13 @@ import {
   insertCustomer,
   isPortalUserNameConflict,
   lockCustomer,
+  pendingChargesAndNextBilling,
   replaceCustomerAcquisition,
   replaceCustomerReference,
   updateCustomerRow,
   type CustomerRecord,
 } from './repository.js';
-import { toCustomerResponse } from './customer-response.js';
+import { toCustomerResponses } from './customer-response.js';
 import type {
   CreateCustomerInput,
   CustomerOverviewResponse,
@@ -39,7 +40,8 @@ type AddressInput = NonNullable<CreateCustomerInput['billing']>;
 export async function getCustomer(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
   const record = await findCustomerRecord(ctx.db, caller.accountId, id);
   if (!record) throw ApiError.notFound('customer', id);
-  return toCustomerResponse(record, ctx.uris);
+  const [response] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
+  return response!;
 }
 
 export async function createCustomer(ctx: AppContext, caller: Caller, input: CreateCustomerInput): Promise<CustomerResponse> {
@@ -155,13 +157,14 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
 export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: number): Promise<CustomerOverviewResponse> {
   const record = await findCustomerRecord(ctx.db, caller.accountId, id);
   if (!record) throw ApiError.notFound('customer', id);
-  const [balances, parentName, isParent, grace] = await Promise.all([
+  const [balances, parentName, isParent, grace, pending] = await Promise.all([
     customerBalances(ctx.db, id),
     record.parentId ? customerDisplayName(ctx.db, caller.accountId, record.parentId) : Promise.resolve(null),
     hasChildren(ctx.db, caller.accountId, id),
     findGracePeriodSetting(ctx.db, id),
+    pendingChargesAndNextBilling(ctx.db, id),
   ]);
-  const customer = toCustomerResponse(record, ctx.uris);
+  const [customer] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
   const now = new Date();
   const accountStatus = customer.customerAccountStatus;
   return {
@@ -179,8 +182,7 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     createdTimestamp: record.createdAt.toISOString(),
     status: customer.status,
     customerAccountStatus: accountStatus,
-    // Draft charges are not yet on the ledger; they join it with invoices.
-    pendingCharges: 0,
+    pendingCharges: toJsonAmount(pending.pendingCharges),
     arBalance: toJsonAmount(balances.arBalance),
     unallocatedPayments: toJsonAmount(balances.unallocatedPayments),
     unallocatedCredits: toJsonAmount(balances.unallocatedCredits),
@@ -193,7 +195,7 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     lifetimeValue: toJsonAmount(money(record.lifetimeValue).plus(balances.netPayments)),
     monthlyRecurringRevenue: customer.monthlyRecurringRevenue,
     netMonthlyRecurringRevenue: customer.netMonthlyRecurringRevenue,
-    nextBillingDate: null,
+    nextBillingDate: pending.nextBillingDate ? `${pending.nextBillingDate}T00:00:00.000Z` : null,
     crmSynchStatus: record.crmSynchStatus,
     crmId: record.crmId,
     accountingId: record.accountingId,

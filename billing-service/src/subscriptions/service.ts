@@ -13,6 +13,7 @@ import {
   findCoupons,
   findProducts,
   findSubscription,
+  findSubscriptionsOfCustomers,
   hasPostedInvoices,
   insertProducts,
   insertSubscription,
@@ -269,4 +270,20 @@ function resolveCoupons(catalog: Catalog, coupons: ReadonlyArray<{ code: string 
     codes.push(coupon.code);
   });
   return codes;
+}
+
+/**
+ * Recurring revenue of customers: the sum over their Active subscriptions (the
+ * spec's "current subscriptions only"), in two queries for any number of customers.
+ */
+export async function customerRecurringRevenue(db: Queryable, accountId: number, customerIds: number[]): Promise<Map<number, { gross: string; net: string }>> {
+  const subscriptions = await findSubscriptionsOfCustomers(db, accountId, customerIds, ['Active']);
+  const products = await findProducts(db, subscriptions.map((s) => s.id));
+  const totals = new Map<number, { gross: string; net: string }>();
+  for (const s of subscriptions) {
+    const revenue = revenueOf(products.filter((p) => p.subscriptionId === s.id), s, s.currency);
+    const before = totals.get(s.customerId) ?? { gross: '0', net: '0' };
+    totals.set(s.customerId, { gross: money(before.gross).plus(revenue.gross).toString(), net: money(before.net).plus(revenue.net).toString() });
+  }
+  return totals;
 }

@@ -200,6 +200,10 @@ describe('POST /v1/subscriptions in the customer\'s currency', () => {
     const mixed = await newSubscription(t, { customerId: usd, planFrequencyId: 41 });
     expect(mixed).toMatchObject({ currency: 'USD', amount: 13.5, monthlyRecurringRevenue: 13.5 });
 
+    // Every 3 months: 29.99 / 3 = 9.9967 a month.
+    const quarterly = await newSubscription(t, { customerId: usd, planFrequencyId: 51 });
+    expect(quarterly).toMatchObject({ planFrequency: { interval: 'Monthly', numberOfIntervals: 3 }, amount: 29.99, monthlyRecurringRevenue: 10, netMonthlyRecurringRevenue: 10 });
+
     // The plan list offers MIXED in USD only: a CAD total would leave the add-on out.
     const plan = await t.call('GET', '/v1/Plans/4');
     expect(plan.json().planFrequencies[0].charges.map((c: { currency: string; amount: number }) => [c.currency, c.amount])).toEqual([['USD', 13.5]]);

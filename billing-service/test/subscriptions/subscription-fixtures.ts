@@ -45,8 +45,8 @@ export function demoPlans(): Array<Record<string, any>> {
 
 /**
  * The test catalogue billing in USD and CAD, with two extra plans: USONLY (plan 3,
- * frequency 31) priced in USD only, and MIXED (plan 4, frequency 41) whose second
- * product has no CAD price.
+ * frequency 31) priced in USD only, MIXED (plan 4, frequency 41) whose second
+ * product has no CAD price, and QUARTER (plan 5, frequency 51) billed every 3 months.
  */
 export function usdCadCatalog(): Catalog {
   return testCatalog({
@@ -78,6 +78,13 @@ export function usdCadCatalog(): Catalog {
             ],
           },
         ],
+      },
+      {
+        id: 5,
+        code: 'QUARTER',
+        name: 'Quarterly',
+        products: [{ code: 'SEAT', name: 'Seat', quantity: 1 }],
+        frequencies: [{ id: 51, interval: 'Monthly', numberOfIntervals: 3, prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '29.99' }, { currency: 'CAD', amount: '36.00' }] }] }],
       },
     ],
   });

@@ -45,6 +45,25 @@ describe('PUT /v1/subscriptions', () => {
     expect(await readSubscription(t, created.id)).toEqual(read);
   });
 
+  it('keeps every customisation when its own GET object is sent back', async () => {
+    const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
+    const custom = await putOk({
+      ...withProducts(read, {
+        SEAT: { quantity: 4, priceOverride: '7.25', discount: { type: 'Amount', amount: 3 } },
+        SUPPORT: { isIncluded: false, discount: { type: 'Percentage', amount: 50 } },
+      }),
+      reference: 'kept',
+      subscriptionOverride: { name: 'Kept name', description: 'Kept description' },
+      contractStartTimestamp: '2025-01-01T00:00:00Z',
+      contractEndTimestamp: '2026-01-01T00:00:00Z',
+      coupons: [{ code: 'WELCOME10' }],
+    });
+    // 4 × 7.25 = 29 − 3 = 26; SUPPORT excluded.
+    expect(revenue(custom)).toEqual({ amount: 29, monthlyRecurringRevenue: 29, netMonthlyRecurringRevenue: 26 });
+    expect(await putOk(custom)).toEqual(custom);
+    expect(await readSubscription(t, read.id)).toEqual(custom);
+  });
+
   it('changes name, description, reference and contract dates', async () => {
     const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
     const updated = await putOk({
