@@ -19,6 +19,10 @@ import { enforceRateLimit, type RateLimitStore } from './http/rate-limit.js';
 import { UriBuilder } from './http/uri.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validation.js';
 import { noteRoutes } from './notes/routes.js';
+import { SandboxGateway } from './payments/gateway/sandbox-gateway.js';
+import { paymentMethodRoutes } from './payment-methods/routes.js';
+import { paymentRoutes } from './payments/routes.js';
+import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
 import { syncCatalog } from './plans/catalog-sync.js';
@@ -36,6 +40,9 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   https?: { cert: Buffer; key: Buffer };
   bodyLimit?: number;
+  /** Default: the sandbox gateway. */
+  gateway?: PaymentGateway;
+  gatewayTimeoutMs?: number;
 }
 
 export const RATE_LIMIT_HEADERS = [
@@ -79,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db: options.db,
     catalog: options.catalog,
     uris: new UriBuilder(options.publicBaseUrl),
+    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
   });
   app.decorateRequest('caller', undefined as never);
 
@@ -148,6 +156,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(customerRoutes);
   await app.register(lifecycleRoutes);
   await app.register(invoiceRoutes);
+  await app.register(paymentMethodRoutes);
+  await app.register(paymentRoutes);
   await app.register(billingSettingRoutes);
   await app.register(addressRoutes);
   await app.register(noteRoutes);

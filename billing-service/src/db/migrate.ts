@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as foundation from './migrations/0001-foundation.js';
 import * as customerSettings from './migrations/0002-customer-settings.js';
 import * as subscriptionsAndInvoices from './migrations/0003-subscriptions-and-invoices.js';
+import * as payments from './migrations/0004-payments.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-customer-settings': customerSettings,
   '0003-subscriptions-and-invoices': subscriptionsAndInvoices,
+  '0004-payments': payments,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

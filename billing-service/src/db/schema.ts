@@ -208,6 +208,7 @@ export interface PaymentMethodsTable {
   city: string | null;
   postalZip: string | null;
   email: string | null;
+  gatewayCustomerId: string | null;
   isDefault: Generated<boolean>;
   removedAt: Date | null;
   createdAt: Generated<Date>;
@@ -346,6 +347,35 @@ export interface LedgerAllocationsTable {
   createdAt: Generated<Date>;
 }
 
+export interface PaymentsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  ledgerEntryId: number | null;
+  paymentMethodType: string;
+  paymentMethodId: number | null;
+  source: string;
+  reference: string | null;
+  amount: Numeric;
+  currency: string;
+  status: 'Succeeded' | 'Failed';
+  gatewayTransactionId: string | null;
+  declineCode: string | null;
+  declineMessage: string | null;
+  effectiveAt: Timestamp;
+  createdAt: Generated<Date>;
+}
+
+export interface IdempotencyKeysTable {
+  accountId: number;
+  key: string;
+  endpoint: string;
+  requestHash: string;
+  responseStatus: number | null;
+  responseBody: ColumnType<unknown, string | null, string | null>;
+  createdAt: Generated<Date>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   customers: CustomersTable;
@@ -371,6 +401,8 @@ export interface Database {
   invoiceCharges: InvoiceChargesTable;
   invoiceTaxes: InvoiceTaxesTable;
   ledgerAllocations: LedgerAllocationsTable;
+  payments: PaymentsTable;
+  idempotencyKeys: IdempotencyKeysTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

@@ -1,5 +1,6 @@
 import type { Catalog } from '../catalog/schema.js';
 import type { Db } from '../db/database.js';
+import type { PaymentGateway } from '../payments/gateway/payment-gateway.js';
 import type { Caller } from './auth.js';
 import type { UriBuilder } from './uri.js';
 
@@ -8,6 +9,7 @@ export interface AppContext {
   db: Db;
   catalog: Catalog;
   uris: UriBuilder;
+  payments: { gateway: PaymentGateway; gatewayTimeoutMs: number };
 }
 
 declare module 'fastify' {

@@ -15,31 +15,49 @@ import { CANCELLATION_OPTIONS, type CancellationInput, type CancellationOption }
 const OPTIONS_MESSAGE = `allowable options are ${CANCELLATION_OPTIONS.join(', ')}`;
 
 /**
- * The revenue to reverse for a subscription's current period: its recurring
- * charges on posted invoices for the period running today, with their share of
- * the invoice's taxes. Full reverses all of it; Unearned the part of the period
- * not yet served (days left / days in the period); None nothing.
+ * The revenue to reverse for a subscription's current period, per invoice: its
+ * recurring charges on posted invoices for the period running today, with
+ * their share of the invoice's taxes. Full reverses all of it; Unearned the
+ * part of the period not yet served (days left / days in the period); None
+ * nothing. Credits already recorded against an invoice (an earlier
+ * cancellation, before an uncancel) are deducted, so a period is never
+ * reversed twice.
  */
-async function reversibleAmount(db: Queryable, subscriptionIds: number[], option: CancellationOption, today: string, currency: string): Promise<Money> {
-  if (option === 'None' || subscriptionIds.length === 0) return money(0);
+async function reversibleAmounts(db: Queryable, subscriptionIds: number[], option: CancellationOption, today: string, currency: string): Promise<Array<{ invoiceId: number; amount: Money }>> {
+  if (option === 'None' || subscriptionIds.length === 0) return [];
   const lines = await db
     .selectFrom('invoiceCharges')
     .innerJoin('invoices', 'invoices.id', 'invoiceCharges.invoiceId')
-    .select(['invoiceCharges.taxableAmount', 'invoiceCharges.startServiceDate', 'invoiceCharges.endServiceDate', 'invoices.subtotal', 'invoices.totalDiscount', 'invoices.totalTaxes'])
+    .select(['invoices.id as invoiceId', 'invoiceCharges.taxableAmount', 'invoiceCharges.startServiceDate', 'invoiceCharges.endServiceDate', 'invoices.subtotal', 'invoices.totalDiscount', 'invoices.totalTaxes'])
     .where('invoiceCharges.subscriptionId', 'in', subscriptionIds)
     .where('invoiceCharges.kind', '=', 'Recurring')
     .where('invoices.status', '=', 'Posted')
     .where('invoiceCharges.startServiceDate', '<=', today)
     .where('invoiceCharges.endServiceDate', '>', today)
+    .orderBy('invoices.id')
     .execute();
-  return sumMoney(
-    lines.map((line) => {
-      const taxable = money(line.subtotal).minus(line.totalDiscount);
-      const withTax = taxable.isZero() ? money(line.taxableAmount) : money(line.taxableAmount).times(taxable.plus(line.totalTaxes)).dividedBy(taxable);
-      const share = option === 'Full' ? money(1) : money(daysBetween(today, line.endServiceDate)).dividedBy(daysBetween(line.startServiceDate, line.endServiceDate));
-      return roundToCurrency(withTax.times(share), currency);
-    }),
-  );
+  if (lines.length === 0) return [];
+  const invoiceIds = [...new Set(lines.map((line) => line.invoiceId))];
+  const credited = await db
+    .selectFrom('ledgerEntries')
+    .select(['invoiceId', 'amount'])
+    .where('entryType', '=', 'credit')
+    .where('invoiceId', 'in', invoiceIds)
+    .execute();
+  return invoiceIds.map((invoiceId) => {
+    const reversible = sumMoney(
+      lines
+        .filter((line) => line.invoiceId === invoiceId)
+        .map((line) => {
+          const taxable = money(line.subtotal).minus(line.totalDiscount);
+          const withTax = taxable.isZero() ? money(line.taxableAmount) : money(line.taxableAmount).times(taxable.plus(line.totalTaxes)).dividedBy(taxable);
+          const share = option === 'Full' ? money(1) : money(daysBetween(today, line.endServiceDate)).dividedBy(daysBetween(line.startServiceDate, line.endServiceDate));
+          return roundToCurrency(withTax.times(share), currency);
+        }),
+    );
+    const left = reversible.minus(sumMoney(credited.filter((c) => c.invoiceId === invoiceId).map((c) => money(c.amount))));
+    return { invoiceId, amount: left.greaterThan(0) ? left : money(0) };
+  });
 }
 
 /** Any status but Cancelled → Cancelled; subscriptions are cancelled with the same option. */
@@ -55,18 +73,21 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
       .where('status', '!=', 'Cancelled')
       .returning(['id', 'status'])
       .execute();
-    const credit = await reversibleAmount(trx, cancelled.map((s) => s.id), option, utcDate(now), customer.currency);
-    if (credit.greaterThan(0)) {
+    const reversals = (await reversibleAmounts(trx, cancelled.map((s) => s.id), option, utcDate(now), customer.currency)).filter((r) => r.amount.greaterThan(0));
+    // One credit per invoice reversed, recorded against it.
+    for (const reversal of reversals) {
       await addLedgerEntry(trx, {
         accountId: caller.accountId,
         customerId: customer.id,
         entryType: 'credit',
-        amount: credit,
+        amount: reversal.amount,
+        invoiceId: reversal.invoiceId,
         effectiveAt: now,
         description: `${option} reversal on cancellation`,
       });
-      await allocateAvailableFunds(trx, caller.accountId, customer.id);
     }
+    if (reversals.length > 0) await allocateAvailableFunds(trx, caller.accountId, customer.id);
+    const credit = sumMoney(reversals.map((r) => r.amount));
     await setCustomerStatus(trx, caller, customer, 'Cancelled', now, { cancellationOption: option, credit: credit.toString() });
   });
 }

@@ -10,9 +10,26 @@ import type { SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
 import type { LifecycleResponse, UnholdInput } from './schemas.js';
 
+/**
+ * The day of the month a subscription's periods fall on: its activation day,
+ * unless the anniversary moved since (ChargeForCurrentFullPeriod starts a new
+ * period on the day of the unhold), then the day of its current or next period
+ * start. A day is kept only if the next period start fits it (that day, or
+ * clamped to the end of a shorter month), as the engine requires.
+ */
+export function anchorDayOf(s: SubscriptionWithPlan): number | null {
+  const activated = s.activatedAt ? s.activatedAt.getUTCDate() : null;
+  if (!s.nextPeriodStart) return activated;
+  const [year, month, next] = s.nextPeriodStart.split('-').map(Number) as [number, number, number];
+  const endOfMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const current = s.currentPeriodStart ? Number(s.currentPeriodStart.slice(8, 10)) : null;
+  const fits = (day: number | null): day is number => day !== null && (day === next || (day > next && next === endOfMonth));
+  return [activated, current].find(fits) ?? next;
+}
+
 /** The period starts a subscription missed while on hold: from its next period start up to today. */
 export function missedPeriodStarts(s: SubscriptionWithPlan, today: string): { missed: string[]; firstFuture: string } {
-  const anchorDay = s.activatedAt ? s.activatedAt.getUTCDate() : null;
+  const anchorDay = anchorDayOf(s);
   const missed: string[] = [];
   let start = s.nextPeriodStart ?? today;
   while (start <= today && missed.length < 1000) {
@@ -44,7 +61,7 @@ async function unholdInvoices(
   const prorateToday = new Map<number, string>();
   for (const s of subscriptions) {
     const { missed, firstFuture } = missedPeriodStarts(s, today);
-    const anchorDay = s.activatedAt ? s.activatedAt.getUTCDate() : null;
+    const anchorDay = anchorDayOf(s);
     let starts: string[] = [];
     if (input.serviceStartOption === 'ChargeForAllMissedPeriods') starts = missed;
     if (input.serviceStartOption === 'ChargeForLastMissedPeriods') starts = missed.slice(-1);

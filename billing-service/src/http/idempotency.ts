@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './errors.js';
+
+const WAIT_FOR_FIRST_MS = 30_000;
+const POLL_MS = 25;
+
+/**
+ * Honours an `Idempotency-Key` header: the first request with a key runs; a
+ * retry with the same key and body gets the first result (success or client
+ * error) without running again, also while the first is still running (it
+ * waits for it); the same key with another body is 409. A server-side failure
+ * (5xx: nothing was done) frees the key for a retry. Keys are per account.
+ */
+export async function withIdempotency<T>(request: FastifyRequest, reply: FastifyReply, endpoint: string, run: () => Promise<T>): Promise<T> {
+  const header = request.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (!key) return run();
+  if (key.length > 255) throw ApiError.badRequest('must be at most 255 characters', 'Idempotency-Key');
+  const { db } = request.server.ctx;
+  const accountId = request.caller.accountId;
+  const requestHash = createHash('sha256').update(JSON.stringify({ endpoint, body: request.body })).digest('hex');
+
+  const claimed = await db
+    .insertInto('idempotencyKeys')
+    .values({ accountId, key, endpoint, requestHash, responseStatus: null, responseBody: null })
+    .onConflict((oc) => oc.columns(['accountId', 'key']).doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  const row = (where: typeof db) => where.selectFrom('idempotencyKeys').selectAll().where('accountId', '=', accountId).where('key', '=', key);
+
+  if (!claimed) {
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      const first = await row(db).executeTakeFirst();
+      if (!first) return withIdempotency(request, reply, endpoint, run); // the first failed and freed the key
+      if (first.requestHash !== requestHash) {
+        throw ApiError.conflict('this Idempotency-Key was already used with a different request', 'Idempotency-Key');
+      }
+      if (first.responseStatus !== null) {
+        reply.header('Idempotent-Replayed', 'true');
+        if (first.responseStatus < 300) return first.responseBody as T;
+        throw new ApiError(first.responseStatus, (first.responseBody as { Errors: ApiError['errors'] }).Errors);
+      }
+      if (Date.now() > deadline) throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  const save = (status: number, body: unknown) =>
+    db.updateTable('idempotencyKeys').set({ responseStatus: status, responseBody: JSON.stringify(body) }).where('accountId', '=', accountId).where('key', '=', key).execute();
+  try {
+    const result = await run();
+    await save(200, result);
+    return result;
+  } catch (error) {
+    if (error instanceof ApiError && error.statusCode < 500) await save(error.statusCode, { Errors: error.errors });
+    else await db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).execute();
+    throw error;
+  }
+}

@@ -1,0 +1,40 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import type { PaymentMethodsTable } from '../db/schema.js';
+
+export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
+
+export function selectPaymentMethods(db: Queryable, accountId: number) {
+  return db.selectFrom('paymentMethods').selectAll('paymentMethods').where('paymentMethods.accountId', '=', accountId).where('paymentMethods.removedAt', 'is', null);
+}
+
+export async function findPaymentMethod(db: Queryable, accountId: number, id: number): Promise<PaymentMethodRow | undefined> {
+  return selectPaymentMethods(db, accountId).where('paymentMethods.id', '=', id).executeTakeFirst();
+}
+
+export async function findDefaultPaymentMethod(db: Queryable, customerId: number): Promise<PaymentMethodRow | undefined> {
+  return db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).where('removedAt', 'is', null).where('isDefault', '=', true).executeTakeFirst();
+}
+
+export async function countPaymentMethods(db: Queryable, customerId: number): Promise<number> {
+  const row = await db
+    .selectFrom('paymentMethods')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('customerId', '=', customerId)
+    .where('removedAt', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertPaymentMethod(db: Queryable, row: Insertable<PaymentMethodsTable>): Promise<PaymentMethodRow> {
+  return db.insertInto('paymentMethods').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updatePaymentMethodRow(db: Queryable, id: number, row: Updateable<PaymentMethodsTable>): Promise<PaymentMethodRow> {
+  return db.updateTable('paymentMethods').set(row).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The newest remaining method, to become the default when the default goes. */
+export async function newestPaymentMethod(db: Queryable, customerId: number): Promise<PaymentMethodRow | undefined> {
+  return db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).where('removedAt', 'is', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}

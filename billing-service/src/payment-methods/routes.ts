@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { customerExists } from '../customers/repository.js';
+import { CustomerIdParams } from '../customers/schemas.js';
+import { ApiError } from '../http/errors.js';
+import { withIdempotency } from '../http/idempotency.js';
+import { ListQuerystring, listRoute } from '../http/list-route.js';
+import type { ListField } from '../http/lists/index.js';
+import { selectPaymentMethods } from './repository.js';
+import { CreateCreditCardBody, CreditCardResponse, PaymentMethodIdParams, UpdateCreditCardBody } from './schemas.js';
+import { addCreditCard, getCreditCard, removeCreditCard, toCreditCardResponse, updateCreditCard } from './service.js';
+
+const tags = ['Payment methods'];
+const paymentMethodListFields: ListField[] = [
+  { name: 'CardType', type: 'string', expression: sql.ref('paymentMethods.cardBrand') },
+  { name: 'IsDefault', type: 'enum', values: ['true', 'false'], expression: sql`(payment_methods.is_default::text)` },
+  { name: 'ModifiedDate', type: 'date', expression: sql.ref('paymentMethods.modifiedAt') },
+  { name: 'Id', type: 'integer', expression: sql.ref('paymentMethods.id') },
+];
+
+export async function paymentMethodRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/v1/paymentmethods/creditcard', {
+    schema: {
+      tags,
+      summary: 'Validate a card with the gateway and store it (only token, brand, last four and expiry are kept)',
+      body: CreateCreditCardBody,
+      headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
+      response: { 200: CreditCardResponse },
+    },
+    handler: async (request, reply) =>
+      withIdempotency(request, reply, 'POST /v1/paymentmethods/creditcard', () => addCreditCard(app.ctx, request.caller, request.body)),
+  });
+
+  app.get('/v1/customers/:customerId/paymentMethods/creditCard', {
+    schema: { tags, summary: "List a customer's cards", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(CreditCardResponse) } },
+    handler: async (request, reply) => {
+      const { customerId } = request.params;
+      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+      return listRoute(request, reply, {
+        fields: paymentMethodListFields,
+        defaultSort: { field: 'Id', order: 'Ascending' },
+        baseQuery: selectPaymentMethods(app.ctx.db, request.caller.accountId).where('paymentMethods.customerId', '=', customerId),
+        idColumn: 'paymentMethods.id',
+        toResponse: (row) => toCreditCardResponse(row, app.ctx.uris),
+      });
+    },
+  });
+
+  app.get('/v1/paymentMethods/:paymentMethodId/creditCard', {
+    schema: { tags, summary: 'Read one card', params: PaymentMethodIdParams, response: { 200: CreditCardResponse } },
+    handler: async (request) => getCreditCard(app.ctx, request.caller, request.params.paymentMethodId),
+  });
+
+  app.put('/v1/paymentMethods/creditCard', {
+    schema: { tags, summary: "Change a card's name, address, expiry or default", body: UpdateCreditCardBody, response: { 200: CreditCardResponse } },
+    handler: async (request) => updateCreditCard(app.ctx, request.caller, request.body),
+  });
+
+  app.delete('/v1/paymentMethods/:paymentMethodId/creditCard', {
+    schema: { tags, summary: 'Clear a card from its customer', params: PaymentMethodIdParams, response: { 204: z.null() } },
+    handler: async (request, reply) => {
+      await removeCreditCard(app.ctx, request.caller, request.params.paymentMethodId);
+      return reply.code(204).send(null);
+    },
+  });
+}

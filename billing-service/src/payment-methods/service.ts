@@ -1,0 +1,174 @@
+import { diffFields, recordChange } from '../audit/audit-log.js';
+import { lockCustomer } from '../customers/repository.js';
+import { locationNames, resolveLocation } from '../geo/resolve-location.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import type { UriBuilder } from '../http/uri.js';
+import { checkCard } from '../payments/card-checks.js';
+import { callGateway } from '../payments/call-gateway.js';
+import {
+  countPaymentMethods,
+  findPaymentMethod,
+  insertPaymentMethod,
+  newestPaymentMethod,
+  updatePaymentMethodRow,
+  type PaymentMethodRow,
+} from './repository.js';
+import type { CreateCreditCardInput, CreditCardResponse, UpdateCreditCardInput } from './schemas.js';
+
+export function toCreditCardResponse(row: PaymentMethodRow, uris: UriBuilder): CreditCardResponse {
+  return {
+    maskedCardNumber: `************${row.lastFour ?? ''}`,
+    cardType: row.cardBrand ?? 'Unknown',
+    expirationMonth: row.expirationMonth ?? 0,
+    expirationYear: (row.expirationYear ?? 0) % 100,
+    customerId: row.customerId,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    address1: row.address1,
+    address2: row.address2,
+    countryId: row.countryId,
+    stateId: row.stateId,
+    ...locationNames(row.countryId, row.stateId),
+    city: row.city,
+    postalZip: row.postalZip,
+    isDefault: row.isDefault,
+    externalCustomerId: row.gatewayCustomerId,
+    externalCardId: row.gatewayToken,
+    storedInPlatformVault: true,
+    email: row.email,
+    modifiedDate: row.modifiedAt.toISOString(),
+    originalPaymentMethodId: null,
+    id: row.id,
+    uri: uris.resource('paymentMethods', `${row.id}/creditCard`),
+  };
+}
+
+/** Where the card comes from changes what is required: the capture host passes risk signals. */
+export interface AddCardOptions {
+  /** Forces the new card to be the default (the first card is the default regardless). */
+  makeDefault?: boolean;
+  risk?: { riskToken: string; clientIp: string; email: string } | null;
+}
+
+/**
+ * Validates a card with the gateway and keeps only what it gives back: the
+ * token, brand, last four digits and expiry. The first card of a customer
+ * becomes its default; isDefault moves the default.
+ */
+export async function addCreditCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<CreditCardResponse> {
+  const { number, fullYear } = checkCard(input);
+  const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
+  const customer = await lockCustomer(ctx.db, caller.accountId, input.customerId);
+  if (!customer) throw ApiError.notFound('customer', input.customerId);
+  if (customer.status === 'Cancelled') throw ApiError.badRequest('a cancelled customer cannot get payment methods', 'customerId');
+
+  const outcome = await callGateway(ctx, (signal) =>
+    ctx.payments.gateway.validateCard(
+      { number, expirationMonth: input.expirationMonth, expirationYear: fullYear, cvv: input.cvv, firstName: input.firstName, lastName: input.lastName, postalZip: input.postalZip, risk: options.risk },
+      signal,
+    ),
+  );
+  if (!outcome.ok) throw ApiError.badRequest(`validation error: ${outcome.message} (${outcome.code})`);
+
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const locked = await lockCustomer(trx, caller.accountId, customer.id);
+    if (!locked) throw ApiError.notFound('customer', customer.id);
+    const isFirst = (await countPaymentMethods(trx, customer.id)) === 0;
+    const isDefault = isFirst || input.isDefault === true || options.makeDefault === true;
+    if (isDefault) {
+      await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customer.id).where('isDefault', '=', true).execute();
+    }
+    const created = await insertPaymentMethod(trx, {
+      accountId: caller.accountId,
+      customerId: customer.id,
+      gatewayToken: outcome.value.token,
+      gatewayCustomerId: outcome.value.gatewayCustomerId,
+      cardBrand: outcome.value.brand,
+      lastFour: outcome.value.lastFour,
+      expirationMonth: input.expirationMonth,
+      expirationYear: fullYear,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      address1: input.address1 ?? null,
+      address2: input.address2 ?? null,
+      ...location,
+      city: input.city ?? null,
+      postalZip: input.postalZip ?? null,
+      email: input.email ?? null,
+      isDefault,
+      modifiedAt: new Date(),
+    });
+    // Only what the gateway returned is audited: never the number or the CVV.
+    await recordChange(trx, caller, {
+      entityType: 'PaymentMethod',
+      entityId: created.id,
+      action: 'create',
+      changes: { customerId: customer.id, cardType: created.cardBrand, lastFour: created.lastFour, isDefault },
+    });
+    return created;
+  });
+  return toCreditCardResponse(row, ctx.uris);
+}
+
+export async function getCreditCard(ctx: AppContext, caller: Caller, id: number): Promise<CreditCardResponse> {
+  const row = await findPaymentMethod(ctx.db, caller.accountId, id);
+  if (!row) throw ApiError.notFound('payment method', id);
+  return toCreditCardResponse(row, ctx.uris);
+}
+
+/** Name, address, expiry and default can change; the card itself cannot (add a new one). */
+export async function updateCreditCard(ctx: AppContext, caller: Caller, input: UpdateCreditCardInput): Promise<CreditCardResponse> {
+  if (input.expirationMonth < 1 || input.expirationMonth > 12) throw ApiError.badRequest('must be 1-12', 'expirationMonth');
+  if (input.expirationYear < 0 || input.expirationYear > 99) throw ApiError.badRequest('must be two digits (YY)', 'expirationYear');
+  const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const current = await findPaymentMethod(trx, caller.accountId, input.id);
+    if (!current) throw ApiError.notFound('payment method', input.id);
+    await lockCustomer(trx, caller.accountId, current.customerId);
+    if (input.isDefault && !current.isDefault) {
+      await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', current.customerId).where('isDefault', '=', true).execute();
+    }
+    const columns = {
+      firstName: input.firstName,
+      lastName: input.lastName,
+      address1: input.address1 ?? null,
+      address2: input.address2 ?? null,
+      ...location,
+      city: input.city ?? null,
+      postalZip: input.postalZip ?? null,
+      email: input.email ?? null,
+      expirationMonth: input.expirationMonth,
+      expirationYear: 2000 + input.expirationYear,
+      // The default can move to this card; it is never left without one by PUT.
+      isDefault: current.isDefault || input.isDefault === true,
+    };
+    const updated = await updatePaymentMethodRow(trx, current.id, { ...columns, modifiedAt: new Date() });
+    await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: current.id, action: 'update', changes: diffFields(current, columns) });
+    return updated;
+  });
+  return toCreditCardResponse(row, ctx.uris);
+}
+
+/**
+ * Clears a card: it stays in the records (payments refer to it) but is gone from
+ * the customer. A removed default passes to the newest remaining card; with no
+ * card left, auto-collection is switched off.
+ */
+export async function removeCreditCard(ctx: AppContext, caller: Caller, id: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const current = await findPaymentMethod(trx, caller.accountId, id);
+    if (!current) throw ApiError.notFound('payment method', id);
+    await lockCustomer(trx, caller.accountId, current.customerId);
+    await updatePaymentMethodRow(trx, id, { removedAt: new Date(), isDefault: false, modifiedAt: new Date() });
+    if (current.isDefault) {
+      const next = await newestPaymentMethod(trx, current.customerId);
+      if (next) await updatePaymentMethodRow(trx, next.id, { isDefault: true, modifiedAt: new Date() });
+      else {
+        await trx.updateTable('customerBillingSettings').set({ autoCollect: false }).where('customerId', '=', current.customerId).where('autoCollect', '=', true).execute();
+      }
+    }
+    await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: id, action: 'delete', changes: { customerId: current.customerId, lastFour: current.lastFour } });
+  });
+}

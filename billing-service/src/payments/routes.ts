@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { customerExists } from '../customers/repository.js';
+import { CustomerIdParams } from '../customers/schemas.js';
+import { ApiError } from '../http/errors.js';
+import { withIdempotency } from '../http/idempotency.js';
+import { ListQuerystring, listRoute } from '../http/list-route.js';
+import type { ListField } from '../http/lists/index.js';
+import { selectPayments } from './repository.js';
+import { CollectPaymentBody, PaymentIdParams, PaymentResponse, PAYMENT_METHOD_TYPES, PAYMENT_SOURCES } from './schemas.js';
+import { collectPayment, getPayment, toPaymentResponses } from './service.js';
+
+const tags = ['Payments'];
+const paymentListFields: ListField[] = [
+  { name: 'Status', type: 'enum', values: ['Succeeded', 'Failed'], expression: sql.ref('payments.status') },
+  { name: 'PaymentMethod', type: 'enum', values: PAYMENT_METHOD_TYPES, expression: sql.ref('payments.paymentMethodType') },
+  { name: 'Source', type: 'enum', values: PAYMENT_SOURCES, expression: sql.ref('payments.source') },
+  { name: 'Reference', type: 'string', expression: sql.ref('payments.reference') },
+  { name: 'EffectiveTimestamp', type: 'date', expression: sql.ref('payments.effectiveAt') },
+  { name: 'Id', type: 'integer', expression: sql.ref('payments.id') },
+];
+
+export async function paymentRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/v1/payments', {
+    schema: {
+      tags,
+      summary: 'Collect a payment (Idempotency-Key: a retry never charges twice)',
+      body: CollectPaymentBody,
+      headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
+      response: { 200: PaymentResponse },
+    },
+    handler: async (request, reply) => withIdempotency(request, reply, 'POST /v1/payments', () => collectPayment(app.ctx, request.caller, request.body)),
+  });
+
+  app.get('/v1/payments/:paymentId', {
+    schema: { tags, summary: 'Read one payment', params: PaymentIdParams, response: { 200: PaymentResponse } },
+    handler: async (request) => getPayment(app.ctx, request.caller, request.params.paymentId),
+  });
+
+  app.get('/v1/customers/:customerId/payments', {
+    schema: { tags, summary: "List a customer's payments", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(PaymentResponse) } },
+    handler: async (request, reply) => {
+      const { customerId } = request.params;
+      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+      const rows = await listRoute(request, reply, {
+        fields: paymentListFields,
+        defaultSort: { field: 'Id', order: 'Ascending' },
+        baseQuery: selectPayments(app.ctx.db, request.caller.accountId).where('payments.customerId', '=', customerId),
+        idColumn: 'payments.id',
+        toResponse: (row) => row,
+      });
+      return toPaymentResponses(app.ctx.db, app.ctx.uris, rows);
+    },
+  });
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+export const PAYMENT_METHOD_TYPES = ['CreditCard', 'Cash', 'Check', 'DirectDeposit', 'ACH'] as const;
+export const PAYMENT_SOURCES = ['Manual', 'Automatic', 'SelfServicePortal', 'Import'] as const;
+export const ALLOCATION_ORDERS = ['OldestToNewest', 'NewestToOldest'] as const;
+
+const positiveAmount = z
+  .union([z.number(), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal number')])
+  .transform((v) => String(v))
+  .refine((v) => /^\d+(\.\d{1,2})?$/.test(v), 'at most two decimals')
+  .refine((v) => Number(v) > 0, 'must be more than 0');
+
+export const CollectPaymentBody = z.object({
+  customerId: z.number().int().positive(),
+  amount: positiveAmount,
+  paymentMethod: z.enum(PAYMENT_METHOD_TYPES).default('CreditCard'),
+  paymentMethodId: z.number().int().positive().nullish(),
+  useDefaultPaymentMethod: z.boolean().nullish(),
+  source: z.enum(PAYMENT_SOURCES).default('Manual'),
+  reference: z.string().max(500, 'must be at most 500 characters').nullish(),
+  effectiveTimestamp: z.iso.datetime({ offset: true, local: true, message: 'must be an ISO 8601 timestamp' }).or(z.iso.date()).nullish(),
+  autoAllocate: z.boolean().nullish(),
+  autoAllocateOrder: z.enum(ALLOCATION_ORDERS).nullish(),
+  paymentAllocations: z.array(z.object({ invoiceId: z.number().int().positive(), amount: positiveAmount })).max(100).nullish(),
+});
+export type CollectPaymentInput = z.infer<typeof CollectPaymentBody>;
+
+export const PaymentIdParams = z.object({ paymentId: z.coerce.number().int().positive() });
+
+export const PaymentResponse = z.object({
+  paymentActivityId: z.number(),
+  reference: z.string().nullable(),
+  effectiveTimestamp: z.string(),
+  customerId: z.number(),
+  amount: z.number(),
+  currency: z.string(),
+  status: z.enum(['Succeeded', 'Failed']),
+  paymentMethod: z.enum(PAYMENT_METHOD_TYPES),
+  paymentMethodId: z.number().nullable(),
+  source: z.enum(PAYMENT_SOURCES),
+  declineCode: z.string().nullable(),
+  invoiceAllocations: z.array(
+    z.object({ invoiceId: z.number(), invoiceNumber: z.number(), amount: z.number(), outstandingBalance: z.number(), invoiceTotal: z.number(), uri: z.string() }),
+  ),
+  refunds: z.array(z.object({ amount: z.number(), effectiveTimestamp: z.string() })),
+  unallocatedAmount: z.number(),
+  refundableAmount: z.number(),
+  id: z.number(),
+  uri: z.string(),
+});
+export type PaymentResponse = z.infer<typeof PaymentResponse>;
