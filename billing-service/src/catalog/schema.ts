@@ -113,6 +113,21 @@ export const CatalogSchema = z
     rateLimits: z
       .object({ perMinute: z.number().int().positive().default(1000), perDay: z.number().int().positive().default(180000) })
       .prefault({}),
+    /** The card-capture host's settings for this account. */
+    capture: z
+      .object({
+        /** Shop domains allowed to embed the checkout (CORS origins and reCAPTCHA hostnames); empty = any. */
+        allowedShopDomains: z.array(z.string().min(1)).default([]),
+        /** The account's own reCAPTCHA secret; otherwise the service's RENEW_RECAPTCHA_SECRET. */
+        recaptchaSecret: z.string().min(1).optional(),
+        /** The account's own reCAPTCHA site key, for its checkout form. */
+        recaptchaSiteKey: z.string().min(1).optional(),
+        /** true: card address fields are required (address verification). */
+        addressVerification: z.boolean().default(false),
+        /** builtin: the platform's own (sandbox) processing, which requires the three risk fields. */
+        processing: z.enum(['builtin', 'external']).default('builtin'),
+      })
+      .prefault({}),
     taxRates: z.array(TaxRate).default([]),
     plans: z.array(Plan).default([]),
     coupons: z.array(Coupon).default([]),

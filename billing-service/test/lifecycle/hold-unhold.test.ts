@@ -337,6 +337,48 @@ describe('unhold with a fixed clock (service functions)', () => {
     expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe('2026-05-31');
   });
 
+  it('follows a SpecifiedDate billing day (1st of the month): partial first period, then whole months', async () => {
+    const customerId = await newCustomer(t, { monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 1 } });
+    const subscriptionId = await newSubscription(t, customerId);
+    const caller = callerOf(t.account);
+    await activateCustomer(t.app.ctx, caller, { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at('2026-01-15') });
+    // 19.99 × 17 / 31 = 10.9623, plus the setup fee
+    expect((await listInvoices(t, customerId))[0]).toMatchObject({ invoiceAmount: 20.96, charges: [{ startServiceDate: '2026-01-15', endServiceDate: '2026-02-01' }, {}] });
+    await holdCustomer(t.app.ctx, caller, customerId, at('2026-01-20'));
+    await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods', prorate: true }, at('2026-04-10'));
+    const lines = recurringLines((await listInvoices(t, customerId)).slice(1));
+    // 19.99 × 21 / 30 = 13.993 for the running April period
+    expect(lines.map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([
+      ['2026-02-01', '2026-03-01', 19.99],
+      ['2026-03-01', '2026-04-01', 19.99],
+      ['2026-04-10', '2026-05-01', 13.99],
+    ]);
+    expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe('2026-05-01');
+  });
+
+  it('follows a SpecifiedDate billing day of 30 through February', async () => {
+    const customerId = await newCustomer(t);
+    const setting = (await t.call('GET', `/v1/customerbillingsetting/${customerId}`)).json();
+    const put = await t.call('PUT', '/v1/customerbillingsetting', {
+      ...setting,
+      billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly', day: 30 }],
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const subscriptionId = await newSubscription(t, customerId);
+    const caller = callerOf(t.account);
+    await activateCustomer(t.app.ctx, caller, { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at('2026-02-10') });
+    expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe('2026-02-28');
+    await holdCustomer(t.app.ctx, caller, customerId, at('2026-02-15'));
+    await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods' }, at('2026-05-05'));
+    const lines = recurringLines((await listInvoices(t, customerId)).slice(1));
+    expect(lines.map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([
+      ['2026-02-28', '2026-03-30', 19.99],
+      ['2026-03-30', '2026-04-30', 19.99],
+      ['2026-04-30', '2026-05-30', 19.99],
+    ]);
+    expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe('2026-05-30');
+  });
+
   it('bills a yearly subscription once for the year running today', async () => {
     const { customerId, subscriptionId, caller } = await heldSince('2025-03-10', '2025-04-01', BASIC_YEARLY);
     await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods' }, at('2026-04-20'));
