@@ -48,13 +48,15 @@ export interface PeriodToBill {
   anchorDay?: number | null;
   /** Forces proration of a partial period (unhold with `prorate`). */
   prorate?: boolean;
+  /** Uses of the subscription's coupons (by code) on invoices computed before this one and not saved yet. */
+  couponUses?: Record<string, number>;
 }
 
 /** Builds the engine's subscriptions from stored subscriptions, their products and coupons. */
 export async function engineSubscriptions(db: Queryable, catalog: Catalog, periods: PeriodToBill[]): Promise<EngineSubscription[]> {
   const ids = [...new Set(periods.map((p) => p.subscription.id))];
   const [products, coupons] = await Promise.all([findProducts(db, ids), findCoupons(db, ids)]);
-  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, prorate }) => ({
+  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, prorate, couponUses }) => ({
     subscriptionId: s.id,
     name: s.name,
     interval: s.interval,
@@ -80,7 +82,8 @@ export async function engineSubscriptions(db: Queryable, catalog: Catalog, perio
       .flatMap((c) => {
         const coupon = catalog.coupons.find((k) => k.code === c.couponCode);
         if (!coupon) return [];
-        return [{ code: coupon.code, name: coupon.name ?? null, kind: coupon.kind, value: money(coupon.value), duration: coupon.duration, periods: coupon.periods ?? null, periodsUsed: c.periodsUsed }];
+        const periodsUsed = c.periodsUsed + (couponUses?.[c.couponCode] ?? 0);
+        return [{ code: coupon.code, name: coupon.name ?? null, kind: coupon.kind, value: money(coupon.value), duration: coupon.duration, periods: coupon.periods ?? null, periodsUsed }];
       }),
   }));
 }

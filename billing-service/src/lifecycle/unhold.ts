@@ -2,7 +2,7 @@ import { getCustomer } from '../customers/service.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { activeOrDraftSubscriptions, computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type BillingContext, type PeriodToBill } from '../invoices/billing-run.js';
-import { nextPeriodStart, type DraftInvoice } from '../invoices/engine/index.js';
+import { nextPeriodStart, ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
 import { toInvoicePreview } from '../invoices/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
@@ -27,14 +27,18 @@ export function anchorDayOf(s: SubscriptionWithPlan): number | null {
   return [activated, current].find(fits) ?? next;
 }
 
-/** The period starts a subscription missed while on hold: from its next period start up to today. */
-export function missedPeriodStarts(s: SubscriptionWithPlan, today: string): { missed: string[]; firstFuture: string } {
+/**
+ * The period starts a subscription missed while on hold: from its next period
+ * start up to today, period after period under the customer's billing period
+ * rule for its interval (the rule its invoices are computed with).
+ */
+export function missedPeriodStarts(s: SubscriptionWithPlan, today: string, rule?: BillingPeriodRule): { missed: string[]; firstFuture: string } {
   const anchorDay = anchorDayOf(s);
   const missed: string[] = [];
   let start = s.nextPeriodStart ?? today;
   while (start <= today && missed.length < 1000) {
     missed.push(start);
-    start = nextPeriodStart(start, s.interval, s.numberOfIntervals, undefined, anchorDay);
+    start = nextPeriodStart(start, s.interval, s.numberOfIntervals, rule, anchorDay);
   }
   return { missed, firstFuture: start };
 }
@@ -60,7 +64,7 @@ async function unholdInvoices(
   const skipTo: Array<{ id: number; nextPeriodStart: string }> = [];
   const prorateToday = new Map<number, string>();
   for (const s of subscriptions) {
-    const { missed, firstFuture } = missedPeriodStarts(s, today);
+    const { missed, firstFuture } = missedPeriodStarts(s, today, ruleFor(s.interval, context.billingPeriods));
     const anchorDay = anchorDayOf(s);
     let starts: string[] = [];
     if (input.serviceStartOption === 'ChargeForAllMissedPeriods') starts = missed;
@@ -77,15 +81,23 @@ async function unholdInvoices(
     });
   }
   const invoices: DraftInvoice[][] = [];
+  // Coupons applied in earlier rounds count, though not saved yet: a coupon for three periods covers three at most.
+  const couponUses = new Map<number, Record<string, number>>();
   for (const round of rounds) {
-    const prorated = round.filter((p) => p.prorate);
-    const full = round.filter((p) => !p.prorate);
+    const periods = round.map((p) => ({ ...p, couponUses: { ...couponUses.get(p.subscription.id) } }));
+    const prorated = periods.filter((p) => p.prorate);
+    const full = periods.filter((p) => !p.prorate);
     const computed = await computeCustomerInvoices(db, catalog, context, full, { effectiveDate: today, showZeroDollarCharges: input.showZeroDollarCharges ?? undefined });
-    // A prorated current period ends where it would have: its billing day as a specified date.
+    // A prorated current period ends where it would have: its billing day as a specified date
+    // (the customer's own when it bills on a specified date).
     for (const p of prorated) {
       const periodStart = prorateToday.get(p.subscription.id)!;
       const [, month, day] = periodStart.split('-').map(Number);
-      const rule = { type: 'SpecifiedDate' as const, rule: 'SingleInvoice' as const, day: p.anchorDay ?? day!, month: p.subscription.interval === 'Yearly' ? month! : null };
+      const own = ruleFor(p.subscription.interval, context.billingPeriods);
+      const rule: BillingPeriodRule =
+        own.type === 'SpecifiedDate'
+          ? own
+          : { type: 'SpecifiedDate', rule: 'SingleInvoice', day: p.anchorDay ?? day!, month: p.subscription.interval === 'Yearly' ? month! : null };
       computed.push(
         ...(await computeCustomerInvoices(db, catalog, context, [p], {
           effectiveDate: today,
@@ -93,6 +105,13 @@ async function unholdInvoices(
           billingPeriods: { [p.subscription.interval]: rule },
         })),
       );
+    }
+    for (const draft of computed) {
+      for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) {
+        const uses = couponUses.get(Number(subscriptionId)) ?? {};
+        for (const code of codes) uses[code] = (uses[code] ?? 0) + 1;
+        couponUses.set(Number(subscriptionId), uses);
+      }
     }
     invoices.push(computed);
   }

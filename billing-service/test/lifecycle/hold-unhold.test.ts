@@ -379,6 +379,24 @@ describe('unhold with a fixed clock (service functions)', () => {
     expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe('2026-05-30');
   });
 
+  it('counts coupon periods across the missed periods it bills (FIVEOFF: three periods)', async () => {
+    const customerId = await newCustomer(t);
+    const subscriptionId = await newSubscription(t, customerId);
+    const subscription = await readSubscription(t, subscriptionId);
+    expect((await t.call('PUT', '/v1/subscriptions', { ...subscription, coupons: [{ code: 'FIVEOFF' }] })).statusCode).toBe(200);
+    const caller = callerOf(t.account);
+    await activateCustomer(t.app.ctx, caller, { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at('2026-01-10') });
+    await holdCustomer(t.app.ctx, caller, customerId, at('2026-01-20'));
+    const preview = await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods', preview: true }, at('2026-05-20'));
+    const previewTotals = [preview.invoicePreview!, ...preview.additionalInvoicesForPreview!].map((i) => i.total);
+    await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods' }, at('2026-05-20'));
+    const invoices = await listInvoices(t, customerId);
+    // The first invoice used one period; two are left for 10 Feb and 10 Mar; 10 Apr and 10 May pay in full.
+    expect(invoices.map((i) => i.invoiceAmount)).toEqual([24.99, 14.99, 14.99, 19.99, 19.99]);
+    expect(previewTotals).toEqual([14.99, 14.99, 19.99, 19.99]);
+    expect((await readSubscription(t, subscriptionId)).coupons).toMatchObject([{ code: 'FIVEOFF', periodsUsed: 3, remainingPeriods: 0 }]);
+  });
+
   it('bills a yearly subscription once for the year running today', async () => {
     const { customerId, subscriptionId, caller } = await heldSince('2025-03-10', '2025-04-01', BASIC_YEARLY);
     await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods' }, at('2026-04-20'));
