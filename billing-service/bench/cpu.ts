@@ -17,7 +17,8 @@ export interface CpuSnapshot {
   machineBusy: number;
   machineTotal: number;
   serverTicks: number;
-  postgresTicks: number;
+  /** Per backend pid: backends come and go (the pool closes idle connections), so deltas are taken per process. */
+  postgresTicks: Map<string, number>;
   self: NodeJS.CpuUsage;
 }
 
@@ -48,19 +49,26 @@ function readStat(pid: string | number): { comm: string; ticks: number } | undef
 }
 
 /** PostgreSQL names each backend "postgres: <user> <database> <client> <state>" in its command line. */
-function postgresBackendTicks(database: string): number {
-  let total = 0;
+function postgresBackendTicks(database: string): Map<string, number> {
+  const ticks = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readStat(entry);
     if (stat?.comm !== 'postgres') continue;
     try {
       const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (title.includes(` ${database} `)) total += stat.ticks;
+      if (title.includes(` ${database} `)) ticks.set(entry, stat.ticks);
     } catch {
       // the process ended
     }
   }
+  return ticks;
+}
+
+/** CPU ticks the backends used between the snapshots: new backends count in full, ended ones (idle pool connections) are lost. */
+function postgresDelta(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, ticks] of after) total += Math.max(0, ticks - (before.get(pid) ?? 0));
   return total;
 }
 
@@ -76,7 +84,7 @@ export function cpuSnapshot(serverPid?: number, postgresDatabase?: string): CpuS
       machineBusy: total - idle,
       machineTotal: total,
       serverTicks: serverPid ? readStat(serverPid)?.ticks ?? 0 : 0,
-      postgresTicks: postgresDatabase ? postgresBackendTicks(postgresDatabase) : 0,
+      postgresTicks: postgresDatabase ? postgresBackendTicks(postgresDatabase) : new Map(),
       self: process.cpuUsage(),
     };
   } catch {
@@ -91,8 +99,8 @@ export function cpuShares(before: CpuSnapshot | undefined, after: CpuSnapshot | 
   if (seconds <= 0 || machineTicks <= 0) return undefined;
   const cores = os.cpus().length;
   const inCores = (ticks: number) => ticks / TICKS_PER_SECOND / seconds;
-  const server = inCores(after.serverTicks - before.serverTicks);
-  const postgres = inCores(after.postgresTicks - before.postgresTicks);
+  const server = inCores(Math.max(0, after.serverTicks - before.serverTicks));
+  const postgres = inCores(postgresDelta(before.postgresTicks, after.postgresTicks));
   const loadGenerator = (after.self.user - before.self.user + (after.self.system - before.self.system)) / 1e6 / seconds;
   const machine = ((after.machineBusy - before.machineBusy) / machineTicks) * cores;
   return { server, postgres, loadGenerator, other: Math.max(0, machine - server - postgres - loadGenerator), machine, cores };

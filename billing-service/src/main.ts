@@ -4,6 +4,7 @@ import { ensureDefaultAccount } from './accounts/service.js';
 import { loadCatalog } from './catalog/load-catalog.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
+import { loggerOptions } from './http/logging.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from './http/rate-limit.js';
 
 /** Reads the configuration, opens the database, creates the first account if needed, listens. */
@@ -23,10 +24,7 @@ async function main() {
     publicBaseUrl: config.publicBaseUrl ?? listenUrl,
     requireTls: config.requireTls,
     trustProxy: config.trustProxy,
-    logger: {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.body.cardNumber', 'req.body.cvv'], censor: '[redacted]' },
-    },
+    logger: loggerOptions(config.logLevel),
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
   let stopping = false;

@@ -3,6 +3,7 @@ import * as foundation from './migrations/0001-foundation.js';
 import * as customerSettings from './migrations/0002-customer-settings.js';
 import * as subscriptionsAndInvoices from './migrations/0003-subscriptions-and-invoices.js';
 import * as payments from './migrations/0004-payments.js';
+import * as capture from './migrations/0005-capture.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '0002-customer-settings': customerSettings,
   '0003-subscriptions-and-invoices': subscriptionsAndInvoices,
   '0004-payments': payments,
+  '0005-capture': capture,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

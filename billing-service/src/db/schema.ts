@@ -376,6 +376,12 @@ export interface IdempotencyKeysTable {
   createdAt: Generated<Date>;
 }
 
+/** Card-capture host: SHA-256 of each CAPTCHA token already used (single use). */
+export interface UsedCaptchaTokensTable {
+  tokenHash: string;
+  usedAt: Generated<Date>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   customers: CustomersTable;
@@ -403,6 +409,7 @@ export interface Database {
   ledgerAllocations: LedgerAllocationsTable;
   payments: PaymentsTable;
   idempotencyKeys: IdempotencyKeysTable;
+  usedCaptchaTokens: UsedCaptchaTokensTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

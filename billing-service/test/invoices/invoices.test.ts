@@ -69,6 +69,11 @@ describe('GET /v1/Invoices/{id}', () => {
     expectError(await t.call('GET', '/v1/Invoices/99999999'), 404);
   });
 
+  it('answers 404 for an id beyond any stored row (not a database error)', async () => {
+    expectError(await t.call('GET', '/v1/Invoices/99999999999'), 404);
+    expectError(await t.call('GET', '/v1/Customers/99999999999/Invoices'), 404);
+  });
+
   it('refuses an id that is not a positive number', async () => {
     expectError(await t.call('GET', '/v1/Invoices/abc'), 400);
     expectError(await t.call('GET', '/v1/Invoices/0'), 400);

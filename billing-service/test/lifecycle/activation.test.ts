@@ -39,6 +39,7 @@ describe('activation preview', () => {
     const subscriptionId = await newSubscription(t, customerId);
     const numberBefore = await nextInvoiceNumber(t.account.accountId);
     const customerBefore = await readCustomer(t, customerId);
+    expect(customerBefore.status).toBe('Draft');
 
     const res = await activate(t, customerId, {}, '?preview=true');
     expect(res.statusCode, res.body).toBe(200);

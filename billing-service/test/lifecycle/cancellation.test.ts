@@ -102,6 +102,16 @@ describe('any status but Cancelled → Cancelled', () => {
     expect((await readCustomer(t, customerId, other)).status).toBe('Active');
   });
 
+  it('answers 404 for ids beyond any stored row on every lifecycle endpoint', async () => {
+    const huge = 99999999999;
+    expectError(await activate(t, huge), 404);
+    expectError(await activate(t, huge, {}, '?preview=true'), 404);
+    expectError(await hold(t, huge), 404);
+    expectError(await unhold(t, huge, { serviceStartOption: 'ChargeForAllMissedPeriods' }), 404);
+    expectError(await cancel(t, huge, 'Full'), 404);
+    expectError(await uncancel(t, huge), 404);
+  });
+
   it('requires a customerId', async () => {
     expectError(await t.call('POST', '/v1/customercancellation', { cancellationOption: 'None' }), 400, { Key: 'customerId' });
   });

@@ -98,6 +98,27 @@ describe('PUT customers with status Suspended', () => {
   });
 });
 
+describe('PUT customers with another status', () => {
+  it('refuses lifecycle changes through PUT, naming the endpoint to use, and keeps the status', async () => {
+    const draft = await newCustomer(t);
+    const { customerId: active } = await activeCustomer(t);
+    const cases: Array<[number, string, RegExp]> = [
+      [draft, 'Active', /customeractivation/],
+      [active, 'Hold', /customerhold/],
+      [active, 'Cancelled', /customercancellation/],
+      [active, 'Draft', /cannot change from Active to Draft/],
+    ];
+    for (const [id, status, message] of cases) {
+      const before = await readCustomer(t, id);
+      expectError(await t.call('PUT', '/v1/customers', { ...before, status }), 400, { Key: 'status', Value: message });
+      expect((await readCustomer(t, id)).status).toBe(before.status);
+    }
+    // Sending the status unchanged is fine.
+    const same = await readCustomer(t, active);
+    expect((await t.call('PUT', '/v1/customers', { ...same, firstName: 'Still active' })).json()).toMatchObject({ status: 'Active', firstName: 'Still active' });
+  });
+});
+
 /** Dates of a subscription moved back in time: activated A (day ≤ 28), periods on A's day every month. */
 function pastAnchor(): { activated: string; today: string } {
   const today = isoDate(new Date());

@@ -158,3 +158,32 @@ describe('credit card payment methods', () => {
     }
   });
 });
+
+describe('logs', () => {
+  it('never carry a card number or CVV, whatever the request', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { buildApp } = await import('../../src/app.js');
+    const { MemoryRateLimitStore } = await import('../../src/http/rate-limit.js');
+    const { loggerOptions } = await import('../../src/http/logging.js');
+    const stream = new PassThrough();
+    let logged = '';
+    stream.on('data', (chunk) => (logged += chunk));
+    const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: 'https://billing.test', logger: loggerOptions('trace', stream) });
+    try {
+      const customerId = (await t.call('POST', '/v1/customers', {})).json().id;
+      const send = (body: unknown, query = '') =>
+        app.inject({ method: 'POST', url: `/v1/paymentmethods/creditcard${query}`, headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      await send({ customerId, cardNumber: '5555555555554444', cvv: '987', firstName: 'A', lastName: 'B', expirationMonth: 12, expirationYear: 30 });
+      await send({ customerId, cardNumber: '4000000000000002', cvv: '987', firstName: 'A', lastName: 'B', expirationMonth: 12, expirationYear: 30 });
+      await send({ customerId, cardNumber: '5555555555554444', cvv: '98', firstName: 'A', lastName: 'B', expirationMonth: 12, expirationYear: 30 }, '?cardNumber=5555555555554444&cvv=987');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(logged).toContain('/v1/paymentmethods/creditcard');
+      expect(logged).not.toContain('5555555555554444');
+      expect(logged).not.toContain('4000000000000002');
+      expect(logged).not.toMatch(/cvv\W{1,4}987/);
+      expect(logged).not.toContain(t.account.apiKey);
+    } finally {
+      await app.close();
+    }
+  });
+});

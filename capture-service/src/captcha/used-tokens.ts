@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '@renew/billing-service/db/database.js';
+
+const KEEP_MS = 86_400_000;
+const SWEEP_EVERY_MS = 600_000;
+
+/**
+ * Single use of CAPTCHA tokens: a token's SHA-256 is inserted into
+ * used_captcha_tokens before it is verified; a conflict means it was used
+ * before (in this or another instance sharing the database).
+ */
+export class UsedCaptchaTokens {
+  private lastSweep = 0;
+
+  constructor(private readonly db: Db) {}
+
+  static hash(token: string): string {
+    return createHash('sha256').update(token, 'utf8').digest('hex');
+  }
+
+  /** true: the token was not seen before and is now spent. */
+  async claim(token: string, now = Date.now()): Promise<boolean> {
+    const row = await this.db
+      .insertInto('usedCaptchaTokens')
+      .values({ tokenHash: UsedCaptchaTokens.hash(token), usedAt: new Date(now) })
+      .onConflict((oc) => oc.column('tokenHash').doNothing())
+      .returning('tokenHash')
+      .executeTakeFirst();
+    this.sweep(now);
+    return row !== undefined;
+  }
+
+  /** Gives a claimed token back, when it could not be verified at all (the CAPTCHA service was down). */
+  async release(token: string): Promise<void> {
+    await this.db.deleteFrom('usedCaptchaTokens').where('tokenHash', '=', UsedCaptchaTokens.hash(token)).execute();
+  }
+
+  /** Rows older than a day are deleted now and then, in the background (reCAPTCHA tokens expire after two minutes). */
+  private sweep(now: number) {
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    void this.db
+      .deleteFrom('usedCaptchaTokens')
+      .where('usedAt', '<', new Date(now - KEEP_MS))
+      .execute()
+      .catch(() => undefined);
+  }
+}
