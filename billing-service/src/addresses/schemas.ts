@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { optionalText } from '../http/field-schemas.js';
 
 export const ADDRESS_TYPES = ['Billing', 'Shipping'] as const;
 
-const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish();
+const text = optionalText;
 /** A state id, or its ISO 3166-2 code in its place (`CA-ON`). */
 const stateIdInput = z.union([z.number().int().positive(), z.string().min(1).max(10)]).nullish();
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CANCEL_OPTIONS, TERMS } from '../catalog/schema.js';
+import { decimalInput, optionalText, sqlInteger } from '../http/field-schemas.js';
 
 /** Billing-setting schemas: the PUT body, the response, and the fields customer creation shares. */
 
@@ -13,13 +14,9 @@ export const STATEMENT_OPTIONS = ['Detailed', 'BySubscription', 'Summarized', 'D
 export const STATEMENT_TYPES = ['CustomerAnniversary', 'SpecifiedDate'] as const;
 export const STATEMENT_ACTIVITY_TYPES = ['OnlyParentActivity', 'OnlyChildActivity', 'ParentAndChildActivity'] as const;
 
-const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish();
-const integer = z.number().int('must be a whole number');
-
-export const moneyInput = z
-  .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number')])
-  .refine((v) => Number.isFinite(Number(v)), 'must be a decimal number')
-  .transform((v) => String(v));
+const text = optionalText;
+const integer = sqlInteger;
+export const moneyInput = decimalInput;
 
 export const TrackedItemDisplay = z.object({
   trackedItemDisplayFormat: z.enum(['Inline', 'SeperatePage']).nullish(),
@@ -72,7 +69,8 @@ export const billingSettingFields = {
   taxExemptCode: text(255),
   useCustomerBillingAddress: z.boolean().nullish(),
   taxUsageType: text(4),
-  vatIdentificationNumber: integer.min(0).nullish(),
+  // a bigint column: any safe integer fits
+  vatIdentificationNumber: z.number().int('must be a whole number').min(0).nullish(),
   // "or null/empty" in the spec: an empty string means the account default, like null.
   customerServiceStartOption: z.union([z.enum(SERVICE_START_OPTIONS), z.literal('').transform(() => null)]).nullish(),
   rollUpTaxes: z.boolean().nullish(),

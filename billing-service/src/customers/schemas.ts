@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { CANCEL_OPTIONS, TERMS } from '../catalog/schema.js';
+import { BILLING_PERIOD_RULES, BILLING_PERIOD_TYPES, billingSettingFields, TrackedItemDisplay } from '../billing-settings/schemas.js';
+import { CANCEL_OPTIONS } from '../catalog/schema.js';
+import { decimalInput, MAX_SQL_INTEGER, optionalText, sqlInteger } from '../http/field-schemas.js';
 
 /** Customer request and response schemas: they validate, type the handlers and document the API. */
 
@@ -10,13 +12,7 @@ export const CRM_ACCOUNT_TYPES = ['Company', 'Person'] as const;
 export const SYNCH_STATUSES = ['Enabled', 'Disabled'] as const;
 export const ERP_CUSTOMER_TYPES = ['Individual', 'Company'] as const;
 export const ACCOUNTING_LATCH_TYPES = ['CreateNew', 'LatchExisting', 'DoNothing'] as const;
-export const BILLING_PERIOD_TYPES = ['SpecifiedDate', 'CustomerActivation', 'FirstSubscriptionActivation'] as const;
-export const BILLING_PERIOD_RULES = ['SingleInvoice', 'MultipleInvoices', 'OneInvoicePerDay', 'Prompt'] as const;
-export const SERVICE_START_OPTIONS = [
-  'ChargeForAllMissedPeriods', 'ChargeForLastMissedPeriods', 'NoChargesForMissedPeriods', 'ChargeForCurrentFullPeriod',
-] as const;
-
-const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish();
+const text = optionalText;
 
 /** One address or several separated by "; " (the spec's e-mail list format). */
 const EMAIL = /^[^\s@;,]+@[^\s@;,]+\.[^\s@;,]+$/;
@@ -29,18 +25,9 @@ export const emailList = z
   )
   .nullish();
 
-const moneyInput = z
-  .union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number')])
-  .refine((v) => Number.isFinite(Number(v)), 'must be a decimal number')
-  .transform((v) => String(v));
-
-/** Integer columns are SQL `integer`: a larger value must be a 400, not a database error. */
-export const MAX_ID = 2147483647;
-const integer = z
-  .number()
-  .int('must be a whole number')
-  .min(-2147483648, 'must be at least -2147483648')
-  .max(MAX_ID, `must be at most ${MAX_ID}`);
+const moneyInput = decimalInput;
+export const MAX_ID = MAX_SQL_INTEGER;
+const integer = sqlInteger;
 
 export const SalesTrackingCodeInput = z.object({
   type: z.string().max(255),
@@ -63,48 +50,13 @@ export const CustomerAcquisitionInput = z.object({
   source: text(255),
 });
 
-export const TrackedItemDisplayInput = z.object({
-  trackedItemDisplayFormat: z.enum(['Inline', 'SeperatePage']).nullish(),
-  showTrackedItemName: z.boolean().nullish(),
-  showTrackedItemReference: z.boolean().nullish(),
-  showTrackedItemDescription: z.boolean().nullish(),
-  showTrackedItemCreatedDate: z.boolean().nullish(),
-});
+export const TrackedItemDisplayInput = TrackedItemDisplay;
 
 /** The billing-setting fields a customer-create body may carry (read-only ones left out). */
 export const CreateBillingSettingInput = z.object({
-  term: z.enum(TERMS).nullish(),
-  interval: z.enum(['Monthly', 'Yearly']).nullish(),
-  autoCollect: z.boolean().nullish(),
-  rechargeType: z.enum(['BringBalanceBackTo']).nullish(),
-  rechargeThresholdAmount: moneyInput.nullish(),
-  rechargeTargetAmount: moneyInput.nullish(),
-  statusOnThreshold: z.boolean().nullish(),
-  autoPostDraftInvoice: z.boolean().nullish(),
-  customerGracePeriod: integer.min(0).nullish(),
-  gracePeriodExtension: integer.min(0).nullish(),
-  customerAutoCancel: integer.min(0).nullish(),
-  defaultCancelOption: z.enum(CANCEL_OPTIONS).nullish(),
+  ...billingSettingFields,
   /** The spelling the spec's customer-create body uses. */
   DefaultCancelOption: z.enum(CANCEL_OPTIONS).nullish(),
-  standingPoNumber: text(255),
-  acquisitionCost: moneyInput.nullish(),
-  showZeroDollarCharges: z.boolean().nullish(),
-  taxExempt: z.boolean().nullish(),
-  taxExemptCode: text(255),
-  useCustomerBillingAddress: z.boolean().nullish(),
-  taxUsageType: text(4),
-  // a bigint column: any safe integer fits
-  vatIdentificationNumber: z.number().int('must be a whole number').min(0).nullish(),
-  customerServiceStartOption: z.enum(SERVICE_START_OPTIONS).nullish(),
-  rollUpTaxes: z.boolean().nullish(),
-  rollUpDiscounts: z.boolean().nullish(),
-  rollUpPdfsByPlanProduct: z.boolean().nullish(),
-  rollUpPdfsDisplayName: z.boolean().nullish(),
-  rollUpPdfsDisplayDescription: z.boolean().nullish(),
-  rollUpPdfsDisplayAllUnitPrices: z.boolean().nullish(),
-  pdfInvoiceEmailAttachmentOption: z.enum(['Details', 'Summary', 'Both']).nullish(),
-  postReadyChargesOnRenew: z.boolean().nullish(),
 });
 
 /** Customer-create address: 2-letter ISO country and state codes. */

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import { isStorableId } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { InvoiceChargesTable, InvoiceTaxesTable } from '../db/schema.js';
 import type { DraftInvoice } from './engine/index.js';
@@ -21,6 +22,7 @@ export type InvoiceChargeRow = Selectable<InvoiceChargesTable>;
 export type InvoiceTaxRow = Selectable<InvoiceTaxesTable>;
 
 export async function findInvoice(db: Queryable, accountId: number, id: number): Promise<InvoiceRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return selectInvoices(db, accountId).where('invoices.id', '=', id).executeTakeFirst();
 }
 

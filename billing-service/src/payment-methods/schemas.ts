@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { optionalText } from '../http/field-schemas.js';
 
-const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish();
+const text = optionalText;
 const stateIdInput = z.union([z.number().int().positive(), z.string().min(1).max(10)]).nullish();
 
 /** Cardholder and billing address fields, shared by the main host and the card-capture host. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { optionalText } from '../http/field-schemas.js';
 import { moneyInput } from '../billing-settings/schemas.js';
 
 export const SUBSCRIPTION_STATUSES = ['Draft', 'Active', 'Suspended', 'Cancelled'] as const;
 export const DISCOUNT_TYPES = ['Percentage', 'Amount'] as const;
 
-const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullish();
+const text = optionalText;
 const nonNegativeMoney = moneyInput.refine((v) => !v.startsWith('-'), 'must not be negative');
 const timestamp = z.iso.datetime({ offset: true, local: true, message: 'must be an ISO 8601 timestamp' }).or(z.iso.date()).nullish();
 

@@ -1,0 +1,167 @@
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { Catalog } from '@renew/billing-service/catalog/schema.js';
+import type { Db } from '@renew/billing-service/db/database.js';
+import '@renew/billing-service/http/context.js';
+import { ApiError, API_ERROR_KEY, errorBody, registerErrorHandling } from '@renew/billing-service/http/errors.js';
+import { MethodIndex } from '@renew/billing-service/http/method-index.js';
+import { enforceRateLimit, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
+import { UriBuilder } from '@renew/billing-service/http/uri.js';
+import { jsonSerializerCompiler, zodValidatorCompiler } from '@renew/billing-service/http/validation.js';
+import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
+import type { PaymentGateway } from '@renew/billing-service/payments/gateway/payment-gateway.js';
+import { SandboxGateway } from '@renew/billing-service/payments/gateway/sandbox-gateway.js';
+import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
+import { UsedCaptchaTokens } from './captcha/used-tokens.js';
+import { captureCard, captureSettingsFrom, localCardErrors, requirementErrors, verifyCaptcha, type CaptureSettings } from './capture.js';
+import { captureLoggerOptions } from './logging.js';
+import { collectParameters, validateParameters } from './params.js';
+import { PublicKeyAuthenticator } from './public-key.js';
+
+export const CAPTURE_PATH = '/api/paymentsv2';
+
+/** Per client address, before anything else: generous for a shopper, tight for card testing. */
+export const DEFAULT_IP_RATE_LIMITS = { perMinute: 30, perDay: 1000 };
+
+const EXPOSED_HEADERS = [
+  'X-Rate-Limit-Limit-Minute', 'X-Rate-Limit-Remaining-Minute', 'X-Rate-Limit-Reset-Minute',
+  'X-Rate-Limit-Limit-Day', 'X-Rate-Limit-Remaining-Day', 'X-Rate-Limit-Reset-Day', 'Retry-After',
+].join(', ');
+
+export interface CaptureAppOptions {
+  db: Db;
+  catalog: Catalog;
+  rateLimitStore: RateLimitStore;
+  /** SiteverifyCaptcha (RENEW_CAPTCHA=google) or DevCaptcha (RENEW_CAPTCHA=dev). */
+  captcha: CaptchaVerifier;
+  /** The service's reCAPTCHA secret (RENEW_RECAPTCHA_SECRET); an account's own `capture.recaptchaSecret` wins. */
+  recaptchaSecret?: string;
+  /** Default: the sandbox gateway. */
+  gateway?: PaymentGateway;
+  gatewayTimeoutMs?: number;
+  /** Base of every `uri` in responses (the billing API's public address), without a trailing slash. */
+  publicBaseUrl: string;
+  /** false (default), true, or pino options (level, stream…); card data is redacted whatever is given. */
+  logger?: FastifyServerOptions['logger'];
+  /** Per client address; default DEFAULT_IP_RATE_LIMITS. The per-key limit is the account's. */
+  ipRateLimits?: { perMinute: number; perDay: number };
+  trustProxy?: string | boolean;
+  requireTls?: boolean;
+  https?: { cert: Buffer; key: Buffer };
+  /** Default 16 KiB: a card form is small. */
+  bodyLimit?: number;
+}
+
+/**
+ * The card-capture host: POST /api/paymentsv2 (form-encoded in the query string
+ * or body, or JSON), authenticated by the public API key and a reCAPTCHA v2
+ * token. It can add a card (and collect a first payment) and nothing else.
+ */
+export async function buildCaptureApp(options: CaptureAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: captureLoggerOptions(options.logger),
+    trustProxy: options.trustProxy ?? 'loopback',
+    bodyLimit: options.bodyLimit ?? 16 * 1024,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // A malformed HTTP request is answered without logging its raw bytes (they may hold a query string with card data).
+    clientErrorHandler: (error, socket) => {
+      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || !socket.writable) return;
+      const body = JSON.stringify(errorBody(400, [{ Key: API_ERROR_KEY, Value: 'malformed HTTP request' }]));
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
+    ...(options.https ? { https: options.https } : {}),
+  });
+
+  // Bodies: JSON, or form fields (@fastify/formbody); anything else is 415.
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+  await app.register(formbody);
+  app.addContentTypeParser('*', (_request, _payload, done) => {
+    done(new ApiError(415, [{ Key: API_ERROR_KEY, Value: 'Content-Type must be application/x-www-form-urlencoded or application/json' }]), undefined);
+  });
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(jsonSerializerCompiler);
+
+  const methodIndex = new MethodIndex();
+  app.addHook('onRoute', (route) => methodIndex.add(route));
+  registerErrorHandling(app, (request) => methodIndex.allowed(request.url));
+
+  app.decorate('ctx', {
+    db: options.db,
+    catalog: options.catalog,
+    uris: new UriBuilder(options.publicBaseUrl),
+    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
+  });
+  app.decorateRequest('caller', undefined as never);
+
+  // Every account shares the catalogue file; settingsFor is where per-account settings would be looked up.
+  const settings = captureSettingsFrom(options.catalog);
+  const settingsFor = (_accountId: number): CaptureSettings => settings;
+  const authenticator = new PublicKeyAuthenticator(options.db);
+  const captcha = { verifier: options.captcha, usedTokens: new UsedCaptchaTokens(options.db), ...(options.recaptchaSecret ? { serviceSecret: options.recaptchaSecret } : {}) };
+  const ipLimits = options.ipRateLimits ?? DEFAULT_IP_RATE_LIMITS;
+
+  app.addHook('onRequest', async (request, reply) => {
+    // CORS: shoppers' browsers call from the shop's pages. The origin is allowed
+    // (reflected) when no shop domains are listed, else only a listed one.
+    const origin = request.headers.origin;
+    if (origin) {
+      reply.header('Vary', 'Origin');
+      if (settings.domains.allowsOrigin(origin)) {
+        reply.header('Access-Control-Allow-Origin', origin);
+        reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+      }
+    }
+    if (request.method === 'OPTIONS') return;
+    if (options.requireTls && request.protocol !== 'https') {
+      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'HTTPS is required; plain HTTP requests are refused' }]);
+    }
+    await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${request.ip}`, ipLimits);
+  });
+
+  // Preflight is answered for any origin: which account is calling is only known from the body.
+  app.options(CAPTURE_PATH, async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin) reply.header('Access-Control-Allow-Origin', origin);
+    reply.header('Vary', 'Origin');
+    reply.header('Access-Control-Allow-Methods', 'POST');
+    reply.header('Access-Control-Allow-Headers', 'Content-Type');
+    reply.header('Access-Control-Max-Age', '600');
+    return reply.code(204).send();
+  });
+
+  app.post(CAPTURE_PATH, async (request: FastifyRequest, reply: FastifyReply): Promise<CreditCardResponse> => {
+    const contentType = request.headers['content-type'] ?? '';
+    const raw = collectParameters([
+      { kind: 'form', values: request.query },
+      { kind: /json/i.test(contentType) ? 'json' : 'form', values: request.body },
+    ]);
+
+    const caller = await authenticator.authenticate(raw.publicApiKey);
+    request.caller = caller;
+    await enforceRateLimit(options.rateLimitStore, reply, `key:${caller.keyHash}`, caller.rateLimits);
+    const account = settingsFor(caller.accountId);
+    const origin = request.headers.origin;
+    if (origin && !account.domains.allowsOrigin(origin)) {
+      reply.removeHeader('Access-Control-Allow-Origin');
+      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: `origin ${origin} is not one of the account's shop domains` }]);
+    }
+
+    // Everything checkable without the CAPTCHA service comes first, so a token is not spent on a form error.
+    const { input, errors } = validateParameters(raw);
+    errors.push(...requirementErrors(raw, account));
+    if (input && errors.length === 0) errors.push(...localCardErrors(input));
+    if (!input || errors.length > 0) throw new ApiError(400, errors);
+
+    await verifyCaptcha(captcha, input.recaptcha, request.ip, account);
+    return captureCard(app.ctx, caller, input, request.log);
+  });
+
+  return app;
+}

@@ -1,0 +1,206 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Catalog } from '@renew/billing-service/catalog/schema.js';
+import { resolveLocation } from '@renew/billing-service/geo/resolve-location.js';
+import type { Caller } from '@renew/billing-service/http/auth.js';
+import type { AppContext } from '@renew/billing-service/http/context.js';
+import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
+import { minorUnits, money } from '@renew/billing-service/money/money.js';
+import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
+import { addCreditCard, removeCreditCard } from '@renew/billing-service/payment-methods/service.js';
+import { checkCard } from '@renew/billing-service/payments/card-checks.js';
+import { collectPayment } from '@renew/billing-service/payments/service.js';
+import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
+import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
+import { COLLECTION_AMOUNT, type CaptureInput, type ParameterName, type RawParameters } from './params.js';
+import { ShopDomains } from './shop-domains.js';
+
+type ErrorEntry = { Key: string; Value: string };
+
+/** An account's card-capture settings (catalogue `capture`) with its shop domains parsed. */
+export interface CaptureSettings {
+  domains: ShopDomains;
+  recaptchaSecret?: string;
+  addressVerification: boolean;
+  processing: 'builtin' | 'external';
+}
+
+export function captureSettingsFrom(catalog: Catalog): CaptureSettings {
+  const c = catalog.capture;
+  return {
+    domains: new ShopDomains(c.allowedShopDomains),
+    ...(c.recaptchaSecret ? { recaptchaSecret: c.recaptchaSecret } : {}),
+    addressVerification: c.addressVerification,
+    processing: c.processing,
+  };
+}
+
+export const RISK_FIELDS = ['riskToken', 'clientIp', 'email'] as const satisfies readonly ParameterName[];
+export const VERIFIED_ADDRESS_FIELDS = ['address1', 'city', 'countryId', 'postalZip'] as const satisfies readonly ParameterName[];
+
+/** Fields the account's settings make required: the risk signals (built-in processing) and the address (verification). */
+export function requirementErrors(raw: RawParameters, settings: CaptureSettings): ErrorEntry[] {
+  const errors: ErrorEntry[] = [];
+  if (settings.processing === 'builtin') {
+    for (const name of RISK_FIELDS) {
+      if (raw[name] === undefined) errors.push({ Key: name, Value: 'required: the account uses the built-in payment processing, which needs riskToken, clientIp and email' });
+    }
+  }
+  if (settings.addressVerification) {
+    for (const name of VERIFIED_ADDRESS_FIELDS) {
+      if (raw[name] === undefined) errors.push({ Key: name, Value: 'required: the account verifies card addresses' });
+    }
+  }
+  return errors;
+}
+
+/** The checks that need no gateway and no database (Luhn, expiry, CVV length, country and state ids), made before the CAPTCHA token is spent. */
+export function localCardErrors(input: CaptureInput, now = new Date()): ErrorEntry[] {
+  const errors: ErrorEntry[] = [];
+  const attempt = (check: () => void) => {
+    try {
+      check();
+    } catch (error) {
+      if (error instanceof ApiError) errors.push(...error.errors);
+      else throw error;
+    }
+  };
+  attempt(() => checkCard(input, now));
+  attempt(() => resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' }));
+  return errors;
+}
+
+export interface CaptchaCheck {
+  verifier: CaptchaVerifier;
+  usedTokens: UsedCaptchaTokens;
+  /** The service's secret (RENEW_RECAPTCHA_SECRET); the account's own wins. */
+  serviceSecret?: string;
+}
+
+/**
+ * Spends the token (a second use is refused before any call to the CAPTCHA
+ * service), verifies it with the account's secret or the service's, and
+ * checks where it was solved against the account's shop domains.
+ */
+export async function verifyCaptcha(check: CaptchaCheck, token: string, remoteIp: string, settings: CaptureSettings): Promise<void> {
+  const secret = settings.recaptchaSecret ?? check.serviceSecret;
+  if (check.verifier.mode === 'google' && !secret) {
+    throw new ApiError(503, [{ Key: API_ERROR_KEY, Value: 'the CAPTCHA check is not configured on this service (no reCAPTCHA secret)' }]);
+  }
+  if (!(await check.usedTokens.claim(token))) {
+    throw ApiError.badRequest('this CAPTCHA token was already used; solve the CAPTCHA again', 'recaptcha');
+  }
+  let result;
+  try {
+    result = await check.verifier.verify(token, remoteIp, secret ?? '');
+  } catch (error) {
+    if (!(error instanceof CaptchaUnavailableError)) throw error;
+    // Not checked at all: the shopper may try again with the same token.
+    await check.usedTokens.release(token).catch(() => undefined);
+    throw new ApiError(error.timedOut ? 504 : 502, [{ Key: API_ERROR_KEY, Value: `${error.message}; nothing was stored, try again` }]);
+  }
+  if (!result.success) {
+    const codes = result.errorCodes.length > 0 ? ` (${result.errorCodes.join(', ')})` : '';
+    throw ApiError.badRequest(`the CAPTCHA was not solved or the token is not valid${codes}; solve the CAPTCHA again`, 'recaptcha');
+  }
+  if (check.verifier.mode === 'google' && !settings.domains.allowsHostname(result.hostname)) {
+    throw ApiError.badRequest(`the CAPTCHA was solved on ${result.hostname ?? 'an unknown site'}, which is not one of the account's shop domains`, 'recaptcha');
+  }
+}
+
+/** The amount must fit the customer's currency (USD two decimals, JPY none) before the card is added. */
+async function checkCollectionAmount(ctx: AppContext, caller: Caller, customerId: number, amount: string): Promise<void> {
+  const customer = await ctx.db
+    .selectFrom('customers')
+    .select('currency')
+    .where('accountId', '=', caller.accountId)
+    .where('id', '=', customerId)
+    .executeTakeFirst();
+  if (!customer) throw ApiError.notFound('customer', customerId);
+  const decimals = minorUnits(customer.currency);
+  if (money(amount).decimalPlaces() > decimals) {
+    throw ApiError.badRequest(`${customer.currency} amounts have at most ${decimals} decimals`, COLLECTION_AMOUNT);
+  }
+}
+
+/** Why a collection failed, in words and with the gateway's decline code. */
+function collectionFailure(error: unknown): ErrorEntry[] {
+  if (error instanceof ApiError) {
+    const message = error.errors.find((e) => e.Key === API_ERROR_KEY)?.Value ?? error.errors[0]?.Value ?? 'unknown reason';
+    const code = error.errors.find((e) => e.Key === 'declineCode')?.Value;
+    const reason = message.replace(/^payment declined: /, '');
+    return [
+      { Key: API_ERROR_KEY, Value: `payment failed: ${reason}${code ? ` (${code})` : ''}; the card was not kept` },
+      ...(code ? [{ Key: 'declineCode', Value: code }] : []),
+    ];
+  }
+  return [{ Key: API_ERROR_KEY, Value: 'payment failed: the payment could not be processed; the card was not kept' }];
+}
+
+/**
+ * Stores the card on the customer (validated with the gateway; only its token,
+ * brand, last four and expiry are kept), then, when asked, collects the
+ * amount with it. A failed collection removes the card again and is a 400.
+ */
+export async function captureCard(ctx: AppContext, caller: Caller, input: CaptureInput, log: FastifyBaseLogger): Promise<CreditCardResponse> {
+  const amount = input.paymentCollectOptions?.collectionAmount;
+  if (amount !== undefined) await checkCollectionAmount(ctx, caller, input.customerId, amount);
+
+  // The risk signals go to the gateway whenever all three were sent (required with built-in processing).
+  const risk = input.riskToken !== undefined && input.clientIp !== undefined && input.email !== undefined
+    ? { riskToken: input.riskToken, clientIp: input.clientIp, email: input.email }
+    : null;
+  const card = await addCreditCard(
+    ctx,
+    caller,
+    {
+      customerId: input.customerId,
+      cardNumber: input.cardNumber,
+      expirationMonth: input.expirationMonth,
+      expirationYear: input.expirationYear,
+      cvv: input.cvv,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      address1: input.address1 ?? null,
+      address2: input.address2 ?? null,
+      city: input.city ?? null,
+      countryId: input.countryId ?? null,
+      stateId: input.stateId ?? null,
+      postalZip: input.postalZip ?? null,
+      email: input.email ?? null,
+      isDefault: null,
+    },
+    { makeDefault: input.makeDefault === true, risk },
+  );
+  if (amount === undefined) return card;
+
+  try {
+    await collectPayment(ctx, caller, {
+      customerId: input.customerId,
+      amount,
+      paymentMethod: 'CreditCard',
+      paymentMethodId: card.id,
+      source: 'SelfServicePortal',
+      reference: null,
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError)) log.error({ err: error, paymentMethodId: card.id }, 'collection after card capture failed');
+    await removeCard(ctx, caller, card.id, log);
+    throw new ApiError(400, collectionFailure(error));
+  }
+  return card;
+}
+
+/** The shopper's card is not kept after a failed collection; one retry, then an error in the log for an operator. */
+async function removeCard(ctx: AppContext, caller: Caller, paymentMethodId: number, log: FastifyBaseLogger) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await removeCreditCard(ctx, caller, paymentMethodId);
+      return;
+    } catch (error) {
+      if (attempt >= 2) {
+        log.error({ err: error, paymentMethodId }, 'could not remove the payment method after a failed collection');
+        return;
+      }
+    }
+  }
+}

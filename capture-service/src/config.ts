@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { Catalog } from '@renew/billing-service/catalog/schema.js';
+import { loadConfig } from '@renew/billing-service/config.js';
+import { DEFAULT_IP_RATE_LIMITS } from './app.js';
+import { GOOGLE_SITEVERIFY_URL } from './captcha/siteverify-captcha.js';
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().optional(),
+  RENEW_CAPTURE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  RENEW_CAPTCHA: z.enum(['google', 'dev']).optional(),
+  RENEW_RECAPTCHA_VERIFY_URL: z.url().default(GOOGLE_SITEVERIFY_URL),
+  RENEW_RECAPTCHA_SECRET: z.string().min(1).optional(),
+  RENEW_RECAPTCHA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  RENEW_CAPTURE_IP_PER_MINUTE: z.coerce.number().int().positive().default(DEFAULT_IP_RATE_LIMITS.perMinute),
+  RENEW_CAPTURE_IP_PER_DAY: z.coerce.number().int().positive().default(DEFAULT_IP_RATE_LIMITS.perDay),
+});
+
+export interface CaptureConfig {
+  /** RENEW_HOST, shared with the billing API. */
+  host: string;
+  /** RENEW_CAPTURE_PORT, default 8081 (0: any free port). */
+  port: number;
+  captcha: {
+    /** RENEW_CAPTCHA; when unset: google if a reCAPTCHA secret is configured, else dev. */
+    mode: 'google' | 'dev';
+    /** Whether the mode was chosen by RENEW_CAPTCHA or by that default. */
+    modeFrom: 'RENEW_CAPTCHA' | 'default';
+    /** RENEW_RECAPTCHA_VERIFY_URL, default Google's siteverify. */
+    verifyUrl: string;
+    /** RENEW_RECAPTCHA_SECRET: used for accounts without their own `capture.recaptchaSecret`. */
+    secret?: string;
+    /** RENEW_RECAPTCHA_TIMEOUT_MS, default 5000. */
+    timeoutMs: number;
+  };
+  /** RENEW_CAPTURE_IP_PER_MINUTE / RENEW_CAPTURE_IP_PER_DAY (30 / 1000). */
+  ipRateLimits: { perMinute: number; perDay: number };
+  /** RENEW_PUBLIC_BASE_URL: base of `uri` values (the billing API's address). */
+  publicBaseUrl?: string;
+  /** RENEW_API_PORT: the billing API's port, for the default base of `uri` values. */
+  apiPort: number;
+  tls?: { certPath: string; keyPath: string };
+  requireTls: boolean;
+  trustProxy: string | boolean;
+  logLevel: string;
+}
+
+/**
+ * Environment to typed configuration. The shared variables (RENEW_HOST, TLS,
+ * proxies, log level, public base URL) are read by the billing service's
+ * loadConfig; this adds the capture host's own. Throws with every problem listed.
+ * With a catalogue, an account's own reCAPTCHA secret also selects google by default.
+ */
+export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?: Catalog): CaptureConfig {
+  const shared = loadConfig(env);
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(given);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const anySecret = Boolean(e.RENEW_RECAPTCHA_SECRET || catalog?.capture.recaptchaSecret);
+  const mode = e.RENEW_CAPTCHA ?? (anySecret ? 'google' : 'dev');
+  if (!e.RENEW_CAPTCHA && mode === 'dev' && e.NODE_ENV === 'production') {
+    throw new Error('invalid configuration: NODE_ENV=production needs RENEW_RECAPTCHA_SECRET (or RENEW_CAPTCHA=dev, which accepts any token)');
+  }
+  if (mode === 'google' && catalog && !anySecret) {
+    throw new Error('invalid configuration: RENEW_CAPTCHA=google needs RENEW_RECAPTCHA_SECRET or the catalogue\'s capture.recaptchaSecret');
+  }
+  return {
+    host: shared.host,
+    port: e.RENEW_CAPTURE_PORT,
+    captcha: {
+      mode,
+      modeFrom: e.RENEW_CAPTCHA ? 'RENEW_CAPTCHA' : 'default',
+      verifyUrl: e.RENEW_RECAPTCHA_VERIFY_URL,
+      ...(e.RENEW_RECAPTCHA_SECRET ? { secret: e.RENEW_RECAPTCHA_SECRET } : {}),
+      timeoutMs: e.RENEW_RECAPTCHA_TIMEOUT_MS,
+    },
+    ipRateLimits: { perMinute: e.RENEW_CAPTURE_IP_PER_MINUTE, perDay: e.RENEW_CAPTURE_IP_PER_DAY },
+    ...(shared.publicBaseUrl ? { publicBaseUrl: shared.publicBaseUrl } : {}),
+    apiPort: shared.port,
+    ...(shared.tls ? { tls: shared.tls } : {}),
+    requireTls: shared.requireTls,
+    trustProxy: shared.trustProxy,
+    logLevel: shared.logLevel,
+  };
+}

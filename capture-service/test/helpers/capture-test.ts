@@ -1,0 +1,150 @@
+import type { FastifyInstance, FastifyServerOptions, LightMyRequestResponse } from 'fastify';
+import type { Catalog } from '@renew/billing-service/catalog/schema.js';
+import type { PaymentGateway } from '@renew/billing-service/payments/gateway/payment-gateway.js';
+import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
+import { buildCaptureApp } from '../../src/app.js';
+import type { CaptchaVerifier } from '../../src/captcha/captcha-verifier.js';
+import { SiteverifyCaptcha } from '../../src/captcha/siteverify-captcha.js';
+import { BASE_URL, startTestApp, testCatalog, type TestAccount, type TestApp } from '../../../billing-service/test/helpers/test-app.js';
+import { SiteverifyStub } from './siteverify-stub.js';
+
+export { errorsOf } from '../../../billing-service/test/helpers/test-app.js';
+
+/** The service's reCAPTCHA secret (RENEW_RECAPTCHA_SECRET) and an account's own one (catalogue). */
+export const SERVICE_SECRET = 'service-recaptcha-secret';
+export const ACCOUNT_SECRET = 'account-recaptcha-secret';
+export const SHOP_HOST = 'shop.example.com';
+
+export type Encoding = 'json' | 'form' | 'query';
+
+export interface BuildOptions {
+  capture?: Partial<Catalog['capture']>;
+  ipRateLimits?: { perMinute: number; perDay: number };
+  logger?: FastifyServerOptions['logger'];
+  captcha?: CaptchaVerifier;
+  recaptchaSecret?: string | null;
+  rateLimitStore?: RateLimitStore;
+  gateway?: PaymentGateway;
+}
+
+export interface PostOptions {
+  encoding?: Encoding;
+  app?: FastifyInstance;
+  headers?: Record<string, string>;
+  remoteAddress?: string;
+  url?: string;
+}
+
+export interface CaptureTest {
+  /** The billing API on the same database: customers, invoices and reads go through it. */
+  billing: TestApp;
+  account: TestAccount;
+  stub: SiteverifyStub;
+  /** Capture host with the test catalogue's defaults (built-in processing, no shop domains) and the service secret. */
+  app: FastifyInstance;
+  build(options?: BuildOptions): Promise<FastifyInstance>;
+  /** A fresh token solved on `hostname`, verifiable with `secret`. */
+  token(hostname?: string, secret?: string): string;
+  customer(body?: Record<string, unknown>, account?: TestAccount): Promise<number>;
+  /** The parameters of a request that succeeds (Visa test card, risk fields, fresh token). */
+  params(customerId: number, overrides?: Record<string, unknown>): Record<string, unknown>;
+  post(params: Record<string, unknown>, options?: PostOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+let nextIp = 1;
+/** A different client address per request unless a test fixes one, so the per-IP limit stays out of the way. */
+export function freshIp(): string {
+  nextIp += 1;
+  return `198.51.${Math.floor(nextIp / 250) % 250}.${(nextIp % 250) + 1}`;
+}
+
+/** Form fields: the nested collection amount under its dotted form name. */
+export function toFormFields(params: Record<string, unknown>): URLSearchParams {
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    if (key === 'paymentCollectOptions' && value && typeof value === 'object') {
+      for (const [inner, v] of Object.entries(value)) form.append(`PaymentCollectOptions.${inner}`, String(v));
+    } else {
+      form.append(key, String(value));
+    }
+  }
+  return form;
+}
+
+export function inject(app: FastifyInstance, params: Record<string, unknown>, options: PostOptions = {}) {
+  const encoding = options.encoding ?? 'json';
+  const url = options.url ?? '/api/paymentsv2';
+  const common = { method: 'POST' as const, remoteAddress: options.remoteAddress ?? freshIp() };
+  if (encoding === 'json') {
+    return app.inject({ ...common, url, headers: { 'content-type': 'application/json', ...options.headers }, payload: JSON.stringify(params) });
+  }
+  if (encoding === 'form') {
+    return app.inject({ ...common, url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers }, payload: toFormFields(params).toString() });
+  }
+  return app.inject({ ...common, url: `${url}?${toFormFields(params).toString()}`, headers: { ...options.headers } });
+}
+
+export async function startCaptureTest(): Promise<CaptureTest> {
+  const billing = await startTestApp();
+  const stub = await new SiteverifyStub(new Set([SERVICE_SECRET, ACCOUNT_SECRET])).start();
+  const apps: FastifyInstance[] = [];
+  const storeFor = () => (billing.database.kind === 'postgres' ? new PostgresRateLimitStore(billing.database.db) : new MemoryRateLimitStore());
+  const build = async (options: BuildOptions = {}) => {
+    const catalog = testCatalog({ capture: { ...billing.catalog.capture, ...options.capture } });
+    const app = await buildCaptureApp({
+      db: billing.database.db,
+      catalog,
+      rateLimitStore: options.rateLimitStore ?? storeFor(),
+      captcha: options.captcha ?? new SiteverifyCaptcha({ url: stub.url, timeoutMs: 2000 }),
+      ...(options.recaptchaSecret === null ? {} : { recaptchaSecret: options.recaptchaSecret ?? SERVICE_SECRET }),
+      ...(options.gateway ? { gateway: options.gateway } : {}),
+      publicBaseUrl: BASE_URL,
+      ipRateLimits: options.ipRateLimits ?? { perMinute: 100_000, perDay: 1_000_000 },
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    });
+    apps.push(app);
+    return app;
+  };
+  const app = await build();
+  const token = (hostname = SHOP_HOST, secret = SERVICE_SECRET) => stub.issue(secret, hostname);
+  return {
+    billing,
+    account: billing.account,
+    stub,
+    app,
+    build,
+    token,
+    async customer(body = {}, account) {
+      const res = await billing.call('POST', '/v1/customers', { firstName: 'Ada', lastName: 'Lovelace', ...body }, account ? { as: account } : {});
+      if (res.statusCode !== 200) throw new Error(`customer not created: ${res.body}`);
+      return res.json().id as number;
+    },
+    params(customerId, overrides = {}) {
+      return {
+        customerId,
+        publicApiKey: billing.account.publicApiKey,
+        cardNumber: '4242424242424242',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        expirationMonth: 12,
+        expirationYear: 30,
+        cvv: '123',
+        riskToken: 'rt_7f3a9c',
+        clientIp: '203.0.113.7',
+        email: 'ada@example.com',
+        recaptcha: token(),
+        ...overrides,
+      };
+    },
+    post(params, options = {}) {
+      return inject(options.app ?? app, params, options);
+    },
+    async close() {
+      for (const a of apps) await a.close();
+      await stub.stop();
+      await billing.close();
+    },
+  };
+}
