@@ -110,7 +110,7 @@ const booleanValue = z.preprocess(
 const decimalAmount = z
   .union([z.number(), z.string()], { error: 'must be a decimal number' })
   .transform((v) => (typeof v === 'number' ? String(v) : v.trim()))
-  .refine((v) => /^\d{1,12}(\.\d{1,6})?$/.test(v), 'must be a decimal number such as 25.00')
+  .refine((v) => /^\d{1,12}(\.\d{1,6})?$/.test(v), { message: 'must be a decimal number such as 25.00', abort: true })
   .refine((v) => Number(v) > 0, 'must be more than 0');
 
 /** Strings stay strings: a number is refused rather than converted (a CVV's leading zero would be lost). */

@@ -1,0 +1,270 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { activeCustomer } from '../../billing-service/test/lifecycle/lifecycle-fixtures.js';
+import { errorsOf, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
+import { RecordingGateway } from './helpers/recording-gateway.js';
+
+let t: CaptureTest;
+let gateway: RecordingGateway;
+let recording: FastifyInstance;
+beforeAll(async () => {
+  t = await startCaptureTest();
+  gateway = new RecordingGateway();
+  recording = await t.build({ gateway });
+});
+afterAll(async () => t?.close());
+
+async function cardsOf(customerId: number) {
+  const res = await t.billing.call('GET', `/v1/customers/${customerId}/paymentMethods/creditCard`);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as Array<Record<string, any>>;
+}
+
+async function paymentsOf(customerId: number) {
+  const res = await t.billing.call('GET', `/v1/customers/${customerId}/payments`);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as Array<Record<string, any>>;
+}
+
+describe('the sandbox test cards', () => {
+  it.each([
+    ['4242424242424242', '123', 'Visa', '4242'],
+    ['5555555555554444', '123', 'MasterCard', '4444'],
+    ['378282246310005', '1234', 'AmericanExpress', '0005'],
+  ])('stores %s and returns the credit card payment method', async (cardNumber, cvv, cardType, lastFour) => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { cardNumber, cvv }));
+    expect(res.statusCode, res.body).toBe(200);
+    const card = res.json();
+    expect(card).toMatchObject({
+      maskedCardNumber: `************${lastFour}`,
+      cardType,
+      expirationMonth: 12,
+      expirationYear: 30,
+      customerId,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      isDefault: true,
+      storedInPlatformVault: true,
+      email: 'ada@example.com',
+      uri: `https://billing.test/v1/paymentMethods/${card.id}/creditCard`,
+    });
+    expect(card.externalCardId).toMatch(/^sbx_ok_/);
+    expect(res.body).not.toContain(cardNumber);
+    expect(await cardsOf(customerId)).toEqual([expect.objectContaining({ id: card.id, maskedCardNumber: `************${lastFour}` })]);
+  });
+
+  it.each([
+    ['4000000000000002', 'the card was declined (card_declined)'],
+    ['4000000000000127', 'the security code (CVV) is incorrect (incorrect_cvc)'],
+  ])('refuses %s at validation with 400 and stores nothing', async (cardNumber, message) => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { cardNumber }));
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: `validation error: ${message}` }]);
+    expect(await cardsOf(customerId)).toEqual([]);
+  });
+
+  it.each(['4000000000000341', '4000000000009995'])('stores %s, which validates (its charges fail later)', async (cardNumber) => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { cardNumber }));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().maskedCardNumber).toBe(`************${cardNumber.slice(-4)}`);
+    expect(await cardsOf(customerId)).toHaveLength(1);
+  });
+
+  it.each([
+    ['4000000000000341', 'card_declined', 'the card was declined'],
+    ['4000000000009995', 'insufficient_funds', 'the card has insufficient funds'],
+  ])('with a collection amount, %s fails to pay: 400 "payment failed", the card is removed again', async (cardNumber, code, message) => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { cardNumber, paymentCollectOptions: { collectionAmount: '19.99' } }));
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res)).toEqual([
+      { Key: 'Api Error', Value: `payment failed: ${message} (${code}); the card was not kept` },
+      { Key: 'declineCode', Value: code },
+    ]);
+    expect(await cardsOf(customerId)).toEqual([]);
+    const payments = await paymentsOf(customerId);
+    expect(payments).toEqual([expect.objectContaining({ status: 'Failed', amount: 19.99, declineCode: code, source: 'SelfServicePortal' })]);
+    const rows = await t.billing.database.db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).execute();
+    expect(rows).toEqual([expect.objectContaining({ isDefault: false, removedAt: expect.any(Date) })]);
+  });
+
+  it('a failed collection leaves the cards the customer already had, and their default, alone', async () => {
+    const customerId = await t.customer();
+    const first = (await t.post(t.params(customerId))).json();
+    const res = await t.post(t.params(customerId, { cardNumber: '4000000000009995', makeDefault: true, paymentCollectOptions: { collectionAmount: 5 } }));
+    expect(res.statusCode).toBe(400);
+    expect(await cardsOf(customerId)).toEqual([expect.objectContaining({ id: first.id, isDefault: true })]);
+  });
+});
+
+describe('what is stored', () => {
+  it('keeps only the gateway token, brand, last four and expiry of the card', async () => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { cardNumber: '5555 5555 5555 4444', cvv: '987' }));
+    expect(res.statusCode, res.body).toBe(200);
+    const row = await t.billing.database.db.selectFrom('paymentMethods').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ cardBrand: 'MasterCard', lastFour: '4444', expirationMonth: 12, expirationYear: 2030, isDefault: true });
+    expect(row.gatewayToken).toMatch(/^sbx_ok_[0-9a-f]{24}$/);
+    for (const value of Object.values(row)) {
+      expect(String(value)).not.toContain('5555555555554444');
+      expect(String(value)).not.toBe('987');
+    }
+  });
+
+  it('records the change in the audit log as made through the card-capture host with the public key', async () => {
+    const customerId = await t.customer();
+    const card = (await t.post(t.params(customerId))).json();
+    const entry = await t.billing.database.db
+      .selectFrom('auditLog')
+      .selectAll()
+      .where('entityType', '=', 'PaymentMethod')
+      .where('entityId', '=', String(card.id) as never)
+      .executeTakeFirst();
+    expect(entry).toMatchObject({ action: 'create', source: 'Card capture' });
+  });
+});
+
+describe('defaults', () => {
+  it('makes the first card the default even with makeDefault=false, later ones only with makeDefault=true', async () => {
+    const customerId = await t.customer();
+    const first = await t.post(t.params(customerId, { makeDefault: 'false' }), { encoding: 'form' });
+    expect(first.json().isDefault).toBe(true);
+    const second = await t.post(t.params(customerId, { cardNumber: '5555555555554444' }), { encoding: 'form' });
+    expect(second.json().isDefault).toBe(false);
+    const third = await t.post(t.params(customerId, { cardNumber: '378282246310005', cvv: '0123', makeDefault: 'true' }), { encoding: 'form' });
+    expect(third.statusCode, third.body).toBe(200);
+    expect(third.json().isDefault).toBe(true);
+    const fourth = await t.post(t.params(customerId, { makeDefault: false }));
+    expect(fourth.json().isDefault).toBe(false);
+    const cards = await cardsOf(customerId);
+    expect(cards.map((c) => [c.id, c.isDefault])).toEqual([
+      [first.json().id, false],
+      [second.json().id, false],
+      [third.json().id, true],
+      [fourth.json().id, false],
+    ]);
+  });
+});
+
+describe('encodings and parameter names', () => {
+  it.each(['json', 'form', 'query'] as const)('accepts the parameters as %s', async (encoding) => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '12.50' } }), { encoding });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ status: 'Succeeded', amount: 12.5, paymentMethodId: res.json().id })]);
+  });
+
+  it('merges the query string with a JSON body', async () => {
+    const customerId = await t.customer();
+    const { publicApiKey, recaptcha, ...rest } = t.params(customerId);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/paymentsv2?publicApiKey=${encodeURIComponent(String(publicApiKey))}&recaptcha=${encodeURIComponent(String(recaptcha))}`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(rest),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+
+  it('reads names in any case, the dotted collection amount, and g-recaptcha-response', async () => {
+    const customerId = await t.customer();
+    const p = t.params(customerId);
+    const form = new URLSearchParams({
+      CUSTOMERID: String(customerId),
+      PublicApiKey: String(p.publicApiKey),
+      cardnumber: '4242-4242-4242-4242',
+      FirstName: 'Ada',
+      LASTNAME: 'Lovelace',
+      ExpirationMonth: '07',
+      expirationyear: '31',
+      CVV: '042',
+      RiskToken: 'rt_1',
+      ClientIP: '2001:db8::1',
+      Email: 'ada@example.com',
+      MakeDefault: 'TRUE',
+      'g-recaptcha-response': String(p.recaptcha),
+      'paymentcollectoptions.COLLECTIONAMOUNT': '3.00',
+      unrelatedShopField: 'ignored',
+    });
+    const res = await t.app.inject({ method: 'POST', url: '/API/PaymentsV2', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ expirationMonth: 7, expirationYear: 31, isDefault: true });
+    expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ status: 'Succeeded', amount: 3 })]);
+  });
+
+  it('reads PaymentCollectOptions as a nested JSON object in any case', async () => {
+    const customerId = await t.customer();
+    const { paymentCollectOptions: _, ...p } = t.params(customerId);
+    const res = await t.post({ ...p, PaymentCollectOptions: { CollectionAmount: 7.25 } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ amount: 7.25 })]);
+  });
+
+  it('keeps the CVV a string, so a leading zero reaches the gateway, and passes the three risk fields to it', async () => {
+    const customerId = await t.customer();
+    const before = gateway.validated.length;
+    const form = await t.post(t.params(customerId, { cvv: '012' }), { app: recording, encoding: 'form' });
+    expect(form.statusCode, form.body).toBe(200);
+    const json = await t.post(t.params(customerId, { cvv: '007', riskToken: 'rt_json', clientIp: '192.0.2.1', email: 'grace@example.com' }), { app: recording });
+    expect(json.statusCode, json.body).toBe(200);
+    expect(gateway.validated.slice(before).map((c) => [c.cvv, c.risk])).toEqual([
+      ['012', { riskToken: 'rt_7f3a9c', clientIp: '203.0.113.7', email: 'ada@example.com' }],
+      ['007', { riskToken: 'rt_json', clientIp: '192.0.2.1', email: 'grace@example.com' }],
+    ]);
+  });
+});
+
+describe('collecting a payment with the new card', () => {
+  it('holds the amount as a deposit when the customer has no open invoice', async () => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '31.19' } }), { encoding: 'form' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ isDefault: true, maskedCardNumber: '************4242' });
+    expect(await paymentsOf(customerId)).toEqual([
+      expect.objectContaining({ status: 'Succeeded', amount: 31.19, unallocatedAmount: 31.19, invoiceAllocations: [], paymentMethodId: res.json().id, source: 'SelfServicePortal' }),
+    ]);
+    const overview = (await t.billing.call('GET', `/v1/customers/${customerId}/overview`)).json();
+    expect(overview.unallocatedPayments).toBe(31.19);
+  });
+
+  it('allocates the amount to the open invoices', async () => {
+    const { customerId, invoices } = await activeCustomer(t.billing);
+    const invoice = invoices[0]!;
+    expect(invoice.outstandingBalance).toBeGreaterThan(0);
+    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: invoice.outstandingBalance } }));
+    expect(res.statusCode, res.body).toBe(200);
+    const [payment] = await paymentsOf(customerId);
+    expect(payment).toMatchObject({ status: 'Succeeded', amount: invoice.outstandingBalance, unallocatedAmount: 0 });
+    expect(payment!.invoiceAllocations).toEqual([expect.objectContaining({ invoiceId: invoice.id, amount: invoice.outstandingBalance, outstandingBalance: 0 })]);
+    const after = (await t.billing.call('GET', `/v1/Invoices/${invoice.id}`)).json();
+    expect(after).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
+  });
+
+  it('refuses an amount with more decimals than the currency has, before storing the card', async () => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '10.005' } }));
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res)).toEqual([{ Key: 'paymentCollectOptions.collectionAmount', Value: 'USD amounts have at most 2 decimals' }]);
+    expect(await cardsOf(customerId)).toEqual([]);
+  });
+});
+
+describe('customers', () => {
+  it('answers 404 for a customer the account does not have', async () => {
+    const res = await t.post(t.params(999_999));
+    expect(res.statusCode).toBe(404);
+    expect(errorsOf(res)[0]!.Value).toBe('customer with id 999999 not found');
+  });
+
+  it("cannot add a card to another account's customer", async () => {
+    const other = await t.billing.newAccount();
+    const theirs = await t.customer({}, other);
+    const res = await t.post(t.params(theirs));
+    expect(res.statusCode).toBe(404);
+    const ok = await t.post(t.params(theirs, { publicApiKey: other.publicApiKey }));
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
+});
