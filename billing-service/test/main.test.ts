@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const repositoryDir = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(path.join(tmpdir(), 'renew-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -16,11 +16,11 @@ interface Started {
   url: string;
 }
 
-/** Starts the service as `npm start` does (tsx src/main.ts) and waits for its "listening on" line. */
+/** Starts the product as `npm start` does (tsx scripts/start.ts) and waits for its banner. */
 async function startService(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: packageDir,
-    env: { ...process.env, RENEW_API_PORT: '0', RENEW_DATA_DIR: dataDir, RENEW_LOG_LEVEL: 'warn', DATABASE_URL: '', ...env },
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: repositoryDir,
+    env: { ...process.env, RENEW_API_PORT: '0', RENEW_CAPTURE_PORT: '0', RENEW_DATA_DIR: dataDir, RENEW_LOG_LEVEL: 'warn', DATABASE_URL: '', RENEW_CAPTCHA: 'dev', ...env },
   });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -28,7 +28,7 @@ async function startService(env: Record<string, string>): Promise<Started> {
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 30 s:\n${output}`)), 30_000);
     child.stdout.on('data', () => {
-      const match = /listening on (http\S+)/.exec(output);
+      const match = /Card-capture host listening on/.test(output) ? /billing API listening on (http\S+)/.exec(output) : null;
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
@@ -53,6 +53,9 @@ describe('npm start', () => {
       const printed = /private API key: (\S+)/.exec(service.output());
       expect(printed).not.toBeNull();
       expect(service.output()).toMatch(/public API key: +pk_/);
+      const capture = /Card-capture host listening on (http\S+)/.exec(service.output())![1]!;
+      const captureAnswer = await fetch(`${capture}/api/paymentsv2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(captureAnswer.status).toBe(401);
       const res = await fetch(`${service.url}/v1/customers`, {
         method: 'POST',
         headers: { authorization: `Basic ${printed![1]}`, 'content-type': 'application/json' },

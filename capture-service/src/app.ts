@@ -111,12 +111,10 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     // CORS: shoppers' browsers call from the shop's pages. The origin is allowed
     // (reflected) when no shop domains are listed, else only a listed one.
     const origin = request.headers.origin;
-    if (origin) {
-      reply.header('Vary', 'Origin');
-      if (settings.domains.allowsOrigin(origin)) {
-        reply.header('Access-Control-Allow-Origin', origin);
-        reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-      }
+    reply.header('Vary', 'Origin');
+    if (origin && settings.domains.allowsOrigin(origin)) {
+      reply.header('Access-Control-Allow-Origin', origin);
+      reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     }
     if (request.method === 'OPTIONS') return;
     if (options.requireTls && request.protocol !== 'https') {
@@ -129,7 +127,6 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
   app.options(CAPTURE_PATH, async (request, reply) => {
     const origin = request.headers.origin;
     if (origin) reply.header('Access-Control-Allow-Origin', origin);
-    reply.header('Vary', 'Origin');
     reply.header('Access-Control-Allow-Methods', 'POST');
     reply.header('Access-Control-Allow-Headers', 'Content-Type');
     reply.header('Access-Control-Max-Age', '600');
@@ -150,7 +147,7 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     const origin = request.headers.origin;
     if (origin && !account.domains.allowsOrigin(origin)) {
       reply.removeHeader('Access-Control-Allow-Origin');
-      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: `origin ${origin} is not one of the account's shop domains` }]);
+      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: `origin ${origin.slice(0, 200)} is not one of the account's shop domains` }]);
     }
 
     // Everything checkable without the CAPTCHA service comes first, so a token is not spent on a form error.

@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +44,16 @@ const RUN: Array<{ cardNumber: string; cvv: string; encoding: 'json' | 'form' | 
 const OTHERS = { cardNumber: '4012888888881881', cvv: '695' };
 const cvvPattern = (cvv: string) => new RegExp(`(?<![0-9A-Za-z.])${cvv}(?![0-9A-Za-z.])`);
 
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+    let received = '';
+    socket.on('data', (chunk) => (received += String(chunk)));
+    socket.on('end', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
 async function textOfEveryTable(): Promise<string> {
   const db = t.billing.database.db;
   const columns = await sql<{ tableName: string; columnName: string }>`
@@ -86,6 +97,11 @@ describe('card data is never stored or logged', () => {
     expect(lost.body).not.toContain(cardNumber);
     const json = await app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...p, customerId: 'x' }) });
     expect(json.statusCode).toBe(400);
+    // A malformed HTTP request carrying card data in its request line: answered, its bytes not logged.
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const answer = await rawRequest((app.server.address() as AddressInfo).port, `POST /api/paymentsv2?cardNumber=${cardNumber}&cvv=${cvv} HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+    expect(answer).toContain('"HttpStatusCode":400');
     // Anything that logs card fields or a body by mistake is redacted.
     app.log.info({ body: { cardNumber, cvv }, cardNumber, payment: { cvv }, req: { body: { cardNumber } } }, 'redaction check');
   });
