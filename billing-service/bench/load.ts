@@ -10,11 +10,17 @@ export interface ThroughputSpec {
   /** A fixed path, or a function giving each request's path (e.g. a random customer id). */
   path: string | (() => string);
   headers?: Record<string, string>;
-  body?: string;
+  /** A fixed body, or a function giving each request's body (a fresh customer, a single-use token). */
+  body?: string | (() => string);
   connections: number;
   seconds: number;
   /** Run first with the same settings and thrown away (JIT, connection pools, caches). */
   warmupSeconds: number;
+  /**
+   * A fixed number of requests instead of a duration (warm-up, then measured):
+   * for requests that each use up something made beforehand (a Draft customer to activate).
+   */
+  requests?: { warmup: number; measured: number };
   /** Pid of the server process, for its CPU share. */
   serverPid?: number;
   /** Name of the PostgreSQL database the server uses, for its backends' CPU share. */
@@ -38,20 +44,32 @@ export interface ThroughputResult {
 
 export async function measureThroughput(spec: ThroughputSpec): Promise<ThroughputResult> {
   const pathFn = spec.path;
-  const options = (seconds: number): autocannon.Options => ({
+  const bodyFn = spec.body;
+  // autocannon calls setupRequest once for every request it sends
+  const setupRequest = (request: autocannon.Request): autocannon.Request => ({
+    ...request,
+    ...(typeof pathFn === 'function' ? { path: pathFn() } : {}),
+    ...(typeof bodyFn === 'function' ? { body: bodyFn() } : {}),
+  });
+  const dynamic = typeof pathFn === 'function' || typeof bodyFn === 'function';
+  const options = (length: { seconds: number } | { amount: number }): autocannon.Options => ({
     url: spec.baseUrl + (typeof pathFn === 'string' ? pathFn : '/'),
-    connections: spec.connections,
+    connections: 'amount' in length ? Math.min(spec.connections, length.amount) : spec.connections,
     pipelining: 1,
-    duration: seconds,
+    ...('amount' in length ? { amount: length.amount } : { duration: length.seconds }),
     method: spec.method,
     headers: spec.headers,
-    body: spec.body,
-    ...(typeof pathFn === 'function' ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: pathFn() }) }] } : {}),
+    ...(typeof bodyFn === 'string' ? { body: bodyFn } : {}),
+    ...(dynamic ? { requests: [{ setupRequest }] } : {}),
   });
-  if (spec.warmupSeconds > 0) await autocannon(options(spec.warmupSeconds));
+  if (spec.requests) {
+    if (spec.requests.warmup > 0) await autocannon(options({ amount: spec.requests.warmup }));
+  } else if (spec.warmupSeconds > 0) {
+    await autocannon(options({ seconds: spec.warmupSeconds }));
+  }
   await spec.probe?.start();
   const before = cpuSnapshot(spec.serverPid, spec.postgresDatabase);
-  const result = await autocannon(options(spec.seconds));
+  const result = await autocannon(options(spec.requests ? { amount: spec.requests.measured } : { seconds: spec.seconds }));
   const cpu = cpuShares(before, cpuSnapshot(spec.serverPid, spec.postgresDatabase));
   await spec.probe?.stop();
 
@@ -167,7 +185,17 @@ export interface SequentialHttpResult extends LoopResult {
 
 /** One client, one request at a time: latency without queueing, p50/p95/p99 from every sample. */
 export async function measureSequentialHttp(
-  spec: { baseUrl: string; path: string; headers?: Record<string, string>; seconds: number; warmupSeconds: number } & CpuTargets,
+  spec: {
+    baseUrl: string;
+    /** Default GET. */
+    method?: 'GET' | 'POST';
+    /** A fixed path, or one per request (e.g. customers in rotation). */
+    path: string | (() => string);
+    headers?: Record<string, string>;
+    body?: string | (() => string);
+    seconds: number;
+    warmupSeconds: number;
+  } & CpuTargets,
 ): Promise<SequentialHttpResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const statusCodes: Record<string, number> = {};
@@ -176,7 +204,9 @@ export async function measureSequentialHttp(
   try {
     const result = await measureLoop(
       async (measuring) => {
-        const response = await httpRequest(agent, spec.baseUrl, 'GET', spec.path, spec.headers);
+        const path = typeof spec.path === 'function' ? spec.path() : spec.path;
+        const body = typeof spec.body === 'function' ? spec.body() : spec.body;
+        const response = await httpRequest(agent, spec.baseUrl, spec.method ?? 'GET', path, spec.headers, body);
         if (!measuring) return;
         statusCodes[response.status] = (statusCodes[response.status] ?? 0) + 1;
         if (response.status < 200 || response.status > 299) non2xx += 1;

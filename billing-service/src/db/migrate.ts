@@ -4,6 +4,7 @@ import * as customerSettings from './migrations/0002-customer-settings.js';
 import * as subscriptionsAndInvoices from './migrations/0003-subscriptions-and-invoices.js';
 import * as payments from './migrations/0004-payments.js';
 import * as capture from './migrations/0005-capture.js';
+import * as listIndexes from './migrations/0006-list-indexes.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0003-subscriptions-and-invoices': subscriptionsAndInvoices,
   '0004-payments': payments,
   '0005-capture': capture,
+  '0006-list-indexes': listIndexes,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

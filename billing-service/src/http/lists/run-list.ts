@@ -49,18 +49,29 @@ export async function runList<O>(
   const sortField = requireField(fields, request.sort.field);
   const ascending = request.sort.order === 'Ascending';
   const sortExpression = isText(sortField) ? sql`${sortField.expression} collate "C"` : sortField.expression;
-  const rows = await filtered
+  // The page's ids first (filter, sort and limit over the id alone), then the full
+  // rows of just those ids: costly columns (subqueries, JSON) are built for one page only.
+  const page = await filtered
+    .clearSelect()
+    .select(sql.ref(idColumn).as('listRowId'))
     .orderBy(sortExpression, (ob) => (ascending ? ob.asc().nullsFirst() : ob.desc().nullsLast()))
     .orderBy(sql.ref(idColumn), ascending ? 'asc' : 'desc')
     .limit(request.pageSize)
     .offset(offset)
     .execute();
-  return { rows: rows as O[], count, maxCount };
+  const ids = page.map((r) => (r as { listRowId: number }).listRowId);
+  const rows = (await base.where(sql.ref(idColumn), 'in', ids).execute()) as O[];
+  // Rows carry their id under the id column's own name (customers.id → id).
+  const idProperty = idColumn.split('.').pop()!;
+  const position = new Map(ids.map((id, i) => [id, i]));
+  rows.sort((a, b) => position.get((a as Record<string, number>)[idProperty]!)! - position.get((b as Record<string, number>)[idProperty]!)!);
+  return { rows, count, maxCount };
 }
 
 async function countRows(db: Kysely<any>, query: SelectQueryBuilder<any, any, any>): Promise<number> {
-  // wrapped (Kysely adds the parentheses) rather than re-selected: counts the rows the base query returns, joins included
-  const result = await sql<{ count: number | string }>`select count(*) as count from ${query} as list_rows`.execute(db);
+  // wrapped (Kysely adds the parentheses), with the select list reduced to a constant:
+  // counts the rows the base query returns, joins included, without computing its columns
+  const result = await sql<{ count: number | string }>`select count(*) as count from ${query.clearSelect().select(sql`1`.as('one'))} as list_rows`.execute(db);
   return Number(result.rows[0].count);
 }
 
@@ -80,8 +91,10 @@ function utcText(date: Date): string {
 }
 
 /**
- * The WHERE clause for one condition. String matching is case-insensitive
- * (ILIKE) for equality too, so `FirstName:smith` finds "Smith".
+ * The WHERE clause for one condition. String matching is case-insensitive for
+ * equality too, so `FirstName:smith` finds "Smith". It is written as
+ * `lower(expr) like lower(pattern)` rather than ILIKE: same result, and a prefix
+ * pattern (`S*`) can use a `lower(column) text_pattern_ops` index.
  */
 export function conditionSql(condition: QueryCondition, field: ListField): RawBuilder<SqlBool> {
   const expr: Expression<any> = field.expression;
@@ -89,9 +102,9 @@ export function conditionSql(condition: QueryCondition, field: ListField): RawBu
     case 'empty':
       return isText(field) ? sql<SqlBool>`(${expr} is null or ${expr} = '')` : sql<SqlBool>`${expr} is null`;
     case 'equals':
-      return sql<SqlBool>`${expr} ilike ${likePattern([condition.value])} escape '\\'`;
+      return sql<SqlBool>`lower(${expr}) like lower(${likePattern([condition.value])}) escape '\\'`;
     case 'like':
-      return sql<SqlBool>`${expr} ilike ${likePattern(condition.parts)} escape '\\'`;
+      return sql<SqlBool>`lower(${expr}) like lower(${likePattern(condition.parts)}) escape '\\'`;
     case 'in': {
       const tests: RawBuilder<SqlBool>[] = [];
       if (condition.values.length > 0) tests.push(sql<SqlBool>`${expr} in (${sql.join(condition.values)})`);
