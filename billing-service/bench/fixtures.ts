@@ -14,6 +14,8 @@ export interface BenchAccount {
   accountId: number;
   apiKey: string;
   authorization: string;
+  /** For the card-capture host. */
+  publicApiKey: string;
 }
 
 /** A fresh account whose minute and day limits are raised out of the way, so 429s do not distort the figures. */
@@ -24,7 +26,7 @@ export async function createBenchAccount(db: Db, catalog: Catalog): Promise<Benc
     .set({ rateLimitPerMinute: BENCH_RATE_LIMIT, rateLimitPerDay: BENCH_RATE_LIMIT })
     .where('id', '=', created.account.id)
     .execute();
-  return { accountId: created.account.id, apiKey: created.apiKey, authorization: `Basic ${created.apiKey}` };
+  return { accountId: created.account.id, apiKey: created.apiKey, authorization: `Basic ${created.apiKey}`, publicApiKey: created.publicApiKey };
 }
 
 /**
@@ -111,6 +113,37 @@ export const NEW_CUSTOMER_BODY = {
   billing: { line1: '1 Main Street', city: 'Springfield', postalZip: '62701', country: 'US', state: 'IL' },
   addressPreference: { contactName: 'Ada Lovelace' },
 };
+
+/** POST /v1/customeractivation (not a preview): the customer, its Draft subscriptions, the first invoice posted. */
+export function activationBody(customerId: number): string {
+  return JSON.stringify({ customerId, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
+}
+
+/** What POST /api/paymentsv2 collects with the new card. */
+export const CAPTURE_COLLECTION_AMOUNT = '10.00';
+
+/**
+ * A POST /api/paymentsv2 JSON body that succeeds: the Visa test card, the risk
+ * fields the built-in processing needs, a collection, and a CAPTCHA token never
+ * used before (every token works once).
+ */
+export function captureBody(publicApiKey: string, customerId: number, recaptcha: string): string {
+  return JSON.stringify({
+    customerId,
+    publicApiKey,
+    cardNumber: '4242424242424242',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    expirationMonth: 12,
+    expirationYear: 30,
+    cvv: '123',
+    riskToken: 'rt_bench',
+    clientIp: '203.0.113.7',
+    email: 'ada@example.com',
+    recaptcha,
+    paymentCollectOptions: { collectionAmount: CAPTURE_COLLECTION_AMOUNT },
+  });
+}
 
 /** What the bare Fastify baseline returns: an object shaped and sized like a customer response. */
 export const SAMPLE_CUSTOMER: CustomerResponse = {

@@ -1,6 +1,14 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * The card-capture host next to the billing API, in the same process on the same
+ * database handle (as `npm start` runs them). Its CAPTCHA check is the real
+ * SiteverifyCaptcha pointed at a local stand-in (`siteverify`), or the
+ * in-process DevCaptcha (`dev`).
+ */
+export type CaptureSpec = { captcha: 'siteverify'; verifyUrl: string; secret: string } | { captcha: 'dev' };
+
 /** What the child process serves (see server.ts). */
 export type ServerSpec =
   | { kind: 'bare' }
@@ -8,12 +16,15 @@ export type ServerSpec =
       kind: 'app';
       database: { databaseUrl: string } | { dataDir: string };
       rateLimitStore: 'postgres' | 'memory';
+      capture?: CaptureSpec;
     };
 
-export type ServerMessage = { type: 'listening'; port: number; startMs: number } | { type: 'failed'; message: string };
+export type ServerMessage = { type: 'listening'; port: number; capturePort?: number; startMs: number } | { type: 'failed'; message: string };
 
 export interface RunningServer {
   url: string;
+  /** The card-capture host, when the spec asked for one. */
+  captureUrl?: string;
   pid: number;
   startMs: number;
   stop(): Promise<void>;
@@ -45,7 +56,13 @@ export async function startServer(spec: ServerSpec, timeoutMs = 120_000): Promis
 
   try {
     const ready = await waitForListening(child, timeoutMs);
-    return { url: `http://127.0.0.1:${ready.port}`, pid: child.pid!, startMs: ready.startMs, stop };
+    return {
+      url: `http://127.0.0.1:${ready.port}`,
+      ...(ready.capturePort ? { captureUrl: `http://127.0.0.1:${ready.capturePort}` } : {}),
+      pid: child.pid!,
+      startMs: ready.startMs,
+      stop,
+    };
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
@@ -53,12 +70,12 @@ export async function startServer(spec: ServerSpec, timeoutMs = 120_000): Promis
   }
 }
 
-function waitForListening(child: ChildProcess, timeoutMs: number): Promise<{ port: number; startMs: number }> {
+function waitForListening(child: ChildProcess, timeoutMs: number): Promise<{ port: number; capturePort?: number; startMs: number }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server process did not listen within ${timeoutMs / 1000} s`)), timeoutMs);
     child.on('message', (message: ServerMessage) => {
       clearTimeout(timer);
-      if (message.type === 'listening') resolve({ port: message.port, startMs: message.startMs });
+      if (message.type === 'listening') resolve({ port: message.port, capturePort: message.capturePort, startMs: message.startMs });
       else reject(new Error(`the server process failed to start: ${message.message}`));
     });
     child.once('exit', (code, signal) => {

@@ -1,21 +1,46 @@
 /**
  * Child process of the benchmark (started by server-process.ts): serves either
  * the billing API, built with buildApp exactly as src/main.ts does but with the
- * logger off, or the bare Fastify baseline. Reports its port over IPC and
- * closes when told to stop.
+ * logger off, or the bare Fastify baseline. With `capture` it also runs the
+ * card-capture host on the same database handle, started with
+ * startCaptureService as `npm start` (scripts/start.ts) does. Reports its ports
+ * over IPC and closes when told to stop.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { startCaptureService } from '@renew/capture-service/start-capture.js';
+import { loadCaptureConfig } from '@renew/capture-service/config.js';
+import type { Catalog } from '../src/catalog/schema.js';
 import { buildApp } from '../src/app.js';
 import { loadCatalog } from '../src/catalog/load-catalog.js';
 import { DEMO_CATALOG_PATH } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
+import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from '../src/http/rate-limit.js';
-import { SAMPLE_CUSTOMER } from './fixtures.js';
-import type { ServerMessage, ServerSpec } from './server-process.js';
+import { BENCH_RATE_LIMIT, SAMPLE_CUSTOMER } from './fixtures.js';
+import type { CaptureSpec, ServerMessage, ServerSpec } from './server-process.js';
 
 const send = (message: ServerMessage) => process.send?.(message);
 
-async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+/**
+ * The capture host's configuration from the variables an operator would set:
+ * CAPTCHA mode and siteverify URL and secret, and the per-client-address
+ * limits raised out of the way (all load comes from 127.0.0.1).
+ */
+async function startCapture(spec: CaptureSpec, database: DatabaseHandle, catalog: Catalog) {
+  const env: NodeJS.ProcessEnv = {
+    RENEW_HOST: '127.0.0.1',
+    RENEW_CAPTURE_PORT: '0',
+    RENEW_LOG_LEVEL: 'silent',
+    RENEW_CAPTURE_IP_PER_MINUTE: String(BENCH_RATE_LIMIT),
+    RENEW_CAPTURE_IP_PER_DAY: String(BENCH_RATE_LIMIT),
+    ...(spec.captcha === 'siteverify'
+      ? { RENEW_CAPTCHA: 'google', RENEW_RECAPTCHA_VERIFY_URL: spec.verifyUrl, RENEW_RECAPTCHA_SECRET: spec.secret }
+      : { RENEW_CAPTCHA: 'dev' }),
+  };
+  // the rate-limit store is startCaptureService's default: PostgreSQL-backed on PostgreSQL, in memory on PGlite
+  return startCaptureService({ database, catalog, config: loadCaptureConfig(env, catalog), publicBaseUrl: 'http://127.0.0.1', logger: false });
+}
+
+async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?: FastifyInstance; close(): Promise<void> }> {
   if (spec.kind === 'bare') {
     const app = Fastify();
     app.get('/x', async () => SAMPLE_CUSTOMER);
@@ -31,9 +56,12 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; close():
     publicBaseUrl: 'http://127.0.0.1',
     logger: false,
   });
+  const capture = spec.capture ? (await startCapture(spec.capture, database, catalog)).app : undefined;
   return {
     app,
+    ...(capture ? { capture } : {}),
     async close() {
+      await capture?.close();
       await app.close();
       await database.close();
     },
@@ -45,8 +73,11 @@ async function main() {
   const spec = JSON.parse(process.argv[2] ?? '') as ServerSpec;
   const server = await start(spec);
   await server.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const portOf = (app: FastifyInstance) => {
+    const address = app.server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  };
+  const port = portOf(server.app);
 
   let stopping = false;
   const stop = async () => {
@@ -60,7 +91,7 @@ async function main() {
   });
   // the benchmark died: do not linger
   process.on('disconnect', () => void stop());
-  send({ type: 'listening', port, startMs: performance.now() - started });
+  send({ type: 'listening', port, ...(server.capture ? { capturePort: portOf(server.capture) } : {}), startMs: performance.now() - started });
 }
 
 main().catch((error: unknown) => {

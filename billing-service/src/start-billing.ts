@@ -36,7 +36,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     db: database.db,
     catalog,
     // Several instances on one PostgreSQL share one limit; the embedded database has one process.
-    rateLimitStore: database.kind === 'postgres' ? new PostgresRateLimitStore(database.db) : new MemoryRateLimitStore(),
+    rateLimitStore: database.kind === 'postgres' ? new PostgresRateLimitStore(database.countersDb) : new MemoryRateLimitStore(),
     publicBaseUrl: config.publicBaseUrl ?? formatUrl(scheme, config.host, config.port),
     requireTls: config.requireTls,
     trustProxy: config.trustProxy,

@@ -52,7 +52,7 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
   const app = await buildCaptureApp({
     db: options.database.db,
     catalog: options.catalog,
-    rateLimitStore: options.rateLimitStore ?? (options.database.kind === 'postgres' ? new PostgresRateLimitStore(options.database.db) : new MemoryRateLimitStore()),
+    rateLimitStore: options.rateLimitStore ?? (options.database.kind === 'postgres' ? new PostgresRateLimitStore(options.database.countersDb) : new MemoryRateLimitStore()),
     captcha: options.captcha ?? captchaFromConfig(config),
     ...(config.captcha.secret ? { recaptchaSecret: config.captcha.secret } : {}),
     ...(options.gateway ? { gateway: options.gateway } : {}),

@@ -13,6 +13,12 @@ export type Queryable = Db | Tx;
 
 export interface DatabaseHandle {
   db: Db;
+  /**
+   * For counters that may lose their last increments in a crash (rate limits):
+   * on PostgreSQL a small pool with synchronous_commit off, so a hit does not wait
+   * for a disk flush; on the embedded database the same handle as `db`.
+   */
+  countersDb: Db;
   kind: 'pglite' | 'postgres';
   close(): Promise<void>;
 }
@@ -40,20 +46,27 @@ function parseInt8(value: string): number {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const plugins = [new CamelCasePlugin()];
   if (options.databaseUrl) {
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      types: {
-        getTypeParser: ((oid: number, format?: string) => {
-          if (oid === INT8) return parseInt8;
-          if (oid === NUMERIC || oid === DATE) return (v: string) => v;
-          return pg.types.getTypeParser(oid, format as 'text');
-        }) as typeof pg.types.getTypeParser,
-      },
-    });
+    const types = {
+      getTypeParser: ((oid: number, format?: string) => {
+        if (oid === INT8) return parseInt8;
+        if (oid === NUMERIC || oid === DATE) return (v: string) => v;
+        return pg.types.getTypeParser(oid, format as 'text');
+      }) as typeof pg.types.getTypeParser,
+    };
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types });
+    const countersPool = new pg.Pool({ connectionString: options.databaseUrl, max: 4, types, options: '-c synchronous_commit=off' });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    const countersDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: countersPool }), plugins });
     await migrateToLatest(db);
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    return {
+      db,
+      countersDb,
+      kind: 'postgres',
+      async close() {
+        await countersDb.destroy();
+        await db.destroy();
+      },
+    };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = await PGlite.create({
@@ -62,5 +75,5 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), plugins });
   await migrateToLatest(db);
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return { db, countersDb: db, kind: 'pglite', close: () => db.destroy() };
 }

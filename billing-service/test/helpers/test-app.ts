@@ -45,7 +45,7 @@ export function basicAuth(key: string): string {
 export async function startTestApp(options: { catalog?: Catalog; rateLimitStore?: RateLimitStore } = {}): Promise<TestApp> {
   const catalog = options.catalog ?? testCatalog();
   const database = await createTestDatabase();
-  const storeFor = () => (database.kind === 'postgres' ? new PostgresRateLimitStore(database.db) : new MemoryRateLimitStore());
+  const storeFor = () => (database.kind === 'postgres' ? new PostgresRateLimitStore(database.countersDb) : new MemoryRateLimitStore());
   const make = (c: Catalog, store: RateLimitStore) =>
     buildApp({ db: database.db, catalog: c, rateLimitStore: store, publicBaseUrl: BASE_URL });
   const app = await make(catalog, options.rateLimitStore ?? storeFor());

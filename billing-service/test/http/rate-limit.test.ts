@@ -62,8 +62,8 @@ describe('rate limits', () => {
 
   it('shares one limit between two service instances through the PostgreSQL store', async () => {
     const account = await accountWithLimits(4, 100);
-    const first = await t.buildAnotherApp(t.catalog, new PostgresRateLimitStore(t.database.db));
-    const second = await t.buildAnotherApp(t.catalog, new PostgresRateLimitStore(t.database.db));
+    const first = await t.buildAnotherApp(t.catalog, new PostgresRateLimitStore(t.database.countersDb));
+    const second = await t.buildAnotherApp(t.catalog, new PostgresRateLimitStore(t.database.countersDb));
     const headers = { authorization: `Basic ${account.apiKey}` };
     const statuses: number[] = [];
     for (const app of [first, second, first, second, first]) {
@@ -73,7 +73,7 @@ describe('rate limits', () => {
   });
 
   it('counts concurrent hits atomically in the PostgreSQL store', async () => {
-    const store = new PostgresRateLimitStore(t.database.db);
+    const store = new PostgresRateLimitStore(t.database.countersDb);
     const now = Date.now();
     const results = await Promise.all(Array.from({ length: 20 }, () => store.hit('concurrency-check', ['Minute', 'Day'], now)));
     const minuteCounts = results.map((r) => r[0]).sort((a, b) => a! - b!);

@@ -90,7 +90,7 @@ export async function startCaptureTest(): Promise<CaptureTest> {
   const billing = await startTestApp();
   const stub = await new SiteverifyStub(new Set([SERVICE_SECRET, ACCOUNT_SECRET])).start();
   const apps: FastifyInstance[] = [];
-  const storeFor = () => (billing.database.kind === 'postgres' ? new PostgresRateLimitStore(billing.database.db) : new MemoryRateLimitStore());
+  const storeFor = () => (billing.database.kind === 'postgres' ? new PostgresRateLimitStore(billing.database.countersDb) : new MemoryRateLimitStore());
   const build = async (options: BuildOptions = {}) => {
     const catalog = testCatalog({ capture: { ...billing.catalog.capture, ...options.capture } });
     const app = await buildCaptureApp({
