@@ -3,6 +3,7 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { configureJsonApi, createAppContext, jsonApiServerOptions } from './http/json-api.js';
 import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Catalog } from './catalog/schema.js';
 import { addressRoutes } from './addresses/routes.js';
@@ -13,13 +14,9 @@ import type { Db } from './db/database.js';
 import { emailPreferenceRoutes } from './email-preferences/routes.js';
 import { ApiKeyAuthenticator } from './http/auth.js';
 import './http/context.js';
-import { ApiError, registerErrorHandling } from './http/errors.js';
-import { MethodIndex } from './http/method-index.js';
+import { ApiError } from './http/errors.js';
 import { enforceRateLimit, type RateLimitStore } from './http/rate-limit.js';
-import { UriBuilder } from './http/uri.js';
-import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validation.js';
 import { noteRoutes } from './notes/routes.js';
-import { SandboxGateway } from './payments/gateway/sandbox-gateway.js';
 import { paymentMethodRoutes } from './payment-methods/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
@@ -56,39 +53,11 @@ export const LIST_HEADERS = [
 
 /** Builds the billing API: plugins, hooks, error handling, then one plugin per domain. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: options.logger ?? false,
-    trustProxy: options.trustProxy ?? 'loopback',
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
-    ...(options.https ? { https: options.https } : {}),
-  }).withTypeProvider<ZodTypeProvider>();
-
+  const app = Fastify(
+    jsonApiServerOptions({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 1024 * 1024, https: options.https }),
+  ).withTypeProvider<ZodTypeProvider>();
   // Bodies are JSON only (the spec requires Content-Type: application/json); anything else is 415.
-  app.removeContentTypeParser('text/plain');
-  // An empty body with Content-Type: application/json (many clients send the header on
-  // every request, DELETE included) is no body, not malformed JSON.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
-  });
-  app.setValidatorCompiler(zodValidatorCompiler);
-  app.setSerializerCompiler(jsonSerializerCompiler);
-
-  const methodIndex = new MethodIndex();
-  app.addHook('onRoute', (route) => methodIndex.add(route));
-  registerErrorHandling(app, (request) => methodIndex.allowed(request.url));
-
-  app.decorate('ctx', {
-    db: options.db,
-    catalog: options.catalog,
-    uris: new UriBuilder(options.publicBaseUrl),
-    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
-  });
-  app.decorateRequest('caller', undefined as never);
+  configureJsonApi(app, createAppContext(options));
 
   await app.register(cors, {
     origin: true,

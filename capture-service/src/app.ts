@@ -3,14 +3,11 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Catalog } from '@renew/billing-service/catalog/schema.js';
 import type { Db } from '@renew/billing-service/db/database.js';
 import '@renew/billing-service/http/context.js';
-import { ApiError, API_ERROR_KEY, errorBody, registerErrorHandling } from '@renew/billing-service/http/errors.js';
-import { MethodIndex } from '@renew/billing-service/http/method-index.js';
+import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
+import { configureJsonApi, createAppContext, jsonApiServerOptions } from '@renew/billing-service/http/json-api.js';
 import { enforceRateLimit, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
-import { UriBuilder } from '@renew/billing-service/http/uri.js';
-import { jsonSerializerCompiler, zodValidatorCompiler } from '@renew/billing-service/http/validation.js';
 import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
 import type { PaymentGateway } from '@renew/billing-service/payments/gateway/payment-gateway.js';
-import { SandboxGateway } from '@renew/billing-service/payments/gateway/sandbox-gateway.js';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
 import { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { captureCard, captureSettingsFrom, localCardErrors, requirementErrors, verifyCaptcha, type CaptureSettings } from './capture.js';
@@ -58,48 +55,15 @@ export interface CaptureAppOptions {
  * token. It can add a card (and collect a first payment) and nothing else.
  */
 export async function buildCaptureApp(options: CaptureAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: captureLoggerOptions(options.logger),
-    trustProxy: options.trustProxy ?? 'loopback',
-    bodyLimit: options.bodyLimit ?? 16 * 1024,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
-    // A malformed HTTP request is answered without logging its raw bytes (they may hold a query string with card data).
-    clientErrorHandler: (error, socket) => {
-      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || !socket.writable) return;
-      const body = JSON.stringify(errorBody(400, [{ Key: API_ERROR_KEY, Value: 'malformed HTTP request' }]));
-      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    },
-    ...(options.https ? { https: options.https } : {}),
-  });
-
+  const app = Fastify(
+    jsonApiServerOptions({ logger: captureLoggerOptions(options.logger), trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 16 * 1024, https: options.https }),
+  );
   // Bodies: JSON, or form fields (@fastify/formbody); anything else is 415.
-  app.removeContentTypeParser('text/plain');
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
-  });
+  configureJsonApi(app, createAppContext(options));
   await app.register(formbody);
   app.addContentTypeParser('*', (_request, _payload, done) => {
     done(new ApiError(415, [{ Key: API_ERROR_KEY, Value: 'Content-Type must be application/x-www-form-urlencoded or application/json' }]), undefined);
   });
-  app.setValidatorCompiler(zodValidatorCompiler);
-  app.setSerializerCompiler(jsonSerializerCompiler);
-
-  const methodIndex = new MethodIndex();
-  app.addHook('onRoute', (route) => methodIndex.add(route));
-  registerErrorHandling(app, (request) => methodIndex.allowed(request.url));
-
-  app.decorate('ctx', {
-    db: options.db,
-    catalog: options.catalog,
-    uris: new UriBuilder(options.publicBaseUrl),
-    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
-  });
-  app.decorateRequest('caller', undefined as never);
-
   // Every account shares the catalogue file; settingsFor is where per-account settings would be looked up.
   const settings = captureSettingsFrom(options.catalog);
   const settingsFor = (_accountId: number): CaptureSettings => settings;

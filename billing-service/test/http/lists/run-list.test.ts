@@ -1,5 +1,4 @@
 import Fastify from 'fastify';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle, type Db } from '../../../src/db/database.js';
 import type { NewCustomerRow } from '../../../src/db/schema.js';

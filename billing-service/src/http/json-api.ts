@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Catalog } from '../catalog/schema.js';
+import type { Db } from '../db/database.js';
+import type { PaymentGateway } from '../payments/gateway/payment-gateway.js';
+import { SandboxGateway } from '../payments/gateway/sandbox-gateway.js';
+import type { AppContext } from './context.js';
+import { API_ERROR_KEY, errorBody, registerErrorHandling } from './errors.js';
+import { MethodIndex } from './method-index.js';
+import { UriBuilder } from './uri.js';
+import { jsonSerializerCompiler, zodValidatorCompiler } from './validation.js';
+
+/** What the billing API and the card-capture host share: one Fastify setup for a JSON API. */
+
+export function jsonApiServerOptions(options: {
+  logger?: FastifyServerOptions['logger'];
+  trustProxy?: string | boolean;
+  bodyLimit: number;
+  https?: { cert: Buffer; key: Buffer };
+}): FastifyServerOptions {
+  return {
+    logger: options.logger ?? false,
+    trustProxy: options.trustProxy ?? 'loopback',
+    bodyLimit: options.bodyLimit,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // A malformed HTTP request is answered without logging its raw bytes (they may hold secrets or card data).
+    clientErrorHandler: (error, socket) => {
+      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || !socket.writable) return;
+      const body = JSON.stringify(errorBody(400, [{ Key: API_ERROR_KEY, Value: 'malformed HTTP request' }]));
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
+    ...(options.https ? { https: options.https } : {}),
+  } as FastifyServerOptions;
+}
+
+export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number }): AppContext {
+  return {
+    db: options.db,
+    catalog: options.catalog,
+    uris: new UriBuilder(options.publicBaseUrl),
+    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
+  };
+}
+
+/**
+ * JSON bodies (an empty one with Content-Type: application/json counts as no body:
+ * many clients send the header on every request), zod validation, plain
+ * JSON.stringify responses, the spec's error bodies (405 for a known path with
+ * the wrong method), and `app.ctx` / `request.caller`.
+ */
+export function configureJsonApi(app: FastifyInstance, ctx: AppContext) {
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(jsonSerializerCompiler);
+
+  const methodIndex = new MethodIndex();
+  app.addHook('onRoute', (route) => methodIndex.add(route));
+  registerErrorHandling(app, (request) => methodIndex.allowed(request.url));
+
+  app.decorate('ctx', ctx);
+  app.decorateRequest('caller', undefined as never);
+}
