@@ -22,16 +22,14 @@ export async function customerRoutes(fastify: FastifyInstance) {
 
   app.get('/v1/customers', {
     schema: { tags, summary: 'List, filter, sort and page customers', querystring: ListQuerystring, response: { 200: z.array(CustomerResponse) } },
-    handler: async (request, reply) => {
-      const records = await listRoute(request, reply, {
+    handler: async (request, reply) =>
+      listRoute(request, reply, {
         fields,
         defaultSort: { field: 'Id', order: 'Ascending' },
         baseQuery: selectCustomerRecords(app.ctx.db, request.caller.accountId),
         idColumn: 'customers.id',
-        toResponse: (record) => record,
-      });
-      return toCustomerResponses(app.ctx.db, app.ctx.uris, records);
-    },
+        toResponses: (records) => toCustomerResponses(app.ctx.db, app.ctx.uris, records),
+      }),
   });
 
   app.get('/v1/customers/:customerId', {

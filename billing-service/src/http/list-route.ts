@@ -19,7 +19,8 @@ export interface ListRouteSpec<Row, Item> {
   baseQuery: SelectQueryBuilder<Database, any, Row>;
   /** Tiebreaker for stable pages, e.g. 'customers.id'. */
   idColumn: string;
-  toResponse: (row: Row) => Item;
+  /** The page's rows as the API returns them (batch: one more query for the whole page at most). */
+  toResponses: (rows: Row[]) => Item[] | Promise<Item[]>;
 }
 
 /** Every list endpoint in one place: parse query/paging/sort, run it, set the nine X-* headers. */
@@ -34,5 +35,5 @@ export async function listRoute<Row, Item>(request: FastifyRequest, reply: Fasti
     sortOrder: listRequest.sort.order,
     sortExpression: listRequest.sort.field,
   });
-  return result.rows.map(spec.toResponse);
+  return spec.toResponses(result.rows);
 }

@@ -2,10 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { customerExists } from '../customers/repository.js';
+import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { ApiError } from '../http/errors.js';
-import { ListQuerystring, listRoute } from '../http/list-route.js';
+import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectInvoices } from './repository.js';
 import { InvoiceIdParams, InvoiceResponse } from './schemas.js';
@@ -32,17 +31,13 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
 
   app.get('/v1/Customers/:customerId/Invoices', {
     schema: { tags, summary: "List a customer's invoices", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(InvoiceResponse) } },
-    handler: async (request, reply) => {
-      const { customerId } = request.params;
-      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
-      const rows = await listRoute(request, reply, {
+    handler: async (request, reply) =>
+      listCustomerChildren(request, reply, request.params.customerId, {
         fields: invoiceListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectInvoices(app.ctx.db, request.caller.accountId).where('invoices.customerId', '=', customerId),
+        baseQuery: selectInvoices(app.ctx.db, request.caller.accountId).where('invoices.customerId', '=', request.params.customerId),
         idColumn: 'invoices.id',
-        toResponse: (row) => row,
-      });
-      return toInvoiceResponses(app.ctx.db, app.ctx.uris, rows);
-    },
+        toResponses: (rows) => toInvoiceResponses(app.ctx.db, app.ctx.uris, rows),
+      }),
   });
 }

@@ -2,10 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { customerExists } from '../customers/repository.js';
+import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { ApiError } from '../http/errors.js';
-import { ListQuerystring, listRoute } from '../http/list-route.js';
+import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectNotes } from './repository.js';
 import { CreateNoteBody, NoteIdParams, NoteResponse } from './schemas.js';
@@ -38,16 +37,13 @@ export async function noteRoutes(fastify: FastifyInstance) {
 
   app.get('/v1/customers/:customerId/notes', {
     schema: { tags, summary: "List a customer's notes", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(NoteResponse) } },
-    handler: async (request, reply) => {
-      const { customerId } = request.params;
-      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
-      return listRoute(request, reply, {
+    handler: async (request, reply) =>
+      listCustomerChildren(request, reply, request.params.customerId, {
         fields: noteListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectNotes(app.ctx.db, request.caller.accountId).where('customerNotes.customerId', '=', customerId),
+        baseQuery: selectNotes(app.ctx.db, request.caller.accountId).where('customerNotes.customerId', '=', request.params.customerId),
         idColumn: 'customerNotes.id',
-        toResponse: (row) => toNoteResponse(row, app.ctx.uris),
-      });
-    },
+        toResponses: (rows) => rows.map((row) => toNoteResponse(row, app.ctx.uris)),
+      }),
   });
 }

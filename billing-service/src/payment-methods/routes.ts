@@ -2,11 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { customerExists } from '../customers/repository.js';
+import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { ApiError } from '../http/errors.js';
 import { withIdempotency } from '../http/idempotency.js';
-import { ListQuerystring, listRoute } from '../http/list-route.js';
+import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPaymentMethods } from './repository.js';
 import { CreateCreditCardBody, CreditCardResponse, PaymentMethodIdParams, UpdateCreditCardBody } from './schemas.js';
@@ -37,17 +36,14 @@ export async function paymentMethodRoutes(fastify: FastifyInstance) {
 
   app.get('/v1/customers/:customerId/paymentMethods/creditCard', {
     schema: { tags, summary: "List a customer's cards", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(CreditCardResponse) } },
-    handler: async (request, reply) => {
-      const { customerId } = request.params;
-      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
-      return listRoute(request, reply, {
+    handler: async (request, reply) =>
+      listCustomerChildren(request, reply, request.params.customerId, {
         fields: paymentMethodListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectPaymentMethods(app.ctx.db, request.caller.accountId).where('paymentMethods.customerId', '=', customerId),
+        baseQuery: selectPaymentMethods(app.ctx.db, request.caller.accountId).where('paymentMethods.customerId', '=', request.params.customerId),
         idColumn: 'paymentMethods.id',
-        toResponse: (row) => toCreditCardResponse(row, app.ctx.uris),
-      });
-    },
+        toResponses: (rows) => rows.map((row) => toCreditCardResponse(row, app.ctx.uris)),
+      }),
   });
 
   app.get('/v1/paymentMethods/:paymentMethodId/creditCard', {

@@ -2,11 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { customerExists } from '../customers/repository.js';
+import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { ApiError } from '../http/errors.js';
 import { withIdempotency } from '../http/idempotency.js';
-import { ListQuerystring, listRoute } from '../http/list-route.js';
+import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPayments } from './repository.js';
 import { CollectPaymentBody, PaymentIdParams, PaymentResponse, PAYMENT_METHOD_TYPES, PAYMENT_SOURCES } from './schemas.js';
@@ -43,17 +42,13 @@ export async function paymentRoutes(fastify: FastifyInstance) {
 
   app.get('/v1/customers/:customerId/payments', {
     schema: { tags, summary: "List a customer's payments", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(PaymentResponse) } },
-    handler: async (request, reply) => {
-      const { customerId } = request.params;
-      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
-      const rows = await listRoute(request, reply, {
+    handler: async (request, reply) =>
+      listCustomerChildren(request, reply, request.params.customerId, {
         fields: paymentListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectPayments(app.ctx.db, request.caller.accountId).where('payments.customerId', '=', customerId),
+        baseQuery: selectPayments(app.ctx.db, request.caller.accountId).where('payments.customerId', '=', request.params.customerId),
         idColumn: 'payments.id',
-        toResponse: (row) => row,
-      });
-      return toPaymentResponses(app.ctx.db, app.ctx.uris, rows);
-    },
+        toResponses: (rows) => toPaymentResponses(app.ctx.db, app.ctx.uris, rows),
+      }),
   });
 }

@@ -24,16 +24,14 @@ export async function planRoutes(fastify: FastifyInstance) {
 
   app.get('/v1/Plans', {
     schema: { tags, summary: 'List plans with their frequencies', querystring: ListQuerystring, response: { 200: z.array(PlanResponse) } },
-    handler: async (request, reply) => {
-      const rows = await listRoute(request, reply, {
+    handler: async (request, reply) =>
+      listRoute(request, reply, {
         fields: planListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },
         baseQuery: selectPlans(app.ctx.db),
         idColumn: 'plans.id',
-        toResponse: (row) => row,
-      });
-      return toPlanResponses(app.ctx.db, request.caller, app.ctx.uris, rows);
-    },
+        toResponses: (rows) => toPlanResponses(app.ctx.db, request.caller, app.ctx.uris, rows),
+      }),
   });
 
   app.get('/v1/Plans/:planId', {

@@ -2,10 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { customerExists } from '../customers/repository.js';
+import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { ApiError } from '../http/errors.js';
-import { ListQuerystring, listRoute } from '../http/list-route.js';
+import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectSubscriptions } from './repository.js';
 import { CreateSubscriptionBody, SubscriptionIdParams, SubscriptionResponse, SUBSCRIPTION_STATUSES, UpdateSubscriptionBody } from './schemas.js';
@@ -43,17 +42,13 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
 
   app.get('/v1/customers/:customerId/subscriptions', {
     schema: { tags, summary: "List a customer's subscriptions", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(SubscriptionResponse) } },
-    handler: async (request, reply) => {
-      const { customerId } = request.params;
-      if (!(await customerExists(app.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
-      const rows = await listRoute(request, reply, {
+    handler: async (request, reply) =>
+      listCustomerChildren(request, reply, request.params.customerId, {
         fields: subscriptionListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectSubscriptions(app.ctx.db, request.caller.accountId).where('subscriptions.customerId', '=', customerId),
+        baseQuery: selectSubscriptions(app.ctx.db, request.caller.accountId).where('subscriptions.customerId', '=', request.params.customerId),
         idColumn: 'subscriptions.id',
-        toResponse: (row) => row,
-      });
-      return toSubscriptionResponses(app.ctx.db, app.ctx.catalog, app.ctx.uris, rows);
-    },
+        toResponses: (rows) => toSubscriptionResponses(app.ctx.db, app.ctx.catalog, app.ctx.uris, rows),
+      }),
   });
 }
