@@ -144,14 +144,15 @@ export async function updateBillingSetting(ctx: AppContext, caller: Caller, inpu
       customer.id,
       (input.billingPeriodConfigurations ?? []).map((p) => ({ interval: p.interval, type: p.type, rule: p.rule, day: p.day ?? null, month: p.month ?? null })),
     );
-    const { presentation: before, ...currentColumns } = current ?? ({ presentation: {} } as never);
+    // The audit entry lists changed columns and changed presentation flags alike.
+    const { presentation: _stored, customerId: _id, ...columns } = row;
     await recordChange(trx, caller, {
       entityType: 'CustomerBillingSetting',
       entityId: customer.id,
       action: 'update',
       changes: {
-        ...diffFields(currentColumns, { ...row, presentation: undefined, customerId: undefined }),
-        ...diffFields(before as Record<string, unknown>, presentation),
+        ...diffFields(current ?? {}, columns),
+        ...diffFields(current?.presentation ?? {}, presentation),
         billingPeriodConfigurations: input.billingPeriodConfigurations ?? [],
       },
     });
