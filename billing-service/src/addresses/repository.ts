@@ -1,10 +1,12 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { isStorableId } from '../db/ids.js';
 import type { AddressesTable } from '../db/schema.js';
 
 export type AddressRow = Selectable<AddressesTable>;
 
 export async function findAddress(db: Queryable, accountId: number, id: number): Promise<AddressRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return db.selectFrom('addresses').selectAll().where('accountId', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { isStorableId } from '../db/ids.js';
 import { customerAccountStatusSql } from '../ledger/balances.js';
 import type {
   AddressesTable,
@@ -11,7 +12,6 @@ import type {
   CustomerSalesTrackingCodesTable,
   CustomersTable,
 } from '../db/schema.js';
-import { MAX_ID } from './schemas.js';
 
 export interface SalesTrackingCodeRow {
   position: number;
@@ -62,10 +62,6 @@ export function selectCustomerRecords(db: Queryable, accountId: number) {
     .where('customers.accountId', '=', accountId);
 }
 
-/** Whether an id can name a row at all: one beyond SQL `integer` cannot (and would be a database error). */
-export function isStorableId(id: number): boolean {
-  return Number.isInteger(id) && id > 0 && id <= MAX_ID;
-}
 
 export async function findCustomerRecord(db: Queryable, accountId: number, id: number): Promise<CustomerRecord | undefined> {
   if (!isStorableId(id)) return undefined;

@@ -1,6 +1,7 @@
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { EMAIL_TYPES, type Catalog } from '../catalog/schema.js';
-import { customerExists, isStorableId, lockCustomer } from '../customers/repository.js';
+import { customerExists, lockCustomer } from '../customers/repository.js';
+import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';

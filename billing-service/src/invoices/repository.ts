@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { isStorableId } from '../customers/repository.js';
+import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 import type { InvoiceChargesTable, InvoiceTaxesTable } from '../db/schema.js';
 import type { DraftInvoice } from './engine/index.js';

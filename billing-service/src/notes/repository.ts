@@ -1,4 +1,4 @@
-import { isStorableId } from '../customers/repository.js';
+import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 
 export function selectNotes(db: Queryable, accountId: number) {

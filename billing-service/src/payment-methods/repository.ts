@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { isStorableId } from '../db/ids.js';
 import type { PaymentMethodsTable } from '../db/schema.js';
 
 export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
@@ -9,6 +10,7 @@ export function selectPaymentMethods(db: Queryable, accountId: number) {
 }
 
 export async function findPaymentMethod(db: Queryable, accountId: number, id: number): Promise<PaymentMethodRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return selectPaymentMethods(db, accountId).where('paymentMethods.id', '=', id).executeTakeFirst();
 }
 

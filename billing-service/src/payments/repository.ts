@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { isStorableId } from '../db/ids.js';
 import type { PaymentsTable } from '../db/schema.js';
 
 export type PaymentRow = Selectable<PaymentsTable> & { unallocated: string | null };
@@ -14,6 +15,7 @@ export function selectPayments(db: Queryable, accountId: number) {
 }
 
 export async function findPayment(db: Queryable, accountId: number, id: number): Promise<PaymentRow | undefined> {
+  if (!isStorableId(id)) return undefined;
   return selectPayments(db, accountId).where('payments.id', '=', id).executeTakeFirst();
 }
 

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { isStorableId } from '../customers/repository.js';
+import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 import type { PlanFrequenciesTable, PlansTable } from '../db/schema.js';
 

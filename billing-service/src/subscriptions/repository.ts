@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { isStorableId } from '../customers/repository.js';
+import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 import type { SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
 
