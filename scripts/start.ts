@@ -12,7 +12,12 @@ async function main() {
     await capture?.app.close();
     await billing.close();
   });
-  capture = await startCaptureService({ database: billing.database, catalog: billing.catalog, publicBaseUrl: billing.config.publicBaseUrl ?? billing.url });
+  capture = await startCaptureService({
+    database: billing.database,
+    catalog: billing.catalog,
+    gateway: billing.gateway,
+    publicBaseUrl: billing.config.publicBaseUrl ?? billing.url,
+  });
   console.log(`${billingBanner(billing)}\nCard-capture host listening on ${capture.url} (POST ${capture.url}/api/paymentsv2)`);
 }
 

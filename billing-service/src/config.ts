@@ -22,6 +22,8 @@ const EnvSchema = z.object({
   RENEW_TLS_KEY: z.string().optional(),
   RENEW_REQUIRE_TLS: booleanString.optional(),
   RENEW_TRUST_PROXY: z.string().optional(),
+  RENEW_GATEWAY: z.enum(['sandbox']).default('sandbox'),
+  RENEW_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   RENEW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -39,6 +41,8 @@ export interface Config {
   /** Fastify trustProxy: addresses or CIDRs whose X-Forwarded-* headers are believed. */
   trustProxy: string | boolean;
   logLevel: string;
+  /** Which payment gateway adapter; only the built-in sandbox exists so far. */
+  gateway: { name: 'sandbox'; timeoutMs: number };
 }
 
 /** Environment to typed configuration. Throws with every problem listed. */
@@ -67,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requireTls: e.RENEW_REQUIRE_TLS ?? e.NODE_ENV === 'production',
     trustProxy: parseTrustProxy(e.RENEW_TRUST_PROXY),
     logLevel: e.RENEW_LOG_LEVEL,
+    gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
   };
 }
 

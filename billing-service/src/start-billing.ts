@@ -8,6 +8,8 @@ import { loadConfig, type Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { loggerOptions } from './http/logging.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from './http/rate-limit.js';
+import { gatewayFromConfig } from './payments/gateway/gateway-from-config.js';
+import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
 
 export interface StartedBilling {
   config: Config;
@@ -15,6 +17,8 @@ export interface StartedBilling {
   database: DatabaseHandle;
   app: FastifyInstance;
   url: string;
+  /** The payment gateway the billing API uses; the capture host shares it. */
+  gateway: PaymentGateway;
   /** Set when this start created the default account: its keys, shown once. */
   created?: CreatedAccount;
   /** Stops listening (in-flight requests finish), then closes the database. */
@@ -32,7 +36,10 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const created = await ensureDefaultAccount(database.db, catalog, { apiKey: config.apiKey, publicApiKey: config.publicApiKey });
   const scheme = config.tls ? 'https' : 'http';
+  const gateway = gatewayFromConfig(config.gateway);
   const app = await buildApp({
+    gateway,
+    gatewayTimeoutMs: config.gateway.timeoutMs,
     db: database.db,
     catalog,
     // Several instances on one PostgreSQL share one limit; the embedded database has one process.
@@ -54,6 +61,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     database,
     app,
     url,
+    gateway,
     ...(created ? { created } : {}),
     async close() {
       await app.close();
