@@ -1,4 +1,5 @@
 import { getCustomer } from '../customers/service.js';
+import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
@@ -31,7 +32,9 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
   const today = utcDate(now);
   const activateSubscriptions = input.activateAllSubscriptions ?? true;
 
-  const result = await ctx.db.transaction().execute(async (trx) => {
+  // A preview changes nothing: it needs no transaction (and no lock held to its end).
+  const run = <T>(work: (db: Queryable) => Promise<T>): Promise<T> => (options.preview ? work(ctx.db) : ctx.db.transaction().execute(work));
+  const result = await run(async (trx) => {
     const customer = await lockCustomerIn(trx, caller, input.customerId, ['Draft']);
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const drafts = activateSubscriptions ? await activeOrDraftSubscriptions(trx, caller.accountId, customer.id, ['Draft']) : [];
