@@ -18,9 +18,12 @@ import { openDatabase, type Db } from '../src/db/database.js';
 import { listInputFromUrl, parseListRequest, runList } from '../src/http/lists/index.js';
 import {
   BENCH_RATE_LIMIT,
+  CAPTURE_COLLECTION_AMOUNT,
   LIST_QUERIES,
   NEW_CUSTOMER_BODY,
   SEEDED_CUSTOMERS,
+  activationBody,
+  captureBody,
   createBenchAccount,
   customerIdRange,
   randomIdIn,
@@ -40,7 +43,9 @@ import {
 import { loadAverage, machineDescription, packageVersion } from './machine.js';
 import { createFreshDatabase, providePostgres, sampleBackendStates, type PostgresServer, type WaitSample } from './postgres.js';
 import { cpuText, integer, metText, ms, percent, perRequest, rate, seconds, statusText, summaryTable, table, wholeMs, type SummaryRow } from './report.js';
+import { DRAFT_FREQUENCIES, poolMaker } from './pools.js';
 import { startServer, type RunningServer, type ServerSpec } from './server-process.js';
+import { startSiteverifyStandIn, type SiteverifyStandIn } from './siteverify.js';
 import type { CpuShares } from './cpu.js';
 
 function envNumber(name: string, fallback: number): number {
@@ -60,10 +65,23 @@ const SETTINGS = {
   loopWarmupSeconds: 1,
   /** PGlite list figures only when seeding 100,000 customers on PGlite takes less than this. */
   pgliteSeedLimitMs: 30_000,
+  /** Activation preview and its GET baseline, one at a time. */
+  previewSeconds: Math.max(2, Math.round(THROUGHPUT_SECONDS * 0.5)),
+  /** Customers with 3 Draft subscriptions the previews rotate over (a preview changes nothing). */
+  previewCustomers: 8,
+  /**
+   * Activations: a fixed number of requests, each on a fresh Draft customer made
+   * beforehand, so the pool is exactly as large as the run (plus one for the check).
+   */
+  activationRequests: { warmup: 2 * envNumber('BENCH_CONNECTIONS', 32), measured: 40 * THROUGHPUT_SECONDS },
+  /** Customers the card captures rotate over (each request adds a card to one). */
+  captureCustomers: 200,
 };
 const GET_TARGET = 0.3;
 const PGLITE_GET_TARGET = 0.6;
 const LIST_P50_TARGET_MS = 30;
+const PREVIEW_P50_TARGET_MS = 10;
+const CAPTURE_TARGET_RPS = 300;
 const DEFAULT_SORT = { field: 'Id', order: 'Ascending' } as const;
 
 const startedAt = performance.now();
@@ -134,13 +152,17 @@ async function expectOk(server: RunningServer, method: string, pathName: string,
 async function throughput(
   label: string,
   server: RunningServer,
-  spec: Omit<ThroughputSpec, 'baseUrl' | 'connections' | 'seconds' | 'warmupSeconds' | 'serverPid'>,
+  spec: Omit<ThroughputSpec, 'baseUrl' | 'connections' | 'seconds' | 'warmupSeconds' | 'serverPid'> & { baseUrl?: string },
 ): Promise<ThroughputResult> {
   const withPostgres = spec.postgresDatabase !== undefined;
-  log(`${label}: ${SETTINGS.connections} connections, ${SETTINGS.warmupSeconds} s warm-up + ${SETTINGS.seconds} s`);
+  log(
+    spec.requests
+      ? `${label}: ${SETTINGS.connections} connections, ${integer(spec.requests.warmup)} requests warm-up + ${integer(spec.requests.measured)} measured`
+      : `${label}: ${SETTINGS.connections} connections, ${SETTINGS.warmupSeconds} s warm-up + ${SETTINGS.seconds} s`,
+  );
   const result = await measureThroughput({
     ...spec,
-    baseUrl: server.url,
+    baseUrl: spec.baseUrl ?? server.url,
     connections: SETTINGS.connections,
     seconds: SETTINGS.seconds,
     warmupSeconds: SETTINGS.warmupSeconds,
@@ -223,10 +245,177 @@ function getPath(ids: { min: number; max: number }) {
   return () => `/v1/customers/${randomIdIn(ids)}`;
 }
 
+/** The customers made for the lifecycle and capture figures, in the benchmark process before the server starts. */
+interface Pools {
+  /** Preview and activation customers (a third account, so the lists keep their 100,000). */
+  lifecycleAccount: BenchAccount;
+  captureAccount: BenchAccount;
+  preview: number[];
+  /** One for the check before the run, then one per request. */
+  activation: number[];
+  capture: number[];
+  ms: number;
+}
+
+async function makePools(db: Db, catalog: Catalog, label: string, concurrency: number): Promise<Pools> {
+  const started = performance.now();
+  const lifecycleAccount = await createBenchAccount(db, catalog);
+  const captureAccount = await createBenchAccount(db, catalog);
+  const activationCount = 1 + SETTINGS.activationRequests.warmup + SETTINGS.activationRequests.measured;
+  log(
+    `${label}: making ${integer(SETTINGS.previewCustomers)} + ${integer(activationCount)} Draft customers with Draft subscriptions to frequencies ` +
+      `${DRAFT_FREQUENCIES.join(', ')} (previews, activations), and ${integer(SETTINGS.captureCustomers)} customers for the card captures`,
+  );
+  const maker = await poolMaker(db, catalog, concurrency);
+  const preview = await maker.draftCustomers(lifecycleAccount, SETTINGS.previewCustomers);
+  const activation = await maker.draftCustomers(lifecycleAccount, activationCount);
+  const capture = await maker.draftCustomers(captureAccount, SETTINGS.captureCustomers, []);
+  await sql`analyze`.execute(db);
+  const ms = performance.now() - started;
+  log(`${label}: customers made and analyzed in ${seconds(ms)}`);
+  return { lifecycleAccount, captureAccount, preview, activation, capture, ms };
+}
+
+/** Customers in rotation: each call gives the next one. */
+function rotation(ids: readonly number[]): () => number {
+  let i = 0;
+  return () => ids[i++ % ids.length];
+}
+
+const captureSpec = (siteverify: SiteverifyStandIn) => ({ captcha: 'siteverify' as const, verifyUrl: siteverify.url, secret: siteverify.secret });
+
+interface LifecycleFigures {
+  preview: SequentialHttpResult;
+  /** The baseline: GET /v1/customers/{id} of the same customers, one at a time. */
+  previewGet: SequentialHttpResult;
+  /** What the first preview computed (invoices, first total). */
+  previewShape: string;
+  activation: ThroughputResult;
+  /** Whether the last activated customer is Active afterwards. */
+  activationCheck: string;
+  capture: ThroughputResult;
+  /** siteverify calls answered during the capture run (warm-up and check included) and capture requests sent. */
+  captcha: { verified: number; refused: number; sent: number };
+}
+
+const RUN_ID = Math.random().toString(36).slice(2, 10);
+let captureTokens = 0;
+/** A reCAPTCHA response token never used before in this run (nor, with the random part, in any other). */
+function freshToken(): string {
+  captureTokens += 1;
+  return `bench-${RUN_ID}-${captureTokens}`;
+}
+
+/** Preview latency and its GET baseline, activation and card-capture throughput, on a running server with the capture host. */
+async function benchLifecycle(db: string, app: RunningServer, pools: Pools, siteverify: SiteverifyStandIn, postgresDatabase?: string): Promise<LifecycleFigures> {
+  const headers = { authorization: pools.lifecycleAccount.authorization, 'content-type': 'application/json' };
+  const previewPath = '/v1/customeractivation?preview=true';
+
+  // 5: preview, one at a time, and the GET of the same customers the same way
+  const first = await expectOk(app, 'POST', previewPath, headers, JSON.stringify({ customerId: pools.preview[0] }));
+  type Preview = { total?: number; draftCharges?: unknown[] };
+  const shape = JSON.parse(first.body) as { status?: string; invoicePreview?: Preview | null; additionalInvoicesForPreview?: Preview[] };
+  const invoices = [...(shape.invoicePreview ? [shape.invoicePreview] : []), ...(shape.additionalInvoicesForPreview ?? [])];
+  const charges = invoices.reduce((n, invoice) => n + (invoice.draftCharges?.length ?? 0), 0);
+  const previewShape = `${invoices.length} invoice${invoices.length === 1 ? '' : 's'} (${charges} charges) previewed, first total ${shape.invoicePreview?.total ?? 'n/a'}; customer still ${shape.status ?? '?'}`;
+  const sequential = async (label: string, spec: { method: 'GET' | 'POST'; path: string | (() => string); body?: () => string; headers: Record<string, string> }) => {
+    log(`${label}: one request at a time, ${SETTINGS.loopWarmupSeconds} s warm-up + ${SETTINGS.previewSeconds} s`);
+    const result = await measureSequentialHttp({ baseUrl: app.url, ...spec, seconds: SETTINGS.previewSeconds, warmupSeconds: SETTINGS.loopWarmupSeconds, serverPid: app.pid, postgresDatabase });
+    if (result.non2xx > 0) {
+      httpProblems = true;
+      notes.push(`${label}: ${integer(result.non2xx)} non-2xx responses (${statusText(result.statusCodes)})`);
+    }
+    return result;
+  };
+  const nextPreview = rotation(pools.preview);
+  const preview = await sequential(`${db} activation preview (3 Draft subscriptions)`, {
+    method: 'POST',
+    path: previewPath,
+    body: () => JSON.stringify({ customerId: nextPreview() }),
+    headers,
+  });
+  latencyRow(`${db} activation preview (3 Draft subscriptions), HTTP`, preview, `${pools.preview.length} customers in rotation; ${previewShape}; non-2xx ${integer(preview.non2xx)}`);
+  const nextGet = rotation(pools.preview);
+  const previewGet = await sequential(`${db} GET /v1/customers/{id}, one at a time`, {
+    method: 'GET',
+    path: () => `/v1/customers/${nextGet()}`,
+    headers: { authorization: pools.lifecycleAccount.authorization },
+  });
+  latencyRow(`${db} GET /v1/customers/{id}, one at a time (preview baseline)`, previewGet, `the same ${pools.preview.length} customers; non-2xx ${integer(previewGet.non2xx)}`);
+
+  // 6: activation, each request on a fresh Draft customer; the pool holds exactly the run's requests
+  await expectOk(app, 'POST', '/v1/customeractivation', headers, activationBody(pools.activation[0]));
+  let taken = 1;
+  // past the end of the pool (never, by construction) customer 0 would be a visible 400
+  const nextActivation = () => activationBody(pools.activation[taken++] ?? 0);
+  const activation = await throughput(`${db} POST /v1/customeractivation (fresh Draft customer, 3 subscriptions)`, app, {
+    method: 'POST',
+    path: '/v1/customeractivation',
+    headers,
+    body: nextActivation,
+    requests: SETTINGS.activationRequests,
+    postgresDatabase,
+  });
+  const lastId = pools.activation[Math.min(taken, pools.activation.length) - 1];
+  const after = await expectOk(app, 'GET', `/v1/customers/${lastId}`, { authorization: pools.lifecycleAccount.authorization });
+  const activationCheck = `${integer(taken)} of ${integer(pools.activation.length)} pooled customers used; the last one (${lastId}) is now ${(JSON.parse(after.body) as { status?: string }).status ?? '?'}`;
+
+  // 7: card capture with a collection, on the capture host of the same process
+  if (!app.captureUrl) throw new Error('the server process did not start the card-capture host');
+  const captureHost: RunningServer = { ...app, url: app.captureUrl };
+  const captureHeaders = { 'content-type': 'application/json' };
+  const publicKey = pools.captureAccount.publicApiKey;
+  const verifiedBefore = siteverify.verified;
+  const refusedBefore = siteverify.refused;
+  let sent = 1;
+  await expectOk(captureHost, 'POST', '/api/paymentsv2', captureHeaders, captureBody(publicKey, pools.capture[0], freshToken()));
+  const nextCaptureCustomer = rotation(pools.capture);
+  const capture = await throughput(`${db} POST /api/paymentsv2 (card + ${CAPTURE_COLLECTION_AMOUNT} collection)`, app, {
+    baseUrl: app.captureUrl,
+    method: 'POST',
+    path: '/api/paymentsv2',
+    headers: captureHeaders,
+    body: () => {
+      sent += 1;
+      return captureBody(publicKey, nextCaptureCustomer(), freshToken());
+    },
+    postgresDatabase,
+  });
+  // requests cut off when autocannon stopped are still being handled by the server: let them reach their CAPTCHA check
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const captcha = { verified: siteverify.verified - verifiedBefore, refused: siteverify.refused - refusedBefore, sent };
+  return { preview, previewGet, previewShape, activation, activationCheck, capture, captcha };
+}
+
+/** The lifecycle and capture figures, or why they are missing; a failure there leaves the other figures of the database alone. */
+async function lifecycleOrFailure(db: string, run: () => Promise<LifecycleFigures>): Promise<LifecycleFigures | string> {
+  try {
+    return await run();
+  } catch (error) {
+    failed = true;
+    notes.push(`${db} preview/activation/capture figures failed: ${(error as Error).stack ?? error}`);
+    log(`${db} preview/activation/capture failed: ${(error as Error).message}`);
+    return 'failed (see notes)';
+  }
+}
+
+async function poolsOrFailure(db: string, make: () => Promise<Pools>): Promise<Pools | string> {
+  try {
+    return await make();
+  } catch (error) {
+    failed = true;
+    notes.push(`${db}: making the customers for the preview/activation/capture figures failed: ${(error as Error).stack ?? error}`);
+    log(`${db}: making the customers failed: ${(error as Error).message}`);
+    return 'failed (see notes)';
+  }
+}
+
 interface DatabaseFigures {
   get: ThroughputResult;
   post: ThroughputResult;
   lists: Array<{ http: SequentialHttpResult; direct: LoopResult }> | undefined;
+  lifecycle: LifecycleFigures | string;
+  pools: Pools | string;
 }
 
 interface PostgresFigures extends DatabaseFigures {
@@ -237,7 +426,7 @@ interface PostgresFigures extends DatabaseFigures {
   postBackends: WaitSample;
 }
 
-async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<PostgresFigures> {
+async function benchPostgres(server: PostgresServer, catalog: Catalog, siteverify: SiteverifyStandIn): Promise<PostgresFigures> {
   const database = await createFreshDatabase(server.url);
   cleanup.add('drop the bench database', () => database.drop());
   log(`PostgreSQL: database ${database.name} created; migrating, seeding ${integer(SEEDED_CUSTOMERS)} customers`);
@@ -248,6 +437,7 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<
   let postAccount: BenchAccount;
   let seedMs: number;
   let ids: { min: number; max: number; count: number };
+  let pools: Pools | string;
   const direct: LoopResult[] = [];
   try {
     account = await createBenchAccount(handle.db, catalog);
@@ -259,11 +449,17 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<
     for (const [i, query] of LIST_QUERIES.entries()) {
       direct.push(await directList(`PostgreSQL list ${i + 1}, SQL only (runList)`, handle.db, catalog, account.accountId, query, database.name));
     }
+    pools = await poolsOrFailure('PostgreSQL', () => makePools(handle.db, catalog, 'PostgreSQL', 2));
   } finally {
     await handle.close();
   }
 
-  const appSpec = (rateLimitStore: 'postgres' | 'memory'): ServerSpec => ({ kind: 'app', database: { databaseUrl: database.url }, rateLimitStore });
+  const appSpec = (rateLimitStore: 'postgres' | 'memory', withCapture = false): ServerSpec => ({
+    kind: 'app',
+    database: { databaseUrl: database.url },
+    rateLimitStore,
+    ...(withCapture ? { capture: captureSpec(siteverify) } : {}),
+  });
   const probe = () => {
     const sampler = sampleBackendStates(database.url, database.name);
     let sample: WaitSample = { shares: [], samples: 0 };
@@ -273,7 +469,7 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<
     };
   };
 
-  const main = await withServer(appSpec('postgres'), async (app) => {
+  const main = await withServer(appSpec('postgres', true), async (app) => {
     log(`PostgreSQL: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
     const auth = { authorization: account.authorization };
     await expectOk(app, 'GET', `/v1/customers/${ids.min}`, auth);
@@ -286,7 +482,9 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<
     await expectOk(app, 'POST', '/v1/customers', postHeaders, body);
     const postProbe = probe();
     const post = await throughput('PostgreSQL POST /v1/customers', app, { method: 'POST', path: '/v1/customers', headers: postHeaders, body, probe: postProbe.probe, postgresDatabase: database.name });
-    return { get, lists, post, getBackends: getProbe.result(), postBackends: postProbe.result() };
+    const made = pools;
+    const lifecycle = typeof made === 'string' ? made : await lifecycleOrFailure('PostgreSQL', () => benchLifecycle('PostgreSQL', app, made, siteverify, database.name));
+    return { get, lists, post, lifecycle, getBackends: getProbe.result(), postBackends: postProbe.result() };
   });
 
   // Diagnostic: the same GET with the per-process rate-limit store, to show what the shared PostgreSQL counter costs.
@@ -301,6 +499,8 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog): Promise<
     get: main.get,
     post: main.post,
     lists: main.lists.map((h, i) => ({ http: h, direct: direct[i] })),
+    lifecycle: main.lifecycle,
+    pools,
     getWithMemoryStore,
     getBackends: main.getBackends,
     postBackends: main.postBackends,
@@ -316,7 +516,7 @@ interface PgliteFigures extends DatabaseFigures {
   appQuery: LoopResult;
 }
 
-async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
+async function benchPglite(catalog: Catalog, siteverify: SiteverifyStandIn): Promise<PgliteFigures> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'renew-bench-pglite-'));
   cleanup.add('remove the PGlite data directory', () => rmSync(dataDir, { recursive: true, force: true }));
   log(`PGlite: creating the data directory ${dataDir} and migrating`);
@@ -330,6 +530,7 @@ async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
   let kyselyPointSelect: LoopResult;
   let appQuery: LoopResult;
   let version: string;
+  let pools: Pools | string;
   const direct: LoopResult[] = [];
   try {
     version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(handle.db)).rows[0].v;
@@ -356,6 +557,7 @@ async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
     } else {
       notes.push(`PGlite list latency skipped: seeding ${integer(SEEDED_CUSTOMERS)} customers took ${seconds(seedMs)} (limit ${seconds(SETTINGS.pgliteSeedLimitMs)})`);
     }
+    pools = await poolsOrFailure('PGlite', () => makePools(handle.db, catalog, 'PGlite', 1));
   } finally {
     await handle.close();
   }
@@ -376,7 +578,7 @@ async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
     await pglite.close();
   }
 
-  const figures = await withServer({ kind: 'app', database: { dataDir }, rateLimitStore: 'memory' }, async (app) => {
+  const figures = await withServer({ kind: 'app', database: { dataDir }, rateLimitStore: 'memory', capture: captureSpec(siteverify) }, async (app) => {
     log(`PGlite: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
     const auth = { authorization: account.authorization };
     await expectOk(app, 'GET', `/v1/customers/${ids.min}`, auth);
@@ -390,7 +592,9 @@ async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
     const body = JSON.stringify(NEW_CUSTOMER_BODY);
     await expectOk(app, 'POST', '/v1/customers', postHeaders, body);
     const post = await throughput('PGlite POST /v1/customers', app, { method: 'POST', path: '/v1/customers', headers: postHeaders, body });
-    return { get, post, lists };
+    const made = pools;
+    const lifecycle = typeof made === 'string' ? made : await lifecycleOrFailure('PGlite', () => benchLifecycle('PGlite', app, made, siteverify));
+    return { get, post, lists, lifecycle };
   });
 
   return {
@@ -403,6 +607,8 @@ async function benchPglite(catalog: Catalog): Promise<PgliteFigures> {
     get: figures.get,
     post: figures.post,
     lists: figures.lists?.map((h, i) => ({ http: h, direct: direct[i] })),
+    lifecycle: figures.lifecycle,
+    pools,
   };
 }
 
@@ -485,6 +691,71 @@ function summaryRows(
   }
   listRows('a', 'PostgreSQL', typeof postgres === 'string' ? postgres : postgres.lists, true);
   listRows('c', 'PGlite', typeof pglite === 'string' ? pglite : pglite.lists, false);
+
+  const lifecycles = [['a', 'PostgreSQL', postgres], ['b', 'PGlite', pglite]] as const;
+  const lifecycleOf = (figures: PostgresFigures | PgliteFigures | string) => (typeof figures === 'string' ? figures : figures.lifecycle);
+  // 5: activation preview, one at a time (the 10 ms target is the embedded database's)
+  for (const [suffix, db, figures] of lifecycles) {
+    const lifecycle = lifecycleOf(figures);
+    const measurement = `Activation preview (3 Draft subscriptions), ${db}`;
+    const goal = db === 'PGlite' ? `p50 ≤ ${PREVIEW_P50_TARGET_MS} ms` : 'report';
+    if (typeof lifecycle === 'string') {
+      rows.push(skipped(`5${suffix}`, measurement, lifecycle, goal));
+      continue;
+    }
+    const p50 = lifecycle.preview.latencyMs.p50;
+    rows.push({
+      target: `5${suffix}`,
+      measurement,
+      result: `p50 ${ms(p50)}, p95 ${ms(lifecycle.preview.latencyMs.p95)}`,
+      baseline: `GET /v1/customers/{id} one at a time p50 ${ms(lifecycle.previewGet.latencyMs.p50)}`,
+      ratio: `${(p50 / lifecycle.previewGet.latencyMs.p50).toFixed(2)}×`,
+      goal,
+      met: db === 'PGlite' ? metText(p50 <= PREVIEW_P50_TARGET_MS) : '—',
+    });
+  }
+  const bareP = `bare Fastify POST ${rate(bare.post.requestsPerSecond)}`;
+  // 6: activation throughput, a fresh Draft customer per request
+  for (const [suffix, db, figures] of lifecycles) {
+    const lifecycle = lifecycleOf(figures);
+    const measurement = `Activation (fresh customer, 3 subscriptions), ${db}`;
+    if (typeof lifecycle === 'string') {
+      rows.push(skipped(`6${suffix}`, measurement, lifecycle, 'report'));
+      continue;
+    }
+    const result = lifecycle.activation;
+    rows.push({
+      target: `6${suffix}`,
+      measurement,
+      result: `${rate(result.requestsPerSecond)}, p50 ${wholeMs(result.latencyMs.p50)}`,
+      baseline: bareP,
+      ratio: percent(result.requestsPerSecond / bare.post.requestsPerSecond),
+      goal: 'report',
+      met: '—',
+    });
+  }
+  // 7: card capture with a collection, on the capture host
+  for (const [suffix, db, figures] of lifecycles) {
+    const lifecycle = lifecycleOf(figures);
+    const measurement = `POST /api/paymentsv2 + ${CAPTURE_COLLECTION_AMOUNT} collection, ${db}`;
+    const goal = `≥ ${CAPTURE_TARGET_RPS} req/s`;
+    if (typeof lifecycle === 'string') {
+      rows.push(skipped(`7${suffix}`, measurement, lifecycle, goal));
+      continue;
+    }
+    const result = lifecycle.capture;
+    // only successful captures count toward the target
+    const okRate = result.ok / result.seconds;
+    rows.push({
+      target: `7${suffix}`,
+      measurement,
+      result: `${rate(okRate)}, ${integer(result.non2xx)} non-2xx`,
+      baseline: bareP,
+      ratio: percent(okRate / bare.post.requestsPerSecond),
+      goal,
+      met: metText(okRate >= CAPTURE_TARGET_RPS),
+    });
+  }
   return rows;
 }
 
@@ -501,7 +772,8 @@ async function main() {
   console.log(`Machine: ${machineDescription()}`);
   console.log(`Load average before the run: ${loadAverage()} (other processes on the machine share its cores and skew the figures; see "other" below)`);
   console.log(
-    `Server under test: buildApp() in a child Node process (tsx), logger off, on 127.0.0.1 at a random port; ` +
+    `Server under test: buildApp() in a child Node process (tsx), logger off, on 127.0.0.1 at a random port, next to the card-capture host ` +
+      `(startCaptureService on the same database handle, as npm start runs it); ` +
       `load from autocannon ${packageVersion('autocannon')} in this process (so server and load generator each have a core).`,
   );
   console.log('');
@@ -515,6 +787,9 @@ async function main() {
   process.once('SIGTERM', stopOnSignal);
 
   const catalog = loadCatalog(DEMO_CATALOG_PATH);
+  // the capture host's CAPTCHA check talks the siteverify protocol over HTTP to this stand-in
+  const siteverify = await startSiteverifyStandIn();
+  cleanup.add('stop the siteverify stand-in', () => siteverify.stop());
   let bare: { get: ThroughputResult; post: ThroughputResult } | undefined;
   let postgres: PostgresFigures | string = 'not run';
   let pglite: PgliteFigures | string = 'not run';
@@ -537,7 +812,7 @@ async function main() {
       } else {
         cleanup.add('stop PostgreSQL', () => provision.server.stop());
         log(`PostgreSQL: ${provision.server.description}`);
-        postgres = await benchPostgres(provision.server, catalog);
+        postgres = await benchPostgres(provision.server, catalog, siteverify);
         await provision.server.stop();
       }
     } catch (error) {
@@ -549,7 +824,7 @@ async function main() {
 
     try {
       if (interrupted) throw new Error('interrupted');
-      pglite = await benchPglite(catalog);
+      pglite = await benchPglite(catalog, siteverify);
     } catch (error) {
       failed = true;
       pglite = 'failed (see notes)';
@@ -566,21 +841,43 @@ async function main() {
   console.log(`  Throughput: autocannon, ${SETTINGS.connections} connections, pipelining 1, ${SETTINGS.warmupSeconds} s warm-up then ${SETTINGS.seconds} s measured per run;`);
   console.log('              Authorization: Basic <private key>; no Accept-Encoding, so responses are not compressed.');
   console.log(`  Latency:    list pages one request at a time over one keep-alive connection, ${SETTINGS.loopWarmupSeconds} s warm-up then ${SETTINGS.listSeconds} s; p50/p95 from every sample.`);
-  console.log(`  Accounts:   limits raised to ${integer(BENCH_RATE_LIMIT)} per minute and per day; POSTs use a second account so lists keep exactly ${integer(SEEDED_CUSTOMERS)} customers.`);
+  console.log(
+    `  Accounts:   limits raised to ${integer(BENCH_RATE_LIMIT)} per minute and per day; POSTs use a second account so lists keep exactly ${integer(SEEDED_CUSTOMERS)} customers; ` +
+      'previews and activations a third, captures a fourth.',
+  );
   console.log(`  Data:       ${integer(SEEDED_CUSTOMERS)} customers inserted with one insert … select from generate_series, then analyze; GETs pick a random one.`);
-  console.log(`  PostgreSQL: ${typeof postgres === 'string' ? postgres : `${postgres.description}; app pool 10 (openDatabase default); PostgresRateLimitStore like src/main.ts; seeded in ${seconds(postgres.seedMs)}`}`);
+  console.log(`  PostgreSQL: ${typeof postgres === 'string' ? postgres : `${postgres.description}; app pool 10 (openDatabase default); PostgresRateLimitStore on the counters pool (4 connections, synchronous_commit off) like src/main.ts; seeded in ${seconds(postgres.seedMs)}`}`);
   console.log(`  PGlite:     ${typeof pglite === 'string' ? pglite : `${pglite.description}; MemoryRateLimitStore like src/main.ts; created+migrated in ${seconds(pglite.initMs)}, seeded in ${seconds(pglite.seedMs)}`}`);
+  const poolTimes = ([['PostgreSQL', postgres], ['PGlite', pglite]] as const)
+    .map(([db, figures]) => `${db} ${typeof figures === 'string' || typeof figures.pools === 'string' ? 'n/a' : seconds(figures.pools.ms)}`)
+    .join(', ');
+  const activationPool = 1 + SETTINGS.activationRequests.warmup + SETTINGS.activationRequests.measured;
+  console.log(`  Lifecycle:  a third account; its customers are made before the server starts, in this process, with createCustomer (the POST body above) and`);
+  console.log(`              createSubscription for frequencies ${DRAFT_FREQUENCIES.join(', ')} (BASIC monthly, BASIC yearly, PRO monthly: 3 Draft subscriptions each), then analyze (${poolTimes}).`);
+  console.log(`              Preview: POST /v1/customeractivation?preview=true {customerId}, ${SETTINGS.previewCustomers} customers in rotation, one request at a time,`);
+  console.log(`              ${SETTINGS.loopWarmupSeconds} s warm-up then ${SETTINGS.previewSeconds} s; baseline GET /v1/customers/{id} of the same customers, measured the same way.`);
+  console.log(`              Activation: {customerId, activateAllSubscriptions:true, activateAllDraftPurchases:false, temporarilyDisableAutoPost:false}, a fresh Draft customer per request`);
+  console.log(`              from a pool of ${integer(activationPool)} (1 checked before the run, ${integer(SETTINGS.activationRequests.warmup)} warm-up, ${integer(SETTINGS.activationRequests.measured)} measured): a fixed number of requests, not a duration.`);
+  console.log(`  Capture:    POST /api/paymentsv2 (JSON) on the capture host of the server process, sandbox gateway, Visa 4242…4242 12/30 cvv 123 with riskToken/clientIp/email,`);
+  console.log(`              PaymentCollectOptions.collectionAmount ${CAPTURE_COLLECTION_AMOUNT}; ${integer(SETTINGS.captureCustomers)} customers of a fourth account in rotation (cards pile up on them);`);
+  console.log(`              a new recaptcha token per request, checked by the real SiteverifyCaptcha (RENEW_CAPTCHA=google) against a local siteverify stand-in`);
+  console.log(`              (node:http in this process, so its CPU counts under "autocannon"; answers {"success":true,"hostname":"localhost"} for any token with the secret);`);
+  console.log(`              account limits and RENEW_CAPTURE_IP_PER_MINUTE/DAY raised to ${integer(BENCH_RATE_LIMIT)}; rate-limit store as startCaptureService picks it.`);
 
   if (bare) {
     console.log('');
     console.log('Summary (each figure beside a baseline measured in this run; a missed target does not fail the run)');
     console.log(summaryTable(summaryRows(bare, postgres, pglite)));
-    console.log('  Ratio = result ÷ baseline; for the lists, HTTP p50 ÷ SQL-only p50 (the same runList() queries run in this process, no HTTP).');
+    console.log('  Ratio = result ÷ baseline; for the lists, HTTP p50 ÷ SQL-only p50 (the same runList() queries run in this process, no HTTP);');
+    console.log('  for the previews, preview p50 ÷ GET p50 of the same customers, both one request at a time; for the captures, 2xx responses per second ÷ bare POST.');
     for (const query of LIST_QUERIES) console.log(`  ${query.label}: GET ${query.path}`);
   }
 
   console.log('');
-  console.log(`Throughput runs (CPU from /proc over the measured ${SETTINGS.seconds} s: the server process, the PostgreSQL backends of the bench database, autocannon, and everything else)`);
+  console.log(
+    `Throughput runs (CPU from /proc over the measured ${SETTINGS.seconds} s, for the activations over their ${integer(SETTINGS.activationRequests.measured)} measured requests: ` +
+      'the server process, the PostgreSQL backends of the bench database, autocannon, and everything else)',
+  );
   console.log(
     table(['Run', 'req/s', 'p50', 'p99', '2xx', 'non-2xx', 'errors', 'server CPU/req', 'pg CPU/req', 'CPU used (100% = one core)'], throughputRows, new Set([1, 2, 3, 4, 5, 6, 7, 8])),
   );
@@ -604,6 +901,16 @@ async function main() {
     );
   }
   if (bare) observations.push(`Bare Fastify POST /x with the same JSON body: ${rate(bare.post.requestsPerSecond)}.`);
+  for (const [db, figures] of [['PostgreSQL', postgres], ['PGlite', pglite]] as const) {
+    if (typeof figures === 'string' || typeof figures.lifecycle === 'string') continue;
+    const l = figures.lifecycle;
+    observations.push(
+      `${db} activation: ${integer(l.activation.total)} measured requests in ${l.activation.seconds.toFixed(1)} s (p50 ${wholeMs(l.activation.latencyMs.p50)}, p99 ${wholeMs(l.activation.latencyMs.p99)}); ${l.activationCheck}.`,
+      `${db} capture: ${rate(l.capture.ok / l.capture.seconds)} with 2xx (p50 ${wholeMs(l.capture.latencyMs.p50)}, p99 ${wholeMs(l.capture.latencyMs.p99)}); ` +
+        `the siteverify stand-in answered ${integer(l.captcha.verified)} verifications (${integer(l.captcha.refused)} refused) for the ${integer(l.captcha.sent)} capture requests sent ` +
+        `(check, warm-up and measured run; requests cut off when a run stops may end before their check).`,
+    );
+  }
   if (observations.length > 0) {
     console.log('');
     console.log('Observations');

@@ -15,6 +15,8 @@ import { loadCatalog } from '../src/catalog/load-catalog.js';
 import { DEMO_CATALOG_PATH } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from '../src/http/rate-limit.js';
+import type { PaymentGateway } from '../src/payments/gateway/payment-gateway.js';
+import { SandboxGateway } from '../src/payments/gateway/sandbox-gateway.js';
 import { BENCH_RATE_LIMIT, SAMPLE_CUSTOMER } from './fixtures.js';
 import type { CaptureSpec, ServerMessage, ServerSpec } from './server-process.js';
 
@@ -25,7 +27,7 @@ const send = (message: ServerMessage) => process.send?.(message);
  * CAPTCHA mode and siteverify URL and secret, and the per-client-address
  * limits raised out of the way (all load comes from 127.0.0.1).
  */
-async function startCapture(spec: CaptureSpec, database: DatabaseHandle, catalog: Catalog) {
+async function startCapture(spec: CaptureSpec, database: DatabaseHandle, catalog: Catalog, gateway: PaymentGateway) {
   const env: NodeJS.ProcessEnv = {
     RENEW_HOST: '127.0.0.1',
     RENEW_CAPTURE_PORT: '0',
@@ -37,7 +39,7 @@ async function startCapture(spec: CaptureSpec, database: DatabaseHandle, catalog
       : { RENEW_CAPTCHA: 'dev' }),
   };
   // the rate-limit store is startCaptureService's default: PostgreSQL-backed on PostgreSQL, in memory on PGlite
-  return startCaptureService({ database, catalog, config: loadCaptureConfig(env, catalog), publicBaseUrl: 'http://127.0.0.1', logger: false });
+  return startCaptureService({ database, catalog, config: loadCaptureConfig(env, catalog), gateway, publicBaseUrl: 'http://127.0.0.1', logger: false });
 }
 
 async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?: FastifyInstance; close(): Promise<void> }> {
@@ -49,14 +51,17 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?
   }
   const catalog = loadCatalog(DEMO_CATALOG_PATH);
   const database = await openDatabase(spec.database);
+  // the sandbox gateway (the default), one instance shared by the billing API and the capture host as scripts/start.ts does
+  const gateway = new SandboxGateway();
   const app = await buildApp({
+    gateway,
     db: database.db,
     catalog,
-    rateLimitStore: spec.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(database.db) : new MemoryRateLimitStore(),
+    rateLimitStore: spec.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(database.countersDb) : new MemoryRateLimitStore(),
     publicBaseUrl: 'http://127.0.0.1',
     logger: false,
   });
-  const capture = spec.capture ? (await startCapture(spec.capture, database, catalog)).app : undefined;
+  const capture = spec.capture ? (await startCapture(spec.capture, database, catalog, gateway)).app : undefined;
   return {
     app,
     ...(capture ? { capture } : {}),
