@@ -33,7 +33,11 @@ export function formatUrl(scheme: string, host: string, port: number): string {
 export async function startBillingService(env: NodeJS.ProcessEnv = process.env): Promise<StartedBilling> {
   const config = loadConfig(env);
   const catalog = loadCatalog(config.catalogPath);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onIdleConnectionError: (error) => console.error(`database: an idle connection was closed (${error.message}); it will be replaced`),
+  });
   const created = await ensureDefaultAccount(database.db, catalog, { apiKey: config.apiKey, publicApiKey: config.publicApiKey });
   const scheme = config.tls ? 'https' : 'http';
   const gateway = gatewayFromConfig(config.gateway);

@@ -29,6 +29,8 @@ export interface OpenDatabaseOptions {
   /** Folder of the embedded database; undefined keeps it in memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** Told when the server drops an idle pooled connection (PostgreSQL only). */
+  onIdleConnectionError?: (error: Error) => void;
 }
 
 const INT8 = 20;
@@ -55,6 +57,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     };
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types });
     const countersPool = new pg.Pool({ connectionString: options.databaseUrl, max: 4, types, options: '-c synchronous_commit=off' });
+    // An idle connection can be closed by the server (restart, admin, network); the pool
+    // replaces it on next use. Without a listener that event would end the process.
+    for (const p of [pool, countersPool]) p.on('error', (error) => options.onIdleConnectionError?.(error));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
     const countersDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: countersPool }), plugins });
     await migrateToLatest(db);
