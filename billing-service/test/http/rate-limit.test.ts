@@ -8,6 +8,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+/** Counting tests must not straddle a minute boundary, where the window (rightly) starts again. */
+async function awayFromMinuteBoundary() {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+}
+
 async function accountWithLimits(perMinute: number, perDay: number): Promise<TestAccount> {
   const account = await t.newAccount();
   await t.database.db
@@ -35,6 +41,7 @@ describe('rate limits', () => {
   });
 
   it('counts down and answers 429 naming the per-minute limit once it is used up', async () => {
+    await awayFromMinuteBoundary();
     const account = await accountWithLimits(3, 100);
     const remaining: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -61,6 +68,7 @@ describe('rate limits', () => {
   });
 
   it('shares one limit between two service instances through the PostgreSQL store', async () => {
+    await awayFromMinuteBoundary();
     const account = await accountWithLimits(4, 100);
     const first = await t.buildAnotherApp(t.catalog, new PostgresRateLimitStore(t.database.countersDb));
     const second = await t.buildAnotherApp(t.catalog, new PostgresRateLimitStore(t.database.countersDb));
@@ -73,6 +81,7 @@ describe('rate limits', () => {
   });
 
   it('counts concurrent hits atomically in the PostgreSQL store', async () => {
+    await awayFromMinuteBoundary();
     const store = new PostgresRateLimitStore(t.database.countersDb);
     const now = Date.now();
     const results = await Promise.all(Array.from({ length: 20 }, () => store.hit('concurrency-check', ['Minute', 'Day'], now)));
@@ -90,6 +99,7 @@ describe('rate limits', () => {
   });
 
   it('limits failed authentication attempts per client address', async () => {
+    await awayFromMinuteBoundary();
     const app = await t.buildAnotherApp(
       { ...t.catalog, rateLimits: { perMinute: 2, perDay: 100 } },
       new MemoryRateLimitStore(),
