@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BILLING_PERIOD_RULES, BILLING_PERIOD_TYPES, billingSettingFields, TrackedItemDisplay } from '../billing-settings/schemas.js';
 import { CANCEL_OPTIONS } from '../catalog/schema.js';
-import { decimalInput, MAX_SQL_INTEGER, optionalText, sqlInteger } from '../http/field-schemas.js';
+import { decimalInput, optionalText, sqlInteger } from '../http/field-schemas.js';
 
 /** Customer request and response schemas: they validate, type the handlers and document the API. */
 
@@ -26,7 +26,6 @@ export const emailList = z
   .nullish();
 
 const moneyInput = decimalInput;
-export const MAX_ID = MAX_SQL_INTEGER;
 const integer = sqlInteger;
 
 export const SalesTrackingCodeInput = z.object({

@@ -3,7 +3,7 @@ import { diffFields, recordChange } from '../audit/audit-log.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
-import { countryByAlpha2, stateByCode } from '../geo/countries.js';
+import { resolveLocation } from '../geo/resolve-location.js';
 import { customerBalances } from '../ledger/balances.js';
 import { money, toJsonAmount } from '../money/money.js';
 import {
@@ -343,23 +343,13 @@ export function resolveSalesTrackingCodes(
 
 /** Customer-create addresses carry 2-letter ISO codes; rows keep ISO numeric country and stable state ids. */
 function resolveAddress(address: AddressInput, field: 'billing' | 'shipping') {
-  const country = address.country ? countryByAlpha2(address.country) : undefined;
-  if (address.country && !country) throw ApiError.badRequest(`unknown country code "${address.country}"`, `${field}.country`);
-  let stateId: number | null = null;
-  if (address.state) {
-    if (!country) throw ApiError.badRequest('a state needs its country', `${field}.country`);
-    const state = stateByCode(address.state, country);
-    if (!state) throw ApiError.badRequest(`unknown state "${address.state}" in ${country.iso}`, `${field}.state`);
-    stateId = state.id;
-  }
   return {
     companyName: address.companyName ?? null,
     line1: address.line1 ?? null,
     line2: address.line2 ?? null,
     city: address.city ?? null,
     postalZip: address.postalZip ?? null,
-    countryId: country?.id ?? null,
-    stateId,
+    ...resolveLocation({ country: address.country, state: address.state }, { country: `${field}.country`, state: `${field}.state` }),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { hashApiKey, hashesEqual } from '../accounts/api-keys.js';
 import { findAccountByKeyHash, type KeyKind } from '../accounts/repository.js';
 import type { Db } from '../db/database.js';
@@ -81,12 +81,5 @@ export class ApiKeyAuthenticator {
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(keyHash, { caller, expires: now + ApiKeyAuthenticator.CACHE_MS });
     return caller;
-  }
-}
-
-/** The private key is needed for the /v1 API; the public key only works on the card-capture host. */
-export function requirePrivateKey(caller: Caller, _reply: FastifyReply) {
-  if (caller.keyKind !== 'private') {
-    throw ApiError.unauthorized('the public API key cannot call this endpoint; use the private API key');
   }
 }

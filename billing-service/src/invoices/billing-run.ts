@@ -8,7 +8,7 @@ import type { CustomerRow } from '../db/schema.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { money } from '../money/money.js';
-import { findCoupons, findProducts, findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { findCoupons, findProducts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { effectiveUnitPrice } from '../subscriptions/service.js';
 import {
   computeInvoices,
@@ -181,10 +181,6 @@ async function moveSubscriptionsOn(db: Queryable, draft: DraftInvoice, now: Date
       .where('couponCode', 'in', codes)
       .execute();
   }
-}
-
-export async function activeOrDraftSubscriptions(db: Queryable, accountId: number, customerId: number, statuses: string[]) {
-  return findSubscriptionsOfCustomers(db, accountId, [customerId], statuses);
 }
 
 /** Today's date in UTC, as the engine takes dates. */

@@ -1,9 +1,10 @@
 import { getCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
+import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
-import { activeOrDraftSubscriptions, computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
+import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
 import { findInvoice } from '../invoices/repository.js';
 import { toInvoicePreview, toInvoiceResponses } from '../invoices/service.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
@@ -37,7 +38,7 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
   const result = await run(async (trx) => {
     const customer = await lockCustomerIn(trx, caller, input.customerId, ['Draft']);
     const context = await loadBillingContext(trx, ctx.catalog, customer);
-    const drafts = activateSubscriptions ? await activeOrDraftSubscriptions(trx, caller.accountId, customer.id, ['Draft']) : [];
+    const drafts = activateSubscriptions ? await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], ['Draft']) : [];
     const periods: PeriodToBill[] = drafts.map((s) => ({ subscription: s, periodStart: today, isFirstInvoice: true, anchorDay: now.getUTCDate() }));
     const invoices = await computeCustomerInvoices(trx, ctx.catalog, context, periods, {
       effectiveDate: today,

@@ -1,12 +1,12 @@
 import { getCustomer } from '../customers/service.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
-import { activeOrDraftSubscriptions, computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type BillingContext, type PeriodToBill } from '../invoices/billing-run.js';
+import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type BillingContext, type PeriodToBill } from '../invoices/billing-run.js';
 import { nextPeriodStart, ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
 import { toInvoicePreview } from '../invoices/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
-import type { SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
 import type { LifecycleResponse, UnholdInput } from './schemas.js';
 
@@ -123,7 +123,7 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
   const result = await ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomerIn(trx, caller, input.customerId, ['Hold']);
     const context = await loadBillingContext(trx, ctx.catalog, customer);
-    const suspended = await activeOrDraftSubscriptions(trx, caller.accountId, customer.id, ['Suspended']);
+    const suspended = await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], ['Suspended']);
     const { rounds, skipTo } = await unholdInvoices(trx, ctx.catalog, context, suspended, input, now);
     const invoices = rounds.flat();
     if (input.preview) return invoices;
