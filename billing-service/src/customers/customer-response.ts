@@ -5,10 +5,14 @@ import { customerRecurringRevenue } from '../subscriptions/service.js';
 import type { CustomerRecord } from './repository.js';
 import type { CustomerResponse } from './schemas.js';
 
-/** Customers as the API returns them, recurring revenue included (one more query for the whole page). */
+/**
+ * Customers as the API returns them, recurring revenue included (one more query for
+ * the page's customers that have an Active subscription; none when no customer has).
+ */
 export async function toCustomerResponses(db: Queryable, uris: UriBuilder, records: CustomerRecord[]): Promise<CustomerResponse[]> {
   if (records.length === 0) return [];
-  const revenue = await customerRecurringRevenue(db, records[0]!.accountId, records.map((r) => r.id));
+  const subscribers = records.filter((r) => r.hasActiveSubscriptions).map((r) => r.id);
+  const revenue = subscribers.length > 0 ? await customerRecurringRevenue(db, records[0]!.accountId, subscribers) : new Map<number, never>();
   return records.map((r) => toCustomerResponse(r, uris, revenue.get(r.id)));
 }
 

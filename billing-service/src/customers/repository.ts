@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import { customerAccountStatusSql } from '../ledger/balances.js';
 import type {
   AddressesTable,
@@ -32,6 +33,8 @@ export interface CustomerRecord extends CustomerRow {
   medium: string | null;
   source: string | null;
   salesTrackingCodes: SalesTrackingCodeRow[];
+  /** Whether recurring revenue needs computing (most reads find none and skip that query). */
+  hasActiveSubscriptions: boolean;
 }
 
 /**
@@ -58,14 +61,19 @@ export function selectCustomerRecords(db: Queryable, accountId: number) {
       sql<SalesTrackingCodeRow[]>`coalesce((
         select json_agg(json_build_object('position', s.position, 'type', s.type, 'code', s.code, 'name', s.name) order by s.position)
         from customer_sales_tracking_codes s where s.customer_id = customers.id), '[]'::json)`.as('salesTrackingCodes'),
+      sql<boolean>`exists (select 1 from subscriptions a where a.customer_id = customers.id and a.status = 'Active')`.as('hasActiveSubscriptions'),
     ])
     .where('customers.accountId', '=', accountId);
 }
 
 
+const customerRecordById = reusableQuery((db: Queryable, accountId: number, id: number) =>
+  selectCustomerRecords(db, accountId).where('customers.id', '=', id),
+);
+
 export async function findCustomerRecord(db: Queryable, accountId: number, id: number): Promise<CustomerRecord | undefined> {
   if (!isStorableId(id)) return undefined;
-  return selectCustomerRecords(db, accountId).where('customers.id', '=', id).executeTakeFirst();
+  return (await customerRecordById(db, accountId, id))[0];
 }
 
 /** Locks the customer row for the rest of the transaction (read-modify-write). */

@@ -4,6 +4,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect, type Transaction } from 'kyse
 import pg from 'pg';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PreparedStatementPool } from './prepared-statements.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -45,13 +46,15 @@ function parseInt8(value: string): number {
   return Number(value);
 }
 
+const asText = (value: string) => value;
+
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const plugins = [new CamelCasePlugin()];
   if (options.databaseUrl) {
     const types = {
       getTypeParser: ((oid: number, format?: string) => {
         if (oid === INT8) return parseInt8;
-        if (oid === NUMERIC || oid === DATE) return (v: string) => v;
+        if (oid === NUMERIC || oid === DATE) return asText;
         return pg.types.getTypeParser(oid, format as 'text');
       }) as typeof pg.types.getTypeParser,
     };
@@ -60,8 +63,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // An idle connection can be closed by the server (restart, admin, network); the pool
     // replaces it on next use. Without a listener that event would end the process.
     for (const p of [pool, countersPool]) p.on('error', (error) => options.onIdleConnectionError?.(error));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
-    const countersDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: countersPool }), plugins });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }), plugins });
+    const countersDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(countersPool) }), plugins });
     await migrateToLatest(db);
     return {
       db,

@@ -1,4 +1,5 @@
-import type { PGlite } from '@electric-sql/pglite';
+import { types, type PGlite } from '@electric-sql/pglite';
+import { serialize } from 'pg-protocol';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -20,14 +21,24 @@ import {
  * outside the transaction would run inside it. A mutex makes the one
  * connection exclusive: a transaction holds it from BEGIN to COMMIT/ROLLBACK,
  * and other callers wait their turn.
+ *
+ * Parameterised queries run as named prepared statements through PGlite's wire
+ * protocol entry point: parsed and planned once, then one bind-execute-sync
+ * message per call. PGlite's own query() sends six messages (parse, describe,
+ * bind, describe, execute, sync), each a separate call into the WebAssembly
+ * engine; measured on a point select, the prepared path runs about three times
+ * as many queries a second.
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly options: { maxPreparedStatements?: number } = {},
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.options.maxPreparedStatements);
   }
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db);
@@ -51,13 +62,19 @@ class Mutex {
 class PGliteDriver implements Driver {
   private readonly mutex = new Mutex();
   private readonly releases = new WeakMap<DatabaseConnection, () => void>();
-  constructor(private readonly pglite: PGlite) {}
+  private readonly statements: PreparedStatements;
+  constructor(
+    private readonly pglite: PGlite,
+    maxPreparedStatements?: number,
+  ) {
+    this.statements = new PreparedStatements(pglite, maxPreparedStatements);
+  }
 
   async init() {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const release = await this.mutex.lock();
-    const connection = new PGliteConnection(this.pglite);
+    const connection = new PGliteConnection(this.pglite, this.statements);
     this.releases.set(connection, release);
     return connection;
   }
@@ -83,18 +100,98 @@ class PGliteDriver implements Driver {
   }
 }
 
+interface PreparedStatement {
+  name: string;
+  /** Type oid of each parameter, as PostgreSQL inferred it (for PGlite's serializers). */
+  parameterTypes: number[];
+}
+
+/**
+ * Named statements of the one PGlite session, one per distinct SQL text, capped
+ * (past the cap new texts run through PGlite's query(), unprepared).
+ */
+class PreparedStatements {
+  private readonly byText = new Map<string, PreparedStatement>();
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly maxStatements = 2000,
+  ) {}
+
+  /** The statement for this text, prepared now if new; undefined past the cap. */
+  async forText(text: string): Promise<PreparedStatement | undefined> {
+    const known = this.byText.get(text);
+    if (known || this.byText.size >= this.maxStatements) return known;
+    const name = `renew_${this.byText.size + 1}`;
+    const message = concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]);
+    const { messages } = await this.pglite.execProtocol(message);
+    const description = messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs?: number[] } | undefined;
+    const statement = { name, parameterTypes: description?.dataTypeIDs ?? [] };
+    this.byText.set(text, statement);
+    return statement;
+  }
+}
+
+function concat(parts: Buffer[]): Uint8Array {
+  return Buffer.concat(parts);
+}
+
+/** Rows changed, from a CommandComplete tag such as "UPDATE 3" or "INSERT 0 1". */
+function affectedRowsOf(tag: string): number | undefined {
+  const match = /^(?:INSERT \d+|UPDATE|DELETE|MERGE) (\d+)$/.exec(tag);
+  return match ? Number(match[1]) : undefined;
+}
+
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly statements: PreparedStatements,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    if (compiled.parameters.length === 0 && compiled.sql.includes(';')) {
-      // Several statements (migrations): only the simple protocol accepts them.
+    if (compiled.parameters.length === 0) {
+      // Transaction control and migrations (several statements: only the simple protocol accepts them).
       const results = await this.pglite.exec(compiled.sql);
-      return { rows: (results.at(-1)?.rows ?? []) as R[] };
+      const last = results.at(-1);
+      return { rows: (last?.rows ?? []) as R[], ...(last?.affectedRows !== undefined ? { numAffectedRows: BigInt(last.affectedRows) } : {}) };
     }
-    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], {
-      rowMode: 'object',
+    const statement = await this.statements.forText(compiled.sql);
+    if (!statement) return this.unprepared<R>(compiled);
+    return this.runPrepared<R>(statement, compiled.parameters);
+  }
+
+  private async runPrepared<R>(statement: PreparedStatement, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+    const values = parameters.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = this.pglite.serializers[statement.parameterTypes[i] ?? 0];
+      return serializer ? serializer(value) : String(value);
     });
+    const message = concat([
+      serialize.bind({ statement: statement.name, values }),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+      serialize.sync(),
+    ]);
+    const { messages } = await this.pglite.execProtocol(message);
+    let fields: Array<{ name: string; dataTypeID: number }> = [];
+    const rows: Record<string, unknown>[] = [];
+    let affected: number | undefined;
+    for (const m of messages) {
+      if (m.name === 'rowDescription') fields = (m as unknown as { fields: typeof fields }).fields;
+      else if (m.name === 'dataRow') {
+        const cells = (m as unknown as { fields: Array<string | null> }).fields;
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < fields.length; i++) {
+          const cell = cells[i] ?? null;
+          row[fields[i]!.name] = cell === null ? null : types.parseType(cell, fields[i]!.dataTypeID, this.pglite.parsers);
+        }
+        rows.push(row);
+      } else if (m.name === 'commandComplete') affected = affectedRowsOf((m as unknown as { text: string }).text);
+    }
+    return { rows: rows as R[], ...(affected !== undefined ? { numAffectedRows: BigInt(affected) } : {}) };
+  }
+
+  private async unprepared<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[], { rowMode: 'object' });
     const affected = result.affectedRows;
     return {
       rows: result.rows,

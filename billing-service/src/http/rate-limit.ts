@@ -18,16 +18,16 @@ function windowStart(name: RateWindow['name'], now: number): number {
 /** Where hit counts live. In memory for one process; in PostgreSQL so that instances share one limit. */
 export interface RateLimitStore {
   /** Counts one hit in each window and returns each window's count including it. */
-  hit(bucket: string, windows: ReadonlyArray<RateWindow['name']>, now: number): Promise<number[]>;
+  hit(bucket: string, windows: ReadonlyArray<RateWindow>, now: number): Promise<number[]>;
 }
 
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly counters = new Map<string, { start: number; hits: number }>();
   private lastSweep = 0;
 
-  async hit(bucket: string, windows: ReadonlyArray<RateWindow['name']>, now: number): Promise<number[]> {
+  async hit(bucket: string, windows: ReadonlyArray<RateWindow>, now: number): Promise<number[]> {
     this.sweep(now);
-    return windows.map((name) => {
+    return windows.map(({ name }) => {
       const key = `${bucket}|${name}`;
       const start = windowStart(name, now);
       const counter = this.counters.get(key);
@@ -51,33 +51,137 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Atomic upsert of every window's counter in one statement: safe across instances and connections. */
-export class PostgresRateLimitStore implements RateLimitStore {
-  private lastSweep = 0;
-  constructor(private readonly db: Db) {}
+/** One window's counter as this instance sees it. */
+interface SharedCounter {
+  bucket: string;
+  windowStart: number;
+  /** The shared total the database last reported (every instance's hits), or undefined before the first answer. */
+  known: number | undefined;
+  /** Hits counted here and not yet added to the database. */
+  pending: number;
+}
 
-  async hit(bucket: string, windows: ReadonlyArray<RateWindow['name']>, now: number): Promise<number[]> {
-    const rows = windows.map((name) => ({ bucket: `${bucket}|${name}`, windowStart: new Date(windowStart(name, now)), hits: 1 }));
-    const result = await this.db
-      .insertInto('rateLimitCounters')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['bucket', 'windowStart']).doUpdateSet({ hits: sql`rate_limit_counters.hits + 1` }))
-      .returning(['bucket', 'hits'])
-      .execute();
-    this.sweep(now);
-    return rows.map((r) => result.find((x) => x.bucket === r.bucket)?.hits ?? 1);
+export interface PostgresRateLimitOptions {
+  /** How long hits far from the limit are batched before they are added to the shared counter. */
+  flushIntervalMs?: number;
+  /**
+   * Closer than this to a limit (a share of it, and never fewer than `exactMinimum` hits),
+   * every hit is an atomic round trip, so the refusal at the limit is exact.
+   */
+  exactShare?: number;
+  exactMinimum?: number;
+}
+
+/**
+ * Counters in PostgreSQL, shared by every instance on the database, updated with
+ * atomic upserts (`hits = hits + n`).
+ *
+ * Far from a limit, an instance counts hits locally and adds them in one batch
+ * every `flushIntervalMs` (100 ms): a request then costs no database round trip.
+ * The first hit of a window in this instance, and every hit once the estimate is
+ * within `exactShare` (10 %, at least `exactMinimum` = 100 hits) of the limit,
+ * goes to the database at once and counts with the returned total, so limits up
+ * to 100 are always exact and larger ones are enforced exactly at the boundary.
+ * The bound on error: another instance's hits of the last flush interval may be
+ * missing from this instance's estimate (the Remaining headers), which matters
+ * only if one instance takes more than 10 % of a limit within 100 ms.
+ */
+export class PostgresRateLimitStore implements RateLimitStore {
+  private readonly counters = new Map<string, SharedCounter>();
+  private readonly flushIntervalMs: number;
+  private readonly exactShare: number;
+  private readonly exactMinimum: number;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly db: Db,
+    options: PostgresRateLimitOptions = {},
+  ) {
+    this.flushIntervalMs = options.flushIntervalMs ?? 100;
+    this.exactShare = options.exactShare ?? 0.1;
+    this.exactMinimum = options.exactMinimum ?? 100;
   }
 
-  /** Old windows are deleted now and then, in the background. */
+  async hit(bucket: string, windows: ReadonlyArray<RateWindow>, now: number): Promise<number[]> {
+    const counters = windows.map(({ name }) => this.counterFor(`${bucket}|${name}`, windowStart(name, now)));
+    const mustAsk = counters.some((counter, i) => counter.known === undefined || this.nearLimit(counter, windows[i]!.limit));
+    this.sweep(now);
+    if (!mustAsk) {
+      for (const counter of counters) counter.pending += 1;
+      this.scheduleFlush();
+      return counters.map((counter) => counter.known! + counter.pending);
+    }
+    return this.addNow(counters.map((counter) => ({ counter, add: counter.pending + 1 })));
+  }
+
+  /** Adds every pending hit to the database now (also called on a timer). */
+  async flush(): Promise<void> {
+    this.flushTimer = undefined;
+    const batch = [...this.counters.values()].filter((c) => c.pending > 0).map((counter) => ({ counter, add: counter.pending }));
+    if (batch.length > 0) await this.addNow(batch).catch(() => undefined);
+  }
+
+  private nearLimit(counter: SharedCounter, limit: number): boolean {
+    const margin = Math.max(this.exactMinimum, Math.ceil(limit * this.exactShare));
+    return limit - (counter.known! + counter.pending + 1) < margin;
+  }
+
+  private counterFor(key: string, start: number): SharedCounter {
+    let counter = this.counters.get(key);
+    if (!counter || counter.windowStart !== start) {
+      // a new window: what was pending belonged to the old one and is flushed with it or dropped with it
+      counter = { bucket: key, windowStart: start, known: undefined, pending: 0 };
+      this.counters.set(key, counter);
+    }
+    return counter;
+  }
+
+  /** One atomic upsert adding each counter's hits; returns the totals and records them as known. */
+  private async addNow(batch: Array<{ counter: SharedCounter; add: number }>): Promise<number[]> {
+    for (const { counter, add } of batch) counter.pending -= Math.min(counter.pending, add);
+    try {
+      const result = await this.db
+        .insertInto('rateLimitCounters')
+        .values(batch.map(({ counter, add }) => ({ bucket: counter.bucket, windowStart: new Date(counter.windowStart), hits: add })))
+        .onConflict((oc) => oc.columns(['bucket', 'windowStart']).doUpdateSet({ hits: sql`rate_limit_counters.hits + excluded.hits` }))
+        .returning(['bucket', 'hits'])
+        .execute();
+      return batch.map(({ counter, add }) => {
+        const total = result.find((row) => row.bucket === counter.bucket)?.hits ?? add;
+        counter.known = Math.max(counter.known ?? 0, total);
+        return total;
+      });
+    } catch (error) {
+      // not counted: put the hits back so that the next flush adds them
+      for (const { counter, add } of batch) counter.pending += add;
+      throw error;
+    }
+  }
+
+  private scheduleFlush() {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => void this.flush(), this.flushIntervalMs);
+    this.flushTimer.unref();
+  }
+
+  /** Old windows are deleted now and then, in the background; ended windows are forgotten here. */
   private sweep(now: number) {
-    if (now - this.lastSweep < 600_000) return;
+    if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
+    for (const [key, counter] of this.counters) {
+      const name = key.endsWith('|Day') ? 'Day' : 'Minute';
+      if (counter.windowStart !== windowStart(name, now) && counter.pending === 0) this.counters.delete(key);
+    }
+    if (now - this.lastDatabaseSweep < 600_000) return;
+    this.lastDatabaseSweep = now;
     void this.db
       .deleteFrom('rateLimitCounters')
       .where('windowStart', '<', new Date(now - 2 * WINDOW_MS.Day))
       .execute()
       .catch(() => undefined);
   }
+  private lastDatabaseSweep = 0;
 }
 
 /**
@@ -95,7 +199,7 @@ export async function enforceRateLimit(
     { name: 'Minute', limit: limits.perMinute },
     { name: 'Day', limit: limits.perDay },
   ];
-  const counts = await store.hit(bucket, windows.map((w) => w.name), now);
+  const counts = await store.hit(bucket, windows, now);
   let exceeded: RateWindow | undefined;
   windows.forEach((w, i) => {
     const count = counts[i] ?? 0;

@@ -14,6 +14,8 @@ async function awayFromMinuteBoundary() {
   if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
 }
 
+const MINUTE_ONLY = [{ name: 'Minute', limit: 1000 }] as const;
+
 async function accountWithLimits(perMinute: number, perDay: number): Promise<TestAccount> {
   const account = await t.newAccount();
   await t.database.db
@@ -84,18 +86,59 @@ describe('rate limits', () => {
     await awayFromMinuteBoundary();
     const store = new PostgresRateLimitStore(t.database.countersDb);
     const now = Date.now();
-    const results = await Promise.all(Array.from({ length: 20 }, () => store.hit('concurrency-check', ['Minute', 'Day'], now)));
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.hit('concurrency-check', [{ name: 'Minute', limit: 1000 }, { name: 'Day', limit: 180_000 }], now)));
     const minuteCounts = results.map((r) => r[0]).sort((a, b) => a! - b!);
     expect(minuteCounts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it('batches hits far from the limit and adds them to the shared counter on flush', async () => {
+    await awayFromMinuteBoundary();
+    const windows = [{ name: 'Minute', limit: 1_000_000 }] as const;
+    const first = new PostgresRateLimitStore(t.database.countersDb, { flushIntervalMs: 60_000 });
+    const second = new PostgresRateLimitStore(t.database.countersDb, { flushIntervalMs: 60_000 });
+    const now = Date.now();
+    // the first hit of a window asks the database; the next ones are counted locally
+    expect(await first.hit('batching-check', windows, now)).toEqual([1]);
+    for (let i = 2; i <= 250; i++) expect(await first.hit('batching-check', windows, now)).toEqual([i]);
+    const stored = async () =>
+      (await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'batching-check|Minute').executeTakeFirst())?.hits;
+    expect(await stored()).toBe(1);
+    await first.flush();
+    expect(await stored()).toBe(250);
+    // another instance continues from the shared total
+    expect(await second.hit('batching-check', windows, now)).toEqual([251]);
+  });
+
+  it('asks the database on every hit near the limit, so two instances stop exactly at it', async () => {
+    await awayFromMinuteBoundary();
+    const windows = [{ name: 'Minute', limit: 1000 }] as const;
+    const first = new PostgresRateLimitStore(t.database.countersDb, { flushIntervalMs: 60_000 });
+    const second = new PostgresRateLimitStore(t.database.countersDb, { flushIntervalMs: 60_000 });
+    const now = Date.now();
+    const counts: number[] = [];
+    // 800 hits on the first instance are far from the limit (local), then the two alternate,
+    // each adding its batch every 10 hits as its flush timer would
+    for (let i = 0; i < 800; i++) counts.push((await first.hit('boundary-check', windows, now))[0]!);
+    await first.flush();
+    for (let i = 0; i < 300; i++) {
+      counts.push((await (i % 2 === 0 ? second : first).hit('boundary-check', windows, now))[0]!);
+      if (i % 10 === 9) await Promise.all([first.flush(), second.flush()]);
+    }
+    expect(counts.filter((count) => count <= 1000)).toHaveLength(1000);
+    // the last hits, past the limit, were all counted over it (refused)
+    expect(counts.slice(-60).every((count) => count > 1000)).toBe(true);
+    await Promise.all([first.flush(), second.flush()]);
+    const stored = await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'boundary-check|Minute').executeTakeFirst();
+    expect(stored?.hits).toBe(1100);
   });
 
   it('starts a new window when the minute turns', async () => {
     const store = new MemoryRateLimitStore();
     const minute = 60_000;
     const start = Math.floor(Date.now() / minute) * minute;
-    expect(await store.hit('k', ['Minute'], start + 10)).toEqual([1]);
-    expect(await store.hit('k', ['Minute'], start + 20)).toEqual([2]);
-    expect(await store.hit('k', ['Minute'], start + minute)).toEqual([1]);
+    expect(await store.hit('k', MINUTE_ONLY, start + 10)).toEqual([1]);
+    expect(await store.hit('k', MINUTE_ONLY, start + 20)).toEqual([2]);
+    expect(await store.hit('k', MINUTE_ONLY, start + minute)).toEqual([1]);
   });
 
   it('limits failed authentication attempts per client address', async () => {
