@@ -1,14 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Catalog } from '@renew/billing-service/catalog/schema.js';
+import type { CustomerRow } from '@renew/billing-service/db/schema.js';
+import { findCustomerRow } from '@renew/billing-service/customers/repository.js';
 import { resolveLocation } from '@renew/billing-service/geo/resolve-location.js';
 import type { Caller } from '@renew/billing-service/http/auth.js';
 import type { AppContext } from '@renew/billing-service/http/context.js';
 import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
 import { minorUnits, money } from '@renew/billing-service/money/money.js';
 import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
-import { addCreditCard, removeCreditCard } from '@renew/billing-service/payment-methods/service.js';
+import { removeCreditCard, storeCreditCard, toCreditCardResponse } from '@renew/billing-service/payment-methods/service.js';
 import { checkCard } from '@renew/billing-service/payments/card-checks.js';
-import { collectPayment } from '@renew/billing-service/payments/service.js';
+import { recordPayment } from '@renew/billing-service/payments/service.js';
 import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { COLLECTION_AMOUNT, type CaptureInput, type ParameterName, type RawParameters } from './params.js';
@@ -107,19 +109,15 @@ export async function verifyCaptcha(check: CaptchaCheck, token: string, remoteIp
   }
 }
 
-/** The amount must fit the customer's currency (USD two decimals, JPY none) before the card is added. */
-async function checkCollectionAmount(ctx: AppContext, caller: Caller, customerId: number, amount: string): Promise<void> {
-  const customer = await ctx.db
-    .selectFrom('customers')
-    .select('currency')
-    .where('accountId', '=', caller.accountId)
-    .where('id', '=', customerId)
-    .executeTakeFirst();
+/** The amount must fit the customer's currency (USD two decimals, JPY none) before the card is added. Returns the customer's row. */
+async function checkCollectionAmount(ctx: AppContext, caller: Caller, customerId: number, amount: string): Promise<CustomerRow> {
+  const customer = await findCustomerRow(ctx.db, caller.accountId, customerId);
   if (!customer) throw ApiError.notFound('customer', customerId);
   const decimals = minorUnits(customer.currency);
   if (money(amount).decimalPlaces() > decimals) {
     throw ApiError.badRequest(`${customer.currency} amounts have at most ${decimals} decimals`, COLLECTION_AMOUNT);
   }
+  return customer;
 }
 
 /** Why a collection failed, in words and with the gateway's decline code. */
@@ -143,13 +141,13 @@ function collectionFailure(error: unknown): ErrorEntry[] {
  */
 export async function captureCard(ctx: AppContext, caller: Caller, input: CaptureInput, log: FastifyBaseLogger): Promise<CreditCardResponse> {
   const amount = input.paymentCollectOptions?.collectionAmount;
-  if (amount !== undefined) await checkCollectionAmount(ctx, caller, input.customerId, amount);
+  const customer = amount !== undefined ? await checkCollectionAmount(ctx, caller, input.customerId, amount) : undefined;
 
   // The risk signals go to the gateway whenever all three were sent (required with built-in processing).
   const risk = input.riskToken !== undefined && input.clientIp !== undefined && input.email !== undefined
     ? { riskToken: input.riskToken, clientIp: input.clientIp, email: input.email }
     : null;
-  const card = await addCreditCard(
+  const card = await storeCreditCard(
     ctx,
     caller,
     {
@@ -169,25 +167,25 @@ export async function captureCard(ctx: AppContext, caller: Caller, input: Captur
       email: input.email ?? null,
       isDefault: null,
     },
-    { makeDefault: input.makeDefault === true, risk },
+    { makeDefault: input.makeDefault === true, risk, ...(customer ? { customer } : {}) },
   );
-  if (amount === undefined) return card;
+  if (amount === undefined) return toCreditCardResponse(card, ctx.uris);
 
   try {
-    await collectPayment(ctx, caller, {
+    await recordPayment(ctx, caller, {
       customerId: input.customerId,
       amount,
       paymentMethod: 'CreditCard',
       paymentMethodId: card.id,
       source: 'SelfServicePortal',
       reference: null,
-    });
+    }, { known: { ...(customer ? { customer } : {}), card } });
   } catch (error) {
     if (!(error instanceof ApiError)) log.error({ err: error, paymentMethodId: card.id }, 'collection after card capture failed');
     await removeCard(ctx, caller, card.id, log);
     throw new ApiError(400, collectionFailure(error));
   }
-  return card;
+  return toCreditCardResponse(card, ctx.uris);
 }
 
 /** The shopper's card is not kept after a failed collection; one retry, then an error in the log for an operator. */

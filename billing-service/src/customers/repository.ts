@@ -76,10 +76,24 @@ export async function findCustomerRecord(db: Queryable, accountId: number, id: n
   return (await customerRecordById(db, accountId, id))[0];
 }
 
+const customerRowById = reusableQuery((db: Queryable, accountId: number, id: number) =>
+  db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', '=', id),
+);
+
+/** The customer row alone, without locking it (checks made before a transaction). */
+export async function findCustomerRow(db: Queryable, accountId: number, id: number): Promise<CustomerRow | undefined> {
+  if (!isStorableId(id)) return undefined;
+  return (await customerRowById(db, accountId, id))[0];
+}
+
 /** Locks the customer row for the rest of the transaction (read-modify-write). */
+const lockedCustomerRowById = reusableQuery((db: Queryable, accountId: number, id: number) =>
+  db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', '=', id).forUpdate(),
+);
+
 export async function lockCustomer(db: Queryable, accountId: number, id: number): Promise<CustomerRow | undefined> {
   if (!isStorableId(id)) return undefined;
-  return db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  return (await lockedCustomerRowById(db, accountId, id))[0];
 }
 
 export async function customerExists(db: Queryable, accountId: number, id: number): Promise<boolean> {

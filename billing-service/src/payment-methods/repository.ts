@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { PaymentMethodsTable } from '../db/schema.js';
 
 export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
@@ -18,14 +19,28 @@ export async function findDefaultPaymentMethod(db: Queryable, customerId: number
   return db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).where('removedAt', 'is', null).where('isDefault', '=', true).executeTakeFirst();
 }
 
-export async function countPaymentMethods(db: Queryable, customerId: number): Promise<number> {
-  const row = await db
-    .selectFrom('paymentMethods')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('customerId', '=', customerId)
-    .where('removedAt', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+const customerLockedWithCardCount = reusableQuery((db: Queryable, accountId: number, customerId: number) =>
+  db
+    .selectFrom('customers')
+    .select((eb) => [
+      'customers.id',
+      eb
+        .selectFrom('paymentMethods')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('paymentMethods.customerId', '=', 'customers.id')
+        .where('paymentMethods.removedAt', 'is', null)
+        .as('paymentMethodCount'),
+    ])
+    .where('customers.accountId', '=', accountId)
+    .where('customers.id', '=', customerId)
+    .forUpdate(),
+);
+
+/** Locks the customer row for the transaction and counts its payment methods, in one round trip. */
+export async function lockCustomerCountingCards(db: Queryable, accountId: number, customerId: number): Promise<{ id: number; paymentMethodCount: number } | undefined> {
+  if (!isStorableId(customerId)) return undefined;
+  const row = (await customerLockedWithCardCount(db, accountId, customerId))[0];
+  return row ? { id: row.id, paymentMethodCount: Number(row.paymentMethodCount ?? 0) } : undefined;
 }
 
 export async function insertPaymentMethod(db: Queryable, row: Insertable<PaymentMethodsTable>): Promise<PaymentMethodRow> {

@@ -1,5 +1,6 @@
 import { diffFields, recordChange } from '../audit/audit-log.js';
-import { lockCustomer } from '../customers/repository.js';
+import { findCustomerRow, lockCustomer } from '../customers/repository.js';
+import type { CustomerRow } from '../db/schema.js';
 import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
@@ -8,7 +9,7 @@ import type { UriBuilder } from '../http/uri.js';
 import { checkCard } from '../payments/card-checks.js';
 import { callGateway } from '../payments/call-gateway.js';
 import {
-  countPaymentMethods,
+  lockCustomerCountingCards,
   findPaymentMethod,
   insertPaymentMethod,
   newestPaymentMethod,
@@ -50,6 +51,8 @@ export interface AddCardOptions {
   /** Forces the new card to be the default (the first card is the default regardless). */
   makeDefault?: boolean;
   risk?: { riskToken: string; clientIp: string; email: string } | null;
+  /** The customer's row when the caller already read it in this request (saves reading it again). */
+  customer?: CustomerRow;
 }
 
 /**
@@ -58,9 +61,14 @@ export interface AddCardOptions {
  * becomes its default; isDefault moves the default.
  */
 export async function addCreditCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<CreditCardResponse> {
+  return toCreditCardResponse(await storeCreditCard(ctx, caller, input, options), ctx.uris);
+}
+
+/** addCreditCard, answering with the stored row (for callers that go on to charge it). */
+export async function storeCreditCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<PaymentMethodRow> {
   const { number, fullYear } = checkCard(input);
   const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
-  const customer = await lockCustomer(ctx.db, caller.accountId, input.customerId);
+  const customer = options.customer?.id === input.customerId ? options.customer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   if (customer.status === 'Cancelled') throw ApiError.badRequest('a cancelled customer cannot get payment methods', 'customerId');
 
@@ -72,12 +80,12 @@ export async function addCreditCard(ctx: AppContext, caller: Caller, input: Crea
   );
   if (!outcome.ok) throw ApiError.badRequest(`validation error: ${outcome.message} (${outcome.code})`);
 
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    const locked = await lockCustomer(trx, caller.accountId, customer.id);
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await lockCustomerCountingCards(trx, caller.accountId, customer.id);
     if (!locked) throw ApiError.notFound('customer', customer.id);
-    const isFirst = (await countPaymentMethods(trx, customer.id)) === 0;
+    const isFirst = locked.paymentMethodCount === 0;
     const isDefault = isFirst || input.isDefault === true || options.makeDefault === true;
-    if (isDefault) {
+    if (isDefault && !isFirst) {
       await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customer.id).where('isDefault', '=', true).execute();
     }
     const created = await insertPaymentMethod(trx, {
@@ -109,7 +117,6 @@ export async function addCreditCard(ctx: AppContext, caller: Caller, input: Crea
     });
     return created;
   });
-  return toCreditCardResponse(row, ctx.uris);
 }
 
 export async function getCreditCard(ctx: AppContext, caller: Caller, id: number): Promise<CreditCardResponse> {

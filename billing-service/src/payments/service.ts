@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { recordChange } from '../audit/audit-log.js';
-import { lockCustomer } from '../customers/repository.js';
+import { findCustomerRow, lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
@@ -57,10 +57,10 @@ export async function getPayment(ctx: AppContext, caller: Caller, id: number): P
   return response!;
 }
 
-async function resolveCard(ctx: AppContext, caller: Caller, customer: CustomerRow, input: CollectPaymentInput): Promise<PaymentMethodRow | null> {
+async function resolveCard(ctx: AppContext, caller: Caller, customer: CustomerRow, input: CollectPaymentInput, known?: PaymentMethodRow): Promise<PaymentMethodRow | null> {
   if (input.paymentMethod !== 'CreditCard') return null;
   if (input.paymentMethodId != null) {
-    const method = await findPaymentMethod(ctx.db, caller.accountId, input.paymentMethodId);
+    const method = known?.id === input.paymentMethodId ? known : await findPaymentMethod(ctx.db, caller.accountId, input.paymentMethodId);
     if (!method || method.customerId !== customer.id) throw ApiError.badRequest(`customer ${customer.id} has no payment method ${input.paymentMethodId}`, 'paymentMethodId');
     return method;
   }
@@ -91,16 +91,33 @@ async function checkExplicitAllocations(db: Queryable, customerId: number, amoun
  * a deposit that activation later applies.
  */
 export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date()): Promise<PaymentResponse> {
+  return getPayment(ctx, caller, await recordPayment(ctx, caller, input, { now }));
+}
+
+export interface RecordPaymentOptions {
+  now?: Date;
+  /** Rows the caller already read in this request (saves reading them again). */
+  known?: { customer?: CustomerRow; card?: PaymentMethodRow };
+}
+
+/**
+ * Collects the payment (charging the card when it is one), records it in the
+ * ledger and allocates it; returns the payment's id. For callers that do not
+ * answer with the payment (the card-capture host answers with the card).
+ */
+export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, options: RecordPaymentOptions = {}): Promise<number> {
+  const now = options.now ?? new Date();
   if (input.paymentAllocations?.length && input.autoAllocate) {
     throw ApiError.badRequest('give either autoAllocate or paymentAllocations, not both', 'autoAllocate');
   }
-  const customer = await lockCustomer(ctx.db, caller.accountId, input.customerId);
+  const knownCustomer = options.known?.customer;
+  const customer = knownCustomer?.id === input.customerId ? knownCustomer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   const amount = money(input.amount);
   if (amount.decimalPlaces() > minorUnits(customer.currency)) {
     throw ApiError.badRequest(`${customer.currency} has ${minorUnits(customer.currency)} decimals`, 'amount');
   }
-  const card = await resolveCard(ctx, caller, customer, input);
+  const card = await resolveCard(ctx, caller, customer, input, options.known?.card);
   if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, customer.id, amount, input.paymentAllocations);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
   const base = {
@@ -149,5 +166,5 @@ export async function collectPayment(ctx: AppContext, caller: Caller, input: Col
     await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Succeeded', amount: base.amount, method: input.paymentMethod } });
     return id;
   });
-  return getPayment(ctx, caller, paymentId);
+  return paymentId;
 }
