@@ -1,5 +1,6 @@
 import { types, type PGlite } from '@electric-sql/pglite';
 import { serialize } from 'pg-protocol';
+import { plansEachCall } from './prepared-statements.js';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -108,7 +109,8 @@ interface PreparedStatement {
 
 /**
  * Named statements of the one PGlite session, one per distinct SQL text, capped
- * (past the cap new texts run through PGlite's query(), unprepared).
+ * (past the cap new texts run through PGlite's query(), unprepared, as do texts
+ * ending in PLAN_EACH_CALL).
  */
 class PreparedStatements {
   private readonly byText = new Map<string, PreparedStatement>();
@@ -120,7 +122,7 @@ class PreparedStatements {
   /** The statement for this text, prepared now if new; undefined past the cap. */
   async forText(text: string): Promise<PreparedStatement | undefined> {
     const known = this.byText.get(text);
-    if (known || this.byText.size >= this.maxStatements) return known;
+    if (known || this.byText.size >= this.maxStatements || plansEachCall(text)) return known;
     const name = `renew_${this.byText.size + 1}`;
     const message = concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]);
     const { messages } = await this.pglite.execProtocol(message);

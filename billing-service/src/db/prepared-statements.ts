@@ -1,4 +1,21 @@
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+
+const PLAN_EACH_CALL_COMMENT = ' /* renew: plan each call */';
+
+/**
+ * Appended to a query (`.modifyEnd(PLAN_EACH_CALL)`, or at the end of a raw
+ * query) that must not become a prepared statement: PostgreSQL plans it with
+ * each call's values. For list filters (`lower(last_name) like $1`, date
+ * ranges): after five calls of a prepared statement PostgreSQL may switch to a
+ * generic plan that cannot use the prefix index for `S%`, which made the list
+ * page of the benchmark twice as slow.
+ */
+export const PLAN_EACH_CALL = sql.raw(PLAN_EACH_CALL_COMMENT);
+
+/** Whether the text asked to be planned on each call (see PLAN_EACH_CALL). */
+export function plansEachCall(text: string): boolean {
+  return text.endsWith(PLAN_EACH_CALL_COMMENT);
+}
 import type pg from 'pg';
 
 /**
@@ -13,6 +30,7 @@ import type pg from 'pg';
  * migrations, which may hold several statements) keep the simple protocol. The
  * number of distinct texts is capped: past `maxStatements`, new texts run unnamed,
  * so a flood of one-off texts cannot grow every connection's statement cache.
+ * Texts ending in PLAN_EACH_CALL are never named.
  */
 export class PreparedStatementPool implements PostgresPool {
   private readonly names = new Map<string, string>();
@@ -39,7 +57,7 @@ export class PreparedStatementPool implements PostgresPool {
 
   private nameFor(text: string): string | undefined {
     let name = this.names.get(text);
-    if (name === undefined && this.names.size < this.maxStatements) {
+    if (name === undefined && this.names.size < this.maxStatements && !plansEachCall(text)) {
       name = `renew_${this.names.size + 1}`;
       this.names.set(text, name);
     }

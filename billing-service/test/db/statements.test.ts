@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { PGliteDialect } from '../../src/db/pglite-dialect.js';
-import { PreparedStatementPool } from '../../src/db/prepared-statements.js';
+import { PLAN_EACH_CALL, PreparedStatementPool } from '../../src/db/prepared-statements.js';
 import { reusableQuery } from '../../src/db/reusable-query.js';
 import type { Database } from '../../src/db/schema.js';
 import { createTestDatabase } from '../helpers/test-database.js';
@@ -63,6 +63,19 @@ describe('prepared statements', () => {
     await sql`create table scratch_later (id integer primary key)`.execute(database.db);
     await sql`insert into scratch_later (id) values (${7})`.execute(database.db);
     expect((await query(7).execute(database.db)).rows).toEqual([{ id: 7 }]);
+  });
+
+  it('prepares parameterised statements once per session, except those marked to be planned on each call', async () => {
+    const statementsLike = (tx: typeof database.db, fragment: string) =>
+      sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like ${`%${fragment}%`}`.execute(tx);
+    await database.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < 3; i++) {
+        await sql`select label as prepared_probe from scratch_statements where id = ${i}`.execute(tx);
+        await sql`select label as planned_probe from scratch_statements where id = ${i}${PLAN_EACH_CALL}`.execute(tx);
+      }
+      expect((await statementsLike(tx, 'prepared_probe')).rows[0]!.n).toBe(1);
+      expect((await statementsLike(tx, 'planned_probe')).rows[0]!.n).toBe(0);
+    });
   });
 
   it('runs a reusable query with each call’s values, inside a transaction too', async () => {

@@ -232,6 +232,21 @@ describe('runList sorting', () => {
     expect(byDate.rows.map((r) => r.firstName)).toEqual(['Pia', 'Oda', 'Ned']);
   });
 
+  it('pages a filter on the sort field itself (matches found first, then sorted) in the same order', async () => {
+    const matching = CUSTOMERS.filter((c) => c.lastName?.toLowerCase().includes('a')).map((c) => c.lastName ?? null).sort(cOrder);
+    for (const [sortOrder, expected] of [['Ascending', matching], ['Descending', [...matching].reverse()]] as const) {
+      const pages: Array<string | null> = [];
+      for (let pageNumber = 0; pageNumber < 4; pageNumber++) {
+        const page = await list({ query: 'LastName:*a*', sortOrder, sortExpression: 'LastName', pageSize: 2, pageNumber });
+        expect(page.count).toBe(matching.length);
+        pages.push(...page.rows.map((r) => r.lastName));
+      }
+      expect(pages).toEqual(expected);
+    }
+    const exact = await list({ query: 'LastName:adams', sortOrder: 'Ascending', sortExpression: 'LastName' });
+    expect(exact.rows.map((r) => r.firstName)).toEqual(['Ivy', 'Hank']);
+  });
+
   it('sorts on a subquery field', async () => {
     const { rows } = await list({ sortOrder: 'Descending', sortExpression: 'CustomerReference.Reference1', pageSize: 2 });
     // descending puts nulls last: 'other' (Bob) before 'REF-A' (Alice) since lowercase sorts after uppercase
