@@ -8,9 +8,9 @@ import type { AppContext } from '@renew/billing-service/http/context.js';
 import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
 import { minorUnits, money } from '@renew/billing-service/money/money.js';
 import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
-import { removeCreditCard, storeCreditCard, toCreditCardResponse } from '@renew/billing-service/payment-methods/service.js';
+import { insertValidatedCard, toCreditCardResponse, validateCard } from '@renew/billing-service/payment-methods/service.js';
 import { checkCard } from '@renew/billing-service/payments/card-checks.js';
-import { recordPayment } from '@renew/billing-service/payments/service.js';
+import { collectWithNewCard } from '@renew/billing-service/payments/service.js';
 import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { COLLECTION_AMOUNT, type CaptureInput, type ParameterName, type RawParameters } from './params.js';
@@ -135,9 +135,11 @@ function collectionFailure(error: unknown): ErrorEntry[] {
 }
 
 /**
- * Stores the card on the customer (validated with the gateway; only its token,
- * brand, last four and expiry are kept), then, when asked, collects the
- * amount with it. A failed collection removes the card again and is a 400.
+ * Validates the card with the gateway and stores it on the customer (only its
+ * token, brand, last four and expiry are kept). With a collection amount the
+ * card is charged first and stored together with the payment, in one
+ * transaction; a failed collection is a 400 and leaves no usable card (the
+ * declined card is recorded as removed, next to the failed payment).
  */
 export async function captureCard(ctx: AppContext, caller: Caller, input: CaptureInput, log: FastifyBaseLogger): Promise<CreditCardResponse> {
   const amount = input.paymentCollectOptions?.collectionAmount;
@@ -147,7 +149,7 @@ export async function captureCard(ctx: AppContext, caller: Caller, input: Captur
   const risk = input.riskToken !== undefined && input.clientIp !== undefined && input.email !== undefined
     ? { riskToken: input.riskToken, clientIp: input.clientIp, email: input.email }
     : null;
-  const card = await storeCreditCard(
+  const card = await validateCard(
     ctx,
     caller,
     {
@@ -169,36 +171,15 @@ export async function captureCard(ctx: AppContext, caller: Caller, input: Captur
     },
     { makeDefault: input.makeDefault === true, risk, ...(customer ? { customer } : {}) },
   );
-  if (amount === undefined) return toCreditCardResponse(card, ctx.uris);
-
-  try {
-    await recordPayment(ctx, caller, {
-      customerId: input.customerId,
-      amount,
-      paymentMethod: 'CreditCard',
-      paymentMethodId: card.id,
-      source: 'SelfServicePortal',
-      reference: null,
-    }, { known: { ...(customer ? { customer } : {}), card } });
-  } catch (error) {
-    if (!(error instanceof ApiError)) log.error({ err: error, paymentMethodId: card.id }, 'collection after card capture failed');
-    await removeCard(ctx, caller, card.id, log);
-    throw new ApiError(400, collectionFailure(error));
+  if (amount === undefined) {
+    const stored = await ctx.db.transaction().execute((trx) => insertValidatedCard(trx, caller, card));
+    return toCreditCardResponse(stored, ctx.uris);
   }
-  return toCreditCardResponse(card, ctx.uris);
-}
-
-/** The shopper's card is not kept after a failed collection; one retry, then an error in the log for an operator. */
-async function removeCard(ctx: AppContext, caller: Caller, paymentMethodId: number, log: FastifyBaseLogger) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await removeCreditCard(ctx, caller, paymentMethodId);
-      return;
-    } catch (error) {
-      if (attempt >= 2) {
-        log.error({ err: error, paymentMethodId }, 'could not remove the payment method after a failed collection');
-        return;
-      }
-    }
+  try {
+    // one transaction stores the card with its payment: a failed collection keeps no usable card
+    return toCreditCardResponse(await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }), ctx.uris);
+  } catch (error) {
+    if (!(error instanceof ApiError)) log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');
+    throw new ApiError(400, collectionFailure(error));
   }
 }

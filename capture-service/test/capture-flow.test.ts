@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { activeCustomer } from '../../billing-service/test/lifecycle/lifecycle-fixtures.js';
 import { errorsOf, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
+import { SandboxGateway } from '@renew/billing-service/payments/gateway/sandbox-gateway.js';
 import { RecordingGateway } from './helpers/recording-gateway.js';
 
 let t: CaptureTest;
@@ -97,6 +98,54 @@ describe('the sandbox test cards', () => {
     const res = await t.post(t.params(customerId, { cardNumber: '4000000000009995', makeDefault: true, paymentCollectOptions: { collectionAmount: 5 } }));
     expect(res.statusCode).toBe(400);
     expect(await cardsOf(customerId)).toEqual([expect.objectContaining({ id: first.id, isDefault: true })]);
+  });
+});
+
+describe('a collection stored atomically with its card', () => {
+  /** Charges succeed, then the customer disappears before the card and payment are stored (as if deleted meanwhile). */
+  class VanishingCustomerGateway extends SandboxGateway {
+    readonly refunds: string[] = [];
+    constructor(
+      private readonly db: typeof t.billing.database.db,
+      private readonly elsewhere: number,
+    ) {
+      super();
+    }
+    override async charge(request: Parameters<SandboxGateway['charge']>[0], signal: AbortSignal) {
+      const outcome = await super.charge(request, signal);
+      await this.db.updateTable('customers').set({ accountId: this.elsewhere }).where('id', '=', vanishing).execute();
+      return outcome;
+    }
+    override async refund(request: Parameters<SandboxGateway['refund']>[0], signal: AbortSignal) {
+      this.refunds.push(request.transactionId);
+      return super.refund(request, signal);
+    }
+  }
+  let vanishing = 0;
+
+  it('refunds the charge and stores nothing when storing fails after a successful charge', async () => {
+    vanishing = await t.customer();
+    const original = await t.billing.database.db.selectFrom('customers').select('accountId').where('id', '=', vanishing).executeTakeFirstOrThrow();
+    const vanishingGateway = new VanishingCustomerGateway(t.billing.database.db, (await t.billing.newAccount()).accountId);
+    const app = await t.build({ gateway: vanishingGateway });
+    const res = await t.post(t.params(vanishing, { paymentCollectOptions: { collectionAmount: '12.00' } }), { app });
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res)[0]!.Value).toMatch(/^payment failed: .*; the card was not kept$/);
+    expect(vanishingGateway.refunds).toHaveLength(1);
+    const cards = await t.billing.database.db.selectFrom('paymentMethods').select('id').where('customerId', '=', vanishing).execute();
+    const payments = await t.billing.database.db.selectFrom('payments').select('id').where('customerId', '=', vanishing).execute();
+    expect(cards).toEqual([]);
+    expect(payments).toEqual([]);
+    await t.billing.database.db.updateTable('customers').set({ accountId: original.accountId }).where('id', '=', vanishing).execute();
+  });
+
+  it('stores the card and its payment together on success: one card, one payment, the deposit on the ledger', async () => {
+    const customerId = await t.customer();
+    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '12.50' } }));
+    expect(res.statusCode, res.body).toBe(200);
+    const payments = await paymentsOf(customerId);
+    expect(payments).toEqual([expect.objectContaining({ status: 'Succeeded', amount: 12.5, paymentMethodId: res.json().id, unallocatedAmount: 12.5 })]);
+    expect(await cardsOf(customerId)).toEqual([expect.objectContaining({ id: res.json().id, isDefault: true })]);
   });
 });
 

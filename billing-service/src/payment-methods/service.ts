@@ -1,6 +1,8 @@
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer } from '../customers/repository.js';
-import type { CustomerRow } from '../db/schema.js';
+import type { Insertable } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import type { CustomerRow, PaymentMethodsTable } from '../db/schema.js';
 import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
@@ -61,11 +63,25 @@ export interface AddCardOptions {
  * becomes its default; isDefault moves the default.
  */
 export async function addCreditCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<CreditCardResponse> {
-  return toCreditCardResponse(await storeCreditCard(ctx, caller, input, options), ctx.uris);
+  const card = await validateCard(ctx, caller, input, options);
+  const row = await ctx.db.transaction().execute((trx) => insertValidatedCard(trx, caller, card));
+  return toCreditCardResponse(row, ctx.uris);
 }
 
-/** addCreditCard, answering with the stored row (for callers that go on to charge it). */
-export async function storeCreditCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<PaymentMethodRow> {
+/** A card the gateway validated, for its customer, not stored yet. */
+export interface CardReadyToStore {
+  customer: CustomerRow;
+  /** Every column of the new row but its default flag and removal. */
+  values: Omit<Insertable<PaymentMethodsTable>, 'isDefault' | 'removedAt'>;
+  /** Asked to become the default (the first card is the default regardless). */
+  wantsDefault: boolean;
+}
+
+/**
+ * Checks the card locally, then with the gateway, for an existing, not cancelled
+ * customer. Nothing is stored: insertValidatedCard does that, in the caller's transaction.
+ */
+export async function validateCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<CardReadyToStore> {
   const { number, fullYear } = checkCard(input);
   const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
   const customer = options.customer?.id === input.customerId ? options.customer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
@@ -79,16 +95,9 @@ export async function storeCreditCard(ctx: AppContext, caller: Caller, input: Cr
     ),
   );
   if (!outcome.ok) throw ApiError.badRequest(`validation error: ${outcome.message} (${outcome.code})`);
-
-  return ctx.db.transaction().execute(async (trx) => {
-    const locked = await lockCustomerCountingCards(trx, caller.accountId, customer.id);
-    if (!locked) throw ApiError.notFound('customer', customer.id);
-    const isFirst = locked.paymentMethodCount === 0;
-    const isDefault = isFirst || input.isDefault === true || options.makeDefault === true;
-    if (isDefault && !isFirst) {
-      await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customer.id).where('isDefault', '=', true).execute();
-    }
-    const created = await insertPaymentMethod(trx, {
+  return {
+    customer,
+    values: {
       accountId: caller.accountId,
       customerId: customer.id,
       gatewayToken: outcome.value.token,
@@ -105,18 +114,35 @@ export async function storeCreditCard(ctx: AppContext, caller: Caller, input: Cr
       city: input.city ?? null,
       postalZip: input.postalZip ?? null,
       email: input.email ?? null,
-      isDefault,
-      modifiedAt: new Date(),
-    });
-    // Only what the gateway returned is audited: never the number or the CVV.
-    await recordChange(trx, caller, {
-      entityType: 'PaymentMethod',
-      entityId: created.id,
-      action: 'create',
-      changes: { customerId: customer.id, cardType: created.cardBrand, lastFour: created.lastFour, isDefault },
-    });
-    return created;
+    },
+    wantsDefault: input.isDefault === true || options.makeDefault === true,
+  };
+}
+
+/**
+ * Stores a validated card in the caller's transaction, under the customer's lock:
+ * the first card, or one asked to be, becomes the default. `removed` stores it
+ * already removed (a card whose first charge failed: kept for the record, never used).
+ */
+export async function insertValidatedCard(trx: Queryable, caller: Caller, card: CardReadyToStore, options: { removed?: boolean } = {}): Promise<PaymentMethodRow> {
+  const customerId = card.customer.id;
+  const locked = await lockCustomerCountingCards(trx, caller.accountId, customerId);
+  if (!locked) throw ApiError.notFound('customer', customerId);
+  const isFirst = locked.paymentMethodCount === 0;
+  const isDefault = !options.removed && (isFirst || card.wantsDefault);
+  if (isDefault && !isFirst) {
+    await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
+  }
+  const now = new Date();
+  const created = await insertPaymentMethod(trx, { ...card.values, isDefault, modifiedAt: now, ...(options.removed ? { removedAt: now } : {}) });
+  // Only what the gateway returned is audited: never the number or the CVV.
+  await recordChange(trx, caller, {
+    entityType: 'PaymentMethod',
+    entityId: created.id,
+    action: 'create',
+    changes: { customerId, cardType: created.cardBrand, lastFour: created.lastFour, isDefault, ...(options.removed ? { removed: true } : {}) },
   });
+  return created;
 }
 
 export async function getCreditCard(ctx: AppContext, caller: Caller, id: number): Promise<CreditCardResponse> {

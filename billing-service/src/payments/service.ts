@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { recordChange } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
-import type { CustomerRow } from '../db/schema.js';
+import type { Insertable } from 'kysely';
+import type { CustomerRow, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
@@ -11,6 +12,7 @@ import { allocateAvailableFunds, allocateExplicitly } from '../ledger/allocation
 import { addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/money.js';
 import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } from '../payment-methods/repository.js';
+import { insertValidatedCard, type CardReadyToStore } from '../payment-methods/service.js';
 import { callGateway } from './call-gateway.js';
 import { findAllocations, findOpenInvoiceEntries, findPayment, insertPayment, type PaymentRow } from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
@@ -57,10 +59,10 @@ export async function getPayment(ctx: AppContext, caller: Caller, id: number): P
   return response!;
 }
 
-async function resolveCard(ctx: AppContext, caller: Caller, customer: CustomerRow, input: CollectPaymentInput, known?: PaymentMethodRow): Promise<PaymentMethodRow | null> {
+async function resolveCard(ctx: AppContext, caller: Caller, customer: CustomerRow, input: CollectPaymentInput): Promise<PaymentMethodRow | null> {
   if (input.paymentMethod !== 'CreditCard') return null;
   if (input.paymentMethodId != null) {
-    const method = known?.id === input.paymentMethodId ? known : await findPaymentMethod(ctx.db, caller.accountId, input.paymentMethodId);
+    const method = await findPaymentMethod(ctx.db, caller.accountId, input.paymentMethodId);
     if (!method || method.customerId !== customer.id) throw ApiError.badRequest(`customer ${customer.id} has no payment method ${input.paymentMethodId}`, 'paymentMethodId');
     return method;
   }
@@ -91,36 +93,19 @@ async function checkExplicitAllocations(db: Queryable, customerId: number, amoun
  * a deposit that activation later applies.
  */
 export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date()): Promise<PaymentResponse> {
-  return getPayment(ctx, caller, await recordPayment(ctx, caller, input, { now }));
-}
-
-export interface RecordPaymentOptions {
-  now?: Date;
-  /** Rows the caller already read in this request (saves reading them again). */
-  known?: { customer?: CustomerRow; card?: PaymentMethodRow };
-}
-
-/**
- * Collects the payment (charging the card when it is one), records it in the
- * ledger and allocates it; returns the payment's id. For callers that do not
- * answer with the payment (the card-capture host answers with the card).
- */
-export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, options: RecordPaymentOptions = {}): Promise<number> {
-  const now = options.now ?? new Date();
   if (input.paymentAllocations?.length && input.autoAllocate) {
     throw ApiError.badRequest('give either autoAllocate or paymentAllocations, not both', 'autoAllocate');
   }
-  const knownCustomer = options.known?.customer;
-  const customer = knownCustomer?.id === input.customerId ? knownCustomer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
+  const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   const amount = money(input.amount);
   if (amount.decimalPlaces() > minorUnits(customer.currency)) {
     throw ApiError.badRequest(`${customer.currency} has ${minorUnits(customer.currency)} decimals`, 'amount');
   }
-  const card = await resolveCard(ctx, caller, customer, input, options.known?.card);
+  const card = await resolveCard(ctx, caller, customer, input);
   if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, customer.id, amount, input.paymentAllocations);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
-  const base = {
+  const base: PaymentBase = {
     accountId: caller.accountId,
     customerId: customer.id,
     paymentMethodType: input.paymentMethod,
@@ -134,37 +119,111 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
 
   let transactionId: string | null = null;
   if (card) {
-    const outcome = await callGateway(ctx, (signal) =>
-      ctx.payments.gateway.charge({ token: card.gatewayToken, amount, currency: customer.currency, idempotencyKey: randomUUID() }, signal),
-    );
+    const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency);
     if (!outcome.ok) {
-      const failedId = await ctx.db.transaction().execute(async (trx) => {
-        const id = await insertPayment(trx, { ...base, ledgerEntryId: null, status: 'Failed', gatewayTransactionId: null, declineCode: outcome.code, declineMessage: outcome.message });
-        await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Failed', amount: base.amount, declineCode: outcome.code } });
-        return id;
-      });
-      throw new ApiError(402, [
-        { Key: 'Api Error', Value: `payment declined: ${outcome.message}` },
-        { Key: 'declineCode', Value: outcome.code },
-        { Key: 'paymentActivityId', Value: String(failedId) },
-      ]);
+      const failedId = await ctx.db.transaction().execute((trx) => insertFailedPayment(trx, caller, base, outcome));
+      throw declined(outcome, failedId);
     }
     transactionId = outcome.value.transactionId;
   }
 
   const paymentId = await ctx.db.transaction().execute(async (trx) => {
     await lockCustomer(trx, caller.accountId, customer.id);
-    const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: customer.id, entryType: 'payment', amount, effectiveAt, description: input.reference ?? null });
-    const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
-    if (input.paymentAllocations?.length) {
-      // Checked again under the lock; if an invoice changed meanwhile the money stays unallocated rather than lost.
-      const parts = await checkExplicitAllocations(trx, customer.id, amount, input.paymentAllocations).catch(() => []);
-      await allocateExplicitly(trx, caller.accountId, entryId, parts);
-    } else if (input.autoAllocate !== false) {
-      await allocateAvailableFunds(trx, caller.accountId, customer.id, input.autoAllocateOrder ?? 'OldestToNewest', entryId);
-    }
-    await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Succeeded', amount: base.amount, method: input.paymentMethod } });
-    return id;
+    return insertSucceededPayment(trx, caller, base, transactionId, input);
   });
-  return paymentId;
+  return getPayment(ctx, caller, paymentId);
+}
+
+type PaymentBase = Omit<Insertable<PaymentsTable>, 'ledgerEntryId' | 'status' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage'>;
+type Declined = { ok: false; code: string; message: string };
+
+function chargeToken(ctx: AppContext, token: string, amount: Money, currency: string) {
+  return callGateway(ctx, (signal) => ctx.payments.gateway.charge({ token, amount, currency, idempotencyKey: randomUUID() }, signal));
+}
+
+/** The 402 of a declined charge: the gateway's words and code, and the failed payment's id. */
+function declined(outcome: Declined, failedId: number): ApiError {
+  return new ApiError(402, [
+    { Key: 'Api Error', Value: `payment declined: ${outcome.message}` },
+    { Key: 'declineCode', Value: outcome.code },
+    { Key: 'paymentActivityId', Value: String(failedId) },
+  ]);
+}
+
+async function insertFailedPayment(trx: Queryable, caller: Caller, base: PaymentBase, outcome: Declined): Promise<number> {
+  const id = await insertPayment(trx, { ...base, ledgerEntryId: null, status: 'Failed', gatewayTransactionId: null, declineCode: outcome.code, declineMessage: outcome.message });
+  await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Failed', amount: String(base.amount), declineCode: outcome.code } });
+  return id;
+}
+
+/** The payment's ledger entry, the payment, its allocation and the audit entry; the caller holds the customer's lock. */
+async function insertSucceededPayment(
+  trx: Queryable,
+  caller: Caller,
+  base: PaymentBase,
+  transactionId: string | null,
+  allocation: Pick<CollectPaymentInput, 'paymentAllocations' | 'autoAllocate' | 'autoAllocateOrder' | 'reference' | 'paymentMethod'>,
+): Promise<number> {
+  const amount = money(String(base.amount));
+  const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: base.customerId, entryType: 'payment', amount, effectiveAt: base.effectiveAt as Date, description: allocation.reference ?? null });
+  const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
+  if (allocation.paymentAllocations?.length) {
+    // Checked again under the lock; if an invoice changed meanwhile the money stays unallocated rather than lost.
+    const parts = await checkExplicitAllocations(trx, base.customerId, amount, allocation.paymentAllocations).catch(() => []);
+    await allocateExplicitly(trx, caller.accountId, entryId, parts);
+  } else if (allocation.autoAllocate !== false) {
+    await allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
+  }
+  await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Succeeded', amount: String(base.amount), method: allocation.paymentMethod } });
+  return id;
+}
+
+/**
+ * Charges a card that is validated but not stored yet (the card-capture host's
+ * collection), then stores the card and the payment in one transaction: the
+ * card is kept only with its payment. A declined charge stores the card already
+ * removed, for the record, with the failed payment, and throws the 402.
+ * If storing fails after a successful charge, the charge is refunded.
+ */
+export async function collectWithNewCard(
+  ctx: AppContext,
+  caller: Caller,
+  card: CardReadyToStore,
+  payment: { amount: string; source: CollectPaymentInput['source'] },
+  now = new Date(),
+): Promise<PaymentMethodRow> {
+  const { customer } = card;
+  const amount = money(payment.amount);
+  if (amount.decimalPlaces() > minorUnits(customer.currency)) {
+    throw ApiError.badRequest(`${customer.currency} has ${minorUnits(customer.currency)} decimals`, 'amount');
+  }
+  const base: PaymentBase = {
+    accountId: caller.accountId,
+    customerId: customer.id,
+    paymentMethodType: 'CreditCard',
+    paymentMethodId: null,
+    source: payment.source,
+    reference: null,
+    amount: amount.toString(),
+    currency: customer.currency,
+    effectiveAt: now,
+  };
+  const outcome = await chargeToken(ctx, String(card.values.gatewayToken), amount, customer.currency);
+  if (!outcome.ok) {
+    const failedId = await ctx.db.transaction().execute(async (trx) => {
+      const removed = await insertValidatedCard(trx, caller, card, { removed: true });
+      return insertFailedPayment(trx, caller, { ...base, paymentMethodId: removed.id }, outcome);
+    });
+    throw declined(outcome, failedId);
+  }
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      const stored = await insertValidatedCard(trx, caller, card);
+      await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: stored.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' });
+      return stored;
+    });
+  } catch (error) {
+    await callGateway(ctx, (signal) => ctx.payments.gateway.refund({ transactionId: outcome.value.transactionId, amount, currency: customer.currency }, signal)).catch(() => undefined);
+    throw error;
+  }
 }
