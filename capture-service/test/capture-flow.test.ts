@@ -111,14 +111,14 @@ describe('a collection stored atomically with its card', () => {
     ) {
       super();
     }
-    override async charge(request: Parameters<SandboxGateway['charge']>[0], signal: AbortSignal) {
-      const outcome = await super.charge(request, signal);
+    override async charge(request: Parameters<SandboxGateway['charge']>[0]) {
+      const outcome = await super.charge(request);
       await this.db.updateTable('customers').set({ accountId: this.elsewhere }).where('id', '=', vanishing).execute();
       return outcome;
     }
-    override async refund(request: Parameters<SandboxGateway['refund']>[0], signal: AbortSignal) {
+    override async refund(request: Parameters<SandboxGateway['refund']>[0]) {
       this.refunds.push(request.transactionId);
-      return super.refund(request, signal);
+      return super.refund(request);
     }
   }
   let vanishing = 0;
