@@ -1,5 +1,6 @@
 import type { Caller } from '../http/auth.js';
 import type { Queryable } from '../db/database.js';
+import { reusableQuery } from '../db/reusable-query.js';
 
 export type AuditAction = 'create' | 'update' | 'delete';
 
@@ -13,19 +14,14 @@ export async function recordChange(
   caller: Caller,
   entry: { entityType: string; entityId: number; action: AuditAction; changes: Record<string, unknown> },
 ): Promise<void> {
-  await db
-    .insertInto('auditLog')
-    .values({
-      accountId: caller.accountId,
-      actor: `${caller.keyKind} API key`,
-      source: caller.auditSource,
-      entityType: entry.entityType,
-      entityId: entry.entityId,
-      action: entry.action,
-      changes: JSON.stringify(entry.changes),
-    })
-    .execute();
+  await insertAuditEntry(db, caller.accountId, `${caller.keyKind} API key`, caller.auditSource, entry.entityType, entry.entityId, entry.action, JSON.stringify(entry.changes));
 }
+
+// Every write records one: compiled once (see reusableQuery).
+const insertAuditEntry = reusableQuery(
+  (db: Queryable, accountId: number, actor: string, source: string, entityType: string, entityId: number, action: AuditAction, changes: string) =>
+    db.insertInto('auditLog').values({ accountId, actor, source, entityType, entityId, action, changes }),
+);
 
 /** The fields whose values differ between two versions of a row, as {field: [before, after]}. */
 export function diffFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, [unknown, unknown]> {

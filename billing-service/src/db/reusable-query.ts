@@ -14,13 +14,16 @@ class Slot {
  *
  * `build` receives stand-ins for its arguments: it may use them only as values
  * (`where('id', '=', id)`), never to choose the shape (no `if`, no `in` lists),
- * since it runs once.
+ * since it runs once, and never look inside them (an object argument's fields
+ * are not stand-ins: pass each value as its own argument).
  */
 export function reusableQuery<Args extends unknown[], Row>(build: (db: Queryable, ...args: Args) => Compilable<Row>) {
   let template: { sql: string; parameters: readonly unknown[] } | undefined;
   const compile = (db: Queryable, count: number) => {
     const slots = Array.from({ length: count }, (_, i) => new Slot(i)) as unknown as Args;
     const compiled = build(db, ...slots).compile();
+    const used = new Set(compiled.parameters.filter((p) => p instanceof Slot).map((p) => (p as Slot).index));
+    if (used.size !== count) throw new Error('reusableQuery: every argument must be used as a value in the query (an object argument cannot be looked into)');
     return { sql: compiled.sql, parameters: compiled.parameters };
   };
   return async (db: Queryable, ...args: Args): Promise<Row[]> => {

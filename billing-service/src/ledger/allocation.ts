@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import { money, type Money } from '../money/money.js';
 
 export type AllocationOrder = 'OldestToNewest' | 'NewestToOldest';
@@ -17,14 +18,9 @@ export interface Allocation {
  * one side runs out. Rows are locked, so concurrent calls for one customer
  * serialize and never allocate the same money twice. Call inside a transaction.
  */
-export async function allocateAvailableFunds(
-  db: Queryable,
-  accountId: number,
-  customerId: number,
-  order: AllocationOrder = 'OldestToNewest',
-  onlySourceEntryId?: number,
-): Promise<Allocation[]> {
-  const entries = await db
+// Every payment and activation allocates: compiled once (see reusableQuery).
+const lockOpenEntries = reusableQuery((db: Queryable, accountId: number, customerId: number) =>
+  db
     .selectFrom('ledgerEntries')
     .select(['id', 'entryType', 'openAmount', 'invoiceId', 'dueAt', 'effectiveAt'])
     .where('customerId', '=', customerId)
@@ -32,8 +28,17 @@ export async function allocateAvailableFunds(
     .where('openAmount', '>', '0')
     .where('entryType', 'in', ['payment', 'credit', 'invoice'])
     .orderBy('id')
-    .forUpdate()
-    .execute();
+    .forUpdate(),
+);
+
+export async function allocateAvailableFunds(
+  db: Queryable,
+  accountId: number,
+  customerId: number,
+  order: AllocationOrder = 'OldestToNewest',
+  onlySourceEntryId?: number,
+): Promise<Allocation[]> {
+  const entries = await lockOpenEntries(db, accountId, customerId);
   const sources = entries
     .filter((e) => e.entryType !== 'invoice' && (onlySourceEntryId === undefined || e.id === onlySourceEntryId))
     .map((e) => ({ ...e, open: money(e.openAmount) }));

@@ -1,5 +1,17 @@
 import type { Queryable } from '../db/database.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { Money } from '../money/money.js';
+
+export type LedgerEntryType = 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance';
+
+// On every invoice and payment: compiled once (see reusableQuery).
+const insertLedgerEntry = reusableQuery(
+  (db: Queryable, accountId: number, customerId: number, entryType: LedgerEntryType, amount: string, invoiceId: number | null, dueAt: Date | null, effectiveAt: Date, description: string | null) =>
+    db
+      .insertInto('ledgerEntries')
+      .values({ accountId, customerId, entryType, amount, openAmount: amount, invoiceId, dueAt, effectiveAt, description })
+      .returning('id'),
+);
 
 /** Adds one entry to the customer's ledger; open amount starts at the full amount. */
 export async function addLedgerEntry(
@@ -7,7 +19,7 @@ export async function addLedgerEntry(
   entry: {
     accountId: number;
     customerId: number;
-    entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance';
+    entryType: LedgerEntryType;
     amount: Money;
     invoiceId?: number | null;
     dueAt?: Date | null;
@@ -15,20 +27,7 @@ export async function addLedgerEntry(
     description?: string | null;
   },
 ): Promise<number> {
-  const { id } = await db
-    .insertInto('ledgerEntries')
-    .values({
-      accountId: entry.accountId,
-      customerId: entry.customerId,
-      entryType: entry.entryType,
-      amount: entry.amount.toString(),
-      openAmount: entry.amount.toString(),
-      invoiceId: entry.invoiceId ?? null,
-      dueAt: entry.dueAt ?? null,
-      effectiveAt: entry.effectiveAt ?? new Date(),
-      description: entry.description ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return id;
+  const amount = entry.amount.toString();
+  const [row] = await insertLedgerEntry(db, entry.accountId, entry.customerId, entry.entryType, amount, entry.invoiceId ?? null, entry.dueAt ?? null, entry.effectiveAt ?? new Date(), entry.description ?? null);
+  return row!.id;
 }

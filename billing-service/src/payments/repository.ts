@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { PaymentsTable } from '../db/schema.js';
 
 export type PaymentRow = Selectable<PaymentsTable> & { unallocated: string | null };
@@ -19,9 +20,54 @@ export async function findPayment(db: Queryable, accountId: number, id: number):
   return selectPayments(db, accountId).where('payments.id', '=', id).executeTakeFirst();
 }
 
-export async function insertPayment(db: Queryable, row: Insertable<PaymentsTable>): Promise<number> {
-  const { id } = await db.insertInto('payments').values(row).returning('id').executeTakeFirstOrThrow();
-  return id;
+/** Every column a payment is created with (all of them but the generated ones). */
+export type NewPayment = Omit<Insertable<PaymentsTable>, 'id' | 'createdAt'> & { [K in 'ledgerEntryId' | 'paymentMethodId' | 'reference' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage']: PaymentsTable[K] };
+
+// On every payment: compiled once (see reusableQuery; its arguments must be plain values, hence one per column).
+const insertPaymentRow = reusableQuery(
+  (
+    db: Queryable,
+    accountId: NewPayment['accountId'],
+    customerId: NewPayment['customerId'],
+    ledgerEntryId: NewPayment['ledgerEntryId'],
+    paymentMethodType: NewPayment['paymentMethodType'],
+    paymentMethodId: NewPayment['paymentMethodId'],
+    source: NewPayment['source'],
+    reference: NewPayment['reference'],
+    amount: NewPayment['amount'],
+    currency: NewPayment['currency'],
+    status: NewPayment['status'],
+    gatewayTransactionId: NewPayment['gatewayTransactionId'],
+    declineCode: NewPayment['declineCode'],
+    declineMessage: NewPayment['declineMessage'],
+    effectiveAt: NewPayment['effectiveAt'],
+  ) =>
+    db
+      .insertInto('payments')
+      .values({ accountId, customerId, ledgerEntryId, paymentMethodType, paymentMethodId, source, reference,
+        amount, currency, status, gatewayTransactionId, declineCode, declineMessage, effectiveAt })
+      .returning('id'),
+);
+
+export async function insertPayment(db: Queryable, p: NewPayment): Promise<number> {
+  const [row] = await insertPaymentRow(
+    db,
+    p.accountId,
+    p.customerId,
+    p.ledgerEntryId,
+    p.paymentMethodType,
+    p.paymentMethodId,
+    p.source,
+    p.reference,
+    p.amount,
+    p.currency,
+    p.status,
+    p.gatewayTransactionId,
+    p.declineCode,
+    p.declineMessage,
+    p.effectiveAt,
+  );
+  return row!.id;
 }
 
 /** Where the payments' money went: their allocations with each invoice's number, total and balance. */

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { recordChange } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
-import type { Insertable } from 'kysely';
-import type { CustomerRow, PaymentsTable } from '../db/schema.js';
+import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
@@ -14,7 +13,7 @@ import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/
 import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } from '../payment-methods/repository.js';
 import { insertValidatedCard, type CardReadyToStore } from '../payment-methods/service.js';
 import { callGateway } from './call-gateway.js';
-import { findAllocations, findOpenInvoiceEntries, findPayment, insertPayment, type PaymentRow } from './repository.js';
+import { findAllocations, findOpenInvoiceEntries, findPayment, insertPayment, type NewPayment, type PaymentRow } from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
@@ -134,7 +133,7 @@ export async function collectPayment(ctx: AppContext, caller: Caller, input: Col
   return getPayment(ctx, caller, paymentId);
 }
 
-type PaymentBase = Omit<Insertable<PaymentsTable>, 'ledgerEntryId' | 'status' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage'>;
+type PaymentBase = Omit<NewPayment, 'ledgerEntryId' | 'status' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage'>;
 type Declined = { ok: false; code: string; message: string };
 
 function chargeToken(ctx: AppContext, token: string, amount: Money, currency: string) {

@@ -92,6 +92,15 @@ describe('prepared statements', () => {
   });
 });
 
+describe('reusableQuery', () => {
+  it('refuses, on first use, a builder that looks inside an argument instead of using it as a value', async () => {
+    const byObject = reusableQuery((db, row: { id: number }) =>
+      db.selectFrom('scratch_statements' as never).select('label' as never).where('id' as never, '=', row.id as never),
+    );
+    await expect(byObject(database.db, { id: 1 })).rejects.toThrow(/every argument must be used as a value/);
+  });
+});
+
 describe('the cap on distinct prepared statements', () => {
   it('runs texts past the cap unprepared, with the same results', async () => {
     let db: Kysely<Database>;

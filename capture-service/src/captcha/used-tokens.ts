@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '@renew/billing-service/db/database.js';
+import { reusableQuery } from '@renew/billing-service/db/reusable-query.js';
 
 const KEEP_MS = 86_400_000;
 const SWEEP_EVERY_MS = 600_000;
+
+const claimTokenHash = reusableQuery((db: Db, tokenHash: string, usedAt: Date) =>
+  db.insertInto('usedCaptchaTokens').values({ tokenHash, usedAt }).onConflict((oc) => oc.column('tokenHash').doNothing()).returning('tokenHash'),
+);
 
 /**
  * Single use of CAPTCHA tokens: a token's SHA-256 is inserted into
@@ -20,14 +25,9 @@ export class UsedCaptchaTokens {
 
   /** true: the token was not seen before and is now spent. */
   async claim(token: string, now = Date.now()): Promise<boolean> {
-    const row = await this.db
-      .insertInto('usedCaptchaTokens')
-      .values({ tokenHash: UsedCaptchaTokens.hash(token), usedAt: new Date(now) })
-      .onConflict((oc) => oc.column('tokenHash').doNothing())
-      .returning('tokenHash')
-      .executeTakeFirst();
+    const rows = await claimTokenHash(this.db, UsedCaptchaTokens.hash(token), new Date(now));
     this.sweep(now);
-    return row !== undefined;
+    return rows.length > 0;
   }
 
   /** Gives a claimed token back, when it could not be verified at all (the CAPTCHA service was down). */
