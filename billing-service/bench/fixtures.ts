@@ -33,7 +33,7 @@ export async function createBenchAccount(db: Db, catalog: Catalog): Promise<Benc
  * Inserts `count` customers for the account in one statement, with varied
  * names (360 last names, 1 in 6 starting with S), statuses (20% Draft, 50%
  * Active, 10% Hold, 10% Suspended, 10% Cancelled) and creation times (one every
- * ten minutes from 2024-01-01), then analyzes. Same SQL on PostgreSQL and PGlite.
+ * ten minutes from 2024-01-01), then vacuums and analyzes the table. Same SQL on PostgreSQL and PGlite.
  * Returns the elapsed milliseconds.
  */
 export async function seedCustomers(db: Db, accountId: number, count = SEEDED_CUSTOMERS): Promise<number> {
@@ -68,7 +68,8 @@ export async function seedCustomers(db: Db, accountId: number, count = SEEDED_CU
         from generate_series(1, ${count}::int) as i
     ) as s
   `.execute(db);
-  await sql`analyze`.execute(db);
+  // vacuumed as well: the state autovacuum leaves a bulk-loaded table in (visibility map set, so counts can read the index alone)
+  await sql`vacuum analyze customers`.execute(db);
   return performance.now() - started;
 }
 

@@ -422,6 +422,8 @@ interface PostgresFigures extends DatabaseFigures {
   description: string;
   seedMs: number;
   getWithMemoryStore: ThroughputResult;
+  /** Bare Fastify + pg: one prepared `select * from customers where id = $1` per request, no auth, no limits. */
+  pointSelectFloor: ThroughputResult;
   getBackends: WaitSample;
   postBackends: WaitSample;
 }
@@ -445,7 +447,7 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog, siteverif
     postAccount = await createBenchAccount(handle.db, catalog);
     seedMs = await seedCustomers(handle.db, account.accountId);
     ids = await customerIdRange(handle.db, account.accountId);
-    log(`PostgreSQL: seeded ${integer(ids.count)} customers and analyzed in ${seconds(seedMs)}`);
+    log(`PostgreSQL: seeded ${integer(ids.count)} customers, vacuumed and analyzed in ${seconds(seedMs)}`);
     for (const [i, query] of LIST_QUERIES.entries()) {
       direct.push(await directList(`PostgreSQL list ${i + 1}, SQL only (runList)`, handle.db, catalog, account.accountId, query, database.name));
     }
@@ -492,10 +494,20 @@ async function benchPostgres(server: PostgresServer, catalog: Catalog, siteverif
     throughput('PostgreSQL GET, MemoryRateLimitStore (diagnostic)', app, { method: 'GET', path: getPath(ids), headers: { authorization: account.authorization }, postgresDatabase: database.name }),
   );
 
+  // Diagnostic: the floor of any database-backed GET on this machine (HTTP + one pg round trip, nothing else).
+  const pointSelectFloor = await withServer({ kind: 'bare-pg', databaseUrl: database.url }, (app) =>
+    throughput('bare Fastify + pg, GET /x/:id = one prepared point select (diagnostic)', app, {
+      method: 'GET',
+      path: () => `/x/${randomIdIn(ids)}`,
+      postgresDatabase: database.name,
+    }),
+  );
+
   await database.drop();
   return {
     description: server.description,
     seedMs,
+    pointSelectFloor,
     get: main.get,
     post: main.post,
     lists: main.lists.map((h, i) => ({ http: h, direct: direct[i] })),
@@ -539,7 +551,7 @@ async function benchPglite(catalog: Catalog, siteverify: SiteverifyStandIn): Pro
     log(`PGlite: seeding ${integer(SEEDED_CUSTOMERS)} customers`);
     seedMs = await seedCustomers(handle.db, account.accountId);
     ids = await customerIdRange(handle.db, account.accountId);
-    log(`PGlite: seeded ${integer(ids.count)} customers and analyzed in ${seconds(seedMs)}`);
+    log(`PGlite: seeded ${integer(ids.count)} customers, vacuumed and analyzed in ${seconds(seedMs)}`);
     log(`PGlite: Kysely point select, ${SETTINGS.loopSeconds} s`);
     kyselyPointSelect = await measureLoop(
       () => handle.db.selectFrom('customers').selectAll().where('id', '=', randomIdIn(ids)).executeTakeFirst(),
@@ -845,7 +857,7 @@ async function main() {
     `  Accounts:   limits raised to ${integer(BENCH_RATE_LIMIT)} per minute and per day; POSTs use a second account so lists keep exactly ${integer(SEEDED_CUSTOMERS)} customers; ` +
       'previews and activations a third, captures a fourth.',
   );
-  console.log(`  Data:       ${integer(SEEDED_CUSTOMERS)} customers inserted with one insert … select from generate_series, then analyze; GETs pick a random one.`);
+  console.log(`  Data:       ${integer(SEEDED_CUSTOMERS)} customers inserted with one insert … select from generate_series, then vacuum analyze; GETs pick a random one.`);
   console.log(`  PostgreSQL: ${typeof postgres === 'string' ? postgres : `${postgres.description}; app pool 10 (openDatabase default); PostgresRateLimitStore on the counters pool (4 connections, synchronous_commit off) like src/main.ts; seeded in ${seconds(postgres.seedMs)}`}`);
   console.log(`  PGlite:     ${typeof pglite === 'string' ? pglite : `${pglite.description}; MemoryRateLimitStore like src/main.ts; created+migrated in ${seconds(pglite.initMs)}, seeded in ${seconds(pglite.seedMs)}`}`);
   const poolTimes = ([['PostgreSQL', postgres], ['PGlite', pglite]] as const)
@@ -890,6 +902,9 @@ async function main() {
     observations.push(
       `PostgreSQL GET: ${rate(postgres.get.requestsPerSecond)} with PostgresRateLimitStore vs ${rate(postgres.getWithMemoryStore.requestsPerSecond)} with MemoryRateLimitStore ` +
         `(${percent(postgres.getWithMemoryStore.requestsPerSecond / bare!.get.requestsPerSecond)} of bare).`,
+      `PostgreSQL GET: ${rate(postgres.get.requestsPerSecond)} vs ${rate(postgres.pointSelectFloor.requestsPerSecond)} for bare Fastify + pg answering one prepared ` +
+        `point select (${percent(postgres.pointSelectFloor.requestsPerSecond / bare!.get.requestsPerSecond)} of bare Fastify): the GET reaches ` +
+        `${percent(postgres.get.requestsPerSecond / postgres.pointSelectFloor.requestsPerSecond)} of that floor.`,
       `PostgreSQL backends during the GET run (pg_stat_activity every 200 ms): ${backendText(postgres.getBackends)}.`,
       `PostgreSQL backends during the POST run: ${backendText(postgres.postBackends)}.`,
     );

@@ -12,6 +12,8 @@ export type CaptureSpec = { captcha: 'siteverify'; verifyUrl: string; secret: st
 /** What the child process serves (see server.ts). */
 export type ServerSpec =
   | { kind: 'bare' }
+  /** Bare Fastify with one pg pool: GET /x/:id answers one prepared point select (the floor of a database-backed GET). */
+  | { kind: 'bare-pg'; databaseUrl: string }
   | {
       kind: 'app';
       database: { databaseUrl: string } | { dataDir: string };

@@ -7,6 +7,7 @@
  * over IPC and closes when told to stop.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { startCaptureService } from '@renew/capture-service/start-capture.js';
 import { loadCaptureConfig } from '@renew/capture-service/config.js';
 import type { Catalog } from '../src/catalog/schema.js';
@@ -43,6 +44,21 @@ async function startCapture(spec: CaptureSpec, database: DatabaseHandle, catalog
 }
 
 async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?: FastifyInstance; close(): Promise<void> }> {
+  if (spec.kind === 'bare-pg') {
+    const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: 10 });
+    const app = Fastify();
+    app.get<{ Params: { id: string } }>('/x/:id', async (request) => {
+      const result = await pool.query({ name: 'point_select', text: 'select * from customers where id = $1', values: [Number(request.params.id)] });
+      return result.rows[0];
+    });
+    return {
+      app,
+      async close() {
+        await app.close();
+        await pool.end();
+      },
+    };
+  }
   if (spec.kind === 'bare') {
     const app = Fastify();
     app.get('/x', async () => SAMPLE_CUSTOMER);
