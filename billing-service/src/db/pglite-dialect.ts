@@ -151,10 +151,10 @@ class PGliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (compiled.parameters.length === 0) {
-      // Transaction control and migrations (several statements: only the simple protocol accepts them).
-      const results = await this.pglite.exec(compiled.sql);
-      const last = results.at(-1);
-      return { rows: (last?.rows ?? []) as R[], ...(last?.affectedRows !== undefined ? { numAffectedRows: BigInt(last.affectedRows) } : {}) };
+      // Transaction control and migrations (which may hold several statements): one simple-protocol
+      // message, one call into the engine (PGlite's exec() makes two and more work around them).
+      const { messages } = await this.pglite.execProtocol(concat([serialize.query(compiled.sql)]));
+      return this.resultOf<R>(messages);
     }
     const statement = await this.statements.forText(compiled.sql);
     if (!statement) return this.unprepared<R>(compiled);
@@ -174,12 +174,19 @@ class PGliteConnection implements DatabaseConnection {
       serialize.sync(),
     ]);
     const { messages } = await this.pglite.execProtocol(message);
+    return this.resultOf<R>(messages);
+  }
+
+  /** Rows (parsed with PGlite's type parsers) and rows changed of the last statement in the messages. */
+  private resultOf<R>(messages: ReadonlyArray<{ name: string }>): QueryResult<R> {
     let fields: Array<{ name: string; dataTypeID: number }> = [];
-    const rows: Record<string, unknown>[] = [];
+    let rows: Record<string, unknown>[] = [];
     let affected: number | undefined;
     for (const m of messages) {
-      if (m.name === 'rowDescription') fields = (m as unknown as { fields: typeof fields }).fields;
-      else if (m.name === 'dataRow') {
+      if (m.name === 'rowDescription') {
+        fields = (m as unknown as { fields: typeof fields }).fields;
+        rows = [];
+      } else if (m.name === 'dataRow') {
         const cells = (m as unknown as { fields: Array<string | null> }).fields;
         const row: Record<string, unknown> = {};
         for (let i = 0; i < fields.length; i++) {
