@@ -109,6 +109,18 @@ describe('rate limits', () => {
     expect(await second.hit('batching-check', windows, now)).toEqual([251]);
   });
 
+  it('adds locally counted hits to the shared counter on its own after the flush interval', async () => {
+    await awayFromMinuteBoundary();
+    const windows = [{ name: 'Minute', limit: 1_000_000 }] as const;
+    const store = new PostgresRateLimitStore(t.database.countersDb, { flushIntervalMs: 20 });
+    const now = Date.now();
+    for (let i = 0; i < 50; i++) await store.hit('timer-check', windows, now);
+    const stored = async () =>
+      (await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'timer-check|Minute').executeTakeFirst())?.hits;
+    for (let waited = 0; waited < 2000 && (await stored()) !== 50; waited += 25) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await stored()).toBe(50);
+  });
+
   it('asks the database on every hit near the limit, so two instances stop exactly at it', async () => {
     await awayFromMinuteBoundary();
     const windows = [{ name: 'Minute', limit: 1000 }] as const;
