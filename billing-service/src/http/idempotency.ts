@@ -4,13 +4,18 @@ import { ApiError } from './errors.js';
 
 const WAIT_FOR_FIRST_MS = 30_000;
 const POLL_MS = 25;
+/** How long a key is remembered; after that the same key starts a new request (as Stripe's keys do). */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+let lastSweep = 0;
 
 /**
  * Honours an `Idempotency-Key` header: the first request with a key runs; a
  * retry with the same key and body gets the first result (success or client
  * error) without running again, also while the first is still running (it
  * waits for it); the same key with another body is 409. A server-side failure
- * (5xx: nothing was done) frees the key for a retry. Keys are per account.
+ * (5xx: nothing was done) frees the key for a retry. Keys are per account and
+ * remembered for 24 hours (IDEMPOTENCY_KEY_TTL_MS); older ones are forgotten.
  */
 export async function withIdempotency<T>(request: FastifyRequest, reply: FastifyReply, endpoint: string, run: () => Promise<T>): Promise<T> {
   const header = request.headers['idempotency-key'];
@@ -20,6 +25,8 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
   const { db } = request.server.ctx;
   const accountId = request.caller.accountId;
   const requestHash = createHash('sha256').update(JSON.stringify({ endpoint, body: request.body })).digest('hex');
+  const now = Date.now();
+  sweepExpiredKeys(db, now);
 
   const claimed = await db
     .insertInto('idempotencyKeys')
@@ -34,6 +41,11 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
     for (;;) {
       const first = await row(db).executeTakeFirst();
       if (!first) return withIdempotency(request, reply, endpoint, run); // the first failed and freed the key
+      if (first.createdAt.getTime() < now - IDEMPOTENCY_KEY_TTL_MS) {
+        // remembered for too long: forget it (unless another request has just claimed the key afresh) and start again
+        await db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).where('createdAt', '<', new Date(now - IDEMPOTENCY_KEY_TTL_MS)).execute();
+        return withIdempotency(request, reply, endpoint, run);
+      }
       if (first.requestHash !== requestHash) {
         throw ApiError.conflict('this Idempotency-Key was already used with a different request', 'Idempotency-Key');
       }
@@ -58,4 +70,15 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
     else await db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).execute();
     throw error;
   }
+}
+
+/** Keys past their 24 hours are deleted now and then, in the background. */
+function sweepExpiredKeys(db: FastifyRequest['server']['ctx']['db'], now: number) {
+  if (now - lastSweep < SWEEP_EVERY_MS) return;
+  lastSweep = now;
+  void db
+    .deleteFrom('idempotencyKeys')
+    .where('createdAt', '<', new Date(now - IDEMPOTENCY_KEY_TTL_MS))
+    .execute()
+    .catch(() => undefined);
 }

@@ -103,6 +103,29 @@ describe('payments', () => {
     expect(failed).toHaveLength(1);
   });
 
+  it('forgets an Idempotency-Key after 24 hours: the same key then starts a new payment', async () => {
+    const customerId = (await t.call('POST', '/v1/customers', {})).json().id;
+    const headers = { 'idempotency-key': `old-${customerId}` };
+    const first = await t.call('POST', '/v1/payments', { customerId, amount: 15, paymentMethod: 'Cash' }, { headers });
+    expect(first.statusCode).toBe(200);
+    const ageKey = (hours: number) =>
+      t.database.db
+        .updateTable('idempotencyKeys')
+        .set({ createdAt: new Date(Date.now() - hours * 3_600_000) } as never)
+        .where('accountId', '=', t.account.accountId)
+        .where('key', '=', headers['idempotency-key'])
+        .execute();
+    await ageKey(23);
+    expect((await t.call('POST', '/v1/payments', { customerId, amount: 16, paymentMethod: 'Cash' }, { headers })).statusCode).toBe(409);
+    await ageKey(25);
+    const later = await t.call('POST', '/v1/payments', { customerId, amount: 16, paymentMethod: 'Cash' }, { headers });
+    expect(later.statusCode, later.body).toBe(200);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+    expect(later.json().id).not.toBe(first.json().id);
+    const replay = await t.call('POST', '/v1/payments', { customerId, amount: 16, paymentMethod: 'Cash' }, { headers });
+    expect(replay.json().id).toBe(later.json().id);
+  });
+
   it('charges once when retries with one Idempotency-Key race each other', async () => {
     let charges = 0;
     const sandbox = new SandboxGateway();
