@@ -6,11 +6,10 @@ import { resolveLocation } from '@renew/billing-service/geo/resolve-location.js'
 import type { Caller } from '@renew/billing-service/http/auth.js';
 import type { AppContext } from '@renew/billing-service/http/context.js';
 import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
-import { minorUnits, money } from '@renew/billing-service/money/money.js';
 import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
 import { insertValidatedCard, toCreditCardResponse, validateCard } from '@renew/billing-service/payment-methods/service.js';
 import { checkCard } from '@renew/billing-service/payments/card-checks.js';
-import { collectWithNewCard } from '@renew/billing-service/payments/service.js';
+import { amountInCurrency, collectWithNewCard } from '@renew/billing-service/payments/service.js';
 import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { COLLECTION_AMOUNT, type CaptureInput, type ParameterName, type RawParameters } from './params.js';
@@ -113,10 +112,7 @@ export async function verifyCaptcha(check: CaptchaCheck, token: string, remoteIp
 async function checkCollectionAmount(ctx: AppContext, caller: Caller, customerId: number, amount: string): Promise<CustomerRow> {
   const customer = await findCustomerRow(ctx.db, caller.accountId, customerId);
   if (!customer) throw ApiError.notFound('customer', customerId);
-  const decimals = minorUnits(customer.currency);
-  if (money(amount).decimalPlaces() > decimals) {
-    throw ApiError.badRequest(`${customer.currency} amounts have at most ${decimals} decimals`, COLLECTION_AMOUNT);
-  }
+  amountInCurrency(amount, customer.currency, COLLECTION_AMOUNT);
   return customer;
 }
 

@@ -1,6 +1,6 @@
 import { types, type PGlite } from '@electric-sql/pglite';
 import { serialize } from 'pg-protocol';
-import { plansEachCall } from './prepared-statements.js';
+import { StatementNames } from './prepared-statements.js';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -108,33 +108,33 @@ interface PreparedStatement {
 }
 
 /**
- * Named statements of the one PGlite session, one per distinct SQL text, capped
- * (past the cap new texts run through PGlite's query(), unprepared, as do texts
- * ending in PLAN_EACH_CALL).
+ * Named statements of the one PGlite session (names from StatementNames; a text
+ * without a name runs through PGlite's query(), unprepared).
  */
 class PreparedStatements {
-  private readonly byText = new Map<string, PreparedStatement>();
+  private readonly names: StatementNames;
+  private readonly prepared = new Map<string, PreparedStatement>();
   constructor(
     private readonly pglite: PGlite,
-    private readonly maxStatements = 2000,
-  ) {}
+    maxStatements?: number,
+  ) {
+    this.names = new StatementNames(maxStatements);
+  }
 
-  /** The statement for this text, prepared now if new; undefined past the cap. */
+  /** The statement for this text, prepared now if new; undefined when it gets no name (see StatementNames). */
   async forText(text: string): Promise<PreparedStatement | undefined> {
-    const known = this.byText.get(text);
-    if (known || this.byText.size >= this.maxStatements || plansEachCall(text)) return known;
-    const name = `renew_${this.byText.size + 1}`;
-    const message = concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]);
+    const name = this.names.nameFor(text);
+    if (name === undefined) return undefined;
+    const known = this.prepared.get(name);
+    if (known) return known;
+    // a failed parse throws here and keeps nothing: the next call prepares the name again
+    const message = Buffer.concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: 'S', name }), serialize.sync()]);
     const { messages } = await this.pglite.execProtocol(message);
     const description = messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs?: number[] } | undefined;
     const statement = { name, parameterTypes: description?.dataTypeIDs ?? [] };
-    this.byText.set(text, statement);
+    this.prepared.set(name, statement);
     return statement;
   }
-}
-
-function concat(parts: Buffer[]): Uint8Array {
-  return Buffer.concat(parts);
 }
 
 /** Rows changed, from a CommandComplete tag such as "UPDATE 3" or "INSERT 0 1". */
@@ -153,7 +153,7 @@ class PGliteConnection implements DatabaseConnection {
     if (compiled.parameters.length === 0) {
       // Transaction control and migrations (which may hold several statements): one simple-protocol
       // message, one call into the engine (PGlite's exec() makes two and more work around them).
-      const { messages } = await this.pglite.execProtocol(concat([serialize.query(compiled.sql)]));
+      const { messages } = await this.pglite.execProtocol(serialize.query(compiled.sql));
       return this.resultOf<R>(messages);
     }
     const statement = await this.statements.forText(compiled.sql);
@@ -167,7 +167,7 @@ class PGliteConnection implements DatabaseConnection {
       const serializer = this.pglite.serializers[statement.parameterTypes[i] ?? 0];
       return serializer ? serializer(value) : String(value);
     });
-    const message = concat([
+    const message = Buffer.concat([
       serialize.bind({ statement: statement.name, values }),
       serialize.describe({ type: 'P' }),
       serialize.execute({}),

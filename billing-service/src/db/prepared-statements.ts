@@ -32,19 +32,40 @@ import type pg from 'pg';
  * so a flood of one-off texts cannot grow every connection's statement cache.
  * Texts ending in PLAN_EACH_CALL are never named.
  */
-export class PreparedStatementPool implements PostgresPool {
+/**
+ * One statement name per distinct SQL text, for at most `maxStatements` texts;
+ * none past the cap, nor for texts marked PLAN_EACH_CALL.
+ */
+export class StatementNames {
   private readonly names = new Map<string, string>();
+
+  constructor(private readonly maxStatements = 2000) {}
+
+  nameFor(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < this.maxStatements && !plansEachCall(text)) {
+      name = `renew_${this.names.size + 1}`;
+      this.names.set(text, name);
+    }
+    return name;
+  }
+}
+
+export class PreparedStatementPool implements PostgresPool {
+  private readonly names: StatementNames;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly maxStatements = 2000,
-  ) {}
+    maxStatements?: number,
+  ) {
+    this.names = new StatementNames(maxStatements);
+  }
 
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
     return {
       query: ((text: unknown, values?: unknown[]) => {
-        const name = typeof text === 'string' && values && values.length > 0 ? this.nameFor(text) : undefined;
+        const name = typeof text === 'string' && values && values.length > 0 ? this.names.nameFor(text) : undefined;
         return name ? client.query({ name, text: text as string, values }) : client.query(text as string, values);
       }) as unknown as PostgresPoolClient['query'],
       release: () => client.release(),
@@ -53,14 +74,5 @@ export class PreparedStatementPool implements PostgresPool {
 
   end(): Promise<void> {
     return this.pool.end();
-  }
-
-  private nameFor(text: string): string | undefined {
-    let name = this.names.get(text);
-    if (name === undefined && this.names.size < this.maxStatements && !plansEachCall(text)) {
-      name = `renew_${this.names.size + 1}`;
-      this.names.set(text, name);
-    }
-    return name;
   }
 }

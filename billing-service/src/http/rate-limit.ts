@@ -93,6 +93,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
   private readonly exactMinimum: number;
   private flushTimer: NodeJS.Timeout | undefined;
   private lastSweep = 0;
+  private lastDatabaseSweep = 0;
 
   constructor(
     private readonly db: Db,
@@ -181,7 +182,6 @@ export class PostgresRateLimitStore implements RateLimitStore {
       .execute()
       .catch(() => undefined);
   }
-  private lastDatabaseSweep = 0;
 }
 
 /**

@@ -51,6 +51,14 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
   });
 }
 
+/** The amount as money, refused (400 on `field`) when it has more decimals than the currency (USD 2, JPY 0). */
+export function amountInCurrency(amount: string | number, currency: string, field: string): Money {
+  const value = money(amount);
+  const decimals = minorUnits(currency);
+  if (value.decimalPlaces() > decimals) throw ApiError.badRequest(`${currency} amounts have at most ${decimals} decimals`, field);
+  return value;
+}
+
 export async function getPayment(ctx: AppContext, caller: Caller, id: number): Promise<PaymentResponse> {
   const row = await findPayment(ctx.db, caller.accountId, id);
   if (!row) throw ApiError.notFound('payment', id);
@@ -97,10 +105,7 @@ export async function collectPayment(ctx: AppContext, caller: Caller, input: Col
   }
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
-  const amount = money(input.amount);
-  if (amount.decimalPlaces() > minorUnits(customer.currency)) {
-    throw ApiError.badRequest(`${customer.currency} has ${minorUnits(customer.currency)} decimals`, 'amount');
-  }
+  const amount = amountInCurrency(input.amount, customer.currency, 'amount');
   const card = await resolveCard(ctx, caller, customer, input);
   if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, customer.id, amount, input.paymentAllocations);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
@@ -192,10 +197,7 @@ export async function collectWithNewCard(
   now = new Date(),
 ): Promise<PaymentMethodRow> {
   const { customer } = card;
-  const amount = money(payment.amount);
-  if (amount.decimalPlaces() > minorUnits(customer.currency)) {
-    throw ApiError.badRequest(`${customer.currency} has ${minorUnits(customer.currency)} decimals`, 'amount');
-  }
+  const amount = amountInCurrency(payment.amount, customer.currency, 'amount');
   const base: PaymentBase = {
     accountId: caller.accountId,
     customerId: customer.id,
