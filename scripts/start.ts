@@ -1,24 +1,12 @@
-import { startCaptureService } from '@renew/capture-service/start-capture.js';
-import { billingBanner, startBillingService, stopOnSignals } from '@renew/billing-service/start-billing.js';
+import { stopOnSignals } from '@renew/billing-service/start-billing.js';
+import { startProduct, type StartedProduct } from './start-product.js';
 
-/**
- * `npm start`: the whole product in one process on one database (the embedded
- * one cannot be shared between processes): the billing API and the card-capture host.
- */
+/** `npm start`: everything in one process (see start-product.ts). */
 async function main() {
-  const billing = await startBillingService();
-  let capture: Awaited<ReturnType<typeof startCaptureService>> | undefined;
-  stopOnSignals(async () => {
-    await capture?.app.close();
-    await billing.close();
-  });
-  capture = await startCaptureService({
-    database: billing.database,
-    catalog: billing.catalog,
-    gateway: billing.gateway,
-    publicBaseUrl: billing.config.publicBaseUrl ?? billing.url,
-  });
-  console.log(`${billingBanner(billing)}\nCard-capture host listening on ${capture.url} (POST ${capture.url}/api/paymentsv2)`);
+  let product: StartedProduct | undefined;
+  stopOnSignals(async () => product?.close());
+  product = await startProduct(process.env);
+  console.log(product.banner);
 }
 
 main().catch((error) => {

@@ -1,4 +1,5 @@
-import type { CardBrand } from './payment-gateway.js';
+/** Card networks the service names (Unknown: none of these). Free of Node imports: the widget uses it too. */
+export type CardBrand = 'Visa' | 'MasterCard' | 'AmericanExpress' | 'Discover' | 'Unknown';
 
 /** The card network from the number's leading digits (IIN ranges). */
 export function cardBrand(number: string): CardBrand {

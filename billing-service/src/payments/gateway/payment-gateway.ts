@@ -1,4 +1,5 @@
 import type { Money } from '../../money/money.js';
+import type { CardBrand } from './card-brand.js';
 
 /**
  * A payment processor. Expected failures (a declined card) are values, not
@@ -25,7 +26,7 @@ export interface ValidatedCard {
   gatewayCustomerId: string;
 }
 
-export type CardBrand = 'Visa' | 'MasterCard' | 'AmericanExpress' | 'Discover' | 'Unknown';
+export type { CardBrand } from './card-brand.js';
 
 export type GatewayOutcome<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
 

@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { checkoutProxy, type CheckoutProxyOptions } from '@renew/widget/proxy/checkout-proxy.js';
+
+export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
+/** The widget's build (`npm run build -w widget`): one ES module. */
+export const WIDGET_DIST_DIR = fileURLToPath(new URL('../../widget/dist/', import.meta.url));
+
+export interface DemoSiteOptions {
+  /** The merchant's checkout proxy, mounted at /checkout. */
+  checkout: CheckoutProxyOptions;
+  logger?: boolean | { level: string };
+}
+
+/**
+ * A merchant's storefront: a static page that embeds <renew-checkout> with one
+ * script tag, the widget's bundle, and the checkout proxy holding the private key.
+ */
+export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyInstance> {
+  if (!existsSync(`${WIDGET_DIST_DIR}renew-checkout.js`)) {
+    throw new Error('the widget is not built: run `npm run build -w widget` (npm start does it)');
+  }
+  const app = Fastify({ logger: options.logger ?? false });
+  const capture = new URL(options.checkout.captureUrl).origin;
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.url.startsWith('/checkout')) {
+      // The page works under a strict policy: scripts from here (and reCAPTCHA), cards only to the capture host.
+      reply.header(
+        'content-security-policy',
+        [
+          "default-src 'self'",
+          "script-src 'self' https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/",
+          "frame-src https://www.google.com/recaptcha/ https://recaptcha.google.com/recaptcha/",
+          `connect-src 'self' ${capture}`,
+          "style-src 'self'",
+          "img-src 'self' data:",
+        ].join('; '),
+      );
+    }
+  });
+  await app.register(fastifyStatic, { root: PUBLIC_DIR, prefix: '/' });
+  await app.register(fastifyStatic, { root: WIDGET_DIST_DIR, prefix: '/widget/', decorateReply: false });
+  await app.register(checkoutProxy, { prefix: '/checkout', ...options.checkout });
+  return app;
+}

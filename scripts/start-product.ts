@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { loadCaptureConfig } from '@renew/capture-service/config.js';
+import { startCaptureService } from '@renew/capture-service/start-capture.js';
+import { billingBanner, startBillingService, type StartedBilling } from '@renew/billing-service/start-billing.js';
+import { demoKeys, startDemoSite, type DemoKeys } from '@renew/demo-site/start-demo.js';
+
+export interface StartedProduct {
+  billing: StartedBilling;
+  captureUrl: string;
+  /** Unset when the demo store's keys are unknown (see the banner). */
+  demo?: { url: string; keys: DemoKeys };
+  banner: string;
+  /** Stops the demo store, the capture host and the billing API (in-flight requests finish), then closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The whole product in one process on one database (the embedded one cannot be
+ * shared between processes): the billing API, the card-capture host, and the demo
+ * storefront with <renew-checkout> and its proxy. `npm start` and the end-to-end
+ * tests both start it through here.
+ */
+export async function startProduct(env: NodeJS.ProcessEnv = process.env): Promise<StartedProduct> {
+  const billing = await startBillingService(env);
+  const apps: FastifyInstance[] = [];
+  const close = async () => {
+    for (const app of apps.reverse()) await app.close();
+    await billing.close();
+  };
+  try {
+    const captureConfig = loadCaptureConfig(env, billing.catalog);
+    const capture = await startCaptureService({
+      database: billing.database,
+      catalog: billing.catalog,
+      config: captureConfig,
+      gateway: billing.gateway,
+      publicBaseUrl: billing.config.publicBaseUrl ?? billing.url,
+    });
+    apps.push(capture.app);
+    const lines = [billingBanner(billing), `Card-capture host listening on ${capture.url} (POST ${capture.url}/api/paymentsv2)`];
+
+    const keys = demoKeys({ env, dataDir: billing.config.dataDir, embedded: billing.database.kind !== 'postgres', ...(billing.created ? { created: billing.created } : {}) });
+    let demo: StartedProduct['demo'];
+    if (keys) {
+      const site = await startDemoSite({
+        host: billing.config.host,
+        port: Number(env.RENEW_DEMO_PORT || 8082),
+        billingApiUrl: billing.url,
+        captureUrl: env.RENEW_CAPTURE_PUBLIC_URL || capture.url,
+        keys,
+        captcha: {
+          mode: captureConfig.captcha.mode,
+          siteKey: billing.catalog.capture.recaptchaSiteKey ?? (env.RENEW_RECAPTCHA_SITE_KEY || null),
+        },
+        currency: env.RENEW_DEMO_CURRENCY || billing.catalog.currencies.default,
+        ...(env.RENEW_CHECKOUT_SESSION_SECRET ? { sessionSecret: env.RENEW_CHECKOUT_SESSION_SECRET } : {}),
+      });
+      apps.push(site.app);
+      demo = { url: site.url, keys };
+      lines.push(`Demo store with <renew-checkout> on ${site.url} (test card 4242 4242 4242 4242)`);
+    } else {
+      lines.push("Demo store not started: set RENEW_API_KEY and RENEW_PUBLIC_API_KEY to the account's keys to run it on this database.");
+    }
+    return { billing, captureUrl: capture.url, ...(demo ? { demo } : {}), banner: lines.join('\n'), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

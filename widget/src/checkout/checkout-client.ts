@@ -1,0 +1,64 @@
+import type { CheckoutConfig, CompletedCheckout, CountryOption, ErrorResponse, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
+import { SESSION_HEADER } from '../checkout-contract.js';
+
+/** Expected failures are values, not exceptions: a declined card is part of checkout. */
+export type Result<T> = { ok: true; value: T } | { ok: false; status: number; errors: ErrorResponse['Errors'] };
+
+export interface CardDetails {
+  cardNumber: string;
+  firstName: string;
+  lastName: string;
+  expirationMonth: number;
+  expirationYear: number;
+  cvv: string;
+}
+
+/** Everything the checkout sends over the network: to the merchant's proxy, and the card to the capture host. */
+export class CheckoutClient {
+  constructor(private readonly proxyUrl: string) {}
+
+  config = () => this.proxy<CheckoutConfig>('GET', '/config');
+  plans = () => this.proxy<PlanOption[]>('GET', '/plans');
+  countries = () => this.proxy<CountryOption[]>('GET', '/countries');
+  startCheckout = (details: ShopperDetails) => this.proxy<StartedCheckout>('POST', '/customers', details);
+  subscribe = (started: StartedCheckout, planFrequencyId: number) =>
+    this.proxy<OrderSummary>('POST', `/customers/${started.customerId}/subscriptions`, { planFrequencyId }, started.session);
+  activate = (started: StartedCheckout) => this.proxy<CompletedCheckout>('POST', `/customers/${started.customerId}/activation`, {}, started.session);
+
+  /** Steps 6-7: the card goes straight to the capture host, with the first payment when there is one. */
+  captureCard(config: CheckoutConfig, request: { customerId: number; card: CardDetails; recaptcha: string; riskToken: string; email: string; collectionAmount: string | null }) {
+    const body = {
+      customerId: request.customerId,
+      publicApiKey: config.publicApiKey,
+      ...request.card,
+      recaptcha: request.recaptcha,
+      riskToken: request.riskToken,
+      clientIp: config.clientIp,
+      email: request.email,
+      makeDefault: true,
+      ...(request.collectionAmount ? { paymentCollectOptions: { collectionAmount: request.collectionAmount } } : {}),
+    };
+    return send<{ id: number; maskedCardNumber: string }>('POST', `${config.captureUrl.replace(/\/$/, '')}/api/paymentsv2`, body);
+  }
+
+  private proxy<T>(method: string, path: string, body?: unknown, session?: string) {
+    return send<T>(method, `${this.proxyUrl.replace(/\/$/, '')}${path}`, body, session ? { [SESSION_HEADER]: session } : {});
+  }
+}
+
+async function send<T>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Result<T>> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again' }] };
+  }
+  const data = await response.json().catch(() => undefined);
+  if (response.ok) return { ok: true, value: data as T };
+  const errors = (data as ErrorResponse | undefined)?.Errors;
+  return { ok: false, status: response.status, errors: Array.isArray(errors) ? errors : [{ Key: 'Api Error', Value: `request failed (${response.status})` }] };
+}

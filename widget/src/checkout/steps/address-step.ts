@@ -1,0 +1,91 @@
+import { html, LitElement, nothing } from 'lit';
+import type { CountryOption, ShopperDetails } from '../../checkout-contract.js';
+import { emit } from '../events.js';
+import { formMessage, formValues, textField } from '../fields.js';
+import { stepStyles } from '../styles.js';
+
+type Address = ShopperDetails['address'];
+
+/**
+ * Step 3: the billing address (it decides the taxes of the summary).
+ * @event renew-address-submitted - detail: the address (country ISO 3166-1 alpha-2, state ISO 3166-2)
+ * @event renew-back
+ */
+export class AddressStep extends LitElement {
+  static override styles = [stepStyles];
+  static override properties = {
+    value: { attribute: false },
+    countries: { attribute: false },
+    errors: { attribute: false },
+    message: { attribute: false },
+    busy: { attribute: false },
+    country: { state: true },
+  };
+  declare value: Address | undefined;
+  declare countries: CountryOption[];
+  declare errors: Record<string, string>;
+  declare message: string | undefined;
+  declare busy: boolean;
+  /** The country chosen in the form, which decides the list of states. */
+  declare country: string;
+
+  constructor() {
+    super();
+    this.countries = [];
+    this.errors = {};
+    this.busy = false;
+    this.country = '';
+  }
+
+  override willUpdate(changed: Map<string, unknown>) {
+    if (changed.has('value') && this.value) this.country = this.value.country;
+    if (!this.country) this.country = 'US';
+  }
+
+  override render() {
+    const v = this.value;
+    const states = this.countries.find((c) => c.iso === this.country)?.states ?? [];
+    const e = this.errors;
+    return html`<form @submit=${this.submit}>
+      <h2>Billing address</h2>
+      ${textField({ label: 'Address', name: 'line1', value: v?.line1, error: e['address.line1'], autocomplete: 'address-line1', maxlength: 60 })}
+      ${textField({ label: 'Address line 2', name: 'line2', value: v?.line2, error: e['address.line2'], autocomplete: 'address-line2', maxlength: 60, required: false })}
+      <div class="row">
+        ${textField({ label: 'City', name: 'city', value: v?.city, error: e['address.city'], autocomplete: 'address-level2', maxlength: 50 })}
+        ${textField({ label: 'Postal code', name: 'postalZip', value: v?.postalZip, error: e['address.postalZip'], autocomplete: 'postal-code', maxlength: 10 })}
+      </div>
+      <div class="row">
+        <label>
+          Country
+          <select name="country" autocomplete="country" @change=${(ev: Event) => (this.country = (ev.target as HTMLSelectElement).value)}>
+            ${this.countries.map((c) => html`<option value=${c.iso} ?selected=${c.iso === this.country}>${c.name}</option>`)}
+          </select>
+          ${e['address.country'] ? html`<span class="error" role="alert">${e['address.country']}</span>` : nothing}
+        </label>
+        ${states.length > 0
+          ? html`<label>
+              State / province
+              <select name="state" autocomplete="address-level1">
+                <option value="">—</option>
+                ${states.map((s) => html`<option value=${s.code} ?selected=${s.code === v?.state}>${s.name}</option>`)}
+              </select>
+              ${e['address.state'] ? html`<span class="error" role="alert">${e['address.state']}</span>` : nothing}
+            </label>`
+          : nothing}
+      </div>
+      ${formMessage(this.message)}
+      <div class="actions">
+        <button type="button" @click=${() => emit(this, 'renew-back', {})}>Back</button>
+        <button type="submit" ?disabled=${this.busy}>Review order</button>
+      </div>
+    </form>`;
+  }
+
+  private submit(event: SubmitEvent) {
+    event.preventDefault();
+    const { line1 = '', line2 = '', city = '', postalZip = '', country = '', state = '' } = formValues(event.target as HTMLFormElement);
+    const address: Address = { line1, city, postalZip, country, ...(line2 ? { line2 } : {}), ...(state ? { state } : {}) };
+    emit(this, 'renew-address-submitted', address);
+  }
+}
+customElements.define('renew-address-step', AddressStep);

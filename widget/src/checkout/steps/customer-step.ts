@@ -1,0 +1,47 @@
+import { html, LitElement } from 'lit';
+import type { ShopperDetails } from '../../checkout-contract.js';
+import { emit } from '../events.js';
+import { formMessage, formValues, textField } from '../fields.js';
+import { stepStyles } from '../styles.js';
+
+/**
+ * Step 2: who is buying.
+ * @event renew-customer-submitted - detail: { firstName, lastName, email }
+ * @event renew-back
+ */
+export class CustomerStep extends LitElement {
+  static override styles = [stepStyles];
+  static override properties = { value: { attribute: false }, errors: { attribute: false }, message: { attribute: false } };
+  declare value: Omit<ShopperDetails, 'address'> | undefined;
+  declare errors: Record<string, string>;
+  declare message: string | undefined;
+
+  constructor() {
+    super();
+    this.errors = {};
+  }
+
+  override render() {
+    const v = this.value;
+    return html`<form @submit=${this.submit}>
+      <h2>Your details</h2>
+      <div class="row">
+        ${textField({ label: 'First name', name: 'firstName', value: v?.firstName, error: this.errors.firstName, autocomplete: 'given-name', maxlength: 50 })}
+        ${textField({ label: 'Last name', name: 'lastName', value: v?.lastName, error: this.errors.lastName, autocomplete: 'family-name', maxlength: 50 })}
+      </div>
+      ${textField({ label: 'E-mail', name: 'email', type: 'email', value: v?.email, error: this.errors.email, autocomplete: 'email', maxlength: 255 })}
+      ${formMessage(this.message)}
+      <div class="actions">
+        <button type="button" @click=${() => emit(this, 'renew-back', {})}>Back</button>
+        <button type="submit">Continue</button>
+      </div>
+    </form>`;
+  }
+
+  private submit(event: SubmitEvent) {
+    event.preventDefault();
+    const { firstName = '', lastName = '', email = '' } = formValues(event.target as HTMLFormElement);
+    emit(this, 'renew-customer-submitted', { firstName, lastName, email });
+  }
+}
+customElements.define('renew-customer-step', CustomerStep);

@@ -1,0 +1,47 @@
+import { html, LitElement, nothing } from 'lit';
+import type { PlanOption } from '../../checkout-contract.js';
+import { emit } from '../events.js';
+import { formatMoney, periodLabel } from '../format.js';
+import { stepStyles } from '../styles.js';
+
+/**
+ * Step 1: choose a plan frequency.
+ * @event renew-plan-chosen - detail: { planFrequencyId }
+ */
+export class PlanStep extends LitElement {
+  static override styles = [stepStyles];
+  static override properties = { plans: { attribute: false }, selected: { attribute: false }, error: { attribute: false } };
+  declare plans: PlanOption[];
+  declare selected: number | undefined;
+  declare error: string | undefined;
+
+  constructor() {
+    super();
+    this.plans = [];
+  }
+
+  override render() {
+    return html`<form @submit=${this.submit}>
+      <h2>Choose your plan</h2>
+      <div role="radiogroup" aria-label="Plans">
+        ${this.plans.map(
+          (plan) => html`<label class="plan" part="plan">
+            <input type="radio" name="plan" value=${plan.planFrequencyId} ?checked=${plan.planFrequencyId === this.selected} required />
+            <strong>${plan.planName}</strong> · ${formatMoney(plan.recurringPrice, plan.currency)} ${periodLabel(plan)}
+            ${/[1-9]/.test(plan.setupFee) ? html`<span class="muted">+ ${formatMoney(plan.setupFee, plan.currency)} setup</span>` : nothing}
+            ${plan.description ? html`<span class="muted">${plan.description}</span>` : nothing}
+          </label>`,
+        )}
+      </div>
+      ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
+      <div class="actions"><span></span><button type="submit">Continue</button></div>
+    </form>`;
+  }
+
+  private submit(event: SubmitEvent) {
+    event.preventDefault();
+    const chosen = new FormData(event.target as HTMLFormElement).get('plan');
+    if (chosen) emit(this, 'renew-plan-chosen', { planFrequencyId: Number(chosen) });
+  }
+}
+customElements.define('renew-plan-step', PlanStep);

@@ -1,0 +1,27 @@
+import { css } from 'lit';
+
+/**
+ * Shared by every step. Themed through custom properties on <renew-checkout>:
+ * --renew-accent, --renew-accent-text, --renew-radius, --renew-font, --renew-error.
+ */
+export const stepStyles = css`
+  :host { display: block; font: inherit; }
+  form { display: grid; gap: 0.75rem; }
+  h2 { font-size: 1.15rem; margin: 0 0 0.5rem; }
+  label { display: grid; gap: 0.25rem; font-size: 0.9rem; }
+  input, select {
+    font: inherit; padding: 0.55rem 0.65rem; border: 1px solid #c4c7cc;
+    border-radius: var(--renew-radius, 6px); background: #fff; color: inherit;
+  }
+  input[aria-invalid='true'], select[aria-invalid='true'] { border-color: var(--renew-error, #b3261e); }
+  .row { display: grid; grid-template-columns: repeat(auto-fit, minmax(7rem, 1fr)); gap: 0.75rem; }
+  .error { color: var(--renew-error, #b3261e); font-size: 0.85rem; }
+  .actions { display: flex; gap: 0.5rem; justify-content: space-between; margin-top: 0.5rem; }
+  button {
+    font: inherit; cursor: pointer; padding: 0.6rem 1.1rem; border-radius: var(--renew-radius, 6px);
+    border: 1px solid var(--renew-accent, #2f5bea); background: #fff; color: var(--renew-accent, #2f5bea);
+  }
+  button[type='submit'] { background: var(--renew-accent, #2f5bea); color: var(--renew-accent-text, #fff); }
+  button:disabled { opacity: 0.6; cursor: progress; }
+  .muted { color: #5f6368; font-size: 0.85rem; }
+`;

@@ -1,0 +1,221 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, API_ERROR_KEY, registerErrorHandling } from '@renew/billing-service/http/errors.js';
+import { enforceRateLimit, MemoryRateLimitStore, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
+import { zodValidatorCompiler } from '@renew/billing-service/http/validation.js';
+import { minorUnits, money, roundToCurrency } from '@renew/billing-service/money/money.js';
+import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderSummary, PlanOption, StartedCheckout } from '../checkout-contract.js';
+import { SESSION_HEADER } from '../checkout-contract.js';
+import { BillingApiClient } from './billing-api-client.js';
+import { CheckoutSessions } from './checkout-session.js';
+import { CustomerParams, ShopperDetailsBody, SubscriptionBody } from './proxy-schemas.js';
+
+export interface CheckoutProxyOptions {
+  /** The billing API, reached from this server with the private key. */
+  billingApiUrl: string;
+  apiKey: string;
+  /** Given to browsers: the card-capture host and the account's public key. */
+  captureUrl: string;
+  publicApiKey: string;
+  captcha: CheckoutConfig['captcha'];
+  /** Currency of new customers and of the prices shown. */
+  currency: string;
+  /** Signs checkout sessions; instances behind one load balancer need the same one. Random when unset. */
+  sessionSecret?: string;
+  /** Requests per minute from one shopper address (default 120). */
+  perIpPerMinute?: number;
+  rateLimitStore?: RateLimitStore;
+  billingTimeoutMs?: number;
+}
+
+interface BillingPlan {
+  code: string;
+  name: string;
+  description: string | null;
+  status: string;
+  planProducts: Array<{ code: string; quantity: number }>;
+  planFrequencies: Array<{
+    id: number;
+    status: string;
+    interval: 'Monthly' | 'Yearly';
+    numberOfIntervals: number;
+    charges: Array<{ amount: number; currency: string }>;
+    setupFees: Array<{ amount: number; currency: string }>;
+  }>;
+}
+interface BillingPreview {
+  invoicePreview: {
+    draftCharges: Array<{ name: string; quantity: number; amount: number }>;
+    subtotal: number; totalDiscount: number; totalTaxes: number; total: number; currency: string;
+    draftTaxes: Array<{ name: string; amount: number }>;
+  } | null;
+}
+interface BillingInvoice { id: number; invoiceNumber: number; invoiceAmount: number; totalPayments: number; outstandingBalance: number; status: string }
+
+/**
+ * The thin server side of <renew-checkout>: it holds the private API key and
+ * offers shoppers' browsers the checkout's steps 1-5 and 8 for the one customer
+ * their session created. Steps 6-7 (card and first payment) go from the browser
+ * straight to the card-capture host, so card data never passes through here.
+ * Register it under a prefix: `app.register(checkoutProxy, { prefix: '/checkout', ... })`.
+ */
+export async function checkoutProxy(app: FastifyInstance, options: CheckoutProxyOptions) {
+  const billing = new BillingApiClient(options.billingApiUrl, options.apiKey, options.billingTimeoutMs);
+  const sessions = new CheckoutSessions(options.sessionSecret);
+  const store = options.rateLimitStore ?? new MemoryRateLimitStore();
+  const perMinute = options.perIpPerMinute ?? 120;
+  const places = minorUnits(options.currency);
+  const amount = (value: number) => roundToCurrency(money(value), options.currency).toFixed(places);
+
+  app.setValidatorCompiler(zodValidatorCompiler);
+  // The spec's error body for every answer under the prefix, whatever the host app does.
+  registerErrorHandling(app, () => []);
+  // Anyone can reach these routes: each shopper address gets its own budget, so one
+  // visitor cannot spend the merchant's API rate limit.
+  app.addHook('onRequest', async (request, reply) => {
+    await enforceRateLimit(store, reply, `checkout-ip:${request.ip}`, { perMinute, perDay: perMinute * 60 });
+  });
+
+  /** The session header must name the customer in the path. */
+  const requireSession = (request: FastifyRequest, customerId: number) => {
+    const token = request.headers[SESSION_HEADER];
+    if (!sessions.allows(typeof token === 'string' ? token : undefined, customerId)) {
+      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'this checkout session does not allow access to that customer (it may have expired: start again)' }]);
+    }
+  };
+
+  const previewFor = async (customerId: number): Promise<OrderSummary> => {
+    const preview = await billing.call<BillingPreview>('POST', '/v1/customeractivation?preview=true', { customerId });
+    const invoice = preview.invoicePreview;
+    if (!invoice) throw ApiError.badRequest('there is nothing to pay: choose a plan first');
+    return {
+      customerId,
+      currency: invoice.currency,
+      lines: invoice.draftCharges.map((c) => ({ name: c.name, quantity: c.quantity, amount: amount(c.amount) })),
+      subtotal: amount(invoice.subtotal),
+      totalDiscount: amount(invoice.totalDiscount),
+      taxes: invoice.draftTaxes.map((t) => ({ name: t.name, amount: amount(t.amount) })),
+      totalTaxes: amount(invoice.totalTaxes),
+      total: amount(invoice.total),
+    };
+  };
+
+  app.get('/config', async (request): Promise<CheckoutConfig> => ({
+    captureUrl: options.captureUrl,
+    publicApiKey: options.publicApiKey,
+    captcha: options.captcha,
+    currency: options.currency,
+    clientIp: request.ip,
+  }));
+
+  // Step 1: the plans on sale, one option per plan frequency priced in the shop's currency.
+  app.get('/plans', async (): Promise<PlanOption[]> => {
+    const plans = await billing.call<BillingPlan[]>('GET', '/v1/Plans?pageSize=1000');
+    const inCurrency = (prices: Array<{ amount: number; currency: string }>) => prices.find((p) => p.currency === options.currency);
+    return plans
+      .filter((plan) => plan.status === 'Active')
+      .flatMap((plan) =>
+        plan.planFrequencies
+          .filter((f) => f.status === 'Active' && inCurrency(f.charges))
+          .map((f) => ({
+            planFrequencyId: f.id,
+            planCode: plan.code,
+            planName: plan.name,
+            description: plan.description,
+            interval: f.interval,
+            numberOfIntervals: f.numberOfIntervals,
+            currency: options.currency,
+            recurringPrice: amount(Number(inCurrency(f.charges)?.amount ?? 0)),
+            setupFee: amount(Number(inCurrency(f.setupFees)?.amount ?? 0)),
+          })),
+      );
+  });
+
+  app.get('/countries', async (_request, reply): Promise<CountryOption[]> => {
+    reply.header('cache-control', 'public, max-age=3600');
+    return billing.call<CountryOption[]>('GET', '/v1/countries');
+  });
+
+  // Steps 2-3: the Draft customer with its billing address; the answer carries the session.
+  app.post('/customers', { schema: { body: ShopperDetailsBody } }, async (request): Promise<StartedCheckout> => {
+    const { firstName, lastName, email, address } = ShopperDetailsBody.parse(request.body);
+    const customer = await billing.call<{ id: number }>('POST', '/v1/customers', {
+      firstName,
+      lastName,
+      primaryEmail: email,
+      currency: options.currency,
+      billing: {
+        line1: address.line1,
+        line2: address.line2 || null,
+        city: address.city,
+        postalZip: address.postalZip,
+        country: address.country.toUpperCase(),
+        state: address.state ? address.state.split('-')[1]!.toUpperCase() : null,
+      },
+    });
+    return { customerId: customer.id, session: sessions.issue(customer.id) };
+  });
+
+  // Step 4: the subscription, then step 5: the previewed first invoice.
+  app.post('/customers/:customerId/subscriptions', { schema: { params: CustomerParams, body: SubscriptionBody } }, async (request): Promise<OrderSummary> => {
+    const { customerId } = CustomerParams.parse(request.params);
+    requireSession(request, customerId);
+    const { planFrequencyId } = SubscriptionBody.parse(request.body);
+    // One plan per checkout; a repeated request (double click, retry) is answered like the first.
+    const existing = await billing.call<Array<{ planFrequency: { id: number } }>>('GET', `/v1/customers/${customerId}/subscriptions`);
+    if (existing.some((s) => s.planFrequency.id !== planFrequencyId)) {
+      throw ApiError.conflict('this checkout already has another plan: start a new checkout to change it', 'planFrequencyId');
+    }
+    if (existing.length === 0) await billing.call('POST', '/v1/subscriptions', { customerId, planFrequencyId });
+    return previewFor(customerId);
+  });
+
+  app.get('/customers/:customerId/summary', { schema: { params: CustomerParams } }, async (request): Promise<OrderSummary> => {
+    const { customerId } = CustomerParams.parse(request.params);
+    requireSession(request, customerId);
+    return previewFor(customerId);
+  });
+
+  // Step 8: activate, but only once the first payment covers the first invoice: a
+  // shopper who changed the collection amount in the browser gets nothing for free.
+  app.post('/customers/:customerId/activation', { schema: { params: CustomerParams } }, async (request): Promise<CompletedCheckout> => {
+    const { customerId } = CustomerParams.parse(request.params);
+    requireSession(request, customerId);
+    const customer = await billing.call<{ status: string }>('GET', `/v1/customers/${customerId}`);
+    if (customer.status !== 'Draft') return completed(customerId, customer.status);
+    const [summary, overview] = await Promise.all([
+      previewFor(customerId),
+      billing.call<{ unallocatedPayments: number }>('GET', `/v1/customers/${customerId}/overview`),
+    ]);
+    if (money(overview.unallocatedPayments).lessThan(summary.total)) {
+      throw new ApiError(402, [{ Key: 'payment', Value: `the payment received (${amount(overview.unallocatedPayments)}) does not cover the first invoice (${summary.total})` }]);
+    }
+    const activated = await billing.call<{ status: string; invoices?: BillingInvoice[] }>('POST', '/v1/customeractivation?view=sideeffects', {
+      customerId,
+      activateAllSubscriptions: true,
+      activateAllDraftPurchases: true,
+      temporarilyDisableAutoPost: false,
+    });
+    return toCompleted(customerId, activated.status, activated.invoices?.[0]);
+  });
+
+  /** A repeated activation (a second click, a retried request) answers like the first. */
+  const completed = async (customerId: number, status: string): Promise<CompletedCheckout> => {
+    const invoices = await billing.call<BillingInvoice[]>('GET', `/v1/Customers/${customerId}/Invoices?sortExpression=Id&sortOrder=Ascending&pageSize=1`);
+    return toCompleted(customerId, status, invoices[0]);
+  };
+
+  const toCompleted = (customerId: number, status: string, invoice: BillingInvoice | undefined): CompletedCheckout => ({
+    customerId,
+    status,
+    invoice: invoice
+      ? {
+          id: invoice.id,
+          number: invoice.invoiceNumber,
+          total: amount(invoice.invoiceAmount),
+          amountPaid: amount(invoice.totalPayments),
+          outstandingBalance: amount(invoice.outstandingBalance),
+          status: invoice.status,
+        }
+      : null,
+  });
+}

@@ -1,0 +1,132 @@
+import { css, html, LitElement, nothing } from 'lit';
+import type { CompletedCheckout, ShopperDetails } from './checkout-contract.js';
+import type { CardDetails } from './checkout/checkout-client.js';
+import { CheckoutController, type CheckoutStep } from './checkout/checkout-controller.js';
+import { emit } from './checkout/events.js';
+import { GoogleRecaptcha } from './checkout/google-recaptcha.js';
+import './checkout/steps/plan-step.js';
+import './checkout/steps/customer-step.js';
+import './checkout/steps/address-step.js';
+import './checkout/steps/summary-step.js';
+import './checkout/steps/card-step.js';
+import './checkout/steps/done-step.js';
+
+/**
+ * `<renew-checkout>`: the whole checkout in one element. Load the script, put the
+ * element on the page, and mount the checkout proxy on your server.
+ *
+ * @attr proxy - URL of your checkout proxy (default `/checkout`)
+ * @attr plan - offer only this plan code (optional)
+ * @event renew-checkout-step - detail: { step } on every step change
+ * @event renew-checkout-complete - detail: { customerId, status, invoice } once the subscription is active
+ * @slot captcha - used by the element itself for reCAPTCHA (google mode); leave empty
+ * @csspart panel - the box around the current step
+ * @cssprop --renew-accent, --renew-accent-text, --renew-radius, --renew-error - theme
+ */
+export class RenewCheckout extends LitElement {
+  static override styles = css`
+    :host { display: block; max-width: 34rem; font-family: var(--renew-font, inherit); }
+    .panel { border: 1px solid #dadce0; border-radius: var(--renew-radius, 6px); padding: 1.25rem; background: #fff; }
+    ol { display: flex; gap: 0.75rem; list-style: none; padding: 0; margin: 0 0 1rem; font-size: 0.8rem; color: #5f6368; }
+    li[aria-current='step'] { color: var(--renew-accent, #2f5bea); font-weight: 600; }
+    .error { color: var(--renew-error, #b3261e); }
+  `;
+  static override properties = { proxy: { type: String }, plan: { type: String } };
+  declare proxy: string;
+  declare plan: string | undefined;
+
+  private controller?: CheckoutController;
+  private recaptcha?: GoogleRecaptcha;
+
+  constructor() {
+    super();
+    this.proxy = '/checkout';
+  }
+
+  override connectedCallback() {
+    // Created here, not in the constructor: the `proxy` attribute is known only now.
+    this.controller ??= new CheckoutController(this, this.proxy, {
+      onStep: (step) => emit(this, 'renew-checkout-step', { step }),
+      onComplete: (completed: CompletedCheckout) => emit(this, 'renew-checkout-complete', completed),
+    });
+    super.connectedCallback();
+  }
+
+  override render() {
+    const c = this.controller!;
+    const s = c.state;
+    const labels: Array<[CheckoutStep, string]> = [['plan', 'Plan'], ['customer', 'Details'], ['address', 'Address'], ['summary', 'Review'], ['card', 'Payment'], ['done', 'Done']];
+    return html`<div class="panel" part="panel"
+        @renew-back=${() => c.back()}
+        @renew-plan-chosen=${(e: CustomEvent<{ planFrequencyId: number }>) => c.choosePlan(e.detail.planFrequencyId)}
+        @renew-customer-submitted=${(e: CustomEvent<Omit<ShopperDetails, 'address'>>) => c.submitCustomer(e.detail)}
+        @renew-address-submitted=${(e: CustomEvent<ShopperDetails['address']>) => c.submitAddress(e.detail)}
+        @renew-summary-confirmed=${() => c.confirmSummary()}
+        @renew-card-submitted=${(e: CustomEvent<{ card: CardDetails; captchaToken?: string }>) => this.submitCard(e.detail)}
+        @renew-activation-retry=${() => c.activate()}>
+      ${s.step === 'loading' || s.step === 'unavailable'
+        ? nothing
+        : html`<ol aria-label="Checkout steps">${labels.map(([step, label]) => html`<li aria-current=${step === s.step ? 'step' : 'false'}>${label}</li>`)}</ol>`}
+      ${this.renderStep()}
+    </div>`;
+  }
+
+  private renderStep() {
+    const c = this.controller!;
+    const s = c.state;
+    switch (s.step) {
+      case 'loading':
+        return html`<p aria-busy="true">Loading…</p>`;
+      case 'unavailable':
+        return html`<p class="error" role="alert">${s.message}</p>`;
+      case 'plan':
+        return html`<renew-plan-step .plans=${this.plan ? s.plans.filter((p) => p.planCode === this.plan) : s.plans} .selected=${s.plan?.planFrequencyId} .error=${s.fieldErrors.plan}></renew-plan-step>`;
+      case 'customer':
+        return html`<renew-customer-step .value=${s.customer} .errors=${s.fieldErrors} .message=${s.message}></renew-customer-step>`;
+      case 'address':
+        return html`<renew-address-step .value=${s.address} .countries=${s.countries} .errors=${s.fieldErrors} .message=${s.message} .busy=${s.busy}></renew-address-step>`;
+      case 'summary':
+        return html`<renew-summary-step .summary=${s.summary} .plan=${s.plan}></renew-summary-step>`;
+      case 'card':
+        return html`<renew-card-step
+          .total=${s.summary?.total ?? '0'}
+          .currency=${s.summary?.currency ?? s.config?.currency ?? 'USD'}
+          .name=${s.customer}
+          .captchaMode=${s.config?.captcha.mode ?? 'dev'}
+          .captchaRound=${s.captchaRound}
+          .errors=${s.fieldErrors}
+          .message=${s.message}
+          .busy=${s.busy}
+          .locked=${c.cardLocked}
+          .paid=${s.paid}
+        ><slot name="captcha" slot="captcha"></slot></renew-card-step>`;
+      case 'done':
+        return html`<renew-done-step .completed=${s.completed} .currency=${s.summary?.currency ?? 'USD'}></renew-done-step>`;
+    }
+  }
+
+  override updated() {
+    const s = this.controller!.state;
+    if (s.step === 'card' && s.config?.captcha.mode === 'google' && s.config.captcha.siteKey && !this.recaptcha) {
+      const container = document.createElement('div');
+      container.slot = 'captcha';
+      this.append(container);
+      this.recaptcha = new GoogleRecaptcha(container, s.config.captcha.siteKey);
+      this.recaptcha.show().catch(() => undefined);
+    }
+  }
+
+  private async submitCard({ card, captchaToken }: { card: CardDetails; captchaToken?: string }) {
+    const token = captchaToken ?? this.recaptcha?.token() ?? '';
+    await this.controller!.submitCard(card, token);
+    this.recaptcha?.reset();
+  }
+}
+
+customElements.define('renew-checkout', RenewCheckout);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'renew-checkout': RenewCheckout;
+  }
+}

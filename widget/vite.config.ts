@@ -1,0 +1,11 @@
+import { defineConfig } from 'vite';
+
+/** One ES module with Lit inside: merchants add a single script tag. */
+export default defineConfig({
+  build: {
+    lib: { entry: 'src/renew-checkout.ts', formats: ['es'], fileName: () => 'renew-checkout.js' },
+    outDir: 'dist',
+    target: 'es2022',
+    sourcemap: true,
+  },
+});
