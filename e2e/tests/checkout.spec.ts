@@ -1,0 +1,73 @@
+import { customerByEmail, expect, newShopper, payWith, product, reachPayment, requestsTo, test } from './fixtures.js';
+
+test('a shopper subscribes to Pro, pays the previewed total with a test card, and the subscription is active', async ({ page, checkout, problems }) => {
+  const shopper = newShopper();
+  await reachPayment(checkout, shopper, /Pro.*per month/);
+  // 5 seats × 8.00 + support 9.00 + setup 25.00 = 74.00; New York sales tax 4 % = 2.96.
+  await expect(checkout.locator('[data-total]')).toHaveText('$76.96');
+  await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+  await expect(checkout.getByLabel('First name on card')).toHaveValue(shopper.firstName);
+
+  await payWith(checkout, '4242 4242 4242 4242');
+  await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
+  await expect(checkout.locator('[data-invoice-status]')).toHaveText('Paid');
+  // The merchant's page heard the completion event.
+  await expect(page.locator('#welcome')).toBeVisible();
+
+  const customer = await customerByEmail(shopper.email);
+  expect(customer?.status).toBe('Active');
+  const cards = await product.api<Array<{ maskedCardNumber: string; isDefault: boolean }>>(`/v1/customers/${customer!.id}/paymentMethods/creditCard`);
+  expect(cards).toEqual([expect.objectContaining({ maskedCardNumber: '************4242', isDefault: true })]);
+  const invoices = await product.api<Array<{ invoiceAmount: number; outstandingBalance: number; status: string }>>(`/v1/Customers/${customer!.id}/Invoices`);
+  expect(invoices).toEqual([expect.objectContaining({ invoiceAmount: 76.96, outstandingBalance: 0, status: 'Paid' })]);
+  expect(problems).toEqual([]);
+});
+
+test('a declined card shows one generic message, is not kept, and another card then completes the order', async ({ checkout }) => {
+  const shopper = newShopper();
+  await reachPayment(checkout, shopper);
+  await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+  await payWith(checkout, '4000 0000 0000 0341');
+  await expect(checkout.getByRole('alert')).toHaveText('This card could not be used. Check the details or use another card.');
+  const customer = await customerByEmail(shopper.email);
+  expect(await product.api(`/v1/customers/${customer!.id}/paymentMethods/creditCard`)).toEqual([]);
+  expect(customer?.status).toBe('Draft');
+  // The CAPTCHA must be solved again for the next attempt (tokens work once).
+  await expect(checkout.getByLabel("I'm not a robot")).not.toBeChecked();
+
+  await payWith(checkout, '5555 5555 5555 4444');
+  await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
+  expect((await customerByEmail(shopper.email))?.status).toBe('Active');
+});
+
+test('a mistyped card number is caught in the browser and never sent', async ({ page, checkout }) => {
+  const sent = requestsTo(page, product.captureUrl);
+  await reachPayment(checkout, newShopper());
+  await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+  await payWith(checkout, '4242 4242 4242 4241');
+  await expect(checkout.getByText('not a valid card number')).toBeVisible();
+  await expect(checkout.getByLabel('Card number')).toHaveAttribute('aria-invalid', 'true');
+  expect(sent).toEqual([]);
+});
+
+test('after three refused cards the form locks', async ({ checkout }) => {
+  await reachPayment(checkout, newShopper());
+  await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await payWith(checkout, '4000 0000 0000 9995');
+    await expect(checkout.getByRole('alert')).toContainText('This card could not be used');
+  }
+  await expect(checkout.getByRole('alert')).toHaveText('This card could not be used, and no more attempts are allowed. Please contact the shop.');
+  await expect(checkout.getByRole('button', { name: /^Pay / })).toBeDisabled();
+});
+
+test('the shopper can go back and change the address; the summary follows it', async ({ checkout }) => {
+  await reachPayment(checkout, newShopper());
+  await expect(checkout.locator('[data-total]')).toHaveText('$31.19');
+  await checkout.getByRole('button', { name: 'Back' }).click();
+  await checkout.getByLabel('City').fill('Buffalo');
+  await checkout.getByLabel('State / province').selectOption('US-CA');
+  await checkout.getByRole('button', { name: 'Review order' }).click();
+  // No sales tax configured for California.
+  await expect(checkout.locator('[data-total]')).toHaveText('$29.99');
+});

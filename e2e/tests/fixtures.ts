@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { expect, test as base, type Locator, type Page } from '@playwright/test';
+import { PRODUCT_FILE } from '../support/global-setup.js';
+
+const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as { demoUrl: string; billingUrl: string; captureUrl: string; apiKey: string };
+
+/** The running product (started by global-setup.ts) and a few shopper moves on the demo store. */
+export const product = {
+  demoUrl: running.demoUrl,
+  captureUrl: running.captureUrl,
+  /** The billing API as the merchant's back office sees it (private key). */
+  async api<T = unknown>(path: string): Promise<T> {
+    const res = await fetch(new URL(path, running.billingUrl), { headers: { authorization: `Basic ${running.apiKey}` } });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  },
+};
+
+export interface Shopper { firstName: string; lastName: string; email: string }
+
+let shopperNumber = 0;
+export function newShopper(): Shopper {
+  shopperNumber += 1;
+  return { firstName: 'Grace', lastName: `Hopper${shopperNumber}`, email: `grace.${Date.now()}.${shopperNumber}@example.com` };
+}
+
+export const test = base.extend<{ checkout: Locator; problems: string[] }>({
+  // Console errors and CSP violations on the store page: a test fails on any.
+  problems: async ({ page }, use) => {
+    const problems: string[] = [];
+    page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
+    page.on('pageerror', (error) => problems.push(error.message));
+    await use(problems);
+  },
+  checkout: async ({ page, problems }, use) => {
+    void problems;
+    await page.goto(product.demoUrl);
+    await use(page.locator('renew-checkout'));
+  },
+});
+export { expect };
+
+/** Steps 1-5 as a shopper does them: plan, details, New York address, review. */
+export async function reachPayment(checkout: Locator, shopper: Shopper, plan: RegExp = /Basic.*per month/) {
+  await checkout.getByRole('radio', { name: plan }).check();
+  await checkout.getByRole('button', { name: 'Continue' }).click();
+  await checkout.getByLabel('First name').fill(shopper.firstName);
+  await checkout.getByLabel('Last name').fill(shopper.lastName);
+  await checkout.getByLabel('E-mail').fill(shopper.email);
+  await checkout.getByRole('button', { name: 'Continue' }).click();
+  await checkout.getByLabel('Address', { exact: true }).fill('1 Main Street');
+  await checkout.getByLabel('City').fill('New York');
+  await checkout.getByLabel('Postal code').fill('10001');
+  await checkout.getByLabel('Country').selectOption('US');
+  await checkout.getByLabel('State / province').selectOption('US-NY');
+  await checkout.getByRole('button', { name: 'Review order' }).click();
+  await expect(checkout.getByRole('heading', { name: 'Your order' })).toBeVisible();
+}
+
+export async function payWith(checkout: Locator, card: string, cvv = '123') {
+  await checkout.getByLabel('Card number').fill(card);
+  await checkout.getByLabel('Expiry month (MM)').fill('12');
+  await checkout.getByLabel('Expiry year (YY)').fill('30');
+  await checkout.getByLabel('Security code (CVV)').fill(cvv);
+  await checkout.getByLabel("I'm not a robot").check();
+  await checkout.getByRole('button', { name: /^Pay / }).click();
+}
+
+export async function customerByEmail(email: string) {
+  const list = await product.api<Array<{ id: number; status: string }>>(`/v1/customers?query=PrimaryEmail:${encodeURIComponent(email)}`);
+  return list[0];
+}
+
+export function requestsTo(page: Page, origin: string): string[] {
+  const seen: string[] = [];
+  page.on('request', (request) => { if (request.url().startsWith(origin)) seen.push(`${request.method()} ${request.url()}`); });
+  return seen;
+}
