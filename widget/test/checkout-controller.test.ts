@@ -17,11 +17,11 @@ let solved = 0;
 const captcha = () => `dev-token-${++solved}-${Date.now()}`;
 
 /** A controller on a stand-in for the <renew-checkout> element, recording what it reports. */
-function startController() {
+function startController(proxyUrl = h.proxyUrl) {
   const steps: CheckoutStep[] = [];
   const completions: CompletedCheckout[] = [];
   const host = { renders: 0, addController() {}, removeController() {}, requestUpdate() { host.renders++; }, updateComplete: Promise.resolve(true) };
-  const controller = new CheckoutController(host as ReactiveControllerHost, h.proxyUrl, {
+  const controller = new CheckoutController(host as ReactiveControllerHost, proxyUrl, {
     onStep: (step) => steps.push(step),
     onComplete: (completed) => completions.push(completed),
   });
@@ -99,7 +99,8 @@ describe('the checkout controller, driven against the real proxy, capture host a
   ])('counts a card %s as a failed attempt, with the same generic message (no hints for card testers)', async (_why, cardNumber) => {
     const { controller } = await atCardStep(`generic-${cardNumber}@example.com`);
     await controller.submitCard(card(cardNumber), captcha());
-    expect(controller.state).toMatchObject({ step: 'card', failedCardAttempts: 1, fieldErrors: {}, message: 'This card could not be used. Check the details or use another card.' });
+    expect(controller.state).toMatchObject({ step: 'card', failedCardAttempts: 1, message: 'This card could not be used. Check the details or use another card.' });
+    expect(controller.state.fieldErrors).toEqual({});
   });
 
   it('asks for the CAPTCHA again, without counting a failed card attempt, when the CAPTCHA token is refused', async () => {
@@ -118,6 +119,17 @@ describe('the checkout controller, driven against the real proxy, capture host a
     await controller.submitCard(card('4242424242424242'), captcha());
     expect(controller.state.step).toBe('done');
     expect(controller.state.completed?.invoice?.status).toBe('Paid');
+  });
+
+  it('shows the checkout as unavailable, and reports that step, when the proxy cannot serve it (a wrong private key on the shop server)', async () => {
+    const { url } = await h.buildShop({ apiKey: 'a-revoked-key' });
+    const { controller, steps } = startController(url);
+    await controller.load();
+    expect(controller.state).toMatchObject({ step: 'unavailable', plans: [], message: 'The checkout is not available right now. Please try again later.' });
+    controller.choosePlan(11);
+    expect(controller.state.step).toBe('unavailable');
+    // onStep backs the element's renew-checkout-step event, documented "on every step change".
+    expect(steps).toEqual(['unavailable']);
   });
 
   it('sends the shopper back to the customer step with the error on the e-mail when the proxy refuses it', async () => {

@@ -63,7 +63,8 @@ export class CheckoutController implements ReactiveController {
   async load() {
     const [config, plans, countries] = await Promise.all([this.client.config(), this.client.plans(), this.client.countries()]);
     if (!config.ok || !plans.ok || !countries.ok) {
-      return this.update({ step: 'unavailable', message: 'The checkout is not available right now. Please try again later.' });
+      this.go('unavailable');
+      return this.update({ message: 'The checkout is not available right now. Please try again later.' });
     }
     this.update({ config: config.value, plans: plans.value, countries: countries.value });
     this.go('plan');

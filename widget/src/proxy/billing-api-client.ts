@@ -17,9 +17,10 @@ export class BillingApiClient {
   }
 
   async call<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
-    let response: Response;
+    let status: number;
+    let text: string;
     try {
-      response = await fetch(new URL(path, this.baseUrl), {
+      const response = await fetch(new URL(path, this.baseUrl), {
         method,
         headers: {
           authorization: this.authorization,
@@ -30,18 +31,24 @@ export class BillingApiClient {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
+      status = response.status;
+      // Read inside the deadline too: a billing API that stalls mid-body is as late as one that never answers.
+      text = await response.text();
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
       throw new ApiError(timedOut ? 504 : 502, [{ Key: API_ERROR_KEY, Value: timedOut ? 'the billing service did not answer in time' : 'the billing service cannot be reached' }]);
     }
-    const text = await response.text();
-    if (response.ok) return (text ? JSON.parse(text) : undefined) as T;
-    if (response.status >= 400 && response.status < 500 && response.status !== 401) {
-      const parsed = safeParse(text) as Partial<ErrorBody> | undefined;
-      if (parsed && Array.isArray(parsed.Errors)) throw new ApiError(response.status, parsed.Errors);
+    const parsed = text ? safeParse(text) : undefined;
+    if (status >= 200 && status < 300) {
+      if (text && parsed === undefined) throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: 'the billing service answered with something that is not JSON' }]);
+      return parsed as T;
+    }
+    if (status >= 400 && status < 500 && status !== 401) {
+      const errors = (parsed as Partial<ErrorBody> | undefined)?.Errors;
+      if (Array.isArray(errors)) throw new ApiError(status, errors);
     }
     // A 401 here is the merchant's configuration (wrong key), not the shopper's fault.
-    throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service refused the request (${response.status})` }]);
+    throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service refused the request (${status})` }]);
   }
 }
 
