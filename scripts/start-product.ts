@@ -42,6 +42,7 @@ export async function startProduct(env: NodeJS.ProcessEnv = process.env): Promis
     const keys = demoKeys({ env, dataDir: billing.config.dataDir, embedded: billing.database.kind !== 'postgres', ...(billing.created ? { created: billing.created } : {}) });
     let demo: StartedProduct['demo'];
     if (keys) {
+      // The store is a demo: when it cannot start, the API and the capture host still serve.
       const site = await startDemoSite({
         host: billing.config.host,
         port: Number(env.RENEW_DEMO_PORT || 8082),
@@ -54,10 +55,15 @@ export async function startProduct(env: NodeJS.ProcessEnv = process.env): Promis
         },
         currency: env.RENEW_DEMO_CURRENCY || billing.catalog.currencies.default,
         ...(env.RENEW_CHECKOUT_SESSION_SECRET ? { sessionSecret: env.RENEW_CHECKOUT_SESSION_SECRET } : {}),
+      }).catch((error: Error) => {
+        lines.push(`Demo store not started: ${error.message}`);
+        return undefined;
       });
-      apps.push(site.app);
-      demo = { url: site.url, keys };
-      lines.push(`Demo store with <renew-checkout> on ${site.url} (test card 4242 4242 4242 4242)`);
+      if (site) {
+        apps.push(site.app);
+        demo = { url: site.url, keys };
+        lines.push(`Demo store with <renew-checkout> on ${site.url} (test card 4242 4242 4242 4242)`);
+      }
     } else {
       lines.push("Demo store not started: set RENEW_API_KEY and RENEW_PUBLIC_API_KEY to the account's keys to run it on this database.");
     }

@@ -8,6 +8,8 @@ import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider
 import type { Catalog } from './catalog/schema.js';
 import { addressRoutes } from './addresses/routes.js';
 import { billingSettingRoutes } from './billing-settings/routes.js';
+import { BulkPaymentWorker, type BulkWorkerOptions } from './bulk/bulk-worker.js';
+import { bulkRoutes } from './bulk/routes.js';
 import { countryRoutes } from './countries/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import type { Db } from './db/database.js';
@@ -40,6 +42,8 @@ export interface AppOptions {
   /** Default: the sandbox gateway. */
   gateway?: PaymentGateway;
   gatewayTimeoutMs?: number;
+  /** Bulk payment processing in the background (default: on, polling every second). */
+  bulkWorker?: BulkWorkerOptions | false;
 }
 
 export const RATE_LIMIT_HEADERS = [
@@ -57,7 +61,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     jsonApiServerOptions({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 1024 * 1024, https: options.https }),
   ).withTypeProvider<ZodTypeProvider>();
   // Bodies are JSON only (the spec requires Content-Type: application/json); anything else is 415.
-  configureJsonApi(app, createAppContext(options));
+  const ctx = createAppContext(options);
+  configureJsonApi(app, ctx);
+  if (options.bulkWorker !== false) {
+    const worker = new BulkPaymentWorker(ctx, app.log, options.bulkWorker ?? {});
+    ctx.bulkWorker = worker;
+    app.addHook('onReady', async () => worker.start());
+    app.addHook('onClose', async () => worker.stop());
+  }
 
   await app.register(cors, {
     origin: true,
@@ -132,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(noteRoutes);
   await app.register(countryRoutes);
   await app.register(emailPreferenceRoutes);
+  await app.register(bulkRoutes);
 
   return app;
 }

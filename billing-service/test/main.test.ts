@@ -16,11 +16,19 @@ interface Started {
   url: string;
 }
 
+/** The demo store's address from the banner, and what its checkout proxy answers for the plans. */
+async function demoStorePlans(output: string): Promise<{ page: string; plans: number }> {
+  const store = /Demo store with <renew-checkout> on (http\S+)/.exec(output)?.[1];
+  if (!store) throw new Error(`no demo store in:\n${output}`);
+  const page = await (await fetch(store)).text();
+  return { page, plans: (await fetch(`${store}/checkout/plans`)).status };
+}
+
 /** Starts the product as `npm start` does (tsx scripts/start.ts) and waits for its banner. */
 async function startService(env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: repositoryDir,
-    env: { ...process.env, RENEW_API_PORT: '0', RENEW_CAPTURE_PORT: '0', RENEW_DATA_DIR: dataDir, RENEW_LOG_LEVEL: 'warn', DATABASE_URL: '', RENEW_CAPTCHA: 'dev', ...env },
+    env: { ...process.env, RENEW_API_PORT: '0', RENEW_CAPTURE_PORT: '0', RENEW_DEMO_PORT: '0', RENEW_DATA_DIR: dataDir, RENEW_LOG_LEVEL: 'warn', DATABASE_URL: '', RENEW_CAPTCHA: 'dev', ...env },
   });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -63,6 +71,9 @@ describe('npm start', () => {
       });
       expect(res.status).toBe(200);
       expect((await res.json()).uri).toMatch(new RegExp(`^${service.url}/v1/customers/\\d+$`));
+      const store = await demoStorePlans(service.output());
+      expect(store.page).toContain('<renew-checkout');
+      expect(store.plans).toBe(200);
     } finally {
       expect(await stop(service.child), service.output()).toBe(0);
     }
@@ -75,6 +86,8 @@ describe('npm start', () => {
       expect(service.output()).not.toMatch(/private API key/);
       const res = await fetch(`${service.url}/v1/customers`, { headers: { authorization: 'Basic sk_ignored_because_an_account_exists' } });
       expect(res.status).toBe(401);
+      // The demo store found the keys the first start saved.
+      expect((await demoStorePlans(service.output())).plans).toBe(200);
     } finally {
       expect(await stop(service.child), service.output()).toBe(0);
     }
@@ -100,6 +113,8 @@ describe('npm start', () => {
           .on('error', reject);
       });
       expect(status).toBe(200);
+      // The store's proxy cannot trust a self-signed certificate unless told to: it says so and the rest serves.
+      expect(service.output()).toMatch(/Demo store not started: .*NODE_EXTRA_CA_CERTS/);
     } finally {
       expect(await stop(service.child), service.output()).toBe(0);
     }

@@ -45,7 +45,10 @@ export interface StartDemoOptions {
 
 /** Builds the storefront, checks its key against the billing API, listens. */
 export async function startDemoSite(options: StartDemoOptions): Promise<{ app: FastifyInstance; url: string }> {
-  const probe = await fetch(new URL('/v1/Plans?pageSize=1', options.billingApiUrl), { headers: { authorization: `Basic ${options.keys.apiKey}` } });
+  const probe = await fetch(new URL('/v1/Plans?pageSize=1', options.billingApiUrl), { headers: { authorization: `Basic ${options.keys.apiKey}` } }).catch((error: Error) => {
+    const cause = error.cause instanceof Error ? error.cause.message : error.message;
+    throw new Error(`the billing API at ${options.billingApiUrl} cannot be reached (${cause}); with HTTPS and a certificate of your own, let Node trust it: NODE_EXTRA_CA_CERTS=cert.pem`);
+  });
   await probe.body?.cancel();
   if (probe.status === 401) throw new Error("the demo store's private API key is refused by the billing API: set RENEW_API_KEY and RENEW_PUBLIC_API_KEY to this account's keys");
   const app = await buildDemoSite({

@@ -128,6 +128,8 @@ export const CatalogSchema = z
         processing: z.enum(['builtin', 'external']).default('builtin'),
       })
       .prefault({}),
+    /** Bulk payment jobs are activated for the account by the provider (the spec's prerequisite). */
+    bulk: z.object({ enabled: z.boolean().default(false), maxRecords: z.number().int().positive().max(100_000).default(10_000) }).prefault({}),
     taxRates: z.array(TaxRate).default([]),
     plans: z.array(Plan).default([]),
     coupons: z.array(Coupon).default([]),

@@ -5,6 +5,7 @@ import * as subscriptionsAndInvoices from './migrations/0003-subscriptions-and-i
 import * as payments from './migrations/0004-payments.js';
 import * as capture from './migrations/0005-capture.js';
 import * as listIndexes from './migrations/0006-list-indexes.js';
+import * as bulkJobs from './migrations/0007-bulk-jobs.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0004-payments': payments,
   '0005-capture': capture,
   '0006-list-indexes': listIndexes,
+  '0007-bulk-jobs': bulkJobs,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -382,6 +382,39 @@ export interface UsedCaptchaTokensTable {
   usedAt: Generated<Date>;
 }
 
+export type BulkJobStatus = 'Validated' | 'Processing' | 'Completed' | 'Cancelled';
+export type BulkRecordStatus = 'Invalid' | 'Pending' | 'Processing' | 'Succeeded' | 'Failed' | 'Cancelled';
+
+export interface BulkJobsTable {
+  id: Generated<number>;
+  accountId: number;
+  type: Generated<string>;
+  status: BulkJobStatus;
+  fileName: string | null;
+  reference: string | null;
+  auditSource: string;
+  totalRecords: number;
+  successfulRecords: number;
+  failedRecords: number;
+  createdAt: Generated<Date>;
+  importingAt: Timestamp | null;
+  processedAt: Timestamp | null;
+  completedAt: Timestamp | null;
+  modifiedAt: Generated<Date>;
+}
+
+export interface BulkJobRecordsTable {
+  id: Generated<number>;
+  jobId: number;
+  position: number;
+  item: ColumnType<unknown, string, string>;
+  status: BulkRecordStatus;
+  errors: ColumnType<Array<{ Key: string; Value: string }> | null, string | null, string | null>;
+  paymentId: number | null;
+  claimedAt: Timestamp | null;
+  processedAt: Timestamp | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   customers: CustomersTable;
@@ -410,6 +443,8 @@ export interface Database {
   payments: PaymentsTable;
   idempotencyKeys: IdempotencyKeysTable;
   usedCaptchaTokens: UsedCaptchaTokensTable;
+  bulkJobs: BulkJobsTable;
+  bulkJobRecords: BulkJobRecordsTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

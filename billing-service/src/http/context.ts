@@ -10,6 +10,8 @@ export interface AppContext {
   catalog: Catalog;
   uris: UriBuilder;
   payments: { gateway: PaymentGateway; gatewayTimeoutMs: number };
+  /** The background processor of bulk payment jobs, when this app runs one (the billing API does). */
+  bulkWorker?: { wake(): void };
 }
 
 declare module 'fastify' {

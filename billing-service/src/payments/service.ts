@@ -93,13 +93,11 @@ async function checkExplicitAllocations(db: Queryable, customerId: number, amoun
 }
 
 /**
- * Collects a payment. A card is charged through the gateway first (outside any
- * transaction); a decline is recorded as a failed payment and answered 402 with
- * the gateway's code. A success becomes a ledger entry allocated as asked
- * (explicitly, or to open invoices oldest first); the rest stays unallocated,
- * a deposit that activation later applies.
+ * What a collection is checked for before any charge: the customer, the amount in
+ * its currency, the card (given or default), the allocations. Throws the 400/404.
+ * Bulk jobs run it on every item when they are submitted.
  */
-export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date()): Promise<PaymentResponse> {
+export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input: CollectPaymentInput) {
   if (input.paymentAllocations?.length && input.autoAllocate) {
     throw ApiError.badRequest('give either autoAllocate or paymentAllocations, not both', 'autoAllocate');
   }
@@ -108,6 +106,25 @@ export async function collectPayment(ctx: AppContext, caller: Caller, input: Col
   const amount = amountInCurrency(input.amount, customer.currency, 'amount');
   const card = await resolveCard(ctx, caller, customer, input);
   if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, customer.id, amount, input.paymentAllocations);
+  return { customer, amount, card };
+}
+
+export interface CollectOptions {
+  /** The gateway charge's idempotency key: collections retried with one key charge once. Default: a fresh key. */
+  idempotencyKey?: string;
+  /** Runs inside the transaction that records the payment (succeeded or failed): the caller's own bookkeeping commits with it. */
+  alsoInTransaction?: (trx: Queryable, payment: { id: number; status: 'Succeeded' | 'Failed' }) => Promise<void>;
+}
+
+/**
+ * Collects a payment. A card is charged through the gateway first (outside any
+ * transaction); a decline is recorded as a failed payment and answered 402 with
+ * the gateway's code. A success becomes a ledger entry allocated as asked
+ * (explicitly, or to open invoices oldest first); the rest stays unallocated,
+ * a deposit that activation later applies.
+ */
+export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date(), options: CollectOptions = {}): Promise<PaymentResponse> {
+  const { customer, amount, card } = await checkPaymentRequest(ctx, caller, input);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
   const base: PaymentBase = {
     accountId: caller.accountId,
@@ -123,9 +140,13 @@ export async function collectPayment(ctx: AppContext, caller: Caller, input: Col
 
   let transactionId: string | null = null;
   if (card) {
-    const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency);
+    const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, options.idempotencyKey ?? randomUUID());
     if (!outcome.ok) {
-      const failedId = await ctx.db.transaction().execute((trx) => insertFailedPayment(trx, caller, base, outcome));
+      const failedId = await ctx.db.transaction().execute(async (trx) => {
+        const id = await insertFailedPayment(trx, caller, base, outcome);
+        await options.alsoInTransaction?.(trx, { id, status: 'Failed' });
+        return id;
+      });
       throw declined(outcome, failedId);
     }
     transactionId = outcome.value.transactionId;
@@ -133,7 +154,9 @@ export async function collectPayment(ctx: AppContext, caller: Caller, input: Col
 
   const paymentId = await ctx.db.transaction().execute(async (trx) => {
     await lockCustomer(trx, caller.accountId, customer.id);
-    return insertSucceededPayment(trx, caller, base, transactionId, input);
+    const id = await insertSucceededPayment(trx, caller, base, transactionId, input);
+    await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
+    return id;
   });
   return getPayment(ctx, caller, paymentId);
 }
@@ -141,8 +164,8 @@ export async function collectPayment(ctx: AppContext, caller: Caller, input: Col
 type PaymentBase = Omit<NewPayment, 'ledgerEntryId' | 'status' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage'>;
 type Declined = { ok: false; code: string; message: string };
 
-function chargeToken(ctx: AppContext, token: string, amount: Money, currency: string) {
-  return callGateway(ctx, (signal) => ctx.payments.gateway.charge({ token, amount, currency, idempotencyKey: randomUUID() }, signal));
+function chargeToken(ctx: AppContext, token: string, amount: Money, currency: string, idempotencyKey: string) {
+  return callGateway(ctx, (signal) => ctx.payments.gateway.charge({ token, amount, currency, idempotencyKey }, signal));
 }
 
 /** The 402 of a declined charge: the gateway's words and code, and the failed payment's id. */
@@ -209,7 +232,7 @@ export async function collectWithNewCard(
     currency: customer.currency,
     effectiveAt: now,
   };
-  const outcome = await chargeToken(ctx, String(card.values.gatewayToken), amount, customer.currency);
+  const outcome = await chargeToken(ctx, String(card.values.gatewayToken), amount, customer.currency, randomUUID());
   if (!outcome.ok) {
     const failedId = await ctx.db.transaction().execute(async (trx) => {
       const removed = await insertValidatedCard(trx, caller, card, { removed: true });

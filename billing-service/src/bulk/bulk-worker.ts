@@ -1,0 +1,85 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../http/context.js';
+import { claimNextRecord, completeFinishedJobs } from './repository.js';
+import { collectBulkRecord } from './service.js';
+
+export interface BulkWorkerOptions {
+  /** How often to look for work other instances queued (this instance's own Process calls wake it at once). Default 1 s. */
+  pollMs?: number;
+  /** A record claimed longer ago than this by an instance that died is claimed again. Default 5 minutes (beyond any gateway timeout). */
+  staleAfterMs?: number;
+}
+
+/**
+ * Processes bulk payment jobs in the background, one record at a time. The
+ * database is the queue (rows claimed with SKIP LOCKED), so it works the same on
+ * the embedded database and on PostgreSQL, where several instances share the work.
+ */
+export class BulkPaymentWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  private readonly pollMs: number;
+  private readonly staleAfterMs: number;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: FastifyBaseLogger,
+    options: BulkWorkerOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 1_000;
+    this.staleAfterMs = options.staleAfterMs ?? 5 * 60_000;
+  }
+
+  start() {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Work was queued: drain now instead of at the next poll. */
+  wake() {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      } else {
+        this.schedule();
+      }
+    });
+  }
+
+  /** Stops polling and waits for the record in hand. */
+  async stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule() {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => this.wake(), this.pollMs);
+    this.timer.unref();
+  }
+
+  private async drain() {
+    try {
+      while (!this.stopped) {
+        const record = await claimNextRecord(this.ctx.db, new Date(), this.staleAfterMs);
+        if (!record) break;
+        await collectBulkRecord(this.ctx, record);
+      }
+      if (!this.stopped) await completeFinishedJobs(this.ctx.db, new Date());
+    } catch (error) {
+      // The record stays claimed and is taken again once stale; the next poll carries on.
+      this.log.error({ err: error }, 'bulk payment worker: a record could not be processed');
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db, Queryable } from '../db/database.js';
+import type { BulkJobRecordsTable, BulkJobsTable, BulkJobStatus, BulkRecordStatus } from '../db/schema.js';
+
+export type BulkJobRow = Selectable<BulkJobsTable>;
+export type BulkRecordRow = Selectable<BulkJobRecordsTable>;
+export type RecordCounts = Record<BulkRecordStatus, number>;
+
+export async function insertJob(
+  trx: Queryable,
+  job: { accountId: number; status: BulkJobStatus; fileName: string | null; reference: string | null; auditSource: string; totalRecords: number; successfulRecords: number; failedRecords: number; importingAt: Date },
+): Promise<number> {
+  const row = await trx.insertInto('bulkJobs').values(job).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function insertRecords(
+  trx: Queryable,
+  jobId: number,
+  records: Array<{ position: number; item: unknown; status: 'Pending' | 'Invalid'; errors: Array<{ Key: string; Value: string }> | null }>,
+): Promise<void> {
+  // Chunks keep each statement under PostgreSQL's 65,535 parameters.
+  for (let i = 0; i < records.length; i += 5_000) {
+    const chunk = records.slice(i, i + 5_000).map((r) => ({
+      jobId,
+      position: r.position,
+      item: JSON.stringify(r.item),
+      status: r.status,
+      errors: r.errors ? JSON.stringify(r.errors) : null,
+    }));
+    await trx.insertInto('bulkJobRecords').values(chunk).execute();
+  }
+}
+
+export function findJob(db: Queryable, accountId: number, jobId: number, options: { forUpdate?: boolean } = {}) {
+  let query = db.selectFrom('bulkJobs').selectAll().where('accountId', '=', accountId).where('id', '=', jobId);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function countRecords(db: Queryable, jobId: number): Promise<RecordCounts> {
+  const rows = await db.selectFrom('bulkJobRecords').select(['status', sql<string>`count(*)`.as('count')]).where('jobId', '=', jobId).groupBy('status').execute();
+  const counts: RecordCounts = { Invalid: 0, Pending: 0, Processing: 0, Succeeded: 0, Failed: 0, Cancelled: 0 };
+  for (const row of rows) counts[row.status] = Number(row.count);
+  return counts;
+}
+
+export function findRecords(db: Queryable, jobId: number) {
+  return db.selectFrom('bulkJobRecords').selectAll().where('jobId', '=', jobId).orderBy('position').execute();
+}
+
+export async function setJobStatus(trx: Queryable, jobId: number, status: BulkJobStatus, now: Date, extra: { processedAt?: Date; completedAt?: Date } = {}) {
+  await trx.updateTable('bulkJobs').set({ status, modifiedAt: now, ...extra }).where('id', '=', jobId).execute();
+}
+
+export async function cancelPendingRecords(trx: Queryable, jobId: number, now: Date): Promise<number> {
+  const result = await trx.updateTable('bulkJobRecords').set({ status: 'Cancelled', processedAt: now }).where('jobId', '=', jobId).where('status', '=', 'Pending').executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Claims the next record of any Processing job, for this instance alone (SKIP
+ * LOCKED: other instances take other records). A record claimed by an instance
+ * that died (claimed longer ago than `staleAfterMs`) is claimed again; its charge
+ * reuses the record's idempotency key, so it is never charged twice.
+ */
+export async function claimNextRecord(db: Db, now: Date, staleAfterMs: number): Promise<(BulkRecordRow & { accountId: number; auditSource: string }) | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const next = await trx
+      .selectFrom('bulkJobRecords as r')
+      .innerJoin('bulkJobs as j', 'j.id', 'r.jobId')
+      .select(['r.id', 'j.accountId', 'j.auditSource'])
+      .where('j.status', '=', 'Processing')
+      .where((eb) => eb.or([eb('r.status', '=', 'Pending'), eb.and([eb('r.status', '=', 'Processing'), eb('r.claimedAt', '<', new Date(now.getTime() - staleAfterMs))])]))
+      .orderBy('r.id')
+      .limit(1)
+      .forUpdate('r')
+      .skipLocked()
+      .executeTakeFirst();
+    if (!next) return undefined;
+    const claimed = await trx.updateTable('bulkJobRecords').set({ status: 'Processing', claimedAt: now }).where('id', '=', next.id).returningAll().executeTakeFirstOrThrow();
+    return { ...claimed, accountId: next.accountId, auditSource: next.auditSource };
+  });
+}
+
+export async function findRecordPaymentId(db: Queryable, recordId: number): Promise<number | null> {
+  const row = await db.selectFrom('bulkJobRecords').select('paymentId').where('id', '=', recordId).executeTakeFirst();
+  return row?.paymentId ?? null;
+}
+
+export async function finishRecord(trx: Queryable, recordId: number, outcome: { status: 'Succeeded' | 'Failed'; paymentId: number | null; errors: Array<{ Key: string; Value: string }> | null }, now: Date) {
+  await trx
+    .updateTable('bulkJobRecords')
+    .set({ status: outcome.status, paymentId: outcome.paymentId, errors: outcome.errors ? JSON.stringify(outcome.errors) : null, processedAt: now })
+    .where('id', '=', recordId)
+    .execute();
+}
+
+/** Processing jobs with no record left to process become Completed. */
+export async function completeFinishedJobs(db: Queryable, now: Date): Promise<number[]> {
+  const rows = await db
+    .updateTable('bulkJobs')
+    .set({ status: 'Completed', completedAt: now, modifiedAt: now })
+    .where('status', '=', 'Processing')
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('bulkJobRecords').select('id').whereRef('bulkJobRecords.jobId', '=', 'bulkJobs.id').where('bulkJobRecords.status', 'in', ['Pending', 'Processing']))),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}

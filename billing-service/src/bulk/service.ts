@@ -1,0 +1,188 @@
+import { recordChange } from '../audit/audit-log.js';
+import type { Queryable } from '../db/database.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { ApiError, fieldKey, type ErrorBody } from '../http/errors.js';
+import { toJsonAmount } from '../money/money.js';
+import { checkPaymentRequest, collectPayment } from '../payments/service.js';
+import type { CollectPaymentInput } from '../payments/schemas.js';
+import {
+  cancelPendingRecords,
+  countRecords,
+  findJob,
+  findRecordPaymentId,
+  findRecords,
+  finishRecord,
+  insertJob,
+  insertRecords,
+  setJobStatus,
+  type BulkJobRow,
+  type BulkRecordRow,
+} from './repository.js';
+import { BulkPaymentItem, type BulkJobResponse, type SubmitBulkPaymentsInput } from './schemas.js';
+
+type Errors = ErrorBody['Errors'];
+
+function requireBulkEnabled(ctx: AppContext) {
+  if (!ctx.catalog.bulk.enabled) throw new ApiError(403, [{ Key: 'Api Error', Value: 'bulk jobs are not activated for this account; ask the provider to activate them' }]);
+}
+
+/** An item's problems, keyed as in the submitted body (`data[3].amount`). */
+async function checkItem(ctx: AppContext, caller: Caller, item: unknown, index: number): Promise<{ input?: CollectPaymentInput; errors: Errors }> {
+  const prefix = `data[${index}]`;
+  const parsed = BulkPaymentItem.safeParse(item);
+  if (!parsed.success) return { errors: parsed.error.issues.map((issue) => ({ Key: fieldKey([...[prefix], ...issue.path]), Value: issue.message })) };
+  try {
+    await checkPaymentRequest(ctx, caller, parsed.data);
+    return { input: parsed.data, errors: [] };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { errors: error.errors.map((e) => ({ Key: e.Key === 'Api Error' ? prefix : `${prefix}.${e.Key}`, Value: e.Value })) };
+  }
+}
+
+/**
+ * POST /v1/bulkPaymentSubmit: every item is checked as POST /v1/payments would
+ * check it (customer, amount, card, allocations); the job keeps the valid ones
+ * (Pending) and the refused ones with their errors (Invalid). Nothing is charged
+ * until the job is processed. One transaction: the job and all its records, or nothing.
+ */
+export async function submitBulkPayments(ctx: AppContext, caller: Caller, input: SubmitBulkPaymentsInput, now = new Date()): Promise<BulkJobResponse> {
+  requireBulkEnabled(ctx);
+  const max = ctx.catalog.bulk.maxRecords;
+  if (input.data.length > max) throw ApiError.badRequest(`at most ${max} payment items in one job`, 'data');
+  const checked: Array<Awaited<ReturnType<typeof checkItem>>> = [];
+  for (const [index, item] of input.data.entries()) checked.push(await checkItem(ctx, caller, item, index));
+  const valid = checked.filter((c) => c.errors.length === 0).length;
+  const jobId = await ctx.db.transaction().execute(async (trx) => {
+    const id = await insertJob(trx, {
+      accountId: caller.accountId,
+      status: 'Validated',
+      fileName: input.fileName ?? null,
+      reference: input.reference ?? null,
+      auditSource: caller.auditSource,
+      totalRecords: checked.length,
+      successfulRecords: valid,
+      failedRecords: checked.length - valid,
+      importingAt: now,
+    });
+    await insertRecords(
+      trx,
+      id,
+      checked.map((c, position) => ({ position, item: c.input ?? input.data[position], status: c.errors.length === 0 ? 'Pending' : 'Invalid', errors: c.errors.length ? c.errors : null })),
+    );
+    await recordChange(trx, caller, { entityType: 'BulkJob', entityId: id, action: 'create', changes: { status: 'Validated', totalRecords: checked.length, failedRecords: checked.length - valid } });
+    return id;
+  });
+  return getBulkJob(ctx, caller, jobId, false);
+}
+
+/** Changes a job of the caller's account under its row lock (Process and Cancel racing each other serialize), then reads it back. */
+async function changeJob(ctx: AppContext, caller: Caller, jobId: number, change: (trx: Queryable, job: BulkJobRow) => Promise<void>): Promise<BulkJobResponse> {
+  requireBulkEnabled(ctx);
+  await ctx.db.transaction().execute(async (trx) => {
+    const job = await findJob(trx, caller.accountId, jobId, { forUpdate: true });
+    if (!job) throw ApiError.notFound('bulk job', jobId);
+    await change(trx, job);
+  });
+  return getBulkJob(ctx, caller, jobId, false);
+}
+
+/** POST /v1/BulkApi/Process: a Validated job starts processing (in the background; follow it with GET). */
+export async function processBulkJob(ctx: AppContext, caller: Caller, jobId: number, now = new Date()): Promise<BulkJobResponse> {
+  const response = await changeJob(ctx, caller, jobId, async (trx, job) => {
+    if (job.status !== 'Validated') throw ApiError.badRequest(`the job is ${job.status}; only a Validated job can be processed`, 'id');
+    await setJobStatus(trx, jobId, 'Processing', now, { processedAt: now });
+    await recordChange(trx, caller, { entityType: 'BulkJob', entityId: jobId, action: 'update', changes: { status: ['Validated', 'Processing'] } });
+  });
+  ctx.bulkWorker?.wake();
+  return response;
+}
+
+/** POST /v1/BulkApi/Cancel/{id}: payments not yet processed are cancelled; processed ones stay. */
+export async function cancelBulkJob(ctx: AppContext, caller: Caller, jobId: number, now = new Date()): Promise<BulkJobResponse> {
+  return changeJob(ctx, caller, jobId, async (trx, job) => {
+    if (job.status === 'Completed' || job.status === 'Cancelled') throw ApiError.badRequest(`the job is ${job.status}; there is nothing left to cancel`);
+    const cancelled = await cancelPendingRecords(trx, jobId, now);
+    await setJobStatus(trx, jobId, 'Cancelled', now, { completedAt: now });
+    await recordChange(trx, caller, { entityType: 'BulkJob', entityId: jobId, action: 'update', changes: { status: [job.status, 'Cancelled'], cancelledRecords: cancelled } });
+  });
+}
+
+export async function getBulkJob(ctx: AppContext, caller: Caller, jobId: number, full: boolean): Promise<BulkJobResponse> {
+  const job = await findJob(ctx.db, caller.accountId, jobId);
+  if (!job) throw ApiError.notFound('bulk job', jobId);
+  const counts = await countRecords(ctx.db, jobId);
+  const records = full ? await findRecords(ctx.db, jobId) : undefined;
+  return toBulkJobResponse(ctx, job, counts, records);
+}
+
+function toBulkJobResponse(ctx: AppContext, job: BulkJobRow, counts: Awaited<ReturnType<typeof countRecords>>, records?: BulkRecordRow[]): BulkJobResponse {
+  const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+  return {
+    accountId: job.accountId,
+    type: job.type,
+    status: job.status,
+    createdTimestamp: job.createdAt.toISOString(),
+    completedTimestamp: iso(job.completedAt),
+    totalRecords: job.totalRecords,
+    successfulRecords: job.successfulRecords,
+    failedRecords: job.failedRecords,
+    totalProcessedRecords: counts.Succeeded + counts.Failed,
+    processedRecords: counts.Succeeded,
+    failedProcessedRecords: counts.Failed,
+    importingTimestamp: iso(job.importingAt),
+    processedTimestamp: iso(job.processedAt),
+    fileName: job.fileName,
+    reference: job.reference,
+    relatedId: null,
+    internalAutomatedFlag: false,
+    modifiedTimestamp: job.modifiedAt.toISOString(),
+    ...(records
+      ? {
+          records: records.map((r) => {
+            const item = (r.item ?? {}) as { customerId?: unknown; amount?: unknown; reference?: unknown };
+            return {
+              index: r.position,
+              status: r.status,
+              customerId: typeof item.customerId === 'number' ? item.customerId : null,
+              amount: typeof item.amount === 'string' || typeof item.amount === 'number' ? toJsonAmount(String(item.amount)) : null,
+              reference: typeof item.reference === 'string' ? item.reference : null,
+              errors: r.errors ?? [],
+              paymentId: r.paymentId,
+              paymentUri: r.paymentId ? ctx.uris.resource('payments', r.paymentId) : null,
+              processedTimestamp: iso(r.processedAt),
+            };
+          }),
+        }
+      : {}),
+    id: job.id,
+    uri: ctx.uris.resource('BulkApi', job.id),
+  };
+}
+
+/**
+ * Collects one claimed record's payment. The record's outcome is written in the
+ * transaction that records the payment, so a crash leaves both or neither; the
+ * charge's idempotency key is the record's, so a record claimed again after a
+ * crash is never charged twice.
+ */
+export async function collectBulkRecord(ctx: AppContext, record: BulkRecordRow & { accountId: number; auditSource: string }, now = new Date()): Promise<void> {
+  const caller: Caller = { accountId: record.accountId, keyKind: 'private', auditSource: record.auditSource, rateLimits: { perMinute: 0, perDay: 0 }, keyHash: '' };
+  const parsed = BulkPaymentItem.safeParse(record.item);
+  if (!parsed.success) {
+    await finishRecord(ctx.db, record.id, { status: 'Failed', paymentId: null, errors: [{ Key: 'Api Error', Value: 'the stored item is no longer valid' }] }, now);
+    return;
+  }
+  try {
+    await collectPayment(ctx, caller, parsed.data, now, {
+      idempotencyKey: `bulk-record-${record.id}`,
+      alsoInTransaction: (trx, payment) =>
+        finishRecord(trx, record.id, { status: payment.status, paymentId: payment.id, errors: payment.status === 'Failed' ? [{ Key: 'Api Error', Value: 'payment declined' }] : null }, now),
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    // A decline has already finished the record (with its failed payment); other refusals finish it here.
+    await finishRecord(ctx.db, record.id, { status: 'Failed', paymentId: await findRecordPaymentId(ctx.db, record.id), errors: error.errors }, now);
+  }
+}
