@@ -10,6 +10,7 @@ import { addressRoutes } from './addresses/routes.js';
 import { billingSettingRoutes } from './billing-settings/routes.js';
 import { BulkPaymentWorker, type BulkWorkerOptions } from './bulk/bulk-worker.js';
 import { bulkRoutes } from './bulk/routes.js';
+import { BillingClock } from './lifecycle/billing-clock.js';
 import { countryRoutes } from './countries/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import type { Db } from './db/database.js';
@@ -44,6 +45,8 @@ export interface AppOptions {
   gatewayTimeoutMs?: number;
   /** Bulk payment processing in the background (default: on, polling every second). */
   bulkWorker?: BulkWorkerOptions | false;
+  /** Ticks the billing clock (renewals, automatic collection, dunning) this often; unset or 0: no clock in this app. */
+  billingClockMs?: number;
 }
 
 export const RATE_LIMIT_HEADERS = [
@@ -68,6 +71,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ctx.bulkWorker = worker;
     app.addHook('onReady', async () => worker.start());
     app.addHook('onClose', async () => worker.stop());
+  }
+  if (options.billingClockMs) {
+    const clock = new BillingClock(ctx, app.log, options.billingClockMs);
+    app.addHook('onReady', async () => clock.start());
+    app.addHook('onClose', async () => clock.stop());
   }
 
   await app.register(cors, {

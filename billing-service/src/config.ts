@@ -24,10 +24,14 @@ const EnvSchema = z.object({
   RENEW_TRUST_PROXY: z.string().optional(),
   RENEW_GATEWAY: z.enum(['sandbox']).default('sandbox'),
   RENEW_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** How often the billing clock ticks (renewals, automatic collection, dunning); 0 turns it off on this instance. */
+  RENEW_BILLING_CLOCK_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   RENEW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export interface Config {
+  /** Billing clock interval; 0: off. */
+  billingClockMs: number;
   host: string;
   port: number;
   dataDir: string;
@@ -72,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.RENEW_TRUST_PROXY),
     logLevel: e.RENEW_LOG_LEVEL,
     gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
+    billingClockMs: e.RENEW_BILLING_CLOCK_MS,
   };
 }
 

@@ -44,6 +44,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
   const app = await buildApp({
     gateway,
     gatewayTimeoutMs: config.gateway.timeoutMs,
+    billingClockMs: config.billingClockMs,
     db: database.db,
     catalog,
     // Several instances on one PostgreSQL share one limit; the embedded database has one process.

@@ -14,7 +14,7 @@ export async function recordChange(
   caller: Caller,
   entry: { entityType: string; entityId: number; action: AuditAction; changes: Record<string, unknown> },
 ): Promise<void> {
-  await insertAuditEntry(db, caller.accountId, `${caller.keyKind} API key`, caller.auditSource, entry.entityType, entry.entityId, entry.action, JSON.stringify(entry.changes));
+  await insertAuditEntry(db, caller.accountId, caller.keyKind === 'system' ? 'system' : `${caller.keyKind} API key`, caller.auditSource, entry.entityType, entry.entityId, entry.action, JSON.stringify(entry.changes));
 }
 
 // Every write records one: compiled once (see reusableQuery).

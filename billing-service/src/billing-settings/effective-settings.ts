@@ -1,6 +1,9 @@
 import type { Catalog } from '../catalog/schema.js';
 import type { Term } from '../invoices/engine/index.js';
 import type { BillingSettingRow } from './repository.js';
+import type { SERVICE_START_OPTIONS } from './schemas.js';
+
+type ServiceStartOption = (typeof SERVICE_START_OPTIONS)[number];
 
 /** A billing setting with every null ("account default") resolved from the catalogue's defaults. */
 export interface EffectiveBillingSettings {
@@ -16,6 +19,8 @@ export interface EffectiveBillingSettings {
   gracePeriodExtension: number;
   customerAutoCancel: number;
   defaultCancelOption: 'Full' | 'None' | 'Unearned';
+  /** How billing resumes when the system lifts a suspension (the customer paid). Default: no charges for the missed periods. */
+  customerServiceStartOption: ServiceStartOption;
   poNumber: string | null;
 }
 
@@ -34,6 +39,7 @@ export function effectiveBillingSettings(row: BillingSettingRow | undefined, cat
     gracePeriodExtension: row?.gracePeriodExtension ?? 0,
     customerAutoCancel: row?.customerAutoCancel ?? d.customerAutoCancel,
     defaultCancelOption: (row?.defaultCancelOption as EffectiveBillingSettings['defaultCancelOption'] | null) ?? d.defaultCancelOption,
+    customerServiceStartOption: (row?.customerServiceStartOption as ServiceStartOption | null) ?? 'NoChargesForMissedPeriods',
     poNumber: row?.standingPoNumber ?? null,
   };
 }

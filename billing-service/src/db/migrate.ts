@@ -6,6 +6,7 @@ import * as payments from './migrations/0004-payments.js';
 import * as capture from './migrations/0005-capture.js';
 import * as listIndexes from './migrations/0006-list-indexes.js';
 import * as bulkJobs from './migrations/0007-bulk-jobs.js';
+import * as billingClock from './migrations/0008-billing-clock.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005-capture': capture,
   '0006-list-indexes': listIndexes,
   '0007-bulk-jobs': bulkJobs,
+  '0008-billing-clock': billingClock,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -415,6 +415,12 @@ export interface BulkJobRecordsTable {
   processedAt: Timestamp | null;
 }
 
+export interface AutoCollectionAttemptsTable {
+  customerId: number;
+  attemptDate: ColumnType<string, string, string>;
+  createdAt: Generated<Date>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   customers: CustomersTable;
@@ -445,6 +451,7 @@ export interface Database {
   usedCaptchaTokens: UsedCaptchaTokensTable;
   bulkJobs: BulkJobsTable;
   bulkJobRecords: BulkJobRecordsTable;
+  autoCollectionAttempts: AutoCollectionAttemptsTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

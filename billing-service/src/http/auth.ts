@@ -7,7 +7,8 @@ import { ApiError } from './errors.js';
 /** Who is calling: set on every authenticated request. */
 export interface Caller {
   accountId: number;
-  keyKind: KeyKind;
+  /** `system`: the service's own moves (the billing clock), not a request. */
+  keyKind: KeyKind | 'system';
   /** x-audit-source, default "API": recorded with every change. */
   auditSource: string;
   rateLimits: { perMinute: number; perDay: number };

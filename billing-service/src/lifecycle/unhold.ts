@@ -50,13 +50,14 @@ export function missedPeriodStarts(s: SubscriptionWithPlan, today: string, rule?
  * - NoChargesForMissedPeriods: nothing now; billing resumes at the first period start after today;
  * - ChargeForCurrentFullPeriod: a full new period from today (the anniversary moves to today).
  * With `prorate`, the period running today is charged only from today to its end.
+ * The billing clock renews with ChargeForAllMissedPeriods: every period started since the last.
  */
-async function unholdInvoices(
+export async function catchUpInvoices(
   db: Queryable,
   catalog: Catalog,
   context: BillingContext,
   subscriptions: SubscriptionWithPlan[],
-  input: UnholdInput,
+  input: Pick<UnholdInput, 'serviceStartOption' | 'prorate' | 'showZeroDollarCharges'>,
   now: Date,
 ): Promise<{ rounds: DraftInvoice[][]; skipTo: Array<{ id: number; nextPeriodStart: string }> }> {
   const today = utcDate(now);
@@ -124,7 +125,7 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
     const customer = await lockCustomerIn(trx, caller, input.customerId, ['Hold']);
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const suspended = await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], ['Suspended']);
-    const { rounds, skipTo } = await unholdInvoices(trx, ctx.catalog, context, suspended, input, now);
+    const { rounds, skipTo } = await catchUpInvoices(trx, ctx.catalog, context, suspended, input, now);
     const invoices = rounds.flat();
     if (input.preview) return invoices;
 

@@ -1,0 +1,190 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { findCustomerRow } from '../customers/repository.js';
+import type { Caller } from '../http/auth.js';
+import type { AppContext } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
+import { customerBalances } from '../ledger/balances.js';
+import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
+import { collectPayment } from '../payments/service.js';
+import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
+import { cancelCustomer } from './cancellation.js';
+import { claimCollectionAttempt, customersDueForRenewal, customersWithDueInvoices, moveSubscriptions, suspendedCustomers, type CustomerRef } from './clock-repository.js';
+import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
+import { catchUpInvoices } from './unhold.js';
+
+/** What one tick of the clock did (customer ids), for logs and tests. */
+export interface ClockTick {
+  renewed: number[];
+  collected: number[];
+  declined: number[];
+  reactivated: number[];
+  suspended: number[];
+  cancelled: number[];
+}
+
+const DAY_MS = 86_400_000;
+
+/** The service acting on its own: audited as `system`, source `billing clock`. */
+function systemCaller(accountId: number): Caller {
+  return { accountId, keyKind: 'system', auditSource: 'billing clock', rateLimits: { perMinute: 0, perDay: 0 }, keyHash: '' };
+}
+
+/** Runs `step` for each customer; a refusal (the customer moved on meanwhile, e.g. another instance got there first) skips it. */
+async function eachCustomer<C extends CustomerRef>(customers: C[], step: (customer: C) => Promise<boolean>): Promise<number[]> {
+  const done: number[] = [];
+  for (const customer of customers) {
+    try {
+      if (await step(customer)) done.push(customer.id);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
+  return done;
+}
+
+/**
+ * Renewal: every period that has started since an Active subscription's last
+ * invoice is billed (one invoice per period), posted when the customer's settings
+ * say so, and available funds are applied. Under the customer's lock, and the
+ * subscriptions move on in the same transaction, so no period is billed twice.
+ */
+async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
+  const today = utcDate(now);
+  return ctx.db.transaction().execute(async (trx) => {
+    const customer = await lockCustomerIn(trx, systemCaller(ref.accountId), ref.id, ['Active']);
+    const due = (await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Active'])).filter((s) => s.nextPeriodStart !== null && s.nextPeriodStart <= today);
+    if (due.length === 0) return false;
+    const context = await loadBillingContext(trx, ctx.catalog, customer);
+    const { rounds } = await catchUpInvoices(trx, ctx.catalog, context, due, { serviceStartOption: 'ChargeForAllMissedPeriods', prorate: false }, now);
+    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now });
+    return true;
+  });
+}
+
+/**
+ * Automatic collection (the dunning retries): once a day, a customer who collects
+ * automatically and owes on invoices now due is charged the balance on the default
+ * card. The day's attempt is claimed first, so it is made once across instances.
+ */
+async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): Promise<'collected' | 'declined' | 'skipped'> {
+  const customer = await findCustomerRow(ctx.db, ref.accountId, ref.id);
+  if (!customer) return 'skipped';
+  const context = await loadBillingContext(ctx.db, ctx.catalog, customer);
+  if (!context.settings.autoCollect || !(await findDefaultPaymentMethod(ctx.db, customer.id))) return 'skipped';
+  const { arBalance } = await customerBalances(ctx.db, customer.id);
+  if (arBalance.lessThanOrEqualTo(0)) return 'skipped';
+  const today = utcDate(now);
+  if (!(await claimCollectionAttempt(ctx.db, customer.id, today))) return 'skipped';
+  try {
+    await collectPayment(
+      ctx,
+      systemCaller(ref.accountId),
+      { customerId: customer.id, amount: arBalance.toString(), paymentMethod: 'CreditCard', useDefaultPaymentMethod: true, source: 'Automatic', autoAllocate: true, autoAllocateOrder: 'OldestToNewest', reference: `automatic collection ${today}` },
+      now,
+      { idempotencyKey: `auto-collect-${customer.id}-${today}` },
+    );
+    return 'collected';
+  } catch (error) {
+    if (error instanceof ApiError && error.statusCode === 402) return 'declined';
+    throw error;
+  }
+}
+
+/** Suspended → Active once nothing due is left unpaid; billing resumes as the customer's service start option says. */
+async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const caller = systemCaller(ref.accountId);
+    const customer = await lockCustomerIn(trx, caller, ref.id, ['Suspended']);
+    const { oldestOpenInvoiceDueAt } = await customerBalances(trx, customer.id);
+    if (oldestOpenInvoiceDueAt && oldestOpenInvoiceDueAt <= now) return false;
+    const context = await loadBillingContext(trx, ctx.catalog, customer);
+    const suspended = await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Suspended']);
+    const option = context.settings.customerServiceStartOption;
+    const { rounds, skipTo } = await catchUpInvoices(trx, ctx.catalog, context, suspended, { serviceStartOption: option, prorate: false }, now);
+    await moveSubscriptions(trx, customer.id, 'Suspended', 'Active', now);
+    for (const skip of skipTo) await trx.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
+    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now });
+    await setCustomerStatus(trx, caller, customer, 'Active', now, { reason: 'overdue balance paid', serviceStartOption: option });
+    return true;
+  });
+}
+
+/** Active → Suspended when an invoice has stayed overdue beyond the grace period (the customer's, plus its extension). */
+async function suspendIfOverdue(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const caller = systemCaller(ref.accountId);
+    const customer = await lockCustomerIn(trx, caller, ref.id, ['Active']);
+    const { oldestOpenInvoiceDueAt } = await customerBalances(trx, customer.id);
+    if (!oldestOpenInvoiceDueAt) return false;
+    const { settings } = await loadBillingContext(trx, ctx.catalog, customer);
+    const graceDays = settings.customerGracePeriod + settings.gracePeriodExtension;
+    if (now.getTime() < oldestOpenInvoiceDueAt.getTime() + graceDays * DAY_MS) return false;
+    const subscriptions = await moveSubscriptions(trx, customer.id, 'Active', 'Suspended', now);
+    await setCustomerStatus(trx, caller, customer, 'Suspended', now, { reason: `invoice overdue beyond the ${graceDays}-day grace period`, suspendedSubscriptions: subscriptions });
+    return true;
+  });
+}
+
+/** Suspended → Cancelled `customerAutoCancel` days after the suspension (0: never), with the customer's default cancel option. */
+async function cancelIfLongSuspended(ctx: AppContext, ref: CustomerRef & { statusAt: Date }, now: Date): Promise<boolean> {
+  const customer = await findCustomerRow(ctx.db, ref.accountId, ref.id);
+  if (!customer || customer.status !== 'Suspended') return false;
+  const { settings } = await loadBillingContext(ctx.db, ctx.catalog, customer);
+  if (settings.customerAutoCancel === 0 || now.getTime() < ref.statusAt.getTime() + settings.customerAutoCancel * DAY_MS) return false;
+  await cancelCustomer(ctx, systemCaller(ref.accountId), { customerId: ref.id, cancellationOption: settings.defaultCancelOption }, now);
+  return true;
+}
+
+/**
+ * One tick of the billing clock: the moves the system makes on its own, in this
+ * order: renew what is due, collect what is owed, lift suspensions that were paid,
+ * suspend what stayed overdue past the grace period, cancel what stayed suspended.
+ * Every move re-checks its condition under the customer's lock, so instances
+ * running the clock at once on one database do each move once.
+ */
+export async function runBillingClock(ctx: AppContext, now = new Date()): Promise<ClockTick> {
+  const today = utcDate(now);
+  const renewed = await eachCustomer(await customersDueForRenewal(ctx.db, today), (c) => renewCustomer(ctx, c, now));
+  const collected: number[] = [];
+  const declined: number[] = [];
+  for (const customer of await customersWithDueInvoices(ctx.db, now, ['Active', 'Suspended'])) {
+    const outcome = await collectDueBalance(ctx, customer, now);
+    if (outcome === 'collected') collected.push(customer.id);
+    if (outcome === 'declined') declined.push(customer.id);
+  }
+  const reactivated = await eachCustomer(await suspendedCustomers(ctx.db), (c) => reactivateIfPaid(ctx, c, now));
+  const suspended = await eachCustomer(await customersWithDueInvoices(ctx.db, now, ['Active']), (c) => suspendIfOverdue(ctx, c, now));
+  const cancelled = await eachCustomer(await suspendedCustomers(ctx.db), (c) => cancelIfLongSuspended(ctx, c, now));
+  return { renewed, collected, declined, reactivated, suspended, cancelled };
+}
+
+/** Runs the billing clock every `intervalMs` in the background (the billing API starts one). */
+export class BillingClock {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: FastifyBaseLogger,
+    private readonly intervalMs: number,
+  ) {}
+
+  start() {
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = runBillingClock(this.ctx)
+        .then((tick) => {
+          if (Object.values(tick).some((ids) => ids.length > 0)) this.log.info({ billingClock: tick }, 'billing clock');
+        })
+        .catch((error) => this.log.error({ err: error }, 'billing clock: the tick failed; the next one carries on'))
+        .finally(() => (this.running = undefined));
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop() {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,72 @@
+import type { Queryable } from '../db/database.js';
+
+export interface CustomerRef {
+  id: number;
+  accountId: number;
+}
+
+const BATCH = 500;
+
+/** Active customers with an Active subscription whose next period has started. */
+export function customersDueForRenewal(db: Queryable, today: string): Promise<CustomerRef[]> {
+  return db
+    .selectFrom('customers')
+    .select(['customers.id', 'customers.accountId'])
+    .where('customers.status', '=', 'Active')
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('subscriptions')
+          .select('subscriptions.id')
+          .whereRef('subscriptions.customerId', '=', 'customers.id')
+          .where('subscriptions.status', '=', 'Active')
+          .where('subscriptions.nextPeriodStart', '<=', today),
+      ),
+    )
+    .orderBy('customers.id')
+    .limit(BATCH)
+    .execute();
+}
+
+/** Active or Suspended customers with a posted invoice due by `now` and still open: candidates for collection and dunning. */
+export function customersWithDueInvoices(db: Queryable, now: Date, statuses: string[]): Promise<Array<CustomerRef & { status: string; statusAt: Date }>> {
+  return db
+    .selectFrom('customers')
+    .select(['customers.id', 'customers.accountId', 'customers.status', 'customers.statusAt'])
+    .where('customers.status', 'in', statuses)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('ledgerEntries')
+          .select('ledgerEntries.id')
+          .whereRef('ledgerEntries.customerId', '=', 'customers.id')
+          .where('ledgerEntries.entryType', '=', 'invoice')
+          .where('ledgerEntries.openAmount', '>', '0')
+          .where('ledgerEntries.dueAt', '<=', now),
+      ),
+    )
+    .orderBy('customers.id')
+    .limit(BATCH)
+    .execute();
+}
+
+/** Suspended customers, with when they were suspended. */
+export function suspendedCustomers(db: Queryable): Promise<Array<CustomerRef & { statusAt: Date }>> {
+  return db.selectFrom('customers').select(['id', 'accountId', 'statusAt']).where('status', '=', 'Suspended').orderBy('id').limit(BATCH).execute();
+}
+
+/** Claims today's automatic collection attempt for a customer: false when it was already made (here or by another instance). */
+export async function claimCollectionAttempt(db: Queryable, customerId: number, today: string): Promise<boolean> {
+  const rows = await db.insertInto('autoCollectionAttempts').values({ customerId, attemptDate: today }).onConflict((oc) => oc.doNothing()).returning('customerId').execute();
+  return rows.length === 1;
+}
+
+/** Subscriptions of the customer in one status move to another (suspension and its end). */
+export async function moveSubscriptions(db: Queryable, customerId: number, from: string, to: string, now: Date): Promise<number[]> {
+  const rows = await db
+    .updateTable('subscriptions')
+    .set({ status: to, suspendedAt: to === 'Suspended' ? now : null, modifiedAt: now })
+    .where('customerId', '=', customerId)
+    .where('status', '=', from)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
