@@ -161,10 +161,10 @@ export async function insertAddress(db: Queryable, address: Insertable<Addresses
 export async function findGracePeriodSetting(
   db: Queryable,
   customerId: number,
-): Promise<{ customerGracePeriod: number | null; gracePeriodExtension: number | null } | undefined> {
+): Promise<{ customerGracePeriod: number | null; gracePeriodExtension: number | null; customerAutoCancel: number | null } | undefined> {
   return db
     .selectFrom('customerBillingSettings')
-    .select(['customerGracePeriod', 'gracePeriodExtension'])
+    .select(['customerGracePeriod', 'gracePeriodExtension', 'customerAutoCancel'])
     .where('customerId', '=', customerId)
     .executeTakeFirst();
 }

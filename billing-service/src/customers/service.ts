@@ -189,7 +189,7 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     unallocatedOpeningBalance: toJsonAmount(balances.unallocatedOpeningBalance),
     currency: record.currency,
     daysUntilSuspension: daysUntilSuspension(ctx.catalog, grace, accountStatus, balances.oldestOpenInvoiceDueAt, now),
-    daysUntilCancellation: null,
+    daysUntilCancellation: daysUntilCancellation(ctx.catalog, grace, customer.status, record.statusAt, now),
     customerAccountStatusTimestamp: record.accountStatusAt.toISOString(),
     statusTimestamp: record.statusAt.toISOString(),
     lifetimeValue: toJsonAmount(money(record.lifetimeValue).plus(balances.netPayments)),
@@ -223,6 +223,14 @@ function daysUntilSuspension(
   const elapsed = Math.floor((now.getTime() - overdueSince.getTime()) / 86_400_000);
   const period = (grace?.customerGracePeriod ?? catalog.defaults.customerGracePeriod) + (grace?.gracePeriodExtension ?? 0);
   return Math.max(0, period - elapsed);
+}
+
+/** Days left before the billing clock cancels a Suspended customer (null otherwise, or when auto-cancel is off: 0). */
+function daysUntilCancellation(catalog: Catalog, grace: { customerAutoCancel: number | null } | undefined, status: string, suspendedAt: Date, now: Date): number | null {
+  const autoCancel = grace?.customerAutoCancel ?? catalog.defaults.customerAutoCancel;
+  if (status !== 'Suspended' || autoCancel === 0) return null;
+  const elapsed = Math.floor((now.getTime() - suspendedAt.getTime()) / 86_400_000);
+  return Math.max(0, autoCancel - elapsed);
 }
 
 /** Status changes belong to the lifecycle endpoints; PUT may only keep the status as it is. */

@@ -119,6 +119,8 @@ describe('the billing clock', () => {
     const { customerId, subscriptionId } = await activatedOn('2025-10-01');
     await tick('2025-10-09');
     expect((await readCustomer(t, customerId)).status).toBe('Suspended');
+    // Suspended over a year ago (by today's clock): the overview says 0 days left.
+    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json().daysUntilCancellation).toBe(0);
     expect((await tick('2025-11-07')).cancelled).not.toContain(customerId);
     expect((await tick('2025-11-08', '11:00:00')).cancelled).toContain(customerId);
     expect((await readCustomer(t, customerId)).status).toBe('Cancelled');
@@ -128,6 +130,15 @@ describe('the billing clock', () => {
     await tick('2025-10-09');
     expect((await tick('2026-10-09')).cancelled).not.toContain(never.customerId);
     expect((await readCustomer(t, never.customerId)).status).toBe('Suspended');
+    expect((await t.call('GET', `/v1/customers/${never.customerId}/overview`)).json().daysUntilCancellation).toBeNull();
+  });
+
+  it('shows on the overview how many days a suspended customer has before cancellation', async () => {
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+    const { customerId } = await activatedOn(daysAgo(8));
+    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json().daysUntilCancellation).toBeNull();
+    expect((await runBillingClock(t.app.ctx)).suspended).toContain(customerId);
+    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json()).toMatchObject({ status: 'Suspended', daysUntilCancellation: 30 });
   });
 
   it('audits its moves as the system', async () => {
