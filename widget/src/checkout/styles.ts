@@ -12,7 +12,16 @@ export const stepStyles = css`
   input, select {
     font: inherit; padding: 0.55rem 0.65rem; border: 1px solid #c4c7cc;
     border-radius: var(--renew-radius, 6px); background: #fff; color: inherit;
+    box-sizing: border-box; width: 100%; min-width: 0;
   }
+  input[type='radio'], input[type='checkbox'] { width: auto; margin: 0.2rem 0 0; accent-color: var(--renew-accent, #2f5bea); }
+  .choice {
+    display: grid; grid-template-columns: auto 1fr; column-gap: 0.65rem; align-items: start; cursor: pointer;
+    padding: 0.75rem; border: 1px solid #dadce0; border-radius: var(--renew-radius, 6px);
+  }
+  .choice:has(input:checked) { border-color: var(--renew-accent, #2f5bea); background: #f3f6ff; }
+  .choices { display: grid; gap: 0.5rem; }
+  .inline { display: flex; gap: 0.5rem; align-items: center; }
   input[aria-invalid='true'], select[aria-invalid='true'] { border-color: var(--renew-error, #b3261e); }
   .row { display: grid; grid-template-columns: repeat(auto-fit, minmax(7rem, 1fr)); gap: 0.75rem; }
   .error { color: var(--renew-error, #b3261e); font-size: 0.85rem; }

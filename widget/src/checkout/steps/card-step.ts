@@ -78,7 +78,7 @@ export class CardStep extends LitElement {
         ${textField({ label: 'Security code (CVV)', name: 'cvv', error: e.cvv, autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: 4 })}
       </div>
       ${this.captchaMode === 'dev'
-        ? html`<label class="captcha"><span><input type="checkbox" name="captcha" /> I'm not a robot <span class="muted">(development CAPTCHA)</span></span></label>`
+        ? html`<label class="inline"><input type="checkbox" name="captcha" /> I'm not a robot <span class="muted">(development CAPTCHA)</span></label>`
         : html`<slot name="captcha"></slot>`}
       ${e.captcha ? html`<span class="error" role="alert">${e.captcha}</span>` : nothing}
       ${formMessage(this.message)}

@@ -23,13 +23,15 @@ export class PlanStep extends LitElement {
   override render() {
     return html`<form @submit=${this.submit}>
       <h2>Choose your plan</h2>
-      <div role="radiogroup" aria-label="Plans">
+      <div class="choices" role="radiogroup" aria-label="Plans">
         ${this.plans.map(
-          (plan) => html`<label class="plan" part="plan">
+          (plan) => html`<label class="choice" part="plan">
             <input type="radio" name="plan" value=${plan.planFrequencyId} ?checked=${plan.planFrequencyId === this.selected} required />
-            <strong>${plan.planName}</strong> · ${formatMoney(plan.recurringPrice, plan.currency)} ${periodLabel(plan)}
-            ${/[1-9]/.test(plan.setupFee) ? html`<span class="muted">+ ${formatMoney(plan.setupFee, plan.currency)} setup</span>` : nothing}
-            ${plan.description ? html`<span class="muted">${plan.description}</span>` : nothing}
+            <span>
+              <strong>${plan.planName}</strong> · ${formatMoney(plan.recurringPrice, plan.currency)} ${periodLabel(plan)}
+              ${/[1-9]/.test(plan.setupFee) ? html`<span class="muted">+ ${formatMoney(plan.setupFee, plan.currency)} setup</span>` : nothing}
+              ${plan.description ? html`<br /><span class="muted">${plan.description}</span>` : nothing}
+            </span>
           </label>`,
         )}
       </div>
