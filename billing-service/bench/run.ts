@@ -296,6 +296,54 @@ interface LifecycleFigures {
   capture: ThroughputResult;
   /** siteverify calls answered during the capture run (warm-up and check included) and capture requests sent. */
   captcha: { verified: number; refused: number; sent: number };
+  bulk: BulkFigures;
+}
+
+interface BulkFigures {
+  records: number;
+  submitMs: number;
+  /** Records paid per second by the server's background worker, from Process to Completed. */
+  perSecond: number;
+  /** The baseline: the same kind of payment through POST /v1/payments, one request at a time. */
+  sequentialPerSecond: number;
+  status: string;
+}
+
+const BULK_RECORDS = 2_000;
+const BULK_BASELINE_REQUESTS = 300;
+
+/** A bulk job of Cash payments (no gateway), processed by the server's worker; beside the same payments one at a time over HTTP. */
+async function benchBulk(app: RunningServer, customers: number[], headers: Record<string, string>): Promise<BulkFigures> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const call = async (method: string, pathName: string, body?: unknown) => {
+    const response = await httpRequest(agent, app.url, method, pathName, headers, body === undefined ? undefined : JSON.stringify(body));
+    if (response.status !== 200) throw new Error(`${method} ${pathName} answered ${response.status}: ${response.body.slice(0, 300)}`);
+    return JSON.parse(response.body) as { id: number; status: string; processedRecords: number };
+  };
+  const next = rotation(customers);
+  try {
+    log(`bulk payments: ${BULK_BASELINE_REQUESTS} POST /v1/payments one at a time (baseline)`);
+    const sequentialStart = performance.now();
+    for (let i = 0; i < BULK_BASELINE_REQUESTS; i++) await call('POST', '/v1/payments', { customerId: next(), amount: '1.00', paymentMethod: 'Cash' });
+    const sequentialPerSecond = BULK_BASELINE_REQUESTS / ((performance.now() - sequentialStart) / 1000);
+
+    log(`bulk payments: a job of ${integer(BULK_RECORDS)} Cash payments, submitted then processed`);
+    const items = Array.from({ length: BULK_RECORDS }, (_, i) => ({ customerId: next(), amount: '1.00', paymentMethod: 'Cash', reference: `bench-${i}` }));
+    const submitStart = performance.now();
+    const job = await call('POST', '/v1/bulkPaymentSubmit', { accountUploadType: 'bulkPayment', data: items });
+    const submitMs = performance.now() - submitStart;
+    const processStart = performance.now();
+    await call('POST', '/v1/BulkApi/Process', { id: job.id });
+    let current = job;
+    while (current.status !== 'Completed' && performance.now() - processStart < 300_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      current = await call('GET', `/v1/BulkApi/${job.id}`);
+    }
+    const perSecond = current.processedRecords / ((performance.now() - processStart) / 1000);
+    return { records: current.processedRecords, submitMs, perSecond, sequentialPerSecond, status: current.status };
+  } finally {
+    agent.destroy();
+  }
 }
 
 const RUN_ID = Math.random().toString(36).slice(2, 10);
@@ -384,7 +432,10 @@ async function benchLifecycle(db: string, app: RunningServer, pools: Pools, site
   // requests cut off when autocannon stopped are still being handled by the server: let them reach their CAPTCHA check
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const captcha = { verified: siteverify.verified - verifiedBefore, refused: siteverify.refused - refusedBefore, sent };
-  return { preview, previewGet, previewShape, activation, activationCheck, capture, captcha };
+
+  // 8: a bulk payment job, processed in the background by the server's worker
+  const bulk = await benchBulk(app, pools.preview, headers);
+  return { preview, previewGet, previewShape, activation, activationCheck, capture, captcha, bulk };
 }
 
 /** The lifecycle and capture figures, or why they are missing; a failure there leaves the other figures of the database alone. */
@@ -766,6 +817,25 @@ function summaryRows(
       ratio: percent(okRate / bare.post.requestsPerSecond),
       goal,
       met: metText(okRate >= CAPTURE_TARGET_RPS),
+    });
+  }
+  // 8: bulk payments, no target named: reported beside the same payments one at a time
+  for (const [suffix, db, figures] of lifecycles) {
+    const lifecycle = lifecycleOf(figures);
+    const measurement = `Bulk job of ${integer(BULK_RECORDS)} Cash payments, ${db}`;
+    if (typeof lifecycle === 'string') {
+      rows.push(skipped(`8${suffix}`, measurement, lifecycle, 'report'));
+      continue;
+    }
+    const b = lifecycle.bulk;
+    rows.push({
+      target: `8${suffix}`,
+      measurement,
+      result: `${rate(b.perSecond, 'payments/s')} (${integer(b.records)} paid, ${b.status}; submit ${wholeMs(b.submitMs)})`,
+      baseline: `POST /v1/payments one at a time ${rate(b.sequentialPerSecond, 'payments/s')}`,
+      ratio: percent(b.perSecond / b.sequentialPerSecond),
+      goal: 'report',
+      met: '—',
     });
   }
   return rows;
