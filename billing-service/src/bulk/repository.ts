@@ -59,12 +59,12 @@ export async function cancelPendingRecords(trx: Queryable, jobId: number, now: D
 }
 
 /**
- * Claims the next record of any Processing job, for this instance alone (SKIP
+ * Claims up to `limit` records of Processing jobs, for this instance alone (SKIP
  * LOCKED: other instances take other records). A record claimed by an instance
  * that died (claimed longer ago than `staleAfterMs`) is claimed again; its charge
  * reuses the record's idempotency key, so it is never charged twice.
  */
-export async function claimNextRecord(db: Db, now: Date, staleAfterMs: number): Promise<(BulkRecordRow & { accountId: number; auditSource: string }) | undefined> {
+export async function claimRecords(db: Db, now: Date, staleAfterMs: number, limit: number): Promise<ClaimedRecord[]> {
   return db.transaction().execute(async (trx) => {
     const next = await trx
       .selectFrom('bulkJobRecords as r')
@@ -73,15 +73,18 @@ export async function claimNextRecord(db: Db, now: Date, staleAfterMs: number): 
       .where('j.status', '=', 'Processing')
       .where((eb) => eb.or([eb('r.status', '=', 'Pending'), eb.and([eb('r.status', '=', 'Processing'), eb('r.claimedAt', '<', new Date(now.getTime() - staleAfterMs))])]))
       .orderBy('r.id')
-      .limit(1)
+      .limit(limit)
       .forUpdate('r')
       .skipLocked()
-      .executeTakeFirst();
-    if (!next) return undefined;
-    const claimed = await trx.updateTable('bulkJobRecords').set({ status: 'Processing', claimedAt: now }).where('id', '=', next.id).returningAll().executeTakeFirstOrThrow();
-    return { ...claimed, accountId: next.accountId, auditSource: next.auditSource };
+      .execute();
+    if (next.length === 0) return [];
+    const claimed = await trx.updateTable('bulkJobRecords').set({ status: 'Processing', claimedAt: now }).where('id', 'in', next.map((r) => r.id)).returningAll().execute();
+    const jobOf = new Map(next.map((r) => [r.id, r]));
+    return claimed.sort((a, b) => a.id - b.id).map((r) => ({ ...r, accountId: jobOf.get(r.id)!.accountId, auditSource: jobOf.get(r.id)!.auditSource }));
   });
 }
+
+export type ClaimedRecord = BulkRecordRow & { accountId: number; auditSource: string };
 
 export async function findRecordPaymentId(db: Queryable, recordId: number): Promise<number | null> {
   const row = await db.selectFrom('bulkJobRecords').select('paymentId').where('id', '=', recordId).executeTakeFirst();

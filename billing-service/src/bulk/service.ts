@@ -4,7 +4,7 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError, fieldKey, type ErrorBody } from '../http/errors.js';
 import { toJsonAmount } from '../money/money.js';
-import { checkPaymentRequest, collectPayment } from '../payments/service.js';
+import { checkPaymentRequest, recordPayment } from '../payments/service.js';
 import type { CollectPaymentInput } from '../payments/schemas.js';
 import {
   cancelPendingRecords,
@@ -18,6 +18,7 @@ import {
   setJobStatus,
   type BulkJobRow,
   type BulkRecordRow,
+  type ClaimedRecord,
 } from './repository.js';
 import { BulkPaymentItem, type BulkJobResponse, type SubmitBulkPaymentsInput } from './schemas.js';
 
@@ -167,7 +168,7 @@ function toBulkJobResponse(ctx: AppContext, job: BulkJobRow, counts: Awaited<Ret
  * charge's idempotency key is the record's, so a record claimed again after a
  * crash is never charged twice.
  */
-export async function collectBulkRecord(ctx: AppContext, record: BulkRecordRow & { accountId: number; auditSource: string }, now = new Date()): Promise<void> {
+export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, now = new Date()): Promise<void> {
   const caller: Caller = { accountId: record.accountId, keyKind: 'private', auditSource: record.auditSource, rateLimits: { perMinute: 0, perDay: 0 }, keyHash: '' };
   const parsed = BulkPaymentItem.safeParse(record.item);
   if (!parsed.success) {
@@ -175,7 +176,7 @@ export async function collectBulkRecord(ctx: AppContext, record: BulkRecordRow &
     return;
   }
   try {
-    await collectPayment(ctx, caller, parsed.data, now, {
+    await recordPayment(ctx, caller, parsed.data, now, {
       idempotencyKey: `bulk-record-${record.id}`,
       alsoInTransaction: (trx, payment) =>
         finishRecord(trx, record.id, { status: payment.status, paymentId: payment.id, errors: payment.status === 'Failed' ? [{ Key: 'Api Error', Value: 'payment declined' }] : null }, now),

@@ -6,7 +6,7 @@ import { ApiError } from '../http/errors.js';
 import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
 import { customerBalances } from '../ledger/balances.js';
 import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
-import { collectPayment } from '../payments/service.js';
+import { recordPayment } from '../payments/service.js';
 import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
 import { cancelCustomer } from './cancellation.js';
 import { claimCollectionAttempt, customersDueForRenewal, customersWithDueInvoices, moveSubscriptions, suspendedCustomers, type CustomerRef } from './clock-repository.js';
@@ -77,7 +77,7 @@ async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): 
   const today = utcDate(now);
   if (!(await claimCollectionAttempt(ctx.db, customer.id, today))) return 'skipped';
   try {
-    await collectPayment(
+    await recordPayment(
       ctx,
       systemCaller(ref.accountId),
       { customerId: customer.id, amount: arBalance.toString(), paymentMethod: 'CreditCard', useDefaultPaymentMethod: true, source: 'Automatic', autoAllocate: true, autoAllocateOrder: 'OldestToNewest', reference: `automatic collection ${today}` },

@@ -124,6 +124,11 @@ export interface CollectOptions {
  * a deposit that activation later applies.
  */
 export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date(), options: CollectOptions = {}): Promise<PaymentResponse> {
+  return getPayment(ctx, caller, await recordPayment(ctx, caller, input, now, options));
+}
+
+/** collectPayment without reading the payment back: its id (bulk jobs and the billing clock need no more). */
+export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date(), options: CollectOptions = {}): Promise<number> {
   const { customer, amount, card } = await checkPaymentRequest(ctx, caller, input);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
   const base: PaymentBase = {
@@ -158,7 +163,7 @@ export async function collectPayment(ctx: AppContext, caller: Caller, input: Col
     await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
     return id;
   });
-  return getPayment(ctx, caller, paymentId);
+  return paymentId;
 }
 
 type PaymentBase = Omit<NewPayment, 'ledgerEntryId' | 'status' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage'>;

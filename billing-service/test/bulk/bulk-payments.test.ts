@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { BulkPaymentWorker } from '../../src/bulk/bulk-worker.js';
-import { claimNextRecord } from '../../src/bulk/repository.js';
+import { claimRecords } from '../../src/bulk/repository.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { money } from '../../src/money/money.js';
 import { activate, listInvoices, newCustomer, newSubscription } from '../lifecycle/lifecycle-fixtures.js';
@@ -159,7 +159,7 @@ describe('bulk payment jobs', () => {
     await worker.stop();
     expect((await t.call('POST', '/v1/BulkApi/Process', { id: job.id })).statusCode).toBe(200);
     // The instance that dies: it claims the record and charges the card, then vanishes.
-    const claimed = await claimNextRecord(t.database.db, new Date(), 60_000);
+    const [claimed] = await claimRecords(t.database.db, new Date(), 60_000, 1);
     expect(claimed?.jobId).toBe(job.id);
     const method = await t.database.db.selectFrom('paymentMethods').select('gatewayToken').where('id', '=', paymentMethodId).executeTakeFirstOrThrow();
     const gateway = t.app.ctx.payments.gateway;
