@@ -52,6 +52,7 @@ export async function startProduct(env: NodeJS.ProcessEnv = process.env): Promis
         captcha: {
           mode: captureConfig.captcha.mode,
           siteKey: billing.catalog.capture.recaptchaSiteKey ?? (env.RENEW_RECAPTCHA_SITE_KEY || null),
+          scriptUrl: env.RENEW_RECAPTCHA_SCRIPT_URL || null,
         },
         currency: env.RENEW_DEMO_CURRENCY || billing.catalog.currencies.default,
         ...(env.RENEW_CHECKOUT_SESSION_SECRET ? { sessionSecret: env.RENEW_CHECKOUT_SESSION_SECRET } : {}),

@@ -24,6 +24,9 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
   }
   const app = Fastify({ logger: options.logger ?? false });
   const capture = new URL(options.checkout.captureUrl).origin;
+  // A reCAPTCHA script served from elsewhere than Google (www.recaptcha.net, a test stand-in) is allowed too.
+  const scriptUrl = options.checkout.captcha.scriptUrl;
+  const captchaScript = scriptUrl ? ` ${new URL(scriptUrl).origin}` : '';
   app.addHook('onSend', async (request, reply) => {
     if (!request.url.startsWith('/checkout')) {
       // The page works under a strict policy: scripts from here (and reCAPTCHA), cards only to the capture host.
@@ -31,7 +34,7 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
         'content-security-policy',
         [
           "default-src 'self'",
-          "script-src 'self' https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/",
+          `script-src 'self' https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/${captchaScript}`,
           "frame-src https://www.google.com/recaptcha/ https://recaptcha.google.com/recaptcha/",
           `connect-src 'self' ${capture}`,
           "style-src 'self'",

@@ -3,35 +3,55 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startProduct } from '../../scripts/start-product.js';
+import { STAND_IN_SECRET, STAND_IN_SITE_KEY, startRecaptchaStandIn } from './recaptcha-stand-in.js';
 
 /** Marks the line with the addresses among the product's own log lines. */
 export const PRODUCT_LINE_PREFIX = 'renew-e2e-product ';
 
 /**
- * The whole product as `npm start` runs it (same launcher), on free ports and a
- * fresh embedded database, for the browser tests. Prints one line with the
- * addresses and keys (JSON after PRODUCT_LINE_PREFIX), then runs until SIGTERM.
+ * The whole product as `npm start` runs it (same launcher), on free ports and
+ * fresh embedded databases, for the browser tests: once with the dev CAPTCHA,
+ * once with reCAPTCHA against a local stand-in of Google. Prints one line with
+ * the addresses and keys (JSON after PRODUCT_LINE_PREFIX), then runs until SIGTERM.
  */
-const dataDir = mkdtempSync(path.join(tmpdir(), 'renew-e2e-'));
-const apiKey = `sk_e2e_${randomBytes(16).toString('hex')}`;
-const product = await startProduct({
-  ...process.env,
-  RENEW_DATA_DIR: dataDir,
-  RENEW_API_PORT: '0',
-  RENEW_CAPTURE_PORT: '0',
-  RENEW_DEMO_PORT: '0',
-  RENEW_CAPTCHA: 'dev',
-  RENEW_LOG_LEVEL: process.env.RENEW_LOG_LEVEL ?? 'warn',
-  RENEW_API_KEY: apiKey,
-  RENEW_PUBLIC_API_KEY: `pk_e2e_${randomBytes(16).toString('hex')}`,
-  DATABASE_URL: '',
+const dataDirs: string[] = [];
+async function start(env: Record<string, string>) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'renew-e2e-'));
+  dataDirs.push(dataDir);
+  const apiKey = `sk_e2e_${randomBytes(16).toString('hex')}`;
+  const product = await startProduct({
+    ...process.env,
+    RENEW_DATA_DIR: dataDir,
+    RENEW_API_PORT: '0',
+    RENEW_CAPTURE_PORT: '0',
+    RENEW_DEMO_PORT: '0',
+    RENEW_LOG_LEVEL: process.env.RENEW_LOG_LEVEL ?? 'warn',
+    RENEW_API_KEY: apiKey,
+    RENEW_PUBLIC_API_KEY: `pk_e2e_${randomBytes(16).toString('hex')}`,
+    RENEW_BILLING_CLOCK_MS: '0',
+    DATABASE_URL: '',
+    ...env,
+  });
+  if (!product.demo) throw new Error(`the demo store did not start:\n${product.banner}`);
+  return { product, running: { demoUrl: product.demo.url, billingUrl: product.billing.url, captureUrl: product.captureUrl, apiKey } };
+}
+
+const recaptcha = await startRecaptchaStandIn();
+const dev = await start({ RENEW_CAPTCHA: 'dev' });
+const google = await start({
+  RENEW_CAPTCHA: 'google',
+  RENEW_RECAPTCHA_SECRET: STAND_IN_SECRET,
+  RENEW_RECAPTCHA_VERIFY_URL: `${recaptcha.url}/recaptcha/api/siteverify`,
+  RENEW_RECAPTCHA_SITE_KEY: STAND_IN_SITE_KEY,
+  RENEW_RECAPTCHA_SCRIPT_URL: `${recaptcha.url}/recaptcha/api.js`,
 });
-if (!product.demo) throw new Error('the demo store did not start');
-console.log(PRODUCT_LINE_PREFIX + JSON.stringify({ demoUrl: product.demo.url, billingUrl: product.billing.url, captureUrl: product.captureUrl, apiKey }));
+console.log(PRODUCT_LINE_PREFIX + JSON.stringify({ ...dev.running, google: { ...google.running, recaptchaStandInUrl: recaptcha.url } }));
 
 const stop = async () => {
-  await product.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await google.product.close();
+  await dev.product.close();
+  await recaptcha.close();
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 };
 process.on('SIGTERM', () => void stop());

@@ -2,19 +2,26 @@ import { readFileSync } from 'node:fs';
 import { expect, test as base, type Locator, type Page } from '@playwright/test';
 import { PRODUCT_FILE } from '../support/global-setup.js';
 
-const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as { demoUrl: string; billingUrl: string; captureUrl: string; apiKey: string };
+interface RunningProduct { demoUrl: string; billingUrl: string; captureUrl: string; apiKey: string }
+const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & { google: RunningProduct & { recaptchaStandInUrl: string } };
 
-/** The running product (started by global-setup.ts) and a few shopper moves on the demo store. */
-export const product = {
-  demoUrl: running.demoUrl,
-  captureUrl: running.captureUrl,
-  /** The billing API as the merchant's back office sees it (private key). */
-  async api<T = unknown>(path: string): Promise<T> {
-    const res = await fetch(new URL(path, running.billingUrl), { headers: { authorization: `Basic ${running.apiKey}` } });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  },
-};
+/** A running product (started by global-setup.ts): its addresses, and its billing API as the merchant's back office sees it (private key). */
+function productAt(p: RunningProduct) {
+  return {
+    demoUrl: p.demoUrl,
+    captureUrl: p.captureUrl,
+    async api<T = unknown>(path: string): Promise<T> {
+      const res = await fetch(new URL(path, p.billingUrl), { headers: { authorization: `Basic ${p.apiKey}` } });
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as T;
+    },
+  };
+}
+
+/** The product with the development CAPTCHA. */
+export const product = productAt(running);
+/** The product with reCAPTCHA, Google played by a local stand-in (support/recaptcha-stand-in.ts). */
+export const googleProduct = { ...productAt(running.google), recaptchaStandInUrl: running.google.recaptchaStandInUrl };
 
 export interface Shopper { firstName: string; lastName: string; email: string }
 
@@ -57,17 +64,21 @@ export async function reachPayment(checkout: Locator, shopper: Shopper, plan: Re
   await expect(checkout.getByRole('heading', { name: 'Your order' })).toBeVisible();
 }
 
-export async function payWith(checkout: Locator, card: string, cvv = '123') {
+export async function fillCard(checkout: Locator, card: string, cvv = '123') {
   await checkout.getByLabel('Card number').fill(card);
   await checkout.getByLabel('Expiry month (MM)').fill('12');
   await checkout.getByLabel('Expiry year (YY)').fill('30');
   await checkout.getByLabel('Security code (CVV)').fill(cvv);
+}
+
+export async function payWith(checkout: Locator, card: string, cvv = '123') {
+  await fillCard(checkout, card, cvv);
   await checkout.getByLabel("I'm not a robot").check();
   await checkout.getByRole('button', { name: /^Pay / }).click();
 }
 
-export async function customerByEmail(email: string) {
-  const list = await product.api<Array<{ id: number; status: string }>>(`/v1/customers?query=PrimaryEmail:${encodeURIComponent(email)}`);
+export async function customerByEmail(email: string, at: { api: typeof product.api } = product) {
+  const list = await at.api<Array<{ id: number; status: string }>>(`/v1/customers?query=PrimaryEmail:${encodeURIComponent(email)}`);
   return list[0];
 }
 

@@ -8,7 +8,8 @@ export interface CheckoutConfig {
   /** Base address of the card-capture host; the browser posts the card there, never to the proxy. */
   captureUrl: string;
   publicApiKey: string;
-  captcha: { mode: 'dev' | 'google'; siteKey: string | null };
+  /** `scriptUrl`: where reCAPTCHA's api.js is loaded from (null: Google's; www.recaptcha.net where google.com is blocked). */
+  captcha: { mode: 'dev' | 'google'; siteKey: string | null; scriptUrl?: string | null };
   currency: string;
   /** The shopper's address as the proxy saw it: one of the capture host's risk fields. */
   clientIp: string;

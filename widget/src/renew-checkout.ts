@@ -111,13 +111,15 @@ export class RenewCheckout extends LitElement {
       const container = document.createElement('div');
       container.slot = 'captcha';
       this.append(container);
-      this.recaptcha = new GoogleRecaptcha(container, s.config.captcha.siteKey);
+      this.recaptcha = new GoogleRecaptcha(container, s.config.captcha.siteKey, s.config.captcha.scriptUrl ?? undefined);
       this.recaptcha.show().catch(() => undefined);
     }
   }
 
   private async submitCard({ card, captchaToken }: { card: CardDetails; captchaToken?: string }) {
     const token = captchaToken ?? this.recaptcha?.token() ?? '';
+    // An unsolved reCAPTCHA: ask for it here rather than spend an attempt on the capture host.
+    if (!token) return this.controller!.captchaMissing();
     await this.controller!.submitCard(card, token);
     this.recaptcha?.reset();
   }

@@ -4,6 +4,8 @@ import { CheckoutClient, type CardDetails, type Result } from './checkout-client
 
 export type CheckoutStep = 'loading' | 'unavailable' | 'plan' | 'customer' | 'address' | 'summary' | 'card' | 'done';
 
+const CAPTCHA_MESSAGE = 'Please confirm you are not a robot, then try again.';
+
 /** Failed card attempts (declines, failed verification) before the card form locks. */
 export const MAX_CARD_ATTEMPTS = 3;
 
@@ -124,6 +126,11 @@ export class CheckoutController implements ReactiveController {
     });
   }
 
+  /** The card form was sent without a solved CAPTCHA. */
+  captchaMissing() {
+    this.update({ message: CAPTCHA_MESSAGE });
+  }
+
   /** Step 8; also the retry when activation failed after the payment went through. */
   async activate() {
     const started = this.state.started;
@@ -147,7 +154,7 @@ export class CheckoutController implements ReactiveController {
 
   private cardRefused(result: Extract<Result<unknown>, { ok: false }>) {
     const keys = result.errors.map((e) => e.Key.toLowerCase());
-    if (keys.includes('recaptcha')) return this.update({ message: 'Please confirm you are not a robot, then try again.' });
+    if (keys.includes('recaptcha')) return this.update({ message: CAPTCHA_MESSAGE });
     const cardField = result.errors.find((e) => ['cardNumber', 'expirationMonth', 'expirationYear', 'cvv', 'firstName', 'lastName'].includes(e.Key));
     if (result.status === 400 && cardField) return this.update({ fieldErrors: { [cardField.Key]: cardField.Value } });
     if (result.status !== 400 && result.status !== 402) return this.update({ message: 'The payment service could not be reached. Please try again.' });

@@ -11,15 +11,18 @@ declare global {
   }
 }
 
-const SCRIPT_URL = 'https://www.google.com/recaptcha/api.js?onload=__renewRecaptchaLoaded&render=explicit';
+export const GOOGLE_RECAPTCHA_SCRIPT = 'https://www.google.com/recaptcha/api.js';
 let loading: Promise<Grecaptcha> | undefined;
 
-function loadScript(): Promise<Grecaptcha> {
+function loadScript(scriptUrl: string): Promise<Grecaptcha> {
   loading ??= new Promise((resolve, reject) => {
     if (window.grecaptcha) return resolve(window.grecaptcha);
     window.__renewRecaptchaLoaded = () => resolve(window.grecaptcha!);
     const script = document.createElement('script');
-    script.src = SCRIPT_URL;
+    const url = new URL(scriptUrl, document.baseURI);
+    url.searchParams.set('onload', '__renewRecaptchaLoaded');
+    url.searchParams.set('render', 'explicit');
+    script.src = url.toString();
     script.async = true;
     script.onerror = () => reject(new Error('reCAPTCHA could not be loaded'));
     document.head.append(script);
@@ -34,11 +37,15 @@ function loadScript(): Promise<Grecaptcha> {
 export class GoogleRecaptcha {
   private widgetId?: number;
 
-  constructor(private readonly container: HTMLElement, private readonly siteKey: string) {}
+  constructor(
+    private readonly container: HTMLElement,
+    private readonly siteKey: string,
+    private readonly scriptUrl: string = GOOGLE_RECAPTCHA_SCRIPT,
+  ) {}
 
   async show(): Promise<void> {
     if (this.widgetId !== undefined) return;
-    const api = await loadScript();
+    const api = await loadScript(this.scriptUrl);
     this.widgetId = api.render(this.container, { sitekey: this.siteKey });
   }
 

@@ -104,7 +104,7 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
   app.get('/config', async (request): Promise<CheckoutConfig> => ({
     captureUrl: options.captureUrl,
     publicApiKey: options.publicApiKey,
-    captcha: options.captcha,
+    captcha: { mode: options.captcha.mode, siteKey: options.captcha.siteKey, scriptUrl: options.captcha.scriptUrl ?? null },
     currency: options.currency,
     clientIp: request.ip,
   }));
