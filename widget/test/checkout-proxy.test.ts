@@ -88,7 +88,7 @@ describe('the checkout proxy', () => {
 
   it('gives the browser what it needs for the capture host, and never the private key', async () => {
     const res = await h.proxy('GET', '/config');
-    expect(res.json()).toEqual({ captureUrl: h.captureUrl, publicApiKey: h.billing.account.publicApiKey, captcha: { mode: 'dev', siteKey: null }, currency: 'USD', clientIp: '127.0.0.1' });
+    expect(res.json()).toEqual({ captureUrl: h.captureUrl, publicApiKey: h.billing.account.publicApiKey, captcha: { mode: 'dev', siteKey: null, scriptUrl: null }, currency: 'USD', clientIp: '127.0.0.1' });
     for (const path of ['/config', '/plans', '/countries']) {
       expect((await h.proxy('GET', path)).body).not.toContain(h.billing.account.apiKey);
     }
