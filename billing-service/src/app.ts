@@ -11,6 +11,7 @@ import { billingSettingRoutes } from './billing-settings/routes.js';
 import { BulkPaymentWorker, type BulkWorkerOptions } from './bulk/bulk-worker.js';
 import { bulkRoutes } from './bulk/routes.js';
 import { BillingClock } from './lifecycle/billing-clock.js';
+import { EmailOutboxWorker, type EmailSettings } from './notifications/email-outbox-worker.js';
 import { countryRoutes } from './countries/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import type { Db } from './db/database.js';
@@ -47,6 +48,8 @@ export interface AppOptions {
   bulkWorker?: BulkWorkerOptions | false;
   /** Ticks the billing clock (renewals, automatic collection, dunning) this often; unset or 0: no clock in this app. */
   billingClockMs?: number;
+  /** E-mail notifications over SMTP; unset: none are written or sent. */
+  email?: EmailSettings;
 }
 
 export const RATE_LIMIT_HEADERS = [
@@ -64,13 +67,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     jsonApiServerOptions({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 1024 * 1024, https: options.https }),
   ).withTypeProvider<ZodTypeProvider>();
   // Bodies are JSON only (the spec requires Content-Type: application/json); anything else is 415.
-  const ctx = createAppContext(options);
+  const ctx = createAppContext({ ...options, emailEnabled: options.email !== undefined });
   configureJsonApi(app, ctx);
   if (options.bulkWorker !== false) {
     const worker = new BulkPaymentWorker(ctx, app.log, options.bulkWorker ?? {});
     ctx.bulkWorker = worker;
     app.addHook('onReady', async () => worker.start());
     app.addHook('onClose', async () => worker.stop());
+  }
+  if (options.email) {
+    const sender = new EmailOutboxWorker(options.db, options.email, app.log);
+    app.addHook('onReady', async () => sender.start());
+    app.addHook('onClose', async () => sender.stop());
   }
   if (options.billingClockMs) {
     const clock = new BillingClock(ctx, app.log, options.billingClockMs);

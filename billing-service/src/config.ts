@@ -24,6 +24,9 @@ const EnvSchema = z.object({
   RENEW_TRUST_PROXY: z.string().optional(),
   RENEW_GATEWAY: z.enum(['sandbox']).default('sandbox'),
   RENEW_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** E-mail notifications: the SMTP server (smtp:// or smtps://, credentials in the URL) and the From address. */
+  RENEW_SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  RENEW_EMAIL_FROM: z.string().min(3).default('billing@localhost'),
   /** How often the billing clock ticks (renewals, automatic collection, dunning); 0 turns it off on this instance. */
   RENEW_BILLING_CLOCK_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   RENEW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -32,6 +35,8 @@ const EnvSchema = z.object({
 export interface Config {
   /** Billing clock interval; 0: off. */
   billingClockMs: number;
+  /** E-mail notifications, when an SMTP server is configured. */
+  email: { smtpUrl: string; from: string } | undefined;
   host: string;
   port: number;
   dataDir: string;
@@ -77,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.RENEW_LOG_LEVEL,
     gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
     billingClockMs: e.RENEW_BILLING_CLOCK_MS,
+    email: e.RENEW_SMTP_URL ? { smtpUrl: e.RENEW_SMTP_URL, from: e.RENEW_EMAIL_FROM } : undefined,
   };
 }
 

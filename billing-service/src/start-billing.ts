@@ -45,6 +45,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     gateway,
     gatewayTimeoutMs: config.gateway.timeoutMs,
     billingClockMs: config.billingClockMs,
+    ...(config.email ? { email: config.email } : {}),
     db: database.db,
     catalog,
     // Several instances on one PostgreSQL share one limit; the embedded database has one process.

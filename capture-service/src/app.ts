@@ -47,6 +47,8 @@ export interface CaptureAppOptions {
   https?: { cert: Buffer; key: Buffer };
   /** Default 16 KiB: a card form is small. */
   bodyLimit?: number;
+  /** Write e-mail notifications of collected payments to the outbox (sent by the billing API's worker). */
+  emailEnabled?: boolean;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     jsonApiServerOptions({ logger: captureLoggerOptions(options.logger), trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 16 * 1024, https: options.https }),
   );
   // Bodies: JSON, or form fields (@fastify/formbody); anything else is 415.
-  configureJsonApi(app, createAppContext(options));
+  configureJsonApi(app, createAppContext({ ...options, emailEnabled: options.emailEnabled ?? false }));
   await app.register(formbody);
   app.addContentTypeParser('*', (_request, _payload, done) => {
     done(new ApiError(415, [{ Key: API_ERROR_KEY, Value: 'Content-Type must be application/x-www-form-urlencoded or application/json' }]), undefined);

@@ -42,6 +42,8 @@ export interface CaptureConfig {
   requireTls: boolean;
   trustProxy: string | boolean;
   logLevel: string;
+  /** RENEW_SMTP_URL is set: payments collected here write their e-mail to the outbox (the billing API sends it). */
+  emailEnabled: boolean;
 }
 
 /**
@@ -84,5 +86,6 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
     requireTls: shared.requireTls,
     trustProxy: shared.trustProxy,
     logLevel: shared.logLevel,
+    emailEnabled: shared.email !== undefined,
   };
 }

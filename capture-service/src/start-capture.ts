@@ -59,6 +59,7 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     publicBaseUrl: options.publicBaseUrl ?? config.publicBaseUrl ?? formatUrl(scheme, host, config.apiPort),
     logger: options.logger ?? { level: config.logLevel },
     ipRateLimits: config.ipRateLimits,
+    emailEnabled: config.emailEnabled,
     trustProxy: config.trustProxy,
     requireTls: config.requireTls,
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),

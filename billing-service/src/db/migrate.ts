@@ -7,6 +7,7 @@ import * as capture from './migrations/0005-capture.js';
 import * as listIndexes from './migrations/0006-list-indexes.js';
 import * as bulkJobs from './migrations/0007-bulk-jobs.js';
 import * as billingClock from './migrations/0008-billing-clock.js';
+import * as emailOutbox from './migrations/0009-email-outbox.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006-list-indexes': listIndexes,
   '0007-bulk-jobs': bulkJobs,
   '0008-billing-clock': billingClock,
+  '0009-email-outbox': emailOutbox,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -421,6 +421,22 @@ export interface AutoCollectionAttemptsTable {
   createdAt: Generated<Date>;
 }
 
+export interface EmailOutboxTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  emailType: string;
+  toAddress: string;
+  subject: string;
+  body: string;
+  status: Generated<'Pending' | 'Sent' | 'Failed'>;
+  attempts: Generated<number>;
+  nextAttemptAt: Generated<Date>;
+  lastError: string | null;
+  createdAt: Generated<Date>;
+  sentAt: Date | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   customers: CustomersTable;
@@ -452,6 +468,7 @@ export interface Database {
   bulkJobs: BulkJobsTable;
   bulkJobRecords: BulkJobRecordsTable;
   autoCollectionAttempts: AutoCollectionAttemptsTable;
+  emailOutbox: EmailOutboxTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

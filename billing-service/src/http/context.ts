@@ -1,5 +1,6 @@
 import type { Catalog } from '../catalog/schema.js';
 import type { Db } from '../db/database.js';
+import type { Notifier } from '../notifications/notifier.js';
 import type { PaymentGateway } from '../payments/gateway/payment-gateway.js';
 import type { Caller } from './auth.js';
 import type { UriBuilder } from './uri.js';
@@ -10,6 +11,8 @@ export interface AppContext {
   catalog: Catalog;
   uris: UriBuilder;
   payments: { gateway: PaymentGateway; gatewayTimeoutMs: number };
+  /** Writes e-mail notifications to the outbox (a no-op when e-mail is off). */
+  notifier?: Notifier;
   /** The background processor of bulk payment jobs, when this app runs one (the billing API does). */
   bulkWorker?: { wake(): void };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { Notifier } from '../notifications/notifier.js';
 import type { Catalog } from '../catalog/schema.js';
 import type { Db } from '../db/database.js';
 import type { PaymentGateway } from '../payments/gateway/payment-gateway.js';
@@ -32,8 +33,9 @@ export function jsonApiServerOptions(options: {
   } as FastifyServerOptions;
 }
 
-export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number }): AppContext {
+export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number; emailEnabled?: boolean }): AppContext {
   return {
+    notifier: new Notifier(options.catalog, options.emailEnabled ?? false),
     db: options.db,
     catalog: options.catalog,
     uris: new UriBuilder(options.publicBaseUrl),

@@ -7,7 +7,8 @@ import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { addLedgerEntry } from '../ledger/entries.js';
-import { money } from '../money/money.js';
+import { minorUnits, money } from '../money/money.js';
+import type { Notifier } from '../notifications/notifier.js';
 import { findCoupons, findProducts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { effectiveUnitPrice } from '../subscriptions/service.js';
 import {
@@ -119,7 +120,7 @@ export async function saveInvoices(
   db: Queryable,
   context: BillingContext,
   drafts: DraftInvoice[],
-  options: { post: boolean; now: Date },
+  options: { post: boolean; now: Date; notifier?: Notifier },
 ): Promise<number[]> {
   const { customer } = context;
   const ids: number[] = [];
@@ -127,12 +128,13 @@ export async function saveInvoices(
     await moveSubscriptionsOn(db, draft, options.now);
     // Every line dropped (nothing to charge): the period still moves on, no invoice.
     if (draft.charges.length === 0) continue;
+    const invoiceNumber = await takeInvoiceNumber(db, customer.accountId);
     const invoiceId = await insertInvoice(
       db,
       {
         accountId: customer.accountId,
         customerId: customer.id,
-        invoiceNumber: await takeInvoiceNumber(db, customer.accountId),
+        invoiceNumber,
         status: options.post ? 'Posted' : 'Draft',
         terms: context.settings.term,
         poNumber: context.settings.poNumber,
@@ -150,6 +152,13 @@ export async function saveInvoices(
         invoiceId,
         dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
         effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
+      });
+      await options.notifier?.enqueue(db, customer, {
+        type: 'InvoicePost',
+        invoiceNumber,
+        amount: draft.total.toFixed(minorUnits(customer.currency)),
+        currency: customer.currency,
+        dueDate: draft.dueDate,
       });
     }
   }

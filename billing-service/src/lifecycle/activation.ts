@@ -47,6 +47,7 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
     if (options.preview) return { invoices, invoiceIds: [] as number[] };
 
     await setCustomerStatus(trx, caller, customer, 'Active', now, { activateAllSubscriptions: activateSubscriptions });
+    await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerActivation' });
     if (drafts.length > 0) {
       await trx
         .updateTable('subscriptions')
@@ -55,7 +56,7 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
         .execute();
     }
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
-    const invoiceIds = await saveInvoices(trx, context, invoices, { post, now });
+    const invoiceIds = await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier });
     return { invoices, invoiceIds };
   });
 

@@ -57,7 +57,7 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
     if (due.length === 0) return false;
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const { rounds } = await catchUpInvoices(trx, ctx.catalog, context, due, { serviceStartOption: 'ChargeForAllMissedPeriods', prorate: false }, now);
-    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now });
+    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier });
     return true;
   });
 }
@@ -104,7 +104,7 @@ async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): P
     const { rounds, skipTo } = await catchUpInvoices(trx, ctx.catalog, context, suspended, { serviceStartOption: option, prorate: false }, now);
     await moveSubscriptions(trx, customer.id, 'Suspended', 'Active', now);
     for (const skip of skipTo) await trx.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
-    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now });
+    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier });
     await setCustomerStatus(trx, caller, customer, 'Active', now, { reason: 'overdue balance paid', serviceStartOption: option });
     return true;
   });
@@ -121,7 +121,9 @@ async function suspendIfOverdue(ctx: AppContext, ref: CustomerRef, now: Date): P
     const graceDays = settings.customerGracePeriod + settings.gracePeriodExtension;
     if (now.getTime() < oldestOpenInvoiceDueAt.getTime() + graceDays * DAY_MS) return false;
     const subscriptions = await moveSubscriptions(trx, customer.id, 'Active', 'Suspended', now);
-    await setCustomerStatus(trx, caller, customer, 'Suspended', now, { reason: `invoice overdue beyond the ${graceDays}-day grace period`, suspendedSubscriptions: subscriptions });
+    const reason = `an invoice stayed unpaid ${graceDays} days past its due date`;
+    await setCustomerStatus(trx, caller, customer, 'Suspended', now, { reason, suspendedSubscriptions: subscriptions });
+    await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerSuspend', reason });
     return true;
   });
 }

@@ -137,7 +137,7 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
       await trx.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
     }
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
-    await saveInvoices(trx, context, invoices, { post, now });
+    await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier });
     return invoices;
   });
   const customer = await getCustomer(ctx, caller, input.customerId);

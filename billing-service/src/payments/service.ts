@@ -150,6 +150,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
       const failedId = await ctx.db.transaction().execute(async (trx) => {
         const id = await insertFailedPayment(trx, caller, base, outcome);
         await options.alsoInTransaction?.(trx, { id, status: 'Failed' });
+        await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reason: outcome.message });
         return id;
       });
       throw declined(outcome, failedId);
@@ -161,6 +162,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
     await lockCustomer(trx, caller.accountId, customer.id);
     const id = await insertSucceededPayment(trx, caller, base, transactionId, input);
     await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
+    await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: input.reference ?? null });
     return id;
   });
   return paymentId;
@@ -249,6 +251,7 @@ export async function collectWithNewCard(
     return await ctx.db.transaction().execute(async (trx) => {
       const stored = await insertValidatedCard(trx, caller, card);
       await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: stored.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' });
+      await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: null });
       return stored;
     });
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import { createAccount } from '../../src/accounts/service.js';
 import { loadCatalog, parseCatalog } from '../../src/catalog/load-catalog.js';
 import type { Catalog } from '../../src/catalog/schema.js';
@@ -42,12 +42,12 @@ export function basicAuth(key: string): string {
 }
 
 /** Builds the real app over a fresh database (one per test file: creating one takes seconds). */
-export async function startTestApp(options: { catalog?: Catalog; rateLimitStore?: RateLimitStore } = {}): Promise<TestApp> {
+export async function startTestApp(options: { catalog?: Catalog; rateLimitStore?: RateLimitStore; app?: Partial<AppOptions> } = {}): Promise<TestApp> {
   const catalog = options.catalog ?? testCatalog();
   const database = await createTestDatabase();
   const storeFor = () => (database.kind === 'postgres' ? new PostgresRateLimitStore(database.countersDb) : new MemoryRateLimitStore());
   const make = (c: Catalog, store: RateLimitStore) =>
-    buildApp({ db: database.db, catalog: c, rateLimitStore: store, publicBaseUrl: BASE_URL });
+    buildApp({ db: database.db, catalog: c, rateLimitStore: store, publicBaseUrl: BASE_URL, ...options.app });
   const app = await make(catalog, options.rateLimitStore ?? storeFor());
   const apps: FastifyInstance[] = [app];
   const newAccount = async (): Promise<TestAccount> => {

@@ -25,6 +25,7 @@ export interface BuildOptions {
   recaptchaSecret?: string | null;
   rateLimitStore?: RateLimitStore;
   gateway?: PaymentGateway;
+  emailEnabled?: boolean;
 }
 
 export interface PostOptions {
@@ -103,6 +104,7 @@ export async function startCaptureTest(): Promise<CaptureTest> {
       publicBaseUrl: BASE_URL,
       ipRateLimits: options.ipRateLimits ?? { perMinute: 100_000, perDay: 1_000_000 },
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
+      ...(options.emailEnabled ? { emailEnabled: true } : {}),
     });
     apps.push(app);
     return app;

@@ -1,0 +1,65 @@
+import type { FastifyBaseLogger } from 'fastify';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Db } from '../db/database.js';
+import { claimDueEmails, markAttemptFailed, markSent } from './outbox-repository.js';
+
+export interface EmailSettings {
+  /** smtp://user:pass@host:587 or smtps://… (RENEW_SMTP_URL). */
+  smtpUrl: string;
+  /** The From address (RENEW_EMAIL_FROM). */
+  from: string;
+  /** How often the outbox is looked at (default 2 s). */
+  pollMs?: number;
+  /** First retry delay after a failed send, doubled each time (default 30 s); after 5 attempts the e-mail is Failed. */
+  retryBaseMs?: number;
+}
+
+export const MAX_EMAIL_ATTEMPTS = 5;
+
+/** Sends the outbox's e-mails over SMTP, a few at a time, retrying failures with growing delays. */
+export class EmailOutboxWorker {
+  private readonly transport: Transporter;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly settings: EmailSettings,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.transport = nodemailer.createTransport(settings.smtpUrl);
+  }
+
+  start() {
+    this.timer = setInterval(() => {
+      this.running ??= this.sendDue()
+        .catch((error) => this.log.error({ err: error }, 'e-mail outbox: a round failed; the next one carries on'))
+        .finally(() => (this.running = undefined));
+    }, this.settings.pollMs ?? 2_000);
+    this.timer.unref();
+  }
+
+  async stop() {
+    clearInterval(this.timer);
+    await this.running;
+    this.transport.close();
+  }
+
+  private async sendDue() {
+    for (;;) {
+      const now = new Date();
+      const emails = await claimDueEmails(this.db, now, 10, 5 * 60_000);
+      if (emails.length === 0) return;
+      for (const email of emails) {
+        try {
+          await this.transport.sendMail({ from: this.settings.from, to: email.toAddress, subject: email.subject, text: email.body });
+          await markSent(this.db, email.id, new Date());
+        } catch (error) {
+          const attempts = email.attempts + 1;
+          const retryAt = attempts >= MAX_EMAIL_ATTEMPTS ? null : new Date(Date.now() + (this.settings.retryBaseMs ?? 30_000) * 2 ** (attempts - 1));
+          await markAttemptFailed(this.db, email.id, (error as Error).message, retryAt);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import type { EmailType } from '../email-preferences/schemas.js';
+
+/** What an e-mail says: subject and plain text. Pure: no I/O. */
+export interface EmailContent {
+  subject: string;
+  body: string;
+}
+
+export type NotificationEvent =
+  | { type: 'InvoicePost'; invoiceNumber: number; amount: string; currency: string; dueDate: string }
+  | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
+  | { type: 'PaymentFailed'; amount: string; currency: string; reason: string }
+  | { type: 'CustomerActivation' }
+  | { type: 'CustomerSuspend'; reason: string };
+
+export type NotificationType = NotificationEvent['type'] & EmailType;
+
+export function renderEmail(accountName: string, customerName: string, event: NotificationEvent): EmailContent {
+  const hello = `Hello ${customerName},`;
+  const sign = `\n\n— ${accountName}`;
+  switch (event.type) {
+    case 'InvoicePost':
+      return {
+        subject: `${accountName}: invoice ${event.invoiceNumber} for ${event.amount} ${event.currency}`,
+        body: `${hello}\n\nInvoice ${event.invoiceNumber} for ${event.amount} ${event.currency} has been issued; it is due on ${event.dueDate}.${sign}`,
+      };
+    case 'PaymentReceived':
+      return {
+        subject: `${accountName}: payment of ${event.amount} ${event.currency} received`,
+        body: `${hello}\n\nWe received your payment of ${event.amount} ${event.currency}${event.reference ? ` (${event.reference})` : ''}. Thank you.${sign}`,
+      };
+    case 'PaymentFailed':
+      return {
+        subject: `${accountName}: your payment of ${event.amount} ${event.currency} failed`,
+        body: `${hello}\n\nYour payment of ${event.amount} ${event.currency} could not be collected: ${event.reason}. Please update your payment method.${sign}`,
+      };
+    case 'CustomerActivation':
+      return { subject: `${accountName}: your account is active`, body: `${hello}\n\nYour account and subscriptions are active. Welcome!${sign}` };
+    case 'CustomerSuspend':
+      return {
+        subject: `${accountName}: your account is suspended`,
+        body: `${hello}\n\nYour account has been suspended: ${event.reason}. It is restored as soon as the overdue balance is paid.${sign}`,
+      };
+  }
+}

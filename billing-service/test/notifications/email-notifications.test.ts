@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
+import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { ACTIVATION_FLAGS, activate, newSubscription } from '../lifecycle/lifecycle-fixtures.js';
+
+let t: TestApp;
+let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;
+beforeAll(async () => {
+  smtp = await startSmtpStandIn();
+  t = await startTestApp({ app: { email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 20, retryBaseMs: 50 } } });
+});
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
+
+let n = 0;
+async function customer(body: Record<string, unknown> = {}) {
+  n += 1;
+  const email = `grace.${n}@example.com`;
+  const res = await t.call('POST', '/v1/customers', { firstName: 'Grace', lastName: 'Hopper', primaryEmail: email, ...body });
+  expect(res.statusCode, res.body).toBe(200);
+  return { id: res.json().id as number, email };
+}
+
+async function mailTo(address: string, count: number) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const mails = smtp.received.filter((m) => m.to.includes(address));
+    if (mails.length >= count || Date.now() > deadline) return mails;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const outbox = (customerId: number) => t.database.db.selectFrom('emailOutbox').selectAll().where('customerId', '=', customerId).orderBy('id').execute();
+
+describe('e-mail notifications', () => {
+  it('tells the customer the account is active and the first invoice is issued, over SMTP', async () => {
+    const c = await customer();
+    await newSubscription(t, c.id);
+    expect((await activate(t, c.id, ACTIVATION_FLAGS)).statusCode).toBe(200);
+    const mails = await mailTo(c.email, 2);
+    expect(mails.map((m) => m.subject)).toEqual(['Renew demo store: your account is active', expect.stringMatching(/^Renew demo store: invoice \d+ for 29\.99 USD$/)]);
+    expect(mails[1]!.from).toBe('billing@inkwell.test');
+    expect(mails[1]!.text).toContain('Hello Grace Hopper,');
+    expect(mails[1]!.text).toMatch(/it is due on \d{4}-\d{2}-\d{2}/);
+    expect((await outbox(c.id)).map((e) => e.status)).toEqual(['Sent', 'Sent']);
+  });
+
+  it('confirms a payment, and tells of a failed one with the reason', async () => {
+    const c = await customer();
+    expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '12.50', paymentMethod: 'Check', reference: 'CHK-77' })).statusCode).toBe(200);
+    await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '4000000000009995', firstName: 'G', lastName: 'H', expirationMonth: 12, expirationYear: 40, cvv: '123' });
+    expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: 5, useDefaultPaymentMethod: true })).statusCode).toBe(402);
+    const mails = await mailTo(c.email, 2);
+    expect(mails.map((m) => m.subject)).toEqual(['Renew demo store: payment of 12.50 USD received', 'Renew demo store: your payment of 5.00 USD failed']);
+    expect(mails[0]!.text).toContain('(CHK-77)');
+    expect(mails[1]!.text).toMatch(/could not be collected: .*insufficient funds/i);
+  });
+
+  it("follows the customer's e-mail preferences, and writes nothing for a customer without an address", async () => {
+    const c = await customer();
+    const put = await t.call('PUT', '/v1/CustomerEmailPreferences', { customerId: c.id, preferences: [{ emailType: 'InvoicePost', enabled: false }] });
+    expect(put.statusCode, put.body).toBe(200);
+    await newSubscription(t, c.id);
+    await activate(t, c.id, ACTIVATION_FLAGS);
+    expect((await outbox(c.id)).map((e) => e.emailType)).toEqual(['CustomerActivation']);
+
+    const silent = await customer({ primaryEmail: null });
+    await t.call('POST', '/v1/payments', { customerId: silent.id, amount: 1, paymentMethod: 'Cash' });
+    expect(await outbox(silent.id)).toEqual([]);
+  });
+
+  it('keeps an e-mail the SMTP server refuses and sends it once the server takes mail again', async () => {
+    const c = await customer();
+    smtp.refuse(true);
+    try {
+      await t.call('POST', '/v1/payments', { customerId: c.id, amount: 3, paymentMethod: 'Cash' });
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && !(await outbox(c.id))[0]?.lastError) await new Promise((resolve) => setTimeout(resolve, 25));
+      const [pending] = await outbox(c.id);
+      expect(pending).toMatchObject({ status: 'Pending' });
+      expect(pending!.attempts).toBeGreaterThanOrEqual(1);
+      expect(pending!.lastError).toMatch(/mailbox unavailable/);
+    } finally {
+      smtp.refuse(false);
+    }
+    expect((await mailTo(c.email, 1)).map((m) => m.subject)).toEqual(['Renew demo store: payment of 3.00 USD received']);
+    expect((await outbox(c.id))[0]!.status).toBe('Sent');
+  });
+
+  it('tells a customer suspended by the billing clock why', async () => {
+    const c = await customer();
+    await newSubscription(t, c.id);
+    await activate(t, c.id, ACTIVATION_FLAGS);
+    await runBillingClock(t.app.ctx, new Date(Date.now() + 10 * 86_400_000));
+    const mails = await mailTo(c.email, 3);
+    expect(mails.map((m) => m.subject)).toContain('Renew demo store: your account is suspended');
+    expect(mails.find((m) => m.subject.endsWith('suspended'))!.text).toContain('an invoice stayed unpaid 7 days past its due date');
+  });
+});
