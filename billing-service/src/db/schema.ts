@@ -309,6 +309,7 @@ export interface InvoicesTable {
   totalTaxes: Numeric;
   total: Numeric;
   createdAt: Generated<Date>;
+  overdueNotifiedAt: Generated<Date | null>;
 }
 
 export interface InvoiceChargesTable {

@@ -9,13 +9,25 @@ import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
 import { recordPayment } from '../payments/service.js';
 import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
 import { cancelCustomer } from './cancellation.js';
-import { claimCollectionAttempt, customersDueForRenewal, customersWithDueInvoices, moveSubscriptions, suspendedCustomers, type CustomerRef } from './clock-repository.js';
+import {
+  claimCollectionAttempt,
+  customersDueForRenewal,
+  customersWithDueInvoices,
+  markOverdueNotified,
+  moveSubscriptions,
+  overdueInvoicesNotNotified,
+  suspendedCustomers,
+  type CustomerRef,
+} from './clock-repository.js';
+import { minorUnits, money } from '../money/money.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
 import { catchUpInvoices } from './unhold.js';
 
 /** What one tick of the clock did (customer ids), for logs and tests. */
 export interface ClockTick {
   renewed: number[];
+  /** Invoices whose customer was told they are overdue. */
+  overdueNotices: number[];
   collected: number[];
   declined: number[];
   reactivated: number[];
@@ -91,6 +103,29 @@ async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): 
   }
 }
 
+/** Tells the customer, once per invoice, that a posted invoice is past due and unpaid (when e-mail is on). */
+async function noticeOverdueInvoices(ctx: AppContext, now: Date): Promise<number[]> {
+  if (!ctx.notifier?.enabled) return [];
+  const noticed: number[] = [];
+  for (const invoice of await overdueInvoicesNotNotified(ctx.db, now)) {
+    const sent = await ctx.db.transaction().execute(async (trx) => {
+      if (!(await markOverdueNotified(trx, invoice.id, now))) return false;
+      const customer = await findCustomerRow(trx, invoice.accountId, invoice.customerId);
+      if (!customer) return false;
+      await ctx.notifier?.enqueue(trx, customer, {
+        type: 'InvoiceOverdue',
+        invoiceNumber: invoice.invoiceNumber,
+        outstanding: money(invoice.openAmount).toFixed(minorUnits(invoice.currency)),
+        currency: invoice.currency,
+        dueDate: new Date(invoice.dueAt).toISOString().slice(0, 10),
+      });
+      return true;
+    });
+    if (sent) noticed.push(invoice.id);
+  }
+  return noticed;
+}
+
 /** Suspended → Active once nothing due is left unpaid; billing resumes as the customer's service start option says. */
 async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
@@ -155,10 +190,11 @@ export async function runBillingClock(ctx: AppContext, now = new Date()): Promis
     if (outcome === 'collected') collected.push(customer.id);
     if (outcome === 'declined') declined.push(customer.id);
   }
+  const overdueNotices = await noticeOverdueInvoices(ctx, now);
   const reactivated = await eachCustomer(await suspendedCustomers(ctx.db), (c) => reactivateIfPaid(ctx, c, now));
   const suspended = await eachCustomer(await customersWithDueInvoices(ctx.db, now, ['Active']), (c) => suspendIfOverdue(ctx, c, now));
   const cancelled = await eachCustomer(await suspendedCustomers(ctx.db), (c) => cancelIfLongSuspended(ctx, c, now));
-  return { renewed, collected, declined, reactivated, suspended, cancelled };
+  return { renewed, overdueNotices, collected, declined, reactivated, suspended, cancelled };
 }
 
 /** Runs the billing clock every `intervalMs` in the background (the billing API starts one). */

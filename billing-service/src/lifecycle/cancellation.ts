@@ -71,7 +71,7 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
       .set({ status: 'Cancelled', cancelledAt: now, cancellationOption: option, modifiedAt: now })
       .where('customerId', '=', customer.id)
       .where('status', '!=', 'Cancelled')
-      .returning(['id', 'status'])
+      .returning(['id', 'status', 'name'])
       .execute();
     const reversals = (await reversibleAmounts(trx, cancelled.map((s) => s.id), option, utcDate(now), customer.currency)).filter((r) => r.amount.greaterThan(0));
     // One credit per invoice reversed, recorded against it.
@@ -89,6 +89,9 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
     if (reversals.length > 0) await allocateAvailableFunds(trx, caller.accountId, customer.id);
     const credit = sumMoney(reversals.map((r) => r.amount));
     await setCustomerStatus(trx, caller, customer, 'Cancelled', now, { cancellationOption: option, credit: credit.toString() });
+    // Draft subscriptions never started: only the ones the customer had are announced.
+    const ended = cancelled.filter((s) => s.status !== 'Draft').map((s) => s.name);
+    if (ended.length > 0) await ctx.notifier?.enqueue(trx, customer, { type: 'SubscriptionCancellation', subscriptions: ended });
   });
 }
 

@@ -70,3 +70,26 @@ export async function moveSubscriptions(db: Queryable, customerId: number, from:
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** Posted invoices of Active or Suspended customers, unpaid past their due date, whose customer was not told yet. */
+export function overdueInvoicesNotNotified(db: Queryable, now: Date) {
+  return db
+    .selectFrom('invoices')
+    .innerJoin('ledgerEntries', (join) => join.onRef('ledgerEntries.invoiceId', '=', 'invoices.id').on('ledgerEntries.entryType', '=', 'invoice'))
+    .innerJoin('customers', 'customers.id', 'invoices.customerId')
+    .select(['invoices.id', 'invoices.customerId', 'invoices.accountId', 'invoices.invoiceNumber', 'invoices.currency', 'invoices.dueAt', 'ledgerEntries.openAmount'])
+    .where('invoices.status', '=', 'Posted')
+    .where('invoices.overdueNotifiedAt', 'is', null)
+    .where('ledgerEntries.openAmount', '>', '0')
+    .where('ledgerEntries.dueAt', '<', now)
+    .where('customers.status', 'in', ['Active', 'Suspended'])
+    .orderBy('invoices.id')
+    .limit(500)
+    .execute();
+}
+
+/** Marks an invoice's overdue notice as given; false when another instance did it first. */
+export async function markOverdueNotified(db: Queryable, invoiceId: number, now: Date): Promise<boolean> {
+  const result = await db.updateTable('invoices').set({ overdueNotifiedAt: now }).where('id', '=', invoiceId).where('overdueNotifiedAt', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -10,6 +10,8 @@ export type NotificationEvent =
   | { type: 'InvoicePost'; invoiceNumber: number; amount: string; currency: string; dueDate: string }
   | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
   | { type: 'PaymentFailed'; amount: string; currency: string; reason: string }
+  | { type: 'InvoiceOverdue'; invoiceNumber: number; outstanding: string; currency: string; dueDate: string }
+  | { type: 'SubscriptionCancellation'; subscriptions: string[] }
   | { type: 'CustomerActivation' }
   | { type: 'CustomerSuspend'; reason: string };
 
@@ -33,6 +35,16 @@ export function renderEmail(accountName: string, customerName: string, event: No
       return {
         subject: `${accountName}: your payment of ${event.amount} ${event.currency} failed`,
         body: `${hello}\n\nYour payment of ${event.amount} ${event.currency} could not be collected: ${event.reason}. Please update your payment method.${sign}`,
+      };
+    case 'InvoiceOverdue':
+      return {
+        subject: `${accountName}: invoice ${event.invoiceNumber} is overdue`,
+        body: `${hello}\n\nInvoice ${event.invoiceNumber} was due on ${event.dueDate}; ${event.outstanding} ${event.currency} is still unpaid. Please pay it to keep your service.${sign}`,
+      };
+    case 'SubscriptionCancellation':
+      return {
+        subject: `${accountName}: your subscription${event.subscriptions.length === 1 ? ' is' : 's are'} cancelled`,
+        body: `${hello}\n\nThese subscriptions are cancelled: ${event.subscriptions.join(', ')}.${sign}`,
       };
     case 'CustomerActivation':
       return { subject: `${accountName}: your account is active`, body: `${hello}\n\nYour account and subscriptions are active. Welcome!${sign}` };

@@ -36,6 +36,29 @@ async function mailTo(address: string, count: number) {
 const outbox = (customerId: number) => t.database.db.selectFrom('emailOutbox').selectAll().where('customerId', '=', customerId).orderBy('id').execute();
 
 describe('e-mail notifications', () => {
+  it('tells the customer once that an invoice is overdue', async () => {
+    const c = await customer();
+    await newSubscription(t, c.id);
+    await activate(t, c.id, ACTIVATION_FLAGS);
+    const [invoice] = (await t.call('GET', `/v1/Customers/${c.id}/Invoices`)).json();
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    expect((await runBillingClock(t.app.ctx, tomorrow)).overdueNotices).toContain(invoice.id);
+    expect((await runBillingClock(t.app.ctx, tomorrow)).overdueNotices).not.toContain(invoice.id);
+    const overdue = (await mailTo(c.email, 3)).filter((m) => m.subject.endsWith('is overdue'));
+    expect(overdue).toHaveLength(1);
+    expect(overdue[0]!.text).toContain(`Invoice ${invoice.invoiceNumber} was due on`);
+    expect(overdue[0]!.text).toContain('29.99 USD is still unpaid');
+  });
+
+  it('tells the customer which subscriptions a cancellation ended', async () => {
+    const c = await customer();
+    await newSubscription(t, c.id);
+    await activate(t, c.id, ACTIVATION_FLAGS);
+    expect((await t.call('POST', '/v1/customercancellation', { customerId: c.id, cancellationOption: 'None' })).statusCode).toBe(204);
+    const [cancelled] = (await mailTo(c.email, 3)).filter((m) => m.subject === 'Renew demo store: your subscription is cancelled');
+    expect(cancelled?.text).toContain('These subscriptions are cancelled: Basic.');
+  });
+
   it('tells the customer the account is active and the first invoice is issued, over SMTP', async () => {
     const c = await customer();
     await newSubscription(t, c.id);
@@ -95,8 +118,13 @@ describe('e-mail notifications', () => {
     await newSubscription(t, c.id);
     await activate(t, c.id, ACTIVATION_FLAGS);
     await runBillingClock(t.app.ctx, new Date(Date.now() + 10 * 86_400_000));
-    const mails = await mailTo(c.email, 3);
-    expect(mails.map((m) => m.subject)).toContain('Renew demo store: your account is suspended');
+    const mails = await mailTo(c.email, 4);
+    expect(mails.map((m) => m.subject)).toEqual([
+      'Renew demo store: your account is active',
+      expect.stringMatching(/^Renew demo store: invoice \d+ for 29\.99 USD$/),
+      expect.stringMatching(/^Renew demo store: invoice \d+ is overdue$/),
+      'Renew demo store: your account is suspended',
+    ]);
     expect(mails.find((m) => m.subject.endsWith('suspended'))!.text).toContain('an invoice stayed unpaid 7 days past its due date');
   });
 });

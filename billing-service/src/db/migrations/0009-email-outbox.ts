@@ -24,5 +24,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     create index email_outbox_due on email_outbox (next_attempt_at) where status = 'Pending';
     create index email_outbox_customer on email_outbox (customer_id, id);
+    -- When the customer was told the invoice is overdue (once per invoice).
+    alter table invoices add column overdue_notified_at timestamptz;
   `.execute(db);
 }
