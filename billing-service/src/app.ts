@@ -10,7 +10,7 @@ import { addressRoutes } from './addresses/routes.js';
 import { billingSettingRoutes } from './billing-settings/routes.js';
 import { BulkPaymentWorker, type BulkWorkerOptions } from './bulk/bulk-worker.js';
 import { bulkRoutes } from './bulk/routes.js';
-import { BillingClock } from './lifecycle/billing-clock.js';
+import { billingClockTask } from './lifecycle/billing-clock.js';
 import { EmailOutboxWorker, type EmailSettings } from './notifications/email-outbox-worker.js';
 import { countryRoutes } from './countries/routes.js';
 import { customerRoutes } from './customers/routes.js';
@@ -81,7 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addHook('onClose', async () => sender.stop());
   }
   if (options.billingClockMs) {
-    const clock = new BillingClock(ctx, app.log, options.billingClockMs);
+    const clock = billingClockTask(ctx, app.log, options.billingClockMs);
     app.addHook('onReady', async () => clock.start());
     app.addHook('onClose', async () => clock.stop());
   }

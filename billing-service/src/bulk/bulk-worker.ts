@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { PeriodicTask } from '../background/periodic-task.js';
 import type { AppContext } from '../http/context.js';
 import { claimRecords, completeFinishedJobs } from './repository.js';
 import { collectBulkRecord } from './service.js';
@@ -19,79 +20,48 @@ export interface BulkWorkerOptions {
  * the embedded database and on PostgreSQL, where several instances share the work.
  */
 export class BulkPaymentWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = true;
-  private readonly pollMs: number;
+  private readonly task: PeriodicTask;
   private readonly staleAfterMs: number;
   private readonly batchSize: number;
   private readonly parallel: number;
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly log: FastifyBaseLogger,
+    log: FastifyBaseLogger,
     options: BulkWorkerOptions = {},
   ) {
-    this.pollMs = options.pollMs ?? 1_000;
     this.staleAfterMs = options.staleAfterMs ?? 5 * 60_000;
     this.batchSize = options.batchSize ?? 32;
     this.parallel = options.parallel ?? 4;
+    // A record that failed unexpectedly stays claimed and is taken again once stale.
+    this.task = new PeriodicTask('bulk payment worker', options.pollMs ?? 1_000, () => this.drain(), log);
   }
 
   start() {
-    this.stopped = false;
-    this.schedule();
+    this.task.start();
   }
 
   /** Work was queued: drain now instead of at the next poll. */
   wake() {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      } else {
-        this.schedule();
-      }
-    });
+    this.task.tick();
   }
 
-  /** Stops polling and waits for the record in hand. */
+  /** Stops polling and waits for the batch in hand. */
   async stop() {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule() {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => this.wake(), this.pollMs);
-    this.timer.unref();
+    await this.task.stop();
   }
 
   private async drain() {
-    try {
-      while (!this.stopped) {
-        const batch = await claimRecords(this.ctx.db, new Date(), this.staleAfterMs, this.batchSize);
-        if (batch.length === 0) break;
-        // A few lanes over the batch, each taking the next record in order.
-        let next = 0;
-        const lane = async () => {
-          while (next < batch.length) await collectBulkRecord(this.ctx, batch[next++]!);
-        };
-        await Promise.all(Array.from({ length: Math.min(this.parallel, batch.length) }, lane));
-      }
-      if (!this.stopped) await completeFinishedJobs(this.ctx.db, new Date());
-    } catch (error) {
-      // The record stays claimed and is taken again once stale; the next poll carries on.
-      this.log.error({ err: error }, 'bulk payment worker: a record could not be processed');
+    while (!this.task.stopped) {
+      const batch = await claimRecords(this.ctx.db, new Date(), this.staleAfterMs, this.batchSize);
+      if (batch.length === 0) break;
+      // A few lanes over the batch, each taking the next record in order.
+      let next = 0;
+      const lane = async () => {
+        while (next < batch.length) await collectBulkRecord(this.ctx, batch[next++]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(this.parallel, batch.length) }, lane));
     }
+    if (!this.task.stopped) await completeFinishedJobs(this.ctx.db, new Date());
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { PeriodicTask } from '../background/periodic-task.js';
 import { findCustomerRow } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
@@ -198,31 +199,9 @@ export async function runBillingClock(ctx: AppContext, now = new Date()): Promis
 }
 
 /** Runs the billing clock every `intervalMs` in the background (the billing API starts one). */
-export class BillingClock {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly log: FastifyBaseLogger,
-    private readonly intervalMs: number,
-  ) {}
-
-  start() {
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = runBillingClock(this.ctx)
-        .then((tick) => {
-          if (Object.values(tick).some((ids) => ids.length > 0)) this.log.info({ billingClock: tick }, 'billing clock');
-        })
-        .catch((error) => this.log.error({ err: error }, 'billing clock: the tick failed; the next one carries on'))
-        .finally(() => (this.running = undefined));
-    }, this.intervalMs);
-    this.timer.unref();
-  }
-
-  async stop() {
-    clearInterval(this.timer);
-    await this.running;
-  }
+export function billingClockTask(ctx: AppContext, log: FastifyBaseLogger, intervalMs: number): PeriodicTask {
+  return new PeriodicTask('billing clock', intervalMs, async () => {
+    const tick = await runBillingClock(ctx);
+    if (Object.values(tick).some((ids) => ids.length > 0)) log.info({ billingClock: tick }, 'billing clock');
+  }, log);
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
+import { PeriodicTask } from '../background/periodic-task.js';
 import type { Db } from '../db/database.js';
 import { claimDueEmails, markAttemptFailed, markSent } from './outbox-repository.js';
 
@@ -19,29 +20,23 @@ export const MAX_EMAIL_ATTEMPTS = 5;
 /** Sends the outbox's e-mails over SMTP, a few at a time, retrying failures with growing delays. */
 export class EmailOutboxWorker {
   private readonly transport: Transporter;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly db: Db,
     private readonly settings: EmailSettings,
-    private readonly log: FastifyBaseLogger,
+    log: FastifyBaseLogger,
   ) {
     this.transport = nodemailer.createTransport(settings.smtpUrl);
+    this.task = new PeriodicTask('e-mail outbox', settings.pollMs ?? 2_000, () => this.sendDue(), log);
   }
 
   start() {
-    this.timer = setInterval(() => {
-      this.running ??= this.sendDue()
-        .catch((error) => this.log.error({ err: error }, 'e-mail outbox: a round failed; the next one carries on'))
-        .finally(() => (this.running = undefined));
-    }, this.settings.pollMs ?? 2_000);
-    this.timer.unref();
+    this.task.start();
   }
 
   async stop() {
-    clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
     this.transport.close();
   }
 

@@ -1,0 +1,50 @@
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * Runs `run` every `intervalMs` in the background, never two runs at once; a
+ * failed run is logged and the next one carries on. `stop` waits for the run in hand.
+ */
+export class PeriodicTask {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  /** Set by stop(): a long run can check it between steps. */
+  stopped = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly intervalMs: number,
+    private readonly run: () => Promise<void>,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start() {
+    this.stopped = false;
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Runs now; if a run is under way, once more right after it (work arrived meanwhile). */
+  tick() {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run()
+      .catch((error) => this.log.error({ err: error }, `${this.name}: the run failed; the next one carries on`))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.tick();
+        }
+      });
+  }
+
+  async stop() {
+    this.stopped = true;
+    clearInterval(this.timer);
+    while (this.running) await this.running;
+  }
+}
