@@ -213,6 +213,7 @@ export interface PaymentMethodsTable {
   removedAt: Date | null;
   createdAt: Generated<Date>;
   modifiedAt: Timestamp;
+  expiryNotifiedAt: Generated<Date | null>;
 }
 
 export interface AmountPerCurrency {

@@ -14,6 +14,8 @@ import {
   claimCollectionAttempt,
   customersDueForRenewal,
   customersWithDueInvoices,
+  cardsExpiringThisMonth,
+  markExpiryNotified,
   markOverdueNotified,
   moveSubscriptions,
   overdueInvoicesNotNotified,
@@ -29,6 +31,8 @@ export interface ClockTick {
   renewed: number[];
   /** Invoices whose customer was told they are overdue. */
   overdueNotices: number[];
+  /** Cards whose customer was told they expire this month. */
+  expiryNotices: number[];
   collected: number[];
   declined: number[];
   reactivated: number[];
@@ -127,6 +131,24 @@ async function noticeOverdueInvoices(ctx: AppContext, now: Date): Promise<number
   return noticed;
 }
 
+/** Tells the customer, once per card, that a card in use expires at the end of this month (when e-mail is on). */
+async function noticeExpiringCards(ctx: AppContext, now: Date): Promise<number[]> {
+  if (!ctx.notifier?.enabled) return [];
+  const noticed: number[] = [];
+  for (const card of await cardsExpiringThisMonth(ctx.db, now)) {
+    const sent = await ctx.db.transaction().execute(async (trx) => {
+      if (!(await markExpiryNotified(trx, card.id, now))) return false;
+      const customer = await findCustomerRow(trx, card.accountId, card.customerId);
+      if (!customer) return false;
+      const expiry = `${String(card.expirationMonth).padStart(2, '0')}/${String((card.expirationYear ?? 0) % 100).padStart(2, '0')}`;
+      await ctx.notifier?.enqueue(trx, customer, { type: 'CreditCardExpiry', cardType: card.cardBrand ?? 'credit', lastFour: card.lastFour ?? '????', expiry });
+      return true;
+    });
+    if (sent) noticed.push(card.id);
+  }
+  return noticed;
+}
+
 /** Suspended → Active once nothing due is left unpaid; billing resumes as the customer's service start option says. */
 async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
@@ -192,10 +214,11 @@ export async function runBillingClock(ctx: AppContext, now = new Date()): Promis
     if (outcome === 'declined') declined.push(customer.id);
   }
   const overdueNotices = await noticeOverdueInvoices(ctx, now);
+  const expiryNotices = await noticeExpiringCards(ctx, now);
   const reactivated = await eachCustomer(await suspendedCustomers(ctx.db), (c) => reactivateIfPaid(ctx, c, now));
   const suspended = await eachCustomer(await customersWithDueInvoices(ctx.db, now, ['Active']), (c) => suspendIfOverdue(ctx, c, now));
   const cancelled = await eachCustomer(await suspendedCustomers(ctx.db), (c) => cancelIfLongSuspended(ctx, c, now));
-  return { renewed, overdueNotices, collected, declined, reactivated, suspended, cancelled };
+  return { renewed, overdueNotices, expiryNotices, collected, declined, reactivated, suspended, cancelled };
 }
 
 /** Runs the billing clock every `intervalMs` in the background (the billing API starts one). */

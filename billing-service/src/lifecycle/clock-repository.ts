@@ -71,7 +71,7 @@ export async function moveSubscriptions(db: Queryable, customerId: number, from:
   return rows.map((r) => r.id);
 }
 
-/** Posted invoices of Active or Suspended customers, unpaid past their due date, whose customer was not told yet. */
+/** Posted invoices of Active or Suspended customers, still unpaid a full day after their due date, whose customer was not told yet. */
 export function overdueInvoicesNotNotified(db: Queryable, now: Date) {
   return db
     .selectFrom('invoices')
@@ -81,7 +81,7 @@ export function overdueInvoicesNotNotified(db: Queryable, now: Date) {
     .where('invoices.status', '=', 'Posted')
     .where('invoices.overdueNotifiedAt', 'is', null)
     .where('ledgerEntries.openAmount', '>', '0')
-    .where('ledgerEntries.dueAt', '<', now)
+    .where('ledgerEntries.dueAt', '<', new Date(now.getTime() - 86_400_000))
     .where('customers.status', 'in', ['Active', 'Suspended'])
     .orderBy('invoices.id')
     .limit(500)
@@ -91,5 +91,27 @@ export function overdueInvoicesNotNotified(db: Queryable, now: Date) {
 /** Marks an invoice's overdue notice as given; false when another instance did it first. */
 export async function markOverdueNotified(db: Queryable, invoiceId: number, now: Date): Promise<boolean> {
   const result = await db.updateTable('invoices').set({ overdueNotifiedAt: now }).where('id', '=', invoiceId).where('overdueNotifiedAt', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Cards in use (not removed) of Active or Suspended customers that expire at the end of this month, whose customer was not told yet. */
+export function cardsExpiringThisMonth(db: Queryable, now: Date) {
+  return db
+    .selectFrom('paymentMethods')
+    .innerJoin('customers', 'customers.id', 'paymentMethods.customerId')
+    .select(['paymentMethods.id', 'paymentMethods.customerId', 'paymentMethods.accountId', 'paymentMethods.cardBrand', 'paymentMethods.lastFour', 'paymentMethods.expirationMonth', 'paymentMethods.expirationYear'])
+    .where('paymentMethods.removedAt', 'is', null)
+    .where('paymentMethods.expiryNotifiedAt', 'is', null)
+    .where('paymentMethods.expirationYear', '=', now.getUTCFullYear())
+    .where('paymentMethods.expirationMonth', '=', now.getUTCMonth() + 1)
+    .where('customers.status', 'in', ['Active', 'Suspended'])
+    .orderBy('paymentMethods.id')
+    .limit(500)
+    .execute();
+}
+
+/** Marks a card's expiry notice as given; false when another instance did it first. */
+export async function markExpiryNotified(db: Queryable, paymentMethodId: number, now: Date): Promise<boolean> {
+  const result = await db.updateTable('paymentMethods').set({ expiryNotifiedAt: now }).where('id', '=', paymentMethodId).where('expiryNotifiedAt', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

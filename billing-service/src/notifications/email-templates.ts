@@ -12,6 +12,7 @@ export type NotificationEvent =
   | { type: 'PaymentFailed'; amount: string; currency: string; reason: string }
   | { type: 'InvoiceOverdue'; invoiceNumber: number; outstanding: string; currency: string; dueDate: string }
   | { type: 'SubscriptionCancellation'; subscriptions: string[] }
+  | { type: 'CreditCardExpiry'; cardType: string; lastFour: string; expiry: string }
   | { type: 'CustomerActivation' }
   | { type: 'CustomerSuspend'; reason: string };
 
@@ -45,6 +46,11 @@ export function renderEmail(accountName: string, customerName: string, event: No
       return {
         subject: `${accountName}: your subscription${event.subscriptions.length === 1 ? ' is' : 's are'} cancelled`,
         body: `${hello}\n\nThese subscriptions are cancelled: ${event.subscriptions.join(', ')}.${sign}`,
+      };
+    case 'CreditCardExpiry':
+      return {
+        subject: `${accountName}: your card ending ${event.lastFour} expires soon`,
+        body: `${hello}\n\nYour ${event.cardType} card ending ${event.lastFour} expires at the end of ${event.expiry}. Please add a new card so your payments continue.${sign}`,
       };
     case 'CustomerActivation':
       return { subject: `${accountName}: your account is active`, body: `${hello}\n\nYour account and subscriptions are active. Welcome!${sign}` };

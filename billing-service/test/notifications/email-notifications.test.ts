@@ -41,13 +41,34 @@ describe('e-mail notifications', () => {
     await newSubscription(t, c.id);
     await activate(t, c.id, ACTIVATION_FLAGS);
     const [invoice] = (await t.call('GET', `/v1/Customers/${c.id}/Invoices`)).json();
-    const tomorrow = new Date(Date.now() + 86_400_000);
+    expect((await runBillingClock(t.app.ctx)).overdueNotices).not.toContain(invoice.id); // due today: not a day late yet
+    const tomorrow = new Date(Date.now() + 86_400_000 + 60_000);
     expect((await runBillingClock(t.app.ctx, tomorrow)).overdueNotices).toContain(invoice.id);
     expect((await runBillingClock(t.app.ctx, tomorrow)).overdueNotices).not.toContain(invoice.id);
     const overdue = (await mailTo(c.email, 3)).filter((m) => m.subject.endsWith('is overdue'));
     expect(overdue).toHaveLength(1);
     expect(overdue[0]!.text).toContain(`Invoice ${invoice.invoiceNumber} was due on`);
     expect(overdue[0]!.text).toContain('29.99 USD is still unpaid');
+  });
+
+  it('tells the customer once that the card in use expires at the end of this month', async () => {
+    const c = await customer();
+    const now = new Date();
+    const month = now.getUTCMonth() + 1;
+    const year = now.getUTCFullYear() % 100;
+    const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '4242424242424242', firstName: 'G', lastName: 'H', expirationMonth: month, expirationYear: year, cvv: '123' });
+    expect(card.statusCode, card.body).toBe(200);
+    const later = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '5555555555554444', firstName: 'G', lastName: 'H', expirationMonth: month, expirationYear: year + 1, cvv: '123' });
+    await newSubscription(t, c.id);
+    await activate(t, c.id, ACTIVATION_FLAGS);
+    const first = await runBillingClock(t.app.ctx, now);
+    expect(first.expiryNotices).toContain(card.json().id);
+    expect(first.expiryNotices).not.toContain(later.json().id);
+    expect((await runBillingClock(t.app.ctx, now)).expiryNotices).not.toContain(card.json().id);
+    // Activation, invoice posted, card expiry (the invoice due today is not overdue before tomorrow).
+    const notices = (await mailTo(c.email, 3)).filter((m) => m.subject === 'Renew demo store: your card ending 4242 expires soon');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.text).toContain(`Your Visa card ending 4242 expires at the end of ${String(month).padStart(2, '0')}/${String(year).padStart(2, '0')}.`);
   });
 
   it('tells the customer which subscriptions a cancellation ended', async () => {

@@ -26,5 +26,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     create index email_outbox_customer on email_outbox (customer_id, id);
     -- When the customer was told the invoice is overdue (once per invoice).
     alter table invoices add column overdue_notified_at timestamptz;
+    -- When the customer was told the card expires this month (once per card).
+    alter table payment_methods add column expiry_notified_at timestamptz;
   `.execute(db);
 }
