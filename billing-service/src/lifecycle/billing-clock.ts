@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { PeriodicTask } from '../background/periodic-task.js';
+import type { Queryable } from '../db/database.js';
+import type { NotificationEvent } from '../notifications/email-templates.js';
 import { findCustomerRow } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
@@ -108,45 +110,52 @@ async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): 
   }
 }
 
-/** Tells the customer, once per invoice, that a posted invoice is past due and unpaid (when e-mail is on). */
-async function noticeOverdueInvoices(ctx: AppContext, now: Date): Promise<number[]> {
-  if (!ctx.notifier?.enabled) return [];
+/**
+ * Notices given once per subject (an invoice, a card): for each subject, its
+ * "notified" mark and its e-mail commit together; a subject another instance
+ * marked first is skipped. Nothing happens when e-mail is off.
+ */
+async function noticeOnce<S extends { id: number; accountId: number; customerId: number }>(
+  ctx: AppContext,
+  subjects: S[],
+  mark: (trx: Queryable, id: number) => Promise<boolean>,
+  event: (subject: S) => NotificationEvent,
+): Promise<number[]> {
   const noticed: number[] = [];
-  for (const invoice of await overdueInvoicesNotNotified(ctx.db, now)) {
+  for (const subject of subjects) {
     const sent = await ctx.db.transaction().execute(async (trx) => {
-      if (!(await markOverdueNotified(trx, invoice.id, now))) return false;
-      const customer = await findCustomerRow(trx, invoice.accountId, invoice.customerId);
+      if (!(await mark(trx, subject.id))) return false;
+      const customer = await findCustomerRow(trx, subject.accountId, subject.customerId);
       if (!customer) return false;
-      await ctx.notifier?.enqueue(trx, customer, {
-        type: 'InvoiceOverdue',
-        invoiceNumber: invoice.invoiceNumber,
-        outstanding: money(invoice.openAmount).toFixed(minorUnits(invoice.currency)),
-        currency: invoice.currency,
-        dueDate: new Date(invoice.dueAt).toISOString().slice(0, 10),
-      });
+      await ctx.notifier?.enqueue(trx, customer, event(subject));
       return true;
     });
-    if (sent) noticed.push(invoice.id);
+    if (sent) noticed.push(subject.id);
   }
   return noticed;
 }
 
-/** Tells the customer, once per card, that a card in use expires at the end of this month (when e-mail is on). */
+/** Tells the customer, once per invoice, that a posted invoice is a day past due and unpaid. */
+async function noticeOverdueInvoices(ctx: AppContext, now: Date): Promise<number[]> {
+  if (!ctx.notifier?.enabled) return [];
+  return noticeOnce(ctx, await overdueInvoicesNotNotified(ctx.db, now), (trx, id) => markOverdueNotified(trx, id, now), (invoice) => ({
+    type: 'InvoiceOverdue',
+    invoiceNumber: invoice.invoiceNumber,
+    outstanding: money(invoice.openAmount).toFixed(minorUnits(invoice.currency)),
+    currency: invoice.currency,
+    dueDate: new Date(invoice.dueAt).toISOString().slice(0, 10),
+  }));
+}
+
+/** Tells the customer, once per card, that a card in use expires at the end of this month. */
 async function noticeExpiringCards(ctx: AppContext, now: Date): Promise<number[]> {
   if (!ctx.notifier?.enabled) return [];
-  const noticed: number[] = [];
-  for (const card of await cardsExpiringThisMonth(ctx.db, now)) {
-    const sent = await ctx.db.transaction().execute(async (trx) => {
-      if (!(await markExpiryNotified(trx, card.id, now))) return false;
-      const customer = await findCustomerRow(trx, card.accountId, card.customerId);
-      if (!customer) return false;
-      const expiry = `${String(card.expirationMonth).padStart(2, '0')}/${String((card.expirationYear ?? 0) % 100).padStart(2, '0')}`;
-      await ctx.notifier?.enqueue(trx, customer, { type: 'CreditCardExpiry', cardType: card.cardBrand ?? 'credit', lastFour: card.lastFour ?? '????', expiry });
-      return true;
-    });
-    if (sent) noticed.push(card.id);
-  }
-  return noticed;
+  return noticeOnce(ctx, await cardsExpiringThisMonth(ctx.db, now), (trx, id) => markExpiryNotified(trx, id, now), (card) => ({
+    type: 'CreditCardExpiry',
+    cardType: card.cardBrand ?? 'credit',
+    lastFour: card.lastFour ?? '????',
+    expiry: `${String(card.expirationMonth).padStart(2, '0')}/${String((card.expirationYear ?? 0) % 100).padStart(2, '0')}`,
+  }));
 }
 
 /** Suspended → Active once nothing due is left unpaid; billing resumes as the customer's service start option says. */
