@@ -1,11 +1,12 @@
-import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from './support/chromium-executable.js';
 
 /**
- * Playwright cannot download browsers here: it launches the system's Chromium
- * (Debian's `chromium` package), or the one named by RENEW_CHROMIUM.
+ * Playwright cannot download browsers here: the tests launch RENEW_CHROMIUM, or
+ * the system's Chromium (Debian's `chromium` package), or else the one shipped in
+ * the npm package @sparticuz/chromium (see support/chromium-executable.ts).
  */
-const chromium = process.env.RENEW_CHROMIUM ?? ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+const launchOptions = await chromiumLaunchOptions();
 
 export default defineConfig({
   testDir: './tests',
@@ -16,7 +17,7 @@ export default defineConfig({
   reporter: [['list']],
   use: {
     browserName: 'chromium',
-    launchOptions: chromium ? { executablePath: chromium } : {},
+    launchOptions,
     trace: 'retain-on-failure',
   },
   outputDir: './test-results',
