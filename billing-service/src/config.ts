@@ -29,6 +29,8 @@ const EnvSchema = z.object({
   RENEW_EMAIL_FROM: z.string().min(3).default('billing@localhost'),
   /** How often the billing clock ticks (renewals, automatic collection, dunning); 0 turns it off on this instance. */
   RENEW_BILLING_CLOCK_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** Bearer token for GET /metrics; unset: /metrics answers loopback clients only. */
+  RENEW_METRICS_TOKEN: z.string().min(16).optional(),
   RENEW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -50,6 +52,8 @@ export interface Config {
   /** Fastify trustProxy: addresses or CIDRs whose X-Forwarded-* headers are believed. */
   trustProxy: string | boolean;
   logLevel: string;
+  /** RENEW_METRICS_TOKEN: GET /metrics needs `Authorization: Bearer <token>`; unset: loopback clients only. */
+  metricsToken?: string;
   /** Which payment gateway adapter; only the built-in sandbox exists so far. */
   gateway: { name: 'sandbox'; timeoutMs: number };
 }
@@ -80,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requireTls: e.RENEW_REQUIRE_TLS ?? e.NODE_ENV === 'production',
     trustProxy: parseTrustProxy(e.RENEW_TRUST_PROXY),
     logLevel: e.RENEW_LOG_LEVEL,
+    ...(e.RENEW_METRICS_TOKEN ? { metricsToken: e.RENEW_METRICS_TOKEN } : {}),
     gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
     billingClockMs: e.RENEW_BILLING_CLOCK_MS,
     email: e.RENEW_SMTP_URL ? { smtpUrl: e.RENEW_SMTP_URL, from: e.RENEW_EMAIL_FROM } : undefined,

@@ -54,6 +54,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     requireTls: config.requireTls,
     trustProxy: config.trustProxy,
     logger: loggerOptions(config.logLevel),
+    observability: { ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), ...(database.pools ? { pools: database.pools } : {}), processMetrics: true },
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
   await app.listen({ host: config.host, port: config.port });
@@ -82,6 +83,7 @@ export function billingBanner(started: StartedBilling): string {
   const lines = [
     `Renew billing API listening on ${url} (database: ${database.kind === 'postgres' ? 'PostgreSQL' : `embedded, ${config.dataDir}`})`,
     `API reference: ${url}/docs  OpenAPI: ${url}/v1/openapi.json`,
+    `Health: ${url}/healthz  ${url}/readyz  Metrics: ${url}/metrics (${config.metricsToken ? 'Bearer RENEW_METRICS_TOKEN' : 'loopback only; set RENEW_METRICS_TOKEN to scrape from elsewhere'})`,
   ];
   if (created) {
     lines.push(

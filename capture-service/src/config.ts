@@ -42,6 +42,8 @@ export interface CaptureConfig {
   requireTls: boolean;
   trustProxy: string | boolean;
   logLevel: string;
+  /** RENEW_METRICS_TOKEN, shared with the billing API: GET /metrics needs `Authorization: Bearer <token>`; unset: loopback clients only. */
+  metricsToken?: string;
   /** RENEW_SMTP_URL is set: payments collected here write their e-mail to the outbox (the billing API sends it). */
   emailEnabled: boolean;
 }
@@ -86,6 +88,7 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
     requireTls: shared.requireTls,
     trustProxy: shared.trustProxy,
     logLevel: shared.logLevel,
+    ...(shared.metricsToken ? { metricsToken: shared.metricsToken } : {}),
     emailEnabled: shared.email !== undefined,
   };
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Catalog } from '@renew/billing-service/catalog/schema.js';
 import type { DatabaseHandle } from '@renew/billing-service/db/database.js';
+import { defaultLogStream } from '@renew/billing-service/http/logging.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
 import type { PaymentGateway } from '@renew/billing-service/payments/gateway/payment-gateway.js';
 import { buildCaptureApp } from './app.js';
@@ -22,7 +23,7 @@ export interface StartCaptureOptions {
   port?: number;
   /** Base of `uri` values: the billing API's public address. Default RENEW_PUBLIC_BASE_URL, else the billing API's listening address. */
   publicBaseUrl?: string;
-  /** Default: pino at config.logLevel (card data redacted). */
+  /** Default: pino at config.logLevel (card data redacted), pretty at a terminal, JSON lines otherwise. */
   logger?: FastifyServerOptions['logger'];
   gateway?: PaymentGateway;
   /** Default: PostgresRateLimitStore on PostgreSQL (shared with other instances), else in memory. */
@@ -41,6 +42,11 @@ function formatUrl(scheme: string, host: string, port: number): string {
   return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+function defaultLogger(level: string): FastifyServerOptions['logger'] {
+  const stream = defaultLogStream();
+  return { level, ...(stream ? { stream } : {}) } as FastifyServerOptions['logger'];
+}
+
 /** Builds the card-capture host on the given database and listens. The caller closes `app` (before the database). */
 export async function startCaptureService(options: StartCaptureOptions): Promise<{ app: FastifyInstance; url: string }> {
   const config = options.config ?? loadCaptureConfig(process.env, options.catalog);
@@ -57,11 +63,12 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     ...(config.captcha.secret ? { recaptchaSecret: config.captcha.secret } : {}),
     ...(options.gateway ? { gateway: options.gateway } : {}),
     publicBaseUrl: options.publicBaseUrl ?? config.publicBaseUrl ?? formatUrl(scheme, host, config.apiPort),
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? defaultLogger(config.logLevel),
     ipRateLimits: config.ipRateLimits,
     emailEnabled: config.emailEnabled,
     trustProxy: config.trustProxy,
     requireTls: config.requireTls,
+    observability: { ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), ...(options.database.pools ? { pools: options.database.pools } : {}), processMetrics: true },
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
   if (config.captcha.mode === 'dev') {

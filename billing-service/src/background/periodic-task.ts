@@ -1,5 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 
+/** Told when a run ends (the service's metrics count runs and failures). */
+export interface TaskObserver {
+  runFinished(task: string, seconds: number, failed: boolean): void;
+}
+
 /**
  * Runs `run` every `intervalMs` in the background, never two runs at once; a
  * failed run is logged and the next one carries on. `stop` waits for the run in hand.
@@ -10,15 +15,23 @@ export class PeriodicTask {
   private again = false;
   /** Set by stop(): a long run can check it between steps. */
   stopped = false;
+  private started = false;
+  observer: TaskObserver | undefined;
 
   constructor(
-    private readonly name: string,
+    readonly name: string,
     private readonly intervalMs: number,
     private readonly run: () => Promise<void>,
     private readonly log: FastifyBaseLogger,
   ) {}
 
+  /** Between start() and stop(): the readiness check's "background tasks running". */
+  get isRunning(): boolean {
+    return this.started && !this.stopped;
+  }
+
   start() {
+    this.started = true;
     this.stopped = false;
     this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
@@ -31,10 +44,20 @@ export class PeriodicTask {
       this.again = true;
       return;
     }
+    const startedAt = performance.now();
+    let failed = false;
     this.running = this.run()
-      .catch((error) => this.log.error({ err: error }, `${this.name}: the run failed; the next one carries on`))
+      .catch((error) => {
+        failed = true;
+        this.log.error({ err: error }, `${this.name}: the run failed; the next one carries on`);
+      })
       .finally(() => {
         this.running = undefined;
+        try {
+          this.observer?.runFinished(this.name, (performance.now() - startedAt) / 1000, failed);
+        } catch {
+          // metrics never stop the work
+        }
         if (this.again) {
           this.again = false;
           this.tick();

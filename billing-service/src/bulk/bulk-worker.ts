@@ -20,7 +20,8 @@ export interface BulkWorkerOptions {
  * the embedded database and on PostgreSQL, where several instances share the work.
  */
 export class BulkPaymentWorker {
-  private readonly task: PeriodicTask;
+  /** Its state and run counts are watched by the readiness check and the metrics. */
+  readonly task: PeriodicTask;
   private readonly staleAfterMs: number;
   private readonly batchSize: number;
   private readonly parallel: number;

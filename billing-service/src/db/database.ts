@@ -21,7 +21,16 @@ export interface DatabaseHandle {
    */
   countersDb: Db;
   kind: 'pglite' | 'postgres';
+  /** PostgreSQL only: the connection pools, for the pool-usage metrics (the embedded database has one connection, no pool). */
+  pools?: Record<string, PoolUsage>;
   close(): Promise<void>;
+}
+
+/** What pg.Pool reports about its connections. */
+export interface PoolUsage {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
 }
 
 export interface OpenDatabaseOptions {
@@ -70,6 +79,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       db,
       countersDb,
       kind: 'postgres',
+      pools: { main: pool, counters: countersPool },
       async close() {
         await countersDb.destroy();
         await db.destroy();

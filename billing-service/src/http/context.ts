@@ -15,6 +15,8 @@ export interface AppContext {
   notifier?: Notifier;
   /** The background processor of bulk payment jobs, when this app runs one (the billing API does). */
   bulkWorker?: { wake(): void };
+  /** The app's metrics (set by observability/observe.ts): told of each payment once its row is committed. */
+  metrics?: { paymentRecorded(status: 'Succeeded' | 'Failed'): void };
 }
 
 declare module 'fastify' {

@@ -20,7 +20,8 @@ export const MAX_EMAIL_ATTEMPTS = 5;
 /** Sends the outbox's e-mails over SMTP, a few at a time, retrying failures with growing delays. */
 export class EmailOutboxWorker {
   private readonly transport: Transporter;
-  private readonly task: PeriodicTask;
+  /** Its state and run counts are watched by the readiness check and the metrics. */
+  readonly task: PeriodicTask;
 
   constructor(
     private readonly db: Db,
