@@ -21,6 +21,7 @@ import './http/context.js';
 import { ApiError } from './http/errors.js';
 import { enforceRateLimit, type RateLimitStore } from './http/rate-limit.js';
 import { noteRoutes } from './notes/routes.js';
+import { observe, type ObservabilityOptions } from './observability/observe.js';
 import { paymentMethodRoutes } from './payment-methods/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
@@ -50,6 +51,8 @@ export interface AppOptions {
   billingClockMs?: number;
   /** E-mail notifications over SMTP; unset: none are written or sent. */
   email?: EmailSettings;
+  /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
+  observability?: ObservabilityOptions;
 }
 
 export const RATE_LIMIT_HEADERS = [
@@ -66,28 +69,33 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(
     jsonApiServerOptions({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 1024 * 1024, https: options.https }),
   ).withTypeProvider<ZodTypeProvider>();
-  // Bodies are JSON only (the spec requires Content-Type: application/json); anything else is 415.
+  // Bodies are JSON (the spec's Content-Type: application/json); an empty body is none, whatever its type; other types 415.
   const ctx = createAppContext({ ...options, emailEnabled: options.email !== undefined });
   configureJsonApi(app, ctx);
+  const observability = observe(app, options.db, { ...options.observability, queues: true });
   if (options.bulkWorker !== false) {
     const worker = new BulkPaymentWorker(ctx, app.log, options.bulkWorker ?? {});
     ctx.bulkWorker = worker;
+    observability.watch(worker.task);
     app.addHook('onReady', async () => worker.start());
     app.addHook('onClose', async () => worker.stop());
   }
   if (options.email) {
     const sender = new EmailOutboxWorker(options.db, options.email, app.log);
+    observability.watch(sender.task);
     app.addHook('onReady', async () => sender.start());
     app.addHook('onClose', async () => sender.stop());
   }
   if (options.billingClockMs) {
     const clock = billingClockTask(ctx, app.log, options.billingClockMs);
+    observability.watch(clock);
     app.addHook('onReady', async () => clock.start());
     app.addHook('onClose', async () => clock.stop());
   }
 
   await app.register(cors, {
     origin: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'x-audit-source', 'Idempotency-Key'],
     exposedHeaders: [...RATE_LIMIT_HEADERS, ...LIST_HEADERS],
     maxAge: 600,
@@ -97,7 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.requireTls) {
     // request.protocol honours X-Forwarded-Proto only from trusted proxies (trustProxy).
     app.addHook('onRequest', async (request) => {
-      if (request.protocol !== 'https') {
+      if (request.protocol !== 'https' && !request.routeOptions.config?.probe) {
         throw new ApiError(403, [{ Key: 'Api Error', Value: 'HTTPS is required; plain HTTP requests are refused' }]);
       }
     });
@@ -107,18 +115,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS') return;
     const config = request.routeOptions.config;
-    if (!request.routeOptions.url || config?.public) return;
+    if (config?.public) return;
+    // An unknown path (404) or a known one with the wrong method (405) needs no key; one sent is
+    // still checked and counted, so its answer carries the rate-limit headers like any other.
+    const unrouted = !request.routeOptions.url;
+    if (unrouted && !request.headers.authorization) return;
     let caller;
     try {
       caller = await authenticator.authenticate(request);
     } catch (error) {
       // Failed attempts are limited per client address, so guessing keys is slow.
       await enforceRateLimit(options.rateLimitStore, reply, `ip:${request.ip}`, options.catalog.rateLimits);
+      if (unrouted) return;
       throw error;
     }
     request.caller = caller;
     await enforceRateLimit(options.rateLimitStore, reply, `key:${caller.keyHash}`, caller.rateLimits);
-    if (caller.keyKind !== 'private') {
+    if (caller.keyKind !== 'private' && !unrouted) {
       throw ApiError.unauthorized('the public API key only works on the card-capture host; use the private API key');
     }
   });
@@ -145,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   });
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  observability.registerRoutes();
 
   await syncCatalog(options.db, options.catalog);
   await app.register(planRoutes);

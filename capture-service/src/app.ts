@@ -6,6 +6,7 @@ import '@renew/billing-service/http/context.js';
 import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
 import { configureJsonApi, createAppContext, jsonApiServerOptions } from '@renew/billing-service/http/json-api.js';
 import { enforceRateLimit, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
+import { observe, type ObservabilityOptions } from '@renew/billing-service/observability/observe.js';
 import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
 import type { PaymentGateway } from '@renew/billing-service/payments/gateway/payment-gateway.js';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
@@ -49,6 +50,8 @@ export interface CaptureAppOptions {
   bodyLimit?: number;
   /** Write e-mail notifications of collected payments to the outbox (sent by the billing API's worker). */
   emailEnabled?: boolean;
+  /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
+  observability?: ObservabilityOptions;
 }
 
 /**
@@ -61,11 +64,12 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     jsonApiServerOptions({ logger: captureLoggerOptions(options.logger), trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 16 * 1024, https: options.https }),
   );
   // Bodies: JSON, or form fields (@fastify/formbody); anything else is 415.
-  configureJsonApi(app, createAppContext({ ...options, emailEnabled: options.emailEnabled ?? false }));
-  await app.register(formbody);
-  app.addContentTypeParser('*', (_request, _payload, done) => {
-    done(new ApiError(415, [{ Key: API_ERROR_KEY, Value: 'Content-Type must be application/x-www-form-urlencoded or application/json' }]), undefined);
+  configureJsonApi(app, createAppContext({ ...options, emailEnabled: options.emailEnabled ?? false }), {
+    acceptedBodies: 'application/x-www-form-urlencoded or application/json',
   });
+  await app.register(formbody);
+  // /healthz, /readyz, /metrics; every response is counted by route and status.
+  const observability = observe(app, options.db, options.observability);
   // Every account shares the catalogue file; settingsFor is where per-account settings would be looked up.
   const settings = captureSettingsFrom(options.catalog);
   const settingsFor = (_accountId: number): CaptureSettings => settings;
@@ -83,11 +87,15 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
       reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     }
     if (request.method === 'OPTIONS') return;
-    if (options.requireTls && request.protocol !== 'https') {
+    const config = request.routeOptions.config;
+    if (options.requireTls && request.protocol !== 'https' && !config?.probe) {
       throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'HTTPS is required; plain HTTP requests are refused' }]);
     }
+    // Health checks and metrics are never limited (a probe must not be refused for probing).
+    if (config?.public) return;
     await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${request.ip}`, ipLimits);
   });
+  observability.registerRoutes();
 
   // Preflight is answered for any origin: which account is calling is only known from the body.
   app.options(CAPTURE_PATH, async (request, reply) => {

@@ -34,8 +34,17 @@ export const UpdateAddressBody = z.object({
 });
 export type UpdateAddressInput = z.infer<typeof UpdateAddressBody>;
 
-/** An address embedded in the address-preferences PUT: its type comes from where it sits. */
-export const EmbeddedAddressInput = z.object({ id: z.number().int().positive().nullish(), ...addressFields });
+/**
+ * An address embedded in the address-preferences PUT: its type comes from where it
+ * sits. The GET's `addressType` and `customerAddressPreferenceId` sent back are
+ * accepted; another type or customer is refused by the service, not ignored.
+ */
+export const EmbeddedAddressInput = z.object({
+  id: z.number().int().positive().nullish(),
+  customerAddressPreferenceId: z.number().int().positive().nullish(),
+  addressType: z.enum(ADDRESS_TYPES).nullish(),
+  ...addressFields,
+});
 export type EmbeddedAddressInput = z.infer<typeof EmbeddedAddressInput>;
 
 export const AddressIdParams = z.object({ addressId: z.coerce.number().int().positive() });
@@ -72,7 +81,8 @@ export type AddressPreferencesResponse = z.infer<typeof AddressPreferencesRespon
 const conversionError = 'conversion error: must be true or false, not null';
 /**
  * `useBillingAsShipping` is the update description's name for the same flag.
- * null is refused with the spec's conversion error on the field.
+ * null is refused with the spec's conversion error on the field; left out, the
+ * stored value stays; both names with different values are refused.
  */
 export const UpdateAddressPreferencesBody = z
   .object({
@@ -85,11 +95,11 @@ export const UpdateAddressPreferencesBody = z
     shippingAddress: EmbeddedAddressInput.nullish(),
   })
   .superRefine((body, ctx) => {
-    const given = 'useBillingAddressAsShippingAddress' in body ? 'useBillingAddressAsShippingAddress' : 'useBillingAsShipping' in body ? 'useBillingAsShipping' : undefined;
-    if (!given) {
-      ctx.addIssue({ code: 'custom', path: ['useBillingAddressAsShippingAddress'], message: 'required: true or false' });
-    } else if (body[given] === null) {
-      ctx.addIssue({ code: 'custom', path: [given], message: conversionError });
+    for (const name of ['useBillingAddressAsShippingAddress', 'useBillingAsShipping'] as const) {
+      if (name in body && body[name] === null) ctx.addIssue({ code: 'custom', path: [name], message: conversionError });
+    }
+    if (body.useBillingAddressAsShippingAddress != null && body.useBillingAsShipping != null && body.useBillingAddressAsShippingAddress !== body.useBillingAsShipping) {
+      ctx.addIssue({ code: 'custom', path: ['useBillingAsShipping'], message: 'another name for useBillingAddressAsShippingAddress: give one value' });
     }
   });
 export type UpdateAddressPreferencesInput = z.infer<typeof UpdateAddressPreferencesBody>;

@@ -145,7 +145,9 @@ export async function updateAddressPreferences(
   return ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomer(trx, caller.accountId, input.id);
     if (!customer) throw ApiError.notFound('customer', input.id);
-    const useBillingAsShipping = (input.useBillingAddressAsShippingAddress ?? input.useBillingAsShipping) === true;
+    // Left out (under both names), the flag keeps its stored value; only an explicit null is refused (by the schema).
+    const current = await findAddressPreferences(trx, customer.id);
+    const useBillingAsShipping = input.useBillingAddressAsShippingAddress ?? input.useBillingAsShipping ?? current?.useBillingAddressAsShippingAddress ?? false;
     await saveAddressPreferences(trx, {
       customerId: customer.id,
       contactName: input.contactName ?? null,
@@ -153,6 +155,12 @@ export async function updateAddressPreferences(
       useBillingAddressAsShippingAddress: useBillingAsShipping,
     });
     for (const address of embedded) {
+      if (address.input.addressType != null && address.input.addressType !== address.type) {
+        throw ApiError.badRequest(`the ${address.key.slice(0, -1)} is the ${address.type} address; its addressType cannot be ${address.input.addressType}`, `${address.key}addressType`);
+      }
+      if (address.input.customerAddressPreferenceId != null && address.input.customerAddressPreferenceId !== customer.id) {
+        throw ApiError.badRequest('an address cannot move to another customer', `${address.key}customerAddressPreferenceId`);
+      }
       const existing = await findAddressOfType(trx, customer.id, address.type);
       if (address.input.id != null && address.input.id !== existing?.id) {
         throw ApiError.badRequest(`address ${address.input.id} is not this customer's ${address.type.toLowerCase()} address`, `${address.key}id`);

@@ -96,6 +96,22 @@ export const UpdateBillingSettingBody = z.object({
 export type UpdateBillingSettingInput = z.infer<typeof UpdateBillingSettingBody>;
 
 const nullableBoolean = z.boolean().nullable();
+const WholeTrackedItemDisplay = z.object({
+  trackedItemDisplayFormat: z.enum(['Inline', 'SeperatePage']).nullable(),
+  showTrackedItemName: nullableBoolean,
+  showTrackedItemReference: nullableBoolean,
+  showTrackedItemDescription: nullableBoolean,
+  showTrackedItemCreatedDate: nullableBoolean,
+});
+const WholeBillingStatementSetting = z.object({
+  option: z.enum(STATEMENT_OPTIONS).nullable(),
+  type: z.enum(STATEMENT_TYPES).nullable(),
+  interval: z.enum(INTERVALS).nullable(),
+  day: z.number().nullable(),
+  month: z.number().nullable(),
+  trackedItemDisplay: WholeTrackedItemDisplay,
+  statementActivityType: z.enum(STATEMENT_ACTIVITY_TYPES).nullable(),
+});
 export const BillingSettingResponse = z.object({
   invoiceDay: z.number().nullable(),
   term: z.enum(TERMS).nullable(),
@@ -130,8 +146,9 @@ export const BillingSettingResponse = z.object({
   rollUpPdfsDisplayDescription: nullableBoolean,
   rollUpPdfsDisplayAllUnitPrices: nullableBoolean,
   pdfInvoiceEmailAttachmentOption: z.string().nullable(),
-  trackedItemDisplay: TrackedItemDisplay.nullable(),
-  customerBillingStatementSetting: BillingStatementSetting.nullable(),
+  /** Nested objects come back whole: every key, null where unset. */
+  trackedItemDisplay: WholeTrackedItemDisplay,
+  customerBillingStatementSetting: WholeBillingStatementSetting,
   defaultPaymentMethodId: z.number().nullable(),
   postReadyChargesOnRenew: nullableBoolean,
   id: z.number(),

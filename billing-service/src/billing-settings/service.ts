@@ -23,6 +23,34 @@ const PRESENTATION_FIELDS = [
   'pdfInvoiceEmailAttachmentOption', 'trackedItemDisplay',
 ] as const;
 
+type TrackedItemDisplayValue = BillingSettingResponse['trackedItemDisplay'];
+type StatementSettingValue = BillingSettingResponse['customerBillingStatementSetting'];
+
+/** Nested objects are always whole: every key, null where unset (also when nothing was ever set). */
+export function wholeTrackedItemDisplay(value: Partial<Record<keyof TrackedItemDisplayValue, unknown>> | null | undefined): TrackedItemDisplayValue {
+  const v = (value ?? {}) as Partial<TrackedItemDisplayValue>;
+  return {
+    trackedItemDisplayFormat: v.trackedItemDisplayFormat ?? null,
+    showTrackedItemName: v.showTrackedItemName ?? null,
+    showTrackedItemReference: v.showTrackedItemReference ?? null,
+    showTrackedItemDescription: v.showTrackedItemDescription ?? null,
+    showTrackedItemCreatedDate: v.showTrackedItemCreatedDate ?? null,
+  };
+}
+
+export function wholeStatementSetting(value: Partial<Record<keyof StatementSettingValue, unknown>> | null | undefined): StatementSettingValue {
+  const v = (value ?? {}) as Partial<StatementSettingValue>;
+  return {
+    option: v.option ?? null,
+    type: v.type ?? null,
+    interval: v.interval ?? null,
+    day: v.day ?? null,
+    month: v.month ?? null,
+    trackedItemDisplay: wholeTrackedItemDisplay(v.trackedItemDisplay),
+    statementActivityType: v.statementActivityType ?? null,
+  };
+}
+
 /** The setting as stored: null stays null (it means "account default"); the response never resolves it. */
 async function readBillingSetting(db: Queryable, uris: UriBuilder, customerId: number): Promise<BillingSettingResponse> {
   const [row, periods, methods] = await Promise.all([
@@ -66,8 +94,8 @@ async function readBillingSetting(db: Queryable, uris: UriBuilder, customerId: n
     rollUpPdfsDisplayDescription: flag('rollUpPdfsDisplayDescription'),
     rollUpPdfsDisplayAllUnitPrices: flag('rollUpPdfsDisplayAllUnitPrices'),
     pdfInvoiceEmailAttachmentOption: (presentation.pdfInvoiceEmailAttachmentOption as string | null | undefined) ?? null,
-    trackedItemDisplay: (presentation.trackedItemDisplay as BillingSettingResponse['trackedItemDisplay'] | undefined) ?? null,
-    customerBillingStatementSetting: (row.customerBillingStatementSetting as BillingSettingResponse['customerBillingStatementSetting']) ?? null,
+    trackedItemDisplay: wholeTrackedItemDisplay(presentation.trackedItemDisplay as TrackedItemDisplayValue | null | undefined),
+    customerBillingStatementSetting: wholeStatementSetting(row.customerBillingStatementSetting as StatementSettingValue | null),
     defaultPaymentMethodId: methods.defaultId,
     postReadyChargesOnRenew: row.postReadyChargesOnRenew,
     id: customerId,
@@ -107,7 +135,10 @@ export async function updateBillingSetting(ctx: AppContext, caller: Caller, inpu
       await setDefaultPaymentMethod(trx, customer.id, input.defaultPaymentMethodId);
     }
 
-    const presentation = Object.fromEntries(PRESENTATION_FIELDS.map((f) => [f, input[f] ?? null]));
+    const presentation = {
+      ...Object.fromEntries(PRESENTATION_FIELDS.map((f) => [f, input[f] ?? null])),
+      trackedItemDisplay: wholeTrackedItemDisplay(input.trackedItemDisplay),
+    };
     const row = {
       customerId: customer.id,
       invoiceDay,
@@ -136,7 +167,7 @@ export async function updateBillingSetting(ctx: AppContext, caller: Caller, inpu
       rollUpDiscounts: input.rollUpDiscounts ?? null,
       postReadyChargesOnRenew: input.postReadyChargesOnRenew ?? null,
       presentation: JSON.stringify(presentation),
-      customerBillingStatementSetting: statement ? JSON.stringify(statement) : null,
+      customerBillingStatementSetting: JSON.stringify(wholeStatementSetting(statement)),
     };
     await saveBillingSetting(trx, row);
     await replaceBillingPeriods(

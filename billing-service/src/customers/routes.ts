@@ -7,12 +7,24 @@ import { customerListFields } from './list-fields.js';
 import { toCustomerResponses } from './customer-response.js';
 import {
   CreateCustomerBody,
+  CustomerAcquisitionResponse,
   CustomerIdParams,
   CustomerOverviewResponse,
+  CustomerReferenceResponse,
   CustomerResponse,
+  SalesTrackingCodeParams,
+  SalesTrackingCodeResponse,
   UpdateCustomerBody,
 } from './schemas.js';
-import { createCustomer, getCustomer, getCustomerOverview, updateCustomer } from './service.js';
+import {
+  createCustomer,
+  getCustomer,
+  getCustomerAcquisition,
+  getCustomerOverview,
+  getCustomerReference,
+  getSalesTrackingCode,
+  updateCustomer,
+} from './service.js';
 
 const tags = ['Customers'];
 
@@ -40,6 +52,22 @@ export async function customerRoutes(fastify: FastifyInstance) {
   app.get('/v1/customers/:customerId/overview', {
     schema: { tags, summary: "Read a customer's overview", params: CustomerIdParams, response: { 200: CustomerOverviewResponse } },
     handler: async (request) => getCustomerOverview(app.ctx, request.caller, request.params.customerId),
+  });
+
+  // The embedded objects' `uri` values answer a GET with the object as embedded.
+  app.get('/v1/customers/:customerId/customerReference', {
+    schema: { tags, summary: "Read a customer's customerReference", params: CustomerIdParams, response: { 200: CustomerReferenceResponse } },
+    handler: async (request) => getCustomerReference(app.ctx, request.caller, request.params.customerId),
+  });
+
+  app.get('/v1/customers/:customerId/customerReference/salesTrackingCodes/:salesTrackingCodeId', {
+    schema: { tags, summary: "Read one of a customer's sales tracking codes", params: SalesTrackingCodeParams, response: { 200: SalesTrackingCodeResponse } },
+    handler: async (request) => getSalesTrackingCode(app.ctx, request.caller, request.params.customerId, request.params.salesTrackingCodeId),
+  });
+
+  app.get('/v1/customers/:customerId/customerAcquisition', {
+    schema: { tags, summary: "Read a customer's customerAcquisition", params: CustomerIdParams, response: { 200: CustomerAcquisitionResponse } },
+    handler: async (request) => getCustomerAcquisition(app.ctx, request.caller, request.params.customerId),
   });
 
   app.post('/v1/customers', {

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { BILLING_PERIOD_RULES, BILLING_PERIOD_TYPES, billingSettingFields, TrackedItemDisplay } from '../billing-settings/schemas.js';
-import { CANCEL_OPTIONS } from '../catalog/schema.js';
+import {
+  BILLING_PERIOD_RULES,
+  BILLING_PERIOD_TYPES,
+  BillingPeriodConfiguration,
+  billingSettingFields,
+  BillingStatementSetting,
+  TrackedItemDisplay,
+} from '../billing-settings/schemas.js';
 import { decimalInput, optionalText, sqlInteger } from '../http/field-schemas.js';
 
 /** Customer request and response schemas: they validate, type the handlers and document the API. */
@@ -51,11 +57,18 @@ export const CustomerAcquisitionInput = z.object({
 
 export const TrackedItemDisplayInput = TrackedItemDisplay;
 
-/** The billing-setting fields a customer-create body may carry (read-only ones left out). */
+/**
+ * The billing-setting fields a customer-create body may carry (read-only ones left
+ * out). The setting's nested fields are applied as by PUT /v1/customerbillingsetting;
+ * a new customer has no payment method, so `defaultPaymentMethodId` can only be null.
+ */
 export const CreateBillingSettingInput = z.object({
   ...billingSettingFields,
-  /** The spelling the spec's customer-create body uses. */
-  DefaultCancelOption: z.enum(CANCEL_OPTIONS).nullish(),
+  invoiceDay: sqlInteger.min(1, 'must be 1-31').max(31, 'must be 1-31').nullish(),
+  billingPeriodConfigurations: z.array(BillingPeriodConfiguration).max(2).nullish(),
+  trackedItemDisplay: TrackedItemDisplay.nullish(),
+  customerBillingStatementSetting: BillingStatementSetting.nullish(),
+  defaultPaymentMethodId: z.null({ error: 'a new customer has no payment method yet: add one, then set it in the billing setting' }).optional(),
 });
 
 /** Customer-create address: 2-letter ISO country and state codes. */
@@ -202,6 +215,12 @@ export const CustomerResponse = z.object({
   modifiedTimestamp: z.string(),
 });
 export type CustomerResponse = z.infer<typeof CustomerResponse>;
+
+/** The customer's embedded objects, each served at its own `uri` as embedded. */
+export const CustomerReferenceResponse = CustomerResponse.shape.customerReference;
+export const CustomerAcquisitionResponse = CustomerResponse.shape.customerAcquisition;
+export const SalesTrackingCodeResponse = SalesTrackingCode;
+export const SalesTrackingCodeParams = CustomerIdParams.extend({ salesTrackingCodeId: z.coerce.number().int().positive() });
 
 export const CustomerOverviewResponse = z.object({
   id: z.number(),

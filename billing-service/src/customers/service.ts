@@ -1,4 +1,6 @@
 import type { Catalog } from '../catalog/schema.js';
+import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from '../billing-settings/rules.js';
+import { wholeStatementSetting } from '../billing-settings/service.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
@@ -25,7 +27,7 @@ import {
   updateCustomerRow,
   type CustomerRecord,
 } from './repository.js';
-import { toCustomerResponses } from './customer-response.js';
+import { toCustomerResponse, toCustomerResponses } from './customer-response.js';
 import type {
   CreateCustomerInput,
   CustomerOverviewResponse,
@@ -44,19 +46,44 @@ export async function getCustomer(ctx: AppContext, caller: Caller, id: number): 
   return response!;
 }
 
+/** The customer as embedded objects need it (no recurring revenue: they do not show it). */
+async function embeddedParts(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
+  const record = await findCustomerRecord(ctx.db, caller.accountId, id);
+  if (!record) throw ApiError.notFound('customer', id);
+  return toCustomerResponse(record, ctx.uris);
+}
+
+export async function getCustomerReference(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse['customerReference']> {
+  return (await embeddedParts(ctx, caller, id)).customerReference;
+}
+
+export async function getCustomerAcquisition(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse['customerAcquisition']> {
+  return (await embeddedParts(ctx, caller, id)).customerAcquisition;
+}
+
+export async function getSalesTrackingCode(ctx: AppContext, caller: Caller, id: number, codeId: number): Promise<CustomerResponse['customerReference']['salesTrackingCodes'][number]> {
+  const code = (await embeddedParts(ctx, caller, id)).customerReference.salesTrackingCodes.find((c) => c.id === codeId);
+  if (!code) throw ApiError.notFound('sales tracking code', codeId);
+  return code;
+}
+
 export async function createCustomer(ctx: AppContext, caller: Caller, input: CreateCustomerInput): Promise<CustomerResponse> {
   const currency = resolveNewCustomerCurrency(ctx.catalog, input.currency);
   const codes = resolveSalesTrackingCodes(ctx.catalog, input.customerReference?.salesTrackingCodes);
+  if (input.portalUserName != null && input.username != null && input.portalUserName !== input.username) {
+    throw ApiError.badRequest('username is the create body\'s name for portalUserName: give one value', 'username');
+  }
   const portalUserName = input.portalUserName ?? input.username ?? null;
   const billing = input.billing ? resolveAddress(input.billing, 'billing') : null;
   const shipping = input.shipping ? resolveAddress(input.shipping, 'shipping') : null;
   const setting = input.billingSetting ?? {};
-  if (setting.taxExempt && !setting.taxExemptCode) {
-    throw ApiError.badRequest('required when taxExempt is true', 'billingSetting.taxExemptCode');
-  }
-  if (setting.autoCollect) {
-    // A new customer has no payment method yet.
-    throw ApiError.badRequest('autoCollect can only be true when a payment method is on file', 'billingSetting.autoCollect');
+  // The same rules as PUT /v1/customerbillingsetting; a new customer has no payment method yet.
+  checkBillingSettingRules(setting, { hasPaymentMethod: false }, 'billingSetting.');
+  const statement = setting.customerBillingStatementSetting;
+  if (statement) checkPeriodDayAndMonth(statement, 'billingSetting.customerBillingStatementSetting');
+  const periods = newCustomerBillingPeriods(input);
+  if (input.trackedItemDisplay && setting.trackedItemDisplay && JSON.stringify(input.trackedItemDisplay) !== JSON.stringify(setting.trackedItemDisplay)) {
+    throw ApiError.badRequest('trackedItemDisplay is also given at the top level, with other values: give it once', 'billingSetting.trackedItemDisplay');
   }
 
   const id = await ctx.db
@@ -81,28 +108,23 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
       await writeReferenceAndAcquisition(trx, customerId, input.customerReference, codes, input.customerAcquisition);
       const { rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
         pdfInvoiceEmailAttachmentOption, rechargeThresholdAmount, rechargeTargetAmount, acquisitionCost, taxExempt,
-        DefaultCancelOption, ...columns } = setting;
+        billingPeriodConfigurations: _periods, trackedItemDisplay: settingTrackedItemDisplay,
+        customerBillingStatementSetting: _statement, defaultPaymentMethodId: _noPaymentMethodYet, ...columns } = setting;
       await insertBillingSetting(trx, {
         customerId,
         ...columns,
-        defaultCancelOption: columns.defaultCancelOption ?? DefaultCancelOption ?? null,
+        defaultCancelOption: columns.defaultCancelOption ?? null,
         taxExempt: taxExempt ?? false,
         rechargeThresholdAmount: rechargeThresholdAmount ?? null,
         rechargeTargetAmount: rechargeTargetAmount ?? null,
         acquisitionCost: acquisitionCost ?? null,
         presentation: JSON.stringify({
           rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
-          pdfInvoiceEmailAttachmentOption, trackedItemDisplay: input.trackedItemDisplay ?? null,
+          pdfInvoiceEmailAttachmentOption, trackedItemDisplay: input.trackedItemDisplay ?? settingTrackedItemDisplay ?? null,
         }),
+        customerBillingStatementSetting: statement ? JSON.stringify(wholeStatementSetting(statement)) : null,
       });
-      await insertBillingPeriodConfigurations(trx, [
-        ...(input.monthlyBillingPeriodConfiguration
-          ? [{ customerId, interval: 'Monthly', ...input.monthlyBillingPeriodConfiguration, day: input.monthlyBillingPeriodConfiguration.day ?? null, month: null }]
-          : []),
-        ...(input.yearlyBillingPeriodConfiguration
-          ? [{ customerId, interval: 'Yearly', ...input.yearlyBillingPeriodConfiguration, day: input.yearlyBillingPeriodConfiguration.day ?? null, month: input.yearlyBillingPeriodConfiguration.month ?? null }]
-          : []),
-      ]);
+      await insertBillingPeriodConfigurations(trx, periods.map((p) => ({ customerId, ...p })));
       await insertAddressPreference(trx, {
         customerId,
         contactName: input.addressPreference?.contactName ?? null,
@@ -116,6 +138,31 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
     })
     .catch(rethrowPortalUserNameConflict);
   return getCustomer(ctx, caller, id);
+}
+
+/**
+ * A new customer's billing period configurations: `monthlyBillingPeriodConfiguration`,
+ * `yearlyBillingPeriodConfiguration` and `billingSetting.billingPeriodConfigurations`
+ * together, at most one per interval (one given twice is a 400, not a silent choice).
+ */
+function newCustomerBillingPeriods(input: CreateCustomerInput) {
+  const monthly = input.monthlyBillingPeriodConfiguration;
+  const yearly = input.yearlyBillingPeriodConfiguration;
+  const periods = [
+    ...(monthly ? [{ interval: 'Monthly', type: monthly.type, rule: monthly.rule, day: monthly.day ?? null, month: null }] : []),
+    ...(yearly ? [{ interval: 'Yearly', type: yearly.type, rule: yearly.rule, day: yearly.day ?? null, month: yearly.month ?? null }] : []),
+  ];
+  const nested = input.billingSetting?.billingPeriodConfigurations ?? [];
+  checkBillingPeriodConfigurations(nested, 'billingSetting.');
+  nested.forEach((p, i) => {
+    if (periods.some((q) => q.interval === p.interval)) {
+      throw ApiError.badRequest(
+        `the ${p.interval} configuration is also given as ${p.interval.toLowerCase()}BillingPeriodConfiguration: give it once`,
+        `billingSetting.billingPeriodConfigurations[${i}].interval`,
+      );
+    }
+  });
+  return [...periods, ...nested.map((p) => ({ interval: p.interval, type: p.type, rule: p.rule, day: p.day ?? null, month: p.month ?? null }))];
 }
 
 export async function updateCustomer(ctx: AppContext, caller: Caller, input: UpdateCustomerInput): Promise<CustomerResponse> {

@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as foundation from './migrations/0001-foundation.js';
 import * as customerSettings from './migrations/0002-customer-settings.js';
 import * as subscriptionsAndInvoices from './migrations/0003-subscriptions-and-invoices.js';
@@ -8,6 +8,8 @@ import * as listIndexes from './migrations/0006-list-indexes.js';
 import * as bulkJobs from './migrations/0007-bulk-jobs.js';
 import * as billingClock from './migrations/0008-billing-clock.js';
 import * as emailOutbox from './migrations/0009-email-outbox.js';
+import * as subscriptionCustomFields from './migrations/0010-subscription-custom-fields.js';
+import * as ledgerOpenAmounts from './migrations/0011-ledger-open-amounts.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +22,8 @@ const migrations: Record<string, Migration> = {
   '0007-bulk-jobs': bulkJobs,
   '0008-billing-clock': billingClock,
   '0009-email-outbox': emailOutbox,
+  '0010-subscription-custom-fields': subscriptionCustomFields,
+  '0011-ledger-open-amounts': ledgerOpenAmounts,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
@@ -35,4 +39,14 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
+}
+
+/** Every migration this code knows, in order. */
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(migrations).sort();
+
+/** Known migrations the database has not recorded as applied (the readiness check); empty when up to date. */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  const applied = new Set(rows.map((row) => row.name));
+  return KNOWN_MIGRATIONS.filter((name) => !applied.has(name));
 }

@@ -267,6 +267,8 @@ export interface SubscriptionsTable {
   currentPeriodStart: ColumnType<string | null, string | null | undefined, string | null>;
   nextPeriodStart: ColumnType<string | null, string | null | undefined, string | null>;
   invoicesPosted: Generated<number>;
+  /** The spec's `customFields`: names to scalar values, stored as given; null when none. */
+  customFields: ColumnType<Record<string, string | number | boolean | null> | null, string | null | undefined, string | null>;
   createdAt: Generated<Date>;
   modifiedAt: Timestamp;
 }

@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js';
 import type { PaymentGateway } from '../payments/gateway/payment-gateway.js';
 import { SandboxGateway } from '../payments/gateway/sandbox-gateway.js';
 import type { AppContext } from './context.js';
-import { API_ERROR_KEY, errorBody, registerErrorHandling } from './errors.js';
+import { API_ERROR_KEY, ApiError, errorBody, registerErrorHandling } from './errors.js';
 import { MethodIndex } from './method-index.js';
 import { UriBuilder } from './uri.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './validation.js';
@@ -44,12 +44,12 @@ export function createAppContext(options: { db: Db; catalog: Catalog; publicBase
 }
 
 /**
- * JSON bodies (an empty one with Content-Type: application/json counts as no body:
- * many clients send the header on every request), zod validation, plain
+ * JSON bodies (an empty one, with any Content-Type, counts as no body: many
+ * clients send a Content-Type on every request), zod validation, plain
  * JSON.stringify responses, the spec's error bodies (405 for a known path with
  * the wrong method), and `app.ctx` / `request.caller`.
  */
-export function configureJsonApi(app: FastifyInstance, ctx: AppContext) {
+export function configureJsonApi(app: FastifyInstance, ctx: AppContext, options: { acceptedBodies?: string } = {}) {
   app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -57,6 +57,12 @@ export function configureJsonApi(app: FastifyInstance, ctx: AppContext) {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     return parseJson(request, text, done);
+  });
+  // An empty body (nothing, or only whitespace) is no body whatever its Content-Type: some clients send
+  // `application/x-www-form-urlencoded` with `Content-Length: 0` on every POST. Any other non-JSON body is 415.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    return done(new ApiError(415, [{ Key: API_ERROR_KEY, Value: `Content-Type must be ${options.acceptedBodies ?? 'application/json'}` }]), undefined);
   });
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);

@@ -1,5 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
+import { canonicalKeys } from './case-insensitive-keys.js';
 import { ApiError, fieldKey } from './errors.js';
 
 /**
@@ -7,16 +8,24 @@ import { ApiError, fieldKey } from './errors.js';
  * ApiError listing every problem keyed by its field path, so the error handler
  * needs no special case for it.
  */
-export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => (data) => {
-  if (httpPart === 'body' && (data === undefined || data === null)) {
-    return { error: ApiError.badRequest('a JSON body is required') };
-  }
-  // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
-  const nulAt = findNulCharacter(data, []);
-  if (nulAt) return { error: ApiError.badRequest('must not contain the NUL character', fieldKey(nulAt)) };
-  const result = schema.safeParse(data);
-  if (result.success) return { value: result.data };
-  return { error: validationError(result.error.issues) };
+export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
+  // Body and query property names are case-insensitive (see case-insensitive-keys.ts); path params are the route's own.
+  const canonical = httpPart === 'body' || httpPart === 'querystring' ? canonicalKeys(schema) : (value: unknown) => value;
+  return (input) => {
+    try {
+      // No body (none sent, or empty; Fastify passes it as null): validated as {}, so each missing required field is named.
+      const data = canonical(httpPart === 'body' && (input === undefined || input === null) ? {} : input);
+      // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
+      const nulAt = findNulCharacter(data, []);
+      if (nulAt) return { error: ApiError.badRequest('must not contain the NUL character', fieldKey(nulAt)) };
+      const result = schema.safeParse(data);
+      if (result.success) return { value: result.data };
+      return { error: validationError(result.error.issues) };
+    } catch (error) {
+      if (error instanceof ApiError) return { error };
+      throw error;
+    }
+  };
 };
 
 function findNulCharacter(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {

@@ -10,6 +10,11 @@ export function selectNotes(db: Queryable, accountId: number) {
 
 export type NoteRow = Awaited<ReturnType<ReturnType<typeof selectNotes>['executeTakeFirstOrThrow']>>;
 
+export async function findNote(db: Queryable, accountId: number, id: number): Promise<NoteRow | undefined> {
+  if (!isStorableId(id)) return undefined;
+  return selectNotes(db, accountId).where('customerNotes.id', '=', id).executeTakeFirst();
+}
+
 export async function insertNote(
   db: Queryable,
   note: { accountId: number; customerId: number; note: string; userWhoCreatedNote: string | null },

@@ -8,7 +8,7 @@ import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectNotes } from './repository.js';
 import { CreateNoteBody, NoteIdParams, NoteResponse } from './schemas.js';
-import { addCustomerNote, deleteCustomerNote, toNoteResponse } from './service.js';
+import { addCustomerNote, deleteCustomerNote, getCustomerNote, toNoteResponse } from './service.js';
 
 const tags = ['Customer notes'];
 const noteListFields: ListField[] = [
@@ -24,6 +24,11 @@ export async function noteRoutes(fastify: FastifyInstance) {
   app.post('/v1/customernotes', {
     schema: { tags, summary: 'Add a note to a customer', body: CreateNoteBody, response: { 200: NoteResponse } },
     handler: async (request) => addCustomerNote(app.ctx, request.caller, request.body),
+  });
+
+  app.get('/v1/customerNotes/:noteId', {
+    schema: { tags, summary: 'Read one note', params: NoteIdParams, response: { 200: NoteResponse } },
+    handler: async (request) => getCustomerNote(app.ctx, request.caller, request.params.noteId),
   });
 
   const deleteSchema = { tags, summary: 'Delete a note', params: NoteIdParams, response: { 204: z.null() } };

@@ -4,7 +4,7 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
-import { deleteNote, insertNote, type NoteRow } from './repository.js';
+import { deleteNote, findNote, insertNote, type NoteRow } from './repository.js';
 import type { CreateNoteInput, NoteResponse } from './schemas.js';
 
 export function toNoteResponse(row: NoteRow, uris: UriBuilder): NoteResponse {
@@ -16,6 +16,12 @@ export function toNoteResponse(row: NoteRow, uris: UriBuilder): NoteResponse {
     id: row.id,
     uri: uris.resource('customerNotes', row.id),
   };
+}
+
+export async function getCustomerNote(ctx: AppContext, caller: Caller, noteId: number): Promise<NoteResponse> {
+  const row = await findNote(ctx.db, caller.accountId, noteId);
+  if (!row) throw ApiError.notFound('note', noteId);
+  return toNoteResponse(row, ctx.uris);
 }
 
 export async function addCustomerNote(ctx: AppContext, caller: Caller, input: CreateNoteInput): Promise<NoteResponse> {

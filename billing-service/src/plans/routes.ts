@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { ListQuerystring, listRoute } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPlans } from './repository.js';
-import { PlanIdParams, PlanResponse } from './schemas.js';
-import { getPlan, toPlanResponses } from './service.js';
+import { AmountObject, PlanFrequencyAmountParams, PlanFrequencyIdParams, PlanFrequencyResponse, PlanIdParams, PlanResponse } from './schemas.js';
+import { getPlan, getPlanFrequency, getPlanFrequencyAmount, toPlanResponses } from './service.js';
 
 const tags = ['Plans'];
 const planListFields: ListField[] = [
@@ -38,4 +38,17 @@ export async function planRoutes(fastify: FastifyInstance) {
     schema: { tags, summary: 'Read one plan', params: PlanIdParams, response: { 200: PlanResponse } },
     handler: async (request) => getPlan(app.ctx, request.caller, request.params.planId),
   });
+
+  // Each `uri` a plan embeds answers a GET with the object as embedded.
+  app.get('/v1/planFrequencies/:planFrequencyId', {
+    schema: { tags, summary: 'Read one plan frequency', params: PlanFrequencyIdParams, response: { 200: PlanFrequencyResponse } },
+    handler: async (request) => getPlanFrequency(app.ctx, request.caller, request.params.planFrequencyId),
+  });
+
+  for (const kind of ['charges', 'setupFees'] as const) {
+    app.get(`/v1/planFrequencies/:planFrequencyId/${kind}/:amountId`, {
+      schema: { tags, summary: `Read one ${kind === 'charges' ? 'charge' : 'setup fee'} of a plan frequency`, params: PlanFrequencyAmountParams, response: { 200: AmountObject } },
+      handler: async (request) => getPlanFrequencyAmount(app.ctx, request.params.planFrequencyId, kind, request.params.amountId),
+    });
+  }
 }

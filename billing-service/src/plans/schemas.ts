@@ -2,7 +2,11 @@ import { z } from 'zod';
 
 export const PlanIdParams = z.object({ planId: z.coerce.number().int().positive() });
 
+export const PlanFrequencyIdParams = z.object({ planFrequencyId: z.coerce.number().int().positive() });
+export const PlanFrequencyAmountParams = PlanFrequencyIdParams.extend({ amountId: z.coerce.number().int().positive() });
+
 export const AmountObject = z.object({ amount: z.number(), currency: z.string(), id: z.number(), uri: z.string() });
+export type AmountObject = z.infer<typeof AmountObject>;
 
 export const PlanFrequencyResponse = z.object({
   planRevisionId: z.number(),

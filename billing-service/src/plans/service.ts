@@ -3,22 +3,40 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
+import { findCurrency } from '../catalog/currencies.js';
 import { toJsonAmount } from '../money/money.js';
-import { countSubscriptionsByFrequency, findFrequenciesOfPlans, findPlan, type PlanFrequencyRow, type PlanRow } from './repository.js';
-import type { PlanFrequencyResponse, PlanResponse } from './schemas.js';
+import { countSubscriptionsByFrequency, findFrequenciesOfPlans, findPlan, findPlanFrequency, type PlanFrequencyRow, type PlanRow } from './repository.js';
+import type { AmountObject, PlanFrequencyResponse, PlanResponse } from './schemas.js';
+
+export type AmountKind = 'charges' | 'setupFees';
+
+/**
+ * The id of a plan frequency's amount, unique across all amounts and the same in
+ * every response: frequency id × 10000, + 1000 for a setup fee, + the currency's
+ * ISO 4217 numeric code (frequency 11's USD charge is 110840, its USD setup fee 111840).
+ * The catalogue only accepts ISO 4217 currencies, so the code is always there.
+ */
+export function amountId(frequencyId: number, kind: AmountKind, currency: string): number {
+  return frequencyId * 10000 + (kind === 'setupFees' ? 1000 : 0) + (findCurrency(currency)?.numericCode ?? 0);
+}
+
+function toAmountObjects(f: PlanFrequencyRow, kind: AmountKind, frequencyUri: string): AmountObject[] {
+  return f[kind].map((a) => {
+    const id = amountId(f.id, kind, a.currency);
+    return { amount: toJsonAmount(a.amount), currency: a.currency, id, uri: `${frequencyUri}/${kind}/${id}` };
+  });
+}
 
 export function toPlanFrequencyResponse(f: PlanFrequencyRow, subscriptions: number, uris: UriBuilder): PlanFrequencyResponse {
   const uri = uris.resource('planFrequencies', f.id);
-  const amounts = (list: PlanFrequencyRow['charges'], kind: string) =>
-    list.map((a, i) => ({ amount: toJsonAmount(a.amount), currency: a.currency, id: i + 1, uri: `${uri}/${kind}/${i + 1}` }));
   return {
     planRevisionId: f.planId,
     numberOfIntervals: f.numberOfIntervals,
     interval: f.interval,
     numberOfSubscriptions: subscriptions,
     status: f.status,
-    setupFees: amounts(f.setupFees, 'setupFees'),
-    charges: amounts(f.charges, 'charges'),
+    setupFees: toAmountObjects(f, 'setupFees', uri),
+    charges: toAmountObjects(f, 'charges', uri),
     isProrated: f.isProrated,
     prorationGranularity: f.prorationGranularity,
     planFrequencyUniqueId: f.id,
@@ -54,4 +72,21 @@ export async function getPlan(ctx: AppContext, caller: Caller, id: number): Prom
   if (!plan) throw ApiError.notFound('plan', id);
   const [response] = await toPlanResponses(ctx.db, caller, ctx.uris, [plan]);
   return response!;
+}
+
+/** A plan frequency as plans embed it (the catalogue is shared; the subscription count is the caller's). */
+export async function getPlanFrequency(ctx: AppContext, caller: Caller, id: number): Promise<PlanFrequencyResponse> {
+  const found = await findPlanFrequency(ctx.db, id);
+  if (!found) throw ApiError.notFound('plan frequency', id);
+  const counts = await countSubscriptionsByFrequency(ctx.db, caller.accountId, [id]);
+  return toPlanFrequencyResponse(found.frequency, counts.get(id) ?? 0, ctx.uris);
+}
+
+/** One charge or setup fee of a plan frequency, as the frequency embeds it. */
+export async function getPlanFrequencyAmount(ctx: AppContext, id: number, kind: AmountKind, amountIdGiven: number): Promise<AmountObject> {
+  const found = await findPlanFrequency(ctx.db, id);
+  if (!found) throw ApiError.notFound('plan frequency', id);
+  const amount = toAmountObjects(found.frequency, kind, ctx.uris.resource('planFrequencies', id)).find((a) => a.id === amountIdGiven);
+  if (!amount) throw ApiError.notFound(kind === 'charges' ? 'charge' : 'setup fee', amountIdGiven);
+  return amount;
 }

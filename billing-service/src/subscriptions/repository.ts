@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
-import type { SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
+import type { PlanFrequenciesTable, SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
 export type SubscriptionProductRow = Selectable<SubscriptionProductsTable>;
@@ -45,6 +45,12 @@ export async function findSubscriptionsOfCustomers(db: Queryable, accountId: num
 export async function lockSubscription(db: Queryable, accountId: number, id: number): Promise<SubscriptionRow | undefined> {
   if (!isStorableId(id)) return undefined;
   return db.selectFrom('subscriptions').selectAll().where('accountId', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The plan frequencies of subscriptions, whole (the subscription embeds its frequency as the plan list shows it). */
+export async function findPlanFrequencies(db: Queryable, ids: number[]): Promise<Array<Selectable<PlanFrequenciesTable>>> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('planFrequencies').selectAll().where('id', 'in', [...new Set(ids)]).execute();
 }
 
 export async function findProducts(db: Queryable, subscriptionIds: number[]): Promise<SubscriptionProductRow[]> {

@@ -7,8 +7,16 @@ import { CustomerIdParams } from '../customers/schemas.js';
 import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectSubscriptions } from './repository.js';
-import { CreateSubscriptionBody, SubscriptionIdParams, SubscriptionResponse, SUBSCRIPTION_STATUSES, UpdateSubscriptionBody } from './schemas.js';
-import { createSubscription, getSubscription, toSubscriptionResponses, updateSubscription } from './service.js';
+import {
+  CreateSubscriptionBody,
+  SubscriptionIdParams,
+  SubscriptionProductParams,
+  SubscriptionProductResponse,
+  SubscriptionResponse,
+  SUBSCRIPTION_STATUSES,
+  UpdateSubscriptionBody,
+} from './schemas.js';
+import { createSubscription, getSubscription, getSubscriptionProduct, toSubscriptionResponses, updateSubscription } from './service.js';
 
 const tags = ['Subscriptions'];
 const subscriptionListFields: ListField[] = [
@@ -33,6 +41,11 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
   app.get('/v1/subscriptions/:subscriptionId', {
     schema: { tags, summary: 'Read one subscription', params: SubscriptionIdParams, response: { 200: SubscriptionResponse } },
     handler: async (request) => getSubscription(app.ctx, request.caller, request.params.subscriptionId),
+  });
+
+  app.get('/v1/subscriptions/:subscriptionId/subscriptionProducts/:subscriptionProductId', {
+    schema: { tags, summary: 'Read one product of a subscription', params: SubscriptionProductParams, response: { 200: SubscriptionProductResponse } },
+    handler: async (request) => getSubscriptionProduct(app.ctx, request.caller, request.params.subscriptionId, request.params.subscriptionProductId),
   });
 
   app.put('/v1/subscriptions', {

@@ -7,10 +7,12 @@ import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { money, roundToCurrency, toJsonAmount } from '../money/money.js';
-import { findPlanFrequency } from '../plans/repository.js';
+import { countSubscriptionsByFrequency, findPlanFrequency } from '../plans/repository.js';
+import { toPlanFrequencyResponse } from '../plans/service.js';
 import { recurringRevenue } from './recurring-revenue.js';
 import {
   findCoupons,
+  findPlanFrequencies,
   findProducts,
   findSubscription,
   findSubscriptionsOfCustomers,
@@ -54,7 +56,15 @@ export async function toSubscriptionResponses(
   subscriptions: SubscriptionWithPlan[],
 ): Promise<SubscriptionResponse[]> {
   const ids = subscriptions.map((s) => s.id);
-  const [products, coupons, posted] = await Promise.all([findProducts(db, ids), findCoupons(db, ids), hasPostedInvoices(db, ids)]);
+  const frequencyIds = subscriptions.map((s) => s.planFrequencyId);
+  const accountId = subscriptions[0]?.accountId ?? 0;
+  const [products, coupons, posted, frequencies, subscriptionCounts] = await Promise.all([
+    findProducts(db, ids),
+    findCoupons(db, ids),
+    hasPostedInvoices(db, ids),
+    findPlanFrequencies(db, frequencyIds),
+    countSubscriptionsByFrequency(db, accountId, frequencyIds),
+  ]);
   return subscriptions.map((s) => {
     const uri = uris.resource('subscriptions', s.id);
     const own = products.filter((p) => p.subscriptionId === s.id);
@@ -62,7 +72,11 @@ export async function toSubscriptionResponses(
     const date = (d: Date | null) => d?.toISOString() ?? null;
     return {
       customerId: s.customerId,
-      planFrequency: { id: s.planFrequencyId, interval: s.interval, numberOfIntervals: s.numberOfIntervals, isProrated: s.isProrated, uri: uris.resource('planFrequencies', s.planFrequencyId) },
+      planFrequency: toPlanFrequencyResponse(
+        frequencies.find((f) => f.id === s.planFrequencyId)!,
+        subscriptionCounts.get(s.planFrequencyId) ?? 0,
+        uris,
+      ),
       planCode: s.planCode,
       planName: s.planName,
       planDescription: s.planDescription,
@@ -91,8 +105,19 @@ export async function toSubscriptionResponses(
         id: p.id,
         uri: `${uri}/subscriptionProducts/${p.id}`,
       })),
+      // Subscriptions renew until cancelled: no fixed number of intervals to count down or push out.
       remainingInterval: null,
+      remainingIntervalPushOut: null,
       openSubscriptionPeriodEndDate: s.status === 'Active' ? s.nextPeriodStart : null,
+      // Discounts are per product (subscriptionProducts[].discount) and coupons; none is subscription-wide or on setup fees.
+      chargeDiscount: null,
+      setupFeeDiscount: null,
+      chargeDiscounts: [],
+      setupFeeDiscounts: [],
+      customFields: s.customFields ?? null,
+      // The plan's flag (false for every plan here) and the subscription's: catalogue changes never reach existing subscriptions.
+      planAutoApplyChanges: false,
+      autoApplyCatalogChanges: false,
       coupons: coupons
         .filter((c) => c.subscriptionId === s.id)
         .map((c) => {
@@ -108,6 +133,8 @@ export async function toSubscriptionResponses(
       contractEndTimestamp: date(s.contractEndAt),
       expiredTimestamp: date(s.expiresAt),
       cancellationTimestamp: date(s.cancelledAt),
+      // Recurring charges are billed at the start of each period.
+      subscriptionHasRecurringEndOfPeriodCharge: false,
       id: s.id,
       uri,
     };
@@ -119,6 +146,13 @@ export async function getSubscription(ctx: AppContext, caller: Caller, id: numbe
   if (!row) throw ApiError.notFound('subscription', id);
   const [response] = await toSubscriptionResponses(ctx.db, ctx.catalog, ctx.uris, [row]);
   return response!;
+}
+
+/** One product of a subscription, as the subscription embeds it. */
+export async function getSubscriptionProduct(ctx: AppContext, caller: Caller, id: number, productId: number): Promise<SubscriptionResponse['subscriptionProducts'][number]> {
+  const product = (await getSubscription(ctx, caller, id)).subscriptionProducts.find((p) => p.id === productId);
+  if (!product) throw ApiError.notFound('subscription product', productId);
+  return product;
 }
 
 /** A Draft subscription of a plan frequency, its products copied from the plan at the customer's currency. */
@@ -208,6 +242,8 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
     }
     assertSubscriptionStatusUnchanged(current.status, input.status);
     if (current.status === 'Cancelled') throw ApiError.badRequest('a cancelled subscription cannot change');
+    const found = await findPlanFrequency(trx, current.planFrequencyId);
+    assertPlanUnchanged(input, current.planFrequencyId, found?.plan);
 
     const couponCodes = resolveCoupons(ctx.catalog, input.coupons ?? [], current.currency);
     const products = await findProducts(trx, [current.id]);
@@ -220,7 +256,6 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
         throw ApiError.badRequest(`product ${p.id} is listed twice`, `subscriptionProducts[${i}].id`);
       }
     });
-    const found = await findPlanFrequency(trx, current.planFrequencyId);
     const planQuantity = (code: string) => found?.plan.products.find((p) => p.code === code)?.quantity ?? 1;
     for (const product of products) {
       const change = given.find((p) => p.id === product.id);
@@ -245,11 +280,40 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
       contractStartAt: contractStart,
       contractEndAt: contractEnd,
       expiresAt: input.expiredTimestamp ? utcDate(input.expiredTimestamp) : null,
+      customFields: input.customFields ? JSON.stringify(input.customFields) : null,
       modifiedAt: new Date(),
     });
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: current.id, action: 'update', changes: { ...input } });
   });
   return getSubscription(ctx, caller, input.id);
+}
+
+/**
+ * The plan a subscription is of is read only: the GET's plan fields sent back
+ * are accepted, another frequency or plan is refused on its field (a plan change
+ * is not supported) rather than ignored.
+ */
+function assertPlanUnchanged(
+  input: UpdateSubscriptionInput,
+  planFrequencyId: number,
+  plan: { code: string; name: string; description: string | null; reference: string | null } | undefined,
+) {
+  const frequencyChange = 'the plan frequency of a subscription cannot change; cancel it and create a subscription of the other frequency';
+  if (input.planFrequency?.id != null && input.planFrequency.id !== planFrequencyId) throw ApiError.badRequest(frequencyChange, 'planFrequency.id');
+  if (input.planFrequencyId != null && input.planFrequencyId !== planFrequencyId) throw ApiError.badRequest(frequencyChange, 'planFrequencyId');
+  if (!plan) return;
+  if (input.planCode != null && input.planCode.toLowerCase() !== plan.code.toLowerCase()) {
+    throw ApiError.badRequest(`the subscription is of plan ${plan.code}; its plan cannot change`, 'planCode');
+  }
+  const readOnly = [
+    ['planName', plan.name, 'rename the subscription with subscriptionOverride.name'],
+    ['planDescription', plan.description, 'describe the subscription with subscriptionOverride.description'],
+    ['planReference', plan.reference, 'the subscription has its own reference'],
+  ] as const;
+  for (const [field, value, hint] of readOnly) {
+    const given = input[field];
+    if (given != null && given !== value) throw ApiError.badRequest(`is the plan's and read only (${hint})`, field);
+  }
 }
 
 /** A timestamp without an offset is UTC (as everywhere in the API), whatever the server's time zone. */

@@ -137,6 +137,40 @@ describe('address preferences', () => {
     expect(errorsOf(res)).toEqual([{ Key: 'useBillingAddressAsShippingAddress', Value: 'conversion error: must be true or false, not null' }]);
   });
 
+  it('keep the stored useBillingAddressAsShippingAddress when a PUT leaves it out', async () => {
+    const customerId = await newCustomer({ addressPreference: { useBillingAddressAsShippingAddress: true } });
+    const res = await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, contactName: 'Kept flag' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ contactName: 'Kept flag', useBillingAddressAsShippingAddress: true });
+    expect((await t.call('GET', `/v1/customerAddressPreferences/${customerId}`)).json().useBillingAddressAsShippingAddress).toBe(true);
+    // An explicit false still changes it, and leaving it out again keeps false.
+    expect((await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, useBillingAsShipping: false })).json().useBillingAddressAsShippingAddress).toBe(false);
+    expect((await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId })).json().useBillingAddressAsShippingAddress).toBe(false);
+  });
+
+  it('refuse the two names of the flag with different values, and an embedded address of the other type or customer', async () => {
+    const customerId = await newCustomer();
+    const other = await newCustomer();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ useBillingAddressAsShippingAddress: true, useBillingAsShipping: false }, 'useBillingAsShipping'],
+      [{ useBillingAsShipping: null }, 'useBillingAsShipping'],
+      [{ billingAddress: { line1: 'x', addressType: 'Shipping' } }, 'billingAddress.addressType'],
+      [{ shippingAddress: { line1: 'x', customerAddressPreferenceId: other } }, 'shippingAddress.customerAddressPreferenceId'],
+    ];
+    for (const [change, key] of cases) {
+      const res = await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, ...change });
+      expect(res.statusCode, `${JSON.stringify(change)}: ${res.body}`).toBe(400);
+      expect(errorsOf(res).map((e) => e.Key)).toEqual([key]);
+    }
+    const prefs = (await t.call('GET', `/v1/customerAddressPreferences/${customerId}`)).json();
+    expect(prefs).toMatchObject({ billingAddress: null, shippingAddress: null });
+    // The GET object with its addresses goes back as it is.
+    const saved = (await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, billingAddress: { line1: '1 A St' } })).json();
+    const again = await t.call('PUT', '/v1/CustomerAddressPreferences', saved);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual(saved);
+  });
+
   it('key embedded address errors by their path', async () => {
     const customerId = await newCustomer();
     const res = await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, useBillingAddressAsShippingAddress: true, shippingAddress: { countryId: 124, stateId: 'US-NY' } });

@@ -19,6 +19,13 @@ async function readSetting(customerId: number) {
   return res.json();
 }
 
+const NO_TRACKED_ITEM_DISPLAY = {
+  trackedItemDisplayFormat: null, showTrackedItemName: null, showTrackedItemReference: null, showTrackedItemDescription: null, showTrackedItemCreatedDate: null,
+};
+const NO_STATEMENT_SETTING = {
+  option: null, type: null, interval: null, day: null, month: null, trackedItemDisplay: NO_TRACKED_ITEM_DISPLAY, statementActivityType: null,
+};
+
 describe('billing settings', () => {
   it('exist for every customer with id = customer id, null meaning the account default', async () => {
     const id = await newCustomer();
@@ -50,6 +57,46 @@ describe('billing settings', () => {
     expect(setting.billingPeriodConfigurations).toEqual([{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly', day: 15, month: null }]);
   });
 
+  it('take every field of the customer-create body\'s billingSetting, nested ones included', async () => {
+    const id = await newCustomer({
+      billingSetting: {
+        invoiceDay: 9,
+        billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Yearly', day: 2, month: 3 }],
+        trackedItemDisplay: { showTrackedItemDescription: true },
+        customerBillingStatementSetting: { option: 'BySubscription', type: 'CustomerAnniversary', interval: 'Monthly' },
+        defaultPaymentMethodId: null,
+      },
+      monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' },
+    });
+    const setting = await readSetting(id);
+    expect(setting).toMatchObject({
+      invoiceDay: 9,
+      trackedItemDisplay: { ...NO_TRACKED_ITEM_DISPLAY, showTrackedItemDescription: true },
+      customerBillingStatementSetting: { ...NO_STATEMENT_SETTING, option: 'BySubscription', type: 'CustomerAnniversary', interval: 'Monthly' },
+      defaultPaymentMethodId: null,
+    });
+    expect(setting.billingPeriodConfigurations).toEqual([
+      { type: 'CustomerActivation', rule: 'MultipleInvoices', interval: 'Monthly', day: null, month: null },
+      { type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Yearly', day: 2, month: 3 },
+    ]);
+  });
+
+  it.each([
+    [{ billingSetting: { defaultPaymentMethodId: 5 } }, 'billingSetting.defaultPaymentMethodId'],
+    [{ billingSetting: { invoiceDay: 32 } }, 'billingSetting.invoiceDay'],
+    [{ billingSetting: { customerBillingStatementSetting: { type: 'SpecifiedDate', interval: 'Monthly' } } }, 'billingSetting.customerBillingStatementSetting.day'],
+    [{ billingSetting: { billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'SingleInvoice', interval: 'Monthly', day: 4 }] } }, 'billingSetting.billingPeriodConfigurations[0].day'],
+    [
+      { monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'SingleInvoice' }, billingSetting: { billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'Prompt', interval: 'Monthly' }] } },
+      'billingSetting.billingPeriodConfigurations[0].interval',
+    ],
+    [{ trackedItemDisplay: { showTrackedItemName: true }, billingSetting: { trackedItemDisplay: { showTrackedItemName: false } } }, 'billingSetting.trackedItemDisplay'],
+  ])('refuse %j on customer creation with 400 keyed on %s', async (body, key) => {
+    const res = await t.call('POST', '/v1/customers', body);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorsOf(res).map((e) => e.Key)).toEqual([key]);
+  });
+
   it('are replaced whole by PUT: read, modify, send back', async () => {
     const id = await newCustomer({ billingSetting: { term: 'Net15', standingPoNumber: 'PO-7' } });
     const setting = await readSetting(id);
@@ -78,7 +125,33 @@ describe('billing settings', () => {
 
     // Omitted fields become null again: PUT replaces.
     const cleared = await t.call('PUT', '/v1/customerbillingsetting', { id });
-    expect(cleared.json()).toMatchObject({ term: null, standingPoNumber: null, rechargeType: null, billingPeriodConfigurations: [], customerBillingStatementSetting: null });
+    expect(cleared.json()).toMatchObject({ term: null, standingPoNumber: null, rechargeType: null, billingPeriodConfigurations: [], customerBillingStatementSetting: NO_STATEMENT_SETTING });
+  });
+
+  it('return trackedItemDisplay and customerBillingStatementSetting whole: every key, null where unset', async () => {
+    const id = await newCustomer({ trackedItemDisplay: { showTrackedItemName: true } });
+    const created = await readSetting(id);
+    expect(created.trackedItemDisplay).toEqual({ ...NO_TRACKED_ITEM_DISPLAY, showTrackedItemName: true });
+    expect(created.customerBillingStatementSetting).toEqual(NO_STATEMENT_SETTING);
+    expect((await readSetting(await newCustomer())).trackedItemDisplay).toEqual(NO_TRACKED_ITEM_DISPLAY);
+
+    const res = await t.call('PUT', '/v1/customerbillingsetting', {
+      ...created,
+      trackedItemDisplay: { trackedItemDisplayFormat: 'Inline' },
+      customerBillingStatementSetting: { option: 'Summarized', trackedItemDisplay: { showTrackedItemReference: false } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const updated = res.json();
+    expect(updated.trackedItemDisplay).toEqual({ ...NO_TRACKED_ITEM_DISPLAY, trackedItemDisplayFormat: 'Inline' });
+    expect(updated.customerBillingStatementSetting).toEqual({
+      ...NO_STATEMENT_SETTING, option: 'Summarized', trackedItemDisplay: { ...NO_TRACKED_ITEM_DISPLAY, showTrackedItemReference: false },
+    });
+    expect(await readSetting(id)).toEqual(updated);
+    // The whole objects go back unchanged (read, modify, send back).
+    const again = await t.call('PUT', '/v1/customerbillingsetting', updated);
+    expect(again.json()).toEqual(updated);
+    const cleared = await t.call('PUT', '/v1/customerbillingsetting', { ...updated, trackedItemDisplay: null, customerBillingStatementSetting: null });
+    expect(cleared.json()).toMatchObject({ trackedItemDisplay: NO_TRACKED_ITEM_DISPLAY, customerBillingStatementSetting: NO_STATEMENT_SETTING });
   });
 
   it.each([

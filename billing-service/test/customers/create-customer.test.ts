@@ -345,6 +345,14 @@ describe('POST /v1/customers: what is refused', () => {
     ).toEqual(['customerReference.salesTrackingCodes[1].type']);
   });
 
+  it('refuses username and portalUserName with different values rather than dropping one; the same value is fine', async () => {
+    const res = await t.call('POST', '/v1/customers', { username: 'one.name', portalUserName: 'other.name' });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorsOf(res).map((e) => e.Key)).toEqual(['username']);
+    const same = await createCustomer(t, { username: 'same.name.both', portalUserName: 'same.name.both' });
+    expect(same.portalUserName).toBe('same.name.both');
+  });
+
   it('refuses a portal user name another customer already has, but allows many customers without one', async () => {
     const account = await t.newAccount();
     const first = await createCustomer(t, { portalUserName: 'grace' }, account);
@@ -424,6 +432,13 @@ describe('POST /v1/customers: what is refused', () => {
     const res = await t.call('POST', '/v1/customers', { billingSetting: { taxExempt: true } });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)).toEqual([{ Key: 'billingSetting.taxExemptCode', Value: 'required when taxExempt is true' }]);
+  });
+
+  it('checks the nested billing setting with the rules of PUT /v1/customerbillingsetting', async () => {
+    expect(await refusedKeys({ billingSetting: { rechargeType: 'BringBalanceBackTo' } })).toEqual(['billingSetting.rechargeThresholdAmount']);
+    expect(await refusedKeys({ billingSetting: { rechargeType: 'BringBalanceBackTo', rechargeThresholdAmount: 50, rechargeTargetAmount: 20 } })).toEqual(['billingSetting.rechargeTargetAmount']);
+    const created = await t.call('POST', '/v1/customers', { billingSetting: { rechargeType: 'BringBalanceBackTo', rechargeThresholdAmount: 20, rechargeTargetAmount: 50 } });
+    expect(created.statusCode, created.body).toBe(200);
   });
 
   it('refuses autoCollect true for a new customer, who has no payment method', async () => {

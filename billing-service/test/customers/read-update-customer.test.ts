@@ -61,6 +61,40 @@ describe('GET /v1/customers/{id}', () => {
   });
 });
 
+describe('GET of the uris the customer embeds', () => {
+  it('answers customerReference, each sales tracking code and customerAcquisition as embedded', async () => {
+    const created = await createCustomer(t, everyFieldCustomer());
+    const embedded = [created.customerReference, ...created.customerReference.salesTrackingCodes, created.customerAcquisition];
+    expect(created.customerReference.salesTrackingCodes).toHaveLength(2);
+    for (const object of embedded) {
+      const res = await t.call('GET', new URL(object.uri).pathname);
+      expect(res.statusCode, object.uri).toBe(200);
+      expect(res.json()).toEqual(object);
+    }
+  });
+
+  it('answers them for a customer without references too, and 404 for a code it does not have', async () => {
+    const created = await createCustomer(t, {});
+    expect((await t.call('GET', new URL(created.customerReference.uri).pathname)).json()).toEqual(created.customerReference);
+    expect((await t.call('GET', new URL(created.customerAcquisition.uri).pathname)).json()).toEqual(created.customerAcquisition);
+    const missing = await t.call('GET', `/v1/customers/${created.id}/customerReference/salesTrackingCodes/1`);
+    expect(missing.statusCode).toBe(404);
+    expect(errorsOf(missing)[0]!.Key).toBe('Api Error');
+  });
+
+  it("answers 404 for another account's customer and for an id nobody has", async () => {
+    const other = await t.newAccount();
+    const theirs = await createCustomer(t, everyFieldCustomer(), other);
+    for (const id of [theirs.id, 987654, 99999999999]) {
+      for (const tail of ['customerReference', 'customerReference/salesTrackingCodes/1', 'customerAcquisition']) {
+        const res = await t.call('GET', `/v1/customers/${id}/${tail}`);
+        expect(res.statusCode, `${id}/${tail}`).toBe(404);
+        errorsOf(res);
+      }
+    }
+  });
+});
+
 describe('PUT /v1/customers', () => {
   it('replaces the whole customer: omitted fields become null, reference and acquisition are cleared', async () => {
     const created = await createCustomer(t, everyFieldCustomer());

@@ -99,6 +99,30 @@ describe('POST /v1/customernotes', () => {
   });
 });
 
+describe('GET /v1/customerNotes/{id}', () => {
+  it('answers the note\'s uri with the note as created and listed', async () => {
+    const customer = await createCustomer(t, {});
+    const note = await addNote(customer.id, 'Read me back');
+    const res = await t.call('GET', new URL(note.uri).pathname);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual(note);
+    expect((await notesOf(customer.id)).notes).toEqual([note]);
+  });
+
+  it('answers 404 for another account\'s note, a deleted note and an id nobody has', async () => {
+    const customer = await createCustomer(t, {});
+    const note = await addNote(customer.id, 'Mine only');
+    const other = await t.newAccount();
+    expect((await t.call('GET', `/v1/customerNotes/${note.id}`, undefined, { as: other })).statusCode).toBe(404);
+    await t.call('DELETE', `/v1/customerNotes/${note.id}`);
+    for (const id of [note.id, 987654, 99999999999]) {
+      const res = await t.call('GET', `/v1/customerNotes/${id}`);
+      expect(res.statusCode, String(id)).toBe(404);
+      expect(errorsOf(res)[0]!.Key).toBe('Api Error');
+    }
+  });
+});
+
 describe('DELETE /v1/customerNotes/{id}', () => {
   it('deletes a note with 204 and an empty body; a second delete is 404', async () => {
     const customer = await createCustomer(t, {});

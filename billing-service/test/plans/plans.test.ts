@@ -13,8 +13,13 @@ afterAll(async () => t?.close());
 
 const BASE = 'https://billing.test/v1';
 
+/** Amount ids: frequency id × 10000, + 1000 for a setup fee, + the ISO 4217 numeric code of the currency. */
+const NUMERIC_CODES: Record<string, number> = { CAD: 124, USD: 840 };
 function amounts(frequencyId: number, kind: 'charges' | 'setupFees', list: Array<[string, number]>) {
-  return list.map(([currency, amount], i) => ({ amount, currency, id: i + 1, uri: `${BASE}/planFrequencies/${frequencyId}/${kind}/${i + 1}` }));
+  return list.map(([currency, amount]) => {
+    const id = frequencyId * 10000 + (kind === 'setupFees' ? 1000 : 0) + NUMERIC_CODES[currency]!;
+    return { amount, currency, id, uri: `${BASE}/planFrequencies/${frequencyId}/${kind}/${id}` };
+  });
 }
 
 /** The plans of the demo catalogue as the API returns them (the test catalogue keeps the CAD prices). */
@@ -225,6 +230,55 @@ describe('GET /v1/Plans/{id}', () => {
   it.each(['abc', '0', '-1', '1.5'])('answers 400 for the id %s', async (id) => {
     const res = await t.call('GET', `/v1/Plans/${id}`);
     expect(res.statusCode, res.body).toBe(400);
+    errorsOf(res);
+  });
+});
+
+describe('GET /v1/planFrequencies/{id} and its amounts', () => {
+  type Frequency = { uri: string; charges: Array<{ id: number; uri: string }>; setupFees: Array<{ id: number; uri: string }> };
+  const frequenciesOf = async (url: string) => ((await list(url)).body as unknown as Array<{ planFrequencies: Frequency[] }>).flatMap((p) => p.planFrequencies);
+  const amountIds = (frequencies: Frequency[]) => frequencies.flatMap((f) => [...f.charges, ...f.setupFees].map((a) => a.id));
+
+  it('serves each frequency and each amount at its uri, as the plan embeds it', async () => {
+    for (const frequency of await frequenciesOf('/v1/Plans')) {
+      const res = await t.call('GET', new URL(frequency.uri).pathname, undefined, { as: fresh });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual(frequency);
+      for (const amount of [...frequency.charges, ...frequency.setupFees]) {
+        const one = await t.call('GET', new URL(amount.uri).pathname, undefined, { as: fresh });
+        expect(one.statusCode, one.body).toBe(200);
+        expect(one.json()).toEqual(amount);
+      }
+    }
+  });
+
+  it('gives every amount of the catalogue its own id, the same in every response', async () => {
+    const ids = amountIds(await frequenciesOf('/v1/Plans'));
+    expect(ids.length).toBeGreaterThan(4);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(amountIds(await frequenciesOf('/v1/Plans/'))).toEqual(ids);
+  });
+
+  it('counts the caller\'s subscriptions in numberOfSubscriptions', async () => {
+    const mine = await t.newAccount();
+    const customerId = await newCustomer(t, {}, mine);
+    await newSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY }, mine);
+    expect((await t.call('GET', `/v1/planFrequencies/${PRO_MONTHLY}`, undefined, { as: mine })).json().numberOfSubscriptions).toBe(1);
+    expect((await t.call('GET', `/v1/planFrequencies/${PRO_MONTHLY}`, undefined, { as: fresh })).json().numberOfSubscriptions).toBe(0);
+  });
+
+  it.each([
+    ['/v1/planFrequencies/999'],
+    ['/v1/planFrequencies/99999999999'],
+    [`/v1/planFrequencies/${BASIC_MONTHLY}/charges/1`],
+    // A setup fee's id under charges, and another frequency's charge.
+    [`/v1/planFrequencies/${BASIC_MONTHLY}/charges/${BASIC_MONTHLY * 10000 + 1840}`],
+    [`/v1/planFrequencies/${BASIC_MONTHLY}/charges/${PRO_MONTHLY * 10000 + 840}`],
+    [`/v1/planFrequencies/${BASIC_YEARLY}/setupFees/${BASIC_YEARLY * 10000 + 1840}`],
+    ['/v1/planFrequencies/999/charges/9990840'],
+  ])('answers 404 for %s', async (path) => {
+    const res = await t.call('GET', path);
+    expect(res.statusCode, res.body).toBe(404);
     errorsOf(res);
   });
 });

@@ -39,9 +39,13 @@ describe('POST /v1/subscriptions', () => {
     const before = Date.now();
     const created = await newSubscription(t, { customerId, planFrequencyId: BASIC_MONTHLY, code: 'BASIC', name: 'Team Alpha', reference: 'PO-1' });
     const id = created.id as number;
+    // The plan frequency as the plan list shows it (every field, the subscription counted).
+    const plans = (await t.call('GET', '/v1/Plans')).json();
+    const frequency = plans.flatMap((p: { planFrequencies: Array<{ id: number }> }) => p.planFrequencies).find((f: { id: number }) => f.id === BASIC_MONTHLY);
+    expect(frequency).toMatchObject({ id: 11, interval: 'Monthly', numberOfIntervals: 1, isProrated: true, uri: `${BASE}/planFrequencies/11`, numberOfSubscriptions: expect.any(Number) });
     expect(created).toEqual({
       customerId,
-      planFrequency: { id: 11, interval: 'Monthly', numberOfIntervals: 1, isProrated: true, uri: `${BASE}/planFrequencies/11` },
+      planFrequency: frequency,
       planCode: 'BASIC',
       planName: 'Basic',
       planDescription: 'One seat, monthly or yearly',
@@ -59,7 +63,15 @@ describe('POST /v1/subscriptions', () => {
         product(id, { productCode: 'SEAT', productName: 'Seat', quantity: 1, unitPrice: 19.99, setupFee: 10, amount: 19.99 }),
       ],
       remainingInterval: null,
+      remainingIntervalPushOut: null,
       openSubscriptionPeriodEndDate: null,
+      chargeDiscount: null,
+      setupFeeDiscount: null,
+      chargeDiscounts: [],
+      setupFeeDiscounts: [],
+      customFields: null,
+      planAutoApplyChanges: false,
+      autoApplyCatalogChanges: false,
       coupons: [],
       monthlyRecurringRevenue: 19.99,
       netMonthlyRecurringRevenue: 19.99,
@@ -69,6 +81,7 @@ describe('POST /v1/subscriptions', () => {
       contractEndTimestamp: null,
       expiredTimestamp: null,
       cancellationTimestamp: null,
+      subscriptionHasRecurringEndOfPeriodCharge: false,
       id: expect.any(Number),
       uri: `${BASE}/subscriptions/${id}`,
     });

@@ -313,3 +313,123 @@ describe('PUT /v1/subscriptions', () => {
     expect(await readSubscription(t, read.id)).toEqual(read);
   });
 });
+
+/** Every field of the spec's subscription object (Resources: "Plan, plan frequency, subscription"). */
+const SPEC_SUBSCRIPTION_FIELDS = [
+  'customerId', 'planFrequency', 'planCode', 'planName', 'planDescription', 'planReference', 'status', 'reference', 'subscriptionOverride',
+  'hasPostedInvoice', 'createdTimestamp', 'activatedTimestamp', 'provisionedTimestamp', 'nextPeriodStartDate', 'scheduledActivationTimestamp',
+  'subscriptionProducts', 'remainingInterval', 'remainingIntervalPushOut', 'openSubscriptionPeriodEndDate', 'chargeDiscount', 'setupFeeDiscount',
+  'chargeDiscounts', 'setupFeeDiscounts', 'customFields', 'planAutoApplyChanges', 'autoApplyCatalogChanges', 'monthlyRecurringRevenue',
+  'netMonthlyRecurringRevenue', 'amount', 'contractStartTimestamp', 'contractEndTimestamp', 'expiredTimestamp', 'coupons',
+  'subscriptionHasRecurringEndOfPeriodCharge', 'id', 'uri',
+];
+/** The plan-frequency fields of the plan list. */
+const SPEC_PLAN_FREQUENCY_FIELDS = [
+  'planRevisionId', 'numberOfIntervals', 'interval', 'numberOfSubscriptions', 'status', 'setupFees', 'charges', 'isProrated',
+  'prorationGranularity', 'planFrequencyUniqueId', 'remainingInterval', 'id', 'uri',
+];
+
+describe('the spec\'s subscription object', () => {
+  it('comes whole from create, GET, the customer\'s list and PUT, its planFrequency as the plan list shows it', async () => {
+    const created = await fresh(PRO_MONTHLY);
+    const listed = (await t.call('GET', `/v1/customers/${created.customerId}/subscriptions`)).json()[0];
+    const read = await readSubscription(t, created.id);
+    const updated = await putOk(read);
+    for (const sub of [created, listed, read, updated]) {
+      expect(Object.keys(sub)).toEqual(expect.arrayContaining(SPEC_SUBSCRIPTION_FIELDS));
+      expect(Object.keys(sub.planFrequency).sort()).toEqual([...SPEC_PLAN_FREQUENCY_FIELDS].sort());
+      expect(sub).toMatchObject({
+        chargeDiscount: null, setupFeeDiscount: null, chargeDiscounts: [], setupFeeDiscounts: [], customFields: null,
+        planAutoApplyChanges: false, autoApplyCatalogChanges: false, remainingIntervalPushOut: null, subscriptionHasRecurringEndOfPeriodCharge: false,
+      });
+    }
+    const plans = (await t.call('GET', '/v1/Plans')).json();
+    const inList = plans.flatMap((p: Sub) => p.planFrequencies).find((f: Sub) => f.id === PRO_MONTHLY);
+    expect(read.planFrequency).toEqual(inList);
+    expect(read.planFrequency).toMatchObject({ id: PRO_MONTHLY, planFrequencyUniqueId: PRO_MONTHLY, charges: expect.arrayContaining([expect.objectContaining({ amount: 49, currency: 'USD' })]) });
+  });
+
+  it('keeps the customFields PUT sends, replaces them whole, and clears them when left out', async () => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const set = await putOk({ ...read, customFields: { costCentre: 'CC-12', seats: 3, renewable: true, note: null } });
+    expect(set.customFields).toEqual({ costCentre: 'CC-12', seats: 3, renewable: true, note: null });
+    expect(await readSubscription(t, read.id)).toEqual(set);
+    expect(await putOk(set)).toEqual(set);
+    const replaced = await putOk({ ...set, customFields: { costCentre: 'CC-13' } });
+    expect(replaced.customFields).toEqual({ costCentre: 'CC-13' });
+    const { customFields: _, ...withoutCustomFields } = replaced;
+    expect((await putOk(withoutCustomFields)).customFields).toBeNull();
+  });
+
+  it.each([
+    [{ customFields: { nested: { no: 1 } } }, 'customFields.nested'],
+    [{ customFields: ['a'] }, 'customFields'],
+    [{ customFields: { long: 'x'.repeat(2001) } }, 'customFields.long'],
+    [{ chargeDiscount: { type: 'Percentage', amount: 10 } }, 'chargeDiscount'],
+    [{ setupFeeDiscount: { type: 'Amount', amount: 5 } }, 'setupFeeDiscount'],
+    [{ chargeDiscounts: [{ type: 'Percentage', amount: 10 }] }, 'chargeDiscounts'],
+    [{ setupFeeDiscounts: [{ type: 'Amount', amount: 5 }] }, 'setupFeeDiscounts'],
+    [{ planAutoApplyChanges: true }, 'planAutoApplyChanges'],
+    [{ autoApplyCatalogChanges: true }, 'autoApplyCatalogChanges'],
+    [{ remainingInterval: 6 }, 'remainingInterval'],
+    [{ remainingIntervalPushOut: 2 }, 'remainingIntervalPushOut'],
+    [{ subscriptionHasRecurringEndOfPeriodCharge: true }, 'subscriptionHasRecurringEndOfPeriodCharge'],
+    [{ scheduledActivationTimestamp: '2030-01-01T00:00:00Z' }, 'scheduledActivationTimestamp'],
+    [{ planFrequency: { id: BASIC_YEARLY } }, 'planFrequency.id'],
+    [{ planFrequencyId: BASIC_YEARLY }, 'planFrequencyId'],
+    [{ planCode: 'PRO' }, 'planCode'],
+    [{ planName: 'My own name' }, 'planName'],
+    [{ planDescription: 'Something else' }, 'planDescription'],
+    [{ planReference: 'REF' }, 'planReference'],
+  ])('refuses %j with 400 keyed on %s, changing nothing', async (change, key) => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const res = await put({ ...withProducts(read, { SEAT: { quantity: 4 } }), reference: 'not saved', ...change });
+    expect(res.statusCode, res.body).toBe(400);
+    const errors = errorsOf(res);
+    expect(errors.map((e) => e.Key)).toEqual([key]);
+    expect(errors[0]!.Value.length).toBeGreaterThan(10);
+    expect(await readSubscription(t, read.id)).toEqual(read);
+  });
+
+  it('accepts the values it returns for the fields it does not model, explicit or left out', async () => {
+    const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
+    const explicit = await putOk({
+      ...read, chargeDiscount: null, setupFeeDiscount: null, chargeDiscounts: [], setupFeeDiscounts: [], planAutoApplyChanges: false,
+      autoApplyCatalogChanges: false, remainingInterval: null, remainingIntervalPushOut: null, subscriptionHasRecurringEndOfPeriodCharge: false,
+      scheduledActivationTimestamp: null, planFrequency: { id: BASIC_MONTHLY }, planCode: 'basic',
+    });
+    expect(explicit).toEqual(read);
+    expect(await putOk({ id: read.id, status: 'Draft' })).toEqual(read);
+  });
+});
+
+describe('GET /v1/subscriptions/{id}/subscriptionProducts/{productId}', () => {
+  it("answers each product's uri with the product as the subscription embeds it, changes included", async () => {
+    const sub = await fresh(PRO_MONTHLY);
+    const changed = await putOk(withProducts(sub, { SEAT: { quantity: 7, discount: { type: 'Percentage', amount: '10' } } }));
+    expect(changed.subscriptionProducts).toHaveLength(2);
+    for (const product of changed.subscriptionProducts) {
+      const res = await t.call('GET', new URL(product.uri).pathname);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual(product);
+    }
+  });
+
+  it("answers 404 for another subscription's product, another account's subscription and unknown ids", async () => {
+    const sub = await fresh(BASIC_MONTHLY);
+    const otherSub = await fresh(PRO_MONTHLY);
+    const mine = sub.subscriptionProducts[0].id;
+    const other = await t.newAccount();
+    const cases: Array<[string, typeof other | undefined]> = [
+      [`/v1/subscriptions/${sub.id}/subscriptionProducts/${otherSub.subscriptionProducts[0].id}`, undefined],
+      [`/v1/subscriptions/${sub.id}/subscriptionProducts/${mine}`, other],
+      [`/v1/subscriptions/${sub.id}/subscriptionProducts/99999999999`, undefined],
+      [`/v1/subscriptions/99999999999/subscriptionProducts/${mine}`, undefined],
+    ];
+    for (const [path, as] of cases) {
+      const res = await t.call('GET', path, undefined, as ? { as } : {});
+      expect(res.statusCode, path).toBe(404);
+      errorsOf(res);
+    }
+  });
+});
