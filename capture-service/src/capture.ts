@@ -116,18 +116,13 @@ async function checkCollectionAmount(ctx: AppContext, caller: Caller, customerId
   return customer;
 }
 
-/** Why a collection failed, in words and with the gateway's decline code. */
-function collectionFailure(error: unknown): ErrorEntry[] {
-  if (error instanceof ApiError) {
-    const message = error.errors.find((e) => e.Key === API_ERROR_KEY)?.Value ?? error.errors[0]?.Value ?? 'unknown reason';
-    const code = error.errors.find((e) => e.Key === 'declineCode')?.Value;
-    const reason = message.replace(/^payment declined: /, '');
-    return [
-      { Key: API_ERROR_KEY, Value: `payment failed: ${reason}${code ? ` (${code})` : ''}; the card was not kept` },
-      ...(code ? [{ Key: 'declineCode', Value: code }] : []),
-    ];
-  }
-  return [{ Key: API_ERROR_KEY, Value: 'payment failed: the payment could not be processed; the card was not kept' }];
+/** A collection that could not be made or was declined: in words, with the gateway's decline code when there is one. */
+function collectionFailure(failure: { message: string; declineCode?: string }): ErrorEntry[] {
+  const { message, declineCode } = failure;
+  return [
+    { Key: API_ERROR_KEY, Value: `payment failed: ${message}${declineCode ? ` (${declineCode})` : ''}; the card was not kept` },
+    ...(declineCode ? [{ Key: 'declineCode', Value: declineCode }] : []),
+  ];
 }
 
 /**
@@ -171,11 +166,15 @@ export async function captureCard(ctx: AppContext, caller: Caller, input: Captur
     const stored = await ctx.db.transaction().execute((trx) => insertValidatedCard(trx, caller, card));
     return toCreditCardResponse(stored, ctx.uris);
   }
+  let outcome;
   try {
     // one transaction stores the card with its payment: a failed collection keeps no usable card
-    return toCreditCardResponse(await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }), ctx.uris);
+    outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' });
   } catch (error) {
-    if (!(error instanceof ApiError)) log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');
-    throw new ApiError(400, collectionFailure(error));
+    if (error instanceof ApiError) throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));
+    log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');
+    throw new ApiError(400, collectionFailure({ message: 'the payment could not be processed' }));
   }
+  if (outcome.status === 'Declined') throw new ApiError(400, collectionFailure(outcome));
+  return toCreditCardResponse(outcome.card, ctx.uris);
 }

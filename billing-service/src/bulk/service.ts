@@ -176,14 +176,19 @@ export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, 
     return;
   }
   try {
+    // Succeeded or declined, the record's outcome commits with its payment (alsoInTransaction).
     await recordPayment(ctx, caller, parsed.data, now, {
       idempotencyKey: `bulk-record-${record.id}`,
       alsoInTransaction: (trx, payment) =>
-        finishRecord(trx, record.id, { status: payment.status, paymentId: payment.id, errors: payment.status === 'Failed' ? [{ Key: 'Api Error', Value: 'payment declined' }] : null }, now),
+        finishRecord(trx, record.id, {
+          status: payment.status,
+          paymentId: payment.id,
+          errors: payment.status === 'Failed' ? [{ Key: 'Api Error', Value: `payment declined: ${payment.message}` }, { Key: 'declineCode', Value: payment.declineCode }] : null,
+        }, now),
     });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    // A decline has already finished the record (with its failed payment); other refusals finish it here.
+    // A check that no longer holds at processing time: no payment was recorded.
     await finishRecord(ctx.db, record.id, { status: 'Failed', paymentId: await findRecordPaymentId(ctx.db, record.id), errors: error.errors }, now);
   }
 }

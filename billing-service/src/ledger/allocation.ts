@@ -90,13 +90,25 @@ async function applyFunds(
   return allocations;
 }
 
+/**
+ * Moves `amount` from a source's open amount to an invoice's. The ledger's own rule, whoever calls:
+ * an allocation is positive and no open amount goes below zero (the update matches only entries
+ * holding enough; the database's check constraint is the last guard). A breach is a bug: it throws.
+ */
 async function recordAllocation(db: Queryable, accountId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money) {
-  await db.insertInto('ledgerAllocations').values({ accountId, sourceEntryId, invoiceEntryId, amount: amount.toString() }).execute();
-  await db
+  if (!amount.greaterThan(0)) throw new Error(`ledger: allocation of ${amount.toString()} is not positive`);
+  const updated = await db
     .updateTable('ledgerEntries')
     .set({ openAmount: sql`open_amount - ${amount.toString()}::numeric` })
     .where('id', 'in', [sourceEntryId, invoiceEntryId])
+    .where('accountId', '=', accountId)
+    .where('openAmount', '>=', amount.toString())
+    .returning('id')
     .execute();
+  if (updated.length !== 2) {
+    throw new Error(`ledger: allocating ${amount.toString()} from entry ${sourceEntryId} to ${invoiceEntryId} would leave an open amount below zero`);
+  }
+  await db.insertInto('ledgerAllocations').values({ accountId, sourceEntryId, invoiceEntryId, amount: amount.toString() }).execute();
 }
 
 function smaller(a: Money, b: Money): Money {

@@ -38,6 +38,19 @@ export async function customerBalances(db: Queryable, customerId: number): Promi
   };
 }
 
+/** What the customer owes on posted invoices due by `at` (due date on or before it): what automatic collection may charge. */
+export async function amountDueBy(db: Queryable, customerId: number, at: Date): Promise<Money> {
+  const row = await db
+    .selectFrom('ledgerEntries')
+    .where('customerId', '=', customerId)
+    .where('entryType', '=', 'invoice')
+    .where('openAmount', '>', '0')
+    .where('dueAt', '<=', at)
+    .select(sql<string>`coalesce(sum(open_amount), 0)`.as('due'))
+    .executeTakeFirstOrThrow();
+  return money(row.due);
+}
+
 /**
  * A customer's account status, as SQL over `customers`: PoorStanding while at
  * least one posted invoice is unpaid and overdue (the spec's one stated rule),

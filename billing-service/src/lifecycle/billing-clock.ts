@@ -7,7 +7,8 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
 import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
-import { customerBalances } from '../ledger/balances.js';
+import { allocateAvailableFunds } from '../ledger/allocation.js';
+import { amountDueBy, customerBalances } from '../ledger/balances.js';
 import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
 import { recordPayment } from '../payments/service.js';
 import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
@@ -83,31 +84,30 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
 
 /**
  * Automatic collection (the dunning retries): once a day, a customer who collects
- * automatically and owes on invoices now due is charged the balance on the default
- * card. The day's attempt is claimed first, so it is made once across instances.
+ * automatically and owes on invoices now due is charged what is due (due date on
+ * or before today), after the money the customer already holds (unallocated
+ * payments and credits) is applied to it; invoices not yet due are left for their
+ * day. The day's attempt is claimed first, so it is made once across instances.
  */
 async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): Promise<'collected' | 'declined' | 'skipped'> {
   const customer = await findCustomerRow(ctx.db, ref.accountId, ref.id);
   if (!customer) return 'skipped';
   const context = await loadBillingContext(ctx.db, ctx.catalog, customer);
   if (!context.settings.autoCollect || !(await findDefaultPaymentMethod(ctx.db, customer.id))) return 'skipped';
-  const { arBalance } = await customerBalances(ctx.db, customer.id);
-  if (arBalance.lessThanOrEqualTo(0)) return 'skipped';
+  await ctx.db.transaction().execute((trx) => allocateAvailableFunds(trx, ref.accountId, customer.id, 'OldestToNewest'));
+  const due = await amountDueBy(ctx.db, customer.id, now);
+  if (due.lessThanOrEqualTo(0)) return 'skipped';
   const today = utcDate(now);
   if (!(await claimCollectionAttempt(ctx.db, customer.id, today))) return 'skipped';
-  try {
-    await recordPayment(
-      ctx,
-      systemCaller(ref.accountId),
-      { customerId: customer.id, amount: arBalance.toString(), paymentMethod: 'CreditCard', useDefaultPaymentMethod: true, source: 'Automatic', autoAllocate: true, autoAllocateOrder: 'OldestToNewest', reference: `automatic collection ${today}` },
-      now,
-      { idempotencyKey: `auto-collect-${customer.id}-${today}` },
-    );
-    return 'collected';
-  } catch (error) {
-    if (error instanceof ApiError && error.statusCode === 402) return 'declined';
-    throw error;
-  }
+  // Allocated oldest due first: the invoices now due, since every one not yet due falls due later.
+  const outcome = await recordPayment(
+    ctx,
+    systemCaller(ref.accountId),
+    { customerId: customer.id, amount: due.toString(), paymentMethod: 'CreditCard', useDefaultPaymentMethod: true, source: 'Automatic', autoAllocate: true, autoAllocateOrder: 'OldestToNewest', reference: `automatic collection ${today}` },
+    now,
+    { idempotencyKey: `auto-collect-${customer.id}-${today}` },
+  );
+  return outcome.status === 'Succeeded' ? 'collected' : 'declined';
 }
 
 /**

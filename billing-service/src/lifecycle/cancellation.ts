@@ -4,61 +4,16 @@ import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../http/context.js';
 import { ApiError } from '../http/errors.js';
-import { daysBetween } from '../invoices/engine/index.js';
-import { utcDate } from '../invoices/billing-run.js';
-import { allocateAvailableFunds } from '../ledger/allocation.js';
-import { addLedgerEntry } from '../ledger/entries.js';
-import { money, roundToCurrency, sumMoney, type Money } from '../money/money.js';
+import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
+import { ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
+import type { CustomerRow } from '../db/schema.js';
+import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
-import { CANCELLATION_OPTIONS, type CancellationInput, type CancellationOption } from './schemas.js';
+import { creditReversals, reversibleAmounts } from './reversals.js';
+import { catchUpInvoices } from './unhold.js';
+import { CANCELLATION_OPTIONS, type CancellationInput } from './schemas.js';
 
 const OPTIONS_MESSAGE = `allowable options are ${CANCELLATION_OPTIONS.join(', ')}`;
-
-/**
- * The revenue to reverse for a subscription's current period, per invoice: its
- * recurring charges on posted invoices for the period running today, with
- * their share of the invoice's taxes. Full reverses all of it; Unearned the
- * part of the period not yet served (days left / days in the period); None
- * nothing. Credits already recorded against an invoice (an earlier
- * cancellation, before an uncancel) are deducted, so a period is never
- * reversed twice.
- */
-async function reversibleAmounts(db: Queryable, subscriptionIds: number[], option: CancellationOption, today: string, currency: string): Promise<Array<{ invoiceId: number; amount: Money }>> {
-  if (option === 'None' || subscriptionIds.length === 0) return [];
-  const lines = await db
-    .selectFrom('invoiceCharges')
-    .innerJoin('invoices', 'invoices.id', 'invoiceCharges.invoiceId')
-    .select(['invoices.id as invoiceId', 'invoiceCharges.taxableAmount', 'invoiceCharges.startServiceDate', 'invoiceCharges.endServiceDate', 'invoices.subtotal', 'invoices.totalDiscount', 'invoices.totalTaxes'])
-    .where('invoiceCharges.subscriptionId', 'in', subscriptionIds)
-    .where('invoiceCharges.kind', '=', 'Recurring')
-    .where('invoices.status', '=', 'Posted')
-    .where('invoiceCharges.startServiceDate', '<=', today)
-    .where('invoiceCharges.endServiceDate', '>', today)
-    .orderBy('invoices.id')
-    .execute();
-  if (lines.length === 0) return [];
-  const invoiceIds = [...new Set(lines.map((line) => line.invoiceId))];
-  const credited = await db
-    .selectFrom('ledgerEntries')
-    .select(['invoiceId', 'amount'])
-    .where('entryType', '=', 'credit')
-    .where('invoiceId', 'in', invoiceIds)
-    .execute();
-  return invoiceIds.map((invoiceId) => {
-    const reversible = sumMoney(
-      lines
-        .filter((line) => line.invoiceId === invoiceId)
-        .map((line) => {
-          const taxable = money(line.subtotal).minus(line.totalDiscount);
-          const withTax = taxable.isZero() ? money(line.taxableAmount) : money(line.taxableAmount).times(taxable.plus(line.totalTaxes)).dividedBy(taxable);
-          const share = option === 'Full' ? money(1) : money(daysBetween(today, line.endServiceDate)).dividedBy(daysBetween(line.startServiceDate, line.endServiceDate));
-          return roundToCurrency(withTax.times(share), currency);
-        }),
-    );
-    const left = reversible.minus(sumMoney(credited.filter((c) => c.invoiceId === invoiceId).map((c) => money(c.amount))));
-    return { invoiceId, amount: left.greaterThan(0) ? left : money(0) };
-  });
-}
 
 /** Any status but Cancelled → Cancelled; subscriptions are cancelled with the same option. */
 export async function cancelCustomer(ctx: AppContext, caller: Caller, input: CancellationInput, now = new Date()): Promise<void> {
@@ -73,21 +28,7 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
       .where('status', '!=', 'Cancelled')
       .returning(['id', 'status', 'name'])
       .execute();
-    const reversals = (await reversibleAmounts(trx, cancelled.map((s) => s.id), option, utcDate(now), customer.currency)).filter((r) => r.amount.greaterThan(0));
-    // One credit per invoice reversed, recorded against it.
-    for (const reversal of reversals) {
-      await addLedgerEntry(trx, {
-        accountId: caller.accountId,
-        customerId: customer.id,
-        entryType: 'credit',
-        amount: reversal.amount,
-        invoiceId: reversal.invoiceId,
-        effectiveAt: now,
-        description: `${option} reversal on cancellation`,
-      });
-    }
-    if (reversals.length > 0) await allocateAvailableFunds(trx, caller.accountId, customer.id);
-    const credit = sumMoney(reversals.map((r) => r.amount));
+    const credit = await creditReversals(trx, caller, customer, cancelled.map((s) => s.id), option, now, `${option} reversal on cancellation`);
     await setCustomerStatus(trx, caller, customer, 'Cancelled', now, { cancellationOption: option, credit: credit.toString() });
     // Draft subscriptions never started: only the ones the customer had are announced.
     const ended = cancelled.filter((s) => s.status !== 'Draft').map((s) => s.name);
@@ -95,18 +36,68 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
   });
 }
 
-/** Cancelled → Active; the subscriptions cancelled with the customer come back with it. */
+/**
+ * Cancelled → Active; the subscriptions cancelled with the customer come back with it, and are
+ * billed from the day service comes back (billForReturnedService).
+ */
 export async function uncancelCustomer(ctx: AppContext, caller: Caller, customerId: number, now = new Date()): Promise<CustomerResponse> {
   await ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomerIn(trx, caller, customerId, ['Cancelled']);
-    await trx
+    const revived = await trx
       .updateTable('subscriptions')
       .set({ status: 'Active', cancelledAt: null, cancellationOption: null, modifiedAt: now })
       .where('customerId', '=', customer.id)
       .where('cancelledAt', '=', customer.statusAt)
       .where('activatedAt', 'is not', null)
+      .returning('id')
       .execute();
     await setCustomerStatus(trx, caller, customer, 'Active', now);
+    await billForReturnedService(ctx, trx, caller, customer, revived.map((r) => r.id), now);
   });
   return getCustomer(ctx, caller, customerId);
+}
+
+/**
+ * Billing after uncancel resumes on the day service comes back; the time spent cancelled is never billed:
+ * - periods that started while cancelled: only the one running today is billed, from today when the plan
+ *   frequency is prorated (in full otherwise); the ones before it are skipped;
+ * - the period running today was billed before the cancellation: if the cancellation credited the rest of
+ *   it (Unearned, Full), the days from today to its end are served again, so they are billed again,
+ *   prorated (taking back that part of the credit, once); if nothing was credited (None), they are paid.
+ * Credits for days that stay unserved (from the cancellation to today) stay.
+ */
+async function billForReturnedService(ctx: AppContext, trx: Queryable, caller: Caller, customer: CustomerRow, subscriptionIds: number[], now: Date) {
+  if (subscriptionIds.length === 0) return;
+  const today = utcDate(now);
+  const context = await loadBillingContext(trx, ctx.catalog, customer);
+  const revived = (await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], ['Active'])).filter((s) => subscriptionIds.includes(s.id));
+  // Per invoice covering today: what of today's rest is still paid for (0 once credited).
+  const paidRest = await reversibleAmounts(trx, subscriptionIds, 'Unearned', today, customer.currency);
+  const restarted = { prorated: [] as SubscriptionWithPlan[], whole: [] as SubscriptionWithPlan[] };
+  const drafts: DraftInvoice[] = [];
+  for (const s of revived) {
+    if (s.nextPeriodStart !== null && s.nextPeriodStart <= today) {
+      restarted[s.isProrated ? 'prorated' : 'whole'].push(s);
+      continue;
+    }
+    const covering = paidRest.filter((r) => r.periods.some((p) => p.subscriptionId === s.id));
+    if (covering.length === 0 || !covering.every((r) => r.amount.isZero())) continue;
+    // Credited: today to the period's end is billed again, prorated, ending where the period ends.
+    const end = covering.flatMap((r) => r.periods).find((p) => p.subscriptionId === s.id)!.end;
+    const [, endMonth, endDay] = end.split('-').map(Number) as [number, number, number];
+    const own = ruleFor(s.interval, context.billingPeriods);
+    const rule: BillingPeriodRule = own.type === 'SpecifiedDate' ? own : { type: 'SpecifiedDate', rule: 'SingleInvoice', day: endDay, month: s.interval === 'Yearly' ? endMonth : null };
+    drafts.push(
+      ...(await computeCustomerInvoices(trx, ctx.catalog, context, [{ subscription: s, periodStart: today, isFirstInvoice: false, prorate: true }], {
+        effectiveDate: today,
+        billingPeriods: { [s.interval]: rule },
+      })),
+    );
+  }
+  for (const [group, prorate] of [[restarted.prorated, true], [restarted.whole, false]] as const) {
+    if (group.length === 0) continue;
+    const { rounds } = await catchUpInvoices(trx, ctx.catalog, context, group, { serviceStartOption: 'ChargeForLastMissedPeriods', prorate }, now);
+    drafts.push(...rounds.flat());
+  }
+  await saveInvoices(trx, context, drafts, { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier });
 }

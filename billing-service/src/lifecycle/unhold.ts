@@ -7,6 +7,7 @@ import { toInvoicePreview } from '../invoices/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
 import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { creditReversals } from './reversals.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
 import type { LifecycleResponse, UnholdInput } from './schemas.js';
 
@@ -129,7 +130,13 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
     const invoices = rounds.flat();
     if (input.preview) return invoices;
 
-    await setCustomerStatus(trx, caller, customer, 'Active', now, { serviceStartOption: input.serviceStartOption });
+    // A full new period from today replaces the rest of the old one: that unserved rest is credited
+    // (as cancellation's Unearned computes it), so no day is paid twice.
+    const credit =
+      input.serviceStartOption === 'ChargeForCurrentFullPeriod'
+        ? await creditReversals(trx, caller, customer, suspended.map((s) => s.id), 'Unearned', now, 'unserved rest of the period replaced on unhold')
+        : undefined;
+    await setCustomerStatus(trx, caller, customer, 'Active', now, { serviceStartOption: input.serviceStartOption, ...(credit ? { credit: credit.toString() } : {}) });
     if (suspended.length > 0) {
       await trx.updateTable('subscriptions').set({ status: 'Active', suspendedAt: null, modifiedAt: now }).where('id', 'in', suspended.map((s) => s.id)).execute();
     }

@@ -4,10 +4,11 @@ export const PAYMENT_METHOD_TYPES = ['CreditCard', 'Cash', 'Check', 'DirectDepos
 export const PAYMENT_SOURCES = ['Manual', 'Automatic', 'SelfServicePortal', 'Import'] as const;
 export const ALLOCATION_ORDERS = ['OldestToNewest', 'NewestToOldest'] as const;
 
+/** A positive decimal; its places are checked against the customer's currency (amountInCurrency: USD 2, JPY 0, BHD 3). */
 const positiveAmount = z
   .union([z.number(), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal number')])
   .transform((v) => String(v))
-  .refine((v) => /^\d+(\.\d{1,2})?$/.test(v), 'at most two decimals')
+  .refine((v) => /^\d{1,15}(\.\d{1,15})?$/.test(v), 'must be a decimal number of at most 15 digits before and after the point')
   .refine((v) => Number(v) > 0, 'must be more than 0');
 
 export const CollectPaymentBody = z.object({

@@ -79,14 +79,24 @@ async function resolveCard(ctx: AppContext, caller: Caller, customer: CustomerRo
   return method;
 }
 
-/** Explicit allocations must name the customer's posted invoices and fit what is open and what is paid. */
-async function checkExplicitAllocations(db: Queryable, customerId: number, amount: Money, allocations: NonNullable<CollectPaymentInput['paymentAllocations']>) {
-  const entries = await findOpenInvoiceEntries(db, customerId, allocations.map((a) => a.invoiceId));
+/**
+ * Explicit allocations must name the customer's posted invoices, be amounts of its currency, and fit
+ * what is open (their sum per invoice: one invoice may be named twice) and what is paid.
+ */
+async function checkExplicitAllocations(db: Queryable, customer: { id: number; currency: string }, amount: Money, allocations: NonNullable<CollectPaymentInput['paymentAllocations']>) {
+  const entries = await findOpenInvoiceEntries(db, customer.id, allocations.map((a) => a.invoiceId));
+  const allocatedTo = new Map<number, Money>();
   const parts = allocations.map((a, i) => {
     const entry = entries.find((e) => e.invoiceId === a.invoiceId);
     if (!entry) throw ApiError.badRequest(`no posted invoice ${a.invoiceId} for this customer`, `paymentAllocations[${i}].invoiceId`);
-    if (money(a.amount).greaterThan(entry.openAmount)) throw ApiError.badRequest(`more than the invoice's outstanding ${entry.openAmount}`, `paymentAllocations[${i}].amount`);
-    return { invoiceEntryId: entry.id, invoiceId: a.invoiceId, amount: money(a.amount) };
+    const part = amountInCurrency(a.amount, customer.currency, `paymentAllocations[${i}].amount`);
+    const sum = (allocatedTo.get(a.invoiceId) ?? money(0)).plus(part);
+    if (sum.greaterThan(entry.openAmount)) {
+      const what = sum.equals(part) ? 'more than' : `with the earlier allocations to invoice ${a.invoiceId}, more than`;
+      throw ApiError.badRequest(`${what} the invoice's outstanding ${entry.openAmount}`, `paymentAllocations[${i}].amount`);
+    }
+    allocatedTo.set(a.invoiceId, sum);
+    return { invoiceEntryId: entry.id, invoiceId: a.invoiceId, amount: part };
   });
   if (sumMoney(parts.map((p) => p.amount)).greaterThan(amount)) throw ApiError.badRequest('allocations add up to more than the payment', 'paymentAllocations');
   return parts;
@@ -105,7 +115,7 @@ export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   const amount = amountInCurrency(input.amount, customer.currency, 'amount');
   const card = await resolveCard(ctx, caller, customer, input);
-  if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, customer.id, amount, input.paymentAllocations);
+  if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, customer, amount, input.paymentAllocations);
   return { customer, amount, card };
 }
 
@@ -113,7 +123,7 @@ export interface CollectOptions {
   /** The gateway charge's idempotency key: collections retried with one key charge once. Default: a fresh key. */
   idempotencyKey?: string;
   /** Runs inside the transaction that records the payment (succeeded or failed): the caller's own bookkeeping commits with it. */
-  alsoInTransaction?: (trx: Queryable, payment: { id: number; status: 'Succeeded' | 'Failed' }) => Promise<void>;
+  alsoInTransaction?: (trx: Queryable, payment: { id: number; status: 'Succeeded' } | { id: number; status: 'Failed'; declineCode: string; message: string }) => Promise<void>;
 }
 
 /**
@@ -124,11 +134,33 @@ export interface CollectOptions {
  * a deposit that activation later applies.
  */
 export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date(), options: CollectOptions = {}): Promise<PaymentResponse> {
-  return getPayment(ctx, caller, await recordPayment(ctx, caller, input, now, options));
+  const outcome = await recordPayment(ctx, caller, input, now, options);
+  if (outcome.status === 'Declined') throw paymentDeclinedError(outcome);
+  return getPayment(ctx, caller, outcome.payment.id);
 }
 
-/** collectPayment without reading the payment back: its id (bulk jobs and the billing clock need no more). */
-export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date(), options: CollectOptions = {}): Promise<number> {
+/**
+ * What a charge came to. A decline is a normal outcome, not an exception: it is
+ * recorded (a failed payment) and returned; only the HTTP layer makes it a 402.
+ */
+export type PaymentOutcome =
+  | { status: 'Succeeded'; payment: { id: number } }
+  | { status: 'Declined'; payment: { id: number }; declineCode: string; message: string };
+
+/** The 402 of a declined charge: the gateway's words and code, and the failed payment's id. */
+export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 'Declined' }>): ApiError {
+  return new ApiError(402, [
+    { Key: 'Api Error', Value: `payment declined: ${outcome.message}` },
+    { Key: 'declineCode', Value: outcome.declineCode },
+    { Key: 'paymentActivityId', Value: String(outcome.payment.id) },
+  ]);
+}
+
+/**
+ * collectPayment without reading the payment back (bulk jobs and the billing clock need no more).
+ * Throws ApiError for a request that cannot be made (400/404, gateway errors); a decline is returned.
+ */
+export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date(), options: CollectOptions = {}): Promise<PaymentOutcome> {
   const { customer, amount, card } = await checkPaymentRequest(ctx, caller, input);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
   const base: PaymentBase = {
@@ -149,11 +181,12 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
     if (!outcome.ok) {
       const failedId = await ctx.db.transaction().execute(async (trx) => {
         const id = await insertFailedPayment(trx, caller, base, outcome);
-        await options.alsoInTransaction?.(trx, { id, status: 'Failed' });
+        await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
         await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reason: outcome.message });
         return id;
       });
-      throw declined(outcome, failedId);
+      ctx.metrics?.paymentRecorded('Failed');
+      return { status: 'Declined', payment: { id: failedId }, declineCode: outcome.code, message: outcome.message };
     }
     transactionId = outcome.value.transactionId;
   }
@@ -165,7 +198,8 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
     await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: input.reference ?? null });
     return id;
   });
-  return paymentId;
+  ctx.metrics?.paymentRecorded('Succeeded');
+  return { status: 'Succeeded', payment: { id: paymentId } };
 }
 
 type PaymentBase = Omit<NewPayment, 'ledgerEntryId' | 'status' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage'>;
@@ -173,15 +207,6 @@ type Declined = { ok: false; code: string; message: string };
 
 function chargeToken(ctx: AppContext, token: string, amount: Money, currency: string, idempotencyKey: string) {
   return callGateway(ctx, (signal) => ctx.payments.gateway.charge({ token, amount, currency, idempotencyKey }, signal));
-}
-
-/** The 402 of a declined charge: the gateway's words and code, and the failed payment's id. */
-function declined(outcome: Declined, failedId: number): ApiError {
-  return new ApiError(402, [
-    { Key: 'Api Error', Value: `payment declined: ${outcome.message}` },
-    { Key: 'declineCode', Value: outcome.code },
-    { Key: 'paymentActivityId', Value: String(failedId) },
-  ]);
 }
 
 async function insertFailedPayment(trx: Queryable, caller: Caller, base: PaymentBase, outcome: Declined): Promise<number> {
@@ -203,7 +228,10 @@ async function insertSucceededPayment(
   const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
   if (allocation.paymentAllocations?.length) {
     // Checked again under the lock; if an invoice changed meanwhile the money stays unallocated rather than lost.
-    const parts = await checkExplicitAllocations(trx, base.customerId, amount, allocation.paymentAllocations).catch(() => []);
+    const parts = await checkExplicitAllocations(trx, { id: base.customerId, currency: base.currency }, amount, allocation.paymentAllocations).catch((error: unknown) => {
+      if (error instanceof ApiError) return [];
+      throw error;
+    });
     await allocateExplicitly(trx, caller.accountId, entryId, parts);
   } else if (allocation.autoAllocate !== false) {
     await allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
@@ -216,7 +244,7 @@ async function insertSucceededPayment(
  * Charges a card that is validated but not stored yet (the card-capture host's
  * collection), then stores the card and the payment in one transaction: the
  * card is kept only with its payment. A declined charge stores the card already
- * removed, for the record, with the failed payment, and throws the 402.
+ * removed, for the record, with the failed payment, and returns the decline.
  * If storing fails after a successful charge, the charge is refunded.
  */
 export async function collectWithNewCard(
@@ -225,7 +253,7 @@ export async function collectWithNewCard(
   card: CardReadyToStore,
   payment: { amount: string; source: CollectPaymentInput['source'] },
   now = new Date(),
-): Promise<PaymentMethodRow> {
+): Promise<(Extract<PaymentOutcome, { status: 'Succeeded' }> & { card: PaymentMethodRow }) | Extract<PaymentOutcome, { status: 'Declined' }>> {
   const { customer } = card;
   const amount = amountInCurrency(payment.amount, customer.currency, 'amount');
   const base: PaymentBase = {
@@ -245,17 +273,21 @@ export async function collectWithNewCard(
       const removed = await insertValidatedCard(trx, caller, card, { removed: true });
       return insertFailedPayment(trx, caller, { ...base, paymentMethodId: removed.id }, outcome);
     });
-    throw declined(outcome, failedId);
+    ctx.metrics?.paymentRecorded('Failed');
+    return { status: 'Declined', payment: { id: failedId }, declineCode: outcome.code, message: outcome.message };
   }
+  let stored: { card: PaymentMethodRow; paymentId: number };
   try {
-    return await ctx.db.transaction().execute(async (trx) => {
-      const stored = await insertValidatedCard(trx, caller, card);
-      await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: stored.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' });
+    stored = await ctx.db.transaction().execute(async (trx) => {
+      const inserted = await insertValidatedCard(trx, caller, card);
+      const paymentId = await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: inserted.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' });
       await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: null });
-      return stored;
+      return { card: inserted, paymentId };
     });
   } catch (error) {
     await callGateway(ctx, (signal) => ctx.payments.gateway.refund({ transactionId: outcome.value.transactionId, amount, currency: customer.currency }, signal)).catch(() => undefined);
     throw error;
   }
+  ctx.metrics?.paymentRecorded('Succeeded');
+  return { status: 'Succeeded', payment: { id: stored.paymentId }, card: stored.card };
 }

@@ -65,7 +65,7 @@ describe('bulk payment jobs', () => {
 
     const full = await readJob(job.id, '?view=full');
     expect(full.records.map((r: { status: string }) => r.status)).toEqual(['Pending', 'Invalid', 'Invalid', 'Pending']);
-    expect(full.records[1].errors).toEqual([{ Key: 'data[1].amount', Value: 'at most two decimals' }]);
+    expect(full.records[1].errors).toEqual([{ Key: 'data[1].amount', Value: 'USD amounts have at most 2 decimals' }]);
     expect(full.records[2].errors).toEqual([{ Key: 'data[2]', Value: 'customer with id 987654 not found' }]);
     expect(full.records[0]).toMatchObject({ index: 0, customerId: good.customerId, amount: 25, reference: 'INV-1', paymentId: null });
     expect(await paymentsOf(good.customerId)).toEqual([]);

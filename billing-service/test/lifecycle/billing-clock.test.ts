@@ -84,6 +84,20 @@ describe('the billing clock', () => {
     expect((await listInvoices(t, customerId)).every((i) => i.status === 'Paid')).toBe(true);
   });
 
+  it('collects only what is due, after applying money the customer already holds', async () => {
+    // Net30: the 1 March invoice (29.99) is due 31 March, the 1 April renewal (19.99) on 1 May.
+    const { customerId } = await activatedOn('2025-03-01', { card: '4242424242424242', settings: { autoCollect: true, term: 'Net30' } });
+    const held = await t.call('POST', '/v1/payments', { customerId, amount: 10, paymentMethod: 'Check', autoAllocate: false });
+    expect(held.statusCode, held.body).toBe(200);
+    expect((await tick('2025-03-15')).collected).not.toContain(customerId);
+    expect((await tick('2025-04-02')).collected).toContain(customerId);
+    const automatic = (await payments(customerId)).filter((p) => p.source === 'Automatic');
+    expect(automatic.map((p) => [p.amount, p.status])).toEqual([[19.99, 'Succeeded']]);
+    const invoices = await listInvoices(t, customerId);
+    expect(invoices.map((i) => [i.invoiceAmount, i.outstandingBalance])).toEqual([[29.99, 0], [19.99, 19.99]]);
+    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json()).toMatchObject({ arBalance: 19.99, unallocatedPayments: 0 });
+  });
+
   it('retries a declined card daily, suspends after the grace period, and lifts the suspension once the balance is paid', async () => {
     const { customerId, subscriptionId } = await activatedOn('2025-07-01', { card: '4000000000000341', settings: { autoCollect: true } });
     expect((await tick('2025-07-01', '12:00:00')).declined).toContain(customerId);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateCustomer } from '../../src/lifecycle/activation.js';
 import { cancelCustomer, uncancelCustomer } from '../../src/lifecycle/cancellation.js';
+import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { holdCustomer } from '../../src/lifecycle/hold.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
@@ -219,12 +220,49 @@ describe('revenue reversed on cancellation (fixed clock: period 1 Jan – 1 Feb 
     await cancelCustomer(t.app.ctx, caller, { customerId, cancellationOption: 'Unearned' }, at('2026-01-11'));
     await uncancelCustomer(t.app.ctx, caller, customerId, at('2026-01-12'));
     await cancelCustomer(t.app.ctx, caller, { customerId, cancellationOption: 'Full' }, at('2026-01-13'));
-    // Unearned took 13.54 (21 of 31 days); Full adds only what is left of the 19.99.
-    expect(credits(await ledgerRows(t, customerId)).map((c) => Number(c.amount))).toEqual([13.54, 6.45]);
+    // Unearned took 13.54 (21 of 31 days). Uncancel on the 12th billed the 20 days served again
+    // (12.90, taking that credit back); Full then adds what is left of the 19.99 and reverses the 12.90.
+    expect(credits(await ledgerRows(t, customerId)).map((c) => Number(c.amount))).toEqual([13.54, 6.45, 12.9]);
     await uncancelCustomer(t.app.ctx, caller, customerId, at('2026-01-14'));
     await cancelCustomer(t.app.ctx, caller, { customerId, cancellationOption: 'Full' }, at('2026-01-15'));
-    expect(credits(await ledgerRows(t, customerId))).toHaveLength(2);
+    // The 14th's uncancel billed 18 days (11.61); Full reversed it; nothing was reversed twice.
+    expect(credits(await ledgerRows(t, customerId)).map((c) => Number(c.amount))).toEqual([13.54, 6.45, 12.9, 11.61]);
+    expect((await listInvoices(t, customerId)).map((i) => i.invoiceAmount)).toEqual([29.99, 12.9, 11.61]);
+    // Full in the end: only the setup fee is owed.
     expect((await readOverview(t, customerId)).arBalance).toBe(10);
+  });
+
+  it('uncancel bills from the day service comes back, never the time spent cancelled', async () => {
+    const { customerId, caller } = await activatedOn('2026-03-01', {});
+    const paid = await t.call('POST', '/v1/payments', { customerId, amount: 29.99, paymentMethod: 'Check' });
+    expect(paid.statusCode, paid.body).toBe(200);
+    await cancelCustomer(t.app.ctx, caller, { customerId, cancellationOption: 'None' }, at('2026-03-10'));
+    await uncancelCustomer(t.app.ctx, caller, customerId, at('2026-06-20'));
+    // April and May are not billed; June is billed from the 20th: 19.99 × 11 / 30 = 7.3297.
+    let invoices = await listInvoices(t, customerId);
+    expect(invoices.slice(1).map((i) => i.charges.map((c: any) => [c.startServiceDate, c.endServiceDate, c.amount]))).toEqual([[['2026-06-20', '2026-07-01', 7.33]]]);
+    expect((await runBillingClock(t.app.ctx, at('2026-06-21'))).renewed).not.toContain(customerId);
+    expect((await runBillingClock(t.app.ctx, at('2026-07-01'))).renewed).toContain(customerId);
+    invoices = await listInvoices(t, customerId);
+    expect(invoices.slice(2).map((i) => [i.charges[0].startServiceDate, i.invoiceAmount])).toEqual([['2026-07-01', 19.99]]);
+  });
+
+  it('uncancel within the period takes back only the credit for days served again', async () => {
+    const unearned = await activatedOn('2026-01-01', {});
+    await cancelCustomer(t.app.ctx, unearned.caller, { customerId: unearned.customerId, cancellationOption: 'Unearned' }, at('2026-01-11'));
+    await uncancelCustomer(t.app.ctx, unearned.caller, unearned.customerId, at('2026-01-21'));
+    // Credited 21 of 31 days (13.54); 11 are served again: 19.99 × 11 / 31 = 7.0932. The 10 days cancelled stay credited.
+    expect((await listInvoices(t, unearned.customerId)).map((i) => i.invoiceAmount)).toEqual([29.99, 7.09]);
+    expect((await readOverview(t, unearned.customerId)).arBalance).toBe(23.54);
+    // Nothing more at the renewal than the normal period.
+    expect((await runBillingClock(t.app.ctx, at('2026-02-01'))).renewed).toContain(unearned.customerId);
+    expect((await listInvoices(t, unearned.customerId)).map((i) => i.invoiceAmount)).toEqual([29.99, 7.09, 19.99]);
+
+    const none = await activatedOn('2026-01-01', {});
+    await cancelCustomer(t.app.ctx, none.caller, { customerId: none.customerId, cancellationOption: 'None' }, at('2026-01-11'));
+    await uncancelCustomer(t.app.ctx, none.caller, none.customerId, at('2026-01-21'));
+    // Nothing was credited: the rest of the period is still paid for.
+    expect((await listInvoices(t, none.customerId)).map((i) => i.invoiceAmount)).toEqual([29.99]);
   });
 });
 

@@ -335,6 +335,20 @@ describe('unhold with a fixed clock (service functions)', () => {
     ]);
   });
 
+  it('ChargeForCurrentFullPeriod credits the unserved rest of the paid period, so no day is paid twice', async () => {
+    const { customerId, caller } = await heldSince('2026-03-01', '2026-03-05');
+    const paid = await t.call('POST', '/v1/payments', { customerId, amount: 29.99, paymentMethod: 'Check' });
+    expect(paid.statusCode, paid.body).toBe(200);
+    await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForCurrentFullPeriod' }, at('2026-03-10'));
+    const invoices = await listInvoices(t, customerId);
+    expect(recurringLines(invoices.slice(1)).map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([['2026-03-10', '2026-04-10', 19.99]]);
+    // 10 March to 1 April of the paid period comes back: 19.99 × 22 / 31 = 14.1864…
+    const credits = (await ledgerRows(t, customerId)).filter((row) => row.entryType === 'credit');
+    expect(credits.map((c) => Number(c.amount))).toEqual([14.19]);
+    expect(invoices.map((i) => [i.invoiceAmount, i.outstandingBalance])).toEqual([[29.99, 0], [19.99, 5.8]]);
+    expect(await readOverview(t, customerId)).toMatchObject({ arBalance: 5.8, unallocatedCredits: 0 });
+  });
+
   it('keeps billing on the new anniversary after ChargeForCurrentFullPeriod moved it', async () => {
     const { customerId, subscriptionId, caller } = await heldSince('2026-01-10', '2026-01-20');
     await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForCurrentFullPeriod' }, at('2026-03-15'));
