@@ -4,7 +4,7 @@ import { CreateCustomerBody } from '../src/customers/schemas.js';
 import { createCustomer } from '../src/customers/service.js';
 import type { Db } from '../src/db/database.js';
 import type { Caller } from '../src/http/auth.js';
-import type { AppContext } from '../src/http/context.js';
+import type { AppContext } from '../src/app-context.js';
 import { UriBuilder } from '../src/http/uri.js';
 import { SandboxGateway } from '../src/payments/gateway/sandbox-gateway.js';
 import { syncCatalog } from '../src/plans/catalog-sync.js';

@@ -4,7 +4,7 @@ import type { CustomerRow } from '@renew/billing-service/db/schema.js';
 import { findCustomerRow } from '@renew/billing-service/customers/repository.js';
 import { resolveLocation } from '@renew/billing-service/geo/resolve-location.js';
 import type { Caller } from '@renew/billing-service/http/auth.js';
-import type { AppContext } from '@renew/billing-service/http/context.js';
+import type { AppContext } from '@renew/billing-service/app-context.js';
 import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
 import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
 import { insertValidatedCard, toCreditCardResponse, validateCard } from '@renew/billing-service/payment-methods/service.js';

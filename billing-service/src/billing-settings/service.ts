@@ -2,7 +2,7 @@ import { diffFields, recordChange } from '../audit/audit-log.js';
 import { customerExists, lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { toJsonAmount } from '../money/money.js';

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { PeriodicTask } from '../background/periodic-task.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { claimRecords, completeFinishedJobs } from './repository.js';
 import { collectBulkRecord } from './service.js';
 

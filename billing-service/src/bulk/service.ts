@@ -1,7 +1,7 @@
 import { recordChange } from '../audit/audit-log.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError, fieldKey, type ErrorBody } from '../http/errors.js';
 import { toJsonAmount } from '../money/money.js';
 import { checkPaymentRequest, recordPayment } from '../payments/service.js';

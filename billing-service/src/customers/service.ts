@@ -3,7 +3,7 @@ import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriod
 import { wholeStatementSetting } from '../billing-settings/service.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { resolveLocation } from '../geo/resolve-location.js';
 import { customerBalances } from '../ledger/balances.js';

@@ -1,12 +1,11 @@
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { EMAIL_TYPES, type Catalog } from '../catalog/schema.js';
 import { customerExists, lockCustomer } from '../customers/repository.js';
-import { isStorableId } from '../db/ids.js';
-import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
-import { replaceEmailPreferences, selectEmailPreference, selectEmailPreferences } from './repository.js';
+import { accountDefault } from './enabled.js';
+import { replaceEmailPreferences, selectEmailPreferences } from './repository.js';
 import type { EmailCategory, EmailPreferencesResponse, EmailType, UpdateEmailPreferencesInput } from './schemas.js';
 
 /** The category each type is shown under (a new type in EMAIL_TYPES must be given one here). */
@@ -30,21 +29,6 @@ export const EMAIL_CATEGORY: Record<EmailType, EmailCategory> = {
   SubscriptionCancellation: 'Subscriptions',
   PendingExpiryRenewalNotice: 'Subscriptions',
 };
-
-/** The account default of a type: as the catalogue's defaults.emailPreferences says; a type it does not list is sent (true). */
-export function accountDefault(catalog: Catalog, emailType: EmailType): boolean {
-  return catalog.defaults.emailPreferences[emailType] ?? true;
-}
-
-/**
- * Whether an e-mail of this type goes to the customer: the customer's choice
- * when set, else the account default. For modules that send e-mails; the
- * customer is expected to have been found (and scoped to its account) already.
- */
-export async function isEmailEnabled(db: Queryable, catalog: Catalog, customerId: number, emailType: EmailType): Promise<boolean> {
-  const enabled = isStorableId(customerId) ? await selectEmailPreference(db, customerId, emailType) : null;
-  return enabled ?? accountDefault(catalog, emailType);
-}
 
 function toResponse(catalog: Catalog, customerId: number, stored: ReadonlyMap<string, boolean | null>): EmailPreferencesResponse {
   return {

@@ -1,24 +1,7 @@
-import type { Catalog } from '../catalog/schema.js';
-import type { Db } from '../db/database.js';
-import type { Notifier } from '../notifications/notifier.js';
-import type { PaymentGateway } from '../payments/gateway/payment-gateway.js';
+import type { AppContext } from '../app-context.js';
 import type { Caller } from './auth.js';
-import type { UriBuilder } from './uri.js';
 
-/** What every route and service needs, decorated once onto the Fastify instance as `app.ctx`. */
-export interface AppContext {
-  db: Db;
-  catalog: Catalog;
-  uris: UriBuilder;
-  payments: { gateway: PaymentGateway; gatewayTimeoutMs: number };
-  /** Writes e-mail notifications to the outbox (a no-op when e-mail is off). */
-  notifier?: Notifier;
-  /** The background processor of bulk payment jobs, when this app runs one (the billing API does). */
-  bulkWorker?: { wake(): void };
-  /** The app's metrics (set by observability/observe.ts): told of each payment once its row is committed. */
-  metrics?: { paymentRecorded(status: 'Succeeded' | 'Failed'): void };
-}
-
+/** Fastify's own types, told what the billing API adds to them. */
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;

@@ -1,13 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { Notifier } from '../notifications/notifier.js';
-import type { Catalog } from '../catalog/schema.js';
-import type { Db } from '../db/database.js';
-import type { PaymentGateway } from '../payments/gateway/payment-gateway.js';
-import { SandboxGateway } from '../payments/gateway/sandbox-gateway.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../app-context.js';
 import { API_ERROR_KEY, ApiError, errorBody, registerErrorHandling } from './errors.js';
 import { MethodIndex } from './method-index.js';
-import { UriBuilder } from './uri.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './validation.js';
 
 /** What the billing API and the card-capture host share: one Fastify setup for a JSON API. */
@@ -31,16 +25,6 @@ export function jsonApiServerOptions(options: {
     },
     ...(options.https ? { https: options.https } : {}),
   } as FastifyServerOptions;
-}
-
-export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number; emailEnabled?: boolean }): AppContext {
-  return {
-    notifier: new Notifier(options.catalog, options.emailEnabled ?? false),
-    db: options.db,
-    catalog: options.catalog,
-    uris: new UriBuilder(options.publicBaseUrl),
-    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
-  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { getCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
 import { findInvoice } from '../invoices/repository.js';

@@ -4,7 +4,7 @@ import type { Queryable } from '../db/database.js';
 import type { NotificationEvent } from '../notifications/email-templates.js';
 import { findCustomerRow } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';

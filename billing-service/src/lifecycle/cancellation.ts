@@ -2,7 +2,7 @@ import type { CustomerResponse } from '../customers/schemas.js';
 import { getCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
 import { ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';

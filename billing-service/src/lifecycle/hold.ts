@@ -1,7 +1,7 @@
 import { getCustomer } from '../customers/service.js';
 import type { CustomerResponse } from '../customers/schemas.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
 
 /** Active → Hold; the customer's Active subscriptions are suspended with it. */

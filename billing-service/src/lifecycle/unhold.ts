@@ -1,6 +1,6 @@
 import { getCustomer } from '../customers/service.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type BillingContext, type PeriodToBill } from '../invoices/billing-run.js';
 import { nextPeriodStart, ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
 import { toInvoicePreview } from '../invoices/service.js';

@@ -1,7 +1,7 @@
 import { recordChange } from '../audit/audit-log.js';
 import { customerExists } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { deleteNote, findNote, insertNote, type NoteRow } from './repository.js';

@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
-import { isEmailEnabled } from '../email-preferences/service.js';
+import { isEmailEnabled } from '../email-preferences/enabled.js';
 import { renderEmail, type NotificationEvent } from './email-templates.js';
 import { insertOutboxEmail } from './outbox-repository.js';
 

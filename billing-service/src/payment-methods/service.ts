@@ -5,7 +5,7 @@ import type { Queryable } from '../db/database.js';
 import type { CustomerRow, PaymentMethodsTable } from '../db/schema.js';
 import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { checkCard } from '../payments/card-checks.js';

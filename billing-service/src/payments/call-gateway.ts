@@ -1,4 +1,4 @@
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { GatewayUnavailableError, withGatewayTimeout } from './gateway/payment-gateway.js';
 

@@ -4,7 +4,7 @@ import { findCustomerRow, lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { allocateAvailableFunds, allocateExplicitly } from '../ledger/allocation.js';

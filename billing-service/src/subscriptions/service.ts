@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/schema.js';
 import { lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
-import type { AppContext } from '../http/context.js';
+import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { money, roundToCurrency, toJsonAmount } from '../money/money.js';
