@@ -10,6 +10,7 @@ import * as billingClock from './migrations/0008-billing-clock.js';
 import * as emailOutbox from './migrations/0009-email-outbox.js';
 import * as subscriptionCustomFields from './migrations/0010-subscription-custom-fields.js';
 import * as ledgerOpenAmounts from './migrations/0011-ledger-open-amounts.js';
+import * as subscriptionAnchorDay from './migrations/0012-subscription-anchor-day.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0009-email-outbox': emailOutbox,
   '0010-subscription-custom-fields': subscriptionCustomFields,
   '0011-ledger-open-amounts': ledgerOpenAmounts,
+  '0012-subscription-anchor-day': subscriptionAnchorDay,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -266,6 +266,8 @@ export interface SubscriptionsTable {
   cancellationOption: string | null;
   currentPeriodStart: ColumnType<string | null, string | null | undefined, string | null>;
   nextPeriodStart: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The day periods fall on once it moved from the activation day (ChargeForCurrentFullPeriod); null: the activation day. */
+  anchorDay: ColumnType<number | null, number | null | undefined, number | null>;
   invoicesPosted: Generated<number>;
   /** The spec's `customFields`: names to scalar values, stored as given; null when none. */
   customFields: ColumnType<Record<string, string | number | boolean | null> | null, string | null | undefined, string | null>;

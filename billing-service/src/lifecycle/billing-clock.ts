@@ -11,7 +11,7 @@ import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { amountDueBy, customerBalances } from '../ledger/balances.js';
 import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
 import { recordPayment } from '../payments/service.js';
-import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
+import { findSubscriptionsOfCustomers, moveSubscriptionAnchors } from '../subscriptions/repository.js';
 import { cancelCustomer } from './cancellation.js';
 import {
   claimCollectionAttempt,
@@ -168,7 +168,8 @@ async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): P
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const suspended = await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Suspended']);
     const option = context.settings.customerServiceStartOption;
-    const { rounds, skipTo } = await catchUpInvoices(trx, ctx.catalog, context, suspended, { serviceStartOption: option, prorate: false }, now);
+    const { rounds, skipTo, anchorMoves } = await catchUpInvoices(trx, ctx.catalog, context, suspended, { serviceStartOption: option, prorate: false }, now);
+    await moveSubscriptionAnchors(trx, anchorMoves);
     await moveSubscriptions(trx, customer.id, 'Suspended', 'Active', now);
     for (const skip of skipTo) await trx.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
     await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier });

@@ -10,7 +10,7 @@ import type { CustomerRow } from '../db/schema.js';
 import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
 import { creditReversals, reversibleAmounts } from './reversals.js';
-import { catchUpInvoices } from './unhold.js';
+import { anchorDayOf, catchUpInvoices } from './unhold.js';
 import { CANCELLATION_OPTIONS, type CancellationInput } from './schemas.js';
 
 const OPTIONS_MESSAGE = `allowable options are ${CANCELLATION_OPTIONS.join(', ')}`;
@@ -82,11 +82,12 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, caller: C
     }
     const covering = paidRest.filter((r) => r.periods.some((p) => p.subscriptionId === s.id));
     if (covering.length === 0 || !covering.every((r) => r.amount.isZero())) continue;
-    // Credited: today to the period's end is billed again, prorated, ending where the period ends.
-    const end = covering.flatMap((r) => r.periods).find((p) => p.subscriptionId === s.id)!.end;
-    const [, endMonth, endDay] = end.split('-').map(Number) as [number, number, number];
+    // Credited: today to the end of the period running today (the next period's start) is billed
+    // again, prorated over that period: its billing day is the subscription's anchor day.
+    const [, endMonth] = s.nextPeriodStart!.split('-').map(Number) as [number, number, number];
     const own = ruleFor(s.interval, context.billingPeriods);
-    const rule: BillingPeriodRule = own.type === 'SpecifiedDate' ? own : { type: 'SpecifiedDate', rule: 'SingleInvoice', day: endDay, month: s.interval === 'Yearly' ? endMonth : null };
+    const day = anchorDayOf(s) ?? Number(s.nextPeriodStart!.slice(8, 10));
+    const rule: BillingPeriodRule = own.type === 'SpecifiedDate' ? own : { type: 'SpecifiedDate', rule: 'SingleInvoice', day, month: s.interval === 'Yearly' ? endMonth : null };
     drafts.push(
       ...(await computeCustomerInvoices(trx, ctx.catalog, context, [{ subscription: s, periodStart: today, isFirstInvoice: false, prorate: true }], {
         effectiveDate: today,

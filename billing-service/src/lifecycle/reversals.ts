@@ -2,8 +2,9 @@ import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import { daysBetween } from '../invoices/engine/index.js';
 import { utcDate } from '../invoices/billing-run.js';
+import { recurringChargesRunningOn } from '../invoices/repository.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
-import { addLedgerEntry } from '../ledger/entries.js';
+import { addLedgerEntry, creditsAgainstInvoices } from '../ledger/entries.js';
 import { money, roundToCurrency, sumMoney, type Money } from '../money/money.js';
 import type { CancellationOption } from './schemas.js';
 
@@ -24,34 +25,28 @@ export async function reversibleAmounts(
   currency: string,
 ): Promise<Array<{ invoiceId: number; amount: Money; periods: Array<{ subscriptionId: number; end: string }> }>> {
   if (option === 'None' || subscriptionIds.length === 0) return [];
-  const lines = await db
-    .selectFrom('invoiceCharges')
-    .innerJoin('invoices', 'invoices.id', 'invoiceCharges.invoiceId')
-    .select(['invoices.id as invoiceId', 'invoiceCharges.subscriptionId', 'invoiceCharges.taxableAmount', 'invoiceCharges.startServiceDate', 'invoiceCharges.endServiceDate', 'invoices.subtotal', 'invoices.totalDiscount', 'invoices.totalTaxes'])
-    .where('invoiceCharges.subscriptionId', 'in', subscriptionIds)
-    .where('invoiceCharges.kind', '=', 'Recurring')
-    .where('invoices.status', '=', 'Posted')
-    .where('invoiceCharges.startServiceDate', '<=', today)
-    .where('invoiceCharges.endServiceDate', '>', today)
-    .orderBy('invoices.id')
-    .execute();
+  const lines = await recurringChargesRunningOn(db, subscriptionIds, today);
   if (lines.length === 0) return [];
   const invoiceIds = [...new Set(lines.map((line) => line.invoiceId))];
-  const credited = await db
-    .selectFrom('ledgerEntries')
-    .select(['invoiceId', 'amount'])
-    .where('entryType', '=', 'credit')
-    .where('invoiceId', 'in', invoiceIds)
-    .execute();
+  const credited = await creditsAgainstInvoices(db, invoiceIds);
   return invoiceIds.map((invoiceId) => {
     const reversible = sumMoney(
       lines
         .filter((line) => line.invoiceId === invoiceId)
         .map((line) => {
+          // One fraction, divided once before the one rounding: an exact half (0.645) stays exact.
           const taxable = money(line.subtotal).minus(line.totalDiscount);
-          const withTax = taxable.isZero() ? money(line.taxableAmount) : money(line.taxableAmount).times(taxable.plus(line.totalTaxes)).dividedBy(taxable);
-          const share = option === 'Full' ? money(1) : money(daysBetween(today, line.endServiceDate)).dividedBy(daysBetween(line.startServiceDate, line.endServiceDate));
-          return roundToCurrency(withTax.times(share), currency);
+          let numerator = money(line.taxableAmount);
+          let denominator = money(1);
+          if (!taxable.isZero()) {
+            numerator = numerator.times(taxable.plus(line.totalTaxes));
+            denominator = taxable;
+          }
+          if (option !== 'Full') {
+            numerator = numerator.times(daysBetween(today, line.endServiceDate));
+            denominator = denominator.times(daysBetween(line.startServiceDate, line.endServiceDate));
+          }
+          return roundToCurrency(numerator.dividedBy(denominator), currency);
         }),
     );
     const left = reversible.minus(sumMoney(credited.filter((c) => c.invoiceId === invoiceId).map((c) => money(c.amount))));

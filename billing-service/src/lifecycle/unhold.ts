@@ -6,19 +6,21 @@ import { nextPeriodStart, ruleFor, type BillingPeriodRule, type DraftInvoice } f
 import { toInvoicePreview } from '../invoices/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
-import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { creditReversals } from './reversals.js';
 import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
 import type { LifecycleResponse, UnholdInput } from './schemas.js';
 
 /**
- * The day of the month a subscription's periods fall on: its activation day,
- * unless the anniversary moved since (ChargeForCurrentFullPeriod starts a new
- * period on the day of the unhold), then the day of its current or next period
- * start. A day is kept only if the next period start fits it (that day, or
+ * The day of the month a subscription's periods fall on: the stored one once
+ * the anniversary moved (ChargeForCurrentFullPeriod starts a new period on the
+ * day of the unhold), else its activation day, else the day of its current or
+ * next period start. A day is kept only if the next period start fits it (that day, or
  * clamped to the end of a shorter month), as the engine requires.
  */
 export function anchorDayOf(s: SubscriptionWithPlan): number | null {
+  // Stored once it moved: from dates alone a moved anchor is ambiguous at month ends.
+  if (s.anchorDay !== null) return s.anchorDay;
   const activated = s.activatedAt ? s.activatedAt.getUTCDate() : null;
   if (!s.nextPeriodStart) return activated;
   const [year, month, next] = s.nextPeriodStart.split('-').map(Number) as [number, number, number];
@@ -60,10 +62,11 @@ export async function catchUpInvoices(
   subscriptions: SubscriptionWithPlan[],
   input: Pick<UnholdInput, 'serviceStartOption' | 'prorate' | 'showZeroDollarCharges'>,
   now: Date,
-): Promise<{ rounds: DraftInvoice[][]; skipTo: Array<{ id: number; nextPeriodStart: string }> }> {
+): Promise<{ rounds: DraftInvoice[][]; skipTo: Array<{ id: number; nextPeriodStart: string }>; anchorMoves: Array<{ id: number; anchorDay: number }> }> {
   const today = utcDate(now);
   const rounds: PeriodToBill[][] = [];
   const skipTo: Array<{ id: number; nextPeriodStart: string }> = [];
+  const anchorMoves: Array<{ id: number; anchorDay: number }> = [];
   const prorateToday = new Map<number, string>();
   for (const s of subscriptions) {
     const { missed, firstFuture } = missedPeriodStarts(s, today, ruleFor(s.interval, context.billingPeriods));
@@ -74,6 +77,7 @@ export async function catchUpInvoices(
     if (input.serviceStartOption === 'NoChargesForMissedPeriods') skipTo.push({ id: s.id, nextPeriodStart: firstFuture });
     if (input.serviceStartOption === 'ChargeForCurrentFullPeriod') {
       rounds[0] = [...(rounds[0] ?? []), { subscription: s, periodStart: today, isFirstInvoice: false, anchorDay: now.getUTCDate() }];
+      anchorMoves.push({ id: s.id, anchorDay: now.getUTCDate() });
       continue;
     }
     starts.forEach((start, i) => {
@@ -117,7 +121,7 @@ export async function catchUpInvoices(
     }
     invoices.push(computed);
   }
-  return { rounds: invoices, skipTo };
+  return { rounds: invoices, skipTo, anchorMoves };
 }
 
 /** Hold → Active, charging for missed periods as the service start option says (preview: compute only). */
@@ -126,7 +130,7 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
     const customer = await lockCustomerIn(trx, caller, input.customerId, ['Hold']);
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const suspended = await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], ['Suspended']);
-    const { rounds, skipTo } = await catchUpInvoices(trx, ctx.catalog, context, suspended, input, now);
+    const { rounds, skipTo, anchorMoves } = await catchUpInvoices(trx, ctx.catalog, context, suspended, input, now);
     const invoices = rounds.flat();
     if (input.preview) return invoices;
 
@@ -143,6 +147,7 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
     for (const skip of skipTo) {
       await trx.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
     }
+    await moveSubscriptionAnchors(trx, anchorMoves);
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
     await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier });
     return invoices;

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 import type { PlanFrequenciesTable, SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
@@ -41,6 +41,11 @@ export async function findSubscriptionsOfCustomers(db: Queryable, accountId: num
     .execute();
 }
 
+/** Subscriptions whose periods now fall on another day of the month (ChargeForCurrentFullPeriod moved it). */
+export async function moveSubscriptionAnchors(db: Queryable, moves: ReadonlyArray<{ id: number; anchorDay: number }>): Promise<void> {
+  for (const move of moves) await db.updateTable('subscriptions').set({ anchorDay: move.anchorDay }).where('id', '=', move.id).execute();
+}
+
 /** Locks the subscription row for a read-modify-write. */
 export async function lockSubscription(db: Queryable, accountId: number, id: number): Promise<SubscriptionRow | undefined> {
   if (!isStorableId(id)) return undefined;
@@ -74,6 +79,53 @@ export async function insertProducts(db: Queryable, rows: Array<Insertable<Subsc
 
 export async function updateSubscriptionRow(db: Queryable, id: number, row: Updateable<SubscriptionsTable>) {
   await db.updateTable('subscriptions').set(row).where('id', '=', id).execute();
+}
+
+/**
+ * Moves the customer's subscriptions in one of `from` to `to`, stamping `set`
+ * (a lifecycle transition; see lifecycle/transitions.ts). `cancelledAt` narrows
+ * it to those cancelled at that moment that had been activated (uncancel).
+ * Returns the rows as updated (status is the new one).
+ */
+export async function moveSubscriptionsOfCustomer(
+  db: Queryable,
+  customerId: number,
+  move: { from: readonly string[]; to: string; cancelledAt?: Date },
+  set: Updateable<SubscriptionsTable>,
+): Promise<Array<{ id: number; status: string; name: string }>> {
+  return db
+    .updateTable('subscriptions')
+    .set({ ...set, status: move.to })
+    .where('customerId', '=', customerId)
+    .where('status', 'in', [...move.from])
+    .$if(move.cancelledAt !== undefined, (q) => q.where('cancelledAt', '=', move.cancelledAt!).where('activatedAt', 'is not', null))
+    .returning(['id', 'status', 'name'])
+    .execute();
+}
+
+/** A billed subscription moves to its next period (and its current one, when a recurring charge started it). */
+export async function advanceSubscriptionPeriod(db: Queryable, id: number, next: string, currentPeriodStart: string | undefined, now: Date) {
+  await db
+    .updateTable('subscriptions')
+    .set({
+      nextPeriodStart: next,
+      ...(currentPeriodStart ? { currentPeriodStart } : {}),
+      invoicesPosted: sql`invoices_posted + 1`,
+      modifiedAt: now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The coupons applied to a billed period count one use each. */
+export async function countCouponUses(db: Queryable, subscriptionId: number, codes: string[]) {
+  if (codes.length === 0) return;
+  await db
+    .updateTable('subscriptionCoupons')
+    .set({ periodsUsed: sql`periods_used + 1` })
+    .where('subscriptionId', '=', subscriptionId)
+    .where('couponCode', 'in', codes)
+    .execute();
 }
 
 export async function updateProduct(db: Queryable, id: number, row: Updateable<SubscriptionProductsTable>) {

@@ -1,0 +1,81 @@
+/**
+ * Sequences the ledger model found failing (issue 11), shrunk to the shortest that showed each
+ * bug, kept as regular tests now that the service is fixed.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { runSequence } from './harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t?.close());
+
+describe('sequences the ledger model found failing', () => {
+  // Bug 1. Activated 31 Jan 2027: period [31 Jan, 28 Feb), 28 days. Cancel Unearned on 19 Feb
+  // credits 19.99 × 9/28 = 6.43 (right). Uncancel the same day must bill the 9 days again,
+  // "taking back that part of the credit": 6.43. The service used to bill 19.99 × 9/31 = 5.80: it prorates
+  // over the month ending on the period's end day (28 Jan → 28 Feb, 31 days), not the period.
+  it('uncancel re-bills the credited rest of a clamped period (31 Jan → 28 Feb) over its own 28 days', async () => {
+    await runSequence(t, '2027-01-31', [
+      { type: 'activate' },
+      { type: 'wait', days: 19 },
+      { type: 'cancel', option: 'Unearned' },
+      { type: 'uncancel' },
+    ]);
+  });
+
+  // Bug 2. Activated 31 Jan 2026, on hold from 1 Feb, unhold with ChargeForCurrentFullPeriod on
+  // 30 Mar: a full period [30 Mar, 30 Apr), "the anniversary moves" to the 30th (README). The
+  // renewal on 30 Apr must bill [30 Apr, 30 May); the service used to bill [30 Apr, 31 May): anchorDayOf
+  // (src/lifecycle/unhold.ts) prefers the activation day 31 whenever the next start is the last day
+  // of a month it clamps to, so the anniversary silently moves back (31-day period, renewals on the 31st).
+  it('keeps the anniversary moved by ChargeForCurrentFullPeriod through a month end (30 Apr → 30 May)', async () => {
+    await runSequence(t, '2026-01-31', [
+      { type: 'activate' },
+      { type: 'wait', days: 1 },
+      { type: 'hold' },
+      { type: 'wait', days: 57 },
+      { type: 'unhold', option: 'ChargeForCurrentFullPeriod', prorate: false },
+      { type: 'clock', days: 31 },
+    ]);
+  });
+
+  // Bug 3. Activated 8 Feb 2026: [8 Feb, 8 Mar). Hold on 10 Feb; unhold with
+  // ChargeForCurrentFullPeriod on 20 Feb credits the rest of the old period (16 of 28 days, 11.42)
+  // and bills [20 Feb, 20 Mar). Cancel Unearned on 25 Feb credits 23 of 28 days of the new period
+  // (16.42). Uncancel the same day must bill the new period's rest again: [25 Feb, 20 Mar), 16.42.
+  // The service used to bill [25 Feb, 8 Mar), 19.99 × 11/28 = 7.85: billForReturnedService
+  // (src/lifecycle/cancellation.ts) takes the end of the first invoice line running today, the
+  // replaced period's; 8 Mar to 20 Mar is then served and never billed (the next renewal is 20 Mar).
+  it('uncancel after an unhold with CurrentFull re-bills up to the new period end (20 Mar), not the replaced one (8 Mar)', async () => {
+    await runSequence(t, '2026-02-08', [
+      { type: 'activate' },
+      { type: 'wait', days: 2 },
+      { type: 'hold' },
+      { type: 'wait', days: 10 },
+      { type: 'unhold', option: 'ChargeForCurrentFullPeriod', prorate: false },
+      { type: 'wait', days: 5 },
+      { type: 'cancel', option: 'Unearned' },
+      { type: 'uncancel' },
+    ]);
+  });
+
+  // Bug 4. Activated 28 Sep 2026, cancelled Full on 13 Oct, uncancelled on 31 Oct: [31 Oct, 28 Nov)
+  // is billed 19.99 × 28/31 = 18.06 (right). Cancel Unearned on 27 Nov credits 1 of its 28 days:
+  // 18.06 / 28 = 0.645 exactly, rounded half away from zero: 0.65. The service used to credit 0.64:
+  // reversibleAmounts (src/lifecycle/reversals.ts) divides days left by days first (1/28 to 40
+  // digits) then multiplies, so an exact half cent comes out as 0.64499… (two roundings).
+  it('credits an exact half cent rounded away from zero (18.06 × 1/28 = 0.645 → 0.65)', async () => {
+    await runSequence(t, '2026-09-28', [
+      { type: 'activate' },
+      { type: 'wait', days: 15 },
+      { type: 'cancel', option: 'Full' },
+      { type: 'wait', days: 18 },
+      { type: 'uncancel' },
+      { type: 'wait', days: 27 },
+      { type: 'cancel', option: 'Unearned' },
+    ]);
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * Runs model commands against the real service (one customer on a BASIC monthly subscription,
+ * dates chosen by the test) and against the reference model (ledger-model.ts), and after every
+ * step checks the ledger's invariants through the API and the database, and that the service
+ * agrees with the model on every amount.
+ */
+import { expect } from 'vitest';
+import type { Caller } from '../../src/http/auth.js';
+import { ApiError } from '../../src/http/errors.js';
+import { activateCustomer } from '../../src/lifecycle/activation.js';
+import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
+import { cancelCustomer, uncancelCustomer } from '../../src/lifecycle/cancellation.js';
+import { holdCustomer } from '../../src/lifecycle/hold.js';
+import { unholdCustomer } from '../../src/lifecycle/unhold.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { ACTIVATION_FLAGS, BASIC_MONTHLY, callerOf } from '../lifecycle/lifecycle-fixtures.js';
+import * as model from './ledger-model.js';
+import { centsOf, dayFromIso, dayOf, formatCents, isoDay, noonOf, partsOf } from './model-arith.js';
+
+export type Command =
+  | { type: 'activate' }
+  | { type: 'clock'; days: number }
+  | { type: 'wait'; days: number }
+  | { type: 'pay'; mode: model.PaymentMode; cents: number }
+  | { type: 'payExplicit'; parts: Array<{ pick: number; permille: number }>; extraCents: number; short: boolean }
+  | { type: 'declined'; cents: number }
+  | { type: 'cancel'; option: model.CancelOption }
+  | { type: 'uncancel' }
+  | { type: 'hold' }
+  | { type: 'unhold'; option: model.StartOption; prorate: boolean };
+
+export function describeCommand(c: Command): string {
+  return JSON.stringify(c);
+}
+
+export interface Run {
+  t: TestApp;
+  /** t.call as the run's own account */
+  call: TestApp['call'];
+  caller: Caller;
+  customerId: number;
+  subscriptionId: number;
+  cardId: number;
+  m: model.Model;
+  log: string[];
+}
+
+const card = { cardNumber: '4000000000000341', firstName: 'Model', lastName: 'Run', expirationMonth: 11, expirationYear: 35, cvv: '321' };
+
+/** A Draft customer with a Draft BASIC monthly subscription and a card whose charges are declined; the model starts on `startDay`. */
+export async function startRun(t: TestApp, startDay: number): Promise<Run> {
+  // An account per run: its own rate limits (1,000 requests a minute) and invoice numbers.
+  const account = await t.newAccount();
+  const call: TestApp['call'] = (method, url, body, options) => t.call(method, url, body, { as: account, ...options });
+  const created = await call('POST', '/v1/customers', { firstName: 'Model', lastName: 'Run' });
+  expect(created.statusCode, created.body).toBe(200);
+  const customerId = created.json().id as number;
+  const sub = await call('POST', '/v1/subscriptions', { customerId, planFrequencyId: BASIC_MONTHLY });
+  expect(sub.statusCode, sub.body).toBe(200);
+  const method = await call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card });
+  expect(method.statusCode, method.body).toBe(200);
+  return { t, call, caller: callerOf(account), customerId, subscriptionId: sub.json().id, cardId: method.json().id, m: model.newModel(startDay), log: [] };
+}
+
+/** Ends a run: the customer is cancelled so later runs' billing clocks leave it alone. */
+export async function endRun(run: Run): Promise<void> {
+  try {
+    await cancelCustomer(run.t.app.ctx, run.caller, { customerId: run.customerId, cancellationOption: 'None' }, noonOf(run.m.today));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+  }
+}
+
+type Real = { ok: true } | { ok: false; status: number; keys: string[] };
+
+async function service(work: () => Promise<unknown>): Promise<Real> {
+  try {
+    await work();
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, status: error.statusCode, keys: error.errors.map((e) => e.Key) };
+    throw error;
+  }
+}
+
+async function viaApi(run: Run, body: Record<string, unknown>): Promise<Real> {
+  const res = await run.call('POST', '/v1/payments', body);
+  if (res.statusCode === 200) return { ok: true };
+  const parsed = res.json() as { Errors?: Array<{ Key: string }> };
+  return { ok: false, status: res.statusCode, keys: (parsed.Errors ?? []).map((e) => e.Key) };
+}
+
+/** Commands run per kind, accepted or refused (printed by the property test). */
+export const coverage: Record<string, { ok: number; refused: number }> = {};
+
+/** Runs one command on both sides, then checks everything. */
+export async function step(run: Run, c: Command): Promise<void> {
+  const { t, caller, customerId, m } = run;
+  const ctx = t.app.ctx;
+  run.log.push(`${isoDay(m.today + (c.type === 'clock' || c.type === 'wait' ? c.days : 0))} ${describeCommand(c)}`);
+  let expected: model.Outcome;
+  let real: Real;
+  const now = () => noonOf(m.today);
+  switch (c.type) {
+    case 'activate':
+      expected = model.activate(m);
+      real = await service(() => activateCustomer(ctx, caller, { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: now() }));
+      break;
+    case 'clock':
+      m.today += c.days;
+      expected = model.clockTick(m);
+      real = await service(() => runBillingClock(ctx, now()));
+      break;
+    case 'wait':
+      m.today += c.days;
+      expected = { ok: true };
+      real = { ok: true };
+      break;
+    case 'pay': {
+      const cents = BigInt(c.cents);
+      expected = model.pay(m, cents, c.mode);
+      real = await viaApi(run, {
+        customerId,
+        amount: formatCents(cents),
+        paymentMethod: 'Check',
+        effectiveTimestamp: now().toISOString(),
+        ...(c.mode === 'unallocated' ? { autoAllocate: false } : {}),
+      });
+      break;
+    }
+    case 'payExplicit': {
+      if (m.invoices.length === 0) return void run.log.push('  (skipped: no invoice)');
+      const parts = c.parts.map((p) => {
+        const invoice = p.pick % m.invoices.length;
+        const open = m.invoices[invoice]!.open;
+        let cents = (open * BigInt(p.permille)) / 1000n;
+        if (cents < 1n) cents = 1n;
+        return { invoice, cents };
+      });
+      const sum = parts.reduce((a, p) => a + p.cents, 0n);
+      const cents = c.short && sum > 1n ? sum - 1n : sum + BigInt(c.extraCents);
+      const ids = await invoiceIds(run);
+      const allocations = parts.map((p) => ({ invoiceId: ids[p.invoice]!, amount: formatCents(p.cents) }));
+      run.log.push(`  explicit ${formatCents(cents)}: ${allocations.map((a) => `#${a.invoiceId} ${a.amount}`).join(', ')}`);
+      expected = model.payExplicit(m, cents, parts);
+      real = await viaApi(run, { customerId, amount: formatCents(cents), paymentMethod: 'Cash', effectiveTimestamp: now().toISOString(), paymentAllocations: allocations });
+      break;
+    }
+    case 'declined': {
+      const cents = BigInt(c.cents);
+      expected = model.declined(m, cents);
+      real = await viaApi(run, { customerId, amount: formatCents(cents), paymentMethod: 'CreditCard', paymentMethodId: run.cardId, effectiveTimestamp: now().toISOString() });
+      break;
+    }
+    case 'cancel':
+      expected = model.cancel(m, c.option);
+      real = await service(() => cancelCustomer(ctx, caller, { customerId, cancellationOption: c.option }, now()));
+      break;
+    case 'uncancel':
+      expected = model.uncancel(m);
+      real = await service(() => uncancelCustomer(ctx, caller, customerId, now()));
+      break;
+    case 'hold':
+      expected = model.hold(m);
+      real = await service(() => holdCustomer(ctx, caller, customerId, now()));
+      break;
+    case 'unhold':
+      expected = model.unhold(m, c.option, c.prorate);
+      real = await service(() => unholdCustomer(ctx, caller, { customerId, serviceStartOption: c.option, prorate: c.prorate }, now()));
+      break;
+  }
+  const key = c.type === 'cancel' ? `cancel ${c.option}` : c.type === 'unhold' ? `unhold ${c.option.replace('ChargeFor', '').replace('MissedPeriods', '')}${c.prorate ? '+prorate' : ''}` : c.type === 'pay' ? `pay ${c.mode}` : c.type;
+  const tally = (coverage[key] ??= { ok: 0, refused: 0 });
+  if (expected.ok) tally.ok++;
+  else tally.refused++;
+  const context = () => `after:\n${run.log.join('\n')}`;
+  expect(real.ok ? 'ok' : real.status, `outcome of ${describeCommand(c)}; ${JSON.stringify(real)}; ${context()}`).toBe(expected.ok ? 'ok' : expected.status);
+  if (!expected.ok && !real.ok && expected.key) expect(real.keys, context()).toContain(expected.key);
+  await checkAll(run);
+}
+
+async function invoiceIds(run: Run): Promise<number[]> {
+  const rows = await run.t.database.db.selectFrom('invoices').select('id').where('customerId', '=', run.customerId).orderBy('id').execute();
+  return rows.map((r) => Number(r.id));
+}
+
+const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+
+/** Invariants of the ledger (API and database), then agreement with the model. */
+export async function checkAll(run: Run): Promise<void> {
+  const { t, customerId, m } = run;
+  const where = `after:\n${run.log.join('\n')}`;
+
+  const [invRes, ovRes, payRes] = await Promise.all([
+    run.call('GET', `/v1/Customers/${customerId}/Invoices?pageSize=1000`),
+    run.call('GET', `/v1/customers/${customerId}/overview`),
+    run.call('GET', `/v1/customers/${customerId}/payments?pageSize=1000`),
+  ]);
+  expect(invRes.statusCode, invRes.body).toBe(200);
+  expect(ovRes.statusCode, ovRes.body).toBe(200);
+  expect(payRes.statusCode, payRes.body).toBe(200);
+  const invoices = (invRes.json() as Array<Record<string, any>>).sort((a, b) => a.id - b.id);
+  const overview = ovRes.json() as Record<string, any>;
+  const payments = (payRes.json() as Array<Record<string, any>>).sort((a, b) => a.id - b.id);
+  const entries = await t.database.db.selectFrom('ledgerEntries').selectAll().where('customerId', '=', customerId).orderBy('id').execute();
+  const entryIds = entries.map((e) => e.id);
+  const allocations = entryIds.length
+    ? await t.database.db.selectFrom('ledgerAllocations').selectAll().where('sourceEntryId', 'in', entryIds).execute()
+    : [];
+  const subscription = await t.database.db.selectFrom('subscriptions').select(['status', 'nextPeriodStart']).where('id', '=', run.subscriptionId).executeTakeFirstOrThrow();
+
+  // --- invariants, whatever the model says ---
+  for (const inv of invoices) {
+    const amount = centsOf(inv.invoiceAmount);
+    const outstanding = centsOf(inv.outstandingBalance);
+    expect(centsOf(inv.totalPayments) + outstanding, `invoice ${inv.id}: totalPayments + outstanding = amount; ${where}`).toBe(amount);
+    expect(outstanding >= 0n && outstanding <= amount, `invoice ${inv.id}: outstanding ${inv.outstandingBalance} within [0, ${inv.invoiceAmount}]; ${where}`).toBe(true);
+    expect(sum(inv.charges.map((c: any) => centsOf(c.amount))), `invoice ${inv.id}: lines add up; ${where}`).toBe(amount);
+  }
+  expect(centsOf(overview.arBalance), `arBalance = Σ outstanding; ${where}`).toBe(sum(invoices.map((i) => centsOf(i.outstandingBalance))));
+  expect(centsOf(overview.unallocatedPayments), `unallocatedPayments = Σ payments' unallocated; ${where}`).toBe(sum(payments.map((p) => centsOf(p.unallocatedAmount))));
+  for (const p of payments) {
+    const allocated = sum(p.invoiceAllocations.map((a: any) => centsOf(a.amount)));
+    if (p.status === 'Succeeded') expect(allocated + centsOf(p.unallocatedAmount), `payment ${p.id}: allocated + unallocated = amount; ${where}`).toBe(centsOf(p.amount));
+    else expect([allocated, centsOf(p.unallocatedAmount)], `failed payment ${p.id} holds nothing; ${where}`).toEqual([0n, 0n]);
+  }
+  const used = (type: string) => sum(entries.filter((e) => e.entryType === type).map((e) => centsOf(e.amount) - centsOf(e.openAmount)));
+  for (const e of entries) {
+    const open = centsOf(e.openAmount);
+    expect(open >= 0n && open <= centsOf(e.amount), `entry ${e.id}: open within [0, amount]; ${where}`).toBe(true);
+    const moved = sum(allocations.filter((a) => a.sourceEntryId === e.id || a.invoiceEntryId === e.id).map((a) => centsOf(a.amount)));
+    expect(moved, `entry ${e.id} (${e.entryType}): allocations = amount − open; ${where}`).toBe(centsOf(e.amount) - open);
+  }
+  expect(used('invoice'), `conservation: allocated into invoices = payments used + credits used; ${where}`).toBe(used('payment') + used('credit'));
+  expect(centsOf(overview.unallocatedCredits), `unallocatedCredits; ${where}`).toBe(sum(entries.filter((e) => e.entryType === 'credit').map((e) => centsOf(e.openAmount))));
+
+  // --- agreement with the model ---
+  const fmt = (c: bigint) => formatCents(c);
+  expect(overview.status, `customer status; ${where}`).toBe(m.status);
+  expect(
+    invoices.map((inv) => ({
+      amount: fmt(centsOf(inv.invoiceAmount)),
+      outstanding: fmt(centsOf(inv.outstandingBalance)),
+      due: inv.dueTimestamp.slice(0, 10),
+      lines: inv.charges.map((c: any) => `${c.chargeType} ${c.startServiceDate}..${c.endServiceDate} ${fmt(centsOf(c.amount))}`),
+    })),
+    `invoices (service vs model); ${where}`,
+  ).toEqual(
+    m.invoices.map((inv) => ({
+      amount: fmt(inv.amount),
+      outstanding: fmt(inv.open),
+      due: isoDay(inv.due),
+      lines: inv.lines.map((l) => `${l.kind === 'SetupFee' ? 'SetupFee' : 'Recurring'} ${isoDay(l.start)}..${isoDay(l.end)} ${fmt(l.amount)}`),
+    })),
+  );
+  expect(
+    entries.filter((e) => e.entryType !== 'invoice').map((e) => `${e.entryType} ${fmt(centsOf(e.amount))} open ${fmt(centsOf(e.openAmount))}`),
+    `payments and credits in the ledger (service vs model); ${where}`,
+  ).toEqual(m.sources.map((s) => `${s.kind} ${fmt(s.amount)} open ${fmt(s.open)}`));
+  expect(
+    payments.map((p) => `${p.status} ${fmt(centsOf(p.amount))} unallocated ${fmt(centsOf(p.unallocatedAmount))}`),
+    `payments (service vs model); ${where}`,
+  ).toEqual(m.payments.map((p) => `${p.status} ${fmt(p.amount)} unallocated ${fmt(p.source === undefined ? 0n : m.sources[p.source]!.open)}`));
+  expect(centsOf(overview.arBalance), `arBalance vs model; ${where}`).toBe(sum(m.invoices.map((i) => i.open)));
+  expect(centsOf(overview.unallocatedCredits), `unallocatedCredits vs model; ${where}`).toBe(sum(m.sources.filter((s) => s.kind === 'credit').map((s) => s.open)));
+  expect(
+    { status: subscription.status, nextPeriodStart: subscription.nextPeriodStart ? isoDay(dayFromIso(String(subscription.nextPeriodStart))) : null },
+    `subscription (service vs model); ${where}`,
+  ).toEqual({ status: m.sub.status, nextPeriodStart: m.sub.next === null ? null : isoDay(m.sub.next) });
+}
+
+/** Runs a whole sequence (the regression examples use this). */
+export async function runSequence(t: TestApp, startIso: string, commands: Command[], options: { avoidKnownBugs?: boolean } = {}): Promise<Run> {
+  const run = await startRun(t, dayFromIso(startIso));
+  run.avoidKnownBugs = options.avoidKnownBugs ?? false;
+  try {
+    await checkAll(run);
+    for (const c of commands) await step(run, c);
+  } finally {
+    await endRun(run);
+  }
+  return run;
+}
