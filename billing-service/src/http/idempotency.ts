@@ -24,7 +24,7 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
   if (key.length > 255) throw ApiError.badRequest('must be at most 255 characters', 'Idempotency-Key');
   const { db } = request.server.ctx;
   const accountId = request.caller.accountId;
-  const requestHash = createHash('sha256').update(JSON.stringify({ endpoint, body: request.body })).digest('hex');
+  const requestHash = createHash('sha256').update(JSON.stringify({ endpoint, body: fingerprintBody(request.body) })).digest('hex');
   const now = Date.now();
   sweepExpiredKeys(db, now);
 
@@ -70,6 +70,22 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
     else await db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).execute();
     throw error;
   }
+}
+
+/**
+ * What of a body its stored fingerprint covers. Nothing derived from a full card number or a CVV is
+ * kept, hashed or not (an unkeyed hash of a card body gives the number back in seconds): a
+ * `cardNumber` counts by its last four digits only (kept on the card row anyway), a `cvv` not at all.
+ */
+export function fingerprintBody(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(fingerprintBody);
+  if (body === null || typeof body !== 'object') return body;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (key === 'cvv') continue;
+    kept[key] = key === 'cardNumber' && typeof value === 'string' ? `last4:${value.replace(/\D/g, '').slice(-4)}` : fingerprintBody(value);
+  }
+  return kept;
 }
 
 /** Keys past their 24 hours are deleted now and then, in the background. */

@@ -129,12 +129,27 @@ function enumValue(field: ListField, input: string): string {
   throw queryNotValid(`${quote(input)} is not a value of ${field.name} (allowed: ${allowed})`);
 }
 
-function globMatches(pattern: string, value: string): boolean {
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`, 'is').test(value);
+/**
+ * `*` matches any run of characters, case-insensitively. No regular expression is built from the
+ * input (one with many stars backtracks for seconds): the pattern's literal pieces are found in
+ * order, the first at the start and the last at the end, each leftmost (which is enough for `*`).
+ */
+export function globMatches(pattern: string, value: string): boolean {
+  const pieces = pattern.toLowerCase().split('*');
+  const text = value.toLowerCase();
+  const first = pieces[0]!;
+  if (pieces.length === 1) return text === first;
+  const last = pieces[pieces.length - 1]!;
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length;
+  const end = text.length - last.length;
+  for (const piece of pieces.slice(1, -1)) {
+    if (piece === '') continue; // a run of stars is one star
+    const found = text.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 function parseRange(field: ListField, rawValue: string, decode: (piece: string) => string): QueryCondition {

@@ -109,9 +109,10 @@ function isText(field: ListField): boolean {
   return field.type === 'string' || field.type === 'enum';
 }
 
-/** `*` → `%`; the LIKE metacharacters the client typed are escaped to stay literal. */
+/** `*` → `%` (a run of stars is one `%`: LIKE's matching slows with each); the LIKE metacharacters the client typed are escaped to stay literal. */
 export function likePattern(parts: readonly string[]): string {
-  return parts.map((p) => p.replace(/[\\%_]/g, '\\$&')).join('%');
+  const pieces = parts.filter((p, i) => p !== '' || i === 0 || i === parts.length - 1);
+  return pieces.map((p) => p.replace(/[\\%_]/g, '\\$&')).join('%');
 }
 
 /** ISO-8601 UTC; years past 9999 (the day after 9999-12-31) without toISOString's `+01` prefix PostgreSQL rejects. */
