@@ -12,6 +12,8 @@ export interface DemoSiteOptions {
   /** The merchant's checkout proxy, mounted at /checkout. */
   checkout: CheckoutProxyOptions;
   logger?: boolean | { level: string };
+  /** Serve the widget's source maps (default: unless NODE_ENV=production). */
+  serveSourceMaps?: boolean;
 }
 
 /**
@@ -39,12 +41,22 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
           `connect-src 'self' ${capture}`,
           "style-src 'self'",
           "img-src 'self' data:",
+          // No other site may frame the shop (clickjacking), nor re-base its relative URLs.
+          "frame-ancestors 'none'",
+          "base-uri 'none'",
         ].join('; '),
       );
     }
   });
   await app.register(fastifyStatic, { root: PUBLIC_DIR, prefix: '/' });
-  await app.register(fastifyStatic, { root: WIDGET_DIST_DIR, prefix: '/widget/', decorateReply: false });
+  // Source maps help while developing; in production they are not served.
+  const serveSourceMaps = options.serveSourceMaps ?? process.env.NODE_ENV !== 'production';
+  await app.register(fastifyStatic, {
+    root: WIDGET_DIST_DIR,
+    prefix: '/widget/',
+    decorateReply: false,
+    allowedPath: (pathName) => serveSourceMaps || !pathName.endsWith('.map'),
+  });
   await app.register(checkoutProxy, { prefix: '/checkout', ...options.checkout });
   return app;
 }

@@ -37,6 +37,26 @@ describe('the demo storefront', () => {
     expect(csp).toContain("script-src 'self' https://www.google.com/recaptcha/");
     expect(csp).toContain('connect-src \'self\' http://127.0.0.1:8081');
     expect(csp).not.toContain('unsafe-inline');
+    // Nobody may frame the shop or re-base its URLs.
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("base-uri 'none'");
+  });
+
+  it('serves the source maps while developing, not in production', async () => {
+    expect((await site.inject({ method: 'GET', url: '/widget/renew-checkout.js.map' })).statusCode).toBe(200);
+    const production = await buildDemoSite({
+      checkout: {
+        billingApiUrl: billingUrl, apiKey: billing.account.apiKey, captureUrl: 'http://127.0.0.1:8081', publicApiKey: billing.account.publicApiKey,
+        captcha: { mode: 'dev', siteKey: null }, currency: 'USD',
+      },
+      serveSourceMaps: false,
+    });
+    try {
+      expect((await production.inject({ method: 'GET', url: '/widget/renew-checkout.js.map' })).statusCode).toBe(404);
+      expect((await production.inject({ method: 'GET', url: '/widget/renew-checkout.js' })).statusCode).toBe(200);
+    } finally {
+      await production.close();
+    }
   });
 
   it('serves the built widget and mounts the checkout proxy with the account keys', async () => {
