@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadCaptureConfig } from '@renew/capture-service/config.js';
 import { startCaptureService } from '@renew/capture-service/start-capture.js';
-import { billingBanner, startBillingService, type StartedBilling } from '@renew/billing-service/start-billing.js';
+import { billingBanner, startBillingService, type StartedBilling } from '@renew/billing-service';
 import { demoKeys, startDemoSite, type DemoKeys } from '@renew/demo-site/start-demo.js';
 
 export interface StartedProduct {

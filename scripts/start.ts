@@ -1,4 +1,4 @@
-import { stopOnSignals } from '@renew/billing-service/start-billing.js';
+import { stopOnSignals } from '@renew/billing-service';
 import { startProduct, type StartedProduct } from './start-product.js';
 
 /** `npm start`: everything in one process (see start-product.ts). */

@@ -1,15 +1,11 @@
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import type { Catalog } from '@renew/billing-service/catalog/schema.js';
-import type { Db } from '@renew/billing-service/db/database.js';
-import '@renew/billing-service/http/context.js';
-import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
-import { createAppContext } from '@renew/billing-service/app-context.js';
-import { configureJsonApi, jsonApiServerOptions } from '@renew/billing-service/http/json-api.js';
-import { enforceRateLimit, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
-import { observe, type ObservabilityOptions } from '@renew/billing-service/observability/observe.js';
-import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
-import type { PaymentGateway } from '@renew/billing-service/payments/gateway/payment-gateway.js';
+import { createAppContext } from '@renew/billing-service';
+import type { Catalog } from '@renew/billing-service/catalog';
+import type { Db } from '@renew/billing-service/db';
+import { ApiError, API_ERROR_KEY, enforceRateLimit, jsonApi, jsonApiServerOptions, type RateLimitStore } from '@renew/billing-service/http';
+import { observe, type ObservabilityOptions } from '@renew/billing-service/observability';
+import type { CreditCardResponse, PaymentGateway } from '@renew/billing-service/payments';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
 import { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { captureCard, captureSettingsFrom, localCardErrors, requirementErrors, verifyCaptcha, type CaptureSettings } from './capture.js';
@@ -65,8 +61,9 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     jsonApiServerOptions({ logger: captureLoggerOptions(options.logger), trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 16 * 1024, https: options.https }),
   );
   // Bodies: JSON, or form fields (@fastify/formbody); anything else is 415.
-  configureJsonApi(app, createAppContext({ ...options, emailEnabled: options.emailEnabled ?? false }), {
-    acceptedBodies: 'application/x-www-form-urlencoded or application/json',
+  await app.register(jsonApi, {
+    ctx: createAppContext({ ...options, emailEnabled: options.emailEnabled ?? false }),
+    bodies: { accepted: 'application/x-www-form-urlencoded or application/json' },
   });
   await app.register(formbody);
   // /healthz, /readyz, /metrics; every response is counted by route and status.
@@ -117,7 +114,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
 
     const caller = await authenticator.authenticate(raw.publicApiKey);
     request.caller = caller;
-    await enforceRateLimit(options.rateLimitStore, reply, `key:${caller.keyHash}`, caller.rateLimits);
+    // The capture host's own budget per key: spending the billing API's (or the other way round) blocks nobody's card capture.
+    await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
     const account = settingsFor(caller.accountId);
     const origin = request.headers.origin;
     if (origin && !account.domains.allowsOrigin(origin)) {
@@ -132,7 +130,7 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     if (!input || errors.length > 0) throw new ApiError(400, errors);
 
     await verifyCaptcha(captcha, input.recaptcha, request.ip, account);
-    return captureCard(app.ctx, caller, input, request.log);
+    return captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip });
   });
 
   return app;

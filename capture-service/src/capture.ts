@@ -1,15 +1,22 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Catalog } from '@renew/billing-service/catalog/schema.js';
-import type { CustomerRow } from '@renew/billing-service/db/schema.js';
-import { findCustomerRow } from '@renew/billing-service/customers/repository.js';
-import { resolveLocation } from '@renew/billing-service/geo/resolve-location.js';
-import type { Caller } from '@renew/billing-service/http/auth.js';
-import type { AppContext } from '@renew/billing-service/app-context.js';
-import { ApiError, API_ERROR_KEY } from '@renew/billing-service/http/errors.js';
-import type { CreditCardResponse } from '@renew/billing-service/payment-methods/schemas.js';
-import { insertValidatedCard, toCreditCardResponse, validateCard } from '@renew/billing-service/payment-methods/service.js';
-import { checkCard } from '@renew/billing-service/payments/card-checks.js';
-import { amountInCurrency, collectWithNewCard } from '@renew/billing-service/payments/service.js';
+import type { AppContext } from '@renew/billing-service';
+import type { Catalog } from '@renew/billing-service/catalog';
+import { ApiError, API_ERROR_KEY, type Caller } from '@renew/billing-service/http';
+import {
+  authorizeCapture,
+  checkCard,
+  collectWithNewCard,
+  customerForCollection,
+  insertValidatedCard,
+  resolveLocation,
+  spendCaptureGrant,
+  toCreditCardResponse,
+  validateCard,
+  type CreditCardResponse,
+  type TokenlessCapture,
+} from '@renew/billing-service/payments';
+import type { Queryable } from '@renew/billing-service/db';
+import { money } from '@renew/billing-service/money';
 import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { COLLECTION_AMOUNT, type CaptureInput, type ParameterName, type RawParameters } from './params.js';
@@ -23,6 +30,10 @@ export interface CaptureSettings {
   recaptchaSecret?: string;
   addressVerification: boolean;
   processing: 'builtin' | 'external';
+  /** Who a capture without a capture token may put a card on (see authorizeCapture). */
+  tokenlessCapture: TokenlessCapture;
+  /** The largest first payment when the capture token sets none. */
+  maxCollectionAmount: string;
 }
 
 export function captureSettingsFrom(catalog: Catalog): CaptureSettings {
@@ -32,6 +43,8 @@ export function captureSettingsFrom(catalog: Catalog): CaptureSettings {
     ...(c.recaptchaSecret ? { recaptchaSecret: c.recaptchaSecret } : {}),
     addressVerification: c.addressVerification,
     processing: c.processing,
+    tokenlessCapture: c.tokenlessCapture,
+    maxCollectionAmount: c.maxCollectionAmount,
   };
 }
 
@@ -108,14 +121,6 @@ export async function verifyCaptcha(check: CaptchaCheck, token: string, remoteIp
   }
 }
 
-/** The amount must fit the customer's currency (USD two decimals, JPY none) before the card is added. Returns the customer's row. */
-async function checkCollectionAmount(ctx: AppContext, caller: Caller, customerId: number, amount: string): Promise<CustomerRow> {
-  const customer = await findCustomerRow(ctx.db, caller.accountId, customerId);
-  if (!customer) throw ApiError.notFound('customer', customerId);
-  amountInCurrency(amount, customer.currency, COLLECTION_AMOUNT);
-  return customer;
-}
-
 /** A collection that could not be made or was declined: in words, with the gateway's decline code when there is one. */
 function collectionFailure(failure: { message: string; declineCode?: string }): ErrorEntry[] {
   const { message, declineCode } = failure;
@@ -132,13 +137,28 @@ function collectionFailure(failure: { message: string; declineCode?: string }): 
  * transaction; a failed collection is a 400 and leaves no usable card (the
  * declined card is recorded as removed, next to the failed payment).
  */
-export async function captureCard(ctx: AppContext, caller: Caller, input: CaptureInput, log: FastifyBaseLogger): Promise<CreditCardResponse> {
+export async function captureCard(
+  ctx: AppContext,
+  caller: Caller,
+  input: CaptureInput,
+  log: FastifyBaseLogger,
+  request: { settings: CaptureSettings; clientIp: string },
+): Promise<CreditCardResponse> {
   const amount = input.paymentCollectOptions?.collectionAmount;
-  const customer = amount !== undefined ? await checkCollectionAmount(ctx, caller, input.customerId, amount) : undefined;
+  // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
+  const permission = await authorizeCapture(ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, request.settings);
+  if (amount !== undefined) {
+    // The amount must fit the customer's currency (USD two decimals, JPY none) and the cap.
+    await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT);
+    if (money(amount).greaterThan(permission.maxCollectionAmount)) {
+      throw ApiError.badRequest(`must be at most ${permission.maxCollectionAmount.toString()}`, COLLECTION_AMOUNT);
+    }
+  }
 
-  // The risk signals go to the gateway whenever all three were sent (required with built-in processing).
+  // The risk signals go to the gateway whenever all three were sent (required with built-in processing);
+  // the address is the one the request came from (through trusted proxies), not what the browser says.
   const risk = input.riskToken !== undefined && input.clientIp !== undefined && input.email !== undefined
-    ? { riskToken: input.riskToken, clientIp: input.clientIp, email: input.email }
+    ? { riskToken: input.riskToken, clientIp: request.clientIp, email: input.email }
     : null;
   const card = await validateCard(
     ctx,
@@ -160,16 +180,23 @@ export async function captureCard(ctx: AppContext, caller: Caller, input: Captur
       email: input.email ?? null,
       isDefault: null,
     },
-    { makeDefault: input.makeDefault === true, risk, ...(customer ? { customer } : {}) },
+    { makeDefault: input.makeDefault === true && permission.mayMoveDefault, risk, customer: permission.customer },
   );
+  // The token is spent in the transaction that stores the card: two captures with one token store one card.
+  const spendToken = async (trx: Queryable) => {
+    if (permission.grant) await spendCaptureGrant(trx, permission.grant);
+  };
   if (amount === undefined) {
-    const stored = await ctx.db.transaction().execute((trx) => insertValidatedCard(trx, caller, card));
+    const stored = await ctx.db.transaction().execute(async (trx) => {
+      await spendToken(trx);
+      return insertValidatedCard(trx, caller, card);
+    });
     return toCreditCardResponse(stored, ctx.uris);
   }
   let outcome;
   try {
     // one transaction stores the card with its payment: a failed collection keeps no usable card
-    outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' });
+    outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }, new Date(), { alsoInTransaction: spendToken });
   } catch (error) {
     if (error instanceof ApiError) throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));
     log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');

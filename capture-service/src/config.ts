@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Catalog } from '@renew/billing-service/catalog/schema.js';
-import { loadConfig } from '@renew/billing-service/config.js';
+import { loadConfig } from '@renew/billing-service';
+import type { Catalog } from '@renew/billing-service/catalog';
 import { DEFAULT_IP_RATE_LIMITS } from './app.js';
 import { GOOGLE_SITEVERIFY_URL } from './captcha/siteverify-captcha.js';
 

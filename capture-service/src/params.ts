@@ -1,8 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ApiError } from '@renew/billing-service/http/errors.js';
-import { validationError } from '@renew/billing-service/http/validation.js';
-import { cardholderFields } from '@renew/billing-service/payment-methods/schemas.js';
+import { ApiError, validationError } from '@renew/billing-service/http';
+import { cardholderFields } from '@renew/billing-service/payments';
 
 /**
  * The parameters of POST /api/paymentsv2 as the spec's table names them. Any
@@ -13,6 +12,8 @@ export const PARAMETER_NAMES = [
   'customerId', 'publicApiKey', 'cardNumber', 'firstName', 'lastName', 'expirationMonth', 'expirationYear', 'cvv',
   'riskToken', 'clientIp', 'email', 'makeDefault', 'recaptcha',
   'address1', 'address2', 'city', 'stateId', 'countryId', 'postalZip',
+  // An extension of the spec: what the shop's server minted (POST /v1/captureTokens) for this customer.
+  'captureToken',
 ] as const;
 export type ParameterName = (typeof PARAMETER_NAMES)[number];
 
@@ -139,6 +140,7 @@ export const CaptureParameters = z.object({
   countryId: optionalInteger(1, 999, 'must be a country id (ISO 3166-1 numeric, from Read Country ID)'),
   postalZip: z.string({ error: 'must be a string' }).max(10, 'must be at most 10 characters').optional(),
   paymentCollectOptions: z.object({ collectionAmount: decimalAmount }).optional(),
+  captureToken: z.string({ error: 'must be a string' }).max(200, 'is not a capture token').optional(),
 });
 export type CaptureInput = z.infer<typeof CaptureParameters>;
 

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { Catalog } from '@renew/billing-service/catalog/schema.js';
-import type { DatabaseHandle } from '@renew/billing-service/db/database.js';
-import { defaultLogStream } from '@renew/billing-service/http/logging.js';
-import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
-import type { PaymentGateway } from '@renew/billing-service/payments/gateway/payment-gateway.js';
+import type { Catalog } from '@renew/billing-service/catalog';
+import type { DatabaseHandle } from '@renew/billing-service/db';
+import { defaultLogStream, MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from '@renew/billing-service/http';
+import type { PaymentGateway } from '@renew/billing-service/payments';
 import { buildCaptureApp } from './app.js';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
 import { DevCaptcha } from './captcha/dev-captcha.js';

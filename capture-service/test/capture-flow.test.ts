@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { activeCustomer } from '../../billing-service/test/lifecycle/lifecycle-fixtures.js';
 import { errorsOf, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
-import { SandboxGateway } from '@renew/billing-service/payments/gateway/sandbox-gateway.js';
+import { SandboxGateway } from '@renew/billing-service/payments';
 import { RecordingGateway } from './helpers/recording-gateway.js';
+import { activeCustomer } from '../../billing-service/test/helpers/api-fixtures.js';
 
 let t: CaptureTest;
 let gateway: RecordingGateway;
@@ -183,7 +183,13 @@ describe('defaults', () => {
     expect(first.json().isDefault).toBe(true);
     const second = await t.post(t.params(customerId, { cardNumber: '5555555555554444' }), { encoding: 'form' });
     expect(second.json().isDefault).toBe(false);
-    const third = await t.post(t.params(customerId, { cardNumber: '378282246310005', cvv: '0123', makeDefault: 'true' }), { encoding: 'form' });
+    // Without a capture token an existing default is never moved, makeDefault or not …
+    const tokenless = await t.post(t.params(customerId, { cardNumber: '5555555555554444', makeDefault: 'true' }), { encoding: 'form' });
+    expect(tokenless.statusCode, tokenless.body).toBe(200);
+    expect(tokenless.json().isDefault).toBe(false);
+    // … with one (minted by the shop's server) it is.
+    const captureToken = await t.captureToken(customerId);
+    const third = await t.post(t.params(customerId, { cardNumber: '378282246310005', cvv: '0123', makeDefault: 'true', captureToken }), { encoding: 'form' });
     expect(third.statusCode, third.body).toBe(200);
     expect(third.json().isDefault).toBe(true);
     const fourth = await t.post(t.params(customerId, { makeDefault: false }));
@@ -192,6 +198,7 @@ describe('defaults', () => {
     expect(cards.map((c) => [c.id, c.isDefault])).toEqual([
       [first.json().id, false],
       [second.json().id, false],
+      [tokenless.json().id, false],
       [third.json().id, true],
       [fourth.json().id, false],
     ]);
@@ -252,16 +259,17 @@ describe('encodings and parameter names', () => {
     expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ amount: 7.25 })]);
   });
 
-  it('keeps the CVV a string, so a leading zero reaches the gateway, and passes the three risk fields to it', async () => {
+  it('keeps the CVV a string, so a leading zero reaches the gateway, and passes the risk fields with the address the request came from', async () => {
     const customerId = await t.customer();
     const before = gateway.validated.length;
-    const form = await t.post(t.params(customerId, { cvv: '012' }), { app: recording, encoding: 'form' });
+    const form = await t.post(t.params(customerId, { cvv: '012' }), { app: recording, encoding: 'form', remoteAddress: '198.51.100.23' });
     expect(form.statusCode, form.body).toBe(200);
-    const json = await t.post(t.params(customerId, { cvv: '007', riskToken: 'rt_json', clientIp: '192.0.2.1', email: 'grace@example.com' }), { app: recording });
+    // The browser's own clientIp is not believed: it could name anyone.
+    const json = await t.post(t.params(customerId, { cvv: '007', riskToken: 'rt_json', clientIp: '192.0.2.1', email: 'grace@example.com' }), { app: recording, remoteAddress: '198.51.100.24' });
     expect(json.statusCode, json.body).toBe(200);
     expect(gateway.validated.slice(before).map((c) => [c.cvv, c.risk])).toEqual([
-      ['012', { riskToken: 'rt_7f3a9c', clientIp: '203.0.113.7', email: 'ada@example.com' }],
-      ['007', { riskToken: 'rt_json', clientIp: '192.0.2.1', email: 'grace@example.com' }],
+      ['012', { riskToken: 'rt_7f3a9c', clientIp: '198.51.100.23', email: 'ada@example.com' }],
+      ['007', { riskToken: 'rt_json', clientIp: '198.51.100.24', email: 'grace@example.com' }],
     ]);
   });
 });
@@ -283,7 +291,9 @@ describe('collecting a payment with the new card', () => {
     const { customerId, invoices } = await activeCustomer(t.billing);
     const invoice = invoices[0]!;
     expect(invoice.outstandingBalance).toBeGreaterThan(0);
-    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: invoice.outstandingBalance } }));
+    // An Active customer: the shop's server mints a capture token for the amount due.
+    const captureToken = await t.captureToken(customerId, { maxCollectionAmount: invoice.outstandingBalance });
+    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: invoice.outstandingBalance }, captureToken }));
     expect(res.statusCode, res.body).toBe(200);
     const [payment] = await paymentsOf(customerId);
     expect(payment).toMatchObject({ status: 'Succeeded', amount: invoice.outstandingBalance, unallocatedAmount: 0 });
@@ -302,17 +312,21 @@ describe('collecting a payment with the new card', () => {
 });
 
 describe('customers', () => {
-  it('answers 404 for a customer the account does not have', async () => {
-    const res = await t.post(t.params(999_999));
-    expect(res.statusCode).toBe(404);
-    expect(errorsOf(res)[0]!.Value).toBe('customer with id 999999 not found');
+  it('answers a customer the account does not have as it answers one it may not touch: nothing tells them apart', async () => {
+    const unknown = await t.post(t.params(999_999));
+    expect(unknown.statusCode).toBe(400);
+    const { customerId: active } = await activeCustomer(t.billing);
+    const notDraft = await t.post(t.params(active));
+    expect(notDraft.statusCode).toBe(400);
+    expect(errorsOf(unknown)).toEqual(errorsOf(notDraft));
+    expect(errorsOf(unknown)[0]!.Key).toBe('captureToken');
   });
 
   it("cannot add a card to another account's customer", async () => {
     const other = await t.billing.newAccount();
     const theirs = await t.customer({}, other);
     const res = await t.post(t.params(theirs));
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(400);
     const ok = await t.post(t.params(theirs, { publicApiKey: other.publicApiKey }));
     expect(ok.statusCode, ok.body).toBe(200);
   });

@@ -1,11 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from '@renew/billing-service/app.js';
-import { MemoryRateLimitStore } from '@renew/billing-service/http/rate-limit.js';
-import { loadCatalog, parseCatalog } from '@renew/billing-service/catalog/load-catalog.js';
-import { DEMO_CATALOG_PATH } from '@renew/billing-service/config.js';
-import { createAccount } from '@renew/billing-service/accounts/service.js';
-import type { DatabaseHandle } from '@renew/billing-service/db/database.js';
+import { buildApp, DEMO_CATALOG_PATH } from '@renew/billing-service';
+import { createAccount } from '@renew/billing-service/accounts';
+import { loadCatalog, parseCatalog } from '@renew/billing-service/catalog';
+import type { DatabaseHandle } from '@renew/billing-service/db';
+import { MemoryRateLimitStore } from '@renew/billing-service/http';
 import { createTestDatabase } from '../../billing-service/test/helpers/test-database.js';
 import { loadCaptureConfig } from '../src/config.js';
 import { startCaptureService } from '../src/start-capture.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { createAccount } from '@renew/billing-service/accounts/service.js';
-import { MemoryRateLimitStore } from '@renew/billing-service/http/rate-limit.js';
+import { createAccount } from '@renew/billing-service/accounts';
+import { MemoryRateLimitStore } from '@renew/billing-service/http';
 import { testCatalog } from '../../billing-service/test/helpers/test-app.js';
 import { errorsOf, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
 

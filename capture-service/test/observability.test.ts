@@ -1,11 +1,11 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryRateLimitStore } from '@renew/billing-service/http/rate-limit.js';
+import { MemoryRateLimitStore } from '@renew/billing-service/http';
 import { loadCaptureConfig } from '../src/config.js';
 import { buildCaptureApp } from '../src/app.js';
 import { DevCaptcha } from '../src/captcha/dev-captcha.js';
 import { BASE_URL, testCatalog } from '../../billing-service/test/helpers/test-app.js';
 import { errorsOf, freshIp, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
+import { metricSample as sample, rateLimitHeaders } from '../../billing-service/test/helpers/api-fixtures.js';
 
 let t: CaptureTest;
 let customerId: number;
@@ -16,15 +16,6 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const TOKEN = 'capture-metrics-token-42';
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-function rateLimitHeaders(res: LightMyRequestResponse): string[] {
-  return Object.keys(res.headers).filter((h) => h.startsWith('x-rate-limit') || h === 'retry-after');
-}
 
 describe('the capture host: /healthz, /readyz, /metrics', () => {
   it('answer without a key and are never limited by the per-address limit, which still applies to captures', async () => {

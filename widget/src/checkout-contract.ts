@@ -68,6 +68,8 @@ export interface OrderSummary {
   taxes: Array<{ name: string; amount: string }>;
   totalTaxes: string;
   total: string;
+  /** Lets the capture host put the shopper's card on this customer, once, for at most `total` (POST /v1/captureTokens). */
+  captureToken: string;
 }
 
 /** Step 8 done. */

@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing } from 'lit';
-import type { CompletedCheckout, ShopperDetails } from './checkout-contract.js';
+import type { CompletedCheckout } from './checkout-contract.js';
 import type { CardDetails } from './checkout/checkout-client.js';
 import { CheckoutController, type CheckoutStep } from './checkout/checkout-controller.js';
 import { emit } from './checkout/events.js';
@@ -19,6 +19,7 @@ import './checkout/steps/done-step.js';
  * @attr plan - offer only this plan code (optional)
  * @event renew-checkout-step - detail: { step } on every step change
  * @event renew-checkout-complete - detail: { customerId, status, invoice } once the subscription is active
+ *   (both typed in HTMLElementEventMap: see checkout/events.ts)
  * @slot captcha - used by the element itself for reCAPTCHA (google mode); leave empty
  * @csspart panel - the box around the current step
  * @cssprop --renew-accent, --renew-accent-text, --renew-radius, --renew-error - theme
@@ -58,11 +59,11 @@ export class RenewCheckout extends LitElement {
     const labels: Array<[CheckoutStep, string]> = [['plan', 'Plan'], ['customer', 'Details'], ['address', 'Address'], ['summary', 'Review'], ['card', 'Payment'], ['done', 'Done']];
     return html`<div class="panel" part="panel"
         @renew-back=${() => c.back()}
-        @renew-plan-chosen=${(e: CustomEvent<{ planFrequencyId: number }>) => c.choosePlan(e.detail.planFrequencyId)}
-        @renew-customer-submitted=${(e: CustomEvent<Omit<ShopperDetails, 'address'>>) => c.submitCustomer(e.detail)}
-        @renew-address-submitted=${(e: CustomEvent<ShopperDetails['address']>) => c.submitAddress(e.detail)}
+        @renew-plan-chosen=${(e: HTMLElementEventMap['renew-plan-chosen']) => c.choosePlan(e.detail.planFrequencyId)}
+        @renew-customer-submitted=${(e: HTMLElementEventMap['renew-customer-submitted']) => c.submitCustomer(e.detail)}
+        @renew-address-submitted=${(e: HTMLElementEventMap['renew-address-submitted']) => c.submitAddress(e.detail)}
         @renew-summary-confirmed=${() => c.confirmSummary()}
-        @renew-card-submitted=${(e: CustomEvent<{ card: CardDetails; captchaToken?: string }>) => this.submitCard(e.detail)}
+        @renew-card-submitted=${(e: HTMLElementEventMap['renew-card-submitted']) => this.submitCard(e.detail)}
         @renew-activation-retry=${() => c.activate()}>
       ${s.step === 'loading' || s.step === 'unavailable'
         ? nothing

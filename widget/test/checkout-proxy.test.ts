@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-const capture = async (customerId: number, amount: string | null, cardNumber = '4242424242424242') => {
+const capture = async (customerId: number, amount: string | null, cardNumber = '4242424242424242', captureToken?: string) => {
   const res = await fetch(`${h.captureUrl}/api/paymentsv2`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -15,6 +15,7 @@ const capture = async (customerId: number, amount: string | null, cardNumber = '
       customerId, publicApiKey: h.billing.account.publicApiKey, cardNumber, firstName: 'Grace', lastName: 'Hopper',
       expirationMonth: 12, expirationYear: 30, cvv: '123', recaptcha: `dev-${Math.random()}`, riskToken: 'rt', clientIp: '203.0.113.9', email: 'grace@example.com',
       ...(amount ? { paymentCollectOptions: { collectionAmount: amount } } : {}),
+      ...(captureToken ? { captureToken } : {}),
     }),
   });
   return { status: res.status, body: await res.json() };
@@ -35,7 +36,12 @@ describe('the checkout proxy', () => {
     expect(summary.statusCode, summary.body).toBe(200);
     expect(summary.json()).toMatchObject({ customerId, currency: 'USD', subtotal: '29.99', totalTaxes: '1.20', total: '31.19', taxes: [{ name: 'Sales tax', amount: '1.20' }] });
 
-    expect((await capture(customerId, summary.json().total)).status).toBe(200);
+    // The proxy minted a capture token for this customer, capped at the total; the widget sends it.
+    const { captureToken } = summary.json();
+    expect(captureToken).toMatch(/^ct_/);
+    const tooMuch = await capture(customerId, '31.20', '4242424242424242', captureToken);
+    expect(tooMuch.status).toBe(400);
+    expect((await capture(customerId, summary.json().total, '4242424242424242', captureToken)).status).toBe(200);
     const done = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json()).toMatchObject({ customerId, status: 'Active', invoice: { total: '31.19', amountPaid: '31.19', outstandingBalance: '0.00', status: 'Paid' } });
@@ -51,7 +57,7 @@ describe('the checkout proxy', () => {
     await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session);
     const unpaid = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
     expect(unpaid.statusCode).toBe(402);
-    expect(errorsOf(unpaid)).toEqual([{ Key: 'payment', Value: 'the payment received (0.00) does not cover the first invoice (31.19)' }]);
+    expect(errorsOf(unpaid)).toEqual([{ Key: 'payment', Value: 'the payment received does not cover the first invoice: the customer holds 0.00, less than the 31.19 activation would post' }]);
 
     expect((await capture(customerId, '1.00')).status).toBe(200);
     const underpaid = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
@@ -80,7 +86,11 @@ describe('the checkout proxy', () => {
     const { customerId, session } = (await h.proxy('POST', '/customers', SHOPPER)).json();
     const first = await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session);
     const repeated = await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session);
-    expect(repeated.json()).toEqual(first.json());
+    // The same summary; each answer carries a capture token of its own.
+    const { captureToken: firstToken, ...firstSummary } = first.json();
+    const { captureToken: repeatedToken, ...repeatedSummary } = repeated.json();
+    expect(repeatedSummary).toEqual(firstSummary);
+    expect(repeatedToken).not.toBe(firstToken);
     const other = await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 21 }, session);
     expect(other.statusCode).toBe(409);
     expect((await h.billing.call('GET', `/v1/customers/${customerId}/subscriptions`)).json()).toHaveLength(1);

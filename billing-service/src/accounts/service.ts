@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Catalog } from '../catalog/schema.js';
 import type { Db, Queryable } from '../db/database.js';
-import { generateApiKey, hashApiKey } from './api-keys.js';
-import { countAccounts, insertAccount, type Account } from './repository.js';
+import { generateApiKey, hashApiKey, hashesEqual } from './api-keys.js';
+import { countAccounts, findAccountByKeyHash, insertAccount, type Account, type AccountWithKey } from './repository.js';
 
 export interface CreatedAccount {
   account: Account;
@@ -42,4 +42,15 @@ export async function ensureDefaultAccount(
     if ((await countAccounts(trx)) > 0) return undefined;
     return createAccount(trx, catalog, keys);
   });
+}
+
+/**
+ * The account an API key belongs to, found by the key's hash (hashApiKey), and
+ * which of its two keys it is (`keyKind`); undefined for an unknown key.
+ */
+export async function accountForKeyHash(db: Queryable, keyHash: string): Promise<AccountWithKey | undefined> {
+  const account = await findAccountByKeyHash(db, keyHash);
+  if (!account) return undefined;
+  const stored = account.keyKind === 'private' ? account.privateKeyHash : account.publicKeyHash;
+  return hashesEqual(stored, keyHash) ? account : undefined;
 }

@@ -126,6 +126,14 @@ export const CatalogSchema = z
         addressVerification: z.boolean().default(false),
         /** builtin: the platform's own (sandbox) processing, which requires the three risk fields. */
         processing: z.enum(['builtin', 'external']).default('builtin'),
+        /**
+         * A capture without a capture token (the spec's own calls): draftOnly adds a card only to a Draft
+         * customer and never moves an existing default; never refuses it; any is the spec's unrestricted
+         * behaviour (unsafe: whoever holds the public key can put a card on any customer).
+         */
+        tokenlessCapture: z.enum(['draftOnly', 'never', 'any']).default('draftOnly'),
+        /** The largest first payment the capture host collects when the capture token sets none (account's default currency). */
+        maxCollectionAmount: z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/)]).transform(String).default('10000'),
       })
       .prefault({}),
     /** Bulk payment jobs are activated for the account by the provider (the spec's prerequisite). */

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import type { UriBuilder } from '../http/uri.js';
 import { toJsonAmount } from '../money/money.js';
-import { customerRecurringRevenue } from '../subscriptions/service.js';
+import { customerRecurringRevenue } from '../subscriptions/recurring-revenue.js';
 import type { CustomerRecord } from './repository.js';
 import type { CustomerResponse } from './schemas.js';
 

@@ -111,6 +111,11 @@ export async function updateCustomerRow(db: Queryable, accountId: number, id: nu
   await db.updateTable('customers').set(row).where('accountId', '=', accountId).where('id', '=', id).execute();
 }
 
+/** The customer's lifecycle status, stamped with when it changed. */
+export async function updateCustomerStatus(db: Queryable, id: number, status: string, now: Date) {
+  await db.updateTable('customers').set({ status, statusAt: now, modifiedAt: now }).where('id', '=', id).execute();
+}
+
 /** Replaces the reference row and its sales tracking codes (PUT semantics: omitted means cleared). */
 export async function replaceCustomerReference(
   db: Queryable,
@@ -155,18 +160,6 @@ export async function insertAddressPreference(
 
 export async function insertAddress(db: Queryable, address: Insertable<AddressesTable>) {
   await db.insertInto('addresses').values(address).execute();
-}
-
-/** The customer's own grace period and extension (null where the account default applies). */
-export async function findGracePeriodSetting(
-  db: Queryable,
-  customerId: number,
-): Promise<{ customerGracePeriod: number | null; gracePeriodExtension: number | null; customerAutoCancel: number | null } | undefined> {
-  return db
-    .selectFrom('customerBillingSettings')
-    .select(['customerGracePeriod', 'gracePeriodExtension', 'customerAutoCancel'])
-    .where('customerId', '=', customerId)
-    .executeTakeFirst();
 }
 
 /** Whether any customer of the account names this one as its parent. */

@@ -20,11 +20,11 @@ import {
   createCustomer,
   getCustomer,
   getCustomerAcquisition,
-  getCustomerOverview,
   getCustomerReference,
   getSalesTrackingCode,
   updateCustomer,
 } from './service.js';
+import { getCustomerOverview } from './overview.js';
 
 const tags = ['Customers'];
 

@@ -6,14 +6,11 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { resolveLocation } from '../geo/resolve-location.js';
-import { customerBalances } from '../ledger/balances.js';
-import { money, toJsonAmount } from '../money/money.js';
+import { money } from '../money/money.js';
+import { routeToStatus } from '../lifecycle/transitions.js';
 import {
-  customerDisplayName,
   customerExists,
   findCustomerRecord,
-  findGracePeriodSetting,
-  hasChildren,
   insertAddress,
   insertAddressPreference,
   insertBillingPeriodConfigurations,
@@ -21,19 +18,13 @@ import {
   insertCustomer,
   isPortalUserNameConflict,
   lockCustomer,
-  pendingChargesAndNextBilling,
   replaceCustomerAcquisition,
   replaceCustomerReference,
   updateCustomerRow,
   type CustomerRecord,
 } from './repository.js';
 import { toCustomerResponse, toCustomerResponses } from './customer-response.js';
-import type {
-  CreateCustomerInput,
-  CustomerOverviewResponse,
-  CustomerResponse,
-  UpdateCustomerInput,
-} from './schemas.js';
+import type { CreateCustomerInput, CustomerResponse, UpdateCustomerInput } from './schemas.js';
 import type { Queryable } from '../db/database.js';
 
 type CustomerReferenceInput = NonNullable<CreateCustomerInput['customerReference']>;
@@ -201,100 +192,15 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
   return getCustomer(ctx, caller, input.id);
 }
 
-export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: number): Promise<CustomerOverviewResponse> {
-  const record = await findCustomerRecord(ctx.db, caller.accountId, id);
-  if (!record) throw ApiError.notFound('customer', id);
-  const [balances, parentName, isParent, grace, pending] = await Promise.all([
-    customerBalances(ctx.db, id),
-    record.parentId ? customerDisplayName(ctx.db, caller.accountId, record.parentId) : Promise.resolve(null),
-    hasChildren(ctx.db, caller.accountId, id),
-    findGracePeriodSetting(ctx.db, id),
-    pendingChargesAndNextBilling(ctx.db, id),
-  ]);
-  const [customer] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
-  const now = new Date();
-  const accountStatus = customer.customerAccountStatus;
-  return {
-    id: record.id,
-    uri: ctx.uris.resource('customers', `${record.id}/overview`),
-    title: record.title,
-    firstName: record.firstName,
-    middleName: record.middleName,
-    lastName: record.lastName,
-    suffix: record.suffix,
-    primaryEmail: record.primaryEmail,
-    primaryPhone: record.primaryPhone,
-    companyName: record.companyName,
-    reference: record.reference,
-    createdTimestamp: record.createdAt.toISOString(),
-    status: customer.status,
-    customerAccountStatus: accountStatus,
-    pendingCharges: toJsonAmount(pending.pendingCharges),
-    arBalance: toJsonAmount(balances.arBalance),
-    unallocatedPayments: toJsonAmount(balances.unallocatedPayments),
-    unallocatedCredits: toJsonAmount(balances.unallocatedCredits),
-    unallocatedOpeningBalance: toJsonAmount(balances.unallocatedOpeningBalance),
-    currency: record.currency,
-    daysUntilSuspension: daysUntilSuspension(ctx.catalog, grace, accountStatus, balances.oldestOpenInvoiceDueAt, now),
-    daysUntilCancellation: daysUntilCancellation(ctx.catalog, grace, customer.status, record.statusAt, now),
-    customerAccountStatusTimestamp: record.accountStatusAt.toISOString(),
-    statusTimestamp: record.statusAt.toISOString(),
-    lifetimeValue: toJsonAmount(money(record.lifetimeValue).plus(balances.netPayments)),
-    monthlyRecurringRevenue: customer.monthlyRecurringRevenue,
-    netMonthlyRecurringRevenue: customer.netMonthlyRecurringRevenue,
-    nextBillingDate: pending.nextBillingDate ? `${pending.nextBillingDate}T00:00:00.000Z` : null,
-    crmSynchStatus: record.crmSynchStatus,
-    crmId: record.crmId,
-    accountingId: record.accountingId,
-    erpId: record.erpId,
-    marketingId: record.marketingId,
-    parentId: record.parentId,
-    parentName,
-    isParent,
-    unknownPaymentActivityId: null,
-  };
-}
-
-/**
- * Days left before the grace period after the oldest overdue invoice runs out (null when in good standing).
- * The grace period is the customer's own (else the account's) plus the customer's extension.
- */
-function daysUntilSuspension(
-  catalog: Catalog,
-  grace: { customerGracePeriod: number | null; gracePeriodExtension: number | null } | undefined,
-  status: string,
-  overdueSince: Date | null,
-  now: Date,
-): number | null {
-  if (status !== 'PoorStanding' || !overdueSince) return null;
-  const elapsed = Math.floor((now.getTime() - overdueSince.getTime()) / 86_400_000);
-  const period = (grace?.customerGracePeriod ?? catalog.defaults.customerGracePeriod) + (grace?.gracePeriodExtension ?? 0);
-  return Math.max(0, period - elapsed);
-}
-
-/** Days left before the billing clock cancels a Suspended customer (null otherwise, or when auto-cancel is off: 0). */
-function daysUntilCancellation(catalog: Catalog, grace: { customerAutoCancel: number | null } | undefined, status: string, suspendedAt: Date, now: Date): number | null {
-  const autoCancel = grace?.customerAutoCancel ?? catalog.defaults.customerAutoCancel;
-  if (status !== 'Suspended' || autoCancel === 0) return null;
-  const elapsed = Math.floor((now.getTime() - suspendedAt.getTime()) / 86_400_000);
-  return Math.max(0, autoCancel - elapsed);
-}
-
-/** Status changes belong to the lifecycle endpoints; PUT may only keep the status as it is. */
+/** Status changes belong to the lifecycle endpoints (lifecycle/transitions.ts); PUT may only keep the status as it is. */
 function assertStatusChangeAllowed(from: string, to: string, id: number) {
   if (from === to) return;
-  if (to === 'Suspended') throw ApiError.badRequest('only the system suspends customers');
-  const endpoint: Record<string, string> = {
-    'Draft>Active': 'POST /v1/customeractivation',
-    'Active>Hold': `POST /v1/customerhold/${id}`,
-    'Hold>Active': 'POST /v1/customers/unhold',
-    'Suspended>Active': 'POST /v1/customers/unhold',
-    'Cancelled>Active': `POST /v1/customers/uncancel/${id}`,
-  };
-  const use = to === 'Cancelled' ? 'POST /v1/customercancellation' : endpoint[`${from}>${to}`];
+  const route = routeToStatus(from, to, id);
+  // Only the clock suspends: the spec's "only the system suspends customers", keyed on no field.
+  if (route && 'systemOnly' in route) throw ApiError.badRequest(`only the system ${route.systemOnly}s customers`);
   throw ApiError.badRequest(
-    use
-      ? `status cannot change from ${from} to ${to} through PUT; use ${use}`
+    route
+      ? `status cannot change from ${from} to ${to} through PUT; use ${route.endpoint}`
       : `status cannot change from ${from} to ${to}`,
     'status',
   );

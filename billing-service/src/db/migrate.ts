@@ -11,6 +11,7 @@ import * as emailOutbox from './migrations/0009-email-outbox.js';
 import * as subscriptionCustomFields from './migrations/0010-subscription-custom-fields.js';
 import * as ledgerOpenAmounts from './migrations/0011-ledger-open-amounts.js';
 import * as subscriptionAnchorDay from './migrations/0012-subscription-anchor-day.js';
+import * as captureTokens from './migrations/0013-capture-tokens.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0010-subscription-custom-fields': subscriptionCustomFields,
   '0011-ledger-open-amounts': ledgerOpenAmounts,
   '0012-subscription-anchor-day': subscriptionAnchorDay,
+  '0013-capture-tokens': captureTokens,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

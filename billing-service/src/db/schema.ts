@@ -427,6 +427,18 @@ export interface AutoCollectionAttemptsTable {
   createdAt: Generated<Date>;
 }
 
+/** Lets the card-capture host put a card on one customer, once, until it expires (only the token's hash is kept). */
+export interface CaptureTokensTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  tokenHash: string;
+  maxCollectionAmount: ColumnType<string | null, string | null, string | null>;
+  expiresAt: Date;
+  spentAt: Date | null;
+  createdAt: Generated<Date>;
+}
+
 export interface EmailOutboxTable {
   id: Generated<number>;
   accountId: number;
@@ -475,6 +487,7 @@ export interface Database {
   bulkJobRecords: BulkJobRecordsTable;
   autoCollectionAttempts: AutoCollectionAttemptsTable;
   emailOutbox: EmailOutboxTable;
+  captureTokens: CaptureTokensTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

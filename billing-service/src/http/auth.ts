@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { hashApiKey, hashesEqual } from '../accounts/api-keys.js';
-import { findAccountByKeyHash, type KeyKind } from '../accounts/repository.js';
+import { hashApiKey } from '../accounts/api-keys.js';
+import type { KeyKind } from '../accounts/repository.js';
+import { accountForKeyHash } from '../accounts/service.js';
 import type { Db } from '../db/database.js';
 import { ApiError } from './errors.js';
 
@@ -69,10 +70,8 @@ export class ApiKeyAuthenticator {
     const now = Date.now();
     const cached = this.cache.get(keyHash);
     if (cached && cached.expires > now) return cached.caller;
-    const account = await findAccountByKeyHash(this.db, keyHash);
+    const account = await accountForKeyHash(this.db, keyHash);
     if (!account) return undefined;
-    const stored = account.keyKind === 'private' ? account.privateKeyHash : account.publicKeyHash;
-    if (!hashesEqual(stored, keyHash)) return undefined;
     const caller = {
       accountId: account.id,
       keyKind: account.keyKind,

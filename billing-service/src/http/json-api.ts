@@ -1,10 +1,12 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import type { AppContext } from '../app-context.js';
+import './context.js';
 import { API_ERROR_KEY, ApiError, errorBody, registerErrorHandling } from './errors.js';
 import { MethodIndex } from './method-index.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './validation.js';
 
-/** What the billing API and the card-capture host share: one Fastify setup for a JSON API. */
+/** What the billing API, the card-capture host and the checkout proxy share: one Fastify setup for a JSON API. */
 
 export function jsonApiServerOptions(options: {
   logger?: FastifyServerOptions['logger'];
@@ -27,34 +29,64 @@ export function jsonApiServerOptions(options: {
   } as FastifyServerOptions;
 }
 
-/**
- * JSON bodies (an empty one, with any Content-Type, counts as no body: many
- * clients send a Content-Type on every request), zod validation, plain
- * JSON.stringify responses, the spec's error bodies (405 for a known path with
- * the wrong method), and `app.ctx` / `request.caller`.
- */
-export function configureJsonApi(app: FastifyInstance, ctx: AppContext, options: { acceptedBodies?: string } = {}) {
-  app.removeContentTypeParser('text/plain');
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
-  });
-  // An empty body (nothing, or only whitespace) is no body whatever its Content-Type: some clients send
-  // `application/x-www-form-urlencoded` with `Content-Length: 0` on every POST. Any other non-JSON body is 415.
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined);
-    return done(new ApiError(415, [{ Key: API_ERROR_KEY, Value: `Content-Type must be ${options.acceptedBodies ?? 'application/json'}` }]), undefined);
-  });
-  app.setValidatorCompiler(zodValidatorCompiler);
-  app.setSerializerCompiler(jsonSerializerCompiler);
-
-  const methodIndex = new MethodIndex();
-  app.addHook('onRoute', (route) => methodIndex.add(route));
-  registerErrorHandling(app, (request) => methodIndex.allowed(request.url));
-
-  app.decorate('ctx', ctx);
-  app.decorateRequest('caller', undefined as never);
+export interface JsonApiOptions {
+  /**
+   * The services' context, decorated as `app.ctx` (with `request.caller`, set by
+   * authentication). Apps that reach the billing API over HTTP (the checkout proxy) have none.
+   */
+  ctx?: AppContext;
+  /**
+   * Request bodies: JSON, and what else the app accepts, named in the 415 answer
+   * (default `application/json`). `false` leaves the body parsers alone: the
+   * checkout proxy is mounted in a merchant's app, whose parsers it keeps.
+   */
+  bodies?: { accepted: string } | false;
+  /** A known path asked with another method is 405 with `Allow` (default); false: 404. */
+  methodNotAllowed?: boolean;
 }
+
+/**
+ * The JSON-API setup, as one plugin applied to the app that registers it
+ * (fastify-plugin): JSON bodies (an empty one, with any Content-Type, counts as
+ * no body: many clients send a Content-Type on every request), zod validation,
+ * plain JSON.stringify responses, the spec's error bodies (405 for a known path
+ * with the wrong method), and `app.ctx` / `request.caller`. Register it before
+ * any route. The server options it needs are jsonApiServerOptions.
+ */
+export const jsonApi = fp<JsonApiOptions>(
+  async (app, options) => {
+    const bodies = options.bodies ?? { accepted: 'application/json' };
+    if (bodies) {
+      app.removeContentTypeParser('text/plain');
+      const parseJson = app.getDefaultJsonParser('error', 'error');
+      app.removeContentTypeParser('application/json');
+      app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+        const text = body as string;
+        if (text.trim() === '') return done(null, undefined);
+        return parseJson(request, text, done);
+      });
+      // An empty body (nothing, or only whitespace) is no body whatever its Content-Type: some clients send
+      // `application/x-www-form-urlencoded` with `Content-Length: 0` on every POST. Any other non-JSON body is 415.
+      app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+        if ((body as string).trim() === '') return done(null, undefined);
+        return done(new ApiError(415, [{ Key: API_ERROR_KEY, Value: `Content-Type must be ${bodies.accepted}` }]), undefined);
+      });
+    }
+    app.setValidatorCompiler(zodValidatorCompiler);
+    app.setSerializerCompiler(jsonSerializerCompiler);
+
+    if (options.methodNotAllowed === false) {
+      registerErrorHandling(app, () => []);
+    } else {
+      const methodIndex = new MethodIndex();
+      app.addHook('onRoute', (route) => methodIndex.add(route));
+      registerErrorHandling(app, (request) => methodIndex.allowed(request.url));
+    }
+
+    if (options.ctx) {
+      app.decorate('ctx', options.ctx);
+      app.decorateRequest('caller', undefined as never);
+    }
+  },
+  { name: 'renew-json-api', fastify: '5.x' },
+);

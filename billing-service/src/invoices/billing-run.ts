@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { findAddressOfType } from '../addresses/repository.js';
 import { effectiveBillingSettings, type EffectiveBillingSettings } from '../billing-settings/effective-settings.js';
 import { findBillingPeriods, findBillingSetting } from '../billing-settings/repository.js';
@@ -9,8 +8,8 @@ import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money } from '../money/money.js';
 import type { Notifier } from '../notifications/notifier.js';
-import { findCoupons, findProducts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
-import { effectiveUnitPrice } from '../subscriptions/service.js';
+import { effectiveUnitPrice } from '../subscriptions/recurring-revenue.js';
+import { advanceSubscriptionPeriod, countCouponUses, findCoupons, findProducts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import {
   computeInvoices,
   type BillingPeriodRule,
@@ -170,26 +169,9 @@ export async function saveInvoices(
 async function moveSubscriptionsOn(db: Queryable, draft: DraftInvoice, now: Date) {
   for (const [subscriptionId, next] of Object.entries(draft.nextPeriodStart)) {
     const started = draft.charges.find((c) => c.subscriptionId === Number(subscriptionId) && c.kind === 'Recurring')?.startServiceDate;
-    await db
-      .updateTable('subscriptions')
-      .set({
-        nextPeriodStart: next,
-        ...(started ? { currentPeriodStart: started } : {}),
-        invoicesPosted: sql`invoices_posted + 1`,
-        modifiedAt: now,
-      })
-      .where('id', '=', Number(subscriptionId))
-      .execute();
+    await advanceSubscriptionPeriod(db, Number(subscriptionId), next, started, now);
   }
-  for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) {
-    if (codes.length === 0) continue;
-    await db
-      .updateTable('subscriptionCoupons')
-      .set({ periodsUsed: sql`periods_used + 1` })
-      .where('subscriptionId', '=', Number(subscriptionId))
-      .where('couponCode', 'in', codes)
-      .execute();
-  }
+  for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) await countCouponUses(db, Number(subscriptionId), codes);
 }
 
 /** Today's date in UTC, as the engine takes dates. */

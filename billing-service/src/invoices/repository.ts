@@ -97,3 +97,19 @@ export async function insertInvoice(
   }
   return id;
 }
+
+/** Recurring charges of the subscriptions on posted invoices whose service period runs on `day` (with their invoice's totals). */
+export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: number[], day: string) {
+  if (subscriptionIds.length === 0) return [];
+  return db
+    .selectFrom('invoiceCharges')
+    .innerJoin('invoices', 'invoices.id', 'invoiceCharges.invoiceId')
+    .select(['invoices.id as invoiceId', 'invoiceCharges.subscriptionId', 'invoiceCharges.taxableAmount', 'invoiceCharges.startServiceDate', 'invoiceCharges.endServiceDate', 'invoices.subtotal', 'invoices.totalDiscount', 'invoices.totalTaxes'])
+    .where('invoiceCharges.subscriptionId', 'in', subscriptionIds)
+    .where('invoiceCharges.kind', '=', 'Recurring')
+    .where('invoices.status', '=', 'Posted')
+    .where('invoiceCharges.startServiceDate', '<=', day)
+    .where('invoiceCharges.endServiceDate', '>', day)
+    .orderBy('invoices.id')
+    .execute();
+}

@@ -31,3 +31,9 @@ export async function addLedgerEntry(
   const [row] = await insertLedgerEntry(db, entry.accountId, entry.customerId, entry.entryType, amount, entry.invoiceId ?? null, entry.dueAt ?? null, entry.effectiveAt ?? new Date(), entry.description ?? null);
   return row!.id;
 }
+
+/** Credits recorded against these invoices. */
+export async function creditsAgainstInvoices(db: Queryable, invoiceIds: number[]): Promise<Array<{ invoiceId: number | null; amount: string }>> {
+  if (invoiceIds.length === 0) return [];
+  return db.selectFrom('ledgerEntries').select(['invoiceId', 'amount']).where('entryType', '=', 'credit').where('invoiceId', 'in', invoiceIds).execute();
+}

@@ -4,10 +4,12 @@ import type { Caller } from '../http/auth.js';
 import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
+import { customerBalances } from '../ledger/balances.js';
+import { minorUnits, sumMoney, type Money } from '../money/money.js';
 import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
 import { findInvoice } from '../invoices/repository.js';
 import { toInvoicePreview, toInvoiceResponses } from '../invoices/service.js';
-import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
+import { lockCustomerFor, TRANSITIONS, transitionCustomer } from './transitions.js';
 import type { ActivationInput, LifecycleResponse } from './schemas.js';
 
 export interface ActivationOptions {
@@ -36,25 +38,19 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
   // A preview changes nothing: it needs no transaction (and no lock held to its end).
   const run = <T>(work: (db: Queryable) => Promise<T>): Promise<T> => (options.preview ? work(ctx.db) : ctx.db.transaction().execute(work));
   const result = await run(async (trx) => {
-    const customer = await lockCustomerIn(trx, caller, input.customerId, ['Draft']);
+    const customer = await lockCustomerFor(trx, caller, input.customerId, 'activate');
     const context = await loadBillingContext(trx, ctx.catalog, customer);
-    const drafts = activateSubscriptions ? await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], ['Draft']) : [];
+    const drafts = activateSubscriptions ? await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], TRANSITIONS.activate.subscriptions.from) : [];
     const periods: PeriodToBill[] = drafts.map((s) => ({ subscription: s, periodStart: today, isFirstInvoice: true, anchorDay: now.getUTCDate() }));
     const invoices = await computeCustomerInvoices(trx, ctx.catalog, context, periods, {
       effectiveDate: today,
       showZeroDollarCharges: options.showZeroDollarCharges,
     });
     if (options.preview) return { invoices, invoiceIds: [] as number[] };
+    if (input.requireFullPayment) await checkFullyPaid(trx, customer, invoices);
 
-    await setCustomerStatus(trx, caller, customer, 'Active', now, { activateAllSubscriptions: activateSubscriptions });
+    await transitionCustomer(trx, caller, customer, 'activate', now, { activateAllSubscriptions: activateSubscriptions }, { withSubscriptions: activateSubscriptions });
     await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerActivation' });
-    if (drafts.length > 0) {
-      await trx
-        .updateTable('subscriptions')
-        .set({ status: 'Active', activatedAt: now, currentPeriodStart: today, modifiedAt: now })
-        .where('id', 'in', drafts.map((s) => s.id))
-        .execute();
-    }
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
     const invoiceIds = await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier });
     return { invoices, invoiceIds };
@@ -68,4 +64,19 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
   if (!options.sideEffects) return customer;
   const rows = await Promise.all(result.invoiceIds.map((id) => findInvoice(ctx.db, caller.accountId, id)));
   return { ...customer, invoices: await toInvoiceResponses(ctx.db, ctx.uris, rows.filter((r) => r !== undefined)) };
+}
+
+/**
+ * requireFullPayment: the money the customer already holds (unallocated payments and credits) must
+ * cover what activation posts. Checked under the customer's lock, in the activation's transaction,
+ * so a subscription added or a payment moved meanwhile cannot slip an unpaid activation through.
+ */
+async function checkFullyPaid(trx: Queryable, customer: { id: number; currency: string }, invoices: Array<{ total: Money }>) {
+  const due = sumMoney(invoices.map((i) => i.total));
+  const { unallocatedPayments, unallocatedCredits } = await customerBalances(trx, customer.id);
+  const held = unallocatedPayments.plus(unallocatedCredits);
+  if (held.lessThan(due)) {
+    const places = minorUnits(customer.currency);
+    throw new ApiError(402, [{ Key: 'requireFullPayment', Value: `the customer holds ${held.toFixed(places)}, less than the ${due.toFixed(places)} activation would post` }]);
+  }
 }

@@ -11,7 +11,7 @@ import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { amountDueBy, customerBalances } from '../ledger/balances.js';
 import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
 import { recordPayment } from '../payments/service.js';
-import { findSubscriptionsOfCustomers, moveSubscriptionAnchors } from '../subscriptions/repository.js';
+import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts } from '../subscriptions/repository.js';
 import { cancelCustomer } from './cancellation.js';
 import {
   claimCollectionAttempt,
@@ -20,13 +20,13 @@ import {
   cardsExpiringThisMonth,
   markExpiryNotified,
   markOverdueNotified,
-  moveSubscriptions,
+  customersInStatus,
   overdueInvoicesNotNotified,
-  suspendedCustomers,
   type CustomerRef,
 } from './clock-repository.js';
 import { minorUnits, money } from '../money/money.js';
-import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
+import { autoCancelDue, gracePeriodDays, suspensionDue } from './dunning.js';
+import { lockCustomerFor, lockCustomerIn, TRANSITIONS, transitionCustomer } from './transitions.js';
 import { catchUpInvoices } from './unhold.js';
 
 /** What one tick of the clock did (customer ids), for logs and tests. */
@@ -42,8 +42,6 @@ export interface ClockTick {
   suspended: number[];
   cancelled: number[];
 }
-
-const DAY_MS = 86_400_000;
 
 /** The service acting on its own: audited as `system`, source `billing clock`. */
 function systemCaller(accountId: number): Caller {
@@ -162,18 +160,17 @@ async function noticeExpiringCards(ctx: AppContext, now: Date): Promise<number[]
 async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
     const caller = systemCaller(ref.accountId);
-    const customer = await lockCustomerIn(trx, caller, ref.id, ['Suspended']);
+    const customer = await lockCustomerFor(trx, caller, ref.id, 'reactivate');
     const { oldestOpenInvoiceDueAt } = await customerBalances(trx, customer.id);
     if (oldestOpenInvoiceDueAt && oldestOpenInvoiceDueAt <= now) return false;
     const context = await loadBillingContext(trx, ctx.catalog, customer);
-    const suspended = await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Suspended']);
+    const suspended = await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], TRANSITIONS.reactivate.subscriptions.from);
     const option = context.settings.customerServiceStartOption;
     const { rounds, skipTo, anchorMoves } = await catchUpInvoices(trx, ctx.catalog, context, suspended, { serviceStartOption: option, prorate: false }, now);
     await moveSubscriptionAnchors(trx, anchorMoves);
-    await moveSubscriptions(trx, customer.id, 'Suspended', 'Active', now);
-    for (const skip of skipTo) await trx.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
+    await transitionCustomer(trx, caller, customer, 'reactivate', now, { reason: 'overdue balance paid', serviceStartOption: option });
+    await skipToPeriodStarts(trx, skipTo);
     await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier });
-    await setCustomerStatus(trx, caller, customer, 'Active', now, { reason: 'overdue balance paid', serviceStartOption: option });
     return true;
   });
 }
@@ -182,27 +179,25 @@ async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): P
 async function suspendIfOverdue(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
     const caller = systemCaller(ref.accountId);
-    const customer = await lockCustomerIn(trx, caller, ref.id, ['Active']);
+    const customer = await lockCustomerFor(trx, caller, ref.id, 'suspend');
     const { oldestOpenInvoiceDueAt } = await customerBalances(trx, customer.id);
     if (!oldestOpenInvoiceDueAt) return false;
     const { settings } = await loadBillingContext(trx, ctx.catalog, customer);
-    const graceDays = settings.customerGracePeriod + settings.gracePeriodExtension;
-    if (now.getTime() < oldestOpenInvoiceDueAt.getTime() + graceDays * DAY_MS) return false;
-    const subscriptions = await moveSubscriptions(trx, customer.id, 'Active', 'Suspended', now);
-    const reason = `an invoice stayed unpaid ${graceDays} days past its due date`;
-    await setCustomerStatus(trx, caller, customer, 'Suspended', now, { reason, suspendedSubscriptions: subscriptions });
+    if (!suspensionDue(oldestOpenInvoiceDueAt, settings, now)) return false;
+    const reason = `an invoice stayed unpaid ${gracePeriodDays(settings)} days past its due date`;
+    await transitionCustomer(trx, caller, customer, 'suspend', now, (suspended) => ({ reason, suspendedSubscriptions: suspended.map((s) => s.id) }));
     await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerSuspend', reason });
     return true;
   });
 }
 
 /** Suspended → Cancelled `customerAutoCancel` days after the suspension (0: never), with the customer's default cancel option. */
-async function cancelIfLongSuspended(ctx: AppContext, ref: CustomerRef & { statusAt: Date }, now: Date): Promise<boolean> {
+async function cancelIfLongSuspended(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   const customer = await findCustomerRow(ctx.db, ref.accountId, ref.id);
-  if (!customer || customer.status !== 'Suspended') return false;
+  if (!customer) return false;
   const { settings } = await loadBillingContext(ctx.db, ctx.catalog, customer);
-  if (settings.customerAutoCancel === 0 || now.getTime() < ref.statusAt.getTime() + settings.customerAutoCancel * DAY_MS) return false;
-  await cancelCustomer(ctx, systemCaller(ref.accountId), { customerId: ref.id, cancellationOption: settings.defaultCancelOption }, now);
+  if (!autoCancelDue(customer, settings, now)) return false;
+  await cancelCustomer(ctx, systemCaller(ref.accountId), { customerId: ref.id, cancellationOption: settings.defaultCancelOption }, now, 'autoCancel');
   return true;
 }
 
@@ -225,9 +220,9 @@ export async function runBillingClock(ctx: AppContext, now = new Date()): Promis
   }
   const overdueNotices = await noticeOverdueInvoices(ctx, now);
   const expiryNotices = await noticeExpiringCards(ctx, now);
-  const reactivated = await eachCustomer(await suspendedCustomers(ctx.db), (c) => reactivateIfPaid(ctx, c, now));
-  const suspended = await eachCustomer(await customersWithDueInvoices(ctx.db, now, ['Active']), (c) => suspendIfOverdue(ctx, c, now));
-  const cancelled = await eachCustomer(await suspendedCustomers(ctx.db), (c) => cancelIfLongSuspended(ctx, c, now));
+  const reactivated = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.reactivate.from), (c) => reactivateIfPaid(ctx, c, now));
+  const suspended = await eachCustomer(await customersWithDueInvoices(ctx.db, now, TRANSITIONS.suspend.from), (c) => suspendIfOverdue(ctx, c, now));
+  const cancelled = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.autoCancel.from), (c) => cancelIfLongSuspended(ctx, c, now));
   return { renewed, overdueNotices, expiryNotices, collected, declined, reactivated, suspended, cancelled };
 }
 

@@ -8,28 +8,33 @@ import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate } fr
 import { ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
 import type { CustomerRow } from '../db/schema.js';
 import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
-import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
+import { transitionCustomer } from './transitions.js';
 import { creditReversals, reversibleAmounts } from './reversals.js';
 import { anchorDayOf, catchUpInvoices } from './unhold.js';
 import { CANCELLATION_OPTIONS, type CancellationInput } from './schemas.js';
 
 const OPTIONS_MESSAGE = `allowable options are ${CANCELLATION_OPTIONS.join(', ')}`;
 
-/** Any status but Cancelled → Cancelled; subscriptions are cancelled with the same option. */
-export async function cancelCustomer(ctx: AppContext, caller: Caller, input: CancellationInput, now = new Date()): Promise<void> {
+/**
+ * Any status but Cancelled → Cancelled (the billing clock's auto-cancel: Suspended only); subscriptions
+ * are cancelled with the same option.
+ */
+export async function cancelCustomer(ctx: AppContext, caller: Caller, input: CancellationInput, now = new Date(), transition: 'cancel' | 'autoCancel' = 'cancel'): Promise<void> {
   const option = CANCELLATION_OPTIONS.find((o) => typeof input.cancellationOption === 'string' && o.toLowerCase() === input.cancellationOption.toLowerCase());
   if (!option) throw ApiError.badRequest(OPTIONS_MESSAGE);
   await ctx.db.transaction().execute(async (trx) => {
-    const customer = await lockCustomerIn(trx, caller, input.customerId, ['Draft', 'Active', 'Hold', 'Suspended']);
-    const cancelled = await trx
-      .updateTable('subscriptions')
-      .set({ status: 'Cancelled', cancelledAt: now, cancellationOption: option, modifiedAt: now })
-      .where('customerId', '=', customer.id)
-      .where('status', '!=', 'Cancelled')
-      .returning(['id', 'status', 'name'])
-      .execute();
-    const credit = await creditReversals(trx, caller, customer, cancelled.map((s) => s.id), option, now, `${option} reversal on cancellation`);
-    await setCustomerStatus(trx, caller, customer, 'Cancelled', now, { cancellationOption: option, credit: credit.toString() });
+    const { customer, moved: cancelled } = await transitionCustomer(
+      trx,
+      caller,
+      input.customerId,
+      transition,
+      now,
+      async (moved, locked) => {
+        const credit = await creditReversals(trx, caller, locked, moved.map((s) => s.id), option, now, `${option} reversal on cancellation`);
+        return { cancellationOption: option, credit: credit.toString() };
+      },
+      { cancellationOption: option },
+    );
     // Draft subscriptions never started: only the ones the customer had are announced.
     const ended = cancelled.filter((s) => s.status !== 'Draft').map((s) => s.name);
     if (ended.length > 0) await ctx.notifier?.enqueue(trx, customer, { type: 'SubscriptionCancellation', subscriptions: ended });
@@ -42,16 +47,7 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
  */
 export async function uncancelCustomer(ctx: AppContext, caller: Caller, customerId: number, now = new Date()): Promise<CustomerResponse> {
   await ctx.db.transaction().execute(async (trx) => {
-    const customer = await lockCustomerIn(trx, caller, customerId, ['Cancelled']);
-    const revived = await trx
-      .updateTable('subscriptions')
-      .set({ status: 'Active', cancelledAt: null, cancellationOption: null, modifiedAt: now })
-      .where('customerId', '=', customer.id)
-      .where('cancelledAt', '=', customer.statusAt)
-      .where('activatedAt', 'is not', null)
-      .returning('id')
-      .execute();
-    await setCustomerStatus(trx, caller, customer, 'Active', now);
+    const { customer, moved: revived } = await transitionCustomer(trx, caller, customerId, 'uncancel', now);
     await billForReturnedService(ctx, trx, caller, customer, revived.map((r) => r.id), now);
   });
   return getCustomer(ctx, caller, customerId);

@@ -28,7 +28,7 @@ export function customersDueForRenewal(db: Queryable, today: string): Promise<Cu
 }
 
 /** Active or Suspended customers with a posted invoice due by `now` and still open: candidates for collection and dunning. */
-export function customersWithDueInvoices(db: Queryable, now: Date, statuses: string[]): Promise<Array<CustomerRef & { status: string; statusAt: Date }>> {
+export function customersWithDueInvoices(db: Queryable, now: Date, statuses: readonly string[]): Promise<Array<CustomerRef & { status: string; statusAt: Date }>> {
   return db
     .selectFrom('customers')
     .select(['customers.id', 'customers.accountId', 'customers.status', 'customers.statusAt'])
@@ -48,27 +48,15 @@ export function customersWithDueInvoices(db: Queryable, now: Date, statuses: str
     .execute();
 }
 
-/** Suspended customers, with when they were suspended. */
-export function suspendedCustomers(db: Queryable): Promise<Array<CustomerRef & { statusAt: Date }>> {
-  return db.selectFrom('customers').select(['id', 'accountId', 'statusAt']).where('status', '=', 'Suspended').orderBy('id').limit(BATCH).execute();
+/** Customers in these statuses (those a transition of the billing clock starts from). */
+export function customersInStatus(db: Queryable, statuses: readonly string[]): Promise<CustomerRef[]> {
+  return db.selectFrom('customers').select(['id', 'accountId']).where('status', 'in', statuses).orderBy('id').limit(BATCH).execute();
 }
 
 /** Claims today's automatic collection attempt for a customer: false when it was already made (here or by another instance). */
 export async function claimCollectionAttempt(db: Queryable, customerId: number, today: string): Promise<boolean> {
   const rows = await db.insertInto('autoCollectionAttempts').values({ customerId, attemptDate: today }).onConflict((oc) => oc.doNothing()).returning('customerId').execute();
   return rows.length === 1;
-}
-
-/** Subscriptions of the customer in one status move to another (suspension and its end). */
-export async function moveSubscriptions(db: Queryable, customerId: number, from: string, to: string, now: Date): Promise<number[]> {
-  const rows = await db
-    .updateTable('subscriptions')
-    .set({ status: to, suspendedAt: to === 'Suspended' ? now : null, modifiedAt: now })
-    .where('customerId', '=', customerId)
-    .where('status', '=', from)
-    .returning('id')
-    .execute();
-  return rows.map((r) => r.id);
 }
 
 /** Posted invoices of Active or Suspended customers, still unpaid a full day after their due date, whose customer was not told yet. */

@@ -21,6 +21,8 @@ export const ActivationBody = z.object({
   activateAllSubscriptions: z.boolean().nullish(),
   activateAllDraftPurchases: z.boolean().nullish(),
   temporarilyDisableAutoPost: z.boolean().nullish(),
+  /** An extension of the spec: refuse (402) unless the money the customer holds covers the first invoice, checked under the customer's lock. */
+  requireFullPayment: z.boolean().nullish(),
 });
 export type ActivationInput = z.infer<typeof ActivationBody>;
 

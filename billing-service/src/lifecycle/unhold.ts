@@ -6,9 +6,9 @@ import { nextPeriodStart, ruleFor, type BillingPeriodRule, type DraftInvoice } f
 import { toInvoicePreview } from '../invoices/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
-import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { creditReversals } from './reversals.js';
-import { lockCustomerIn, setCustomerStatus } from './customer-status.js';
+import { lockCustomerFor, TRANSITIONS, transitionCustomer } from './transitions.js';
 import type { LifecycleResponse, UnholdInput } from './schemas.js';
 
 /**
@@ -127,9 +127,9 @@ export async function catchUpInvoices(
 /** Hold → Active, charging for missed periods as the service start option says (preview: compute only). */
 export async function unholdCustomer(ctx: AppContext, caller: Caller, input: UnholdInput, now = new Date()): Promise<LifecycleResponse> {
   const result = await ctx.db.transaction().execute(async (trx) => {
-    const customer = await lockCustomerIn(trx, caller, input.customerId, ['Hold']);
+    const customer = await lockCustomerFor(trx, caller, input.customerId, 'unhold');
     const context = await loadBillingContext(trx, ctx.catalog, customer);
-    const suspended = await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], ['Suspended']);
+    const suspended = await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], TRANSITIONS.unhold.subscriptions.from);
     const { rounds, skipTo, anchorMoves } = await catchUpInvoices(trx, ctx.catalog, context, suspended, input, now);
     const invoices = rounds.flat();
     if (input.preview) return invoices;
@@ -140,13 +140,8 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
       input.serviceStartOption === 'ChargeForCurrentFullPeriod'
         ? await creditReversals(trx, caller, customer, suspended.map((s) => s.id), 'Unearned', now, 'unserved rest of the period replaced on unhold')
         : undefined;
-    await setCustomerStatus(trx, caller, customer, 'Active', now, { serviceStartOption: input.serviceStartOption, ...(credit ? { credit: credit.toString() } : {}) });
-    if (suspended.length > 0) {
-      await trx.updateTable('subscriptions').set({ status: 'Active', suspendedAt: null, modifiedAt: now }).where('id', 'in', suspended.map((s) => s.id)).execute();
-    }
-    for (const skip of skipTo) {
-      await trx.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
-    }
+    await transitionCustomer(trx, caller, customer, 'unhold', now, { serviceStartOption: input.serviceStartOption, ...(credit ? { credit: credit.toString() } : {}) });
+    await skipToPeriodStarts(trx, skipTo);
     await moveSubscriptionAnchors(trx, anchorMoves);
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
     await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier });

@@ -84,7 +84,7 @@ export class Observability {
 /**
  * Creates the app's metrics and counts every response by route pattern (never the
  * raw URL: ids would make a series per customer) and status. Call right after
- * configureJsonApi, before any route, so that every route is counted; payments are
+ * the jsonApi plugin, before any route, so that every route is counted; payments are
  * counted through `app.ctx.metrics`.
  */
 export function observe(app: FastifyInstance, db: Db, options: ObservabilityOptions & { queues?: boolean } = {}): Observability {

@@ -51,6 +51,18 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
   });
 }
 
+/**
+ * The customer a first payment is for, read before anything is charged: 404 for
+ * an unknown customer, 400 on `field` when the amount has more decimals than the
+ * customer's currency. Its row can be handed on to validateCard (saves reading it again).
+ */
+export async function customerForCollection(ctx: AppContext, caller: Caller, customerId: number, amount: string, field: string): Promise<CustomerRow> {
+  const customer = await findCustomerRow(ctx.db, caller.accountId, customerId);
+  if (!customer) throw ApiError.notFound('customer', customerId);
+  amountInCurrency(amount, customer.currency, field);
+  return customer;
+}
+
 /** The amount as money, refused (400 on `field`) when it has more decimals than the currency (USD 2, JPY 0). */
 export function amountInCurrency(amount: string | number, currency: string, field: string): Money {
   const value = money(amount);
@@ -253,6 +265,7 @@ export async function collectWithNewCard(
   card: CardReadyToStore,
   payment: { amount: string; source: CollectPaymentInput['source'] },
   now = new Date(),
+  options: { alsoInTransaction?: (trx: Queryable) => Promise<void> } = {},
 ): Promise<(Extract<PaymentOutcome, { status: 'Succeeded' }> & { card: PaymentMethodRow }) | Extract<PaymentOutcome, { status: 'Declined' }>> {
   const { customer } = card;
   const amount = amountInCurrency(payment.amount, customer.currency, 'amount');
@@ -279,6 +292,7 @@ export async function collectWithNewCard(
   let stored: { card: PaymentMethodRow; paymentId: number };
   try {
     stored = await ctx.db.transaction().execute(async (trx) => {
+      await options.alsoInTransaction?.(trx);
       const inserted = await insertValidatedCard(trx, caller, card);
       const paymentId = await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: inserted.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' });
       await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: null });

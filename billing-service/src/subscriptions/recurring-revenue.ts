@@ -1,5 +1,21 @@
 import type { Decimal } from 'decimal.js';
+import type { Queryable } from '../db/database.js';
 import { money, roundToCurrency, sumMoney } from '../money/money.js';
+import { findProducts, findSubscriptionsOfCustomers, type SubscriptionProductRow } from './repository.js';
+
+/** The price a product is billed at: the override when set, else the catalogue price. */
+export function effectiveUnitPrice(product: Pick<SubscriptionProductRow, 'priceOverride' | 'catalogPrice'>): string {
+  return product.priceOverride ?? product.catalogPrice;
+}
+
+/** A product's charge per period, in whole minor units as the invoice bills it (0 when not included). */
+export function productAmount(product: Pick<SubscriptionProductRow, 'priceOverride' | 'catalogPrice' | 'quantity' | 'included'>, currency: string): Decimal {
+  return product.included ? lineAmount(product.quantity, effectiveUnitPrice(product), currency) : money(0);
+}
+
+function lineAmount(quantity: Decimal.Value, unitPrice: Decimal.Value, currency: string): Decimal {
+  return roundToCurrency(money(quantity).times(unitPrice), currency);
+}
 
 export interface RevenueProduct {
   quantity: Decimal.Value;
@@ -23,8 +39,7 @@ export function recurringRevenue(
   const lines = products
     .filter((p) => p.included)
     .map((p) => {
-      // Each line in whole minor units, as the invoice bills it.
-      const amount = roundToCurrency(money(p.quantity).times(p.unitPrice), currency);
+      const amount = lineAmount(p.quantity, p.unitPrice, currency);
       let discount = money(0);
       if (p.discount?.type === 'Percentage') discount = amount.times(p.discount.amount).dividedBy(100);
       if (p.discount?.type === 'Amount') discount = money(p.discount.amount);
@@ -36,6 +51,36 @@ export function recurringRevenue(
     gross: roundToCurrency(perPeriod.dividedBy(months), currency),
     net: roundToCurrency(sumMoney(lines.map((l) => l.net)).dividedBy(months), currency),
   };
+}
+
+/** Recurring revenue of one stored subscription, at the prices it bills. */
+export function revenueOf(products: SubscriptionProductRow[], frequency: { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number }, currency: string) {
+  return recurringRevenue(
+    products.map((p) => ({
+      quantity: p.quantity,
+      unitPrice: effectiveUnitPrice(p),
+      included: p.included,
+      discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: p.discountValue ?? '0' } : null,
+    })),
+    frequency,
+    currency,
+  );
+}
+
+/**
+ * Recurring revenue of customers: the sum over their Active subscriptions (the
+ * spec's "current subscriptions only"), in two queries for any number of customers.
+ */
+export async function customerRecurringRevenue(db: Queryable, accountId: number, customerIds: number[]): Promise<Map<number, { gross: string; net: string }>> {
+  const subscriptions = await findSubscriptionsOfCustomers(db, accountId, customerIds, ['Active']);
+  const products = await findProducts(db, subscriptions.map((s) => s.id));
+  const totals = new Map<number, { gross: string; net: string }>();
+  for (const s of subscriptions) {
+    const revenue = revenueOf(products.filter((p) => p.subscriptionId === s.id), s, s.currency);
+    const before = totals.get(s.customerId) ?? { gross: '0', net: '0' };
+    totals.set(s.customerId, { gross: money(before.gross).plus(revenue.gross).toString(), net: money(before.net).plus(revenue.net).toString() });
+  }
+  return totals;
 }
 
 function atLeastZero(value: Decimal): Decimal {

@@ -32,7 +32,7 @@ export async function findSubscription(db: Queryable, accountId: number, id: num
   return selectSubscriptions(db, accountId).where('subscriptions.id', '=', id).executeTakeFirst();
 }
 
-export async function findSubscriptionsOfCustomers(db: Queryable, accountId: number, customerIds: number[], statuses?: string[]): Promise<SubscriptionWithPlan[]> {
+export async function findSubscriptionsOfCustomers(db: Queryable, accountId: number, customerIds: number[], statuses?: readonly string[]): Promise<SubscriptionWithPlan[]> {
   if (customerIds.length === 0) return [];
   return selectSubscriptions(db, accountId)
     .where('subscriptions.customerId', 'in', customerIds)
@@ -101,6 +101,11 @@ export async function moveSubscriptionsOfCustomer(
     .$if(move.cancelledAt !== undefined, (q) => q.where('cancelledAt', '=', move.cancelledAt!).where('activatedAt', 'is not', null))
     .returning(['id', 'status', 'name'])
     .execute();
+}
+
+/** Subscriptions whose billing resumes later (missed periods not charged) skip to that period start. */
+export async function skipToPeriodStarts(db: Queryable, skips: ReadonlyArray<{ id: number; nextPeriodStart: string }>): Promise<void> {
+  for (const skip of skips) await db.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
 }
 
 /** A billed subscription moves to its next period (and its current one, when a recurring charge started it). */

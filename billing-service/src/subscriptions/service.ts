@@ -6,16 +6,15 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
-import { money, roundToCurrency, toJsonAmount } from '../money/money.js';
+import { toJsonAmount } from '../money/money.js';
 import { countSubscriptionsByFrequency, findPlanFrequency } from '../plans/repository.js';
 import { toPlanFrequencyResponse } from '../plans/service.js';
-import { recurringRevenue } from './recurring-revenue.js';
+import { productAmount, revenueOf } from './recurring-revenue.js';
 import {
   findCoupons,
   findPlanFrequencies,
   findProducts,
   findSubscription,
-  findSubscriptionsOfCustomers,
   hasPostedInvoices,
   insertProducts,
   insertSubscription,
@@ -23,30 +22,9 @@ import {
   replaceCoupons,
   updateProduct,
   updateSubscriptionRow,
-  type SubscriptionProductRow,
   type SubscriptionWithPlan,
 } from './repository.js';
 import type { CreateSubscriptionInput, SubscriptionResponse, UpdateSubscriptionInput } from './schemas.js';
-
-type Frequency = { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number };
-
-/** The price a product is billed at: the override when set, else the catalogue price. */
-export function effectiveUnitPrice(product: Pick<SubscriptionProductRow, 'priceOverride' | 'catalogPrice'>): string {
-  return product.priceOverride ?? product.catalogPrice;
-}
-
-export function revenueOf(products: SubscriptionProductRow[], frequency: Frequency, currency: string) {
-  return recurringRevenue(
-    products.map((p) => ({
-      quantity: p.quantity,
-      unitPrice: effectiveUnitPrice(p),
-      included: p.included,
-      discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: p.discountValue ?? '0' } : null,
-    })),
-    frequency,
-    currency,
-  );
-}
 
 /** Subscriptions as the API returns them, with products, coupons and posted-invoice flags in three queries. */
 export async function toSubscriptionResponses(
@@ -101,7 +79,7 @@ export async function toSubscriptionResponses(
         priceOverride: p.priceOverride === null ? null : toJsonAmount(p.priceOverride),
         setupFee: toJsonAmount(p.setupFee),
         discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: toJsonAmount(p.discountValue) } : null,
-        amount: toJsonAmount(p.included ? roundToCurrency(money(p.quantity).times(effectiveUnitPrice(p)), s.currency) : money(0)),
+        amount: toJsonAmount(productAmount(p, s.currency)),
         id: p.id,
         uri: `${uri}/subscriptionProducts/${p.id}`,
       })),
@@ -334,20 +312,4 @@ function resolveCoupons(catalog: Catalog, coupons: ReadonlyArray<{ code: string 
     codes.push(coupon.code);
   });
   return codes;
-}
-
-/**
- * Recurring revenue of customers: the sum over their Active subscriptions (the
- * spec's "current subscriptions only"), in two queries for any number of customers.
- */
-export async function customerRecurringRevenue(db: Queryable, accountId: number, customerIds: number[]): Promise<Map<number, { gross: string; net: string }>> {
-  const subscriptions = await findSubscriptionsOfCustomers(db, accountId, customerIds, ['Active']);
-  const products = await findProducts(db, subscriptions.map((s) => s.id));
-  const totals = new Map<number, { gross: string; net: string }>();
-  for (const s of subscriptions) {
-    const revenue = revenueOf(products.filter((p) => p.subscriptionId === s.id), s, s.currency);
-    const before = totals.get(s.customerId) ?? { gross: '0', net: '0' };
-    totals.set(s.customerId, { gross: money(before.gross).plus(revenue.gross).toString(), net: money(before.net).plus(revenue.net).toString() });
-  }
-  return totals;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateByCode } from '../../src/geo/countries.js';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { newCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,15 +12,9 @@ afterAll(async () => t?.close());
 const ONTARIO = stateByCode('CA-ON')!.id;
 const NEW_YORK = stateByCode('US-NY')!.id;
 
-async function newCustomer(body: Record<string, unknown> = {}): Promise<number> {
-  const res = await t.call('POST', '/v1/customers', body);
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().id;
-}
-
 describe('addresses', () => {
   it('creates a billing address with country and state names, and reads it back', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('POST', '/v1/Addresses', {
       customerAddressPreferenceId: customerId, addressType: 'Billing', companyName: 'Maple Ltd', line1: '1 Front St', line2: 'Suite 4',
       countryId: 124, stateId: ONTARIO, city: 'Toronto', postalZip: 'M5J 2N8',
@@ -34,14 +29,14 @@ describe('addresses', () => {
   });
 
   it('accepts the ISO 3166-2 code in place of the state id, and infers the country from it', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('POST', '/v1/Addresses', { customerAddressPreferenceId: customerId, addressType: 'Shipping', stateId: 'US-NY' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ countryId: 840, country: 'United States of America', stateId: NEW_YORK, state: 'New York' });
   });
 
   it('refuses a second billing address for a customer: update instead', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const body = { customerAddressPreferenceId: customerId, addressType: 'Billing', line1: 'First' };
     expect((await t.call('POST', '/v1/Addresses', body)).statusCode).toBe(200);
     const second = await t.call('POST', '/v1/Addresses', { ...body, line1: 'Second' });
@@ -62,14 +57,14 @@ describe('addresses', () => {
     [{ addressType: undefined }, 'addressType'],
     [{ customerAddressPreferenceId: undefined }, 'customerAddressPreferenceId'],
   ])('refuses %j with 400 keyed on %s', async (change, key) => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('POST', '/v1/Addresses', { customerAddressPreferenceId: customerId, addressType: 'Billing', ...change });
     expect(res.statusCode, res.body).toBe(400);
     expect(errorsOf(res).map((e) => e.Key)).toContain(key);
   });
 
   it('replaces an address with PUT, omitted lines becoming null', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const created = (await t.call('POST', '/v1/Addresses', { customerAddressPreferenceId: customerId, addressType: 'Billing', line1: 'Old', line2: 'Keep?', countryId: 124 })).json();
     const res = await t.call('PUT', '/v1/Addresses', { id: created.id, line1: 'New', countryId: 840, stateId: 'NY', customerAddressPreferenceId: customerId, addressType: 'Billing' });
     expect(res.statusCode, res.body).toBe(200);
@@ -80,7 +75,7 @@ describe('addresses', () => {
   });
 
   it('answers 404 for unknown addresses and other accounts\' addresses', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const created = (await t.call('POST', '/v1/Addresses', { customerAddressPreferenceId: customerId, addressType: 'Billing' })).json();
     const other = await t.newAccount();
     expect((await t.call('GET', '/v1/Addresses/999999')).statusCode).toBe(404);
@@ -90,7 +85,7 @@ describe('addresses', () => {
   });
 
   it('maps the customer-create billing and shipping (2-letter codes) onto the same rows', async () => {
-    const customerId = await newCustomer({ billing: { line1: '9 King St', country: 'CA', state: 'ON', city: 'Toronto' }, shipping: { country: 'US', state: 'NY' } });
+    const customerId = await newCustomer(t, { billing: { line1: '9 King St', country: 'CA', state: 'ON', city: 'Toronto' }, shipping: { country: 'US', state: 'NY' } });
     const prefs = (await t.call('GET', `/v1/customerAddressPreferences/${customerId}`)).json();
     expect(prefs.billingAddress).toMatchObject({ line1: '9 King St', countryId: 124, stateId: ONTARIO, state: 'Ontario', addressType: 'Billing' });
     expect(prefs.shippingAddress).toMatchObject({ countryId: 840, stateId: NEW_YORK, addressType: 'Shipping' });
@@ -99,7 +94,7 @@ describe('addresses', () => {
 
 describe('address preferences', () => {
   it('embed the customer\'s address rows', async () => {
-    const customerId = await newCustomer({ addressPreference: { contactName: 'Pat', shippingInstructions: 'Back door', useBillingAddressAsShippingAddress: true } });
+    const customerId = await newCustomer(t, { addressPreference: { contactName: 'Pat', shippingInstructions: 'Back door', useBillingAddressAsShippingAddress: true } });
     const empty = (await t.call('GET', `/v1/customerAddressPreferences/${customerId}`)).json();
     expect(empty).toEqual({
       contactName: 'Pat', shippingInstructions: 'Back door', useBillingAddressAsShippingAddress: true, billingAddress: null, shippingAddress: null,
@@ -111,7 +106,7 @@ describe('address preferences', () => {
   });
 
   it('are replaced by PUT, which also saves embedded addresses', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('PUT', '/v1/CustomerAddressPreferences', {
       id: customerId, contactName: 'Sam', shippingInstructions: null, useBillingAsShipping: false,
       billingAddress: { line1: '1 Bill St', countryId: 124, stateId: 'CA-ON' },
@@ -131,14 +126,14 @@ describe('address preferences', () => {
   });
 
   it('refuses null for useBillingAddressAsShippingAddress with a conversion error on that field', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, useBillingAddressAsShippingAddress: null });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)).toEqual([{ Key: 'useBillingAddressAsShippingAddress', Value: 'conversion error: must be true or false, not null' }]);
   });
 
   it('keep the stored useBillingAddressAsShippingAddress when a PUT leaves it out', async () => {
-    const customerId = await newCustomer({ addressPreference: { useBillingAddressAsShippingAddress: true } });
+    const customerId = await newCustomer(t, { addressPreference: { useBillingAddressAsShippingAddress: true } });
     const res = await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, contactName: 'Kept flag' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ contactName: 'Kept flag', useBillingAddressAsShippingAddress: true });
@@ -149,8 +144,8 @@ describe('address preferences', () => {
   });
 
   it('refuse the two names of the flag with different values, and an embedded address of the other type or customer', async () => {
-    const customerId = await newCustomer();
-    const other = await newCustomer();
+    const customerId = await newCustomer(t);
+    const other = await newCustomer(t);
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ useBillingAddressAsShippingAddress: true, useBillingAsShipping: false }, 'useBillingAsShipping'],
       [{ useBillingAsShipping: null }, 'useBillingAsShipping'],
@@ -172,7 +167,7 @@ describe('address preferences', () => {
   });
 
   it('key embedded address errors by their path', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, useBillingAddressAsShippingAddress: true, shippingAddress: { countryId: 124, stateId: 'US-NY' } });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)[0]!.Key).toBe('shippingAddress.stateId');

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { newCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => t?.close());
-
-async function newCustomer(body: Record<string, unknown> = {}): Promise<number> {
-  const res = await t.call('POST', '/v1/customers', body);
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().id;
-}
 
 async function readSetting(customerId: number) {
   const res = await t.call('GET', `/v1/customerbillingsetting/${customerId}`);
@@ -28,7 +23,7 @@ const NO_STATEMENT_SETTING = {
 
 describe('billing settings', () => {
   it('exist for every customer with id = customer id, null meaning the account default', async () => {
-    const id = await newCustomer();
+    const id = await newCustomer(t);
     const setting = await readSetting(id);
     expect(setting).toMatchObject({
       id,
@@ -44,7 +39,7 @@ describe('billing settings', () => {
   });
 
   it('start from the customer-create body\'s billingSetting', async () => {
-    const id = await newCustomer({
+    const id = await newCustomer(t, {
       billingSetting: { term: 'Net30', taxExempt: true, taxExemptCode: 'EX-1', acquisitionCost: '12.50', rollUpTaxes: true },
       monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 15 },
       trackedItemDisplay: { trackedItemDisplayFormat: 'Inline', showTrackedItemName: true },
@@ -58,7 +53,7 @@ describe('billing settings', () => {
   });
 
   it('take every field of the customer-create body\'s billingSetting, nested ones included', async () => {
-    const id = await newCustomer({
+    const id = await newCustomer(t, {
       billingSetting: {
         invoiceDay: 9,
         billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Yearly', day: 2, month: 3 }],
@@ -98,7 +93,7 @@ describe('billing settings', () => {
   });
 
   it('are replaced whole by PUT: read, modify, send back', async () => {
-    const id = await newCustomer({ billingSetting: { term: 'Net15', standingPoNumber: 'PO-7' } });
+    const id = await newCustomer(t, { billingSetting: { term: 'Net15', standingPoNumber: 'PO-7' } });
     const setting = await readSetting(id);
     const res = await t.call('PUT', '/v1/customerbillingsetting', {
       ...setting,
@@ -129,11 +124,11 @@ describe('billing settings', () => {
   });
 
   it('return trackedItemDisplay and customerBillingStatementSetting whole: every key, null where unset', async () => {
-    const id = await newCustomer({ trackedItemDisplay: { showTrackedItemName: true } });
+    const id = await newCustomer(t, { trackedItemDisplay: { showTrackedItemName: true } });
     const created = await readSetting(id);
     expect(created.trackedItemDisplay).toEqual({ ...NO_TRACKED_ITEM_DISPLAY, showTrackedItemName: true });
     expect(created.customerBillingStatementSetting).toEqual(NO_STATEMENT_SETTING);
-    expect((await readSetting(await newCustomer())).trackedItemDisplay).toEqual(NO_TRACKED_ITEM_DISPLAY);
+    expect((await readSetting(await newCustomer(t))).trackedItemDisplay).toEqual(NO_TRACKED_ITEM_DISPLAY);
 
     const res = await t.call('PUT', '/v1/customerbillingsetting', {
       ...created,
@@ -173,14 +168,14 @@ describe('billing settings', () => {
     [{ customerBillingStatementSetting: { type: 'CustomerAnniversary', interval: 'Monthly', day: 4 } }, 'customerBillingStatementSetting.day'],
     [{ defaultPaymentMethodId: 999 }, 'defaultPaymentMethodId'],
   ])('refuses %j with 400 keyed on %s', async (change, key) => {
-    const id = await newCustomer();
+    const id = await newCustomer(t);
     const res = await t.call('PUT', '/v1/customerbillingsetting', { ...(await readSetting(id)), ...change });
     expect(res.statusCode, res.body).toBe(400);
     expect(errorsOf(res).map((e) => e.Key)).toContain(key);
   });
 
   it('accepts autoCollect once a payment method is on file, and shows which is the default', async () => {
-    const id = await newCustomer();
+    const id = await newCustomer(t);
     const [method] = await t.database.db
       .insertInto('paymentMethods')
       .values({ accountId: t.account.accountId, customerId: id, gatewayToken: 'tok_1', cardBrand: 'Visa', lastFour: '4242', isDefault: true, modifiedAt: new Date() })
@@ -194,13 +189,13 @@ describe('billing settings', () => {
   });
 
   it('refuses an invoice day on an Active customer, and keeps it when null is sent back', async () => {
-    const draft = await newCustomer();
+    const draft = await newCustomer(t);
     const set = await t.call('PUT', '/v1/customerbillingsetting', { id: draft, invoiceDay: 12 });
     expect(set.json().invoiceDay).toBe(12);
     const kept = await t.call('PUT', '/v1/customerbillingsetting', { id: draft, invoiceDay: null });
     expect(kept.json().invoiceDay).toBe(12);
 
-    const active = await newCustomer();
+    const active = await newCustomer(t);
     await t.database.db.updateTable('customers').set({ status: 'Active' }).where('id', '=', active).execute();
     const refused = await t.call('PUT', '/v1/customerbillingsetting', { id: active, invoiceDay: 5 });
     expect(refused.statusCode).toBe(400);
@@ -209,7 +204,7 @@ describe('billing settings', () => {
   });
 
   it('answers 404 for unknown customers and other accounts\' customers', async () => {
-    const id = await newCustomer();
+    const id = await newCustomer(t);
     const other = await t.newAccount();
     expect((await t.call('GET', '/v1/customerbillingsetting/999999')).statusCode).toBe(404);
     expect((await t.call('GET', `/v1/customerbillingsetting/${id}`, undefined, { as: other })).statusCode).toBe(404);
@@ -217,7 +212,7 @@ describe('billing settings', () => {
   });
 
   it('records each change in the audit log', async () => {
-    const id = await newCustomer();
+    const id = await newCustomer(t);
     await t.call('PUT', '/v1/customerbillingsetting', { id, term: 'Net7' }, { headers: { 'x-audit-source': 'Back office' } });
     const entry = await t.database.db
       .selectFrom('auditLog')

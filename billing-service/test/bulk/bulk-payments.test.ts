@@ -4,8 +4,8 @@ import type { BulkPaymentWorker } from '../../src/bulk/bulk-worker.js';
 import { claimRecords } from '../../src/bulk/repository.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { money } from '../../src/money/money.js';
-import { activate, listInvoices, newCustomer, newSubscription } from '../lifecycle/lifecycle-fixtures.js';
 import { BASE_URL, errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
+import { activate, cardBody, listInvoices, newCustomer, newSubscription } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,11 +13,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const card = (cardNumber: string) => ({ cardNumber, firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 30, cvv: '123' });
-
 async function customerWithCard(cardNumber = '4242424242424242') {
   const customerId = await newCustomer(t, {});
-  const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card(cardNumber) });
+  const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...cardBody({ cardNumber }) });
   expect(res.statusCode, res.body).toBe(200);
   return { customerId, paymentMethodId: res.json().id as number };
 }

@@ -1,6 +1,5 @@
-import { expect } from 'vitest';
 import type { Catalog } from '../../src/catalog/schema.js';
-import { testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
+import { testCatalog } from '../helpers/test-app.js';
 
 /**
  * The test catalogue (one currency, USD) with the sales tracking codes these
@@ -14,13 +13,6 @@ export function customerTestCatalog(overrides: Record<string, unknown> = {}): Ca
     ],
     ...overrides,
   });
-}
-
-/** Creates a customer through the API and returns the body; fails the test on anything but 200. */
-export async function createCustomer(t: TestApp, body: Record<string, unknown> = {}, as?: TestAccount) {
-  const res = await t.call('POST', '/v1/customers', body, as ? { as } : {});
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
 }
 
 let portalNames = 0;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { createCustomer, customerTestCatalog } from './customer-fixtures.js';
+import { customerTestCatalog } from './customer-fixtures.js';
+import { createCustomer, DAY } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,8 +10,6 @@ beforeAll(async () => {
   t = await startTestApp({ catalog: customerTestCatalog({ defaults: { ...catalog.defaults, customerGracePeriod: 7 } }) });
 });
 afterAll(async () => t?.close());
-
-const DAY = 86_400_000;
 
 async function overview(id: number) {
   const res = await t.call('GET', `/v1/customers/${id}/overview`);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
-import { createCustomer, customerTestCatalog } from './customer-fixtures.js';
+import { customerTestCatalog } from './customer-fixtures.js';
+import { createCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 /** The account whose five customers every test here lists. */

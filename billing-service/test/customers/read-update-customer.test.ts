@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
-import { createCustomer, customerTestCatalog, everyFieldCustomer } from './customer-fixtures.js';
+import { customerTestCatalog, everyFieldCustomer } from './customer-fixtures.js';
+import { createCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMAIL_TYPES, type Catalog } from '../../src/catalog/schema.js';
 import { accountDefault, isEmailEnabled } from '../../src/email-preferences/enabled.js';
 import { EMAIL_CATEGORY } from '../../src/email-preferences/service.js';
-import { createCustomer } from '../customers/customer-fixtures.js';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { createCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

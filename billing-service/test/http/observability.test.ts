@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -11,6 +11,7 @@ import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { isLoopback } from '../../src/observability/observe.js';
 import { BASE_URL, basicAuth, errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
 import { createTestDatabase } from '../helpers/test-database.js';
+import { metricSample as sample, rateLimitHeaders } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -20,20 +21,10 @@ afterAll(async () => t?.close());
 
 const TOKEN = 'metrics-token-0123456789';
 
-/** The value of one sample in Prometheus text, or undefined when the series is absent. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
 async function scrape(app: FastifyInstance): Promise<string> {
   const res = await app.inject({ method: 'GET', url: '/metrics' });
   expect(res.statusCode, res.body).toBe(200);
   return res.body;
-}
-
-function rateLimitHeaders(res: LightMyRequestResponse): string[] {
-  return Object.keys(res.headers).filter((h) => h.startsWith('x-rate-limit') || h === 'retry-after');
 }
 
 describe('GET /healthz and GET /readyz', () => {

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { activeCustomer, newCustomer, readCustomer } from '../lifecycle/lifecycle-fixtures.js';
+import { activeCustomer, newCustomer, readCustomer } from '../helpers/api-fixtures.js';
 
 /**
  * Requests as a published Node client of the vendor API sends them (axios 0.21):

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerTestCatalog } from '../customers/customer-fixtures.js';
 import { BASE_URL, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { BASIC_MONTHLY, PRO_MONTHLY } from '../helpers/api-fixtures.js';
 
 /**
  * Issue 9: the spec tells clients to follow `uri` values, so every `uri` in every
@@ -17,8 +18,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const PRO_MONTHLY = 21;
-const BASIC_MONTHLY = 11;
 const MAX_DEPTH = 4;
 const MAX_FETCHES = 1000;
 

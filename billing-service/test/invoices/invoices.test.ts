@@ -1,18 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/invoices/engine/index.js';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
-import {
-  ACTIVATION_FLAGS,
-  BASIC_MONTHLY,
-  BASIC_YEARLY,
-  PRO_MONTHLY,
-  activate,
-  activeCustomer,
-  deposit,
-  expectError,
-  newCustomer,
-  newSubscription,
-} from '../lifecycle/lifecycle-fixtures.js';
+import { deposit, expectError } from '../lifecycle/lifecycle-fixtures.js';
+import { ACTIVATION_FLAGS, BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, activate, activeCustomer, newCustomer, newSubscription } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

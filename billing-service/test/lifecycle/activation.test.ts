@@ -1,32 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import {
-  ACTIVATION_FLAGS,
-  BASIC_MONTHLY,
-  BASIC_YEARLY,
-  PRO_MONTHLY,
-  activate,
-  activeCustomer,
-  cancel,
-  deposit,
-  expectError,
-  hold,
-  ledgerRows,
-  listInvoices,
-  newCustomer,
-  newSubscription,
-  readCustomer,
-  readOverview,
-  readSubscription,
-} from './lifecycle-fixtures.js';
+import { deposit, expectError, ledgerRows } from './lifecycle-fixtures.js';
+import { ACTIVATION_FLAGS, BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, activate, activeCustomer, cancel, hold, listInvoices, newCustomer, newSubscription, readCustomer, readOverview, readSubscription, ONTARIO_BILLING } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => t?.close());
-
-const ONTARIO = { billing: { country: 'CA', state: 'ON' } };
 
 async function nextInvoiceNumber(accountId: number): Promise<number> {
   const row = await t.database.db.selectFrom('accounts').select('nextInvoiceNumber').where('id', '=', accountId).executeTakeFirstOrThrow();
@@ -35,7 +16,7 @@ async function nextInvoiceNumber(accountId: number): Promise<number> {
 
 describe('activation preview', () => {
   it('needs only customerId, returns the Draft customer with the simulated first invoice, and changes nothing', async () => {
-    const customerId = await newCustomer(t, { firstName: 'Preview', ...ONTARIO });
+    const customerId = await newCustomer(t, { firstName: 'Preview', ...ONTARIO_BILLING });
     const subscriptionId = await newSubscription(t, customerId);
     const numberBefore = await nextInvoiceNumber(t.account.accountId);
     const customerBefore = await readCustomer(t, customerId);
@@ -115,7 +96,7 @@ describe('activation preview', () => {
     const subscriptionId = await newSubscription(t, customerId, PRO_MONTHLY);
     const subscription = await readSubscription(t, subscriptionId);
     const support = subscription.subscriptionProducts.find((p: { productCode: string }) => p.productCode === 'SUPPORT');
-    const put = await t.call('PUT', '/v1/subscriptions', { ...subscription, subscriptionProducts: [{ id: support.id, priceOverride: '0' }] });
+    const put = await t.call('PUT', '/v1/subscriptions', { ...subscription, subscriptionProducts: [{ id: support!.id, priceOverride: '0' }] });
     expect(put.statusCode, put.body).toBe(200);
     const names = (res: { json(): any }) => res.json().invoicePreview.draftCharges.map((c: { name: string }) => c.name);
     expect(names(await activate(t, customerId, {}, '?preview=true&showZeroDollarCharges=true'))).toEqual(['Seat', 'Priority support', 'Priority support (setup fee)']);
@@ -162,7 +143,7 @@ describe('activation flags', () => {
 
 describe('Draft → Active', () => {
   it('activates the customer and its Draft subscriptions, and posts the first invoice (view=sideeffects)', async () => {
-    const customerId = await newCustomer(t, ONTARIO);
+    const customerId = await newCustomer(t, ONTARIO_BILLING);
     const subscriptionId = await newSubscription(t, customerId);
     const res = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects');
     expect(res.statusCode, res.body).toBe(200);
@@ -267,7 +248,7 @@ describe('a deposit collected before activation', () => {
   });
 
   it('pays the invoice exactly when it equals the previewed total (the checkout flow)', async () => {
-    const customerId = await newCustomer(t, ONTARIO);
+    const customerId = await newCustomer(t, ONTARIO_BILLING);
     await newSubscription(t, customerId);
     const total = (await activate(t, customerId, {}, '?preview=true')).json().invoicePreview.total;
     await deposit(t, customerId, String(total));

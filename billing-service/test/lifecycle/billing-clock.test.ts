@@ -5,7 +5,8 @@ import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { activateCustomer } from '../../src/lifecycle/activation.js';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { BASE_URL, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { ACTIVATION_FLAGS, callerOf, hold, listInvoices, newCustomer, newSubscription, readCustomer, readSubscription } from './lifecycle-fixtures.js';
+import { callerOf } from './lifecycle-fixtures.js';
+import { ACTIVATION_FLAGS, hold, listInvoices, newCustomer, newSubscription, readCustomer, readSubscription } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -4,29 +4,8 @@ import { cancelCustomer, uncancelCustomer } from '../../src/lifecycle/cancellati
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { holdCustomer } from '../../src/lifecycle/hold.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import {
-  ACTIVATION_FLAGS,
-  BASIC_MONTHLY,
-  BASIC_YEARLY,
-  activate,
-  activeCustomer,
-  callerOf,
-  cancel,
-  deposit,
-  expectError,
-  hold,
-  ledgerRows,
-  listInvoices,
-  newCustomer,
-  newSubscription,
-  readCustomer,
-  readOverview,
-  readSubscription,
-  setStoredStatus,
-  subscriptionRows,
-  uncancel,
-  unhold,
-} from './lifecycle-fixtures.js';
+import { callerOf, deposit, expectError, ledgerRows, setStoredStatus, subscriptionRows } from './lifecycle-fixtures.js';
+import { ACTIVATION_FLAGS, BASIC_MONTHLY, BASIC_YEARLY, activate, activeCustomer, cancel, hold, listInvoices, newCustomer, newSubscription, readCustomer, readOverview, readSubscription, uncancel, unhold, ONTARIO_BILLING } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -35,7 +14,6 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const OPTIONS = ['None', 'Unearned', 'Full'] as const;
-const ONTARIO = { billing: { country: 'CA', state: 'ON' } };
 
 /** A customer in the given status, with one BASIC monthly subscription (Active unless Draft). */
 async function customerIn(status: 'Draft' | 'Active' | 'Hold' | 'Suspended') {
@@ -120,7 +98,7 @@ describe('any status but Cancelled → Cancelled', () => {
 
 describe('revenue reversed on cancellation (through the API, on the day of activation)', () => {
   it('None reverses nothing: the invoice stays owed', async () => {
-    const { customerId } = await activeCustomer(t, { body: ONTARIO });
+    const { customerId } = await activeCustomer(t, { body: ONTARIO_BILLING });
     expect((await cancel(t, customerId, 'None')).statusCode).toBe(204);
     expect(credits(await ledgerRows(t, customerId))).toEqual([]);
     expect(await readOverview(t, customerId)).toMatchObject({ arBalance: 33.89, unallocatedCredits: 0 });
@@ -128,7 +106,7 @@ describe('revenue reversed on cancellation (through the API, on the day of activ
 
   for (const option of ['Unearned', 'Full'] as const) {
     it(`${option} on the first day reverses the whole period's recurring charge with its tax (not the setup fee)`, async () => {
-      const { customerId, invoices } = await activeCustomer(t, { body: ONTARIO });
+      const { customerId, invoices } = await activeCustomer(t, { body: ONTARIO_BILLING });
       expect((await cancel(t, customerId, option)).statusCode).toBe(204);
       const [credit, ...more] = credits(await ledgerRows(t, customerId));
       expect(more).toEqual([]);
@@ -164,7 +142,7 @@ describe('revenue reversed on cancellation (through the API, on the day of activ
 describe('revenue reversed on cancellation (fixed clock: period 1 Jan – 1 Feb 2026, 31 days)', () => {
   const at = (date: string) => new Date(`${date}T10:00:00Z`);
 
-  async function activatedOn(date: string, body: Record<string, unknown> = ONTARIO, frequency = BASIC_MONTHLY) {
+  async function activatedOn(date: string, body: Record<string, unknown> = ONTARIO_BILLING, frequency = BASIC_MONTHLY) {
     const customerId = await newCustomer(t, body);
     await newSubscription(t, customerId, frequency);
     const caller = callerOf(t.account);

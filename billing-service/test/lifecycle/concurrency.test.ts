@@ -1,21 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import {
-  activate,
-  activeCustomer,
-  cancel,
-  deposit,
-  hold,
-  isoDate,
-  ledgerRows,
-  listInvoices,
-  newCustomer,
-  newSubscription,
-  readCustomer,
-  readOverview,
-  subscriptionRows,
-  unhold,
-} from './lifecycle-fixtures.js';
+import { deposit, isoDate, ledgerRows, subscriptionRows } from './lifecycle-fixtures.js';
+import { activate, activeCustomer, cancel, hold, listInvoices, newCustomer, newSubscription, readCustomer, readOverview, unhold } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -4,87 +4,12 @@ import { addLedgerEntry } from '../../src/ledger/entries.js';
 import { money } from '../../src/money/money.js';
 import type { TestAccount, TestApp } from '../helpers/test-app.js';
 
-/** Demo catalogue frequency ids (catalog/demo-catalog.json). */
-export const BASIC_MONTHLY = 11;
-export const BASIC_YEARLY = 12;
-export const PRO_MONTHLY = 21;
-
-/** The three flags a real (not previewed) activation needs. */
-export const ACTIVATION_FLAGS = { activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false };
+// Still named here for test/ledger-model (written elsewhere); the API helpers live in helpers/api-fixtures.ts.
+export { ACTIVATION_FLAGS, BASIC_MONTHLY } from '../helpers/api-fixtures.js';
 
 /** What the lifecycle services take as the caller, for calls with a fixed `now` through `t.app.ctx`. */
 export function callerOf(account: TestAccount): Caller {
   return { accountId: account.accountId, keyKind: 'private', auditSource: 'API', rateLimits: { perMinute: 1000, perDay: 180000 }, keyHash: 'x' };
-}
-
-function as(account?: TestAccount) {
-  return account ? { as: account } : {};
-}
-
-export async function newCustomer(t: TestApp, body: Record<string, unknown> = {}, account?: TestAccount): Promise<number> {
-  const res = await t.call('POST', '/v1/customers', body, as(account));
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().id;
-}
-
-export async function newSubscription(t: TestApp, customerId: number, planFrequencyId = BASIC_MONTHLY, account?: TestAccount): Promise<number> {
-  const res = await t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId }, as(account));
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().id;
-}
-
-export async function readCustomer(t: TestApp, id: number, account?: TestAccount) {
-  const res = await t.call('GET', `/v1/customers/${id}`, undefined, as(account));
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
-export async function readOverview(t: TestApp, id: number, account?: TestAccount) {
-  const res = await t.call('GET', `/v1/customers/${id}/overview`, undefined, as(account));
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
-export async function readSubscription(t: TestApp, id: number, account?: TestAccount) {
-  const res = await t.call('GET', `/v1/subscriptions/${id}`, undefined, as(account));
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
-export async function listInvoices(t: TestApp, customerId: number, account?: TestAccount) {
-  const res = await t.call('GET', `/v1/Customers/${customerId}/Invoices?pageSize=1000`, undefined, as(account));
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json() as Array<Record<string, any>>;
-}
-
-export function activate(t: TestApp, customerId: number, flags: Record<string, unknown> = ACTIVATION_FLAGS, query = '', account?: TestAccount) {
-  return t.call('POST', `/v1/customeractivation${query}`, { customerId, ...flags }, as(account));
-}
-
-/** A customer with one BASIC monthly subscription (or the given frequencies), activated through the API. */
-export async function activeCustomer(t: TestApp, options: { body?: Record<string, unknown>; frequencies?: number[]; account?: TestAccount } = {}) {
-  const customerId = await newCustomer(t, options.body ?? {}, options.account);
-  const subscriptionIds: number[] = [];
-  for (const f of options.frequencies ?? [BASIC_MONTHLY]) subscriptionIds.push(await newSubscription(t, customerId, f, options.account));
-  const res = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects', options.account);
-  expect(res.statusCode, res.body).toBe(200);
-  return { customerId, subscriptionIds, invoices: res.json().invoices as Array<Record<string, any>> };
-}
-
-export function hold(t: TestApp, customerId: number, account?: TestAccount) {
-  return t.call('POST', `/v1/customerhold/${customerId}`, undefined, as(account));
-}
-
-export function unhold(t: TestApp, customerId: number, body: Record<string, unknown>, account?: TestAccount) {
-  return t.call('POST', '/v1/customers/unhold', { customerId, ...body }, as(account));
-}
-
-export function cancel(t: TestApp, customerId: number, cancellationOption: unknown, account?: TestAccount) {
-  return t.call('POST', '/v1/customercancellation', { customerId, cancellationOption }, as(account));
-}
-
-export function uncancel(t: TestApp, customerId: number, account?: TestAccount) {
-  return t.call('POST', `/v1/customers/uncancel/${customerId}`, undefined, as(account));
 }
 
 /** A deposit: a payment on the customer's ledger that no invoice has used yet. */

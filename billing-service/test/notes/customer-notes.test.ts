@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
-import { createCustomer } from '../customers/customer-fixtures.js';
+import { createCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { ACTIVATION_FLAGS, activate, newSubscription } from '../lifecycle/lifecycle-fixtures.js';
+import { ACTIVATION_FLAGS, activate, newSubscription } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;

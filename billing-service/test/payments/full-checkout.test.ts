@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { cardBody } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => t?.close());
-
-const card = (cardNumber: string) => ({ cardNumber, firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 30, cvv: '123' });
 
 describe('the eight-step checkout through the API', () => {
   it('deposits the previewed total before activation and the first invoice is paid at once', async () => {
@@ -18,7 +17,7 @@ describe('the eight-step checkout through the API', () => {
     const total = preview.invoicePreview.total;
     expect(total).toBe(31.19); // 29.99 + 4 % NY sales tax (1.20)
 
-    const method = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: customer.id, ...card('4242 4242 4242 4242') });
+    const method = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: customer.id, ...cardBody({ cardNumber: '4242 4242 4242 4242' }) });
     expect(method.statusCode, method.body).toBe(200);
     expect(method.json()).toMatchObject({ maskedCardNumber: '************4242', cardType: 'Visa', isDefault: true, expirationYear: 30 });
     expect(method.body).not.toContain('4242424242424242');
@@ -42,7 +41,7 @@ describe('the eight-step checkout through the API', () => {
 
   it('records a declined charge as a failed payment and answers 402 with the gateway code', async () => {
     const customer = (await t.call('POST', '/v1/customers', {})).json();
-    const method = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: customer.id, ...card('4000000000009995') })).json();
+    const method = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: customer.id, ...cardBody({ cardNumber: '4000000000009995' }) })).json();
     const res = await t.call('POST', '/v1/payments', { customerId: customer.id, amount: '10.00', useDefaultPaymentMethod: true });
     expect(res.statusCode).toBe(402);
     expect(errorsOf(res)).toContainEqual({ Key: 'declineCode', Value: 'insufficient_funds' });
@@ -52,7 +51,7 @@ describe('the eight-step checkout through the API', () => {
 
   it('refuses a card declined at validation and never stores it', async () => {
     const customer = (await t.call('POST', '/v1/customers', {})).json();
-    const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: customer.id, ...card('4000000000000002') });
+    const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: customer.id, ...cardBody({ cardNumber: '4000000000000002' }) });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)[0]!.Value).toMatch(/^validation error/);
     expect((await t.call('GET', `/v1/customers/${customer.id}/paymentMethods/creditCard`)).json()).toEqual([]);

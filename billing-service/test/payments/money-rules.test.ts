@@ -5,6 +5,7 @@ import { money } from '../../src/money/money.js';
 import { loadCatalog } from '../../src/catalog/load-catalog.js';
 import { DEMO_CATALOG_PATH } from '../../src/config.js';
 import { errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
+import { customerWithInvoice } from '../helpers/api-fixtures.js';
 
 /** The demo catalogue with BASIC monthly also priced in BHD (three decimals) and JPY (none). */
 function threeCurrencyCatalog() {
@@ -22,19 +23,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** A customer activated on BASIC monthly: one posted invoice (charge + setup fee, no tax). */
-async function customerWithInvoice(currency = 'USD'): Promise<{ customerId: number; invoiceId: number; total: number }> {
-  const customerId = (await t.call('POST', '/v1/customers', { currency })).json().id;
-  await t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: 11 });
-  const activated = await t.call('POST', '/v1/customeractivation?view=sideeffects', { customerId, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
-  expect(activated.statusCode, activated.body).toBe(200);
-  const invoice = activated.json().invoices[0];
-  return { customerId, invoiceId: invoice.id, total: invoice.invoiceAmount };
-}
-
 describe('allocations: one invoice named twice', () => {
   it('refuses allocations whose sum for one invoice is more than it owes, keyed on the allocation, and changes nothing', async () => {
-    const { customerId, invoiceId, total } = await customerWithInvoice();
+    const { customerId, invoiceId, total } = await customerWithInvoice(t, { currency: 'USD' });
     expect(total).toBe(29.99);
     const res = await t.call('POST', '/v1/payments', {
       customerId, amount: 50, paymentMethod: 'Cash',
@@ -49,7 +40,7 @@ describe('allocations: one invoice named twice', () => {
   });
 
   it('accepts two allocations to one invoice that together pay it exactly', async () => {
-    const { customerId, invoiceId } = await customerWithInvoice();
+    const { customerId, invoiceId } = await customerWithInvoice(t, { currency: 'USD' });
     const res = await t.call('POST', '/v1/payments', {
       customerId, amount: 50, paymentMethod: 'Cash',
       paymentAllocations: [{ invoiceId, amount: 20 }, { invoiceId, amount: 9.99 }],
@@ -60,7 +51,7 @@ describe('allocations: one invoice named twice', () => {
   });
 
   it('applies the same rule to bulk payment items', async () => {
-    const { customerId, invoiceId } = await customerWithInvoice();
+    const { customerId, invoiceId } = await customerWithInvoice(t, { currency: 'USD' });
     const res = await t.call('POST', '/v1/bulkPaymentSubmit', {
       accountUploadType: 'bulkPayment',
       data: [{ customerId, amount: 50, paymentMethod: 'Cash', paymentAllocations: [{ invoiceId, amount: 25 }, { invoiceId, amount: 25 }] }],
@@ -72,7 +63,7 @@ describe('allocations: one invoice named twice', () => {
   });
 
   it('the ledger itself refuses to take an open amount below zero, whoever writes it', async () => {
-    const { customerId, invoiceId } = await customerWithInvoice();
+    const { customerId, invoiceId } = await customerWithInvoice(t, { currency: 'USD' });
     const db = t.database.db;
     const invoiceEntry = await db.selectFrom('ledgerEntries').select(['id']).where('invoiceId', '=', invoiceId).executeTakeFirstOrThrow();
     await expect(
@@ -90,7 +81,7 @@ describe('allocations: one invoice named twice', () => {
 
 describe("amounts in the currency's minor units", () => {
   it('pays a BHD invoice of 75.455 exactly', async () => {
-    const { customerId, invoiceId, total } = await customerWithInvoice('BHD');
+    const { customerId, invoiceId, total } = await customerWithInvoice(t, { currency: 'BHD' });
     expect(total).toBe(75.455);
     const res = await t.call('POST', '/v1/payments', { customerId, amount: '75.455', paymentMethod: 'Cash' });
     expect(res.statusCode, res.body).toBe(200);
@@ -100,7 +91,7 @@ describe("amounts in the currency's minor units", () => {
   });
 
   it('allows three decimals in BHD allocations, not four', async () => {
-    const { customerId, invoiceId } = await customerWithInvoice('BHD');
+    const { customerId, invoiceId } = await customerWithInvoice(t, { currency: 'BHD' });
     const ok = await t.call('POST', '/v1/payments', { customerId, amount: 10.005, paymentMethod: 'Cash', paymentAllocations: [{ invoiceId, amount: '10.005' }] });
     expect(ok.statusCode, ok.body).toBe(200);
     expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json().outstandingBalance).toBe(65.45);

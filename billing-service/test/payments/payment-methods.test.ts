@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentGateway } from '../../src/payments/gateway/payment-gateway.js';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { cardBody, newCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,13 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const card = (overrides: Record<string, unknown> = {}) => ({
-  cardNumber: '4242424242424242', firstName: 'Grace', lastName: 'Hopper', expirationMonth: 12, expirationYear: 30, cvv: '012', ...overrides,
-});
-
-async function newCustomer(): Promise<number> {
-  return (await t.call('POST', '/v1/customers', {})).json().id;
-}
+const card = (overrides: Record<string, unknown> = {}) => cardBody({ firstName: 'Grace', lastName: 'Hopper', cvv: '012', ...overrides });
 
 describe('credit card payment methods', () => {
   it.each([
@@ -23,7 +18,7 @@ describe('credit card payment methods', () => {
     ['5555555555554444', 'MasterCard', '4444'],
     ['378282246310005', 'AmericanExpress', '0005'],
   ])('stores the test card %s as %s with only its last four digits', async (cardNumber, cardType, lastFour) => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber, cvv: cardType === 'AmericanExpress' ? '1234' : '123' }) });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ maskedCardNumber: `************${lastFour}`, cardType, customerId, isDefault: true, storedInPlatformVault: true });
@@ -46,7 +41,7 @@ describe('credit card payment methods', () => {
     [{ firstName: '' }, 'firstName'],
     [{ countryId: 124, stateId: 'US-NY' }, 'stateId'],
   ])('refuses %j with 400 keyed on %s before any gateway call', async (change, key) => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card(change) });
     expect(res.statusCode, res.body).toBe(400);
     expect(errorsOf(res).map((e) => e.Key)).toContain(key);
@@ -56,7 +51,7 @@ describe('credit card payment methods', () => {
     ['4000000000000002', 'card_declined'],
     ['4000000000000127', 'incorrect_cvc'],
   ])('answers a card the gateway refuses (%s) with a 400 validation error and keeps nothing', async (cardNumber, code) => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber }) });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)[0]).toMatchObject({ Key: 'Api Error' });
@@ -66,7 +61,7 @@ describe('credit card payment methods', () => {
   });
 
   it('makes the first card the default, moves the default with isDefault, and billing settings follow', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const before = (await t.call('GET', `/v1/customerbillingsetting/${customerId}`)).json();
     expect(before.hasPaymentMethod).toBe(false);
     const first = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
@@ -83,7 +78,7 @@ describe('credit card payment methods', () => {
   });
 
   it('updates name, address, expiry and default with PUT', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const first = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
     const second = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
     const res = await t.call('PUT', '/v1/paymentMethods/creditCard', { ...second, firstName: 'Anita', expirationMonth: 1, expirationYear: 31, countryId: 124, stateId: 'CA-ON', isDefault: true });
@@ -93,7 +88,7 @@ describe('credit card payment methods', () => {
   });
 
   it('clears a card: 204, gone from the customer, the default passes to the newest card, autoCollect off when none is left', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const first = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
     const second = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
     const setting = (await t.call('GET', `/v1/customerbillingsetting/${customerId}`)).json();
@@ -109,7 +104,7 @@ describe('credit card payment methods', () => {
   });
 
   it('keeps cards of one account away from another (404)', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     const method = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
     const other = await t.newAccount();
     expect((await t.call('GET', `/v1/paymentMethods/${method.id}/creditCard`, undefined, { as: other })).statusCode).toBe(404);
@@ -128,7 +123,7 @@ describe('credit card payment methods', () => {
     const { MemoryRateLimitStore } = await import('../../src/http/rate-limit.js');
     const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: 'https://billing.test', gateway: hanging, gatewayTimeoutMs: 200 });
     try {
-      const customerId = await newCustomer();
+      const customerId = await newCustomer(t);
       const res = await app.inject({
         method: 'POST', url: '/v1/paymentmethods/creditcard',
         headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' },
@@ -144,7 +139,7 @@ describe('credit card payment methods', () => {
   });
 
   it('never writes a card number or CVV anywhere in the database', async () => {
-    const customerId = await newCustomer();
+    const customerId = await newCustomer(t);
     await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber: '5555 5555 5555 4444', cvv: '987' }) }, { headers: { 'idempotency-key': 'card-once' } });
     // Result keys are camel-cased by the database plugin.
     const tables = await sql<{ tableName: string }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(t.database.db);

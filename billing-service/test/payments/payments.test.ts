@@ -3,6 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { SandboxGateway } from '../../src/payments/gateway/sandbox-gateway.js';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { cardBody, customerWithInvoice } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -10,19 +11,11 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const card = (cardNumber = '4242424242424242') => ({ cardNumber, firstName: 'Ada', lastName: 'L', expirationMonth: 11, expirationYear: 35, cvv: '321' });
-
-/** A customer activated on BASIC monthly with one posted invoice of 29.99 (no tax: no address). */
-async function customerWithInvoice(): Promise<{ customerId: number; invoiceId: number }> {
-  const customerId = (await t.call('POST', '/v1/customers', {})).json().id;
-  await t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: 11 });
-  const activated = await t.call('POST', '/v1/customeractivation?view=sideeffects', { customerId, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
-  return { customerId, invoiceId: activated.json().invoices[0].id };
-}
+const card = (cardNumber = '4242424242424242') => cardBody({ cardNumber, lastName: 'L', expirationMonth: 11, expirationYear: 35, cvv: '321' });
 
 describe('payments', () => {
   it('takes cash against the oldest open invoice and keeps the rest as unallocated funds', async () => {
-    const { customerId, invoiceId } = await customerWithInvoice();
+    const { customerId, invoiceId } = await customerWithInvoice(t);
     const res = await t.call('POST', '/v1/payments', { customerId, amount: 50, paymentMethod: 'Cash', reference: 'till 3', source: 'Manual' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({
@@ -36,7 +29,7 @@ describe('payments', () => {
   });
 
   it('allocates explicitly when paymentAllocations are given', async () => {
-    const { customerId, invoiceId } = await customerWithInvoice();
+    const { customerId, invoiceId } = await customerWithInvoice(t);
     const res = await t.call('POST', '/v1/payments', { customerId, amount: '20', paymentMethod: 'Check', paymentAllocations: [{ invoiceId, amount: 12.5 }] });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ unallocatedAmount: 7.5, invoiceAllocations: [{ invoiceId, amount: 12.5, outstandingBalance: 17.49 }] });
@@ -63,7 +56,7 @@ describe('payments', () => {
   });
 
   it('refuses an allocation above what the invoice still owes', async () => {
-    const { customerId, invoiceId } = await customerWithInvoice();
+    const { customerId, invoiceId } = await customerWithInvoice(t);
     const res = await t.call('POST', '/v1/payments', { customerId, amount: 40, paymentMethod: 'Cash', paymentAllocations: [{ invoiceId, amount: 30 }] });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)[0]!.Key).toBe('paymentAllocations[0].amount');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
-import { BASIC_MONTHLY, BASIC_YEARLY, demoPlans, newCustomer, newSubscription, PRO_MONTHLY, readSubscription } from '../subscriptions/subscription-fixtures.js';
+import { demoPlans } from '../subscriptions/subscription-fixtures.js';
+import { BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, createSubscription, newCustomer, readSubscription } from '../helpers/api-fixtures.js';
 
 /**
  * The catalogue file is synced into the shared plans table whenever an app
@@ -15,8 +16,8 @@ let proSubscription: Record<string, any>;
 beforeAll(async () => {
   t = await startTestApp();
   customerId = await newCustomer(t);
-  basicSubscription = await newSubscription(t, { customerId, planFrequencyId: BASIC_MONTHLY });
-  proSubscription = await newSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY });
+  basicSubscription = await createSubscription(t, { customerId, planFrequencyId: BASIC_MONTHLY });
+  proSubscription = await createSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY });
 });
 afterAll(async () => t?.close());
 
@@ -85,7 +86,7 @@ describe('catalogue changes at start', () => {
     const listed = await t.call('GET', `/v1/customers/${customerId}/subscriptions?query=PlanName:Basic Plus`);
     expect(listed.json().map((s: { id: number }) => s.id)).toEqual([basicSubscription.id]);
 
-    const created = await newSubscription(t, { customerId, planFrequencyId: BASIC_MONTHLY });
+    const created = await createSubscription(t, { customerId, planFrequencyId: BASIC_MONTHLY });
     expect(created).toMatchObject({ planName: 'Basic Plus', amount: 21.99, monthlyRecurringRevenue: 21.99 });
     expect(created.subscriptionProducts[0]).toMatchObject({ unitPrice: 21.99, setupFee: 10 });
   });
@@ -127,7 +128,7 @@ describe('catalogue changes at start', () => {
     expect(frequencyStatuses(basic!)).toEqual([[11, 'Active'], [12, 'Active']]);
     expect(pro).toMatchObject({ status: 'Active' });
     expect(frequencyStatuses(pro!)).toEqual([[21, 'Active']]);
-    await newSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY });
-    await newSubscription(t, { customerId, planFrequencyId: BASIC_YEARLY });
+    await createSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY });
+    await createSubscription(t, { customerId, planFrequencyId: BASIC_YEARLY });
   });
 });

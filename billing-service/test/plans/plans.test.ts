@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
-import { BASIC_MONTHLY, BASIC_YEARLY, newCustomer, newSubscription, PRO_MONTHLY } from '../subscriptions/subscription-fixtures.js';
+import { API_BASE as BASE, BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, createSubscription, newCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 /** An account without subscriptions: every plan frequency counts 0 for it. */
@@ -10,8 +10,6 @@ beforeAll(async () => {
   fresh = await t.newAccount();
 });
 afterAll(async () => t?.close());
-
-const BASE = 'https://billing.test/v1';
 
 /** Amount ids: frequency id × 10000, + 1000 for a setup fee, + the ISO 4217 numeric code of the currency. */
 const NUMERIC_CODES: Record<string, number> = { CAD: 124, USD: 840 };
@@ -262,7 +260,7 @@ describe('GET /v1/planFrequencies/{id} and its amounts', () => {
   it('counts the caller\'s subscriptions in numberOfSubscriptions', async () => {
     const mine = await t.newAccount();
     const customerId = await newCustomer(t, {}, mine);
-    await newSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY }, mine);
+    await createSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY }, mine);
     expect((await t.call('GET', `/v1/planFrequencies/${PRO_MONTHLY}`, undefined, { as: mine })).json().numberOfSubscriptions).toBe(1);
     expect((await t.call('GET', `/v1/planFrequencies/${PRO_MONTHLY}`, undefined, { as: fresh })).json().numberOfSubscriptions).toBe(0);
   });
@@ -289,13 +287,13 @@ describe('numberOfSubscriptions', () => {
     const theirs = await t.newAccount();
     const a = await newCustomer(t, {}, mine);
     const b = await newCustomer(t, {}, mine);
-    await newSubscription(t, { customerId: a, planFrequencyId: BASIC_MONTHLY }, mine);
-    await newSubscription(t, { customerId: b, planFrequencyId: BASIC_MONTHLY }, mine);
-    await newSubscription(t, { customerId: b, planFrequencyId: PRO_MONTHLY }, mine);
+    await createSubscription(t, { customerId: a, planFrequencyId: BASIC_MONTHLY }, mine);
+    await createSubscription(t, { customerId: b, planFrequencyId: BASIC_MONTHLY }, mine);
+    await createSubscription(t, { customerId: b, planFrequencyId: PRO_MONTHLY }, mine);
     const c = await newCustomer(t, {}, theirs);
-    await newSubscription(t, { customerId: c, planFrequencyId: BASIC_YEARLY }, theirs);
-    await newSubscription(t, { customerId: c, planFrequencyId: PRO_MONTHLY }, theirs);
-    await newSubscription(t, { customerId: c, planFrequencyId: PRO_MONTHLY }, theirs);
+    await createSubscription(t, { customerId: c, planFrequencyId: BASIC_YEARLY }, theirs);
+    await createSubscription(t, { customerId: c, planFrequencyId: PRO_MONTHLY }, theirs);
+    await createSubscription(t, { customerId: c, planFrequencyId: PRO_MONTHLY }, theirs);
 
     expect((await list('/v1/Plans', mine)).body).toEqual([expectedBasic({ monthly: 2, yearly: 0 }), expectedPro(1)]);
     expect((await list('/v1/Plans', theirs)).body).toEqual([expectedBasic({ monthly: 0, yearly: 1 }), expectedPro(2)]);

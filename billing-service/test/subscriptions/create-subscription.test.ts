@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
-import {
-  BASIC_MONTHLY,
-  BASIC_YEARLY,
-  callOn,
-  newCustomer,
-  newSubscription,
-  PRO_MONTHLY,
-  readSubscription,
-  usdCadCatalog,
-} from './subscription-fixtures.js';
+import { callOn, usdCadCatalog } from './subscription-fixtures.js';
+import { API_BASE as BASE, BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, createSubscription, newCustomer, readSubscription } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,7 +9,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const BASE = 'https://billing.test/v1';
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 function product(subscriptionId: number, fields: Record<string, unknown>) {
@@ -37,7 +28,7 @@ describe('POST /v1/subscriptions', () => {
   it('creates a Draft subscription of BASIC monthly with the plan\'s product at the USD price', async () => {
     const customerId = await newCustomer(t);
     const before = Date.now();
-    const created = await newSubscription(t, { customerId, planFrequencyId: BASIC_MONTHLY, code: 'BASIC', name: 'Team Alpha', reference: 'PO-1' });
+    const created = await createSubscription(t, { customerId, planFrequencyId: BASIC_MONTHLY, code: 'BASIC', name: 'Team Alpha', reference: 'PO-1' });
     const id = created.id as number;
     // The plan frequency as the plan list shows it (every field, the subscription counted).
     const plans = (await t.call('GET', '/v1/Plans')).json();
@@ -91,7 +82,7 @@ describe('POST /v1/subscriptions', () => {
 
   it('counts a yearly charge as 1/12 of MRR: 199.00 a year is 16.58 a month', async () => {
     const customerId = await newCustomer(t);
-    const created = await newSubscription(t, { customerId, planFrequencyId: BASIC_YEARLY });
+    const created = await createSubscription(t, { customerId, planFrequencyId: BASIC_YEARLY });
     expect(created).toMatchObject({
       planFrequency: { id: 12, interval: 'Yearly', numberOfIntervals: 1, isProrated: false },
       planCode: 'BASIC',
@@ -109,7 +100,7 @@ describe('POST /v1/subscriptions', () => {
 
   it('copies every PRO product with its quantity, unit price and setup fee per unit: 5 × 8 + 9 = 49', async () => {
     const customerId = await newCustomer(t);
-    const created = await newSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY, code: 'pro', reference: null });
+    const created = await createSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY, code: 'pro', reference: null });
     expect(created).toMatchObject({ planCode: 'PRO', planName: 'Pro', amount: 49, monthlyRecurringRevenue: 49, netMonthlyRecurringRevenue: 49, currency: 'USD', status: 'Draft' });
     expect(created.subscriptionProducts).toEqual([
       product(created.id, { productCode: 'SEAT', productName: 'Seat', quantity: 5, unitPrice: 8, setupFee: 0, amount: 40 }),
@@ -121,7 +112,7 @@ describe('POST /v1/subscriptions', () => {
 
   it('stores name and reference', async () => {
     const customerId = await newCustomer(t);
-    const created = await newSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY, name: 'Head office', reference: 'REF-9' });
+    const created = await createSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY, name: 'Head office', reference: 'REF-9' });
     const read = await readSubscription(t, created.id);
     expect(read).toMatchObject({ subscriptionOverride: { name: 'Head office', description: null }, reference: 'REF-9' });
     const row = await t.database.db.selectFrom('subscriptions').select(['name', 'reference', 'code']).where('id', '=', created.id).executeTakeFirstOrThrow();
@@ -208,13 +199,13 @@ describe('POST /v1/subscriptions in the customer\'s currency', () => {
 
     // A USD customer gets both.
     const usd = await newCustomer(t);
-    const usOnly = await newSubscription(t, { customerId: usd, planFrequencyId: 31, code: 'USONLY' });
+    const usOnly = await createSubscription(t, { customerId: usd, planFrequencyId: 31, code: 'USONLY' });
     expect(usOnly).toMatchObject({ currency: 'USD', amount: 5, monthlyRecurringRevenue: 5 });
-    const mixed = await newSubscription(t, { customerId: usd, planFrequencyId: 41 });
+    const mixed = await createSubscription(t, { customerId: usd, planFrequencyId: 41 });
     expect(mixed).toMatchObject({ currency: 'USD', amount: 13.5, monthlyRecurringRevenue: 13.5 });
 
     // Every 3 months: 29.99 / 3 = 9.9967 a month.
-    const quarterly = await newSubscription(t, { customerId: usd, planFrequencyId: 51 });
+    const quarterly = await createSubscription(t, { customerId: usd, planFrequencyId: 51 });
     expect(quarterly).toMatchObject({ planFrequency: { interval: 'Monthly', numberOfIntervals: 3 }, amount: 29.99, monthlyRecurringRevenue: 10, netMonthlyRecurringRevenue: 10 });
 
     // The plan list offers MIXED in USD only: a CAD total would leave the add-on out.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { BASIC_MONTHLY, BASIC_YEARLY, newCustomer, newSubscription, PRO_MONTHLY } from './subscription-fixtures.js';
+import { BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, createSubscription, newCustomer } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 /** The customer whose four subscriptions every list here shows, in creation order. */
@@ -15,14 +15,14 @@ beforeAll(async () => {
     [BASIC_YEARLY, 'Charlie', 'R-3'],
     [PRO_MONTHLY, null, 'R-4'],
   ] as const) {
-    ids.push((await newSubscription(t, { customerId, planFrequencyId, name, reference })).id);
+    ids.push((await createSubscription(t, { customerId, planFrequencyId, name, reference })).id);
   }
   // Activation belongs to the customer lifecycle; set it in the database.
   await t.database.db.updateTable('subscriptions').set({ status: 'Active', activatedAt: new Date('2025-03-01T00:00:00Z') }).where('id', '=', ids[1]!).execute();
   // Another customer of the same account, and another account, whose subscriptions never show.
-  await newSubscription(t, { customerId: await newCustomer(t), planFrequencyId: BASIC_MONTHLY });
+  await createSubscription(t, { customerId: await newCustomer(t), planFrequencyId: BASIC_MONTHLY });
   const other = await t.newAccount();
-  await newSubscription(t, { customerId: await newCustomer(t, {}, other), planFrequencyId: BASIC_MONTHLY }, other);
+  await createSubscription(t, { customerId: await newCustomer(t, {}, other), planFrequencyId: BASIC_MONTHLY }, other);
 });
 afterAll(async () => t?.close());
 

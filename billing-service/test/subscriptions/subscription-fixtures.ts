@@ -1,32 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
 import type { Catalog } from '../../src/catalog/schema.js';
 import { basicAuth, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
-
-/** Demo catalogue frequency ids (catalog/demo-catalog.json). */
-export const BASIC_MONTHLY = 11;
-export const BASIC_YEARLY = 12;
-export const PRO_MONTHLY = 21;
-
-/** Creates a customer through the API; fails the test on anything but 200. */
-export async function newCustomer(t: TestApp, body: Record<string, unknown> = {}, as?: TestAccount): Promise<number> {
-  const res = await t.call('POST', '/v1/customers', body, as ? { as } : {});
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().id;
-}
-
-/** Creates a subscription through the API and returns the body; fails the test on anything but 200. */
-export async function newSubscription(t: TestApp, body: Record<string, unknown>, as?: TestAccount) {
-  const res = await t.call('POST', '/v1/subscriptions', body, as ? { as } : {});
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
-
-export async function readSubscription(t: TestApp, id: number, as?: TestAccount) {
-  const res = await t.call('GET', `/v1/subscriptions/${id}`, undefined, as ? { as } : {});
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json();
-}
 
 /** An authenticated JSON request to another app on the same database (see TestApp.buildAnotherApp). */
 export function callOn(app: FastifyInstance, as: TestAccount, method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse> {

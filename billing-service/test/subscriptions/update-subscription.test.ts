@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { BASIC_MONTHLY, BASIC_YEARLY, newCustomer, newSubscription, PRO_MONTHLY, readSubscription } from './subscription-fixtures.js';
+import { BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, createSubscription, newCustomer, readSubscription } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -12,7 +12,7 @@ type Sub = Record<string, any>;
 
 async function fresh(planFrequencyId: number, body: Record<string, unknown> = {}): Promise<Sub> {
   const customerId = await newCustomer(t);
-  return newSubscription(t, { customerId, planFrequencyId, ...body });
+  return createSubscription(t, { customerId, planFrequencyId, ...body });
 }
 
 async function put(body: unknown) {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '@renew/billing-service/db/database.js';
-import { reusableQuery } from '@renew/billing-service/db/reusable-query.js';
+import { reusableQuery, type Db } from '@renew/billing-service/db';
 
 const KEEP_MS = 86_400_000;
 const SWEEP_EVERY_MS = 600_000;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions, LightMyRequestResponse } from 'fastify';
-import type { Catalog } from '@renew/billing-service/catalog/schema.js';
-import type { PaymentGateway } from '@renew/billing-service/payments/gateway/payment-gateway.js';
-import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
+import type { Catalog } from '@renew/billing-service/catalog';
+import type { PaymentGateway } from '@renew/billing-service/payments';
+import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from '@renew/billing-service/http';
 import { buildCaptureApp } from '../../src/app.js';
 import type { CaptchaVerifier } from '../../src/captcha/captcha-verifier.js';
 import { SiteverifyCaptcha } from '../../src/captcha/siteverify-captcha.js';
@@ -47,6 +47,8 @@ export interface CaptureTest {
   /** A fresh token solved on `hostname`, verifiable with `secret`. */
   token(hostname?: string, secret?: string): string;
   customer(body?: Record<string, unknown>, account?: TestAccount): Promise<number>;
+  /** A capture token the shop's server mints for the customer (POST /v1/captureTokens with the private key). */
+  captureToken(customerId: number, body?: Record<string, unknown>, account?: TestAccount): Promise<string>;
   /** The parameters of a request that succeeds (Visa test card, risk fields, fresh token). */
   params(customerId: number, overrides?: Record<string, unknown>): Record<string, unknown>;
   post(params: Record<string, unknown>, options?: PostOptions): Promise<LightMyRequestResponse>;
@@ -122,6 +124,11 @@ export async function startCaptureTest(): Promise<CaptureTest> {
       const res = await billing.call('POST', '/v1/customers', { firstName: 'Ada', lastName: 'Lovelace', ...body }, account ? { as: account } : {});
       if (res.statusCode !== 200) throw new Error(`customer not created: ${res.body}`);
       return res.json().id as number;
+    },
+    async captureToken(customerId, body = {}, account) {
+      const res = await billing.call('POST', '/v1/captureTokens', { customerId, ...body }, account ? { as: account } : {});
+      if (res.statusCode !== 200) throw new Error(`capture token not minted: ${res.body}`);
+      return res.json().token as string;
     },
     params(customerId, overrides = {}) {
       return {

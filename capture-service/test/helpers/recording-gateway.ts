@@ -1,5 +1,4 @@
-import type { CardToValidate } from '@renew/billing-service/payments/gateway/payment-gateway.js';
-import { SandboxGateway } from '@renew/billing-service/payments/gateway/sandbox-gateway.js';
+import { SandboxGateway, type CardToValidate } from '@renew/billing-service/payments';
 
 /** The sandbox gateway, remembering what each validation received (to check what reaches the gateway). */
 export class RecordingGateway extends SandboxGateway {

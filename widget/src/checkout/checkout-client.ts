@@ -26,10 +26,11 @@ export class CheckoutClient {
   activate = (started: StartedCheckout) => this.proxy<CompletedCheckout>('POST', `/customers/${started.customerId}/activation`, {}, started.session);
 
   /** Steps 6-7: the card goes straight to the capture host, with the first payment when there is one. */
-  captureCard(config: CheckoutConfig, request: { customerId: number; card: CardDetails; recaptcha: string; riskToken: string; email: string; collectionAmount: string | null }) {
+  captureCard(config: CheckoutConfig, request: { customerId: number; captureToken: string; card: CardDetails; recaptcha: string; riskToken: string; email: string; collectionAmount: string | null }) {
     const body = {
       customerId: request.customerId,
       publicApiKey: config.publicApiKey,
+      captureToken: request.captureToken,
       ...request.card,
       recaptcha: request.recaptcha,
       riskToken: request.riskToken,

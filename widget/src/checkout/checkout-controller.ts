@@ -118,7 +118,7 @@ export class CheckoutController implements ReactiveController {
     await this.run(async () => {
       // A free first invoice (a trial) has nothing to collect; the card is still validated and kept.
       const collectionAmount = /[1-9]/.test(summary.total) ? summary.total : null;
-      const result = await this.client.captureCard(config, { customerId: started.customerId, card, recaptcha, riskToken: this.riskToken, email: customer.email, collectionAmount });
+      const result = await this.client.captureCard(config, { customerId: started.customerId, captureToken: summary.captureToken, card, recaptcha, riskToken: this.riskToken, email: customer.email, collectionAmount });
       this.update({ captchaRound: this.state.captchaRound + 1 });
       if (!result.ok) return this.cardRefused(result);
       this.update({ paid: true });

@@ -1,4 +1,34 @@
+import type { CompletedCheckout, ShopperDetails } from '../checkout-contract.js';
+import type { CardDetails } from './checkout-client.js';
+import type { CheckoutStep } from './checkout-controller.js';
+
+/**
+ * Every event the checkout raises, declared once: `addEventListener('renew-checkout-complete', (e) => e.detail.customerId)`
+ * is typed, and emit refuses a name not declared here. All bubble and cross shadow roots.
+ */
+declare global {
+  interface HTMLElementEventMap {
+    /** Public: on every step change. */
+    'renew-checkout-step': CustomEvent<{ step: CheckoutStep }>;
+    /** Public: once the subscription is active. */
+    'renew-checkout-complete': CustomEvent<CompletedCheckout>;
+    /** From the steps to `<renew-checkout>`: */
+    'renew-back': CustomEvent<Record<string, never>>;
+    'renew-plan-chosen': CustomEvent<{ planFrequencyId: number }>;
+    'renew-customer-submitted': CustomEvent<Omit<ShopperDetails, 'address'>>;
+    'renew-address-submitted': CustomEvent<ShopperDetails['address']>;
+    'renew-summary-confirmed': CustomEvent<Record<string, never>>;
+    'renew-card-submitted': CustomEvent<{ card: CardDetails; captchaToken?: string }>;
+    'renew-activation-retry': CustomEvent<Record<string, never>>;
+  }
+}
+
+/** The name of an event of the checkout. */
+export type RenewEventName = Extract<keyof HTMLElementEventMap, `renew-${string}`>;
+/** What an event of the checkout carries. */
+export type RenewEventDetail<K extends RenewEventName> = HTMLElementEventMap[K] extends CustomEvent<infer D> ? D : never;
+
 /** Every event the checkout raises goes through here: prefixed, bubbling, composed (crosses shadow roots). */
-export function emit<T>(from: HTMLElement, name: `renew-${string}`, detail: T): void {
-  from.dispatchEvent(new CustomEvent<T>(name, { detail, bubbles: true, composed: true }));
+export function emit<K extends RenewEventName>(from: HTMLElement, name: K, detail: RenewEventDetail<K>): void {
+  from.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
 }

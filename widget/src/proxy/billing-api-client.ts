@@ -1,4 +1,4 @@
-import { ApiError, API_ERROR_KEY, type ErrorBody } from '@renew/billing-service/http/errors.js';
+import { ApiError, API_ERROR_KEY, type ErrorBody } from '@renew/billing-service/http';
 
 /**
  * The proxy's only way to the billing API: the private key stays on this server.

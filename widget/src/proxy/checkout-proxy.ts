@@ -1,9 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ApiError, API_ERROR_KEY, registerErrorHandling } from '@renew/billing-service/http/errors.js';
-import { enforceRateLimit, MemoryRateLimitStore, type RateLimitStore } from '@renew/billing-service/http/rate-limit.js';
-import { zodValidatorCompiler } from '@renew/billing-service/http/validation.js';
-import { minorUnits, money, roundToCurrency } from '@renew/billing-service/money/money.js';
+import type {
+  CaptureTokenResponse,
+  CountryResponse,
+  CustomerResponse,
+  InvoiceResponse,
+  LifecycleResponse,
+  PlanResponse,
+  SubscriptionResponse,
+} from '@renew/billing-service/api-types';
+import { ApiError, API_ERROR_KEY, enforceRateLimit, jsonApi, MemoryRateLimitStore, type RateLimitStore } from '@renew/billing-service/http';
+import { minorUnits, money, roundToCurrency } from '@renew/billing-service/money';
 import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderSummary, PlanOption, StartedCheckout } from '../checkout-contract.js';
 import { SESSION_HEADER } from '../checkout-contract.js';
 import { BillingApiClient } from './billing-api-client.js';
@@ -28,30 +35,6 @@ export interface CheckoutProxyOptions {
   billingTimeoutMs?: number;
 }
 
-interface BillingPlan {
-  code: string;
-  name: string;
-  description: string | null;
-  status: string;
-  planProducts: Array<{ code: string; quantity: number }>;
-  planFrequencies: Array<{
-    id: number;
-    status: string;
-    interval: 'Monthly' | 'Yearly';
-    numberOfIntervals: number;
-    charges: Array<{ amount: number; currency: string }>;
-    setupFees: Array<{ amount: number; currency: string }>;
-  }>;
-}
-interface BillingPreview {
-  invoicePreview: {
-    draftCharges: Array<{ name: string; quantity: number; amount: number }>;
-    subtotal: number; totalDiscount: number; totalTaxes: number; total: number; currency: string;
-    draftTaxes: Array<{ name: string; amount: number }>;
-  } | null;
-}
-interface BillingInvoice { id: number; invoiceNumber: number; invoiceAmount: number; totalPayments: number; outstandingBalance: number; status: string }
-
 /**
  * The thin server side of <renew-checkout>: it holds the private API key and
  * offers shoppers' browsers the checkout's steps 1-5 and 8 for the one customer
@@ -68,9 +51,9 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
   const places = minorUnits(options.currency);
   const amount = (value: number) => roundToCurrency(money(value), options.currency).toFixed(places);
 
-  app.setValidatorCompiler(zodValidatorCompiler);
-  // The spec's error body for every answer under the prefix, whatever the host app does.
-  registerErrorHandling(app, () => []);
+  // zod validation and the spec's error body for every answer under the prefix, whatever the host app
+  // does; the host's body parsers are kept, and a wrong method is 404 as any unknown route.
+  await app.register(jsonApi, { bodies: false, methodNotAllowed: false });
   // Anyone can reach these routes: each shopper address gets its own budget, so one
   // visitor cannot spend the merchant's API rate limit.
   app.addHook('onRequest', async (request, reply) => {
@@ -85,8 +68,8 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
     }
   };
 
-  const previewFor = async (customerId: number): Promise<OrderSummary> => {
-    const preview = await billing.call<BillingPreview>('POST', '/v1/customeractivation?preview=true', { customerId });
+  const previewFor = async (customerId: number): Promise<Omit<OrderSummary, 'captureToken'>> => {
+    const preview = await billing.call<LifecycleResponse>('POST', '/v1/customeractivation?preview=true', { customerId });
     const invoice = preview.invoicePreview;
     if (!invoice) throw ApiError.badRequest('there is nothing to pay: choose a plan first');
     return {
@@ -111,7 +94,7 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
 
   // Step 1: the plans on sale, one option per plan frequency priced in the shop's currency.
   app.get('/plans', async (): Promise<PlanOption[]> => {
-    const plans = await billing.call<BillingPlan[]>('GET', '/v1/Plans?pageSize=1000');
+    const plans = await billing.call<PlanResponse[]>('GET', '/v1/Plans?pageSize=1000');
     const inCurrency = (prices: Array<{ amount: number; currency: string }>) => prices.find((p) => p.currency === options.currency);
     return plans
       .filter((plan) => plan.status === 'Active')
@@ -134,13 +117,13 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
 
   app.get('/countries', async (_request, reply): Promise<CountryOption[]> => {
     reply.header('cache-control', 'public, max-age=3600');
-    return billing.call<CountryOption[]>('GET', '/v1/countries');
+    return billing.call<CountryResponse[]>('GET', '/v1/countries');
   });
 
   // Steps 2-3: the Draft customer with its billing address; the answer carries the session.
   app.post('/customers', { schema: { body: ShopperDetailsBody } }, async (request): Promise<StartedCheckout> => {
     const { firstName, lastName, email, address } = request.body;
-    const customer = await billing.call<{ id: number }>('POST', '/v1/customers', {
+    const customer = await billing.call<CustomerResponse>('POST', '/v1/customers', {
       firstName,
       lastName,
       primaryEmail: email,
@@ -163,44 +146,49 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
     requireSession(request, customerId);
     const { planFrequencyId } = request.body;
     // One plan per checkout; a repeated request (double click, retry) is answered like the first.
-    const existing = await billing.call<Array<{ planFrequency: { id: number } }>>('GET', `/v1/customers/${customerId}/subscriptions`);
+    const existing = await billing.call<SubscriptionResponse[]>('GET', `/v1/customers/${customerId}/subscriptions`);
     if (existing.some((s) => s.planFrequency.id !== planFrequencyId)) {
       throw ApiError.conflict('this checkout already has another plan: start a new checkout to change it', 'planFrequencyId');
     }
     if (existing.length === 0) await billing.call('POST', '/v1/subscriptions', { customerId, planFrequencyId });
-    return previewFor(customerId);
+    const summary = await previewFor(customerId);
+    // The capture host adds the shopper's card to this customer only with a token, for at most the total.
+    const { token } = await billing.call<CaptureTokenResponse>('POST', '/v1/captureTokens', { customerId, maxCollectionAmount: summary.total });
+    return { ...summary, captureToken: token };
   });
 
   // Step 8: activate, but only once the first payment covers the first invoice: a
-  // shopper who changed the collection amount in the browser gets nothing for free.
+  // shopper who changed the collection amount in the browser gets nothing for free. The billing
+  // API checks it under the customer's lock (requireFullPayment), so nothing added meanwhile slips through.
   app.post('/customers/:customerId/activation', { schema: { params: CustomerParams } }, async (request): Promise<CompletedCheckout> => {
     const { customerId } = request.params;
     requireSession(request, customerId);
-    const customer = await billing.call<{ status: string }>('GET', `/v1/customers/${customerId}`);
+    const customer = await billing.call<CustomerResponse>('GET', `/v1/customers/${customerId}`);
     if (customer.status !== 'Draft') return completed(customerId, customer.status);
-    const [summary, overview] = await Promise.all([
-      previewFor(customerId),
-      billing.call<{ unallocatedPayments: number }>('GET', `/v1/customers/${customerId}/overview`),
-    ]);
-    if (money(overview.unallocatedPayments).lessThan(summary.total)) {
-      throw new ApiError(402, [{ Key: 'payment', Value: `the payment received (${amount(overview.unallocatedPayments)}) does not cover the first invoice (${summary.total})` }]);
-    }
-    const activated = await billing.call<{ status: string; invoices?: BillingInvoice[] }>('POST', '/v1/customeractivation?view=sideeffects', {
-      customerId,
-      activateAllSubscriptions: true,
-      activateAllDraftPurchases: true,
-      temporarilyDisableAutoPost: false,
-    });
+    const activated = await billing
+      .call<LifecycleResponse>('POST', '/v1/customeractivation?view=sideeffects', {
+        customerId,
+        activateAllSubscriptions: true,
+        activateAllDraftPurchases: true,
+        temporarilyDisableAutoPost: false,
+        requireFullPayment: true,
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ApiError && error.statusCode === 402) {
+          throw new ApiError(402, [{ Key: 'payment', Value: `the payment received does not cover the first invoice: ${error.errors[0]?.Value ?? ''}` }]);
+        }
+        throw error;
+      });
     return toCompleted(customerId, activated.status, activated.invoices?.[0]);
   });
 
   /** A repeated activation (a second click, a retried request) answers like the first. */
   const completed = async (customerId: number, status: string): Promise<CompletedCheckout> => {
-    const invoices = await billing.call<BillingInvoice[]>('GET', `/v1/Customers/${customerId}/Invoices?sortExpression=Id&sortOrder=Ascending&pageSize=1`);
+    const invoices = await billing.call<InvoiceResponse[]>('GET', `/v1/Customers/${customerId}/Invoices?sortExpression=Id&sortOrder=Ascending&pageSize=1`);
     return toCompleted(customerId, status, invoices[0]);
   };
 
-  const toCompleted = (customerId: number, status: string, invoice: BillingInvoice | undefined): CompletedCheckout => ({
+  const toCompleted = (customerId: number, status: string, invoice: InvoiceResponse | undefined): CompletedCheckout => ({
     customerId,
     status,
     invoice: invoice

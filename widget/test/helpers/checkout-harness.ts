@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
-import { MemoryRateLimitStore } from '@renew/billing-service/http/rate-limit.js';
+import { MemoryRateLimitStore } from '@renew/billing-service/http';
 import { buildCaptureApp } from '@renew/capture-service/app.js';
 import { DevCaptcha } from '@renew/capture-service/captcha/dev-captcha.js';
 import { BASE_URL, startTestApp, type TestApp } from '../../../billing-service/test/helpers/test-app.js';

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/http/errors.js';
 import { MAX_INTEGER, MIN_INTEGER, parseQuery, rawQueryParam, type QueryCondition } from '../../../src/http/lists/index.js';
 import { FIELDS } from './fields.fixture.js';
+import { DAY } from '../../helpers/api-fixtures.js';
 
 /** A raw query fragment and the condition(s) it must parse to. */
 interface Case {
@@ -98,7 +99,6 @@ const integerCase: fc.Arbitrary<Case> = fc
     expected: { field: 'MarketingId', op: 'integer', value },
   }));
 
-const DAY = 86_400_000;
 const instant = fc
   .integer({ min: Date.UTC(1, 0, 1) / 1000, max: Date.UTC(9999, 11, 30) / 1000 })
   .chain((seconds) =>

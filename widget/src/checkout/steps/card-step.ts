@@ -1,5 +1,5 @@
 import { html, LitElement, nothing } from 'lit';
-import { cardProblem } from '@renew/billing-service/payments/card-rules.js';
+import { cardProblem } from '@renew/billing-service/card-rules';
 import type { CardDetails } from '../checkout-client.js';
 import { emit } from '../events.js';
 import { formMessage, formValues, textField } from '../fields.js';

@@ -1,0 +1,44 @@
+import fp from 'fastify-plugin';
+import type { AppContext } from '../app-context.js';
+import { BulkPaymentWorker, type BulkWorkerOptions } from '../bulk/bulk-worker.js';
+import { billingClockTask } from '../lifecycle/billing-clock.js';
+import { EmailOutboxWorker, type EmailSettings } from '../notifications/email-outbox-worker.js';
+import type { Observability } from '../observability/observe.js';
+import type { PeriodicTask } from './periodic-task.js';
+
+export interface BackgroundTaskOptions {
+  ctx: AppContext;
+  /** Each task is watched: readiness and metrics. */
+  observability: Observability;
+  /** Bulk payment processing (default: on, polling every second). */
+  bulkWorker?: BulkWorkerOptions | false;
+  /** E-mail notifications over SMTP; unset: none are sent. */
+  email?: EmailSettings;
+  /** Ticks the billing clock this often; unset or 0: no clock on this instance. */
+  billingClockMs?: number;
+}
+
+/** The billing API's background tasks: started when the app is ready, stopped when it closes. */
+export const backgroundTasks = fp<BackgroundTaskOptions>(
+  async (app, options) => {
+    const run = (task: { start(): unknown; stop(): unknown }, watched: PeriodicTask) => {
+      options.observability.watch(watched);
+      app.addHook('onReady', async () => task.start());
+      app.addHook('onClose', async () => task.stop());
+    };
+    if (options.bulkWorker !== false) {
+      const worker = new BulkPaymentWorker(options.ctx, app.log, options.bulkWorker ?? {});
+      options.ctx.bulkWorker = worker;
+      run(worker, worker.task);
+    }
+    if (options.email) {
+      const sender = new EmailOutboxWorker(options.ctx.db, options.email, app.log);
+      run(sender, sender.task);
+    }
+    if (options.billingClockMs) {
+      const clock = billingClockTask(options.ctx, app.log, options.billingClockMs);
+      run(clock, clock);
+    }
+  },
+  { name: 'renew-background-tasks', fastify: '5.x' },
+);

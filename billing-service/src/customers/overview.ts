@@ -1,0 +1,68 @@
+import type { AppContext } from '../app-context.js';
+import { effectiveBillingSettings } from '../billing-settings/effective-settings.js';
+import { findBillingSetting } from '../billing-settings/repository.js';
+import type { Caller } from '../http/auth.js';
+import { ApiError } from '../http/errors.js';
+import { customerBalances } from '../ledger/balances.js';
+import { daysUntilCancellation, daysUntilSuspension } from '../lifecycle/dunning.js';
+import { money, toJsonAmount } from '../money/money.js';
+import { toCustomerResponses } from './customer-response.js';
+import { customerDisplayName, findCustomerRecord, hasChildren, pendingChargesAndNextBilling } from './repository.js';
+import type { CustomerOverviewResponse } from './schemas.js';
+
+/** GET /v1/customers/{id}/overview: the customer's standing (balances, recurring revenue, dunning countdowns). */
+export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: number): Promise<CustomerOverviewResponse> {
+  const record = await findCustomerRecord(ctx.db, caller.accountId, id);
+  if (!record) throw ApiError.notFound('customer', id);
+  const [balances, parentName, isParent, setting, pending] = await Promise.all([
+    customerBalances(ctx.db, id),
+    record.parentId ? customerDisplayName(ctx.db, caller.accountId, record.parentId) : Promise.resolve(null),
+    hasChildren(ctx.db, caller.accountId, id),
+    findBillingSetting(ctx.db, id),
+    pendingChargesAndNextBilling(ctx.db, id),
+  ]);
+  const [customer] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
+  const now = new Date();
+  const accountStatus = customer.customerAccountStatus;
+  const dunning = effectiveBillingSettings(setting, ctx.catalog);
+  const overdueSince = balances.oldestOpenInvoiceDueAt;
+  return {
+    id: record.id,
+    uri: ctx.uris.resource('customers', `${record.id}/overview`),
+    title: record.title,
+    firstName: record.firstName,
+    middleName: record.middleName,
+    lastName: record.lastName,
+    suffix: record.suffix,
+    primaryEmail: record.primaryEmail,
+    primaryPhone: record.primaryPhone,
+    companyName: record.companyName,
+    reference: record.reference,
+    createdTimestamp: record.createdAt.toISOString(),
+    status: customer.status,
+    customerAccountStatus: accountStatus,
+    pendingCharges: toJsonAmount(pending.pendingCharges),
+    arBalance: toJsonAmount(balances.arBalance),
+    unallocatedPayments: toJsonAmount(balances.unallocatedPayments),
+    unallocatedCredits: toJsonAmount(balances.unallocatedCredits),
+    unallocatedOpeningBalance: toJsonAmount(balances.unallocatedOpeningBalance),
+    currency: record.currency,
+    daysUntilSuspension: accountStatus === 'PoorStanding' && overdueSince ? daysUntilSuspension(overdueSince, dunning, now) : null,
+    daysUntilCancellation: daysUntilCancellation({ status: customer.status, statusAt: record.statusAt }, dunning, now),
+    customerAccountStatusTimestamp: record.accountStatusAt.toISOString(),
+    statusTimestamp: record.statusAt.toISOString(),
+    lifetimeValue: toJsonAmount(money(record.lifetimeValue).plus(balances.netPayments)),
+    monthlyRecurringRevenue: customer.monthlyRecurringRevenue,
+    netMonthlyRecurringRevenue: customer.netMonthlyRecurringRevenue,
+    nextBillingDate: pending.nextBillingDate ? `${pending.nextBillingDate}T00:00:00.000Z` : null,
+    crmSynchStatus: record.crmSynchStatus,
+    crmId: record.crmId,
+    accountingId: record.accountingId,
+    erpId: record.erpId,
+    marketingId: record.marketingId,
+    parentId: record.parentId,
+    parentName,
+    isParent,
+    unknownPaymentActivityId: null,
+  };
+}

@@ -1,0 +1,51 @@
+import fp from 'fastify-plugin';
+import type { Db } from '../db/database.js';
+import { ApiKeyAuthenticator } from './auth.js';
+import './context.js';
+import { ApiError } from './errors.js';
+import { enforceRateLimit, type RateLimitStore } from './rate-limit.js';
+
+export interface ApiKeyAuthOptions {
+  db: Db;
+  rateLimitStore: RateLimitStore;
+  /** Failed attempts, per client address (the catalogue's rate limits). */
+  failedAttemptLimits: { perMinute: number; perDay: number };
+}
+
+/**
+ * `Authorization: Basic <private key>` on every route not marked `public`: sets
+ * `request.caller` and counts the request against the key's rate limits. The
+ * public key works only on the card-capture host.
+ */
+export const apiKeyAuth = fp<ApiKeyAuthOptions>(
+  async (app, options) => {
+    const authenticator = new ApiKeyAuthenticator(options.db);
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.method === 'OPTIONS') return;
+      const config = request.routeOptions.config;
+      if (config?.public) return;
+      // An unknown path (404) or a known one with the wrong method (405) needs no key; one sent is
+      // still checked and counted, so its answer carries the rate-limit headers like any other.
+      const unrouted = !request.routeOptions.url;
+      if (unrouted && !request.headers.authorization) return;
+      let caller;
+      try {
+        caller = await authenticator.authenticate(request);
+      } catch (error) {
+        // Failed attempts are limited per client address, so guessing keys is slow.
+        await enforceRateLimit(options.rateLimitStore, reply, `ip:${request.ip}`, options.failedAttemptLimits);
+        if (unrouted) return;
+        throw error;
+      }
+      if (caller.keyKind !== 'private') {
+        // Refused: counted per client address only, so nobody can spend a key's budget by sending it where it is refused.
+        await enforceRateLimit(options.rateLimitStore, reply, `ip:${request.ip}`, options.failedAttemptLimits);
+        if (unrouted) return;
+        throw ApiError.unauthorized('the public API key only works on the card-capture host; use the private API key');
+      }
+      request.caller = caller;
+      await enforceRateLimit(options.rateLimitStore, reply, `key:${caller.keyHash}`, caller.rateLimits);
+    });
+  },
+  { name: 'renew-api-key-auth', fastify: '5.x' },
+);

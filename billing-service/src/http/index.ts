@@ -1,0 +1,11 @@
+/**
+ * The HTTP surface other packages build on (`@renew/billing-service/http`): the
+ * JSON-API plugin and its server options, the spec's errors, zod validation,
+ * who is calling, rate limits and logging.
+ */
+export { jsonApi, jsonApiServerOptions, type JsonApiOptions } from './json-api.js';
+export { ApiError, API_ERROR_KEY, errorBody, type ErrorBody } from './errors.js';
+export { validationError } from './validation.js';
+export type { Caller } from './auth.js';
+export { enforceRateLimit, MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from './rate-limit.js';
+export { defaultLogStream, loggerOptions } from './logging.js';

@@ -1,0 +1,9 @@
+/**
+ * The billing API as an app (`@renew/billing-service`): build it (tests,
+ * benchmarks), its services' context, its configuration, or start it (the
+ * product launcher).
+ */
+export { buildApp, type AppOptions } from './app.js';
+export { createAppContext, type AppContext } from './app-context.js';
+export { DEMO_CATALOG_PATH, loadConfig, type Config } from './config.js';
+export { billingBanner, startBillingService, stopOnSignals, type StartedBilling } from './start-billing.js';

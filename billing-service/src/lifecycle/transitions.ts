@@ -1,0 +1,138 @@
+import type { Updateable } from 'kysely';
+import { recordChange } from '../audit/audit-log.js';
+import { lockCustomer, updateCustomerStatus } from '../customers/repository.js';
+import type { CUSTOMER_STATUSES } from '../customers/schemas.js';
+import type { Queryable } from '../db/database.js';
+import type { CustomerRow, SubscriptionsTable } from '../db/schema.js';
+import type { Caller } from '../http/auth.js';
+import { ApiError } from '../http/errors.js';
+import { utcDate } from '../invoices/billing-run.js';
+import { moveSubscriptionsOfCustomer } from '../subscriptions/repository.js';
+import type { SUBSCRIPTION_STATUSES } from '../subscriptions/schemas.js';
+
+type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
+type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export type TransitionName = 'activate' | 'hold' | 'unhold' | 'cancel' | 'uncancel' | 'suspend' | 'reactivate' | 'autoCancel';
+
+export interface TransitionOptions {
+  /** Stamped on subscriptions a cancellation ends. */
+  cancellationOption?: string;
+  /** false: the subscriptions stay as they are (activation without activateAllSubscriptions). */
+  withSubscriptions?: boolean;
+}
+
+export interface Transition {
+  /** Statuses it starts from; any other is refused. */
+  from: readonly CustomerStatus[];
+  to: CustomerStatus;
+  /** The endpoint that makes it; none: only the billing clock does. */
+  endpoint?: (customerId: number) => string;
+  /** What PUT /v1/customers has always named for this change, though the endpoint refuses it (see customers/service.ts). */
+  putPointer?: string;
+  /** The customer's subscriptions that move with it. */
+  subscriptions: {
+    from: readonly SubscriptionStatus[];
+    to: SubscriptionStatus;
+    /** Only those cancelled with the customer that had started: Drafts cancelled with it stay cancelled. */
+    cancelledWithCustomer?: true;
+    /** Columns set on the moved subscriptions besides status and modifiedAt. */
+    stamp: (now: Date, options: TransitionOptions) => Updateable<SubscriptionsTable>;
+  };
+}
+
+const suspendSubscriptions: Transition['subscriptions'] = { from: ['Active'], to: 'Suspended', stamp: (now) => ({ suspendedAt: now }) };
+const resumeSubscriptions: Transition['subscriptions'] = { from: ['Suspended'], to: 'Active', stamp: () => ({ suspendedAt: null }) };
+const cancelSubscriptions: Transition['subscriptions'] = {
+  from: ['Draft', 'Active', 'Suspended'],
+  to: 'Cancelled',
+  stamp: (now, o) => ({ cancelledAt: now, cancellationOption: o.cancellationOption ?? null }),
+};
+
+/** The customer lifecycle (the spec's state table): every status change a customer makes, and only these. */
+export const TRANSITIONS: Readonly<Record<TransitionName, Transition>> = {
+  activate: {
+    from: ['Draft'],
+    to: 'Active',
+    endpoint: () => 'POST /v1/customeractivation',
+    subscriptions: { from: ['Draft'], to: 'Active', stamp: (now) => ({ activatedAt: now, currentPeriodStart: utcDate(now) }) },
+  },
+  hold: { from: ['Active'], to: 'Hold', endpoint: (id) => `POST /v1/customerhold/${id}`, subscriptions: suspendSubscriptions },
+  unhold: { from: ['Hold'], to: 'Active', endpoint: () => 'POST /v1/customers/unhold', subscriptions: resumeSubscriptions },
+  cancel: { from: ['Draft', 'Active', 'Hold', 'Suspended'], to: 'Cancelled', endpoint: () => 'POST /v1/customercancellation', subscriptions: cancelSubscriptions },
+  uncancel: {
+    from: ['Cancelled'],
+    to: 'Active',
+    endpoint: (id) => `POST /v1/customers/uncancel/${id}`,
+    subscriptions: { from: ['Cancelled'], to: 'Active', cancelledWithCustomer: true, stamp: () => ({ cancelledAt: null, cancellationOption: null }) },
+  },
+  // The billing clock's own moves (lifecycle/billing-clock.ts); when, is lifecycle/dunning.ts.
+  suspend: { from: ['Active'], to: 'Suspended', subscriptions: suspendSubscriptions },
+  reactivate: { from: ['Suspended'], to: 'Active', putPointer: 'POST /v1/customers/unhold', subscriptions: resumeSubscriptions },
+  autoCancel: { from: ['Suspended'], to: 'Cancelled', subscriptions: cancelSubscriptions },
+};
+
+const NAMES = Object.keys(TRANSITIONS) as TransitionName[];
+
+/**
+ * Locks the customer for the rest of the transaction and checks it is in one of
+ * the states the operation starts from. Two concurrent operations on one
+ * customer serialize here; the second sees the first's result and is refused.
+ */
+export async function lockCustomerIn(db: Queryable, caller: Caller, customerId: number, allowed: readonly string[]): Promise<CustomerRow> {
+  const customer = await lockCustomer(db, caller.accountId, customerId);
+  if (!customer) throw ApiError.notFound('customer', customerId);
+  if (!allowed.includes(customer.status)) throw ApiError.badRequest(`cannot process since status is ${customer.status}`);
+  return customer;
+}
+
+/** Locks the customer and checks the transition starts from its status. */
+export function lockCustomerFor(db: Queryable, caller: Caller, customerId: number, name: TransitionName): Promise<CustomerRow> {
+  return lockCustomerIn(db, caller, customerId, TRANSITIONS[name].from);
+}
+
+type MovedSubscription = { id: number; status: string; name: string };
+
+/**
+ * Makes a transition: locks the customer (given by id; a row is one already
+ * locked by lockCustomerFor), moves its subscriptions as the table says, sets
+ * its status and writes the audit entry with `details` (a function of the moved
+ * subscriptions when the details depend on them, e.g. a cancellation's credit).
+ */
+export async function transitionCustomer(
+  db: Queryable,
+  caller: Caller,
+  customerOrId: CustomerRow | number,
+  name: TransitionName,
+  now: Date,
+  details: Record<string, unknown> | ((moved: MovedSubscription[], customer: CustomerRow) => Promise<Record<string, unknown>> | Record<string, unknown>) = {},
+  options: TransitionOptions = {},
+): Promise<{ customer: CustomerRow; moved: MovedSubscription[] }> {
+  const t = TRANSITIONS[name];
+  const customer = typeof customerOrId === 'number' ? await lockCustomerFor(db, caller, customerOrId, name) : customerOrId;
+  if (!t.from.some((s) => s === customer.status)) throw new Error(`${name} cannot start from ${customer.status}: lock the customer with lockCustomerFor first`);
+  const { from, to, cancelledWithCustomer, stamp } = t.subscriptions;
+  const moved =
+    options.withSubscriptions === false
+      ? []
+      : await moveSubscriptionsOfCustomer(db, customer.id, { from, to, cancelledAt: cancelledWithCustomer ? customer.statusAt : undefined }, { ...stamp(now, options), modifiedAt: now });
+  const audited = typeof details === 'function' ? await details(moved, customer) : details;
+  await updateCustomerStatus(db, customer.id, t.to, now);
+  await recordChange(db, caller, { entityType: 'Customer', entityId: customer.id, action: 'update', changes: { status: [customer.status, t.to], ...audited } });
+  return { customer, moved };
+}
+
+/**
+ * How a customer gets from `from` to `to`, for PUT /v1/customers (which never
+ * changes the status): the endpoint to use; `systemOnly` when only the billing
+ * clock ever moves a customer to `to`; null when no transition does.
+ */
+export function routeToStatus(from: string, to: string, customerId: number): { endpoint: string } | { systemOnly: TransitionName } | null {
+  const into = NAMES.filter((n) => TRANSITIONS[n].to === to);
+  if (into.length > 0 && into.every((n) => !TRANSITIONS[n].endpoint)) return { systemOnly: into[0]! };
+  const endpoint = into
+    .filter((n) => TRANSITIONS[n].from.some((s) => s === from))
+    .map((n) => TRANSITIONS[n].endpoint?.(customerId) ?? TRANSITIONS[n].putPointer)
+    .find((e) => e !== undefined);
+  return endpoint ? { endpoint } : null;
+}

@@ -1,0 +1,15 @@
+/**
+ * What the card-capture host needs from payments (`@renew/billing-service/payments`):
+ * the card checks, validating and storing a card, a first payment with a new card,
+ * and the gateway (interface and sandbox).
+ */
+export { checkCard, type CardInput } from './card-checks.js';
+export { amountInCurrency, collectWithNewCard, customerForCollection } from './service.js';
+export { SandboxGateway } from './gateway/sandbox-gateway.js';
+export type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from './gateway/payment-gateway.js';
+export { insertValidatedCard, toCreditCardResponse, validateCard, type CardReadyToStore } from '../payment-methods/service.js';
+export { cardholderFields, type CreditCardResponse } from '../payment-methods/schemas.js';
+/** A card's address: country and state ids (ISO 3166) checked and resolved. */
+export { resolveLocation } from '../geo/resolve-location.js';
+/** Capture tokens: who the public key may put a card on, and spending the token with the card. */
+export { authorizeCapture, spendCaptureGrant, type CapturePermission, type TokenlessCapture } from '../capture-tokens/service.js';
