@@ -51,8 +51,11 @@ export async function startDemoSite(options: StartDemoOptions): Promise<{ app: F
   });
   await probe.body?.cancel();
   if (probe.status === 401) throw new Error("the demo store's private API key is refused by the billing API: set RENEW_API_KEY and RENEW_PUBLIC_API_KEY to this account's keys");
+  // The merchant key's own per-minute limit, as the billing API states it: a shopper may cause 10 % of it.
+  const merchantPerMinute = Number(probe.headers.get('x-rate-limit-limit-minute')) || undefined;
   const app = await buildDemoSite({
     checkout: {
+      ...(merchantPerMinute ? { merchantPerMinute } : {}),
       billingApiUrl: options.billingApiUrl,
       apiKey: options.keys.apiKey,
       captureUrl: options.captureUrl,

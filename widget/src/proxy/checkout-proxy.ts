@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type {
   CaptureTokenResponse,
@@ -31,6 +31,14 @@ export interface CheckoutProxyOptions {
   sessionSecret?: string;
   /** Requests per minute from one shopper address (default 120). */
   perIpPerMinute?: number;
+  /**
+   * The merchant's per-minute limit on the billing API (default 1,000, the account default): one
+   * shopper address may cause at most 10 % of it in billing API calls, so no visitor can lock the
+   * merchant's own back office out.
+   */
+  merchantPerMinute?: number;
+  /** New checkouts (customers created) per minute from one shopper address (default 5). */
+  perIpNewCustomersPerMinute?: number;
   rateLimitStore?: RateLimitStore;
   billingTimeoutMs?: number;
 }
@@ -48,6 +56,28 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
   const sessions = new CheckoutSessions(options.sessionSecret);
   const store = options.rateLimitStore ?? new MemoryRateLimitStore();
   const perMinute = options.perIpPerMinute ?? 120;
+  const callsPerMinute = Math.max(1, Math.floor((options.merchantPerMinute ?? 1000) / 10));
+  const newCustomersPerMinute = options.perIpNewCustomersPerMinute ?? 5;
+  /**
+   * The billing API on behalf of one shopper address: each call it causes counts against that
+   * address's budget (10 % of the merchant's per minute), before it is made.
+   */
+  const billingFor = (request: FastifyRequest, reply: FastifyReply) => ({
+    call: async <T>(method: Parameters<BillingApiClient['call']>[0], path: string, body?: unknown): Promise<T> => {
+      await enforceRateLimit(store, reply, `checkout-calls:${request.ip}`, { perMinute: callsPerMinute, perDay: callsPerMinute * 60 });
+      return billing.call<T>(method, path, body);
+    },
+  });
+  /** What every shopper sees alike (plans, countries) is fetched once per `ttlMs`, not per shopper. */
+  const shared = new Map<string, { expires: number; value: Promise<unknown> }>();
+  const sharedAnswer = <T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> => {
+    const cached = shared.get(key);
+    if (cached && cached.expires > Date.now()) return cached.value as Promise<T>;
+    const value = load();
+    shared.set(key, { expires: Date.now() + ttlMs, value });
+    value.catch(() => shared.delete(key)); // a failure is not remembered
+    return value;
+  };
   const places = minorUnits(options.currency);
   const amount = (value: number) => roundToCurrency(money(value), options.currency).toFixed(places);
 
@@ -68,8 +98,8 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
     }
   };
 
-  const previewFor = async (customerId: number): Promise<Omit<OrderSummary, 'captureToken'>> => {
-    const preview = await billing.call<LifecycleResponse>('POST', '/v1/customeractivation?preview=true', { customerId });
+  const previewFor = async (api: ReturnType<typeof billingFor>, customerId: number): Promise<Omit<OrderSummary, 'captureToken'>> => {
+    const preview = await api.call<LifecycleResponse>('POST', '/v1/customeractivation?preview=true', { customerId });
     const invoice = preview.invoicePreview;
     if (!invoice) throw ApiError.badRequest('there is nothing to pay: choose a plan first');
     return {
@@ -94,7 +124,7 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
 
   // Step 1: the plans on sale, one option per plan frequency priced in the shop's currency.
   app.get('/plans', async (): Promise<PlanOption[]> => {
-    const plans = await billing.call<PlanResponse[]>('GET', '/v1/Plans?pageSize=1000');
+    const plans = await sharedAnswer('plans', 60_000, () => billing.call<PlanResponse[]>('GET', '/v1/Plans?pageSize=1000'));
     const inCurrency = (prices: Array<{ amount: number; currency: string }>) => prices.find((p) => p.currency === options.currency);
     return plans
       .filter((plan) => plan.status === 'Active')
@@ -117,13 +147,15 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
 
   app.get('/countries', async (_request, reply): Promise<CountryOption[]> => {
     reply.header('cache-control', 'public, max-age=3600');
-    return billing.call<CountryResponse[]>('GET', '/v1/countries');
+    return sharedAnswer('countries', 3_600_000, () => billing.call<CountryResponse[]>('GET', '/v1/countries'));
   });
 
   // Steps 2-3: the Draft customer with its billing address; the answer carries the session.
-  app.post('/customers', { schema: { body: ShopperDetailsBody } }, async (request): Promise<StartedCheckout> => {
+  app.post('/customers', { schema: { body: ShopperDetailsBody } }, async (request, reply): Promise<StartedCheckout> => {
+    // Each new checkout is a customer in the merchant's books: fewer per address than other calls.
+    await enforceRateLimit(store, reply, `checkout-customers:${request.ip}`, { perMinute: newCustomersPerMinute, perDay: newCustomersPerMinute * 60 });
     const { firstName, lastName, email, address } = request.body;
-    const customer = await billing.call<CustomerResponse>('POST', '/v1/customers', {
+    const customer = await billingFor(request, reply).call<CustomerResponse>('POST', '/v1/customers', {
       firstName,
       lastName,
       primaryEmail: email,
@@ -141,31 +173,33 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
   });
 
   // Step 4: the subscription, then step 5: the previewed first invoice.
-  app.post('/customers/:customerId/subscriptions', { schema: { params: CustomerParams, body: SubscriptionBody } }, async (request): Promise<OrderSummary> => {
+  app.post('/customers/:customerId/subscriptions', { schema: { params: CustomerParams, body: SubscriptionBody } }, async (request, reply): Promise<OrderSummary> => {
+    const api = billingFor(request, reply);
     const { customerId } = request.params;
     requireSession(request, customerId);
     const { planFrequencyId } = request.body;
     // One plan per checkout; a repeated request (double click, retry) is answered like the first.
-    const existing = await billing.call<SubscriptionResponse[]>('GET', `/v1/customers/${customerId}/subscriptions`);
+    const existing = await api.call<SubscriptionResponse[]>('GET', `/v1/customers/${customerId}/subscriptions`);
     if (existing.some((s) => s.planFrequency.id !== planFrequencyId)) {
       throw ApiError.conflict('this checkout already has another plan: start a new checkout to change it', 'planFrequencyId');
     }
-    if (existing.length === 0) await billing.call('POST', '/v1/subscriptions', { customerId, planFrequencyId });
-    const summary = await previewFor(customerId);
+    if (existing.length === 0) await api.call('POST', '/v1/subscriptions', { customerId, planFrequencyId });
+    const summary = await previewFor(api, customerId);
     // The capture host adds the shopper's card to this customer only with a token, for at most the total.
-    const { token } = await billing.call<CaptureTokenResponse>('POST', '/v1/captureTokens', { customerId, maxCollectionAmount: summary.total });
+    const { token } = await api.call<CaptureTokenResponse>('POST', '/v1/captureTokens', { customerId, maxCollectionAmount: summary.total });
     return { ...summary, captureToken: token };
   });
 
   // Step 8: activate, but only once the first payment covers the first invoice: a
   // shopper who changed the collection amount in the browser gets nothing for free. The billing
   // API checks it under the customer's lock (requireFullPayment), so nothing added meanwhile slips through.
-  app.post('/customers/:customerId/activation', { schema: { params: CustomerParams } }, async (request): Promise<CompletedCheckout> => {
+  app.post('/customers/:customerId/activation', { schema: { params: CustomerParams } }, async (request, reply): Promise<CompletedCheckout> => {
+    const api = billingFor(request, reply);
     const { customerId } = request.params;
     requireSession(request, customerId);
-    const customer = await billing.call<CustomerResponse>('GET', `/v1/customers/${customerId}`);
-    if (customer.status !== 'Draft') return completed(customerId, customer.status);
-    const activated = await billing
+    const customer = await api.call<CustomerResponse>('GET', `/v1/customers/${customerId}`);
+    if (customer.status !== 'Draft') return completed(api, customerId, customer.status);
+    const activated = await api
       .call<LifecycleResponse>('POST', '/v1/customeractivation?view=sideeffects', {
         customerId,
         activateAllSubscriptions: true,
@@ -183,8 +217,8 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
   });
 
   /** A repeated activation (a second click, a retried request) answers like the first. */
-  const completed = async (customerId: number, status: string): Promise<CompletedCheckout> => {
-    const invoices = await billing.call<InvoiceResponse[]>('GET', `/v1/Customers/${customerId}/Invoices?sortExpression=Id&sortOrder=Ascending&pageSize=1`);
+  const completed = async (api: ReturnType<typeof billingFor>, customerId: number, status: string): Promise<CompletedCheckout> => {
+    const invoices = await api.call<InvoiceResponse[]>('GET', `/v1/Customers/${customerId}/Invoices?sortExpression=Id&sortOrder=Ascending&pageSize=1`);
     return toCompleted(customerId, status, invoices[0]);
   };
 

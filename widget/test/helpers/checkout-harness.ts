@@ -53,7 +53,10 @@ export async function startCheckoutHarness(): Promise<CheckoutHarness> {
     publicApiKey: billing.account.publicApiKey,
     captcha: { mode: 'dev', siteKey: null },
     currency: 'USD',
+    // The tests come from one address: per-address budgets are tested on their own (checkout-proxy-budget.test.ts).
     perIpPerMinute: 100_000,
+    perIpNewCustomersPerMinute: 100_000,
+    merchantPerMinute: 1_000_000,
   };
   const shops: FastifyInstance[] = [];
   const buildShop = async (overrides: Partial<CheckoutProxyOptions> = {}) => {
