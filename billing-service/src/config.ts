@@ -56,6 +56,8 @@ export interface Config {
   metricsToken?: string;
   /** Which payment gateway adapter; only the built-in sandbox exists so far. */
   gateway: { name: 'sandbox'; timeoutMs: number };
+  /** NODE_ENV=production: defaults become strict, and test doubles (the sandbox gateway) are warned about at every start. */
+  production: boolean;
 }
 
 /** Environment to typed configuration. Throws with every problem listed. */
@@ -86,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.RENEW_LOG_LEVEL,
     ...(e.RENEW_METRICS_TOKEN ? { metricsToken: e.RENEW_METRICS_TOKEN } : {}),
     gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
+    production: e.NODE_ENV === 'production',
     billingClockMs: e.RENEW_BILLING_CLOCK_MS,
     email: e.RENEW_SMTP_URL ? { smtpUrl: e.RENEW_SMTP_URL, from: e.RENEW_EMAIL_FROM } : undefined,
   };
@@ -96,3 +99,7 @@ function parseTrustProxy(value: string | undefined): string | boolean {
   if (value === 'true') return true;
   return value;
 }
+
+/** Said at every start when production runs on the sandbox: no card is really charged. */
+export const SANDBOX_IN_PRODUCTION_WARNING =
+  'NODE_ENV=production with the sandbox payment gateway (RENEW_GATEWAY=sandbox): no card is really charged; test cards only';

@@ -5,5 +5,5 @@
  */
 export { buildApp, type AppOptions } from './app.js';
 export { createAppContext, type AppContext } from './app-context.js';
-export { DEMO_CATALOG_PATH, loadConfig, type Config } from './config.js';
+export { DEMO_CATALOG_PATH, loadConfig, SANDBOX_IN_PRODUCTION_WARNING, type Config } from './config.js';
 export { billingBanner, startBillingService, stopOnSignals, type StartedBilling } from './start-billing.js';

@@ -4,7 +4,7 @@ import { buildApp } from './app.js';
 import { ensureDefaultAccount, type CreatedAccount } from './accounts/service.js';
 import { loadCatalog } from './catalog/load-catalog.js';
 import type { Catalog } from './catalog/schema.js';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, SANDBOX_IN_PRODUCTION_WARNING, type Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { loggerOptions } from './http/logging.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from './http/rate-limit.js';
@@ -57,6 +57,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     observability: { ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), ...(database.pools ? { pools: database.pools } : {}), processMetrics: true },
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
+  if (config.production && config.gateway.name === 'sandbox') app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const url = formatUrl(scheme, config.host, typeof address === 'object' && address ? address.port : config.port);

@@ -93,6 +93,21 @@ describe('npm start', () => {
     }
   }, 60_000);
 
+  it('warns at every start when production runs on the sandbox gateway, and only then', async () => {
+    const service = await startService({ NODE_ENV: 'production', RENEW_REQUIRE_TLS: 'false' });
+    try {
+      expect(service.output()).toMatch(/sandbox payment gateway/);
+    } finally {
+      expect(await stop(service.child), service.output()).toBe(0);
+    }
+    const development = await startService({});
+    try {
+      expect(development.output()).not.toMatch(/sandbox payment gateway/);
+    } finally {
+      expect(await stop(development.child), development.output()).toBe(0);
+    }
+  }, 90_000);
+
   it('refuses to start with an invalid configuration, naming the variable', async () => {
     await expect(startService({ RENEW_API_PORT: 'eighty' })).rejects.toThrow(/RENEW_API_PORT/);
   }, 60_000);

@@ -68,6 +68,10 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
   if (!e.RENEW_CAPTCHA && mode === 'dev' && e.NODE_ENV === 'production') {
     throw new Error('invalid configuration: NODE_ENV=production needs RENEW_RECAPTCHA_SECRET (or RENEW_CAPTCHA=dev, which accepts any token)');
   }
+  // The development CAPTCHA accepts any token: as a default it serves only this machine.
+  if (!e.RENEW_CAPTCHA && mode === 'dev' && !isLoopbackHost(shared.host)) {
+    throw new Error(`invalid configuration: listening on ${shared.host} (not loopback) needs RENEW_RECAPTCHA_SECRET, or RENEW_CAPTCHA=dev set explicitly (it accepts any token)`);
+  }
   if (mode === 'google' && catalog && !anySecret) {
     throw new Error('invalid configuration: RENEW_CAPTCHA=google needs RENEW_RECAPTCHA_SECRET or the catalogue\'s capture.recaptchaSecret');
   }
@@ -91,4 +95,10 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
     ...(shared.metricsToken ? { metricsToken: shared.metricsToken } : {}),
     emailEnabled: shared.email !== undefined,
   };
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }

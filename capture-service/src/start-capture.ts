@@ -8,6 +8,7 @@ import { buildCaptureApp } from './app.js';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
 import { DevCaptcha } from './captcha/dev-captcha.js';
 import { SiteverifyCaptcha } from './captcha/siteverify-captcha.js';
+import { SANDBOX_IN_PRODUCTION_WARNING } from '@renew/billing-service';
 import { loadCaptureConfig, type CaptureConfig } from './config.js';
 
 export interface StartCaptureOptions {
@@ -70,6 +71,7 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     observability: { ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), ...(options.database.pools ? { pools: options.database.pools } : {}), processMetrics: true },
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
+  if (process.env.NODE_ENV === 'production' && !options.gateway) app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
   if (config.captcha.mode === 'dev') {
     app.log.warn('card-capture host: CAPTCHA in dev mode (any non-empty token not beginning with "fail" is accepted); set RENEW_RECAPTCHA_SECRET for reCAPTCHA');
   }

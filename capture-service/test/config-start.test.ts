@@ -59,6 +59,15 @@ describe('loadCaptureConfig', () => {
     expect(loadCaptureConfig({ NODE_ENV: 'production', RENEW_CAPTCHA: 'dev' }).captcha.mode).toBe('dev');
     expect(() => loadCaptureConfig({ RENEW_CAPTCHA: 'google' }, catalog)).toThrow(/needs RENEW_RECAPTCHA_SECRET/);
   });
+
+  it('takes the development CAPTCHA as a default only on a loopback address', () => {
+    expect(loadCaptureConfig({ RENEW_HOST: '127.0.0.1' }).captcha.mode).toBe('dev');
+    expect(loadCaptureConfig({ RENEW_HOST: '::1' }).captcha.mode).toBe('dev');
+    expect(() => loadCaptureConfig({ RENEW_HOST: '0.0.0.0' })).toThrow(/not loopback/);
+    expect(() => loadCaptureConfig({ RENEW_HOST: '192.0.2.10' })).toThrow(/RENEW_CAPTCHA=dev set explicitly/);
+    expect(loadCaptureConfig({ RENEW_HOST: '0.0.0.0', RENEW_CAPTCHA: 'dev' }).captcha.mode).toBe('dev');
+    expect(loadCaptureConfig({ RENEW_HOST: '0.0.0.0', RENEW_RECAPTCHA_SECRET: 'svc' }).captcha.mode).toBe('google');
+  });
 });
 
 describe('startCaptureService', () => {
