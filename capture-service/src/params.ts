@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ApiError, validationError } from '@renew/billing-service/http';
+import { ApiError, unstorableText, validationError } from '@renew/billing-service/http';
 import { cardholderFields } from '@renew/billing-service/payments';
 
 /**
@@ -146,6 +146,11 @@ export type CaptureInput = z.infer<typeof CaptureParameters>;
 
 /** Validates the merged parameters; every problem is listed, keyed on the canonical field. */
 export function validateParameters(raw: RawParameters): { input?: CaptureInput; errors: Array<{ Key: string; Value: string }> } {
+  // The billing API's one rule for text: no NUL, no lone surrogate.
+  for (const [name, value] of Object.entries(raw)) {
+    const unstorable = unstorableText(value);
+    if (unstorable) return { errors: [{ Key: name, Value: unstorable.problem }] };
+  }
   const { [COLLECTION_AMOUNT]: collectionAmount, ...rest } = raw;
   const shaped = { ...rest, ...(collectionAmount !== undefined ? { paymentCollectOptions: { collectionAmount } } : {}) };
   const result = CaptureParameters.safeParse(shaped);

@@ -146,3 +146,13 @@ describe("the account's settings", () => {
     expect(res.json().state).toMatch(/New York/);
   });
 });
+
+describe('text the billing API could not store', () => {
+  it('refuses a lone surrogate or a NUL in any parameter, keyed on it', async () => {
+    for (const [field, value] of [['firstName', 'Ada\ud800'], ['lastName', 'Love\u0000lace']] as const) {
+      const res = await t.post(t.params(customerId, { [field]: value }));
+      expect(res.statusCode).toBe(400);
+      expect(errorsOf(res)[0]!.Key).toBe(field);
+    }
+  });
+});

@@ -16,8 +16,8 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
       // No body (none sent, or empty; Fastify passes it as null): validated as {}, so each missing required field is named.
       const data = canonical(httpPart === 'body' && (input === undefined || input === null) ? {} : input);
       // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
-      const nulAt = findNulCharacter(data, []);
-      if (nulAt) return { error: ApiError.badRequest('must not contain the NUL character', fieldKey(nulAt)) };
+      const unstorable = unstorableText(data);
+      if (unstorable) return { error: ApiError.badRequest(unstorable.problem, fieldKey(unstorable.path)) };
       const result = schema.safeParse(data);
       if (result.success) return { value: result.data };
       return { error: validationError(result.error.issues) };
@@ -28,16 +28,28 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
   };
 };
 
-function findNulCharacter(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+/**
+ * One rule for every text a request carries: it must be storable as PostgreSQL text and JSON.
+ * The NUL character is not; nor is a lone UTF-16 surrogate ("\ud800" in JSON), which one column
+ * would store as U+FFFD and a JSON column refuse. Both are a 400 keyed on the field.
+ */
+/** With the u flag a surrogate pair is one code point: only a lone surrogate matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+export function unstorableText(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; problem: string } | undefined {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return { path, problem: 'must not contain the NUL character' };
+    if (LONE_SURROGATE.test(value)) return { path, problem: 'must be valid Unicode text (a lone surrogate is not)' };
+    return undefined;
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findNulCharacter(value[i], [...path, i]);
+      const found = unstorableText(value[i], [...path, i]);
       if (found) return found;
     }
   } else if (value !== null && typeof value === 'object') {
     for (const [key, child] of Object.entries(value)) {
-      const found = findNulCharacter(child, [...path, key]);
+      const found = unstorableText(child, [...path, key]) ?? unstorableText(key, [...path, key]);
       if (found) return found;
     }
   }
