@@ -36,7 +36,7 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
       { cancellationOption: option },
     );
     // Draft subscriptions never started: only the ones the customer had are announced.
-    const ended = cancelled.filter((s) => s.status !== 'Draft').map((s) => s.name);
+    const ended = cancelled.filter((s) => s.activatedAt !== null).map((s) => s.name);
     if (ended.length > 0) await ctx.notifier?.enqueue(trx, customer, { type: 'SubscriptionCancellation', subscriptions: ended });
   });
 }

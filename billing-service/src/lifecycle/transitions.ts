@@ -91,7 +91,7 @@ export function lockCustomerFor(db: Queryable, caller: Caller, customerId: numbe
   return lockCustomerIn(db, caller, customerId, TRANSITIONS[name].from);
 }
 
-type MovedSubscription = { id: number; status: string; name: string };
+type MovedSubscription = { id: number; status: string; name: string; activatedAt: Date | null };
 
 /**
  * Makes a transition: locks the customer (given by id; a row is one already

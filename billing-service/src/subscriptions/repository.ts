@@ -92,14 +92,15 @@ export async function moveSubscriptionsOfCustomer(
   customerId: number,
   move: { from: readonly string[]; to: string; cancelledAt?: Date },
   set: Updateable<SubscriptionsTable>,
-): Promise<Array<{ id: number; status: string; name: string }>> {
+): Promise<Array<{ id: number; status: string; name: string; activatedAt: Date | null }>> {
+  // `status` is the new one (what UPDATE … RETURNING gives); `activatedAt` tells a started subscription from a Draft.
   return db
     .updateTable('subscriptions')
     .set({ ...set, status: move.to })
     .where('customerId', '=', customerId)
     .where('status', 'in', [...move.from])
     .$if(move.cancelledAt !== undefined, (q) => q.where('cancelledAt', '=', move.cancelledAt!).where('activatedAt', 'is not', null))
-    .returning(['id', 'status', 'name'])
+    .returning(['id', 'status', 'name', 'activatedAt'])
     .execute();
 }
 

@@ -75,9 +75,12 @@ describe('e-mail notifications', () => {
     const c = await customer();
     await newSubscription(t, c.id);
     await activate(t, c.id, ACTIVATION_FLAGS);
+    // A subscription added later and never started (Draft) is not one the customer had.
+    await newSubscription(t, c.id, 21);
     expect((await t.call('POST', '/v1/customercancellation', { customerId: c.id, cancellationOption: 'None' })).statusCode).toBe(204);
     const [cancelled] = (await mailTo(c.email, 3)).filter((m) => m.subject === 'Renew demo store: your subscription is cancelled');
     expect(cancelled?.text).toContain('These subscriptions are cancelled: Basic.');
+    expect(cancelled?.text).not.toContain('Pro');
   });
 
   it('tells the customer the account is active and the first invoice is issued, over SMTP', async () => {
