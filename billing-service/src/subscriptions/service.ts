@@ -5,6 +5,7 @@ import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
+import { amountInCurrency } from '../payments/service.js';
 import type { UriBuilder } from '../http/uri.js';
 import { toJsonAmount } from '../money/money.js';
 import { countSubscriptionsByFrequency, findPlanFrequency } from '../plans/repository.js';
@@ -233,6 +234,9 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
       if (given.findIndex((other) => other.id === p.id) !== i) {
         throw ApiError.badRequest(`product ${p.id} is listed twice`, `subscriptionProducts[${i}].id`);
       }
+      // Money in the subscription's currency has its minor units, no more (USD 2, JPY 0, BHD 3).
+      if (p.priceOverride != null) amountInCurrency(p.priceOverride, current.currency, `subscriptionProducts[${i}].priceOverride`);
+      if (p.discount?.type === 'Amount') amountInCurrency(p.discount.amount, current.currency, `subscriptionProducts[${i}].discount.amount`);
     });
     const planQuantity = (code: string) => found?.plan.products.find((p) => p.code === code)?.quantity ?? 1;
     for (const product of products) {

@@ -112,3 +112,30 @@ describe("amounts in the currency's minor units", () => {
     expect(errorsOf(mills)[0]!.Key).toBe('amount');
   });
 });
+
+describe('price overrides and amount discounts in the currency of the subscription', () => {
+  async function subscriptionIn(currency: string) {
+    const customerId = (await t.call('POST', '/v1/customers', { currency })).json().id;
+    const created = await t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: 11 });
+    expect(created.statusCode, created.body).toBe(200);
+    return created.json();
+  }
+  const withProduct = (subscription: any, change: Record<string, unknown>) => ({
+    ...subscription,
+    subscriptionProducts: subscription.subscriptionProducts.map((p: any) => ({ id: p.id, ...change })),
+  });
+
+  it('takes three decimals in BHD, none in JPY, and refuses more, keyed on the product', async () => {
+    const bhd = await subscriptionIn('BHD');
+    expect((await t.call('PUT', '/v1/subscriptions', withProduct(bhd, { priceOverride: '12.345' }))).statusCode).toBe(200);
+    const tooFine = await t.call('PUT', '/v1/subscriptions', withProduct(bhd, { priceOverride: '12.3456' }));
+    expect(tooFine.statusCode).toBe(400);
+    expect(errorsOf(tooFine)[0]!.Key).toBe('subscriptionProducts[0].priceOverride');
+    const jpy = await subscriptionIn('JPY');
+    const halfYen = await t.call('PUT', '/v1/subscriptions', withProduct(jpy, { discount: { type: 'Amount', amount: 10.5 } }));
+    expect(halfYen.statusCode).toBe(400);
+    expect(errorsOf(halfYen)[0]!.Key).toBe('subscriptionProducts[0].discount.amount');
+    // A percentage is not money: it may have decimals.
+    expect((await t.call('PUT', '/v1/subscriptions', withProduct(jpy, { discount: { type: 'Percentage', amount: 12.5 } }))).statusCode).toBe(200);
+  });
+});
