@@ -1,9 +1,10 @@
 import type { Catalog } from './catalog/schema.js';
 import type { Db } from './db/database.js';
-import { UriBuilder } from './http/uri.js';
-import { Notifier } from './notifications/notifier.js';
+import type { UriBuilder } from './http/uri.js';
+import type { Notifier } from './notifications/notifier.js';
 import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
-import { SandboxGateway } from './payments/gateway/sandbox-gateway.js';
+import type { ResourceWebhooks } from './webhooks/events.js';
+import type { WebhookUrlSafety } from './webhooks/url-safety.js';
 
 /**
  * What every service and background worker needs: the database, the catalogue, how to write uris,
@@ -16,19 +17,12 @@ export interface AppContext {
   payments: { gateway: PaymentGateway; gatewayTimeoutMs: number };
   /** Writes e-mail notifications to the outbox (a no-op when e-mail is off). */
   notifier?: Notifier;
+  /** Writes webhook events to their outbox (only for endpoints subscribed to them). */
+  webhooks?: ResourceWebhooks;
   /** The background processor of bulk payment jobs, when this app runs one (the billing API does). */
   bulkWorker?: { wake(): void };
   /** The app's metrics (set by observability/observe.ts): told of each payment once its row is committed. */
   metrics?: { paymentRecorded(status: 'Succeeded' | 'Failed'): void };
-}
-
-/** The context of one app (the billing API, the capture host): the sandbox gateway unless another is given. */
-export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number; emailEnabled?: boolean }): AppContext {
-  return {
-    notifier: new Notifier(options.catalog, options.emailEnabled ?? false),
-    db: options.db,
-    catalog: options.catalog,
-    uris: new UriBuilder(options.publicBaseUrl),
-    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
-  };
+  /** How webhook endpoint URLs are checked (https only, public addresses only, unless the flags say otherwise). */
+  webhookSafety?: WebhookUrlSafety;
 }

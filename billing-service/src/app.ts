@@ -2,7 +2,7 @@ import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { createAppContext } from './app-context.js';
+import { createAppContext } from './create-app-context.js';
 import { addressRoutes } from './addresses/routes.js';
 import { backgroundTasks } from './background/background-tasks.js';
 import { billingSettingRoutes } from './billing-settings/routes.js';
@@ -30,6 +30,8 @@ import { paymentRoutes } from './payments/routes.js';
 import { syncCatalog } from './plans/catalog-sync.js';
 import { planRoutes } from './plans/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
+import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 export interface AppOptions {
   db: Db;
@@ -51,6 +53,10 @@ export interface AppOptions {
   billingClockMs?: number;
   /** E-mail notifications over SMTP; unset: none are written or sent. */
   email?: EmailSettings;
+  /** Webhook URL checks (RENEW_WEBHOOK_ALLOW_HTTP / _PRIVATE) and the delivery worker's settings. */
+  webhooks?: WebhookWorkerOptions;
+  /** The webhook delivery worker (default: on, polling every second); false: none in this app. */
+  webhookWorker?: boolean;
   /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
   observability?: ObservabilityOptions;
 }
@@ -70,10 +76,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     jsonApiServerOptions({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 1024 * 1024, https: options.https }),
   ).withTypeProvider<ZodTypeProvider>();
   const ctx = createAppContext({ ...options, emailEnabled: options.email !== undefined });
+  ctx.webhookSafety = options.webhooks ?? {};
   // Bodies are JSON (the spec's Content-Type: application/json); an empty body is none, whatever its type; other types 415.
   await app.register(jsonApi, { ctx });
   const observability = observe(app, options.db, { ...options.observability, queues: true });
-  await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs });
+  await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs, webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}) });
   await app.register(cors, {
     origin: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
@@ -102,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(countryRoutes);
   await app.register(emailPreferenceRoutes);
   await app.register(bulkRoutes);
+  await app.register(webhookRoutes);
 
   return app;
 }

@@ -31,10 +31,15 @@ const EnvSchema = z.object({
   RENEW_BILLING_CLOCK_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** Bearer token for GET /metrics; unset: /metrics answers loopback clients only. */
   RENEW_METRICS_TOKEN: z.string().min(16).optional(),
+  /** Webhook endpoints: accept http:// URLs; accept hosts resolving to private, loopback, link-local… addresses (development, tests). */
+  RENEW_WEBHOOK_ALLOW_HTTP: booleanString.default(false),
+  RENEW_WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
   RENEW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export interface Config {
+  /** Webhook URL checks: http:// allowed, private addresses allowed (both off by default). */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean };
   /** Billing clock interval; 0: off. */
   billingClockMs: number;
   /** E-mail notifications, when an SMTP server is configured. */
@@ -90,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
     production: e.NODE_ENV === 'production',
     billingClockMs: e.RENEW_BILLING_CLOCK_MS,
+    webhooks: { allowHttp: e.RENEW_WEBHOOK_ALLOW_HTTP, allowPrivate: e.RENEW_WEBHOOK_ALLOW_PRIVATE },
     email: e.RENEW_SMTP_URL ? { smtpUrl: e.RENEW_SMTP_URL, from: e.RENEW_EMAIL_FROM } : undefined,
   };
 }

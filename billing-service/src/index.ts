@@ -4,6 +4,7 @@
  * product launcher).
  */
 export { buildApp, type AppOptions } from './app.js';
-export { createAppContext, type AppContext } from './app-context.js';
+export type { AppContext } from './app-context.js';
+export { createAppContext } from './create-app-context.js';
 export { DEMO_CATALOG_PATH, loadConfig, SANDBOX_IN_PRODUCTION_WARNING, type Config } from './config.js';
 export { billingBanner, startBillingService, stopOnSignals, type StartedBilling } from './start-billing.js';

@@ -189,7 +189,7 @@ export async function captureCard(
   if (amount === undefined) {
     const stored = await ctx.db.transaction().execute(async (trx) => {
       await spendToken(trx);
-      return insertValidatedCard(trx, caller, card);
+      return insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks });
     });
     return toCreditCardResponse(stored, ctx.uris);
   }

@@ -4,6 +4,8 @@ import { BulkPaymentWorker, type BulkWorkerOptions } from '../bulk/bulk-worker.j
 import { billingClockTask } from '../lifecycle/billing-clock.js';
 import { EmailOutboxWorker, type EmailSettings } from '../notifications/email-outbox-worker.js';
 import type { Observability } from '../observability/observe.js';
+import { WebhookDeliveryWorker, type WebhookWorkerOptions } from '../webhooks/delivery-worker.js';
+import { endpointDisabledEmail } from '../webhooks/disabled-notice.js';
 import type { PeriodicTask } from './periodic-task.js';
 
 export interface BackgroundTaskOptions {
@@ -16,6 +18,8 @@ export interface BackgroundTaskOptions {
   email?: EmailSettings;
   /** Ticks the billing clock this often; unset or 0: no clock on this instance. */
   billingClockMs?: number;
+  /** Webhook deliveries (default: on, polling every second); false: none on this instance. */
+  webhooks?: WebhookWorkerOptions | false;
 }
 
 /** The billing API's background tasks: started when the app is ready, stopped when it closes. */
@@ -33,6 +37,10 @@ export const backgroundTasks = fp<BackgroundTaskOptions>(
     }
     if (options.email) {
       const sender = new EmailOutboxWorker(options.ctx.db, options.email, app.log);
+      run(sender, sender.task);
+    }
+    if (options.webhooks !== false) {
+      const sender = new WebhookDeliveryWorker(options.ctx.db, { onEndpointDisabled: endpointDisabledEmail(options.ctx), ...options.webhooks }, app.log);
       run(sender, sender.task);
     }
     if (options.billingClockMs) {

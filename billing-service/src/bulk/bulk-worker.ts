@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { AppContext } from '../app-context.js';
-import { claimRecords, completeFinishedJobs } from './repository.js';
-import { collectBulkRecord } from './service.js';
+import { claimRecords } from './repository.js';
+import { collectBulkRecord, completeFinishedBulkJobs } from './service.js';
 
 export interface BulkWorkerOptions {
   /** How often to look for work other instances queued (this instance's own Process calls wake it at once). Default 1 s. */
@@ -63,6 +63,6 @@ export class BulkPaymentWorker {
       };
       await Promise.all(Array.from({ length: Math.min(this.parallel, batch.length) }, lane));
     }
-    if (!this.task.stopped) await completeFinishedJobs(this.ctx.db, new Date());
+    if (!this.task.stopped) await completeFinishedBulkJobs(this.ctx, new Date());
   }
 }

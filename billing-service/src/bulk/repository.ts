@@ -100,7 +100,7 @@ export async function finishRecord(trx: Queryable, recordId: number, outcome: { 
 }
 
 /** Processing jobs with no record left to process become Completed. */
-export async function completeFinishedJobs(db: Queryable, now: Date): Promise<number[]> {
+export async function completeFinishedJobs(db: Queryable, now: Date): Promise<Array<{ id: number; accountId: number }>> {
   const rows = await db
     .updateTable('bulkJobs')
     .set({ status: 'Completed', completedAt: now, modifiedAt: now })
@@ -108,7 +108,7 @@ export async function completeFinishedJobs(db: Queryable, now: Date): Promise<nu
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('bulkJobRecords').select('id').whereRef('bulkJobRecords.jobId', '=', 'bulkJobs.id').where('bulkJobRecords.status', 'in', ['Pending', 'Processing']))),
     )
-    .returning('id')
+    .returning(['id', 'accountId'])
     .execute();
-  return rows.map((r) => r.id);
+  return rows;
 }

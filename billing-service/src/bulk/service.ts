@@ -6,8 +6,10 @@ import { ApiError, fieldKey, type ErrorBody } from '../http/errors.js';
 import { toJsonAmount } from '../money/money.js';
 import { checkPaymentRequest, recordPayment } from '../payments/service.js';
 import type { CollectPaymentInput } from '../payments/schemas.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import {
   cancelPendingRecords,
+  completeFinishedJobs,
   countRecords,
   findJob,
   findRecordPaymentId,
@@ -107,6 +109,26 @@ export async function cancelBulkJob(ctx: AppContext, caller: Caller, jobId: numb
     const cancelled = await cancelPendingRecords(trx, jobId, now);
     await setJobStatus(trx, jobId, 'Cancelled', now, { completedAt: now });
     await recordChange(trx, caller, { entityType: 'BulkJob', entityId: jobId, action: 'update', changes: { status: [job.status, 'Cancelled'], cancelledRecords: cancelled } });
+  });
+}
+
+/** Processing jobs with nothing left to process become Completed; each announces it (bulkJob.completed). */
+export async function completeFinishedBulkJobs(ctx: AppContext, now = new Date()): Promise<number[]> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const completed = await completeFinishedJobs(trx, now);
+    for (const { id, accountId } of completed) {
+      await emitWebhookEvent(trx, {
+        accountId,
+        customerId: null,
+        type: 'bulkJob.completed',
+        now,
+        data: async () => {
+          const job = await findJob(trx, accountId, id);
+          return job ? toBulkJobResponse(ctx, job, await countRecords(trx, id)) : null;
+        },
+      });
+    }
+    return completed.map((j) => j.id);
   });
 }
 

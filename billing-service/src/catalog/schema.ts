@@ -89,7 +89,13 @@ const TaxRate = z.object({
 
 export const CatalogSchema = z
   .object({
-    account: z.object({ name: z.string().min(1).default('Renew demo account') }).default({ name: 'Renew demo account' }),
+    account: z
+      .object({
+        name: z.string().min(1).default('Renew demo account'),
+        /** Where notices to the account itself go (a webhook endpoint disabled); unset: none are sent. */
+        email: z.string().email().optional(),
+      })
+      .default({ name: 'Renew demo account' }),
     currencies: z.object({ default: CurrencyCode, allowed: z.array(CurrencyCode).min(1) }),
     salesTrackingCodes: z
       .array(z.object({ type: z.string().min(1).max(255), codes: z.array(z.object({ code: z.string().max(255), name: z.string().max(255).optional() })) }))

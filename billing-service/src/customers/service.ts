@@ -125,6 +125,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
       if (billing) await insertAddress(trx, { accountId: caller.accountId, customerId, addressType: 'Billing', ...billing });
       if (shipping) await insertAddress(trx, { accountId: caller.accountId, customerId, addressType: 'Shipping', ...shipping });
       await recordChange(trx, caller, { entityType: 'Customer', entityId: customerId, action: 'create', changes: stripNulls(input) });
+      await ctx.webhooks?.customer(trx, caller.accountId, customerId, 'customer.created');
       return customerId;
     })
     .catch(rethrowPortalUserNameConflict);

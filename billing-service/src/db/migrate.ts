@@ -12,6 +12,8 @@ import * as subscriptionCustomFields from './migrations/0010-subscription-custom
 import * as ledgerOpenAmounts from './migrations/0011-ledger-open-amounts.js';
 import * as subscriptionAnchorDay from './migrations/0012-subscription-anchor-day.js';
 import * as captureTokens from './migrations/0013-capture-tokens.js';
+import * as webhooks from './migrations/0014-webhooks.js';
+import * as webhookAccountEmail from './migrations/0015-webhook-account-email.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +30,8 @@ const migrations: Record<string, Migration> = {
   '0011-ledger-open-amounts': ledgerOpenAmounts,
   '0012-subscription-anchor-day': subscriptionAnchorDay,
   '0013-capture-tokens': captureTokens,
+  '0014-webhooks': webhooks,
+  '0015-webhook-account-email': webhookAccountEmail,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -427,6 +427,60 @@ export interface AutoCollectionAttemptsTable {
   createdAt: Generated<Date>;
 }
 
+/** A merchant's webhook endpoint; `secret` signs deliveries (Standard Webhooks, `whsec_…`). */
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  accountId: number;
+  url: string;
+  /** ["*"] or a list of event types. */
+  eventTypes: ColumnType<string[], string, string>;
+  description: string | null;
+  status: ColumnType<string, string | undefined, string>;
+  secret: string;
+  /** When deliveries to it started failing without a success since (null: healthy). */
+  failingSince: Date | null;
+  createdAt: Generated<Date>;
+  modifiedAt: ColumnType<Date, Date | undefined, Date>;
+  deletedAt: Date | null;
+}
+
+/** An event, written with the change that caused it (the outbox). */
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  /** `evt_…`, the `webhook-id` of its deliveries. */
+  publicId: string;
+  accountId: number;
+  customerId: number | null;
+  eventType: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  createdAt: Generated<Date>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  accountId: number;
+  eventId: number;
+  endpointId: number;
+  customerId: number | null;
+  status: ColumnType<string, string | undefined, string>;
+  attempts: ColumnType<number, number | undefined, number>;
+  nextAttemptAt: ColumnType<Date, Date | undefined, Date>;
+  claimedUntil: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Generated<Date>;
+  deliveredAt: Date | null;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  id: Generated<number>;
+  deliveryId: number;
+  attemptedAt: ColumnType<Date, Date | undefined, Date>;
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
 /** Lets the card-capture host put a card on one customer, once, until it expires (only the token's hash is kept). */
 export interface CaptureTokensTable {
   id: Generated<number>;
@@ -442,7 +496,8 @@ export interface CaptureTokensTable {
 export interface EmailOutboxTable {
   id: Generated<number>;
   accountId: number;
-  customerId: number;
+  /** null: an e-mail to the account itself (catalogue `account.email`). */
+  customerId: number | null;
   emailType: string;
   toAddress: string;
   subject: string;
@@ -488,6 +543,10 @@ export interface Database {
   autoCollectionAttempts: AutoCollectionAttemptsTable;
   emailOutbox: EmailOutboxTable;
   captureTokens: CaptureTokensTable;
+  webhookEndpoints: WebhookEndpointsTable;
+  webhookEvents: WebhookEventsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
+  webhookDeliveryAttempts: WebhookDeliveryAttemptsTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

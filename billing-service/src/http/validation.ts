@@ -36,21 +36,37 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
 /** With the u flag a surrogate pair is one code point: only a lone surrogate matches. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/** Deeper than any request of this API needs; deeper bodies are refused (a deep one cost a stack overflow). */
+export const MAX_BODY_DEPTH = 64;
+
 export function unstorableText(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; problem: string } | undefined {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) return { path, problem: 'must not contain the NUL character' };
-    if (LONE_SURROGATE.test(value)) return { path, problem: 'must be valid Unicode text (a lone surrogate is not)' };
-    return undefined;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = unstorableText(value[i], [...path, i]);
-      if (found) return found;
+  // Iterative, each node keeping a link to its parent: the path is built only for a problem found.
+  type Node = { value: unknown; key: PropertyKey | undefined; parent: Node | undefined; depth: number };
+  const pathOf = (node: Node) => {
+    const keys: PropertyKey[] = [];
+    for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent) keys.unshift(n.key);
+    return [...path, ...keys];
+  };
+  const stack: Node[] = [{ value, key: undefined, parent: undefined, depth: 0 }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const v = node.value;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return { path: pathOf(node), problem: 'must not contain the NUL character' };
+      if (LONE_SURROGATE.test(v)) return { path: pathOf(node), problem: 'must be valid Unicode text (a lone surrogate is not)' };
+      continue;
     }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      const found = unstorableText(child, [...path, key]) ?? unstorableText(key, [...path, key]);
-      if (found) return found;
+    if (v === null || typeof v !== 'object') continue;
+    if (node.depth >= MAX_BODY_DEPTH) return { path: pathOf(node), problem: `is nested too deeply (more than ${MAX_BODY_DEPTH} levels)` };
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: i, parent: node, depth: node.depth + 1 });
+    } else {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        const childNode = { value: child, key, parent: node, depth: node.depth + 1 };
+        stack.push(childNode, { value: key, key, parent: node, depth: node.depth + 1 });
+      }
     }
   }
   return undefined;

@@ -7,6 +7,7 @@ import type { CustomerRow } from '../db/schema.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money } from '../money/money.js';
+import type { ResourceWebhooks } from '../webhooks/events.js';
 import type { Notifier } from '../notifications/notifier.js';
 import { effectiveUnitPrice } from '../subscriptions/recurring-revenue.js';
 import { advanceSubscriptionPeriod, countCouponUses, findCoupons, findProducts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
@@ -119,7 +120,7 @@ export async function saveInvoices(
   db: Queryable,
   context: BillingContext,
   drafts: DraftInvoice[],
-  options: { post: boolean; now: Date; notifier?: Notifier },
+  options: { post: boolean; now: Date; notifier?: Notifier; webhooks?: ResourceWebhooks },
 ): Promise<number[]> {
   const { customer } = context;
   const ids: number[] = [];
@@ -152,6 +153,7 @@ export async function saveInvoices(
         dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
         effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
       });
+      await options.webhooks?.invoice(db, customer.accountId, customer.id, invoiceId, 'invoice.posted', options.now);
       await options.notifier?.enqueue(db, customer, {
         type: 'InvoicePost',
         invoiceNumber,
@@ -161,7 +163,10 @@ export async function saveInvoices(
       });
     }
   }
-  if (options.post && drafts.length > 0) await allocateAvailableFunds(db, customer.accountId, customer.id);
+  if (options.post && drafts.length > 0) {
+    const allocations = await allocateAvailableFunds(db, customer.accountId, customer.id);
+    await options.webhooks?.paidInvoices(db, customer.accountId, customer.id, allocations.map((a) => a.invoiceId), options.now);
+  }
   return ids;
 }
 

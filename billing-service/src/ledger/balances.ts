@@ -51,6 +51,19 @@ export async function amountDueBy(db: Queryable, customerId: number, at: Date): 
   return money(row.due);
 }
 
+/** Of these invoices, the posted ones nothing is owed on any more. */
+export async function invoicesFullyPaid(db: Queryable, invoiceIds: number[]): Promise<number[]> {
+  if (invoiceIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('ledgerEntries')
+    .select('invoiceId')
+    .where('entryType', '=', 'invoice')
+    .where('invoiceId', 'in', invoiceIds)
+    .where('openAmount', '=', '0')
+    .execute();
+  return rows.map((r) => r.invoiceId!);
+}
+
 /**
  * A customer's account status, as SQL over `customers`: PoorStanding while at
  * least one posted invoice is unpaid and overdue (the spec's one stated rule),

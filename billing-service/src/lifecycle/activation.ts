@@ -49,10 +49,10 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
     if (options.preview) return { invoices, invoiceIds: [] as number[] };
     if (input.requireFullPayment) await checkFullyPaid(trx, customer, invoices);
 
-    await transitionCustomer(trx, caller, customer, 'activate', now, { activateAllSubscriptions: activateSubscriptions }, { withSubscriptions: activateSubscriptions });
+    await transitionCustomer(ctx, trx, caller, customer, 'activate', now, { activateAllSubscriptions: activateSubscriptions }, { withSubscriptions: activateSubscriptions });
     await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerActivation' });
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
-    const invoiceIds = await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier });
+    const invoiceIds = await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
     return { invoices, invoiceIds };
   });
 

@@ -75,7 +75,8 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
     if (due.length === 0) return false;
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const { rounds } = await catchUpInvoices(trx, ctx.catalog, context, due, { serviceStartOption: 'ChargeForAllMissedPeriods', prorate: false }, now);
-    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier });
+    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
+    for (const s of due) await ctx.webhooks?.subscription(trx, ref.accountId, customer.id, s.id, 'subscription.renewed', now);
     return true;
   });
 }
@@ -118,6 +119,7 @@ async function noticeOnce<S extends { id: number; accountId: number; customerId:
   subjects: S[],
   mark: (trx: Queryable, id: number) => Promise<boolean>,
   event: (subject: S) => NotificationEvent,
+  alsoInTransaction?: (trx: Queryable, subject: S) => Promise<void>,
 ): Promise<number[]> {
   const noticed: number[] = [];
   for (const subject of subjects) {
@@ -126,6 +128,7 @@ async function noticeOnce<S extends { id: number; accountId: number; customerId:
       const customer = await findCustomerRow(trx, subject.accountId, subject.customerId);
       if (!customer) return false;
       await ctx.notifier?.enqueue(trx, customer, event(subject));
+      await alsoInTransaction?.(trx, subject);
       return true;
     });
     if (sent) noticed.push(subject.id);
@@ -135,14 +138,20 @@ async function noticeOnce<S extends { id: number; accountId: number; customerId:
 
 /** Tells the customer, once per invoice, that a posted invoice is a day past due and unpaid. */
 async function noticeOverdueInvoices(ctx: AppContext, now: Date): Promise<number[]> {
-  if (!ctx.notifier?.enabled) return [];
-  return noticeOnce(ctx, await overdueInvoicesNotNotified(ctx.db, now), (trx, id) => markOverdueNotified(trx, id, now), (invoice) => ({
-    type: 'InvoiceOverdue',
-    invoiceNumber: invoice.invoiceNumber,
-    outstanding: money(invoice.openAmount).toFixed(minorUnits(invoice.currency)),
-    currency: invoice.currency,
-    dueDate: new Date(invoice.dueAt).toISOString().slice(0, 10),
-  }));
+  // Told once, by e-mail and by the invoice.overdue webhook, whichever the account has.
+  return noticeOnce(
+    ctx,
+    await overdueInvoicesNotNotified(ctx.db, now),
+    (trx, id) => markOverdueNotified(trx, id, now),
+    (invoice) => ({
+      type: 'InvoiceOverdue',
+      invoiceNumber: invoice.invoiceNumber,
+      outstanding: money(invoice.openAmount).toFixed(minorUnits(invoice.currency)),
+      currency: invoice.currency,
+      dueDate: new Date(invoice.dueAt).toISOString().slice(0, 10),
+    }),
+    (trx, invoice) => ctx.webhooks?.invoice(trx, invoice.accountId, invoice.customerId, invoice.id, 'invoice.overdue', now) ?? Promise.resolve(),
+  );
 }
 
 /** Tells the customer, once per card, that a card in use expires at the end of this month. */
@@ -168,9 +177,9 @@ async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): P
     const option = context.settings.customerServiceStartOption;
     const { rounds, skipTo, anchorMoves } = await catchUpInvoices(trx, ctx.catalog, context, suspended, { serviceStartOption: option, prorate: false }, now);
     await moveSubscriptionAnchors(trx, anchorMoves);
-    await transitionCustomer(trx, caller, customer, 'reactivate', now, { reason: 'overdue balance paid', serviceStartOption: option });
+    await transitionCustomer(ctx, trx, caller, customer, 'reactivate', now, { reason: 'overdue balance paid', serviceStartOption: option });
     await skipToPeriodStarts(trx, skipTo);
-    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier });
+    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
     return true;
   });
 }
@@ -185,7 +194,7 @@ async function suspendIfOverdue(ctx: AppContext, ref: CustomerRef, now: Date): P
     const { settings } = await loadBillingContext(trx, ctx.catalog, customer);
     if (!suspensionDue(oldestOpenInvoiceDueAt, settings, now)) return false;
     const reason = `an invoice stayed unpaid ${gracePeriodDays(settings)} days past its due date`;
-    await transitionCustomer(trx, caller, customer, 'suspend', now, (suspended) => ({ reason, suspendedSubscriptions: suspended.map((s) => s.id) }));
+    await transitionCustomer(ctx, trx, caller, customer, 'suspend', now, (suspended) => ({ reason, suspendedSubscriptions: suspended.map((s) => s.id) }));
     await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerSuspend', reason });
     return true;
   });

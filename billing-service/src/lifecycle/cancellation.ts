@@ -24,6 +24,7 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
   if (!option) throw ApiError.badRequest(OPTIONS_MESSAGE);
   await ctx.db.transaction().execute(async (trx) => {
     const { customer, moved: cancelled } = await transitionCustomer(
+      ctx,
       trx,
       caller,
       input.customerId,
@@ -47,7 +48,7 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
  */
 export async function uncancelCustomer(ctx: AppContext, caller: Caller, customerId: number, now = new Date()): Promise<CustomerResponse> {
   await ctx.db.transaction().execute(async (trx) => {
-    const { customer, moved: revived } = await transitionCustomer(trx, caller, customerId, 'uncancel', now);
+    const { customer, moved: revived } = await transitionCustomer(ctx, trx, caller, customerId, 'uncancel', now);
     await billForReturnedService(ctx, trx, caller, customer, revived.map((r) => r.id), now);
   });
   return getCustomer(ctx, caller, customerId);
@@ -96,5 +97,5 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, caller: C
     const { rounds } = await catchUpInvoices(trx, ctx.catalog, context, group, { serviceStartOption: 'ChargeForLastMissedPeriods', prorate }, now);
     drafts.push(...rounds.flat());
   }
-  await saveInvoices(trx, context, drafts, { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier });
+  await saveInvoices(trx, context, drafts, { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
 }

@@ -7,7 +7,7 @@ import { transitionCustomer } from './transitions.js';
 /** Active → Hold; the customer's Active subscriptions are suspended with it. */
 export async function holdCustomer(ctx: AppContext, caller: Caller, customerId: number, now = new Date()): Promise<CustomerResponse> {
   await ctx.db.transaction().execute((trx) =>
-    transitionCustomer(trx, caller, customerId, 'hold', now, (suspended) => ({ suspendedSubscriptions: suspended.map((s) => s.id) })),
+    transitionCustomer(ctx, trx, caller, customerId, 'hold', now, (suspended) => ({ suspendedSubscriptions: suspended.map((s) => s.id) })),
   );
   return getCustomer(ctx, caller, customerId);
 }

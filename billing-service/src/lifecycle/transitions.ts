@@ -9,6 +9,8 @@ import { ApiError } from '../http/errors.js';
 import { utcDate } from '../invoices/billing-run.js';
 import { moveSubscriptionsOfCustomer } from '../subscriptions/repository.js';
 import type { SUBSCRIPTION_STATUSES } from '../subscriptions/schemas.js';
+import type { AppContext } from '../app-context.js';
+import type { WebhookEventType } from '../webhooks/events.js';
 
 type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
 type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -26,6 +28,8 @@ export interface Transition {
   /** Statuses it starts from; any other is refused. */
   from: readonly CustomerStatus[];
   to: CustomerStatus;
+  /** The webhook event it emits, with the customer as the API returns it. */
+  event: WebhookEventType;
   /** The endpoint that makes it; none: only the billing clock does. */
   endpoint?: (customerId: number) => string;
   /** What PUT /v1/customers has always named for this change, though the endpoint refuses it (see customers/service.ts). */
@@ -52,24 +56,26 @@ const cancelSubscriptions: Transition['subscriptions'] = {
 /** The customer lifecycle (the spec's state table): every status change a customer makes, and only these. */
 export const TRANSITIONS: Readonly<Record<TransitionName, Transition>> = {
   activate: {
+    event: 'customer.activated',
     from: ['Draft'],
     to: 'Active',
     endpoint: () => 'POST /v1/customeractivation',
     subscriptions: { from: ['Draft'], to: 'Active', stamp: (now) => ({ activatedAt: now, currentPeriodStart: utcDate(now) }) },
   },
-  hold: { from: ['Active'], to: 'Hold', endpoint: (id) => `POST /v1/customerhold/${id}`, subscriptions: suspendSubscriptions },
-  unhold: { from: ['Hold'], to: 'Active', endpoint: () => 'POST /v1/customers/unhold', subscriptions: resumeSubscriptions },
-  cancel: { from: ['Draft', 'Active', 'Hold', 'Suspended'], to: 'Cancelled', endpoint: () => 'POST /v1/customercancellation', subscriptions: cancelSubscriptions },
+  hold: { event: 'customer.held', from: ['Active'], to: 'Hold', endpoint: (id) => `POST /v1/customerhold/${id}`, subscriptions: suspendSubscriptions },
+  unhold: { event: 'customer.unheld', from: ['Hold'], to: 'Active', endpoint: () => 'POST /v1/customers/unhold', subscriptions: resumeSubscriptions },
+  cancel: { event: 'customer.cancelled', from: ['Draft', 'Active', 'Hold', 'Suspended'], to: 'Cancelled', endpoint: () => 'POST /v1/customercancellation', subscriptions: cancelSubscriptions },
   uncancel: {
+    event: 'customer.uncancelled',
     from: ['Cancelled'],
     to: 'Active',
     endpoint: (id) => `POST /v1/customers/uncancel/${id}`,
     subscriptions: { from: ['Cancelled'], to: 'Active', cancelledWithCustomer: true, stamp: () => ({ cancelledAt: null, cancellationOption: null }) },
   },
   // The billing clock's own moves (lifecycle/billing-clock.ts); when, is lifecycle/dunning.ts.
-  suspend: { from: ['Active'], to: 'Suspended', subscriptions: suspendSubscriptions },
-  reactivate: { from: ['Suspended'], to: 'Active', putPointer: 'POST /v1/customers/unhold', subscriptions: resumeSubscriptions },
-  autoCancel: { from: ['Suspended'], to: 'Cancelled', subscriptions: cancelSubscriptions },
+  suspend: { event: 'customer.suspended', from: ['Active'], to: 'Suspended', subscriptions: suspendSubscriptions },
+  reactivate: { event: 'customer.reactivated', from: ['Suspended'], to: 'Active', putPointer: 'POST /v1/customers/unhold', subscriptions: resumeSubscriptions },
+  autoCancel: { event: 'customer.cancelled', from: ['Suspended'], to: 'Cancelled', subscriptions: cancelSubscriptions },
 };
 
 const NAMES = Object.keys(TRANSITIONS) as TransitionName[];
@@ -100,6 +106,7 @@ type MovedSubscription = { id: number; status: string; name: string; activatedAt
  * subscriptions when the details depend on them, e.g. a cancellation's credit).
  */
 export async function transitionCustomer(
+  ctx: Pick<AppContext, 'webhooks'>,
   db: Queryable,
   caller: Caller,
   customerOrId: CustomerRow | number,
@@ -119,6 +126,7 @@ export async function transitionCustomer(
   const audited = typeof details === 'function' ? await details(moved, customer) : details;
   await updateCustomerStatus(db, customer.id, t.to, now);
   await recordChange(db, caller, { entityType: 'Customer', entityId: customer.id, action: 'update', changes: { status: [customer.status, t.to], ...audited } });
+  await ctx.webhooks?.customer(db, customer.accountId, customer.id, t.event, now);
   return { customer, moved };
 }
 

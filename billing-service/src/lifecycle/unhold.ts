@@ -140,11 +140,11 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
       input.serviceStartOption === 'ChargeForCurrentFullPeriod'
         ? await creditReversals(trx, caller, customer, suspended.map((s) => s.id), 'Unearned', now, 'unserved rest of the period replaced on unhold')
         : undefined;
-    await transitionCustomer(trx, caller, customer, 'unhold', now, { serviceStartOption: input.serviceStartOption, ...(credit ? { credit: credit.toString() } : {}) });
+    await transitionCustomer(ctx, trx, caller, customer, 'unhold', now, { serviceStartOption: input.serviceStartOption, ...(credit ? { credit: credit.toString() } : {}) });
     await skipToPeriodStarts(trx, skipTo);
     await moveSubscriptionAnchors(trx, anchorMoves);
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
-    await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier });
+    await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
     return invoices;
   });
   const customer = await getCustomer(ctx, caller, input.customerId);

@@ -6,6 +6,7 @@ import type { CustomerRow, PaymentMethodsTable } from '../db/schema.js';
 import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
+import type { ResourceWebhooks } from '../webhooks/events.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { checkCard } from '../payments/card-checks.js';
@@ -64,7 +65,7 @@ export interface AddCardOptions {
  */
 export async function addCreditCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<CreditCardResponse> {
   const card = await validateCard(ctx, caller, input, options);
-  const row = await ctx.db.transaction().execute((trx) => insertValidatedCard(trx, caller, card));
+  const row = await ctx.db.transaction().execute((trx) => insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks }));
   return toCreditCardResponse(row, ctx.uris);
 }
 
@@ -124,7 +125,12 @@ export async function validateCard(ctx: AppContext, caller: Caller, input: Creat
  * the first card, or one asked to be, becomes the default. `removed` stores it
  * already removed (a card whose first charge failed: kept for the record, never used).
  */
-export async function insertValidatedCard(trx: Queryable, caller: Caller, card: CardReadyToStore, options: { removed?: boolean } = {}): Promise<PaymentMethodRow> {
+export async function insertValidatedCard(
+  trx: Queryable,
+  caller: Caller,
+  card: CardReadyToStore,
+  options: { removed?: boolean; webhooks?: ResourceWebhooks | undefined } = {},
+): Promise<PaymentMethodRow> {
   const customerId = card.customer.id;
   const locked = await lockCustomerCountingCards(trx, caller.accountId, customerId);
   if (!locked) throw ApiError.notFound('customer', customerId);
@@ -142,6 +148,7 @@ export async function insertValidatedCard(trx: Queryable, caller: Caller, card: 
     action: 'create',
     changes: { customerId, cardType: created.cardBrand, lastFour: created.lastFour, isDefault, ...(options.removed ? { removed: true } : {}) },
   });
+  if (!options.removed) await options.webhooks?.paymentMethod(trx, created, 'paymentMethod.created');
   return created;
 }
 
@@ -203,5 +210,7 @@ export async function removeCreditCard(ctx: AppContext, caller: Caller, id: numb
       }
     }
     await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: id, action: 'delete', changes: { customerId: current.customerId, lastFour: current.lastFour } });
+    const removed = await findPaymentMethod(trx, caller.accountId, id);
+    if (removed) await ctx.webhooks?.paymentMethod(trx, removed, 'paymentMethod.deleted');
   });
 }

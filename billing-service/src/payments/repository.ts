@@ -92,12 +92,14 @@ export async function findAllocations(db: Queryable, ledgerEntryIds: number[]) {
 
 /** A customer's posted invoices with their ledger entries and what is still open on each. */
 export async function findOpenInvoiceEntries(db: Queryable, customerId: number, invoiceIds: number[]) {
-  if (invoiceIds.length === 0) return [];
+  // An id no integer column can hold names no invoice (and must not reach the database as one).
+  const storable = invoiceIds.filter(isStorableId);
+  if (storable.length === 0) return [];
   return db
     .selectFrom('ledgerEntries')
     .select(['id', 'invoiceId', 'openAmount'])
     .where('customerId', '=', customerId)
     .where('entryType', '=', 'invoice')
-    .where('invoiceId', 'in', invoiceIds)
+    .where('invoiceId', 'in', storable)
     .execute();
 }

@@ -7,7 +7,8 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
-import { allocateAvailableFunds, allocateExplicitly } from '../ledger/allocation.js';
+import { allocateAvailableFunds, allocateExplicitly, type Allocation } from '../ledger/allocation.js';
+import type { ResourceWebhooks } from '../webhooks/events.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/money.js';
 import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } from '../payment-methods/repository.js';
@@ -192,7 +193,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
     const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, options.idempotencyKey ?? randomUUID());
     if (!outcome.ok) {
       const failedId = await ctx.db.transaction().execute(async (trx) => {
-        const id = await insertFailedPayment(trx, caller, base, outcome);
+        const id = await insertFailedPayment(trx, caller, base, outcome, ctx.webhooks);
         await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
         await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reason: outcome.message });
         return id;
@@ -205,7 +206,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
 
   const paymentId = await ctx.db.transaction().execute(async (trx) => {
     await lockCustomer(trx, caller.accountId, customer.id);
-    const id = await insertSucceededPayment(trx, caller, base, transactionId, input);
+    const id = await insertSucceededPayment(trx, caller, base, transactionId, input, ctx.webhooks);
     await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
     await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: input.reference ?? null });
     return id;
@@ -221,9 +222,10 @@ function chargeToken(ctx: AppContext, token: string, amount: Money, currency: st
   return callGateway(ctx, (signal) => ctx.payments.gateway.charge({ token, amount, currency, idempotencyKey }, signal));
 }
 
-async function insertFailedPayment(trx: Queryable, caller: Caller, base: PaymentBase, outcome: Declined): Promise<number> {
+async function insertFailedPayment(trx: Queryable, caller: Caller, base: PaymentBase, outcome: Declined, webhooks: ResourceWebhooks | undefined): Promise<number> {
   const id = await insertPayment(trx, { ...base, ledgerEntryId: null, status: 'Failed', gatewayTransactionId: null, declineCode: outcome.code, declineMessage: outcome.message });
   await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Failed', amount: String(base.amount), declineCode: outcome.code } });
+  await webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.failed');
   return id;
 }
 
@@ -234,21 +236,25 @@ async function insertSucceededPayment(
   base: PaymentBase,
   transactionId: string | null,
   allocation: Pick<CollectPaymentInput, 'paymentAllocations' | 'autoAllocate' | 'autoAllocateOrder' | 'reference' | 'paymentMethod'>,
+  webhooks: ResourceWebhooks | undefined,
 ): Promise<number> {
   const amount = money(String(base.amount));
   const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: base.customerId, entryType: 'payment', amount, effectiveAt: base.effectiveAt as Date, description: allocation.reference ?? null });
   const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
+  let allocations: Allocation[] = [];
   if (allocation.paymentAllocations?.length) {
     // Checked again under the lock; if an invoice changed meanwhile the money stays unallocated rather than lost.
     const parts = await checkExplicitAllocations(trx, { id: base.customerId, currency: base.currency }, amount, allocation.paymentAllocations).catch((error: unknown) => {
       if (error instanceof ApiError) return [];
       throw error;
     });
-    await allocateExplicitly(trx, caller.accountId, entryId, parts);
+    allocations = await allocateExplicitly(trx, caller.accountId, entryId, parts);
   } else if (allocation.autoAllocate !== false) {
-    await allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
+    allocations = await allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
   }
   await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Succeeded', amount: String(base.amount), method: allocation.paymentMethod } });
+  await webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.succeeded');
+  await webhooks?.paidInvoices(trx, caller.accountId, base.customerId, allocations.map((a) => a.invoiceId));
   return id;
 }
 
@@ -284,7 +290,7 @@ export async function collectWithNewCard(
   if (!outcome.ok) {
     const failedId = await ctx.db.transaction().execute(async (trx) => {
       const removed = await insertValidatedCard(trx, caller, card, { removed: true });
-      return insertFailedPayment(trx, caller, { ...base, paymentMethodId: removed.id }, outcome);
+      return insertFailedPayment(trx, caller, { ...base, paymentMethodId: removed.id }, outcome, ctx.webhooks);
     });
     ctx.metrics?.paymentRecorded('Failed');
     return { status: 'Declined', payment: { id: failedId }, declineCode: outcome.code, message: outcome.message };
@@ -293,8 +299,8 @@ export async function collectWithNewCard(
   try {
     stored = await ctx.db.transaction().execute(async (trx) => {
       await options.alsoInTransaction?.(trx);
-      const inserted = await insertValidatedCard(trx, caller, card);
-      const paymentId = await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: inserted.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' });
+      const inserted = await insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks });
+      const paymentId = await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: inserted.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' }, ctx.webhooks);
       await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: null });
       return { card: inserted, paymentId };
     });

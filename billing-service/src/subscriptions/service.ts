@@ -192,6 +192,7 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
       }),
     );
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'create', changes: { ...input } });
+    await ctx.webhooks?.subscription(trx, caller.accountId, input.customerId, subscriptionId, 'subscription.created');
     return subscriptionId;
   });
   return getSubscription(ctx, caller, id);

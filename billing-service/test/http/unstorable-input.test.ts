@@ -32,6 +32,17 @@ describe('one rule for every text field: storable Unicode', () => {
   });
 });
 
+describe('bodies nested deeper than any request needs', () => {
+  it('are refused with 400, not a stack overflow (a 500), and cheaply', async () => {
+    const customerId = await newCustomer(t);
+    const deep = await t.app.inject({ method: 'POST', url: '/v1/customernotes', ...body(`${'['.repeat(6000)}${']'.repeat(6000)}`) });
+    expect(deep.statusCode).toBe(400);
+    const nested = await t.app.inject({ method: 'POST', url: '/v1/customernotes', ...body(`{"customerId":${customerId},"note":"x","extra":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`) });
+    expect(nested.statusCode).toBe(400);
+    expect(errorsOf(nested)[0]!.Value).toMatch(/nested too deeply/);
+  });
+});
+
 describe('errors Fastify answers before any route', () => {
   it('answers a path id over 100 characters with the spec error body', async () => {
     const res = await t.call('GET', `/v1/customers/${'9'.repeat(150)}`);

@@ -1,0 +1,21 @@
+import type { AppContext } from './app-context.js';
+import type { Catalog } from './catalog/schema.js';
+import type { Db } from './db/database.js';
+import { UriBuilder } from './http/uri.js';
+import { Notifier } from './notifications/notifier.js';
+import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
+import { SandboxGateway } from './payments/gateway/sandbox-gateway.js';
+import { WebhookEmitter } from './webhooks/emitter.js';
+
+/** The context of one app (the billing API, the capture host): the sandbox gateway unless another is given. */
+export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number; emailEnabled?: boolean }): AppContext {
+  const uris = new UriBuilder(options.publicBaseUrl);
+  return {
+    notifier: new Notifier(options.catalog, options.emailEnabled ?? false),
+    webhooks: new WebhookEmitter(options.catalog, uris),
+    db: options.db,
+    catalog: options.catalog,
+    uris,
+    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
+  };
+}

@@ -1,0 +1,179 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import { PeriodicTask } from '../background/periodic-task.js';
+import type { Db } from '../db/database.js';
+import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, type ClaimedDelivery } from './repository.js';
+import { checkUrlForm, resolveSafely, UnsafeUrlError, type ResolvedAddress, type WebhookUrlSafety } from './url-safety.js';
+
+/** Delays before each retry (with ±10 % jitter): about a day in all, then the delivery is Failed. */
+export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
+/** An endpoint failing without a single success for this long is Disabled. */
+export const WEBHOOK_DISABLE_AFTER_MS = 24 * 3_600_000;
+
+export interface WebhookWorkerOptions extends WebhookUrlSafety {
+  /** How often due deliveries are looked for (default 1 s). */
+  pollMs?: number;
+  /** Deadline of one attempt: resolving, connecting, the response's status (default 10 s). */
+  timeoutMs?: number;
+  /** Delays before the retries (default WEBHOOK_RETRY_DELAYS_MS); after the last one the delivery is Failed. */
+  retryDelaysMs?: number[];
+  /** 0 ≤ x < 1, for the jitter (default Math.random; tests fix it). */
+  random?: () => number;
+  /** Deliveries sent at once (default 10). */
+  batchSize?: number;
+  /** Told when an endpoint is disabled after a day of failures (besides the log). */
+  onEndpointDisabled?: (endpoint: { id: number; accountId: number; url: string }) => void | Promise<void>;
+}
+
+/** What one attempt gave: the response status, or why there was none. */
+export interface AttemptOutcome {
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * Sends the webhook outbox: each due delivery is POSTed to its endpoint, signed the Standard
+ * Webhooks way, retried with growing delays, in order per endpoint and customer. Instances share
+ * the outbox (claims with SKIP LOCKED and a lease).
+ */
+export class WebhookDeliveryWorker {
+  readonly task: PeriodicTask;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: WebhookWorkerOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.task = new PeriodicTask('webhook deliveries', options.pollMs ?? 1_000, () => this.runDue().then(() => undefined), log);
+  }
+
+  start() {
+    this.task.start();
+  }
+
+  async stop() {
+    await this.task.stop();
+  }
+
+  /**
+   * Sends everything due, until nothing is left (a success makes the same customer's next event
+   * due at once). `now` fixes the clock (tests); the signature's timestamp is always the real time.
+   * Returns how many attempts were made.
+   */
+  async runDue(now?: Date): Promise<number> {
+    const timeoutMs = this.options.timeoutMs ?? 10_000;
+    let attempts = 0;
+    for (;;) {
+      if (this.task.stopped) return attempts;
+      const at = now ?? new Date();
+      const batch = await claimDueDeliveries(this.db, at, this.options.batchSize ?? 10, timeoutMs * 3 + 30_000);
+      if (batch.length === 0) return attempts;
+      await Promise.all(batch.map((delivery) => this.attempt(delivery, at)));
+      attempts += batch.length;
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery, now: Date) {
+    const outcome = await sendWebhook(delivery, this.options);
+    const ok = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
+    const disabled = await this.db.transaction().execute(async (trx) => {
+      await insertAttempt(trx, { deliveryId: delivery.id, attemptedAt: now, ...outcome });
+      if (ok) {
+        await markDelivered(trx, delivery.id, delivery.endpointId, now, outcome.httpStatus!);
+        return false;
+      }
+      const delays = this.options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
+      const delay = delays[delivery.attempts];
+      const jitter = 0.9 + 0.2 * (this.options.random ?? Math.random)();
+      const retryAt = delay === undefined ? null : new Date(now.getTime() + Math.round(delay * jitter));
+      return markAttemptFailed(trx, delivery, {
+        now,
+        httpStatus: outcome.httpStatus,
+        error: outcome.error ?? `HTTP ${outcome.httpStatus}`,
+        retryAt,
+        disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
+      });
+    });
+    if (disabled) {
+      this.log.warn(
+        { webhookEndpointId: delivery.endpointId, accountId: delivery.accountId, url: delivery.url },
+        'webhook endpoint disabled: its deliveries have failed for a day without a success',
+      );
+      try {
+        await this.options.onEndpointDisabled?.({ id: delivery.endpointId, accountId: delivery.accountId, url: delivery.url });
+      } catch (error) {
+        this.log.error({ err: error }, 'webhook endpoint disabled: telling about it failed');
+      }
+    }
+  }
+}
+
+/** The Standard Webhooks headers of a message (id, timestamp in seconds, signature `v1,…`). */
+export function signedHeaders(secret: string, messageId: string, timestamp: Date, body: string): Record<string, string> {
+  return {
+    'webhook-id': messageId,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(messageId, timestamp, body),
+  };
+}
+
+/**
+ * One attempt: the URL is checked again and its host resolved, every address checked, and the
+ * connection made to a checked address only (the `lookup` given to the request), so a name that
+ * resolves inward later is not followed. Redirects are not followed (a 3xx is a failure).
+ */
+export async function sendWebhook(delivery: Pick<ClaimedDelivery, 'url' | 'secret' | 'eventPublicId' | 'payload'>, options: WebhookWorkerOptions): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const duration = () => Math.round(performance.now() - started);
+  const body = JSON.stringify(delivery.payload);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  let request: http.ClientRequest | undefined;
+  try {
+    const url = checkUrlForm(delivery.url, options);
+    const addresses = await Promise.race([resolveSafely(url, options), deadline]);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Renew-Webhooks/1',
+      ...signedHeaders(delivery.secret, delivery.eventPublicId, new Date(), body),
+    };
+    const status = await Promise.race([
+      new Promise<number>((resolve, reject) => {
+        const send = url.protocol === 'https:' ? https.request : http.request;
+        request = send(url, { method: 'POST', headers, agent: false, lookup: pinnedLookup(addresses) }, (response) => {
+          response.resume();
+          response.on('error', () => undefined);
+          resolve(response.statusCode ?? 0);
+        });
+        request.on('error', reject);
+        request.end(body);
+      }),
+      deadline,
+    ]);
+    const redirect = status >= 300 && status < 400 ? 'redirect not followed' : null;
+    return { httpStatus: status, error: redirect, durationMs: duration() };
+  } catch (error) {
+    const message = error instanceof UnsafeUrlError ? `refused: ${error.message}` : (error as Error).message || String(error);
+    return { httpStatus: null, error: message, durationMs: duration() };
+  } finally {
+    clearTimeout(timer);
+    request?.destroy();
+  }
+}
+
+/** A `lookup` that answers with the addresses already checked, never asking DNS again. */
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+    const list = wanted.length ? wanted : addresses;
+    if (options.all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, list);
+    else callback(null, list[0]!.address, list[0]!.family);
+  };
+}

@@ -1,0 +1,89 @@
+import type { Catalog } from '../catalog/schema.js';
+import { toCustomerResponses } from '../customers/customer-response.js';
+import { findCustomerRecord } from '../customers/repository.js';
+import type { Queryable } from '../db/database.js';
+import type { UriBuilder } from '../http/uri.js';
+import { findInvoice } from '../invoices/repository.js';
+import { invoicesFullyPaid } from '../ledger/balances.js';
+import { toInvoiceResponses } from '../invoices/service.js';
+import type { PaymentMethodRow } from '../payment-methods/repository.js';
+import { toCreditCardResponse } from '../payment-methods/service.js';
+import { findPayment } from '../payments/repository.js';
+import { toPaymentResponses } from '../payments/service.js';
+import { findSubscription } from '../subscriptions/repository.js';
+import { toSubscriptionResponses } from '../subscriptions/service.js';
+import { emitWebhookEvent, type ResourceWebhooks, type WebhookEventType } from './events.js';
+
+/**
+ * The webhook events of each kind of resource, with the resource as the API returns it (built
+ * only when an endpoint is subscribed). Services call these inside the transaction of the change.
+ */
+export class WebhookEmitter implements ResourceWebhooks {
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly uris: UriBuilder,
+  ) {}
+
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now?: Date) {
+    return emitWebhookEvent(trx, {
+      accountId,
+      customerId,
+      type,
+      now,
+      data: async () => {
+        const record = await findCustomerRecord(trx, accountId, customerId);
+        return record ? (await toCustomerResponses(trx, this.uris, [record]))[0] : null;
+      },
+    });
+  }
+
+  subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now?: Date) {
+    return emitWebhookEvent(trx, {
+      accountId,
+      customerId,
+      type,
+      now,
+      data: async () => {
+        const row = await findSubscription(trx, accountId, subscriptionId);
+        return row ? (await toSubscriptionResponses(trx, this.catalog, this.uris, [row]))[0] : null;
+      },
+    });
+  }
+
+  invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now?: Date) {
+    return emitWebhookEvent(trx, {
+      accountId,
+      customerId,
+      type,
+      now,
+      data: async () => {
+        const row = await findInvoice(trx, accountId, invoiceId);
+        return row ? (await toInvoiceResponses(trx, this.uris, [row]))[0] : null;
+      },
+    });
+  }
+
+  payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now?: Date) {
+    return emitWebhookEvent(trx, {
+      accountId,
+      customerId,
+      type,
+      now,
+      data: async () => {
+        const row = await findPayment(trx, accountId, paymentId);
+        return row ? (await toPaymentResponses(trx, this.uris, [row]))[0] : null;
+      },
+    });
+  }
+
+  paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now?: Date) {
+    return emitWebhookEvent(trx, { accountId: row.accountId, customerId: row.customerId, type, now, data: toCreditCardResponse(row, this.uris) });
+  }
+
+  /** invoice.paid for each invoice whose open amount these allocations brought to zero. */
+  async paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now?: Date) {
+    const ids = [...new Set([...invoiceIds].filter((id): id is number => id !== null))];
+    if (ids.length === 0) return;
+    for (const invoiceId of await invoicesFullyPaid(trx, ids)) await this.invoice(trx, accountId, customerId, invoiceId, 'invoice.paid', now);
+  }
+}

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/database.js';
+import { findEnabledEndpoints, insertDeliveries, insertEvent } from './repository.js';
+import type { PaymentMethodRow } from '../payment-methods/repository.js';
+
+/** Every event type a webhook endpoint can subscribe to (`["*"]`: all). */
+export const WEBHOOK_EVENT_TYPES = [
+  'customer.created',
+  'customer.activated',
+  'customer.held',
+  'customer.unheld',
+  'customer.suspended',
+  'customer.reactivated',
+  'customer.cancelled',
+  'customer.uncancelled',
+  'subscription.created',
+  'subscription.renewed',
+  'invoice.posted',
+  'invoice.overdue',
+  'invoice.paid',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.refunded',
+  'paymentMethod.created',
+  'paymentMethod.deleted',
+  'bulkJob.completed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * Writes an event to the webhook outbox, in the caller's transaction (so a committed change always
+ * has its event and a rolled-back one never does), with one delivery per enabled endpoint of the
+ * account subscribed to its type. `data` is the resource as the API returns it (or a function
+ * building it, called only when some endpoint is subscribed).
+ * The background sender delivers them (webhooks/delivery-worker.ts).
+ */
+export async function emitWebhookEvent(
+  trx: Queryable,
+  event: { accountId: number; customerId: number | null; type: WebhookEventType; data: unknown | (() => Promise<unknown>); now?: Date },
+): Promise<void> {
+  const endpoints = await findEnabledEndpoints(trx, event.accountId);
+  const subscribed = endpoints.filter((e) => e.eventTypes.includes('*') || e.eventTypes.includes(event.type));
+  if (subscribed.length === 0) return;
+  const publicId = `evt_${randomUUID().replace(/-/g, '')}`;
+  const timestamp = (event.now ?? new Date()).toISOString();
+  const data = typeof event.data === 'function' ? await (event.data as () => Promise<unknown>)() : event.data;
+  const payload = { id: publicId, type: event.type, timestamp, accountId: event.accountId, data };
+  const eventId = await insertEvent(trx, { publicId, accountId: event.accountId, customerId: event.customerId, eventType: event.type, payload: JSON.stringify(payload) });
+  await insertDeliveries(
+    trx,
+    subscribed.map((e) => ({ accountId: event.accountId, eventId, endpointId: e.id, customerId: event.customerId })),
+  );
+}
+
+/** The events of each kind of resource, with the resource as the API returns it (webhooks/emitter.ts). */
+export interface ResourceWebhooks {
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now?: Date): Promise<void>;
+  subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now?: Date): Promise<void>;
+  invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now?: Date): Promise<void>;
+  payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now?: Date): Promise<void>;
+  paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now?: Date): Promise<void>;
+  /** invoice.paid for each of these invoices nothing is owed on any more. */
+  paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now?: Date): Promise<void>;
+}
