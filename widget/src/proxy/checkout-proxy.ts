@@ -37,7 +37,7 @@ export interface CheckoutProxyOptions {
    * merchant's own back office out.
    */
   merchantPerMinute?: number;
-  /** New checkouts (customers created) per minute from one shopper address (default 5). */
+  /** New checkouts (customers created) per minute from one shopper address (default 20: a household or an office behind one address). */
   perIpNewCustomersPerMinute?: number;
   rateLimitStore?: RateLimitStore;
   billingTimeoutMs?: number;
@@ -57,7 +57,7 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
   const store = options.rateLimitStore ?? new MemoryRateLimitStore();
   const perMinute = options.perIpPerMinute ?? 120;
   const callsPerMinute = Math.max(1, Math.floor((options.merchantPerMinute ?? 1000) / 10));
-  const newCustomersPerMinute = options.perIpNewCustomersPerMinute ?? 5;
+  const newCustomersPerMinute = options.perIpNewCustomersPerMinute ?? 20;
   /**
    * The billing API on behalf of one shopper address: each call it causes counts against that
    * address's budget (10 % of the merchant's per minute), before it is made.
