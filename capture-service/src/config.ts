@@ -3,6 +3,7 @@ import { loadConfig } from '@renew/billing-service';
 import type { Catalog } from '@renew/billing-service/catalog';
 import { DEFAULT_IP_RATE_LIMITS } from './app.js';
 import { GOOGLE_SITEVERIFY_URL } from './captcha/siteverify-captcha.js';
+import { isLoopback } from '@renew/billing-service/observability';
 
 const EnvSchema = z.object({
   NODE_ENV: z.string().optional(),
@@ -97,8 +98,8 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
   };
 }
 
-/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+/** A listening address only this machine can reach: localhost, or a loopback address. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+  return h === 'localhost' || isLoopback(h);
 }
