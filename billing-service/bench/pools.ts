@@ -8,6 +8,7 @@ import type { AppContext } from '../src/app-context.js';
 import { UriBuilder } from '../src/http/uri.js';
 import { SandboxGateway } from '../src/payments/gateway/sandbox-gateway.js';
 import { syncCatalog } from '../src/plans/catalog-sync.js';
+import { realTimeClock } from '../src/clock/account-clock.js';
 import { CreateSubscriptionBody } from '../src/subscriptions/schemas.js';
 import { createSubscription } from '../src/subscriptions/service.js';
 import { BENCH_RATE_LIMIT, NEW_CUSTOMER_BODY, type BenchAccount } from './fixtures.js';
@@ -34,6 +35,7 @@ export async function poolMaker(db: Db, catalog: Catalog, concurrency: number): 
   const ctx: AppContext = {
     db,
     catalog,
+    clock: realTimeClock,
     uris: new UriBuilder('http://127.0.0.1'),
     payments: { gateway: new SandboxGateway(), gatewayTimeoutMs: 15_000 },
   };

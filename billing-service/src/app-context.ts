@@ -1,4 +1,5 @@
 import type { Catalog } from './catalog/schema.js';
+import type { AccountClock } from './clock/account-clock.js';
 import type { Db } from './db/database.js';
 import type { UriBuilder } from './http/uri.js';
 import type { Notifier } from './notifications/notifier.js';
@@ -13,6 +14,8 @@ import type { WebhookUrlSafety } from './webhooks/url-safety.js';
 export interface AppContext {
   db: Db;
   catalog: Catalog;
+  /** Each account's "now" (real time, or its test clock): the only source of time for billing. */
+  clock: AccountClock;
   uris: UriBuilder;
   payments: { gateway: PaymentGateway; gatewayTimeoutMs: number };
   /** Writes e-mail notifications to the outbox (a no-op when e-mail is off). */

@@ -32,6 +32,7 @@ import { planRoutes } from './plans/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
 import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { testClockRoutes } from './clock/test-clock-routes.js';
 
 export interface AppOptions {
   db: Db;
@@ -57,6 +58,8 @@ export interface AppOptions {
   webhooks?: WebhookWorkerOptions;
   /** The webhook delivery worker (default: on, polling every second); false: none in this app. */
   webhookWorker?: boolean;
+  /** Test clocks (RENEW_TEST_CLOCKS): accounts may advance their own time; adds /v1/testclock. */
+  testClocks?: boolean;
   /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
   observability?: ObservabilityOptions;
 }
@@ -110,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(emailPreferenceRoutes);
   await app.register(bulkRoutes);
   await app.register(webhookRoutes);
+  if (options.testClocks) await app.register(testClockRoutes);
 
   return app;
 }

@@ -34,12 +34,16 @@ const EnvSchema = z.object({
   /** Webhook endpoints: accept http:// URLs; accept hosts resolving to private, loopback, link-local… addresses (development, tests). */
   RENEW_WEBHOOK_ALLOW_HTTP: booleanString.default(false),
   RENEW_WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
+  /** Test clocks: each account's time can be advanced (POST /v1/testclock/advance) to rehearse renewals and dunning; refused in production. */
+  RENEW_TEST_CLOCKS: booleanString.default(false),
   RENEW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export interface Config {
   /** Webhook URL checks: http:// allowed, private addresses allowed (both off by default). */
   webhooks: { allowHttp: boolean; allowPrivate: boolean };
+  /** RENEW_TEST_CLOCKS: accounts may advance their own clock (never with NODE_ENV=production). */
+  testClocks: boolean;
   /** Billing clock interval; 0: off. */
   billingClockMs: number;
   /** E-mail notifications, when an SMTP server is configured. */
@@ -78,7 +82,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.RENEW_TLS_CERT) !== Boolean(e.RENEW_TLS_KEY)) {
     throw new Error('invalid configuration: RENEW_TLS_CERT and RENEW_TLS_KEY go together');
   }
+  if (e.RENEW_TEST_CLOCKS && e.NODE_ENV === 'production') {
+    throw new Error('invalid configuration: RENEW_TEST_CLOCKS=true is refused with NODE_ENV=production (test clocks move billing time; they are for rehearsals)');
+  }
   return {
+    testClocks: e.RENEW_TEST_CLOCKS,
     host: e.RENEW_HOST,
     port: e.RENEW_API_PORT,
     dataDir: path.resolve(e.RENEW_DATA_DIR),

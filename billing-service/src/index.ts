@@ -6,5 +6,6 @@
 export { buildApp, type AppOptions } from './app.js';
 export type { AppContext } from './app-context.js';
 export { createAppContext } from './create-app-context.js';
+export { wallClockNow, type AccountClock } from './clock/account-clock.js';
 export { DEMO_CATALOG_PATH, loadConfig, SANDBOX_IN_PRODUCTION_WARNING, type Config } from './config.js';
 export { billingBanner, startBillingService, stopOnSignals, type StartedBilling } from './start-billing.js';

@@ -45,6 +45,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     gateway,
     gatewayTimeoutMs: config.gateway.timeoutMs,
     billingClockMs: config.billingClockMs,
+    testClocks: config.testClocks,
     webhooks: config.webhooks,
     ...(config.email ? { email: config.email } : {}),
     db: database.db,

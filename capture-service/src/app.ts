@@ -47,6 +47,8 @@ export interface CaptureAppOptions {
   bodyLimit?: number;
   /** Write e-mail notifications of collected payments to the outbox (sent by the billing API's worker). */
   emailEnabled?: boolean;
+  /** Accounts' test clocks (RENEW_TEST_CLOCKS) date what is stored here. */
+  testClocks?: boolean;
   /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
   observability?: ObservabilityOptions;
 }

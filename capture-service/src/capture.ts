@@ -68,7 +68,8 @@ export function requirementErrors(raw: RawParameters, settings: CaptureSettings)
 }
 
 /** The checks that need no gateway and no database (Luhn, expiry, CVV length, country and state ids), made before the CAPTCHA token is spent. */
-export function localCardErrors(input: CaptureInput, now = new Date()): ErrorEntry[] {
+/** `now`: the wall clock unless a test gives one (cards expire on the real calendar). */
+export function localCardErrors(input: CaptureInput, now?: Date): ErrorEntry[] {
   const errors: ErrorEntry[] = [];
   const attempt = (check: () => void) => {
     try {
@@ -189,14 +190,14 @@ export async function captureCard(
   if (amount === undefined) {
     const stored = await ctx.db.transaction().execute(async (trx) => {
       await spendToken(trx);
-      return insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks });
+      return insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now: await ctx.clock.now(caller.accountId, trx) });
     });
     return toCreditCardResponse(stored, ctx.uris);
   }
   let outcome;
   try {
     // one transaction stores the card with its payment: a failed collection keeps no usable card
-    outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }, new Date(), { alsoInTransaction: spendToken });
+    outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }, await ctx.clock.now(caller.accountId), { alsoInTransaction: spendToken });
   } catch (error) {
     if (error instanceof ApiError) throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));
     log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');

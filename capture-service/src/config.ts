@@ -47,6 +47,8 @@ export interface CaptureConfig {
   metricsToken?: string;
   /** RENEW_SMTP_URL is set: payments collected here write their e-mail to the outbox (the billing API sends it). */
   emailEnabled: boolean;
+  /** RENEW_TEST_CLOCKS, shared with the billing API: a payment collected here is dated at its account's test clock. */
+  testClocks: boolean;
 }
 
 /**
@@ -95,6 +97,7 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
     logLevel: shared.logLevel,
     ...(shared.metricsToken ? { metricsToken: shared.metricsToken } : {}),
     emailEnabled: shared.email !== undefined,
+    testClocks: shared.testClocks,
   };
 }
 

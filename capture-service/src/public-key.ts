@@ -1,3 +1,4 @@
+import { wallClockNow } from '@renew/billing-service';
 import { accountForKeyHash, hashApiKey } from '@renew/billing-service/accounts';
 import type { Db } from '@renew/billing-service/db';
 import { ApiError, type Caller } from '@renew/billing-service/http';
@@ -23,7 +24,7 @@ export class PublicKeyAuthenticator {
     }
     if (publicApiKey.length > 512) throw ApiError.unauthorized('publicApiKey not valid for this environment');
     const keyHash = hashApiKey(publicApiKey);
-    const now = Date.now();
+    const now = wallClockNow().getTime();
     const cached = this.cache.get(keyHash);
     if (cached && cached.expires > now) return cached.caller;
     const account = await accountForKeyHash(this.db, keyHash);

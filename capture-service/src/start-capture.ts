@@ -66,6 +66,7 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     logger: options.logger ?? defaultLogger(config.logLevel),
     ipRateLimits: config.ipRateLimits,
     emailEnabled: config.emailEnabled,
+    testClocks: config.testClocks,
     trustProxy: config.trustProxy,
     requireTls: config.requireTls,
     observability: { ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), ...(options.database.pools ? { pools: options.database.pools } : {}), processMetrics: true },

@@ -57,7 +57,7 @@ export async function benchPgliteQueries(db: Db, accountId: number, ids: IdRange
   );
   latencyRow('PGlite point select, Kysely selectFrom(customers)', kyselyPointSelect, 'in-process, sequential');
   log(`PGlite: findCustomerRecord (the GET's query), ${SETTINGS.loopSeconds} s`);
-  const appQuery = await measureLoop(() => findCustomerRecord(db, accountId, randomIdIn(ids)), SETTINGS.loopSeconds, SETTINGS.loopWarmupSeconds);
+  const appQuery = await measureLoop(() => findCustomerRecord(db, accountId, randomIdIn(ids), new Date()), SETTINGS.loopSeconds, SETTINGS.loopWarmupSeconds);
   latencyRow("PGlite findCustomerRecord (the GET's query)", appQuery, 'in-process, sequential');
   return { kyselyPointSelect, appQuery };
 }

@@ -26,11 +26,12 @@ async function sequentialList(label: string, server: RunningServer, account: Ben
 
 /** The list endpoint's own database work (runList: filtered count, total count, page), without HTTP. */
 async function directList(label: string, db: Db, catalog: Catalog, accountId: number, query: (typeof LIST_QUERIES)[number], postgresDatabase?: string) {
-  const fields = customerListFields(catalog);
+  const now = new Date();
+  const fields = customerListFields(catalog)(now);
   const request = parseListRequest(listInputFromUrl(query.path), fields, DEFAULT_SORT);
   log(`${label}: in-process runList(), ${SETTINGS.listSeconds} s`);
   const result = await measureLoop(
-    () => runList(db, selectCustomerRecords(db, accountId), request, fields, 'customers.id'),
+    () => runList(db, selectCustomerRecords(db, accountId, now), request, fields, 'customers.id'),
     SETTINGS.listSeconds,
     SETTINGS.loopWarmupSeconds,
     { postgresDatabase },

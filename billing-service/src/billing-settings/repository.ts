@@ -51,7 +51,7 @@ export async function paymentMethodsOnFile(db: Queryable, customerId: number): P
 }
 
 /** Moves the default flag to one method; the partial unique index keeps a single default. */
-export async function setDefaultPaymentMethod(db: Queryable, customerId: number, paymentMethodId: number) {
+export async function setDefaultPaymentMethod(db: Queryable, customerId: number, paymentMethodId: number, now: Date) {
   await db.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
-  await db.updateTable('paymentMethods').set({ isDefault: true, modifiedAt: new Date() }).where('id', '=', paymentMethodId).execute();
+  await db.updateTable('paymentMethods').set({ isDefault: true, modifiedAt: now }).where('id', '=', paymentMethodId).execute();
 }

@@ -132,7 +132,7 @@ export async function updateBillingSetting(ctx: AppContext, caller: Caller, inpu
       if (!methods.ids.includes(input.defaultPaymentMethodId)) {
         throw ApiError.badRequest(`payment method ${input.defaultPaymentMethodId} is not on file for this customer`, 'defaultPaymentMethodId');
       }
-      await setDefaultPaymentMethod(trx, customer.id, input.defaultPaymentMethodId);
+      await setDefaultPaymentMethod(trx, customer.id, input.defaultPaymentMethodId, await ctx.clock.now(caller.accountId, trx));
     }
 
     const presentation = {

@@ -1,3 +1,4 @@
+import { wallClockNow } from '../clock/account-clock.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { AppContext } from '../app-context.js';
@@ -54,7 +55,7 @@ export class BulkPaymentWorker {
 
   private async drain() {
     while (!this.task.stopped) {
-      const batch = await claimRecords(this.ctx.db, new Date(), this.staleAfterMs, this.batchSize);
+      const batch = await claimRecords(this.ctx.db, wallClockNow(), this.staleAfterMs, this.batchSize);
       if (batch.length === 0) break;
       // A few lanes over the batch, each taking the next record in order.
       let next = 0;
@@ -63,6 +64,6 @@ export class BulkPaymentWorker {
       };
       await Promise.all(Array.from({ length: Math.min(this.parallel, batch.length) }, lane));
     }
-    if (!this.task.stopped) await completeFinishedBulkJobs(this.ctx, new Date());
+    if (!this.task.stopped) await completeFinishedBulkJobs(this.ctx, wallClockNow());
   }
 }

@@ -50,7 +50,8 @@ async function checkItem(ctx: AppContext, caller: Caller, item: unknown, index: 
  * (Pending) and the refused ones with their errors (Invalid). Nothing is charged
  * until the job is processed. One transaction: the job and all its records, or nothing.
  */
-export async function submitBulkPayments(ctx: AppContext, caller: Caller, input: SubmitBulkPaymentsInput, now = new Date()): Promise<BulkJobResponse> {
+export async function submitBulkPayments(ctx: AppContext, caller: Caller, input: SubmitBulkPaymentsInput, now?: Date): Promise<BulkJobResponse> {
+  now ??= await ctx.clock.now(caller.accountId);
   requireBulkEnabled(ctx);
   const max = ctx.catalog.bulk.maxRecords;
   if (input.data.length > max) throw ApiError.badRequest(`at most ${max} payment items in one job`, 'data');
@@ -92,7 +93,8 @@ async function changeJob(ctx: AppContext, caller: Caller, jobId: number, change:
 }
 
 /** POST /v1/BulkApi/Process: a Validated job starts processing (in the background; follow it with GET). */
-export async function processBulkJob(ctx: AppContext, caller: Caller, jobId: number, now = new Date()): Promise<BulkJobResponse> {
+export async function processBulkJob(ctx: AppContext, caller: Caller, jobId: number, now?: Date): Promise<BulkJobResponse> {
+  now ??= await ctx.clock.now(caller.accountId);
   const response = await changeJob(ctx, caller, jobId, async (trx, job) => {
     if (job.status !== 'Validated') throw ApiError.badRequest(`the job is ${job.status}; only a Validated job can be processed`, 'id');
     await setJobStatus(trx, jobId, 'Processing', now, { processedAt: now });
@@ -103,7 +105,8 @@ export async function processBulkJob(ctx: AppContext, caller: Caller, jobId: num
 }
 
 /** POST /v1/BulkApi/Cancel/{id}: payments not yet processed are cancelled; processed ones stay. */
-export async function cancelBulkJob(ctx: AppContext, caller: Caller, jobId: number, now = new Date()): Promise<BulkJobResponse> {
+export async function cancelBulkJob(ctx: AppContext, caller: Caller, jobId: number, now?: Date): Promise<BulkJobResponse> {
+  now ??= await ctx.clock.now(caller.accountId);
   return changeJob(ctx, caller, jobId, async (trx, job) => {
     if (job.status === 'Completed' || job.status === 'Cancelled') throw ApiError.badRequest(`the job is ${job.status}; there is nothing left to cancel`);
     const cancelled = await cancelPendingRecords(trx, jobId, now);
@@ -113,7 +116,7 @@ export async function cancelBulkJob(ctx: AppContext, caller: Caller, jobId: numb
 }
 
 /** Processing jobs with nothing left to process become Completed; each announces it (bulkJob.completed). */
-export async function completeFinishedBulkJobs(ctx: AppContext, now = new Date()): Promise<number[]> {
+export async function completeFinishedBulkJobs(ctx: AppContext, now: Date): Promise<number[]> {
   return ctx.db.transaction().execute(async (trx) => {
     const completed = await completeFinishedJobs(trx, now);
     for (const { id, accountId } of completed) {
@@ -190,7 +193,8 @@ function toBulkJobResponse(ctx: AppContext, job: BulkJobRow, counts: Awaited<Ret
  * charge's idempotency key is the record's, so a record claimed again after a
  * crash is never charged twice.
  */
-export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, now = new Date()): Promise<void> {
+export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, now?: Date): Promise<void> {
+  now ??= await ctx.clock.now(record.accountId);
   const caller: Caller = { accountId: record.accountId, keyKind: 'private', auditSource: record.auditSource, rateLimits: { perMinute: 0, perDay: 0 }, keyHash: '' };
   const parsed = BulkPaymentItem.safeParse(record.item);
   if (!parsed.success) {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { wallClockNow } from '../clock/account-clock.js';
 import type { AppContext } from '../app-context.js';
 import { recordChange } from '../audit/audit-log.js';
 import { findCustomerRow } from '../customers/repository.js';
@@ -19,7 +20,7 @@ const NOT_VALID = 'is not valid: unknown, expired or already used; ask the shop 
  * customer, whatever its status, and make it the default, once, before the token expires.
  * The token is shown once; only its hash is kept.
  */
-export async function createCaptureToken(ctx: AppContext, caller: Caller, input: CreateCaptureTokenInput, now = new Date()): Promise<CaptureTokenResponse> {
+export async function createCaptureToken(ctx: AppContext, caller: Caller, input: CreateCaptureTokenInput, now = wallClockNow()): Promise<CaptureTokenResponse> {
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   const maxCollectionAmount = input.maxCollectionAmount != null ? amountInCurrency(input.maxCollectionAmount, customer.currency, 'maxCollectionAmount') : null;
@@ -37,6 +38,8 @@ export async function createCaptureToken(ctx: AppContext, caller: Caller, input:
   return { token, customerId: customer.id, maxCollectionAmount: maxCollectionAmount ? toJsonAmount(maxCollectionAmount) : null, expiresTimestamp: expiresAt.toISOString() };
 }
 
+// Capture tokens are short-lived credentials: they expire on the wall clock, not an account's test clock.
+
 /** What a valid capture token allows: this customer, up to this first payment (null: the account's cap). */
 export interface CaptureGrant {
   tokenId: number;
@@ -45,7 +48,7 @@ export interface CaptureGrant {
 }
 
 /** Checks a token the capture host was given (400 keyed `captureToken` when it cannot be used). */
-export async function checkCaptureToken(db: Queryable, accountId: number, token: string, customerId: number, now = new Date()): Promise<CaptureGrant> {
+export async function checkCaptureToken(db: Queryable, accountId: number, token: string, customerId: number, now = wallClockNow()): Promise<CaptureGrant> {
   const row = token.length <= 200 ? await findCaptureToken(db, accountId, hashToken(token)) : undefined;
   if (!row || row.spentAt !== null || row.expiresAt.getTime() <= now.getTime()) throw ApiError.badRequest(NOT_VALID, 'captureToken');
   if (row.customerId !== customerId) throw ApiError.badRequest('was issued for another customer', 'captureToken');
@@ -53,7 +56,7 @@ export async function checkCaptureToken(db: Queryable, accountId: number, token:
 }
 
 /** Spends the token in the transaction that stores the card: two captures with one token store one card. */
-export async function spendCaptureGrant(trx: Queryable, grant: CaptureGrant, now = new Date()): Promise<void> {
+export async function spendCaptureGrant(trx: Queryable, grant: CaptureGrant, now = wallClockNow()): Promise<void> {
   if (!(await spendCaptureToken(trx, grant.tokenId, now))) throw ApiError.badRequest(NOT_VALID, 'captureToken');
 }
 
@@ -82,7 +85,7 @@ export async function authorizeCapture(
   caller: Caller,
   request: { customerId: number; captureToken?: string | undefined },
   policy: { tokenlessCapture: TokenlessCapture; maxCollectionAmount: string },
-  now = new Date(),
+  now = wallClockNow(),
 ): Promise<CapturePermission> {
   const accountCap = money(policy.maxCollectionAmount);
   if (request.captureToken !== undefined) {

@@ -20,13 +20,21 @@ const salesTrackingCode = (position: number, part: 'code' | 'name'): ListField =
   expression: sql`(select s.${sql.raw(part)} from customer_sales_tracking_codes s where s.customer_id = customers.id and s.position = ${sql.lit(position)})`,
 });
 
-/** The filter and sort names of GET /v1/customers, as the spec lists them. */
-export function customerListFields(catalog: Catalog): ListField[] {
+/**
+ * The filter and sort names of GET /v1/customers, as the spec lists them, for a
+ * request at the account's time `now` (AccountStatus depends on it): built once,
+ * only that field per request.
+ */
+export function customerListFields(catalog: Catalog): (now: Date) => ListField[] {
+  const timeless = timelessCustomerListFields(catalog);
+  return (now) => [{ name: 'AccountStatus', type: 'enum', values: ACCOUNT_STATUSES, expression: customerAccountStatusSql(now) }, ...timeless];
+}
+
+function timelessCustomerListFields(catalog: Catalog): ListField[] {
   const currencyAliases = Object.fromEntries(
     catalog.currencies.allowed.map((code) => [String(findCurrency(code)?.numericCode ?? code), code]),
   );
   return [
-    { name: 'AccountStatus', type: 'enum', values: ACCOUNT_STATUSES, expression: customerAccountStatusSql },
     text('CompanyName', column('companyName')),
     { name: 'CreatedTimestamp', type: 'date', expression: column('createdAt') },
     // CurrencyId takes the ISO 4217 numeric code (840 = USD); Currency the letter code.

@@ -12,7 +12,8 @@ import type { CustomerOverviewResponse } from './schemas.js';
 
 /** GET /v1/customers/{id}/overview: the customer's standing (balances, recurring revenue, dunning countdowns). */
 export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: number): Promise<CustomerOverviewResponse> {
-  const record = await findCustomerRecord(ctx.db, caller.accountId, id);
+  const now = await ctx.clock.now(caller.accountId);
+  const record = await findCustomerRecord(ctx.db, caller.accountId, id, now);
   if (!record) throw ApiError.notFound('customer', id);
   const [balances, parentName, isParent, setting, pending] = await Promise.all([
     customerBalances(ctx.db, id),
@@ -22,7 +23,6 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     pendingChargesAndNextBilling(ctx.db, id),
   ]);
   const [customer] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
-  const now = new Date();
   const accountStatus = customer.customerAccountStatus;
   const dunning = effectiveBillingSettings(setting, ctx.catalog);
   const overdueSince = balances.oldestOpenInvoiceDueAt;

@@ -41,14 +41,14 @@ export interface CustomerRecord extends CustomerRow {
  * The customer query every read uses (one, list): one round trip with the
  * reference, acquisition and sales tracking codes joined in.
  */
-export function selectCustomerRecords(db: Queryable, accountId: number) {
+export function selectCustomerRecords(db: Queryable, accountId: number, now: Date) {
   return db
     .selectFrom('customers')
     .leftJoin('customerReferences', 'customerReferences.customerId', 'customers.id')
     .leftJoin('customerAcquisitions', 'customerAcquisitions.customerId', 'customers.id')
     .selectAll('customers')
     .select([
-      customerAccountStatusSql.as('customerAccountStatus'),
+      customerAccountStatusSql(now).as('customerAccountStatus'),
       'customerReferences.reference1',
       'customerReferences.reference2',
       'customerReferences.reference3',
@@ -67,13 +67,14 @@ export function selectCustomerRecords(db: Queryable, accountId: number) {
 }
 
 
-const customerRecordById = reusableQuery((db: Queryable, accountId: number, id: number) =>
-  selectCustomerRecords(db, accountId).where('customers.id', '=', id),
+const customerRecordById = reusableQuery((db: Queryable, accountId: number, id: number, now: Date) =>
+  selectCustomerRecords(db, accountId, now).where('customers.id', '=', id),
 );
 
-export async function findCustomerRecord(db: Queryable, accountId: number, id: number): Promise<CustomerRecord | undefined> {
+/** One customer as the API shows it; `now` (the account's time) decides PoorStanding. */
+export async function findCustomerRecord(db: Queryable, accountId: number, id: number, now: Date): Promise<CustomerRecord | undefined> {
   if (!isStorableId(id)) return undefined;
-  return (await customerRecordById(db, accountId, id))[0];
+  return (await customerRecordById(db, accountId, id, now))[0];
 }
 
 const customerRowById = reusableQuery((db: Queryable, accountId: number, id: number) =>

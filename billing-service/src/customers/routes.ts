@@ -30,18 +30,20 @@ const tags = ['Customers'];
 
 export async function customerRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const fields = customerListFields(app.ctx.catalog);
+  const fieldsAt = customerListFields(app.ctx.catalog);
 
   app.get('/v1/customers', {
     schema: { tags, summary: 'List, filter, sort and page customers', querystring: ListQuerystring, response: { 200: z.array(CustomerResponse) } },
-    handler: async (request, reply) =>
-      listRoute(request, reply, {
-        fields,
+    handler: async (request, reply) => {
+      const now = await app.ctx.clock.now(request.caller.accountId);
+      return listRoute(request, reply, {
+        fields: fieldsAt(now),
         defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectCustomerRecords(app.ctx.db, request.caller.accountId),
+        baseQuery: selectCustomerRecords(app.ctx.db, request.caller.accountId, now),
         idColumn: 'customers.id',
         toResponses: (records) => toCustomerResponses(app.ctx.db, app.ctx.uris, records),
-      }),
+      });
+    },
   });
 
   app.get('/v1/customers/:customerId', {

@@ -31,7 +31,7 @@ type CustomerReferenceInput = NonNullable<CreateCustomerInput['customerReference
 type AddressInput = NonNullable<CreateCustomerInput['billing']>;
 
 export async function getCustomer(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
-  const record = await findCustomerRecord(ctx.db, caller.accountId, id);
+  const record = await findCustomerRecord(ctx.db, caller.accountId, id, await ctx.clock.now(caller.accountId));
   if (!record) throw ApiError.notFound('customer', id);
   const [response] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
   return response!;
@@ -39,7 +39,7 @@ export async function getCustomer(ctx: AppContext, caller: Caller, id: number): 
 
 /** The customer as embedded objects need it (no recurring revenue: they do not show it). */
 async function embeddedParts(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
-  const record = await findCustomerRecord(ctx.db, caller.accountId, id);
+  const record = await findCustomerRecord(ctx.db, caller.accountId, id, await ctx.clock.now(caller.accountId));
   if (!record) throw ApiError.notFound('customer', id);
   return toCustomerResponse(record, ctx.uris);
 }
@@ -77,6 +77,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
     throw ApiError.badRequest('trackedItemDisplay is also given at the top level, with other values: give it once', 'billingSetting.trackedItemDisplay');
   }
 
+  const now = await ctx.clock.now(caller.accountId);
   const id = await ctx.db
     .transaction()
     .execute(async (trx) => {
@@ -92,9 +93,10 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
         erpCustomerType: input.companyName ? 'Company' : 'Individual',
         accountingSyncToken: null,
         lifetimeValue: money(input.lifetimeValue ?? 0).toString(),
-        modifiedAt: new Date(),
-        statusAt: new Date(),
-        accountStatusAt: new Date(),
+        createdAt: now,
+        modifiedAt: now,
+        statusAt: now,
+        accountStatusAt: now,
       });
       await writeReferenceAndAcquisition(trx, customerId, input.customerReference, codes, input.customerAcquisition);
       const { rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
@@ -125,7 +127,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
       if (billing) await insertAddress(trx, { accountId: caller.accountId, customerId, addressType: 'Billing', ...billing });
       if (shipping) await insertAddress(trx, { accountId: caller.accountId, customerId, addressType: 'Shipping', ...shipping });
       await recordChange(trx, caller, { entityType: 'Customer', entityId: customerId, action: 'create', changes: stripNulls(input) });
-      await ctx.webhooks?.customer(trx, caller.accountId, customerId, 'customer.created');
+      await ctx.webhooks?.customer(trx, caller.accountId, customerId, 'customer.created', now);
       return customerId;
     })
     .catch(rethrowPortalUserNameConflict);
@@ -180,7 +182,7 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
       }
       const next = { ...customerColumns(input), portalUserName, erpCustomerType: input.companyName ? 'Company' : 'Individual' };
       const changes = diffFields(current, next);
-      await updateCustomerRow(trx, caller.accountId, input.id, { ...next, modifiedAt: new Date() });
+      await updateCustomerRow(trx, caller.accountId, input.id, { ...next, modifiedAt: await ctx.clock.now(caller.accountId, trx) });
       await writeReferenceAndAcquisition(trx, input.id, input.customerReference, codes, input.customerAcquisition);
       await recordChange(trx, caller, {
         entityType: 'Customer',

@@ -427,6 +427,14 @@ export interface AutoCollectionAttemptsTable {
   createdAt: Generated<Date>;
 }
 
+/** A test clock (RENEW_TEST_CLOCKS): the account's time while it stands still after an advance. */
+export interface AccountClocksTable {
+  accountId: number;
+  frozenAt: Date;
+  firstAdvancedAt: Date;
+  advancingSince: Date | null;
+}
+
 /** A merchant's webhook endpoint; `secret` signs deliveries (Standard Webhooks, `whsec_…`). */
 export interface WebhookEndpointsTable {
   id: Generated<number>;
@@ -512,6 +520,7 @@ export interface EmailOutboxTable {
 
 export interface Database {
   accounts: AccountsTable;
+  accountClocks: AccountClocksTable;
   customers: CustomersTable;
   customerReferences: CustomerReferencesTable;
   customerSalesTrackingCodes: CustomerSalesTrackingCodesTable;

@@ -1,3 +1,4 @@
+import { wallClockNow } from '../clock/account-clock.js';
 import type { FastifyRequest } from 'fastify';
 import { hashApiKey } from '../accounts/api-keys.js';
 import type { KeyKind } from '../accounts/repository.js';
@@ -67,7 +68,7 @@ export class ApiKeyAuthenticator {
   }
 
   private async lookup(keyHash: string): Promise<Omit<Caller, 'auditSource'> | undefined> {
-    const now = Date.now();
+    const now = wallClockNow().getTime();
     const cached = this.cache.get(keyHash);
     if (cached && cached.expires > now) return cached.caller;
     const account = await accountForKeyHash(this.db, keyHash);

@@ -1,3 +1,4 @@
+import { wallClockNow } from '../clock/account-clock.js';
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.js';
@@ -25,7 +26,7 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
   const { db } = request.server.ctx;
   const accountId = request.caller.accountId;
   const requestHash = createHash('sha256').update(JSON.stringify({ endpoint, body: fingerprintBody(request.body) })).digest('hex');
-  const now = Date.now();
+  const now = wallClockNow().getTime(); // idempotency keys expire on the wall clock, never an account's test clock
   sweepExpiredKeys(db, now);
 
   const claimed = await db
@@ -37,7 +38,7 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
   const row = (where: typeof db) => where.selectFrom('idempotencyKeys').selectAll().where('accountId', '=', accountId).where('key', '=', key);
 
   if (!claimed) {
-    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    const deadline = wallClockNow().getTime() + WAIT_FOR_FIRST_MS;
     for (;;) {
       const first = await row(db).executeTakeFirst();
       if (!first) return withIdempotency(request, reply, endpoint, run); // the first failed and freed the key
@@ -54,7 +55,7 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
         if (first.responseStatus < 300) return first.responseBody as T;
         throw new ApiError(first.responseStatus, (first.responseBody as { Errors: ApiError['errors'] }).Errors);
       }
-      if (Date.now() > deadline) throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
+      if (wallClockNow().getTime() > deadline) throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }

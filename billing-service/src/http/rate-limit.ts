@@ -1,3 +1,4 @@
+import { wallClockNow } from '../clock/account-clock.js';
 import type { FastifyReply } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
@@ -193,7 +194,7 @@ export async function enforceRateLimit(
   reply: FastifyReply,
   bucket: string,
   limits: { perMinute: number; perDay: number },
-  now = Date.now(),
+  now = wallClockNow().getTime(),
 ): Promise<void> {
   const windows: RateWindow[] = [
     { name: 'Minute', limit: limits.perMinute },

@@ -23,12 +23,13 @@ export async function addLedgerEntry(
     amount: Money;
     invoiceId?: number | null;
     dueAt?: Date | null;
-    effectiveAt?: Date;
+    /** When the entry takes effect: the account's time (see AccountClock), or a date the caller gave. */
+    effectiveAt: Date;
     description?: string | null;
   },
 ): Promise<number> {
   const amount = entry.amount.toString();
-  const [row] = await insertLedgerEntry(db, entry.accountId, entry.customerId, entry.entryType, amount, entry.invoiceId ?? null, entry.dueAt ?? null, entry.effectiveAt ?? new Date(), entry.description ?? null);
+  const [row] = await insertLedgerEntry(db, entry.accountId, entry.customerId, entry.entryType, amount, entry.invoiceId ?? null, entry.dueAt ?? null, entry.effectiveAt, entry.description ?? null);
   return row!.id;
 }
 

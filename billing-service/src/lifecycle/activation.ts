@@ -31,7 +31,7 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
     const missing = (['activateAllSubscriptions', 'activateAllDraftPurchases', 'temporarilyDisableAutoPost'] as const).filter((f) => input[f] == null);
     if (missing.length > 0) throw new ApiError(400, missing.map((f) => ({ Key: f, Value: 'required unless preview is true' })));
   }
-  const now = options.now ?? new Date();
+  const now = options.now ?? (await ctx.clock.now(caller.accountId));
   const today = utcDate(now);
   const activateSubscriptions = input.activateAllSubscriptions ?? true;
 

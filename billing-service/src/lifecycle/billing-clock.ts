@@ -22,8 +22,11 @@ import {
   markOverdueNotified,
   customersInStatus,
   overdueInvoicesNotNotified,
+  ALL_ACCOUNTS,
+  type ClockScope,
   type CustomerRef,
 } from './clock-repository.js';
+import { wallClockNow } from '../clock/account-clock.js';
 import { minorUnits, money } from '../money/money.js';
 import { autoCancelDue, gracePeriodDays, suspensionDue } from './dunning.js';
 import { lockCustomerFor, lockCustomerIn, TRANSITIONS, transitionCustomer } from './transitions.js';
@@ -137,11 +140,11 @@ async function noticeOnce<S extends { id: number; accountId: number; customerId:
 }
 
 /** Tells the customer, once per invoice, that a posted invoice is a day past due and unpaid. */
-async function noticeOverdueInvoices(ctx: AppContext, now: Date): Promise<number[]> {
+async function noticeOverdueInvoices(ctx: AppContext, now: Date, scope: ClockScope): Promise<number[]> {
   // Told once, by e-mail and by the invoice.overdue webhook, whichever the account has.
   return noticeOnce(
     ctx,
-    await overdueInvoicesNotNotified(ctx.db, now),
+    await overdueInvoicesNotNotified(ctx.db, now, scope),
     (trx, id) => markOverdueNotified(trx, id, now),
     (invoice) => ({
       type: 'InvoiceOverdue',
@@ -155,9 +158,9 @@ async function noticeOverdueInvoices(ctx: AppContext, now: Date): Promise<number
 }
 
 /** Tells the customer, once per card, that a card in use expires at the end of this month. */
-async function noticeExpiringCards(ctx: AppContext, now: Date): Promise<number[]> {
+async function noticeExpiringCards(ctx: AppContext, now: Date, scope: ClockScope): Promise<number[]> {
   if (!ctx.notifier?.enabled) return [];
-  return noticeOnce(ctx, await cardsExpiringThisMonth(ctx.db, now), (trx, id) => markExpiryNotified(trx, id, now), (card) => ({
+  return noticeOnce(ctx, await cardsExpiringThisMonth(ctx.db, now, scope), (trx, id) => markExpiryNotified(trx, id, now), (card) => ({
     type: 'CreditCardExpiry',
     cardType: card.cardBrand ?? 'credit',
     lastFour: card.lastFour ?? '????',
@@ -215,30 +218,32 @@ async function cancelIfLongSuspended(ctx: AppContext, ref: CustomerRef, now: Dat
  * order: renew what is due, collect what is owed, lift suspensions that were paid,
  * suspend what stayed overdue past the grace period, cancel what stayed suspended.
  * Every move re-checks its condition under the customer's lock, so instances
- * running the clock at once on one database do each move once.
+ * running the clock at once on one database do each move once. `scope` limits
+ * the tick to some accounts (see ClockScope; a test clock's advance uses it).
  */
-export async function runBillingClock(ctx: AppContext, now = new Date()): Promise<ClockTick> {
+export async function runBillingClock(ctx: AppContext, now = wallClockNow(), scope: ClockScope = ALL_ACCOUNTS): Promise<ClockTick> {
   const today = utcDate(now);
-  const renewed = await eachCustomer(await customersDueForRenewal(ctx.db, today), (c) => renewCustomer(ctx, c, now));
+  const renewed = await eachCustomer(await customersDueForRenewal(ctx.db, today, scope), (c) => renewCustomer(ctx, c, now));
   const collected: number[] = [];
   const declined: number[] = [];
-  for (const customer of await customersWithDueInvoices(ctx.db, now, ['Active', 'Suspended'])) {
+  for (const customer of await customersWithDueInvoices(ctx.db, now, ['Active', 'Suspended'], scope)) {
     const outcome = await collectDueBalance(ctx, customer, now);
     if (outcome === 'collected') collected.push(customer.id);
     if (outcome === 'declined') declined.push(customer.id);
   }
-  const overdueNotices = await noticeOverdueInvoices(ctx, now);
-  const expiryNotices = await noticeExpiringCards(ctx, now);
-  const reactivated = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.reactivate.from), (c) => reactivateIfPaid(ctx, c, now));
-  const suspended = await eachCustomer(await customersWithDueInvoices(ctx.db, now, TRANSITIONS.suspend.from), (c) => suspendIfOverdue(ctx, c, now));
-  const cancelled = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.autoCancel.from), (c) => cancelIfLongSuspended(ctx, c, now));
+  const overdueNotices = await noticeOverdueInvoices(ctx, now, scope);
+  const expiryNotices = await noticeExpiringCards(ctx, now, scope);
+  const reactivated = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.reactivate.from, scope), (c) => reactivateIfPaid(ctx, c, now));
+  const suspended = await eachCustomer(await customersWithDueInvoices(ctx.db, now, TRANSITIONS.suspend.from, scope), (c) => suspendIfOverdue(ctx, c, now));
+  const cancelled = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.autoCancel.from, scope), (c) => cancelIfLongSuspended(ctx, c, now));
   return { renewed, overdueNotices, expiryNotices, collected, declined, reactivated, suspended, cancelled };
 }
 
 /** Runs the billing clock every `intervalMs` in the background (the billing API starts one). */
 export function billingClockTask(ctx: AppContext, log: FastifyBaseLogger, intervalMs: number): PeriodicTask {
   return new PeriodicTask('billing clock', intervalMs, async () => {
-    const tick = await runBillingClock(ctx);
+    // Accounts whose test clock stands still are moved by their advances only.
+    const tick = await runBillingClock(ctx, wallClockNow(), ctx.clock.testClocks ? { kind: 'realTimeAccounts' } : ALL_ACCOUNTS);
     if (Object.values(tick).some((ids) => ids.length > 0)) log.info({ billingClock: tick }, 'billing clock');
   }, log);
 }

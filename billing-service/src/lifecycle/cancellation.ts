@@ -19,7 +19,8 @@ const OPTIONS_MESSAGE = `allowable options are ${CANCELLATION_OPTIONS.join(', ')
  * Any status but Cancelled → Cancelled (the billing clock's auto-cancel: Suspended only); subscriptions
  * are cancelled with the same option.
  */
-export async function cancelCustomer(ctx: AppContext, caller: Caller, input: CancellationInput, now = new Date(), transition: 'cancel' | 'autoCancel' = 'cancel'): Promise<void> {
+export async function cancelCustomer(ctx: AppContext, caller: Caller, input: CancellationInput, now?: Date, transition: 'cancel' | 'autoCancel' = 'cancel'): Promise<void> {
+  now ??= await ctx.clock.now(caller.accountId);
   const option = CANCELLATION_OPTIONS.find((o) => typeof input.cancellationOption === 'string' && o.toLowerCase() === input.cancellationOption.toLowerCase());
   if (!option) throw ApiError.badRequest(OPTIONS_MESSAGE);
   await ctx.db.transaction().execute(async (trx) => {
@@ -46,7 +47,8 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
  * Cancelled → Active; the subscriptions cancelled with the customer come back with it, and are
  * billed from the day service comes back (billForReturnedService).
  */
-export async function uncancelCustomer(ctx: AppContext, caller: Caller, customerId: number, now = new Date()): Promise<CustomerResponse> {
+export async function uncancelCustomer(ctx: AppContext, caller: Caller, customerId: number, now?: Date): Promise<CustomerResponse> {
+  now ??= await ctx.clock.now(caller.accountId);
   await ctx.db.transaction().execute(async (trx) => {
     const { customer, moved: revived } = await transitionCustomer(ctx, trx, caller, customerId, 'uncancel', now);
     await billForReturnedService(ctx, trx, caller, customer, revived.map((r) => r.id), now);

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/database.js';
 
 export interface CustomerRef {
@@ -7,11 +8,33 @@ export interface CustomerRef {
 
 const BATCH = 500;
 
+/**
+ * Which accounts one tick of the billing clock acts on: all of them; all but those
+ * whose test clock stands still (the background clock: only an advance moves
+ * those); or one account (an advance of its test clock).
+ */
+export type ClockScope = { kind: 'all' } | { kind: 'realTimeAccounts' } | { kind: 'account'; accountId: number };
+
+export const ALL_ACCOUNTS: ClockScope = { kind: 'all' };
+
+/** The scope as a condition on `customers` (every query below joins it). */
+function inScope(scope: ClockScope): RawBuilder<SqlBool> {
+  switch (scope.kind) {
+    case 'all':
+      return sql<SqlBool>`true`;
+    case 'realTimeAccounts':
+      return sql<SqlBool>`not exists (select 1 from account_clocks ac where ac.account_id = customers.account_id)`;
+    case 'account':
+      return sql<SqlBool>`customers.account_id = ${scope.accountId}`;
+  }
+}
+
 /** Active customers with an Active subscription whose next period has started. */
-export function customersDueForRenewal(db: Queryable, today: string): Promise<CustomerRef[]> {
+export function customersDueForRenewal(db: Queryable, today: string, scope: ClockScope): Promise<CustomerRef[]> {
   return db
     .selectFrom('customers')
     .select(['customers.id', 'customers.accountId'])
+    .where(inScope(scope))
     .where('customers.status', '=', 'Active')
     .where(({ exists, selectFrom }) =>
       exists(
@@ -28,10 +51,11 @@ export function customersDueForRenewal(db: Queryable, today: string): Promise<Cu
 }
 
 /** Active or Suspended customers with a posted invoice due by `now` and still open: candidates for collection and dunning. */
-export function customersWithDueInvoices(db: Queryable, now: Date, statuses: readonly string[]): Promise<Array<CustomerRef & { status: string; statusAt: Date }>> {
+export function customersWithDueInvoices(db: Queryable, now: Date, statuses: readonly string[], scope: ClockScope): Promise<Array<CustomerRef & { status: string; statusAt: Date }>> {
   return db
     .selectFrom('customers')
     .select(['customers.id', 'customers.accountId', 'customers.status', 'customers.statusAt'])
+    .where(inScope(scope))
     .where('customers.status', 'in', statuses)
     .where(({ exists, selectFrom }) =>
       exists(
@@ -49,8 +73,8 @@ export function customersWithDueInvoices(db: Queryable, now: Date, statuses: rea
 }
 
 /** Customers in these statuses (those a transition of the billing clock starts from). */
-export function customersInStatus(db: Queryable, statuses: readonly string[]): Promise<CustomerRef[]> {
-  return db.selectFrom('customers').select(['id', 'accountId']).where('status', 'in', statuses).orderBy('id').limit(BATCH).execute();
+export function customersInStatus(db: Queryable, statuses: readonly string[], scope: ClockScope): Promise<CustomerRef[]> {
+  return db.selectFrom('customers').select(['id', 'accountId']).where(inScope(scope)).where('status', 'in', statuses).orderBy('id').limit(BATCH).execute();
 }
 
 /** Claims today's automatic collection attempt for a customer: false when it was already made (here or by another instance). */
@@ -60,12 +84,13 @@ export async function claimCollectionAttempt(db: Queryable, customerId: number, 
 }
 
 /** Posted invoices of Active or Suspended customers, still unpaid a full day after their due date, whose customer was not told yet. */
-export function overdueInvoicesNotNotified(db: Queryable, now: Date) {
+export function overdueInvoicesNotNotified(db: Queryable, now: Date, scope: ClockScope) {
   return db
     .selectFrom('invoices')
     .innerJoin('ledgerEntries', (join) => join.onRef('ledgerEntries.invoiceId', '=', 'invoices.id').on('ledgerEntries.entryType', '=', 'invoice'))
     .innerJoin('customers', 'customers.id', 'invoices.customerId')
     .select(['invoices.id', 'invoices.customerId', 'invoices.accountId', 'invoices.invoiceNumber', 'invoices.currency', 'invoices.dueAt', 'ledgerEntries.openAmount'])
+    .where(inScope(scope))
     .where('invoices.status', '=', 'Posted')
     .where('invoices.overdueNotifiedAt', 'is', null)
     .where('ledgerEntries.openAmount', '>', '0')
@@ -83,11 +108,12 @@ export async function markOverdueNotified(db: Queryable, invoiceId: number, now:
 }
 
 /** Cards in use (not removed) of Active or Suspended customers that expire at the end of this month, whose customer was not told yet. */
-export function cardsExpiringThisMonth(db: Queryable, now: Date) {
+export function cardsExpiringThisMonth(db: Queryable, now: Date, scope: ClockScope) {
   return db
     .selectFrom('paymentMethods')
     .innerJoin('customers', 'customers.id', 'paymentMethods.customerId')
     .select(['paymentMethods.id', 'paymentMethods.customerId', 'paymentMethods.accountId', 'paymentMethods.cardBrand', 'paymentMethods.lastFour', 'paymentMethods.expirationMonth', 'paymentMethods.expirationYear'])
+    .where(inScope(scope))
     .where('paymentMethods.removedAt', 'is', null)
     .where('paymentMethods.expiryNotifiedAt', 'is', null)
     .where('paymentMethods.expirationYear', '=', now.getUTCFullYear())

@@ -5,7 +5,8 @@ import type { AppContext } from '../app-context.js';
 import { transitionCustomer } from './transitions.js';
 
 /** Active → Hold; the customer's Active subscriptions are suspended with it. */
-export async function holdCustomer(ctx: AppContext, caller: Caller, customerId: number, now = new Date()): Promise<CustomerResponse> {
+export async function holdCustomer(ctx: AppContext, caller: Caller, customerId: number, now?: Date): Promise<CustomerResponse> {
+  now ??= await ctx.clock.now(caller.accountId);
   await ctx.db.transaction().execute((trx) =>
     transitionCustomer(ctx, trx, caller, customerId, 'hold', now, (suspended) => ({ suspendedSubscriptions: suspended.map((s) => s.id) })),
   );

@@ -125,7 +125,8 @@ export async function catchUpInvoices(
 }
 
 /** Hold → Active, charging for missed periods as the service start option says (preview: compute only). */
-export async function unholdCustomer(ctx: AppContext, caller: Caller, input: UnholdInput, now = new Date()): Promise<LifecycleResponse> {
+export async function unholdCustomer(ctx: AppContext, caller: Caller, input: UnholdInput, now?: Date): Promise<LifecycleResponse> {
+  now ??= await ctx.clock.now(caller.accountId);
   const result = await ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomerFor(trx, caller, input.customerId, 'unhold');
     const context = await loadBillingContext(trx, ctx.catalog, customer);

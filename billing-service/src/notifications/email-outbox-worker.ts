@@ -1,3 +1,4 @@
+import { wallClockNow } from '../clock/account-clock.js';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { PeriodicTask } from '../background/periodic-task.js';
@@ -43,16 +44,16 @@ export class EmailOutboxWorker {
 
   private async sendDue() {
     for (;;) {
-      const now = new Date();
+      const now = wallClockNow();
       const emails = await claimDueEmails(this.db, now, 10, 5 * 60_000);
       if (emails.length === 0) return;
       for (const email of emails) {
         try {
           await this.transport.sendMail({ from: this.settings.from, to: email.toAddress, subject: email.subject, text: email.body });
-          await markSent(this.db, email.id, new Date());
+          await markSent(this.db, email.id, wallClockNow());
         } catch (error) {
           const attempts = email.attempts + 1;
-          const retryAt = attempts >= MAX_EMAIL_ATTEMPTS ? null : new Date(Date.now() + (this.settings.retryBaseMs ?? 30_000) * 2 ** (attempts - 1));
+          const retryAt = attempts >= MAX_EMAIL_ATTEMPTS ? null : new Date(wallClockNow().getTime() + (this.settings.retryBaseMs ?? 30_000) * 2 ** (attempts - 1));
           await markAttemptFailed(this.db, email.id, (error as Error).message, retryAt);
         }
       }

@@ -65,7 +65,7 @@ export interface AddCardOptions {
  */
 export async function addCreditCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<CreditCardResponse> {
   const card = await validateCard(ctx, caller, input, options);
-  const row = await ctx.db.transaction().execute((trx) => insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks }));
+  const row = await ctx.db.transaction().execute(async (trx) => insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now: await ctx.clock.now(caller.accountId, trx) }));
   return toCreditCardResponse(row, ctx.uris);
 }
 
@@ -129,7 +129,7 @@ export async function insertValidatedCard(
   trx: Queryable,
   caller: Caller,
   card: CardReadyToStore,
-  options: { removed?: boolean; webhooks?: ResourceWebhooks | undefined } = {},
+  options: { now: Date; removed?: boolean; webhooks?: ResourceWebhooks | undefined },
 ): Promise<PaymentMethodRow> {
   const customerId = card.customer.id;
   const locked = await lockCustomerCountingCards(trx, caller.accountId, customerId);
@@ -139,7 +139,7 @@ export async function insertValidatedCard(
   if (isDefault && !isFirst) {
     await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
   }
-  const now = new Date();
+  const now = options.now;
   const created = await insertPaymentMethod(trx, { ...card.values, isDefault, modifiedAt: now, ...(options.removed ? { removedAt: now } : {}) });
   // Only what the gateway returned is audited: never the number or the CVV.
   await recordChange(trx, caller, {
@@ -148,7 +148,7 @@ export async function insertValidatedCard(
     action: 'create',
     changes: { customerId, cardType: created.cardBrand, lastFour: created.lastFour, isDefault, ...(options.removed ? { removed: true } : {}) },
   });
-  if (!options.removed) await options.webhooks?.paymentMethod(trx, created, 'paymentMethod.created');
+  if (!options.removed) await options.webhooks?.paymentMethod(trx, created, 'paymentMethod.created', now);
   return created;
 }
 
@@ -184,7 +184,7 @@ export async function updateCreditCard(ctx: AppContext, caller: Caller, input: U
       // The default can move to this card; it is never left without one by PUT.
       isDefault: current.isDefault || input.isDefault === true,
     };
-    const updated = await updatePaymentMethodRow(trx, current.id, { ...columns, modifiedAt: new Date() });
+    const updated = await updatePaymentMethodRow(trx, current.id, { ...columns, modifiedAt: await ctx.clock.now(caller.accountId, trx) });
     await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: current.id, action: 'update', changes: diffFields(current, columns) });
     return updated;
   });
@@ -201,16 +201,17 @@ export async function removeCreditCard(ctx: AppContext, caller: Caller, id: numb
     const current = await findPaymentMethod(trx, caller.accountId, id);
     if (!current) throw ApiError.notFound('payment method', id);
     await lockCustomer(trx, caller.accountId, current.customerId);
-    await updatePaymentMethodRow(trx, id, { removedAt: new Date(), isDefault: false, modifiedAt: new Date() });
+    const now = await ctx.clock.now(caller.accountId, trx);
+    await updatePaymentMethodRow(trx, id, { removedAt: now, isDefault: false, modifiedAt: now });
     if (current.isDefault) {
       const next = await newestPaymentMethod(trx, current.customerId);
-      if (next) await updatePaymentMethodRow(trx, next.id, { isDefault: true, modifiedAt: new Date() });
+      if (next) await updatePaymentMethodRow(trx, next.id, { isDefault: true, modifiedAt: now });
       else {
         await trx.updateTable('customerBillingSettings').set({ autoCollect: false }).where('customerId', '=', current.customerId).where('autoCollect', '=', true).execute();
       }
     }
     await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: id, action: 'delete', changes: { customerId: current.customerId, lastFour: current.lastFour } });
     const removed = await findPaymentMethod(trx, caller.accountId, id);
-    if (removed) await ctx.webhooks?.paymentMethod(trx, removed, 'paymentMethod.deleted');
+    if (removed) await ctx.webhooks?.paymentMethod(trx, removed, 'paymentMethod.deleted', now);
   });
 }

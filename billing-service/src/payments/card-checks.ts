@@ -1,10 +1,12 @@
+import { wallClockNow } from '../clock/account-clock.js';
 import { ApiError } from '../http/errors.js';
 import { cardProblem, normalizeCardNumber, type CardInput } from './card-rules.js';
 
 export type { CardInput } from './card-rules.js';
 
 /** `cardProblem` as the API answers it: a 400 keyed on the field (under `prefix`). */
-export function checkCard(card: CardInput, now = new Date(), prefix = ''): { number: string; fullYear: number } {
+/** A card expires on the real calendar (the gateway's), never on an account's test clock: `now` is the wall clock unless a test gives one. */
+export function checkCard(card: CardInput, now = wallClockNow(), prefix = ''): { number: string; fullYear: number } {
   const problem = cardProblem(card, now);
   if (problem) throw ApiError.badRequest(problem.message, `${prefix}${problem.field}`);
   return { number: normalizeCardNumber(card.cardNumber), fullYear: 2000 + card.expirationYear };

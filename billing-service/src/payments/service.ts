@@ -146,7 +146,8 @@ export interface CollectOptions {
  * (explicitly, or to open invoices oldest first); the rest stays unallocated,
  * a deposit that activation later applies.
  */
-export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date(), options: CollectOptions = {}): Promise<PaymentResponse> {
+export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now?: Date, options: CollectOptions = {}): Promise<PaymentResponse> {
+  now ??= await ctx.clock.now(caller.accountId);
   const outcome = await recordPayment(ctx, caller, input, now, options);
   if (outcome.status === 'Declined') throw paymentDeclinedError(outcome);
   return getPayment(ctx, caller, outcome.payment.id);
@@ -173,7 +174,8 @@ export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 
  * collectPayment without reading the payment back (bulk jobs and the billing clock need no more).
  * Throws ApiError for a request that cannot be made (400/404, gateway errors); a decline is returned.
  */
-export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now = new Date(), options: CollectOptions = {}): Promise<PaymentOutcome> {
+export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now?: Date, options: CollectOptions = {}): Promise<PaymentOutcome> {
+  now ??= await ctx.clock.now(caller.accountId);
   const { customer, amount, card } = await checkPaymentRequest(ctx, caller, input);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
   const base: PaymentBase = {
@@ -193,7 +195,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
     const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, options.idempotencyKey ?? randomUUID());
     if (!outcome.ok) {
       const failedId = await ctx.db.transaction().execute(async (trx) => {
-        const id = await insertFailedPayment(trx, caller, base, outcome, ctx.webhooks);
+        const id = await insertFailedPayment(trx, caller, base, outcome, { webhooks: ctx.webhooks, now });
         await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
         await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reason: outcome.message });
         return id;
@@ -206,7 +208,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
 
   const paymentId = await ctx.db.transaction().execute(async (trx) => {
     await lockCustomer(trx, caller.accountId, customer.id);
-    const id = await insertSucceededPayment(trx, caller, base, transactionId, input, ctx.webhooks);
+    const id = await insertSucceededPayment(trx, caller, base, transactionId, input, { webhooks: ctx.webhooks, now });
     await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
     await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: input.reference ?? null });
     return id;
@@ -222,10 +224,16 @@ function chargeToken(ctx: AppContext, token: string, amount: Money, currency: st
   return callGateway(ctx, (signal) => ctx.payments.gateway.charge({ token, amount, currency, idempotencyKey }, signal));
 }
 
-async function insertFailedPayment(trx: Queryable, caller: Caller, base: PaymentBase, outcome: Declined, webhooks: ResourceWebhooks | undefined): Promise<number> {
+/** Where a payment's webhook events go, and when they happened (the account's time; a payment's effective time may be earlier). */
+interface PaymentEvents {
+  webhooks: ResourceWebhooks | undefined;
+  now: Date;
+}
+
+async function insertFailedPayment(trx: Queryable, caller: Caller, base: PaymentBase, outcome: Declined, events: PaymentEvents): Promise<number> {
   const id = await insertPayment(trx, { ...base, ledgerEntryId: null, status: 'Failed', gatewayTransactionId: null, declineCode: outcome.code, declineMessage: outcome.message });
   await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Failed', amount: String(base.amount), declineCode: outcome.code } });
-  await webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.failed');
+  await events.webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.failed', events.now);
   return id;
 }
 
@@ -236,7 +244,7 @@ async function insertSucceededPayment(
   base: PaymentBase,
   transactionId: string | null,
   allocation: Pick<CollectPaymentInput, 'paymentAllocations' | 'autoAllocate' | 'autoAllocateOrder' | 'reference' | 'paymentMethod'>,
-  webhooks: ResourceWebhooks | undefined,
+  events: PaymentEvents,
 ): Promise<number> {
   const amount = money(String(base.amount));
   const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: base.customerId, entryType: 'payment', amount, effectiveAt: base.effectiveAt as Date, description: allocation.reference ?? null });
@@ -253,8 +261,8 @@ async function insertSucceededPayment(
     allocations = await allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
   }
   await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Succeeded', amount: String(base.amount), method: allocation.paymentMethod } });
-  await webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.succeeded');
-  await webhooks?.paidInvoices(trx, caller.accountId, base.customerId, allocations.map((a) => a.invoiceId));
+  await events.webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.succeeded', events.now);
+  await events.webhooks?.paidInvoices(trx, caller.accountId, base.customerId, allocations.map((a) => a.invoiceId), events.now);
   return id;
 }
 
@@ -270,9 +278,10 @@ export async function collectWithNewCard(
   caller: Caller,
   card: CardReadyToStore,
   payment: { amount: string; source: CollectPaymentInput['source'] },
-  now = new Date(),
+  now?: Date,
   options: { alsoInTransaction?: (trx: Queryable) => Promise<void> } = {},
 ): Promise<(Extract<PaymentOutcome, { status: 'Succeeded' }> & { card: PaymentMethodRow }) | Extract<PaymentOutcome, { status: 'Declined' }>> {
+  now ??= await ctx.clock.now(caller.accountId);
   const { customer } = card;
   const amount = amountInCurrency(payment.amount, customer.currency, 'amount');
   const base: PaymentBase = {
@@ -289,8 +298,8 @@ export async function collectWithNewCard(
   const outcome = await chargeToken(ctx, String(card.values.gatewayToken), amount, customer.currency, randomUUID());
   if (!outcome.ok) {
     const failedId = await ctx.db.transaction().execute(async (trx) => {
-      const removed = await insertValidatedCard(trx, caller, card, { removed: true });
-      return insertFailedPayment(trx, caller, { ...base, paymentMethodId: removed.id }, outcome, ctx.webhooks);
+      const removed = await insertValidatedCard(trx, caller, card, { removed: true, now });
+      return insertFailedPayment(trx, caller, { ...base, paymentMethodId: removed.id }, outcome, { webhooks: ctx.webhooks, now });
     });
     ctx.metrics?.paymentRecorded('Failed');
     return { status: 'Declined', payment: { id: failedId }, declineCode: outcome.code, message: outcome.message };
@@ -299,8 +308,8 @@ export async function collectWithNewCard(
   try {
     stored = await ctx.db.transaction().execute(async (trx) => {
       await options.alsoInTransaction?.(trx);
-      const inserted = await insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks });
-      const paymentId = await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: inserted.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' }, ctx.webhooks);
+      const inserted = await insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now });
+      const paymentId = await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: inserted.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' }, { webhooks: ctx.webhooks, now });
       await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: null });
       return { card: inserted, paymentId };
     });

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { wallClockNow } from '../clock/account-clock.js';
 import type { Catalog } from '../catalog/schema.js';
 import { money, sumMoney } from '../money/money.js';
 import type { Db } from '../db/database.js';
@@ -13,7 +14,7 @@ import type { Db } from '../db/database.js';
 export async function syncCatalog(db: Db, catalog: Catalog): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(724002)`.execute(trx);
-    const now = new Date();
+    const now = wallClockNow(); // the catalogue is the service's, not an account's
     for (const plan of catalog.plans) {
       const fields = {
         code: plan.code,

@@ -167,7 +167,7 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
       suspendedAt: null,
       cancelledAt: null,
       cancellationOption: null,
-      modifiedAt: new Date(),
+      modifiedAt: await ctx.clock.now(caller.accountId, trx),
     });
     // Each product at its catalogue price for this frequency and the customer's currency.
     const unitAmount = (list: Array<{ currency: string; amount: string }> | undefined) =>
@@ -192,7 +192,7 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
       }),
     );
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'create', changes: { ...input } });
-    await ctx.webhooks?.subscription(trx, caller.accountId, input.customerId, subscriptionId, 'subscription.created');
+    await ctx.webhooks?.subscription(trx, caller.accountId, input.customerId, subscriptionId, 'subscription.created', await ctx.clock.now(caller.accountId, trx));
     return subscriptionId;
   });
   return getSubscription(ctx, caller, id);
@@ -264,7 +264,7 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
       contractEndAt: contractEnd,
       expiresAt: input.expiredTimestamp ? utcDate(input.expiredTimestamp) : null,
       customFields: input.customFields ? JSON.stringify(input.customFields) : null,
-      modifiedAt: new Date(),
+      modifiedAt: await ctx.clock.now(caller.accountId, trx),
     });
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: current.id, action: 'update', changes: { ...input } });
   });

@@ -1,3 +1,4 @@
+import { wallClockNow } from '../clock/account-clock.js';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -69,7 +70,7 @@ export class WebhookDeliveryWorker {
     let attempts = 0;
     for (;;) {
       if (this.task.stopped) return attempts;
-      const at = now ?? new Date();
+      const at = now ?? wallClockNow();
       const batch = await claimDueDeliveries(this.db, at, this.options.batchSize ?? 10, timeoutMs * 3 + 30_000);
       if (batch.length === 0) return attempts;
       await Promise.all(batch.map((delivery) => this.attempt(delivery, at)));
@@ -142,7 +143,7 @@ export async function sendWebhook(delivery: Pick<ClaimedDelivery, 'url' | 'secre
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Renew-Webhooks/1',
-      ...signedHeaders(delivery.secret, delivery.eventPublicId, new Date(), body),
+      ...signedHeaders(delivery.secret, delivery.eventPublicId, wallClockNow(), body),
     };
     const status = await Promise.race([
       new Promise<number>((resolve, reject) => {

@@ -24,47 +24,47 @@ export class WebhookEmitter implements ResourceWebhooks {
     private readonly uris: UriBuilder,
   ) {}
 
-  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now?: Date) {
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date) {
     return this.emit(trx, accountId, customerId, type, now, async () => {
-      const record = await findCustomerRecord(trx, accountId, customerId);
+      const record = await findCustomerRecord(trx, accountId, customerId, now);
       return record ? (await toCustomerResponses(trx, this.uris, [record]))[0] : null;
     });
   }
 
-  subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now?: Date) {
+  subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now: Date) {
     return this.emit(trx, accountId, customerId, type, now, async () => {
       const row = await findSubscription(trx, accountId, subscriptionId);
       return row ? (await toSubscriptionResponses(trx, this.catalog, this.uris, [row]))[0] : null;
     });
   }
 
-  invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now?: Date) {
+  invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date) {
     return this.emit(trx, accountId, customerId, type, now, async () => {
       const row = await findInvoice(trx, accountId, invoiceId);
       return row ? (await toInvoiceResponses(trx, this.uris, [row]))[0] : null;
     });
   }
 
-  payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now?: Date) {
+  payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date) {
     return this.emit(trx, accountId, customerId, type, now, async () => {
       const row = await findPayment(trx, accountId, paymentId);
       return row ? (await toPaymentResponses(trx, this.uris, [row]))[0] : null;
     });
   }
 
-  paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now?: Date) {
+  paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now: Date) {
     return this.emit(trx, row.accountId, row.customerId, type, now, async () => toCreditCardResponse(row, this.uris));
   }
 
   /** invoice.paid for each invoice whose open amount these allocations brought to zero. */
-  async paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now?: Date) {
+  async paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date) {
     const ids = [...new Set([...invoiceIds].filter((id): id is number => id !== null))];
     if (ids.length === 0) return;
     for (const invoiceId of await invoicesFullyPaid(trx, ids)) await this.invoice(trx, accountId, customerId, invoiceId, 'invoice.paid', now);
   }
 
   /** The resource is read (in the transaction) only when some endpoint is subscribed to the event. */
-  private emit(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date | undefined, data: () => Promise<unknown>) {
+  private emit(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date, data: () => Promise<unknown>) {
     return emitWebhookEvent(trx, { accountId, customerId, type, now, data });
   }
 }

@@ -36,13 +36,13 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
  */
 export async function emitWebhookEvent(
   trx: Queryable,
-  event: { accountId: number; customerId: number | null; type: WebhookEventType; data: unknown | (() => Promise<unknown>); now?: Date },
+  event: { accountId: number; customerId: number | null; type: WebhookEventType; data: unknown | (() => Promise<unknown>); /** When it happened: the account's time. */ now: Date },
 ): Promise<void> {
   const endpoints = await findEnabledEndpoints(trx, event.accountId);
   const subscribed = endpoints.filter((e) => e.eventTypes.includes('*') || e.eventTypes.includes(event.type));
   if (subscribed.length === 0) return;
   const publicId = `evt_${randomUUID().replace(/-/g, '')}`;
-  const timestamp = (event.now ?? new Date()).toISOString();
+  const timestamp = event.now.toISOString();
   const data = typeof event.data === 'function' ? await (event.data as () => Promise<unknown>)() : event.data;
   const payload = { id: publicId, type: event.type, timestamp, accountId: event.accountId, data };
   const eventId = await insertEvent(trx, { publicId, accountId: event.accountId, customerId: event.customerId, eventType: event.type, payload: JSON.stringify(payload) });
@@ -54,11 +54,11 @@ export async function emitWebhookEvent(
 
 /** The events of each kind of resource, with the resource as the API returns it (webhooks/emitter.ts). */
 export interface ResourceWebhooks {
-  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now?: Date): Promise<void>;
-  subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now?: Date): Promise<void>;
-  invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now?: Date): Promise<void>;
-  payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now?: Date): Promise<void>;
-  paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now?: Date): Promise<void>;
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date): Promise<void>;
+  subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now: Date): Promise<void>;
+  invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date): Promise<void>;
+  payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date): Promise<void>;
+  paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now: Date): Promise<void>;
   /** invoice.paid for each of these invoices nothing is owed on any more. */
-  paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now?: Date): Promise<void>;
+  paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date): Promise<void>;
 }

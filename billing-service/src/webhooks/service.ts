@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+// Endpoints and deliveries run on the wall clock (receivers check signature timestamps against theirs).
+import { wallClockNow } from '../clock/account-clock.js';
 import type { AppContext } from '../app-context.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import type { Caller } from '../http/auth.js';
@@ -147,7 +149,7 @@ export async function updateWebhookEndpoint(ctx: AppContext, caller: Caller, pat
         status,
         ...(status === 'Enabled' && before.status !== 'Enabled' ? { failingSince: null } : {}),
       },
-      new Date(),
+      wallClockNow(),
     );
     const changes = diffFields(
       { url: before.url, eventTypes: before.eventTypes, description: before.description, status: before.status },
@@ -161,7 +163,7 @@ export async function updateWebhookEndpoint(ctx: AppContext, caller: Caller, pat
 
 export async function deleteWebhookEndpoint(ctx: AppContext, caller: Caller, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await deleteEndpoint(trx, caller.accountId, id, new Date()))) throw ApiError.notFound('webhook endpoint', id);
+    if (!(await deleteEndpoint(trx, caller.accountId, id, wallClockNow()))) throw ApiError.notFound('webhook endpoint', id);
     await recordChange(trx, caller, { entityType: ENTITY, entityId: id, action: 'delete', changes: {} });
   });
 }
@@ -170,7 +172,7 @@ export async function deleteWebhookEndpoint(ctx: AppContext, caller: Caller, id:
 export async function rotateWebhookSecret(ctx: AppContext, caller: Caller, id: number): Promise<WebhookEndpointResponse> {
   const row = await ctx.db.transaction().execute(async (trx) => {
     if (!(await findEndpoint(trx, caller.accountId, id, { forUpdate: true }))) throw ApiError.notFound('webhook endpoint', id);
-    const after = await updateEndpoint(trx, caller.accountId, id, { secret: newWebhookSecret() }, new Date());
+    const after = await updateEndpoint(trx, caller.accountId, id, { secret: newWebhookSecret() }, wallClockNow());
     await recordChange(trx, caller, { entityType: ENTITY, entityId: id, action: 'update', changes: { secret: 'rotated' } });
     return after;
   });
@@ -188,7 +190,7 @@ export async function retryWebhookDelivery(ctx: AppContext, caller: Caller, id: 
   const row = await ctx.db.transaction().execute(async (trx) => {
     const before = await findDelivery(trx, caller.accountId, id);
     if (!before) throw ApiError.notFound('webhook delivery', id);
-    if (!(await requeueFailedDelivery(trx, caller.accountId, id, new Date()))) {
+    if (!(await requeueFailedDelivery(trx, caller.accountId, id, wallClockNow()))) {
       throw ApiError.conflict(`webhook delivery ${id} is ${before.status}: only a Failed delivery can be retried`);
     }
     await recordChange(trx, caller, { entityType: 'WebhookDelivery', entityId: id, action: 'update', changes: { status: [before.status, 'Pending'] } });

@@ -14,7 +14,7 @@ export function callerOf(account: TestAccount): Caller {
 
 /** A deposit: a payment on the customer's ledger that no invoice has used yet. */
 export async function deposit(t: TestApp, customerId: number, amount: string, account: TestAccount = t.account): Promise<number> {
-  return addLedgerEntry(t.database.db, { accountId: account.accountId, customerId, entryType: 'payment', amount: money(amount), description: 'deposit' });
+  return addLedgerEntry(t.database.db, { accountId: account.accountId, customerId, entryType: 'payment', amount: money(amount), description: 'deposit', effectiveAt: new Date() });
 }
 
 export async function ledgerRows(t: TestApp, customerId: number) {

@@ -68,7 +68,7 @@ describe('allocations: one invoice named twice', () => {
     const invoiceEntry = await db.selectFrom('ledgerEntries').select(['id']).where('invoiceId', '=', invoiceId).executeTakeFirstOrThrow();
     await expect(
       db.transaction().execute(async (trx) => {
-        const source = await addLedgerEntry(trx, { accountId: t.account.accountId, customerId, entryType: 'payment', amount: money(50) });
+        const source = await addLedgerEntry(trx, { accountId: t.account.accountId, customerId, entryType: 'payment', amount: money(50), effectiveAt: new Date() });
         await allocateExplicitly(trx, t.account.accountId, source, [
           { invoiceEntryId: Number(invoiceEntry.id), invoiceId, amount: money(25) },
           { invoiceEntryId: Number(invoiceEntry.id), invoiceId, amount: money(25) },

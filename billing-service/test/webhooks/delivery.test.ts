@@ -41,7 +41,7 @@ async function endpoint(account: TestAccount, body: Record<string, unknown>) {
 }
 
 async function emit(account: TestAccount, customerId: number | null, type: WebhookEventType, data: unknown = { n: 1 }) {
-  await t.database.db.transaction().execute((trx) => emitWebhookEvent(trx, { accountId: account.accountId, customerId, type, data }));
+  await t.database.db.transaction().execute((trx) => emitWebhookEvent(trx, { accountId: account.accountId, customerId, type, data, now: new Date() }));
 }
 
 /** The event carried by a request, its signature checked with the endpoint's secret. */

@@ -1,3 +1,4 @@
+import { wallClockNow } from '@renew/billing-service';
 import { createHash } from 'node:crypto';
 import { reusableQuery, type Db } from '@renew/billing-service/db';
 
@@ -23,7 +24,7 @@ export class UsedCaptchaTokens {
   }
 
   /** true: the token was not seen before and is now spent. */
-  async claim(token: string, now = Date.now()): Promise<boolean> {
+  async claim(token: string, now = wallClockNow().getTime()): Promise<boolean> {
     const rows = await claimTokenHash(this.db, UsedCaptchaTokens.hash(token), new Date(now));
     this.sweep(now);
     return rows.length > 0;

@@ -1,0 +1,85 @@
+import { sql } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import { reusableQuery } from '../db/reusable-query.js';
+
+export interface AccountClockRow {
+  accountId: number;
+  frozenAt: Date;
+  firstAdvancedAt: Date;
+  advancingSince: Date | null;
+}
+
+const accountClockById = reusableQuery((db: Queryable, accountId: number) =>
+  db.selectFrom('accountClocks').selectAll().where('accountId', '=', accountId),
+);
+
+export async function findAccountClock(db: Queryable, accountId: number): Promise<AccountClockRow | undefined> {
+  const [row] = await accountClockById(db, accountId);
+  return row;
+}
+
+/**
+ * Claims the account's clock for one advance: creates it at `from` (the account's
+ * time) when it has none. False when another advance holds it and started less
+ * than `staleAfterMs` ago (a crashed instance's claim runs out).
+ */
+export async function claimClockForAdvance(db: Queryable, accountId: number, from: Date, wallNow: Date, staleAfterMs: number): Promise<boolean> {
+  await db
+    .insertInto('accountClocks')
+    .values({ accountId, frozenAt: from, firstAdvancedAt: wallNow, advancingSince: null })
+    .onConflict((oc) => oc.column('accountId').doNothing())
+    .execute();
+  const claimed = await db
+    .updateTable('accountClocks')
+    .set({ advancingSince: wallNow })
+    .where('accountId', '=', accountId)
+    .where((eb) => eb.or([eb('advancingSince', 'is', null), eb('advancingSince', '<', new Date(wallNow.getTime() - staleAfterMs))]))
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}
+
+/** Moves the account's frozen time (during and at the end of an advance). */
+export async function setFrozenTime(db: Queryable, accountId: number, at: Date): Promise<void> {
+  await db.updateTable('accountClocks').set({ frozenAt: at }).where('accountId', '=', accountId).execute();
+}
+
+export async function releaseClock(db: Queryable, accountId: number): Promise<void> {
+  await db.updateTable('accountClocks').set({ advancingSince: null }).where('accountId', '=', accountId).execute();
+}
+
+/** Back to real time (reset). */
+export async function deleteAccountClock(db: Queryable, accountId: number): Promise<void> {
+  await db.deleteFrom('accountClocks').where('accountId', '=', accountId).execute();
+}
+
+/**
+ * Whether anything was recorded for the account since `since` (real time): every
+ * change through the API writes an audit entry, and every amount the billing clock
+ * moves writes a ledger entry.
+ */
+export async function changedSince(db: Queryable, accountId: number, since: Date): Promise<boolean> {
+  const { rows } = await sql<{ one: number }>`
+    select 1 as one where exists (select 1 from audit_log where account_id = ${accountId} and created_at >= ${since})
+       or exists (select 1 from ledger_entries where account_id = ${accountId} and created_at >= ${since})`.execute(db);
+  return rows.length > 0;
+}
+
+/** Invoices of the account posted with a posting time in (from, to]. */
+export async function countPostedInvoices(db: Queryable, accountId: number, from: Date, to: Date): Promise<number> {
+  const row = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('accountId', '=', accountId)
+    .where('postedAt', '>', from)
+    .where('postedAt', '<=', to)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** E-mails and webhook events the account's outboxes received since `since` (real time). */
+export async function countOutboxWritesSince(db: Queryable, accountId: number, since: Date): Promise<{ emails: number; webhookEvents: number }> {
+  const { rows } = await sql<{ emails: string; webhookEvents: string }>`
+    select (select count(*) from email_outbox where account_id = ${accountId} and created_at >= ${since}) as emails,
+           (select count(*) from webhook_events where account_id = ${accountId} and created_at >= ${since}) as "webhookEvents"`.execute(db);
+  return { emails: Number(rows[0]!.emails), webhookEvents: Number(rows[0]!.webhookEvents) };
+}

@@ -1,0 +1,116 @@
+import type { AppContext } from '../app-context.js';
+import type { Caller } from '../http/auth.js';
+import { ApiError } from '../http/errors.js';
+import { runBillingClock, type ClockTick } from '../lifecycle/billing-clock.js';
+import { wallClockNow } from './account-clock.js';
+import {
+  changedSince,
+  claimClockForAdvance,
+  countOutboxWritesSince,
+  countPostedInvoices,
+  deleteAccountClock,
+  findAccountClock,
+  releaseClock,
+  setFrozenTime,
+} from './repository.js';
+import type { AdvanceTestClockInput, TestClockAdvanceResponse, TestClockResponse } from './test-clock-schemas.js';
+
+const DAY_MS = 86_400_000;
+/** At most five years per advance (leap days included). */
+const MAX_ADVANCE_MS = (5 * 365 + 2) * DAY_MS;
+/** An advance claimed longer ago than this is taken to have died with its instance. */
+const STALE_ADVANCE_MS = 15 * 60_000;
+/** The clock's queries take this many customers per tick; a day that filled one is run again. */
+const TICK_BATCH = 500;
+
+export async function readTestClock(ctx: AppContext, caller: Caller): Promise<TestClockResponse> {
+  const clock = await findAccountClock(ctx.db, caller.accountId);
+  return { now: (clock?.frozenAt ?? wallClockNow()).toISOString(), advanced: clock !== undefined };
+}
+
+/**
+ * Moves the account's time forward to `to`, running the billing clock for this
+ * account once per day passed (and at `to`): renewals, collection and its daily
+ * retries, notices, suspension, reactivation, auto-cancel, each with its e-mails
+ * and webhook events. The account's time follows day by day, so a request made
+ * meanwhile sees the day being run. Answers once the last day is done.
+ */
+export async function advanceTestClock(ctx: AppContext, caller: Caller, input: AdvanceTestClockInput): Promise<TestClockAdvanceResponse> {
+  const to = new Date(input.to);
+  const from = await ctx.clock.now(caller.accountId);
+  if (to.getTime() <= from.getTime()) {
+    throw ApiError.badRequest(`a test clock only moves forward: the account's time is ${from.toISOString()}`, 'to');
+  }
+  if (to.getTime() - from.getTime() > MAX_ADVANCE_MS) {
+    throw ApiError.badRequest(`at most five years at once: the account's time is ${from.toISOString()}`, 'to');
+  }
+  const wallStart = wallClockNow();
+  if (!(await claimClockForAdvance(ctx.db, caller.accountId, from, wallStart, STALE_ADVANCE_MS))) {
+    throw ApiError.conflict('this account\'s clock is being advanced by another request; retry when it is done', 'to');
+  }
+  const totals = { days: 0, renewed: 0, collected: 0, declined: 0, overdueNotices: 0, suspended: 0, reactivated: 0, cancelled: 0 };
+  try {
+    for (let at = from; at < to; ) {
+      at = new Date(Math.min(at.getTime() + DAY_MS, to.getTime()));
+      await setFrozenTime(ctx.db, caller.accountId, at);
+      let tick: ClockTick;
+      do {
+        tick = await runBillingClock(ctx, at, { kind: 'account', accountId: caller.accountId });
+        add(totals, tick);
+      } while (Object.values(tick).some((ids) => ids.length >= TICK_BATCH));
+      totals.days += 1;
+    }
+  } finally {
+    await releaseClock(ctx.db, caller.accountId);
+  }
+  const outboxes = await countOutboxWritesSince(ctx.db, caller.accountId, wallStart);
+  return {
+    now: to.toISOString(),
+    advanced: true,
+    from: from.toISOString(),
+    days: totals.days,
+    invoicesPosted: await countPostedInvoices(ctx.db, caller.accountId, from, to),
+    customersRenewed: totals.renewed,
+    paymentsCollected: totals.collected,
+    paymentsFailed: totals.declined,
+    overdueNotices: totals.overdueNotices,
+    customersSuspended: totals.suspended,
+    customersReactivated: totals.reactivated,
+    customersCancelled: totals.cancelled,
+    emailsQueued: outboxes.emails,
+    webhookEventsQueued: outboxes.webhookEvents,
+  };
+}
+
+function add(totals: Record<string, number>, tick: ClockTick): void {
+  totals.renewed! += tick.renewed.length;
+  totals.collected! += tick.collected.length;
+  totals.declined! += tick.declined.length;
+  totals.overdueNotices! += tick.overdueNotices.length;
+  totals.suspended! += tick.suspended.length;
+  totals.reactivated! += tick.reactivated.length;
+  totals.cancelled! += tick.cancelled.length;
+}
+
+/**
+ * Back to real time. Refused while the account's time is ahead of real time and
+ * something was recorded since its first advance: those records are dated in the
+ * account's future, and real time would run back past them.
+ */
+export async function resetTestClock(ctx: AppContext, caller: Caller): Promise<TestClockResponse> {
+  const clock = await findAccountClock(ctx.db, caller.accountId);
+  const wallNow = wallClockNow();
+  if (clock) {
+    if (clock.advancingSince && wallNow.getTime() - clock.advancingSince.getTime() < STALE_ADVANCE_MS) {
+      throw ApiError.conflict('this account\'s clock is being advanced; reset when the advance is done', 'testclock');
+    }
+    if (clock.frozenAt > wallNow && (await changedSince(ctx.db, caller.accountId, clock.firstAdvancedAt))) {
+      throw ApiError.conflict(
+        `cannot reset: the account's time (${clock.frozenAt.toISOString()}) is ahead of real time and records were made since the clock was first advanced; going back would date them in the future. Use a new account to start again from real time`,
+        'testclock',
+      );
+    }
+    await deleteAccountClock(ctx.db, caller.accountId);
+  }
+  return { now: wallNow.toISOString(), advanced: false };
+}
