@@ -24,6 +24,7 @@ function languageAround(element: Element): string {
  * shop's page can read them. Talks to the frame through CardFrameChannel; the
  * merchant's look (font, size, colour, --renew-* properties) is handed over as
  * checked values, the language from the nearest `lang`.
+ * The `ready` attribute is set once the frame has loaded and answers.
  */
 export class HostedCardFrame extends LitElement implements CardFrameSender {
   static override styles = css`
@@ -65,6 +66,8 @@ export class HostedCardFrame extends LitElement implements CardFrameSender {
       onReady: (height) => {
         clearTimeout(this.loadDeadline);
         this.failed = false;
+        // For the page's styles and tests: the fields answer from now on.
+        this.toggleAttribute('ready', true);
         this.setHeight(height);
         if (this.disabled) void this.channel?.configure({ disabled: true });
       },

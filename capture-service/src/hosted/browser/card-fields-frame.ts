@@ -86,6 +86,7 @@ async function onMessage(event: MessageEvent) {
     case 'validate': {
       const { errors } = check();
       showErrors(errors, FIELDS);
+      focusFirstError(errors);
       return post({ type: 'validity', replyTo: command.id, valid: Object.keys(errors).length === 0, errors });
     }
     case 'submit':
@@ -122,6 +123,12 @@ function check(): { errors: CardFrameFieldErrors } {
   return { errors };
 }
 
+/** The shopper is taken to the first field to correct (the widget asked on a Pay click). */
+function focusFirstError(errors: CardFrameFieldErrors) {
+  const first = FIELDS.find((field) => errors[field]);
+  if (first) input(first).focus();
+}
+
 function showErrors(errors: CardFrameFieldErrors, fields: Iterable<CardFrameField>) {
   const shown = new Set(fields);
   for (const field of FIELDS) {
@@ -136,7 +143,7 @@ async function submit(id: string, submission: CardFrameSubmission) {
   showErrors(errors, FIELDS);
   if (Object.keys(errors).length > 0) {
     // Caught here: nothing is sent.
-    input(FIELDS.find((f) => errors[f])!).focus();
+    focusFirstError(errors);
     return post({ type: 'validity', replyTo: id, valid: false, errors });
   }
   if (sending) return post({ type: 'refused', replyTo: id, status: 409, errors: [{ Key: 'Api Error', Value: 'the card is already being sent' }], declined: false, declineCode: null });
