@@ -12,15 +12,18 @@ import { captureCard, captureSettingsFrom, localCardErrors, requirementErrors, v
 import { captureLoggerOptions } from './logging.js';
 import { collectParameters, validateParameters } from './params.js';
 import { PublicKeyAuthenticator } from './public-key.js';
+import { isOwnOrigin, registerCardFields } from './hosted/card-fields-routes.js';
 
 export const CAPTURE_PATH = '/api/paymentsv2';
+/** An extension of the spec: the id of the first payment a capture collected (the body is the card, as the spec says). */
+export const PAYMENT_ID_HEADER = 'Renew-Payment-Id';
 
 /** Per client address, before anything else: generous for a shopper, tight for card testing. */
 export const DEFAULT_IP_RATE_LIMITS = { perMinute: 30, perDay: 1000 };
 
 const EXPOSED_HEADERS = [
   'X-Rate-Limit-Limit-Minute', 'X-Rate-Limit-Remaining-Minute', 'X-Rate-Limit-Reset-Minute',
-  'X-Rate-Limit-Limit-Day', 'X-Rate-Limit-Remaining-Day', 'X-Rate-Limit-Reset-Day', 'Retry-After',
+  'X-Rate-Limit-Limit-Day', 'X-Rate-Limit-Remaining-Day', 'X-Rate-Limit-Reset-Day', 'Retry-After', PAYMENT_ID_HEADER,
 ].join(', ');
 
 export interface CaptureAppOptions {
@@ -120,7 +123,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
     const account = settingsFor(caller.accountId);
     const origin = request.headers.origin;
-    if (origin && !account.domains.allowsOrigin(origin)) {
+    // The hosted card fields post from this host's own origin.
+    if (origin && !account.domains.allowsOrigin(origin) && !isOwnOrigin(request, origin)) {
       reply.removeHeader('Access-Control-Allow-Origin');
       throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: `origin ${origin.slice(0, 200)} is not one of the account's shop domains` }]);
     }
@@ -132,8 +136,13 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     if (!input || errors.length > 0) throw new ApiError(400, errors);
 
     await verifyCaptcha(captcha, input.recaptcha, request.ip, account);
-    return captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip });
+    const captured = await captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip });
+    if (captured.paymentId !== null) reply.header(PAYMENT_ID_HEADER, String(captured.paymentId));
+    return captured.card;
   });
+
+  // The card fields a shop embeds in an iframe (hosted mode of <renew-checkout>); framed only by the shop domains.
+  registerCardFields(app, settings.domains);
 
   return app;
 }

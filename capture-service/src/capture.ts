@@ -131,6 +131,12 @@ function collectionFailure(failure: { message: string; declineCode?: string }): 
   ];
 }
 
+/** The stored card, and the first payment's id when one was collected. */
+export interface CapturedCard {
+  card: CreditCardResponse;
+  paymentId: number | null;
+}
+
 /**
  * Validates the card with the gateway and stores it on the customer (only its
  * token, brand, last four and expiry are kept). With a collection amount the
@@ -144,7 +150,7 @@ export async function captureCard(
   input: CaptureInput,
   log: FastifyBaseLogger,
   request: { settings: CaptureSettings; clientIp: string },
-): Promise<CreditCardResponse> {
+): Promise<CapturedCard> {
   const amount = input.paymentCollectOptions?.collectionAmount;
   // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
   const permission = await authorizeCapture(ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, request.settings);
@@ -192,7 +198,7 @@ export async function captureCard(
       await spendToken(trx);
       return insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now: await ctx.clock.now(caller.accountId, trx) });
     });
-    return toCreditCardResponse(stored, ctx.uris);
+    return { card: toCreditCardResponse(stored, ctx.uris), paymentId: null };
   }
   let outcome;
   try {
@@ -204,5 +210,5 @@ export async function captureCard(
     throw new ApiError(400, collectionFailure({ message: 'the payment could not be processed' }));
   }
   if (outcome.status === 'Declined') throw new ApiError(400, collectionFailure(outcome));
-  return toCreditCardResponse(outcome.card, ctx.uris);
+  return { card: toCreditCardResponse(outcome.card, ctx.uris), paymentId: outcome.payment.id };
 }

@@ -61,6 +61,24 @@ export class ShopDomains {
     return this.rules.some((rule) => (rule.origin ? rule.origin === normalised : hostMatches(rule, host)));
   }
 
+  /**
+   * The CSP `frame-ancestors` sources that let exactly these sites embed the
+   * hosted card fields: an origin as is, a host name or wildcard over http and
+   * https on any port. `*` when nothing is listed; `'none'` when every entry is
+   * unusable in a policy (a list that restricts must never widen to anyone).
+   */
+  frameAncestors(): string {
+    if (!this.restricted) return '*';
+    const sources = this.rules.flatMap((rule) => {
+      if (rule.origin) return [rule.origin];
+      const host = rule.suffix ? `*${rule.suffix}` : rule.host;
+      return [`http://${host}:*`, `https://${host}:*`];
+    });
+    // Only what a CSP host-source may be: nothing that could end the directive or add another.
+    const safe = sources.filter((source) => /^https?:\/\/(\*\.)?[a-z0-9.\-]+(:(\d{1,5}|\*))?$|^https?:\/\/\[[0-9a-f:.]+\](:(\d{1,5}|\*))?$/.test(source));
+    return safe.length > 0 ? [...new Set(safe)].join(' ') : "'none'";
+  }
+
   /** Whether the site a CAPTCHA was solved on (siteverify `hostname`) is one of the shop's. */
   allowsHostname(hostname: string | undefined): boolean {
     if (!this.restricted) return true;

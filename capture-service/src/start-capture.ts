@@ -10,6 +10,10 @@ import { DevCaptcha } from './captcha/dev-captcha.js';
 import { SiteverifyCaptcha } from './captcha/siteverify-captcha.js';
 import { SANDBOX_IN_PRODUCTION_WARNING } from '@renew/billing-service';
 import { loadCaptureConfig, type CaptureConfig } from './config.js';
+import { ShopDomains } from './shop-domains.js';
+
+export const CARD_FIELDS_FRAMED_BY_ANYONE_WARNING =
+  "card-capture host: the catalogue's capture.allowedShopDomains is empty, so any site may embed the hosted card fields (frame-ancestors *) and call the capture host; list the shop's domains";
 
 export interface StartCaptureOptions {
   /** The database the billing API uses (same process, same handle). */
@@ -73,6 +77,9 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
   if (process.env.NODE_ENV === 'production' && !options.gateway) app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
+  if (!new ShopDomains(options.catalog.capture.allowedShopDomains).restricted) {
+    app.log.warn(CARD_FIELDS_FRAMED_BY_ANYONE_WARNING);
+  }
   if (config.captcha.mode === 'dev') {
     app.log.warn('card-capture host: CAPTCHA in dev mode (any non-empty token not beginning with "fail" is accepted); set RENEW_RECAPTCHA_SECRET for reCAPTCHA');
   }

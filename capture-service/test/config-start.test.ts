@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp, DEMO_CATALOG_PATH } from '@renew/billing-service';
 import { createAccount } from '@renew/billing-service/accounts';
@@ -7,7 +8,7 @@ import type { DatabaseHandle } from '@renew/billing-service/db';
 import { MemoryRateLimitStore } from '@renew/billing-service/http';
 import { createTestDatabase } from '../../billing-service/test/helpers/test-database.js';
 import { loadCaptureConfig } from '../src/config.js';
-import { startCaptureService } from '../src/start-capture.js';
+import { CARD_FIELDS_FRAMED_BY_ANYONE_WARNING, startCaptureService } from '../src/start-capture.js';
 import { DevCaptcha } from '../src/captcha/dev-captcha.js';
 
 const catalog = parseCatalog({ ...loadCatalog(DEMO_CATALOG_PATH), currencies: { default: 'USD', allowed: ['USD'] } });
@@ -116,5 +117,22 @@ describe('startCaptureService', () => {
     await expect(startCaptureService({ database, catalog, config, port: 0, logger: false })).rejects.toThrow(/needs a reCAPTCHA secret/);
     const started = await startCaptureService({ database, catalog: withAccountSecret, config, port: 0, logger: false, captcha: new DevCaptcha() });
     await started.app.close();
+  });
+
+  it('warns at start when any site may frame the hosted card fields (no shop domains listed), and not otherwise', async () => {
+    database ??= await createTestDatabase();
+    const config = loadCaptureConfig({ RENEW_CAPTCHA: 'dev' });
+    const warningsWith = async (allowedShopDomains: string[]) => {
+      const lines: string[] = [];
+      const stream = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
+      const started = await startCaptureService({
+        database: database!, catalog: parseCatalog({ ...catalog, capture: { allowedShopDomains } }), config, host: '127.0.0.1', port: 0,
+        logger: { level: 'warn', stream } as never,
+      });
+      await started.app.close();
+      return lines.map((line) => JSON.parse(line).msg as string);
+    };
+    expect(await warningsWith([])).toContain(CARD_FIELDS_FRAMED_BY_ANYONE_WARNING);
+    expect(await warningsWith(['shop.example.com'])).not.toContain(CARD_FIELDS_FRAMED_BY_ANYONE_WARNING);
   });
 });

@@ -31,13 +31,14 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
   const captchaScript = scriptUrl ? ` ${new URL(scriptUrl).origin}` : '';
   app.addHook('onSend', async (request, reply) => {
     if (!request.url.startsWith('/checkout')) {
-      // The page works under a strict policy: scripts from here (and reCAPTCHA), cards only to the capture host.
+      // The page works under a strict policy: scripts from here (and reCAPTCHA), the card fields framed from the
+      // capture host (hosted mode, the default), cards posted only to the capture host (direct mode).
       reply.header(
         'content-security-policy',
         [
           "default-src 'self'",
           `script-src 'self' https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/${captchaScript}`,
-          "frame-src https://www.google.com/recaptcha/ https://recaptcha.google.com/recaptcha/",
+          `frame-src ${capture} https://www.google.com/recaptcha/ https://recaptcha.google.com/recaptcha/`,
           `connect-src 'self' ${capture}`,
           "style-src 'self'",
           "img-src 'self' data:",

@@ -36,6 +36,8 @@ describe('the demo storefront', () => {
     const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self' https://www.google.com/recaptcha/");
     expect(csp).toContain('connect-src \'self\' http://127.0.0.1:8081');
+    // The hosted card fields (the default) are an iframe of the capture host.
+    expect(csp).toContain('frame-src http://127.0.0.1:8081 https://www.google.com/recaptcha/');
     expect(csp).not.toContain('unsafe-inline');
     // Nobody may frame the shop or re-base its URLs.
     expect(csp).toContain("frame-ancestors 'none'");

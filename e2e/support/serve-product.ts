@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { DEMO_CATALOG_PATH } from '@renew/billing-service';
 import { startProduct } from '../../scripts/start-product.js';
 import { STAND_IN_SECRET, STAND_IN_SITE_KEY, startRecaptchaStandIn } from './recaptcha-stand-in.js';
 
@@ -36,8 +39,30 @@ async function start(env: Record<string, string>) {
   return { product, running: { demoUrl: product.demo.url, billingUrl: product.billing.url, captureUrl: product.captureUrl, apiKey } };
 }
 
+/** A port free now, so the demo store's origin is known before the product starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The dev product lists its demo store as the one shop domain (exact origin), so the browser
+ * tests see the hosted card fields framed by it and refused to any other page; the google
+ * product lists none (any site).
+ */
+const demoPort = await freePort();
+const catalogDir = mkdtempSync(path.join(tmpdir(), 'renew-e2e-catalog-'));
+dataDirs.push(catalogDir);
+const catalogPath = path.join(catalogDir, 'catalog.json');
+const catalog = JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')) as Record<string, unknown>;
+writeFileSync(catalogPath, JSON.stringify({ ...catalog, capture: { allowedShopDomains: [`http://127.0.0.1:${demoPort}`] } }));
+
 const recaptcha = await startRecaptchaStandIn();
-const dev = await start({ RENEW_CAPTCHA: 'dev' });
+const dev = await start({ RENEW_CAPTCHA: 'dev', RENEW_DEMO_PORT: String(demoPort), RENEW_CATALOG: catalogPath });
 const google = await start({
   RENEW_CAPTCHA: 'google',
   RENEW_RECAPTCHA_SECRET: STAND_IN_SECRET,

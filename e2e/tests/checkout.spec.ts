@@ -1,4 +1,6 @@
-import { customerByEmail, expect, newShopper, payWith, product, reachPayment, requestsTo, test } from './fixtures.js';
+import { cardFrame, customerByEmail, expect, newShopper, payWith, product, reachPayment, requestsTo, test, useDirectCardFields } from './fixtures.js';
+
+// The checkout as merchants get it by default: the card in the capture host's frame (card-fields="hosted").
 
 test('a shopper subscribes to Pro, pays the previewed total with a test card, and the subscription is active', async ({ page, checkout, problems }) => {
   const shopper = newShopper();
@@ -40,13 +42,16 @@ test('a declined card shows one generic message, is not kept, and another card t
   expect((await customerByEmail(shopper.email))?.status).toBe('Active');
 });
 
-test('a mistyped card number is caught in the browser and never sent', async ({ page, checkout }) => {
-  const sent = requestsTo(page, product.captureUrl);
+test('a mistyped card number is caught inside the frame and never sent', async ({ page, checkout }) => {
+  const sent = requestsTo(page, `${product.captureUrl}/api/paymentsv2`);
   await reachPayment(checkout, newShopper());
   await checkout.getByRole('button', { name: 'Continue to payment' }).click();
   await payWith(checkout, '4242 4242 4242 4241');
-  await expect(checkout.getByText('not a valid card number')).toBeVisible();
-  await expect(checkout.getByLabel('Card number')).toHaveAttribute('aria-invalid', 'true');
+  const frame = cardFrame(checkout);
+  await expect(frame.getByText('Enter a valid card number.')).toBeVisible();
+  await expect(frame.getByLabel('Card number')).toHaveAttribute('aria-invalid', 'true');
+  // The frame moved the focus to the field to fix.
+  await expect(frame.getByLabel('Card number')).toBeFocused();
   expect(sent).toEqual([]);
 });
 
@@ -59,6 +64,8 @@ test('after three refused cards the form locks', async ({ checkout }) => {
   }
   await expect(checkout.getByRole('alert')).toHaveText('This card could not be used, and no more attempts are allowed. Please contact the shop.');
   await expect(checkout.getByRole('button', { name: /^Pay / })).toBeDisabled();
+  // The fields in the frame are locked too.
+  await expect(cardFrame(checkout).getByLabel('Card number')).toBeDisabled();
 });
 
 test('the shopper can go back and change the address; the summary follows it', async ({ checkout }) => {
@@ -70,4 +77,29 @@ test('the shopper can go back and change the address; the summary follows it', a
   await checkout.getByRole('button', { name: 'Review order' }).click();
   // No sales tax configured for California.
   await expect(checkout.locator('[data-total]')).toHaveText('$29.99');
+});
+
+test.describe('with card-fields="direct" (the inputs in the widget, posted from the page)', () => {
+  test('a shopper pays with a test card and the subscription is active', async ({ checkout, problems }) => {
+    await useDirectCardFields(checkout);
+    const shopper = newShopper();
+    await reachPayment(checkout, shopper);
+    await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+    await expect(checkout.locator('iframe')).toHaveCount(0);
+    await payWith(checkout, '4242 4242 4242 4242');
+    await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
+    expect((await customerByEmail(shopper.email))?.status).toBe('Active');
+    expect(problems).toEqual([]);
+  });
+
+  test('a mistyped card number is caught in the widget and never sent', async ({ page, checkout }) => {
+    await useDirectCardFields(checkout);
+    const sent = requestsTo(page, product.captureUrl);
+    await reachPayment(checkout, newShopper());
+    await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+    await payWith(checkout, '4242 4242 4242 4241');
+    await expect(checkout.getByText('not a valid card number')).toBeVisible();
+    await expect(checkout.getByLabel('Card number')).toHaveAttribute('aria-invalid', 'true');
+    expect(sent).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test as base, type Locator, type Page } from '@playwright/test';
+import { expect, test as base, type FrameLocator, type Locator, type Page } from '@playwright/test';
 import { PRODUCT_FILE } from '../support/global-setup.js';
 
 interface RunningProduct { demoUrl: string; billingUrl: string; captureUrl: string; apiKey: string }
@@ -64,11 +64,31 @@ export async function reachPayment(checkout: Locator, shopper: Shopper, plan: Re
   await expect(checkout.getByRole('heading', { name: 'Your order' })).toBeVisible();
 }
 
+/** The hosted card fields: the capture host's document inside the checkout's iframe. */
+export function cardFrame(checkout: Locator): FrameLocator {
+  return checkout.locator('iframe[title="Card details"]').contentFrame();
+}
+
+/** The checkout with its card inputs in the widget itself (`card-fields="direct"`), as a merchant writes it in HTML. */
+export async function useDirectCardFields(checkout: Locator) {
+  await checkout.evaluate((element) => element.setAttribute('card-fields', 'direct'));
+}
+
+/** Fills the card where the checkout shows it: in the hosted frame (the default), or in the widget (direct mode). */
 export async function fillCard(checkout: Locator, card: string, cvv = '123') {
-  await checkout.getByLabel('Card number').fill(card);
-  await checkout.getByLabel('Expiry month (MM)').fill('12');
-  await checkout.getByLabel('Expiry year (YY)').fill('30');
-  await checkout.getByLabel('Security code (CVV)').fill(cvv);
+  if ((await checkout.getAttribute('card-fields')) === 'direct') {
+    await checkout.getByLabel('Card number').fill(card);
+    await checkout.getByLabel('Expiry month (MM)').fill('12');
+    await checkout.getByLabel('Expiry year (YY)').fill('30');
+    await checkout.getByLabel('Security code (CVV)').fill(cvv);
+    return;
+  }
+  // The frame answers once its script runs.
+  await expect(checkout.locator('renew-hosted-card-frame[ready]')).toBeAttached();
+  const frame = cardFrame(checkout);
+  await frame.getByLabel('Card number').fill(card);
+  await frame.getByLabel('Expiry date (MM / YY)').fill('12 / 30');
+  await frame.getByLabel('Security code (CVV)').fill(cvv);
 }
 
 export async function payWith(checkout: Locator, card: string, cvv = '123') {

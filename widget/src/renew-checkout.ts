@@ -1,6 +1,5 @@
 import { css, html, LitElement, nothing } from 'lit';
 import type { CompletedCheckout } from './checkout-contract.js';
-import type { CardDetails } from './checkout/checkout-client.js';
 import { CheckoutController, type CheckoutStep } from './checkout/checkout-controller.js';
 import { emit } from './checkout/events.js';
 import { GoogleRecaptcha } from './checkout/google-recaptcha.js';
@@ -17,6 +16,8 @@ import './checkout/steps/done-step.js';
  *
  * @attr proxy - URL of your checkout proxy (default `/checkout`)
  * @attr plan - offer only this plan code (optional)
+ * @attr card-fields - `hosted` (default): card number, expiry and CVV in the capture host's iframe, out of
+ *   reach of the page's scripts (PCI DSS SAQ A); `direct`: inputs in the widget, posted from the page (SAQ A-EP)
  * @event renew-checkout-step - detail: { step } on every step change
  * @event renew-checkout-complete - detail: { customerId, status, invoice } once the subscription is active
  *   (both typed in HTMLElementEventMap: see checkout/events.ts)
@@ -32,9 +33,10 @@ export class RenewCheckout extends LitElement {
     li[aria-current='step'] { color: var(--renew-accent, #2f5bea); font-weight: 600; }
     .error { color: var(--renew-error, #b3261e); }
   `;
-  static override properties = { proxy: { type: String }, plan: { type: String } };
+  static override properties = { proxy: { type: String }, plan: { type: String }, cardFields: { type: String, attribute: 'card-fields' } };
   declare proxy: string;
   declare plan: string | undefined;
+  declare cardFields: string;
 
   private controller?: CheckoutController;
   private recaptcha?: GoogleRecaptcha;
@@ -42,6 +44,7 @@ export class RenewCheckout extends LitElement {
   constructor() {
     super();
     this.proxy = '/checkout';
+    this.cardFields = 'hosted';
   }
 
   override connectedCallback() {
@@ -64,6 +67,7 @@ export class RenewCheckout extends LitElement {
         @renew-address-submitted=${(e: HTMLElementEventMap['renew-address-submitted']) => c.submitAddress(e.detail)}
         @renew-summary-confirmed=${() => c.confirmSummary()}
         @renew-card-submitted=${(e: HTMLElementEventMap['renew-card-submitted']) => this.submitCard(e.detail)}
+        @renew-hosted-card-submitted=${(e: HTMLElementEventMap['renew-hosted-card-submitted']) => this.submitCard(e.detail)}
         @renew-activation-retry=${() => c.activate()}>
       ${s.step === 'loading' || s.step === 'unavailable'
         ? nothing
@@ -100,6 +104,8 @@ export class RenewCheckout extends LitElement {
           .busy=${s.busy}
           .locked=${c.cardLocked}
           .paid=${s.paid}
+          .cardFields=${this.cardFields === 'direct' ? 'direct' : 'hosted'}
+          .captureUrl=${s.config?.captureUrl ?? ''}
         ><slot name="captcha" slot="captcha"></slot></renew-card-step>`;
       case 'done':
         return html`<renew-done-step .completed=${s.completed} .currency=${s.summary?.currency ?? 'USD'}></renew-done-step>`;
@@ -117,11 +123,11 @@ export class RenewCheckout extends LitElement {
     }
   }
 
-  private async submitCard({ card, captchaToken }: { card: CardDetails; captchaToken?: string }) {
-    const token = captchaToken ?? this.recaptcha?.token() ?? '';
+  private async submitCard(detail: HTMLElementEventMap['renew-card-submitted' | 'renew-hosted-card-submitted']['detail']) {
+    const token = detail.captchaToken ?? this.recaptcha?.token() ?? '';
     // An unsolved reCAPTCHA: ask for it here rather than spend an attempt on the capture host.
     if (!token) return this.controller!.captchaMissing();
-    await this.controller!.submitCard(card, token);
+    await ('card' in detail ? this.controller!.submitCard(detail.card, token) : this.controller!.submitCardThroughFrame(detail.frame, detail.cardholder, token));
     this.recaptcha?.reset();
   }
 }

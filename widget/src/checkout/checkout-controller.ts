@@ -1,6 +1,10 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
 import { CheckoutClient, type CardDetails, type Result } from './checkout-client.js';
+import type { CardFrameSender } from './card-frame-channel.js';
+
+/** What every capture request carries besides the card, the name and the CAPTCHA. */
+type CaptureDetails = { customerId: number; captureToken: string; riskToken: string; email: string; collectionAmount: string | null };
 
 export type CheckoutStep = 'loading' | 'unavailable' | 'plan' | 'customer' | 'address' | 'summary' | 'card' | 'done';
 
@@ -111,14 +115,24 @@ export class CheckoutController implements ReactiveController {
     if (this.state.summary) this.go('card');
   }
 
-  /** Steps 6-7 on the capture host, then step 8. */
-  async submitCard(card: CardDetails, recaptcha: string) {
+  /** Steps 6-7 on the capture host, then step 8: the card typed in the widget (direct mode). */
+  submitCard(card: CardDetails, recaptcha: string) {
+    return this.capture((request, config) => this.client.captureCard(config, { ...request, card, recaptcha }));
+  }
+
+  /** Steps 6-7 through the hosted card fields: the frame sends the card itself and reports only the outcome. */
+  submitCardThroughFrame(frame: CardFrameSender, cardholder: { firstName: string; lastName: string }, recaptcha: string) {
+    return this.capture((request, config) =>
+      frame.submit({ ...request, ...cardholder, recaptcha, publicApiKey: config.publicApiKey, clientIp: config.clientIp, makeDefault: true }));
+  }
+
+  private async capture(send: (request: CaptureDetails, config: CheckoutConfig) => Promise<Result<unknown>>) {
     const { config, started, summary, customer } = this.state;
     if (!config || !started || !summary || !customer || this.cardLocked) return;
     await this.run(async () => {
       // A free first invoice (a trial) has nothing to collect; the card is still validated and kept.
       const collectionAmount = /[1-9]/.test(summary.total) ? summary.total : null;
-      const result = await this.client.captureCard(config, { customerId: started.customerId, captureToken: summary.captureToken, card, recaptcha, riskToken: this.riskToken, email: customer.email, collectionAmount });
+      const result = await send({ customerId: started.customerId, captureToken: summary.captureToken, riskToken: this.riskToken, email: customer.email, collectionAmount }, config);
       this.update({ captchaRound: this.state.captchaRound + 1 });
       if (!result.ok) return this.cardRefused(result);
       this.update({ paid: true });

@@ -1,6 +1,7 @@
 import type { CompletedCheckout, ShopperDetails } from '../checkout-contract.js';
 import type { CardDetails } from './checkout-client.js';
 import type { CheckoutStep } from './checkout-controller.js';
+import type { CardFrameSender } from './card-frame-channel.js';
 
 /**
  * Every event the checkout raises, declared once: `addEventListener('renew-checkout-complete', (e) => e.detail.customerId)`
@@ -19,6 +20,8 @@ declare global {
     'renew-address-submitted': CustomEvent<ShopperDetails['address']>;
     'renew-summary-confirmed': CustomEvent<Record<string, never>>;
     'renew-card-submitted': CustomEvent<{ card: CardDetails; captchaToken?: string }>;
+    /** Hosted card fields: the frame holds the card; the cardholder's name and the CAPTCHA come from the step. */
+    'renew-hosted-card-submitted': CustomEvent<{ frame: CardFrameSender; cardholder: { firstName: string; lastName: string }; captchaToken?: string }>;
     'renew-activation-retry': CustomEvent<Record<string, never>>;
   }
 }
