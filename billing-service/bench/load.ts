@@ -69,16 +69,34 @@ export async function measureThroughput(spec: ThroughputSpec): Promise<Throughpu
   }
   await spec.probe?.start();
   const before = cpuSnapshot(spec.serverPid, spec.postgresDatabase);
-  const result = await autocannon(options(spec.requests ? { amount: spec.requests.measured } : { seconds: spec.seconds }));
-  const cpu = cpuShares(before, cpuSnapshot(spec.serverPid, spec.postgresDatabase));
+  const startedAt = performance.now();
+  // With a fixed number of requests autocannon only notices the last answer at its next one-second
+  // tick, and its duration is that tick's: the run ends, and its CPU is read, at the last answer instead.
+  let lastAnswer: { at: number; cpu: ReturnType<typeof cpuSnapshot> } | undefined;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options(spec.requests ? { amount: spec.requests.measured } : { seconds: spec.seconds }), (error, finished) =>
+      error ? reject(error) : resolve(finished),
+    );
+    if (!spec.requests) return;
+    let answered = 0;
+    const measured = spec.requests.measured;
+    const onAnswer = () => {
+      answered += 1;
+      if (answered === measured) lastAnswer = { at: performance.now(), cpu: cpuSnapshot(spec.serverPid, spec.postgresDatabase) };
+    };
+    instance.on('response', onAnswer);
+    instance.on('reqError', onAnswer);
+  });
+  const cpu = cpuShares(before, lastAnswer?.cpu ?? cpuSnapshot(spec.serverPid, spec.postgresDatabase));
   await spec.probe?.stop();
+  const seconds = lastAnswer ? (lastAnswer.at - startedAt) / 1000 : result.duration;
 
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats?.count ?? 0;
   const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
   return {
     // responses received over the measured duration (autocannon's own average is of per-second buckets)
-    requestsPerSecond: total / result.duration,
+    requestsPerSecond: total / seconds,
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, mean: result.latency.mean },
     total,
     ok: result['2xx'],
@@ -86,7 +104,7 @@ export async function measureThroughput(spec: ThroughputSpec): Promise<Throughpu
     statusCodes,
     errors: result.errors,
     timeouts: result.timeouts,
-    seconds: result.duration,
+    seconds,
     ...(cpu ? { cpu } : {}),
   };
 }

@@ -193,6 +193,17 @@ function backendText(sample: WaitSample): string {
 }
 
 /** Prints everything after the runs; `bare` is missing when the bare baselines failed. */
+/** The latency runs (one request or query at a time), and the notes gathered so far when asked. */
+export function printLatencyDetail(withNotes = false) {
+  console.log('');
+  console.log('Latency runs (one at a time; "other CPU" = busy time of processes outside the benchmark, 100% = one core)');
+  console.log(table(['Run', 'samples', 'p50', 'p95', 'p99', 'rate', 'other CPU', 'notes'], detail.latencyRows, new Set([1, 2, 3, 4, 5, 6])));
+  if (!withNotes || detail.notes.length === 0) return;
+  console.log('');
+  console.log('Notes');
+  for (const note of detail.notes) console.log(`  - ${note}`);
+}
+
 export function printReport(bare: BareFigures | undefined, postgres: PostgresFigures | string, pglite: PgliteFigures | string) {
   console.log('');
   console.log('Settings');
@@ -239,9 +250,7 @@ export function printReport(bare: BareFigures | undefined, postgres: PostgresFig
   console.log(
     table(['Run', 'req/s', 'p50', 'p99', '2xx', 'non-2xx', 'errors', 'server CPU/req', 'pg CPU/req', 'CPU used (100% = one core)'], detail.throughputRows, new Set([1, 2, 3, 4, 5, 6, 7, 8])),
   );
-  console.log('');
-  console.log('Latency runs (one at a time; "other CPU" = busy time of processes outside the benchmark, 100% = one core)');
-  console.log(table(['Run', 'samples', 'p50', 'p95', 'p99', 'rate', 'other CPU', 'notes'], detail.latencyRows, new Set([1, 2, 3, 4, 5, 6])));
+  printLatencyDetail();
 
   const observations: string[] = [];
   if (typeof postgres !== 'string') {
@@ -266,7 +275,7 @@ export function printReport(bare: BareFigures | undefined, postgres: PostgresFig
     if (typeof figures === 'string' || typeof figures.lifecycle === 'string') continue;
     const l = figures.lifecycle;
     observations.push(
-      `${db} activation: ${integer(l.activation.total)} measured requests in ${l.activation.seconds.toFixed(1)} s (p50 ${wholeMs(l.activation.latencyMs.p50)}, p99 ${wholeMs(l.activation.latencyMs.p99)}); ${l.activationCheck}.`,
+      `${db} activation: ${integer(l.activation.total)} measured requests in ${l.activation.seconds.toFixed(3)} s (p50 ${wholeMs(l.activation.latencyMs.p50)}, p99 ${wholeMs(l.activation.latencyMs.p99)}); ${l.activationCheck}.`,
       `${db} capture: ${rate(l.capture.ok / l.capture.seconds)} with 2xx (p50 ${wholeMs(l.capture.latencyMs.p50)}, p99 ${wholeMs(l.capture.latencyMs.p99)}); ` +
         `the siteverify stand-in answered ${integer(l.captcha.verified)} verifications (${integer(l.captcha.refused)} refused) for the ${integer(l.captcha.sent)} capture requests sent ` +
         `(check, warm-up and measured run; requests cut off when a run stops may end before their check).`,
