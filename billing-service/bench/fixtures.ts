@@ -34,9 +34,11 @@ export async function createBenchAccount(db: Db, catalog: Catalog): Promise<Benc
  * names (360 last names, 1 in 6 starting with S), statuses (20% Draft, 50%
  * Active, 10% Hold, 10% Suspended, 10% Cancelled) and creation times (one every
  * ten minutes from 2024-01-01), then vacuums and analyzes the table. Same SQL on PostgreSQL and PGlite.
+ * `first` numbers the first new customer: the growth section adds customers
+ * first..first+count-1 to those already seeded, continuing the same pattern.
  * Returns the elapsed milliseconds.
  */
-export async function seedCustomers(db: Db, accountId: number, count = SEEDED_CUSTOMERS): Promise<number> {
+export async function seedCustomers(db: Db, accountId: number, count = SEEDED_CUSTOMERS, first = 1): Promise<number> {
   const started = performance.now();
   await sql`
     insert into customers (
@@ -65,7 +67,7 @@ export async function seedCustomers(db: Db, accountId: number, count = SEEDED_CU
       select i,
              (i::bigint * 2654435761) % 4294967291 as h,
              timestamptz '2024-01-01 00:00:00+00' + i * interval '10 minutes' + ((i * 7919) % 600) * interval '1 second' as created
-        from generate_series(1, ${count}::int) as i
+        from generate_series(${first}::int, ${first + count - 1}::int) as i
     ) as s
   `.execute(db);
   // vacuumed as well: the state autovacuum leaves a bulk-loaded table in (visibility map set, so counts can read the index alone)

@@ -16,7 +16,10 @@ import { loadAverage, machineDescription, packageVersion } from './machine.js';
 import { providePostgres } from './postgres.js';
 import { benchBare, type BareFigures } from './scenarios/bare.js';
 import { startSiteverifyStandIn } from './siteverify.js';
-import { printReport } from './summary.js';
+import type { Catalog } from '../src/catalog/schema.js';
+import { integer } from './report.js';
+import { benchGrowth, growthSizes, growthTable, type GrowthRow } from './scenarios/growth.js';
+import { printLatencyDetail, printReport } from './summary.js';
 
 async function main() {
   console.log('Renew billing-service benchmark');
@@ -41,6 +44,10 @@ async function main() {
   // the capture host's CAPTCHA check talks the siteverify protocol over HTTP to this stand-in
   const siteverify = await startSiteverifyStandIn();
   cleanup.add('stop the siteverify stand-in', () => siteverify.stop());
+  if (process.env.BENCH_SCALE === '1') {
+    await runGrowth(catalog);
+    return;
+  }
   let bare: BareFigures | undefined;
   let postgres: PostgresFigures | string = 'not run';
   let pglite: PgliteFigures | string = 'not run';
@@ -72,6 +79,29 @@ async function main() {
   log(`done; load average now ${loadAverage()}`);
 
   printReport(bare, postgres, pglite);
+  if (runState.failed) process.exitCode = 1;
+}
+
+/** BENCH_SCALE=1: only the growth section (scenarios/growth.ts), on PostgreSQL. */
+async function runGrowth(catalog: Catalog) {
+  let rows: GrowthRow[] | string = 'not run';
+  try {
+    const provision = await providePostgres(log);
+    if ('skipped' in provision) {
+      rows = `skipped: ${provision.skipped}`;
+    } else {
+      cleanup.add('stop PostgreSQL', () => provision.server.stop());
+      log(`PostgreSQL: ${provision.server.description}`);
+      rows = await orFailure('growth figures', 'growth', () => benchGrowth(provision.server, catalog));
+    }
+  } finally {
+    await cleanup.runAll();
+  }
+  log(`done; load average now ${loadAverage()}`);
+  console.log('');
+  console.log(`Growth (PostgreSQL, one request at a time, ${growthSizes().map(integer).join(' / ')} customers; ms)`);
+  console.log(typeof rows === 'string' ? `  ${rows}` : growthTable(rows));
+  printLatencyDetail(true);
   if (runState.failed) process.exitCode = 1;
 }
 
