@@ -14,7 +14,20 @@ export async function recordChange(
   caller: Caller,
   entry: { entityType: string; entityId: number; action: AuditAction; changes: Record<string, unknown> },
 ): Promise<void> {
-  await insertAuditEntry(db, caller.accountId, caller.keyKind === 'system' ? 'system' : `${caller.keyKind} API key`, caller.auditSource, entry.entityType, entry.entityId, entry.action, JSON.stringify(entry.changes));
+  const row = auditEntry(caller, entry);
+  await insertAuditEntry(db, row.accountId, row.actor, row.source, row.entityType, entry.entityId, row.action, row.changes);
+}
+
+/** The audit row of a change, for a write that inserts it with other rows in one statement. */
+export function auditEntry(caller: Caller, entry: { entityType: string; action: AuditAction; changes: Record<string, unknown> }) {
+  return {
+    accountId: caller.accountId,
+    actor: caller.keyKind === 'system' ? 'system' : `${caller.keyKind} API key`,
+    source: caller.auditSource,
+    entityType: entry.entityType,
+    action: entry.action,
+    changes: JSON.stringify(entry.changes),
+  };
 }
 
 // Every write records one: compiled once (see reusableQuery).

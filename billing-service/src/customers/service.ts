@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog/schema.js';
 import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from '../billing-settings/rules.js';
 import { wholeStatementSetting } from '../billing-settings/service.js';
-import { diffFields, recordChange } from '../audit/audit-log.js';
+import { auditEntry, diffFields, recordChange } from '../audit/audit-log.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
@@ -11,11 +11,7 @@ import { routeToStatus } from '../lifecycle/transitions.js';
 import {
   customerExists,
   findCustomerRecord,
-  insertAddress,
-  insertAddressPreference,
-  insertBillingPeriodConfigurations,
-  insertBillingSetting,
-  insertCustomer,
+  insertNewCustomer,
   isPortalUserNameConflict,
   lockCustomer,
   replaceCustomerAcquisition,
@@ -82,51 +78,55 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
     .transaction()
     .execute(async (trx) => {
       if (input.parentId != null) await assertParentExists(trx, caller, input.parentId);
-      const customerId = await insertCustomer(trx, {
-        accountId: caller.accountId,
-        ...customerColumns(input),
-        portalUserName,
-        currency,
-        crmSynchStatus: input.crmSynchStatus ?? null,
-        erpId: input.erpId ?? null,
-        erpSynchStatus: input.erpSynchStatus ?? null,
-        erpCustomerType: input.companyName ? 'Company' : 'Individual',
-        accountingSyncToken: null,
-        lifetimeValue: money(input.lifetimeValue ?? 0).toString(),
-        createdAt: now,
-        modifiedAt: now,
-        statusAt: now,
-        accountStatusAt: now,
-      });
-      await writeReferenceAndAcquisition(trx, customerId, input.customerReference, codes, input.customerAcquisition);
       const { rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
         pdfInvoiceEmailAttachmentOption, rechargeThresholdAmount, rechargeTargetAmount, acquisitionCost, taxExempt,
         billingPeriodConfigurations: _periods, trackedItemDisplay: settingTrackedItemDisplay,
         customerBillingStatementSetting: _statement, defaultPaymentMethodId: _noPaymentMethodYet, ...columns } = setting;
-      await insertBillingSetting(trx, {
-        customerId,
-        ...columns,
-        defaultCancelOption: columns.defaultCancelOption ?? null,
-        taxExempt: taxExempt ?? false,
-        rechargeThresholdAmount: rechargeThresholdAmount ?? null,
-        rechargeTargetAmount: rechargeTargetAmount ?? null,
-        acquisitionCost: acquisitionCost ?? null,
-        presentation: JSON.stringify({
-          rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
-          pdfInvoiceEmailAttachmentOption, trackedItemDisplay: input.trackedItemDisplay ?? settingTrackedItemDisplay ?? null,
-        }),
-        customerBillingStatementSetting: statement ? JSON.stringify(wholeStatementSetting(statement)) : null,
+      const customerId = await insertNewCustomer(trx, {
+        customer: {
+          accountId: caller.accountId,
+          ...customerColumns(input),
+          portalUserName,
+          currency,
+          crmSynchStatus: input.crmSynchStatus ?? null,
+          erpId: input.erpId ?? null,
+          erpSynchStatus: input.erpSynchStatus ?? null,
+          erpCustomerType: input.companyName ? 'Company' : 'Individual',
+          accountingSyncToken: null,
+          lifetimeValue: money(input.lifetimeValue ?? 0).toString(),
+          createdAt: now,
+          modifiedAt: now,
+          statusAt: now,
+          accountStatusAt: now,
+        },
+        reference: referenceColumns(input.customerReference),
+        salesTrackingCodes: codes,
+        acquisition: acquisitionColumns(input.customerAcquisition),
+        billingSetting: {
+          ...columns,
+          defaultCancelOption: columns.defaultCancelOption ?? null,
+          taxExempt: taxExempt ?? false,
+          rechargeThresholdAmount: rechargeThresholdAmount ?? null,
+          rechargeTargetAmount: rechargeTargetAmount ?? null,
+          acquisitionCost: acquisitionCost ?? null,
+          presentation: JSON.stringify({
+            rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
+            pdfInvoiceEmailAttachmentOption, trackedItemDisplay: input.trackedItemDisplay ?? settingTrackedItemDisplay ?? null,
+          }),
+          customerBillingStatementSetting: statement ? JSON.stringify(wholeStatementSetting(statement)) : null,
+        },
+        billingPeriodConfigurations: periods,
+        addressPreference: {
+          contactName: input.addressPreference?.contactName ?? null,
+          shippingInstructions: input.addressPreference?.shippingInstructions ?? null,
+          useBillingAddressAsShippingAddress: input.addressPreference?.useBillingAddressAsShippingAddress ?? false,
+        },
+        addresses: [
+          ...(billing ? [{ accountId: caller.accountId, addressType: 'Billing', ...billing }] : []),
+          ...(shipping ? [{ accountId: caller.accountId, addressType: 'Shipping', ...shipping }] : []),
+        ],
+        audit: auditEntry(caller, { entityType: 'Customer', action: 'create', changes: stripNulls(input) }),
       });
-      await insertBillingPeriodConfigurations(trx, periods.map((p) => ({ customerId, ...p })));
-      await insertAddressPreference(trx, {
-        customerId,
-        contactName: input.addressPreference?.contactName ?? null,
-        shippingInstructions: input.addressPreference?.shippingInstructions ?? null,
-        useBillingAddressAsShippingAddress: input.addressPreference?.useBillingAddressAsShippingAddress ?? false,
-      });
-      if (billing) await insertAddress(trx, { accountId: caller.accountId, customerId, addressType: 'Billing', ...billing });
-      if (shipping) await insertAddress(trx, { accountId: caller.accountId, customerId, addressType: 'Shipping', ...shipping });
-      await recordChange(trx, caller, { entityType: 'Customer', entityId: customerId, action: 'create', changes: stripNulls(input) });
       await ctx.webhooks?.customer(trx, caller.accountId, customerId, 'customer.created', now);
       return customerId;
     })
@@ -238,28 +238,25 @@ async function writeReferenceAndAcquisition(
   codes: ReturnType<typeof resolveSalesTrackingCodes>,
   acquisition: CreateCustomerInput['customerAcquisition'],
 ) {
-  await replaceCustomerReference(
-    db,
-    customerId,
-    reference
-      ? { reference1: reference.reference1 ?? null, reference2: reference.reference2 ?? null, reference3: reference.reference3 ?? null }
-      : null,
-    codes,
-  );
-  await replaceCustomerAcquisition(
-    db,
-    customerId,
-    acquisition
-      ? {
-          adContent: acquisition.adContent ?? null,
-          campaign: acquisition.campaign ?? null,
-          keyword: acquisition.keyword ?? null,
-          landingPage: acquisition.landingPage ?? null,
-          medium: acquisition.medium ?? null,
-          source: acquisition.source ?? null,
-        }
-      : null,
-  );
+  await replaceCustomerReference(db, customerId, referenceColumns(reference), codes);
+  await replaceCustomerAcquisition(db, customerId, acquisitionColumns(acquisition));
+}
+
+function referenceColumns(reference: CustomerReferenceInput | null | undefined) {
+  return reference ? { reference1: reference.reference1 ?? null, reference2: reference.reference2 ?? null, reference3: reference.reference3 ?? null } : null;
+}
+
+function acquisitionColumns(acquisition: CreateCustomerInput['customerAcquisition']) {
+  return acquisition
+    ? {
+        adContent: acquisition.adContent ?? null,
+        campaign: acquisition.campaign ?? null,
+        keyword: acquisition.keyword ?? null,
+        landingPage: acquisition.landingPage ?? null,
+        medium: acquisition.medium ?? null,
+        source: acquisition.source ?? null,
+      }
+    : null;
 }
 
 async function assertParentExists(db: Queryable, caller: Caller, parentId: number) {
