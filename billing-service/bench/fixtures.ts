@@ -66,7 +66,7 @@ export async function seedCustomers(db: Db, accountId: number, count = SEEDED_CU
     from (
       select i,
              (i::bigint * 2654435761) % 4294967291 as h,
-             timestamptz '2024-01-01 00:00:00+00' + i * interval '10 minutes' + ((i * 7919) % 600) * interval '1 second' as created
+             timestamptz '2024-01-01 00:00:00+00' + i * interval '10 minutes' + ((i::bigint * 7919) % 600) * interval '1 second' as created
         from generate_series(${first}::int, ${first + count - 1}::int) as i
     ) as s
   `.execute(db);
