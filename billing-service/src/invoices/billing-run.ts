@@ -10,7 +10,7 @@ import { minorUnits, money } from '../money/money.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
 import type { Notifier } from '../notifications/notifier.js';
 import { effectiveUnitPrice } from '../subscriptions/recurring-revenue.js';
-import { advanceSubscriptionPeriod, countCouponUses, findCoupons, findProducts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { advanceSubscriptionPeriods, countCouponUses, findCoupons, findProducts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import {
   computeInvoices,
   type BillingPeriodRule,
@@ -18,7 +18,7 @@ import {
   type EngineInput,
   type EngineSubscription,
 } from './engine/index.js';
-import { insertInvoice, takeInvoiceNumber } from './repository.js';
+import { insertInvoice } from './repository.js';
 import { taxRatesFor } from './tax-rates.js';
 
 /** What billing a customer needs from the database, loaded once per operation. */
@@ -128,13 +128,11 @@ export async function saveInvoices(
     await moveSubscriptionsOn(db, draft, options.now);
     // Every line dropped (nothing to charge): the period still moves on, no invoice.
     if (draft.charges.length === 0) continue;
-    const invoiceNumber = await takeInvoiceNumber(db, customer.accountId);
-    const invoiceId = await insertInvoice(
+    const { id: invoiceId, invoiceNumber } = await insertInvoice(
       db,
       {
         accountId: customer.accountId,
         customerId: customer.id,
-        invoiceNumber,
         status: options.post ? 'Posted' : 'Draft',
         terms: context.settings.term,
         poNumber: context.settings.poNumber,
@@ -172,10 +170,12 @@ export async function saveInvoices(
 
 /** Each billed subscription moves to its next period; applied coupons count one use. */
 async function moveSubscriptionsOn(db: Queryable, draft: DraftInvoice, now: Date) {
-  for (const [subscriptionId, next] of Object.entries(draft.nextPeriodStart)) {
-    const started = draft.charges.find((c) => c.subscriptionId === Number(subscriptionId) && c.kind === 'Recurring')?.startServiceDate;
-    await advanceSubscriptionPeriod(db, Number(subscriptionId), next, started, now);
-  }
+  const moves = Object.entries(draft.nextPeriodStart).map(([subscriptionId, next]) => ({
+    id: Number(subscriptionId),
+    next,
+    currentPeriodStart: draft.charges.find((c) => c.subscriptionId === Number(subscriptionId) && c.kind === 'Recurring')?.startServiceDate,
+  }));
+  await advanceSubscriptionPeriods(db, moves, now);
   for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) await countCouponUses(db, Number(subscriptionId), codes);
 }
 

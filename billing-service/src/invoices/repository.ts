@@ -1,7 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type QueryCreator, type Selectable } from 'kysely';
 import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
-import type { InvoiceChargesTable, InvoiceTaxesTable } from '../db/schema.js';
+import type { Database, InvoiceChargesTable, InvoiceTaxesTable } from '../db/schema.js';
 import type { DraftInvoice } from './engine/index.js';
 
 /** Invoices with what the ledger says of them: amount paid (allocated) and outstanding. */
@@ -35,42 +35,50 @@ export async function findInvoiceLines(db: Queryable, invoiceIds: number[]): Pro
   return { charges, taxes };
 }
 
-/** The account's next invoice number; the row lock makes numbers sequential without gaps or repeats. */
-export async function takeInvoiceNumber(db: Queryable, accountId: number): Promise<number> {
-  const row = await db
-    .updateTable('accounts')
-    .set({ nextInvoiceNumber: sql`next_invoice_number + 1` })
-    .where('id', '=', accountId)
-    .returning(sql<number>`next_invoice_number - 1`.as('number'))
-    .executeTakeFirstOrThrow();
-  return Number(row.number);
-}
-
+/**
+ * Stores an invoice with its charges and taxes, numbered with the account's next invoice
+ * number, in one statement (data-modifying CTEs: one round trip instead of four). The
+ * number comes from an update of the account row, whose lock makes numbers sequential
+ * without gaps or repeats.
+ */
 export async function insertInvoice(
   db: Queryable,
-  invoice: { accountId: number; customerId: number; invoiceNumber: number; status: 'Draft' | 'Posted'; terms: string; poNumber: string | null; postedAt: Date | null },
+  invoice: { accountId: number; customerId: number; status: 'Draft' | 'Posted'; terms: string; poNumber: string | null; postedAt: Date | null },
   draft: DraftInvoice,
-): Promise<number> {
-  const { id } = await db
-    .insertInto('invoices')
-    .values({
-      ...invoice,
-      currency: draft.currency,
-      effectiveAt: `${draft.effectiveDate}T00:00:00Z`,
-      dueAt: `${draft.dueDate}T00:00:00Z`,
-      subtotal: draft.subtotal.toString(),
-      totalDiscount: draft.totalDiscount.toString(),
-      totalTaxes: draft.totalTaxes.toString(),
-      total: draft.total.toString(),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+): Promise<{ id: number; invoiceNumber: number }> {
+  // the CTEs below (CamelCasePlugin writes newInvoice as new_invoice)
+  const invoiceNumber = sql<number>`(select number from taken_invoice_number)`;
+  const invoiceId = sql<number>`(select id from new_invoice)`;
+  type WithNewInvoice = QueryCreator<Database & { newInvoice: { id: number; invoiceNumber: number } }>;
+  let query = db
+    .with('takenInvoiceNumber', (qc) =>
+      qc
+        .updateTable('accounts')
+        .set({ nextInvoiceNumber: sql`next_invoice_number + 1` })
+        .where('id', '=', invoice.accountId)
+        .returning(sql<number>`next_invoice_number - 1`.as('number')),
+    )
+    .with('newInvoice', (qc) =>
+      qc
+        .insertInto('invoices')
+        .values({
+          ...invoice,
+          invoiceNumber,
+          currency: draft.currency,
+          effectiveAt: `${draft.effectiveDate}T00:00:00Z`,
+          dueAt: `${draft.dueDate}T00:00:00Z`,
+          subtotal: draft.subtotal.toString(),
+          totalDiscount: draft.totalDiscount.toString(),
+          totalTaxes: draft.totalTaxes.toString(),
+          total: draft.total.toString(),
+        })
+        .returning(['id', 'invoiceNumber']),
+    ) as unknown as WithNewInvoice;
   if (draft.charges.length > 0) {
-    await db
-      .insertInto('invoiceCharges')
-      .values(
+    query = query.with('newCharges', (qc) =>
+      qc.insertInto('invoiceCharges').values(
         draft.charges.map((c, position) => ({
-          invoiceId: id,
+          invoiceId,
           subscriptionId: c.subscriptionId,
           position,
           kind: c.kind,
@@ -86,16 +94,16 @@ export async function insertInvoice(
           endServiceDate: c.endServiceDate,
           discounts: JSON.stringify(c.discounts.map((d) => ({ name: d.name, amount: d.amount.toString() }))),
         })),
-      )
-      .execute();
+      ),
+    ) as unknown as WithNewInvoice;
   }
   if (draft.taxes.length > 0) {
-    await db
-      .insertInto('invoiceTaxes')
-      .values(draft.taxes.map((t, position) => ({ invoiceId: id, position, name: t.name, rate: t.rate.toString(), amount: t.amount.toString() })))
-      .execute();
+    query = query.with('newTaxes', (qc) =>
+      qc.insertInto('invoiceTaxes').values(draft.taxes.map((t, position) => ({ invoiceId, position, name: t.name, rate: t.rate.toString(), amount: t.amount.toString() }))),
+    ) as unknown as WithNewInvoice;
   }
-  return id;
+  const row = await query.selectFrom('newInvoice').select(['newInvoice.id', 'newInvoice.invoiceNumber']).executeTakeFirstOrThrow();
+  return { id: row.id, invoiceNumber: Number(row.invoiceNumber) };
 }
 
 /** Recurring charges of the subscriptions on posted invoices whose service period runs on `day` (with their invoice's totals). */

@@ -110,17 +110,22 @@ export async function skipToPeriodStarts(db: Queryable, skips: ReadonlyArray<{ i
 }
 
 /** A billed subscription moves to its next period (and its current one, when a recurring charge started it). */
-export async function advanceSubscriptionPeriod(db: Queryable, id: number, next: string, currentPeriodStart: string | undefined, now: Date) {
-  await db
-    .updateTable('subscriptions')
-    .set({
-      nextPeriodStart: next,
-      ...(currentPeriodStart ? { currentPeriodStart } : {}),
-      invoicesPosted: sql`invoices_posted + 1`,
-      modifiedAt: now,
-    })
-    .where('id', '=', id)
-    .execute();
+/**
+ * Billed subscriptions move to their next period (and, when given, a new current period start),
+ * all in one statement: an update joined to the list of moves.
+ */
+export async function advanceSubscriptionPeriods(db: Queryable, moves: Array<{ id: number; next: string; currentPeriodStart: string | undefined }>, now: Date) {
+  if (moves.length === 0) return;
+  const rows = moves.map((m) => sql`(${m.id}::integer, ${m.next}::date, ${m.currentPeriodStart ?? null}::date)`);
+  await sql`
+    update subscriptions set
+      next_period_start = move.next,
+      current_period_start = coalesce(move.current_period_start, subscriptions.current_period_start),
+      invoices_posted = invoices_posted + 1,
+      modified_at = ${now}
+    from (values ${sql.join(rows)}) as move (id, next, current_period_start)
+    where subscriptions.id = move.id
+  `.execute(db);
 }
 
 /** The coupons applied to a billed period count one use each. */
