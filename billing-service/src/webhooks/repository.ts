@@ -1,18 +1,30 @@
 import { sql } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import { reusableQuery } from '../db/reusable-query.js';
 
 // ---------------------------------------------------------------- events (the outbox)
 
-/** The account's enabled endpoints, with what they subscribe to. */
-export async function findEnabledEndpoints(db: Queryable, accountId: number): Promise<Array<{ id: number; eventTypes: string[] }>> {
-  return db
-    .selectFrom('webhookEndpoints')
-    .select(['id', 'eventTypes'])
-    .where('accountId', '=', accountId)
-    .where('status', '=', 'Enabled')
-    .where('deletedAt', 'is', null)
-    .execute();
+// Every write that emits an event reads them: compiled once (see reusableQuery).
+const enabledEndpoints = reusableQuery((db: Queryable, accountId: number) =>
+  db.selectFrom('webhookEndpoints').select(['id', 'eventTypes']).where('accountId', '=', accountId).where('status', '=', 'Enabled').where('deletedAt', 'is', null),
+);
+
+type EnabledEndpoint = { id: number; eventTypes: string[] };
+const endpointsReadInTransaction = new WeakMap<Queryable, Map<number, Promise<EnabledEndpoint[]>>>();
+
+/**
+ * The account's enabled endpoints, with what they subscribe to. Read once per transaction:
+ * a write that emits several events (an activation: the customer's and the invoice's) sends
+ * them all to the endpoints that one read found, in one round trip.
+ */
+export function findEnabledEndpoints(db: Queryable, accountId: number): Promise<EnabledEndpoint[]> {
+  if (!db.isTransaction) return enabledEndpoints(db, accountId);
+  let read = endpointsReadInTransaction.get(db);
+  if (!read) endpointsReadInTransaction.set(db, (read = new Map()));
+  let endpoints = read.get(accountId);
+  if (!endpoints) read.set(accountId, (endpoints = enabledEndpoints(db, accountId)));
+  return endpoints;
 }
 
 export async function insertEvent(
