@@ -156,7 +156,7 @@ export async function captureCard(
   const permission = await authorizeCapture(ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, request.settings);
   if (amount !== undefined) {
     // The amount must fit the customer's currency (USD two decimals, JPY none) and the cap.
-    await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT);
+    await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT, permission.customer);
     if (money(amount).greaterThan(permission.maxCollectionAmount)) {
       throw ApiError.badRequest(`must be at most ${permission.maxCollectionAmount.toString()}`, COLLECTION_AMOUNT);
     }

@@ -55,10 +55,11 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
 /**
  * The customer a first payment is for, read before anything is charged: 404 for
  * an unknown customer, 400 on `field` when the amount has more decimals than the
- * customer's currency. Its row can be handed on to validateCard (saves reading it again).
+ * customer's currency. Its row can be handed on to validateCard (saves reading it again);
+ * `known`, a row of this request already read, is used instead of reading it.
  */
-export async function customerForCollection(ctx: AppContext, caller: Caller, customerId: number, amount: string, field: string): Promise<CustomerRow> {
-  const customer = await findCustomerRow(ctx.db, caller.accountId, customerId);
+export async function customerForCollection(ctx: AppContext, caller: Caller, customerId: number, amount: string, field: string, known?: CustomerRow): Promise<CustomerRow> {
+  const customer = known?.id === customerId ? known : await findCustomerRow(ctx.db, caller.accountId, customerId);
   if (!customer) throw ApiError.notFound('customer', customerId);
   amountInCurrency(amount, customer.currency, field);
   return customer;
