@@ -184,6 +184,74 @@ function summaryRows(
   return rows;
 }
 
+/** The CPU targets of issue 17 (PostgreSQL): CPU per request of the server process and of the backends. */
+const CPU_TARGETS = {
+  /** GET: server CPU per request within this factor of the floor's, at this share of the floor's rate or more. */
+  getServerOverFloor: 1.3,
+  getRateOfFloor: 0.75,
+  post: { server: 350, postgres: 350 },
+  activation: { server: 1_200, postgres: 1_000 },
+  capture: { server: 600, postgres: 500 },
+  bulkPerSecond: { PostgreSQL: 2_000, PGlite: 600 },
+} as const;
+
+/** Microseconds of CPU per request, for a share of cores at a rate. */
+const microsPerRequest = (coreShare: number | undefined, requestsPerSecond: number) =>
+  coreShare === undefined || requestsPerSecond <= 0 ? Number.NaN : (coreShare / requestsPerSecond) * 1e6;
+
+/** CPU per request beside the targets of issue 17, each from this run (the 1,000,000-customer list is BENCH_SCALE=1's). */
+function cpuTargetRows(postgres: PostgresFigures | string, pglite: PgliteFigures | string): SummaryRow[] {
+  const rows: SummaryRow[] = [];
+  const µs = (n: number) => (Number.isFinite(n) ? `${integer(n)} µs` : '—');
+  if (typeof postgres !== 'string') {
+    const floor = postgres.pointSelectFloor;
+    const floorServer = microsPerRequest(floor.cpu?.server, floor.requestsPerSecond);
+    const getServer = microsPerRequest(postgres.get.cpu?.server, postgres.get.requestsPerSecond);
+    const getRate = postgres.get.requestsPerSecond / floor.requestsPerSecond;
+    rows.push({
+      target: 'C1',
+      measurement: 'GET /v1/customers/{id}, server CPU per request',
+      result: `${µs(getServer)} + pg ${µs(microsPerRequest(postgres.get.cpu?.postgres, postgres.get.requestsPerSecond))}, ${rate(postgres.get.requestsPerSecond)}`,
+      baseline: `floor ${µs(floorServer)} + pg ${µs(microsPerRequest(floor.cpu?.postgres, floor.requestsPerSecond))}, ${rate(floor.requestsPerSecond)}`,
+      ratio: `${(getServer / floorServer).toFixed(2)}×, ${percent(getRate)}`,
+      goal: `≤ ${CPU_TARGETS.getServerOverFloor}×, ≥ ${percent(CPU_TARGETS.getRateOfFloor)}`,
+      met: metText(getServer <= CPU_TARGETS.getServerOverFloor * floorServer && getRate >= CPU_TARGETS.getRateOfFloor),
+    });
+    const cpuRow = (target: string, measurement: string, result: { cpu?: { server: number; postgres: number }; requestsPerSecond: number }, goal: { server: number; postgres: number }) => {
+      const server = microsPerRequest(result.cpu?.server, result.requestsPerSecond);
+      const backends = microsPerRequest(result.cpu?.postgres, result.requestsPerSecond);
+      rows.push({
+        target,
+        measurement,
+        result: `${µs(server)} + pg ${µs(backends)}`,
+        baseline: '—',
+        ratio: '—',
+        goal: `≤ ${integer(goal.server)} + ${integer(goal.postgres)} µs`,
+        met: metText(server <= goal.server && backends <= goal.postgres),
+      });
+    };
+    cpuRow('C2', 'POST /v1/customers, server + pg CPU per request', postgres.post, CPU_TARGETS.post);
+    if (typeof postgres.lifecycle !== 'string') {
+      cpuRow('C3', 'Activation (3 subscriptions), server + pg CPU per request', postgres.lifecycle.activation, CPU_TARGETS.activation);
+      cpuRow('C4', 'Capture with collection, server + pg CPU per request', postgres.lifecycle.capture, CPU_TARGETS.capture);
+    }
+  }
+  for (const [db, figures] of [['PostgreSQL', postgres], ['PGlite', pglite]] as const) {
+    if (typeof figures === 'string' || typeof figures.lifecycle === 'string') continue;
+    const goal = CPU_TARGETS.bulkPerSecond[db];
+    rows.push({
+      target: db === 'PostgreSQL' ? 'C5a' : 'C5b',
+      measurement: `Bulk payments, ${db}`,
+      result: rate(figures.lifecycle.bulk.perSecond, 'payments/s'),
+      baseline: '—',
+      ratio: '—',
+      goal: `≥ ${integer(goal)}/s`,
+      met: metText(figures.lifecycle.bulk.perSecond >= goal),
+    });
+  }
+  return rows;
+}
+
 function backendText(sample: WaitSample): string {
   if (sample.samples === 0) return 'no samples';
   return sample.shares
@@ -240,6 +308,10 @@ export function printReport(bare: BareFigures | undefined, postgres: PostgresFig
     console.log('  Ratio = result ÷ baseline; for the lists, HTTP p50 ÷ SQL-only p50 (the same runList() queries run in this process, no HTTP);');
     console.log('  for the previews, preview p50 ÷ GET p50 of the same customers, both one request at a time; for the captures, 2xx responses per second ÷ bare POST.');
     for (const query of LIST_QUERIES) console.log(`  ${query.label}: GET ${query.path}`);
+    console.log('');
+    console.log('CPU per request beside the targets of issue 17 (server process and PostgreSQL backends; the floor is bare Fastify + one prepared pg point select, same run)');
+    console.log(summaryTable(cpuTargetRows(postgres, pglite)));
+    console.log('  The list page at 1,000,000 customers is measured by the growth section: BENCH_SCALE=1 npm run bench.');
   }
 
   console.log('');
