@@ -1,9 +1,48 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { CustomerBillingPeriodConfigurationsTable, CustomerBillingSettingsTable } from '../db/schema.js';
 
 export type BillingSettingRow = Selectable<CustomerBillingSettingsTable>;
 export type BillingPeriodRow = Selectable<CustomerBillingPeriodConfigurationsTable>;
+
+type TaxAddress = { countryId: number | null; stateId: number | null };
+
+/** Everything billing reads about a customer besides its subscriptions: compiled once (see reusableQuery). */
+const billingInputsById = reusableQuery((db: Queryable, customerId: number) =>
+  db
+    .selectFrom('customers as c')
+    .leftJoin('customerBillingSettings as s', 's.customerId', 'c.id')
+    .selectAll('s')
+    .select([
+      sql<Array<Omit<BillingPeriodRow, 'customerId'>>>`coalesce((
+        select json_agg(json_build_object('interval', p.interval, 'type', p.type, 'rule', p.rule, 'day', p.day, 'month', p.month) order by p.interval)
+        from customer_billing_period_configurations p where p.customer_id = c.id), '[]'::json)`.as('billingPeriodRows'),
+      sql<TaxAddress | null>`(select json_build_object('countryId', a.country_id, 'stateId', a.state_id)
+        from addresses a where a.customer_id = c.id and a.address_type = 'Billing' order by a.id limit 1)`.as('billingTaxAddress'),
+      sql<TaxAddress | null>`(select json_build_object('countryId', a.country_id, 'stateId', a.state_id)
+        from addresses a where a.customer_id = c.id and a.address_type = 'Shipping' order by a.id limit 1)`.as('shippingTaxAddress'),
+    ])
+    .where('c.id', '=', customerId),
+);
+
+/**
+ * The billing setting row, the billing period configurations and the places of the billing and
+ * shipping addresses (what tax rates depend on), in one round trip: what a billing run or an
+ * activation (and its preview) reads before computing invoices.
+ */
+export async function findBillingInputs(db: Queryable, customerId: number) {
+  const row = (await billingInputsById(db, customerId))[0];
+  if (!row) return { setting: undefined, periods: [], billingAddress: undefined, shippingAddress: undefined };
+  const { billingPeriodRows, billingTaxAddress, shippingTaxAddress, ...setting } = row;
+  return {
+    // no setting row: every column of the join is null
+    setting: setting.customerId === null ? undefined : (setting as BillingSettingRow),
+    periods: billingPeriodRows.map((p) => ({ ...p, customerId })),
+    billingAddress: billingTaxAddress ?? undefined,
+    shippingAddress: shippingTaxAddress ?? undefined,
+  };
+}
 
 export async function findBillingSetting(db: Queryable, customerId: number): Promise<BillingSettingRow | undefined> {
   return db.selectFrom('customerBillingSettings').selectAll().where('customerId', '=', customerId).executeTakeFirst();

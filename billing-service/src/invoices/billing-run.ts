@@ -1,6 +1,5 @@
-import { findAddressOfType } from '../addresses/repository.js';
 import { effectiveBillingSettings, type EffectiveBillingSettings } from '../billing-settings/effective-settings.js';
-import { findBillingPeriods, findBillingSetting } from '../billing-settings/repository.js';
+import { findBillingInputs } from '../billing-settings/repository.js';
 import type { Catalog } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
@@ -30,10 +29,9 @@ export interface BillingContext {
 }
 
 export async function loadBillingContext(db: Queryable, catalog: Catalog, customer: CustomerRow): Promise<BillingContext> {
-  const [settingRow, periods] = await Promise.all([findBillingSetting(db, customer.id), findBillingPeriods(db, customer.id)]);
-  const settings = effectiveBillingSettings(settingRow, catalog);
-  const address =
-    (await findAddressOfType(db, customer.id, settings.useCustomerBillingAddress ? 'Billing' : 'Shipping')) ?? undefined;
+  const { setting, periods, billingAddress, shippingAddress } = await findBillingInputs(db, customer.id);
+  const settings = effectiveBillingSettings(setting, catalog);
+  const address = settings.useCustomerBillingAddress ? billingAddress : shippingAddress;
   const billingPeriods: EngineInput['billingPeriods'] = {};
   for (const p of periods) {
     billingPeriods[p.interval as 'Monthly' | 'Yearly'] = { type: p.type, rule: p.rule, day: p.day, month: p.month } as BillingPeriodRule;
