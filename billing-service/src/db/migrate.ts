@@ -14,6 +14,7 @@ import * as subscriptionAnchorDay from './migrations/0012-subscription-anchor-da
 import * as captureTokens from './migrations/0013-capture-tokens.js';
 import * as webhooks from './migrations/0014-webhooks.js';
 import * as webhookAccountEmail from './migrations/0015-webhook-account-email.js';
+import * as refunds from './migrations/0016-refunds.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0013-capture-tokens': captureTokens,
   '0014-webhooks': webhooks,
   '0015-webhook-account-email': webhookAccountEmail,
+  '0016-refunds': refunds,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
