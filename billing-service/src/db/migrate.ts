@@ -15,6 +15,7 @@ import * as captureTokens from './migrations/0013-capture-tokens.js';
 import * as webhooks from './migrations/0014-webhooks.js';
 import * as webhookAccountEmail from './migrations/0015-webhook-account-email.js';
 import * as refunds from './migrations/0016-refunds.js';
+import * as invoicePdfEmail from './migrations/0017-invoice-pdf-email.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0014-webhooks': webhooks,
   '0015-webhook-account-email': webhookAccountEmail,
   '0016-refunds': refunds,
+  '0017-invoice-pdf-email': invoicePdfEmail,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

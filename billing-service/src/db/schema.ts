@@ -526,6 +526,8 @@ export interface EmailOutboxTable {
   toAddress: string;
   subject: string;
   body: string;
+  /** The invoice whose PDF the e-mail carries (made when it is sent). */
+  attachedInvoiceId: Generated<number | null>;
   status: Generated<'Pending' | 'Sent' | 'Failed'>;
   attempts: Generated<number>;
   nextAttemptAt: Generated<Date>;

@@ -7,7 +7,7 @@ export interface EmailContent {
 }
 
 export type NotificationEvent =
-  | { type: 'InvoicePost'; invoiceNumber: number; amount: string; currency: string; dueDate: string }
+  | { type: 'InvoicePost'; invoiceId: number; invoiceNumber: number; amount: string; currency: string; dueDate: string }
   | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
   | { type: 'PaymentFailed'; amount: string; currency: string; reason: string }
   | { type: 'Refund'; amount: string; currency: string; paymentAmount: string; paymentDate: string; method: string; reference: string | null }
@@ -29,7 +29,7 @@ export function renderEmail(accountName: string, customerName: string, event: No
     case 'InvoicePost':
       return {
         subject: `${accountName}: invoice ${event.invoiceNumber} for ${event.amount} ${event.currency}`,
-        body: `${hello}\n\nInvoice ${event.invoiceNumber} for ${event.amount} ${event.currency} has been issued; it is due on ${event.dueDate}.${sign}`,
+        body: `${hello}\n\nInvoice ${event.invoiceNumber} for ${event.amount} ${event.currency} has been issued; it is due on ${event.dueDate}. The invoice is attached as a PDF.${sign}`,
       };
     case 'PaymentReceived':
       return {
