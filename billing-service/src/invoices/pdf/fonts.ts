@@ -6,7 +6,7 @@ import * as fontkit from 'fontkit';
  * The invoice PDF's fonts, shipped in npm packages so a PDF looks the same on every machine:
  * Noto Sans (Latin with its extensions, Greek, Cyrillic, Vietnamese) and Noto Sans SC for Chinese
  * (simplified and traditional hanzi) and Japanese kana, which Noto Sans lacks. Neither covers
- * Korean Hangul, Arabic, Hebrew or Thai: such characters come out as empty boxes.
+ * Korean Hangul, Arabic, Hebrew, Thai or the Indic scripts but Devanagari: such characters come out as empty boxes.
  */
 export type FontFace = 'regular' | 'bold';
 export type FontFamily = 'latin' | 'cjk';
