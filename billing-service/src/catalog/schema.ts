@@ -94,6 +94,17 @@ export const CatalogSchema = z
         name: z.string().min(1).default('Renew demo account'),
         /** Where notices to the account itself go (a webhook endpoint disabled); unset: none are sent. */
         email: z.string().email().optional(),
+        /** The account's postal address, printed on its invoices (PDF) under its name. */
+        address: z
+          .object({
+            line1: z.string().min(1).max(100).optional(),
+            line2: z.string().min(1).max(100).optional(),
+            city: z.string().min(1).max(100).optional(),
+            state: z.string().min(1).max(100).optional(),
+            postalZip: z.string().min(1).max(20).optional(),
+            country: z.string().min(1).max(100).optional(),
+          })
+          .optional(),
       })
       .default({ name: 'Renew demo account' }),
     currencies: z.object({ default: CurrencyCode, allowed: z.array(CurrencyCode).min(1) }),
