@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { ApiError } from './errors.js';
@@ -190,7 +189,8 @@ export class PostgresRateLimitStore implements RateLimitStore {
  */
 export async function enforceRateLimit(
   store: RateLimitStore,
-  reply: FastifyReply,
+  /** A Fastify reply, or anything else that takes headers (the checkout proxy's fetch handler). */
+  reply: { header(name: string, value: string | number): unknown },
   bucket: string,
   limits: { perMinute: number; perDay: number },
   now = Date.now(),
