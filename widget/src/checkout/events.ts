@@ -1,4 +1,4 @@
-import type { CompletedCheckout, ShopperDetails } from '../checkout-contract.js';
+import type { CompletedCheckout, OrderChoice, ShopperDetails } from '../checkout-contract.js';
 import type { CardDetails } from './checkout-client.js';
 import type { CheckoutStep } from './checkout-controller.js';
 
@@ -17,6 +17,7 @@ declare global {
     'renew-plan-chosen': CustomEvent<{ planFrequencyId: number }>;
     'renew-customer-submitted': CustomEvent<Omit<ShopperDetails, 'address'>>;
     'renew-address-submitted': CustomEvent<ShopperDetails['address']>;
+    'renew-order-changed': CustomEvent<Pick<OrderChoice, 'quantities' | 'couponCode'>>;
     'renew-summary-confirmed': CustomEvent<Record<string, never>>;
     'renew-card-submitted': CustomEvent<{ card: CardDetails; captchaToken?: string }>;
     'renew-activation-retry': CustomEvent<Record<string, never>>;
