@@ -27,7 +27,7 @@ function shownText(checkout: Locator): Promise<string> {
 }
 
 /** Words of the checkout's English that must not appear on a French screen (the catalogue's own names, such as "Basic", are the merchant's). */
-const ENGLISH_WORDS = /\b(Continue|Back|Step|Plan|Details|Review|Payment|Done|Your|Total|due|today|Pay|per month|Card|Expiry|Security|robot\b(?! )|Thank|Address|City|Postal|Country|Coupon|Apply|Then|cancel|renews)\b/;
+const ENGLISH_WORDS = /\b(Continue|Back|Step|Plan|Details|Review|Payment|Done|Your|due|today|Pay|per month|Card|Expiry|Security|Thank|Address|City|Postal|Country|Coupon|Apply|Then|cancel|renews)\b/;
 
 const noHorizontalScroll = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth <= document.scrollingElement!.clientWidth);
 
@@ -95,7 +95,8 @@ test('a French shopper checks out from plan to done with no English word on scre
   const [subscription] = await product.api<Array<{ nextPeriodStartDate: string }>>(`/v1/customers/${customer!.id}/subscriptions`);
   const promised = new Intl.DateTimeFormat('fr', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${subscription!.nextPeriodStartDate.slice(0, 10)}T00:00:00Z`));
   expect(renewal).toContain(`à partir du ${promised}`);
-  expect(problems).toEqual([]);
+  // The refused coupon is a 400 answer, which the browser logs; nothing else may be.
+  expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
 });
 
 test('a coupon lowers the total through a new preview; an unknown code is an error on the field', async ({ page, checkout }) => {
@@ -150,10 +151,10 @@ test('the review and payment steps state the renewal with the next charge date; 
   const shopper = newShopper();
   await reachPayment(checkout, shopper);
   const renewal = checkout.locator('[data-renewal]');
-  await expect(renewal).toContainText(/^Then \$19\.99 plus tax per month, from [A-Z][a-z]+ \d{1,2}, \d{4}\. Your subscription renews automatically until you cancel; you can cancel any time\.$/);
-  const shown = await renewal.innerText();
+  const shown = (await renewal.innerText()).trim();
+  expect(shown).toMatch(/^Then \$19\.99 plus tax per month, from [A-Z][a-z]+ \d{1,2}, \d{4}\. Your subscription renews automatically until you cancel; you can cancel any time\.$/);
   await checkout.getByRole('button', { name: 'Continue to payment' }).click();
-  await expect(checkout.locator('[data-renewal]')).toHaveText(shown);
+  expect((await checkout.locator('[data-renewal]').innerText()).trim()).toBe(shown);
   await expect(checkout.getByRole('button', { name: 'Pay $31.19' })).toBeVisible();
   await payWith(checkout, '4242 4242 4242 4242');
   await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();

@@ -85,7 +85,7 @@ export class RenewCheckout extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>) {
     if (changed.has('lang') || changed.has('messages') || !this.hasUpdated) {
-      const chosen = chooseLocale(this.getAttribute('lang'), document.documentElement.lang, navigator.languages ?? []);
+      const chosen = chooseLocale(this.lang || null, document.documentElement.lang, navigator.languages ?? []);
       // Loading a language re-renders every step (updateWhenLocaleChanges); the merchant's words apply at once.
       void useLocale(chosen, this.messages).then(() => this.renderRoot.querySelectorAll('*').forEach((el) => (el as Partial<LitElement>).requestUpdate?.()));
     }

@@ -8,7 +8,7 @@ export const stepStyles = css`
   :host { display: block; font: inherit; }
   form { display: grid; gap: 0.75rem; }
   h2 { font-size: 1.15rem; margin: 0 0 0.5rem; }
-  label { display: grid; gap: 0.25rem; font-size: 0.9rem; }
+  label, .field { display: grid; gap: 0.25rem; font-size: 0.9rem; align-content: start; }
   input, select {
     font: inherit; padding: 0.55rem 0.65rem; border: 1px solid #c4c7cc;
     border-radius: var(--renew-radius, 6px); background: #fff; color: inherit;

@@ -200,7 +200,7 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         subscription.subscriptionProducts.some((p) => wantedQuantity(p.productCode) !== undefined && p.quantity !== wantedQuantity(p.productCode)) ||
         subscription.coupons.map((c) => c.code.toUpperCase()).join() !== wantedCoupons.join();
       if (changed) subscription = await applyChoice(api, subscription, wantedQuantity, couponCode);
-      const summary = await previewFor(api, customerId, subscription, choosable);
+      const summary = await previewFor(api, customerId, subscription, plan?.planProducts ?? []);
       // The capture host adds the shopper's card to this customer only with a token, for at most the total.
       const { token } = await api.call<CaptureTokenResponse>('POST', '/v1/captureTokens', { customerId, maxCollectionAmount: summary.total });
       return { ...summary, captureToken: token };
@@ -254,7 +254,8 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     }
   };
 
-  const previewFor = async (api: BillingForShopper, customerId: number, subscription: SubscriptionResponse, choosable: PlanResponse['planProducts']): Promise<Omit<OrderSummary, 'captureToken'>> => {
+  const previewFor = async (api: BillingForShopper, customerId: number, subscription: SubscriptionResponse, planProducts: PlanResponse['planProducts']): Promise<Omit<OrderSummary, 'captureToken'>> => {
+    const choosable = planProducts.filter((p) => p.maxQuantity !== undefined);
     const preview = await api.call<LifecycleResponse>('POST', '/v1/customeractivation?preview=true', { customerId });
     const invoice = preview.invoicePreview;
     if (!invoice) throw ApiError.badRequest('there is nothing to pay: choose a plan first');
@@ -264,7 +265,13 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     return {
       customerId,
       currency: invoice.currency,
-      lines: invoice.draftCharges.map((c) => ({ name: c.name, quantity: c.quantity, amount: amount(c.amount) })),
+      lines: invoice.draftCharges.map((c) => ({
+        // The billing API names a setup fee line in English ("Seat (setup fee)"): the product's own name, and the kind, go to the browser.
+        name: planProducts.find((p) => p.code === c.productCode)?.name ?? c.name,
+        kind: c.chargeType,
+        quantity: c.quantity,
+        amount: amount(c.amount),
+      })),
       subtotal: amount(invoice.subtotal),
       totalDiscount: amount(invoice.totalDiscount),
       taxes: invoice.draftTaxes.map((t) => ({ name: t.name, amount: amount(t.amount) })),

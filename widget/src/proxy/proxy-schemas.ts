@@ -78,7 +78,8 @@ export const StartedCheckoutResponse = z.object({
 export const OrderSummaryResponse = z.object({
   customerId: z.number(),
   currency: z.string(),
-  lines: z.array(z.object({ name: z.string(), quantity: z.number(), amount })),
+  /** name: the product's (the catalogue's words); kind tells a setup fee from a period's charge, for the browser to say in the shopper's language. */
+  lines: z.array(z.object({ name: z.string(), kind: z.enum(['Recurring', 'SetupFee']), quantity: z.number(), amount })),
   subtotal: amount,
   totalDiscount: amount,
   taxes: z.array(z.object({ name: z.string(), amount })),

@@ -58,22 +58,24 @@ export class AddressStep extends LitElement {
         ${textField({ label: t('address.postalZip'), name: 'postalZip', value: v?.postalZip, error: e['address.postalZip'], autocomplete: 'postal-code', maxlength: 10 })}
       </div>
       <div class="row">
-        <label>
-          ${t('address.country')}
-          <select name="country" autocomplete="country" @change=${(ev: Event) => (this.country = (ev.target as HTMLSelectElement).value)}>
+        <!-- Labelled with for=, not wrapped: a wrapping label would read every country's name into the select's. -->
+        <div class="field">
+          <label for="country">${t('address.country')}</label>
+          <select id="country" name="country" autocomplete="country" aria-invalid=${e['address.country'] ? 'true' : 'false'}
+            @change=${(ev: Event) => (this.country = (ev.target as HTMLSelectElement).value)}>
             ${this.countries.map((c) => html`<option value=${c.iso} ?selected=${c.iso === this.country}>${countryName(c)}</option>`)}
           </select>
           ${e['address.country'] ? html`<span class="error" role="alert">${e['address.country']}</span>` : nothing}
-        </label>
+        </div>
         ${states.length > 0
-          ? html`<label>
-              ${t('address.state')}
-              <select name="state" autocomplete="address-level1">
+          ? html`<div class="field">
+              <label for="state">${t('address.state')}</label>
+              <select id="state" name="state" autocomplete="address-level1" aria-invalid=${e['address.state'] ? 'true' : 'false'}>
                 <option value="">—</option>
                 ${states.map((s) => html`<option value=${s.code} ?selected=${s.code === v?.state}>${s.name}</option>`)}
               </select>
               ${e['address.state'] ? html`<span class="error" role="alert">${e['address.state']}</span>` : nothing}
-            </label>`
+            </div>`
           : nothing}
       </div>
       ${formMessage(this.message)}

@@ -80,7 +80,7 @@ export class CardStep extends LitElement {
       ${textField({ label: t('card.number'), name: 'cardNumber', error: e.cardNumber, autocomplete: 'cc-number', inputmode: 'numeric', maxlength: 23, placeholder: '1234 1234 1234 1234', onInput: this.numberTyped })}
       <p class="muted brand" aria-live="polite">${this.brand ? t('card.brand', this.brand) : nothing}</p>
       <div class="row">
-        ${textField({ label: t('card.expiry'), name: 'expiry', error: e.expiry, autocomplete: 'cc-exp', inputmode: 'numeric', maxlength: 7, placeholder: 'MM / YY', onInput: this.expiryTyped })}
+        ${textField({ label: t('card.expiry'), name: 'expiry', error: e.expiry, autocomplete: 'cc-exp', inputmode: 'numeric', maxlength: 7, placeholder: t('card.expiryPlaceholder'), onInput: this.expiryTyped })}
         ${textField({ label: t('card.cvv'), name: 'cvv', error: e.cvv, autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: 4 })}
       </div>
       ${this.captchaMode === 'dev'

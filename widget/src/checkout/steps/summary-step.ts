@@ -67,7 +67,7 @@ export class SummaryStep extends LitElement {
       ${this.plan ? html`<p class="muted">${t('summary.billed', this.plan.planName, periodLabel(this.plan))}</p>` : nothing}
       ${s.quantities.map((q) => this.quantityField(q))}
       <table part="summary">
-        ${s.lines.map((line) => html`<tr><td>${line.name}${line.quantity !== 1 ? ` × ${line.quantity}` : ''}</td><td>${money(line.amount)}</td></tr>`)}
+        ${s.lines.map((line) => html`<tr><td>${line.kind === 'SetupFee' ? t('summary.setupFee', line.name) : line.name}${line.quantity !== 1 ? ` × ${line.quantity}` : ''}</td><td>${money(line.amount)}</td></tr>`)}
         ${/[1-9]/.test(s.totalDiscount) ? html`<tr><td>${t('summary.discounts')}${s.coupon ? ` (${s.coupon.code})` : ''}</td><td>−${money(s.totalDiscount)}</td></tr>` : nothing}
         ${s.taxes.map((tax) => html`<tr><td>${tax.name}</td><td>${money(tax.amount)}</td></tr>`)}
         <tr class="total"><td>${t('summary.total')}</td><td data-total>${money(s.total)}</td></tr>
