@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +19,11 @@ async function start(env: Record<string, string>) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'renew-e2e-'));
   dataDirs.push(dataDir);
   const apiKey = `sk_e2e_${randomBytes(16).toString('hex')}`;
+  // Every browser test shops from 127.0.0.1, and the proxy lets one address spend only 10 % of the
+  // merchant's per-minute API budget: the demo catalogue with a budget the whole suite fits in.
+  const catalogPath = path.join(dataDir, 'catalog.json');
+  const demoCatalog = JSON.parse(readFileSync(new URL('../../billing-service/catalog/demo-catalog.json', import.meta.url), 'utf8'));
+  writeFileSync(catalogPath, JSON.stringify({ ...demoCatalog, rateLimits: { perMinute: 20_000, perDay: 1_000_000 } }));
   const product = await startProduct({
     ...process.env,
     RENEW_DATA_DIR: dataDir,
@@ -27,6 +32,7 @@ async function start(env: Record<string, string>) {
     RENEW_DEMO_PORT: '0',
     RENEW_LOG_LEVEL: process.env.RENEW_LOG_LEVEL ?? 'warn',
     RENEW_API_KEY: apiKey,
+    RENEW_CATALOG: catalogPath,
     RENEW_PUBLIC_API_KEY: `pk_e2e_${randomBytes(16).toString('hex')}`,
     RENEW_BILLING_CLOCK_MS: '0',
     DATABASE_URL: '',
