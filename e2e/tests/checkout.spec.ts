@@ -12,7 +12,8 @@ test('a shopper subscribes to Pro, pays the previewed total with a test card, an
 
   await payWith(checkout, '4242 4242 4242 4242');
   await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
-  await expect(checkout.locator('[data-invoice-status]')).toHaveText('Paid');
+  await expect(checkout.locator('[data-invoice-status]')).toHaveAttribute('data-invoice-status', 'Paid');
+  await expect(checkout.locator('[data-invoice-status]')).toHaveText(/^Invoice #\d+: \$76\.96, Paid\.$/);
   // The merchant's page heard the completion event.
   await expect(page.locator('#welcome')).toBeVisible();
 

@@ -211,9 +211,9 @@ test('at 320 px the fields fit, and the frame\'s height follows its content as e
 });
 
 test('the fields speak the page\'s language', async ({ checkout }) => {
-  await checkout.evaluate((element) => element.setAttribute('lang', 'fr'));
   await reachPayment(checkout, newShopper());
-  await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+  await checkout.evaluate((element) => element.setAttribute('lang', 'fr'));
+  await checkout.getByRole('button', { name: 'Passer au paiement' }).click();
   const frame = cardFrame(checkout);
   await expect(frame.getByLabel('Numéro de carte')).toBeVisible();
   await expect(frame.getByLabel("Date d'expiration (MM / AA)")).toBeVisible();

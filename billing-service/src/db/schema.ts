@@ -229,7 +229,7 @@ export interface PlansTable {
   description: string | null;
   longDescription: string | null;
   status: string;
-  products: ColumnType<Array<{ code: string; name: string; description?: string; quantity: number }>, string, string>;
+  products: ColumnType<Array<{ code: string; name: string; description?: string; quantity: number; minQuantity?: number; maxQuantity?: number }>, string, string>;
   modifiedAt: Timestamp;
 }
 

@@ -1,4 +1,4 @@
-import type { CheckoutConfig, CompletedCheckout, CountryOption, ErrorResponse, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
+import type { CheckoutConfig, CompletedCheckout, CountryOption, ErrorResponse, OrderChoice, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
 import { SESSION_HEADER } from '../checkout-contract.js';
 
 /** Expected failures are values, not exceptions: a declined card is part of checkout. */
@@ -21,8 +21,9 @@ export class CheckoutClient {
   plans = () => this.proxy<PlanOption[]>('GET', '/plans');
   countries = () => this.proxy<CountryOption[]>('GET', '/countries');
   startCheckout = (details: ShopperDetails) => this.proxy<StartedCheckout>('POST', '/customers', details);
-  subscribe = (started: StartedCheckout, planFrequencyId: number) =>
-    this.proxy<OrderSummary>('POST', `/customers/${started.customerId}/subscriptions`, { planFrequencyId }, started.session);
+  /** Steps 4-5; again with other quantities or another coupon: the new preview. */
+  subscribe = (started: StartedCheckout, choice: OrderChoice) =>
+    this.proxy<OrderSummary>('POST', `/customers/${started.customerId}/subscriptions`, choice, started.session);
   activate = (started: StartedCheckout) => this.proxy<CompletedCheckout>('POST', `/customers/${started.customerId}/activation`, {}, started.session);
 
   /** Steps 6-7: the card goes straight to the capture host, with the first payment when there is one. */

@@ -1,6 +1,7 @@
 import { html, LitElement, nothing } from 'lit';
+import { updateWhenLocaleChanges } from '@lit/localize';
 import type { CompletedCheckout } from '../../checkout-contract.js';
-import { formatMoney } from '../format.js';
+import { formatMoney, t, type MessageId } from '../i18n/localization.js';
 import { stepStyles } from '../styles.js';
 
 /** Step 8 done: the subscription is active and the first invoice paid. */
@@ -10,17 +11,26 @@ export class DoneStep extends LitElement {
   declare completed: CompletedCheckout | undefined;
   declare currency: string;
 
+  constructor() {
+    super();
+    updateWhenLocaleChanges(this);
+    this.currency = 'USD';
+  }
+
   override render() {
     const c = this.completed;
     if (!c) return nothing;
     return html`<div role="status">
-      <h2>Thank you!</h2>
-      <p>Your subscription is active.</p>
-      ${c.invoice
-        ? html`<p>Invoice <strong data-invoice-number>#${c.invoice.number}</strong>: ${formatMoney(c.invoice.total, this.currency)},
-            <span data-invoice-status>${c.invoice.status}</span>.</p>`
-        : nothing}
+      <h2>${t('done.heading')}</h2>
+      <p>${t('done.active')}</p>
+      ${c.invoice ? html`<p data-invoice-number=${c.invoice.number} data-invoice-status=${c.invoice.status}>${t('done.invoice', `#${c.invoice.number}`, formatMoney(c.invoice.total, this.currency), this.statusText(c.invoice.status))}</p>` : nothing}
     </div>`;
+  }
+
+  /** The invoice's status in the shopper's words (the API's own word when there is no translation for it). */
+  private statusText(status: string): string {
+    const id = `invoice.${status}`;
+    return ['invoice.Paid', 'invoice.Posted', 'invoice.PartiallyPaid'].includes(id) ? t(id as MessageId) : status;
   }
 }
 customElements.define('renew-done-step', DoneStep);
