@@ -111,7 +111,8 @@ export class RenewCheckout extends LitElement {
         @renew-summary-confirmed=${() => c.confirmSummary()}
         @renew-card-submitted=${(e: HTMLElementEventMap['renew-card-submitted']) => this.submitCard(e.detail)}
         @renew-hosted-card-submitted=${(e: HTMLElementEventMap['renew-hosted-card-submitted']) => this.submitCard(e.detail)}
-        @renew-activation-retry=${() => c.activate()}>
+        @renew-activation-retry=${() => c.activate()}
+        @renew-invoice-download=${() => c.downloadInvoicePdf()}>
       ${current < 0
         ? nothing
         : html`<ol aria-label=${t('steps.label')}>${STEPS.map(([step, label]) => html`<li aria-current=${step === s.step ? 'step' : 'false'}>${t(label)}</li>`)}</ol>
@@ -152,7 +153,7 @@ export class RenewCheckout extends LitElement {
           .captureUrl=${s.config?.captureUrl ?? ''}
         ><slot name="captcha" slot="captcha"></slot></renew-card-step>`;
       case 'done':
-        return html`<renew-done-step .completed=${s.completed} .currency=${s.summary?.currency ?? 'USD'}></renew-done-step>`;
+        return html`<renew-done-step .completed=${s.completed} .currency=${s.summary?.currency ?? 'USD'} .message=${s.message} .busy=${s.busy}></renew-done-step>`;
     }
   }
 

@@ -94,7 +94,7 @@ describe("the proxy's OpenAPI document", () => {
     expect(res.status).toBe(200);
     const document = (await res.json()) as { openapi: string; paths: Record<string, Record<string, any>> };
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.paths).sort()).toEqual(['/config', '/countries', '/customers', '/customers/{customerId}/activation', '/customers/{customerId}/subscriptions', '/plans']);
+    expect(Object.keys(document.paths).sort()).toEqual(['/config', '/countries', '/customers', '/customers/{customerId}/activation', '/customers/{customerId}/invoices/{invoiceId}/pdf', '/customers/{customerId}/subscriptions', '/plans']);
     const order = document.paths['/customers/{customerId}/subscriptions']!.post;
     expect(order.security).toEqual([{ checkoutSession: [] }]);
     expect(order.requestBody.content['application/json'].schema.properties.couponCode.maxLength).toBe(255);

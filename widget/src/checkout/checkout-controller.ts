@@ -3,6 +3,7 @@ import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderChoice, Ord
 import { CheckoutClient, type CardDetails, type Result } from './checkout-client.js';
 import { currentLocale, SOURCE_LOCALE, t, type MessageId } from './i18n/localization.js';
 import type { CardFrameSender } from './card-frame-channel.js';
+import { saveFile } from './save-file.js';
 
 /** What every capture request carries besides the card, the name and the CAPTCHA. */
 type CaptureDetails = { customerId: number; captureToken: string; riskToken: string; email: string; collectionAmount: string | null };
@@ -176,6 +177,18 @@ export class CheckoutController implements ReactiveController {
     this.update({ completed: completed.value });
     this.go('done');
     this.listeners.onComplete?.(completed.value);
+  }
+
+  /** After step 8: the first invoice as a PDF, saved by the browser as invoice-<number>.pdf. */
+  async downloadInvoicePdf() {
+    const { started, completed } = this.state;
+    const invoice = completed?.invoice;
+    if (!started || !invoice) return;
+    await this.run(async () => {
+      const pdf = await this.client.invoicePdf(started, invoice.id);
+      if (!pdf.ok) return this.update({ message: t('done.downloadFailed') });
+      saveFile(pdf.value, `invoice-${invoice.number}.pdf`);
+    });
   }
 
   back() {

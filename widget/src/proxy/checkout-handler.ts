@@ -7,7 +7,7 @@ import { SESSION_HEADER } from '../checkout-contract.js';
 import { BillingApiClient } from './billing-api-client.js';
 import { CheckoutSessions } from './checkout-session.js';
 import { checkoutOpenApiDocument } from './openapi.js';
-import { PROXY_ROUTES, type ProxyRoute, type ProxyRouteName } from './proxy-routes.js';
+import { PROXY_ROUTES, type ProxyAnswer, type ProxyFile, type ProxyRoute, type ProxyRouteName } from './proxy-routes.js';
 
 export interface CheckoutProxyOptions {
   /** The billing API, reached from this server with the private key. */
@@ -57,7 +57,7 @@ const MAX_BODY_BYTES = 64 * 1024;
  * The thin server side of <renew-checkout>, on the standard Fetch API so that any
  * server can mount it (adapters: Fastify, Express/Connect, Next.js route handlers).
  * It holds the private API key and offers shoppers' browsers the checkout's steps
- * 1-5 and 8 for the one customer their session created. Steps 6-7 (card and first
+ * 1-5 and 8, and the PDF of its invoices, for the one customer their session created. Steps 6-7 (card and first
  * payment) go from the browser straight to the card-capture host, so card data
  * never passes through here. Every error is the spec's body; nothing a client
  * sends is a 500.
@@ -102,6 +102,10 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
       await enforceRateLimit(store, headerSink(exchange.headers), `checkout-calls:${exchange.ip}`, { perMinute: callsPerMinute, perDay: callsPerMinute * 60 });
       return billing.call<T>(method, path, body);
     },
+    file: async (path: string, mediaType: string): Promise<Uint8Array<ArrayBuffer>> => {
+      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-calls:${exchange.ip}`, { perMinute: callsPerMinute, perDay: callsPerMinute * 60 });
+      return billing.file(path, mediaType);
+    },
   });
   type BillingForShopper = ReturnType<typeof billingFor>;
 
@@ -113,7 +117,7 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     }
   };
 
-  const handlers: { [K in ProxyRouteName]: (exchange: Exchange) => Promise<z.infer<(typeof PROXY_ROUTES)[K]['response']>> } = {
+  const handlers: { [K in ProxyRouteName]: (exchange: Exchange) => Promise<ProxyAnswer<(typeof PROXY_ROUTES)[K]>> } = {
     config: async (exchange): Promise<CheckoutConfig> => ({
       captureUrl: options.captureUrl,
       publicApiKey: options.publicApiKey,
@@ -231,6 +235,17 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         });
       return toCompleted(customerId, activated.status, activated.invoices?.[0]);
     },
+
+    // After step 8: the invoice as a PDF, only if it is this customer's; another customer's is "not found" alike.
+    invoicePdf: async (exchange): Promise<ProxyFile> => {
+      const api = billingFor(exchange);
+      const { customerId, invoiceId } = exchange.params as z.infer<typeof PROXY_ROUTES.invoicePdf.params>;
+      requireSession(exchange, customerId);
+      const invoice = await api.call<InvoiceResponse>('GET', `/v1/Invoices/${invoiceId}`);
+      if (invoice.customerId !== customerId) throw ApiError.notFound('invoice', invoiceId);
+      const bytes = await api.file(`/v1/Invoices/pdf/${invoiceId}`, PROXY_ROUTES.invoicePdf.binary);
+      return { bytes, filename: `invoice-${invoice.invoiceNumber}.pdf` };
+    },
   };
 
   /** The chosen quantities and coupon, on the Draft subscription; a refused coupon is an error on the coupon field. */
@@ -342,6 +357,7 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
       if (match.route.params) exchange.params = parsed(match.route.params, match.found?.groups ?? {}) as Record<string, unknown>;
       if (match.route.body) exchange.body = parsed(match.route.body, await jsonBody(request));
       const answer = await handlers[match.name](exchange);
+      if (match.route.binary) return file(match.route.binary, answer as ProxyFile, headers);
       return json(200, answer, headers);
     } catch (error) {
       if (error instanceof ApiError) return json(error.statusCode, errorBody(error.statusCode, error.errors), headers);
@@ -383,6 +399,14 @@ async function jsonBody(request: Request): Promise<unknown> {
 
 function json(status: number, body: unknown, headers: Headers): Response {
   return new Response(JSON.stringify(body), { status, headers });
+}
+
+/** A download: the bytes as they are, never kept by a shared cache (they are one shopper's). */
+function file(mediaType: string, answer: ProxyFile, headers: Headers): Response {
+  headers.set('content-type', mediaType);
+  headers.set('content-disposition', `attachment; filename="${answer.filename}"`);
+  headers.set('cache-control', 'private, no-store');
+  return new Response(answer.bytes, { status: 200, headers });
 }
 
 function headerSink(headers: Headers) {

@@ -32,7 +32,8 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
     );
     reply.code(response.status);
     response.headers.forEach((value, name) => void reply.header(name, value));
-    return reply.send(await response.text());
+    // Bytes, not text: some answers are files (an invoice's PDF).
+    return reply.send(Buffer.from(await response.arrayBuffer()));
   };
   fastify.all('/', route);
   fastify.all('/*', route);

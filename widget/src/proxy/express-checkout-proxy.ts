@@ -42,7 +42,8 @@ export function expressCheckoutProxy(options: CheckoutProxyOptions) {
       const out: Record<string, string> = {};
       answer.headers.forEach((value, name) => (out[name] = value));
       response.writeHead(answer.status, out);
-      response.end(await answer.text());
+      // Bytes, not text: some answers are files (an invoice's PDF).
+      response.end(Buffer.from(await answer.arrayBuffer()));
     })().catch(next);
   };
 }

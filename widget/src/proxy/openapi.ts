@@ -11,6 +11,7 @@ import { ErrorBodyResponse } from './proxy-schemas.js';
  */
 export function checkoutOpenApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
+  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
   for (const [name, route] of Object.entries(PROXY_ROUTES) as Array<[string, ProxyRoute]>) {
     const parameters = route.params
       ? Object.entries(route.params.shape).map(([param, schema]) => ({ name: param, in: 'path', required: true, schema: jsonSchema(schema as z.ZodType, 'input') }))
@@ -23,12 +24,14 @@ export function checkoutOpenApiDocument() {
       ...(route.session ? { security: [{ checkoutSession: [] }] } : {}),
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
       responses: {
-        200: { description: 'OK', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } },
+        200: route.binary
+          ? { description: 'the file, to download', content: { [route.binary]: { schema: { type: 'string', contentMediaType: route.binary } } } }
+          : { description: 'OK', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } },
         ...errors([...(route.body || route.params ? [400] : []), ...(route.session ? [403] : []), 429, 502]),
+        ...Object.fromEntries(Object.entries(route.errors ?? {}).map(([status, description]) => [status, errorResponse(description)])),
       },
     };
   }
-  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
   return {
     openapi: '3.1.0',
     info: {

@@ -4,6 +4,7 @@ import {
   CompletedCheckoutResponse,
   CountryOptionResponse,
   CustomerParams,
+  InvoiceParams,
   OrderSummaryResponse,
   PlanOptionResponse,
   ShopperDetailsBody,
@@ -11,17 +12,29 @@ import {
   SubscriptionBody,
 } from './proxy-schemas.js';
 
-/** One route of the checkout proxy: what the handler validates and answers, and what the OpenAPI document says. */
-export interface ProxyRoute {
+interface ProxyRouteBase {
   method: 'GET' | 'POST';
   /** Under the proxy's base path, OpenAPI style: `/customers/{customerId}/subscriptions`. */
   path: string;
   summary: string;
   params?: z.ZodObject;
   body?: z.ZodType;
-  response: z.ZodType;
   /** Needs the x-checkout-session header naming the customer of the path. */
   session: boolean;
+  /** Errors this route answers besides the common ones (400, 403, 429, 502): status -> when. */
+  errors?: Record<number, string>;
+}
+
+/**
+ * One route of the checkout proxy: what the handler validates and answers, and what the OpenAPI document says.
+ * It answers JSON (`response`), or a file of the `binary` media type (its handler gives a ProxyFile).
+ */
+export type ProxyRoute = ProxyRouteBase & ({ response: z.ZodType; binary?: never } | { binary: 'application/pdf'; response?: never });
+
+/** What the handler of a `binary` route gives: the bytes, answered as they are, and the name the browser saves them under. */
+export interface ProxyFile {
+  bytes: Uint8Array<ArrayBuffer>;
+  filename: string;
 }
 
 export const PROXY_ROUTES = {
@@ -40,6 +53,18 @@ export const PROXY_ROUTES = {
       'Steps 4-5: the subscription with the chosen quantities and coupon, its previewed first invoice, the renewal terms and a capture token. One plan per checkout; sent again with other quantities or another coupon, it changes them and answers the new preview',
   },
   activate: { method: 'POST', path: '/customers/{customerId}/activation', session: true, params: CustomerParams, response: CompletedCheckoutResponse, summary: 'Step 8: activation, refused (402) unless the payments received cover the first invoice' },
+  invoicePdf: {
+    method: 'GET',
+    path: '/customers/{customerId}/invoices/{invoiceId}/pdf',
+    session: true,
+    params: InvoiceParams,
+    binary: 'application/pdf',
+    errors: { 404: "no such invoice of this customer (another customer's invoice is not found either)" },
+    summary: 'After step 8: an invoice of the checkout\'s customer as a PDF, to download (content-disposition: attachment; filename="invoice-<number>.pdf")',
+  },
 } as const satisfies Record<string, ProxyRoute>;
 
 export type ProxyRouteName = keyof typeof PROXY_ROUTES;
+
+/** What the handler of a route answers: the JSON its response schema describes, or a file. */
+export type ProxyAnswer<R extends ProxyRoute> = R extends { binary: string } ? ProxyFile : R extends { response: z.ZodType } ? z.infer<R['response']> : never;

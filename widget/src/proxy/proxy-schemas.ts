@@ -35,7 +35,9 @@ export const SubscriptionBody = z.object({
   couponCode: z.string().trim().max(255, 'at most 255 characters').optional().describe('a coupon code; empty or absent: no coupon'),
 });
 
-export const CustomerParams = z.object({ customerId: z.coerce.number().int().positive().max(2 ** 31 - 1) });
+const id = z.coerce.number().int().positive().max(2 ** 31 - 1);
+export const CustomerParams = z.object({ customerId: id });
+export const InvoiceParams = z.object({ customerId: id, invoiceId: id });
 
 export const CheckoutConfigResponse = z.object({
   captureUrl: z.string().describe('base address of the card-capture host; the browser posts the card there, never to the proxy'),

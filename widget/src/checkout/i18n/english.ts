@@ -92,6 +92,8 @@ export const ENGLISH = {
   'done.heading': 'Thank you!',
   'done.active': 'Your subscription is active.',
   'done.invoice': 'Invoice {0}: {1}, {2}.',
+  'done.downloadInvoice': 'Download your invoice (PDF)',
+  'done.downloadFailed': 'The invoice could not be downloaded. Please try again.',
   'invoice.Paid': 'Paid',
   'invoice.Posted': 'Awaiting payment',
   'invoice.PartiallyPaid': 'Partly paid',

@@ -89,6 +89,8 @@ export const templates: LocaleTemplates = {
   'done.heading': 'Vielen Dank!',
   'done.active': 'Ihr Abonnement ist aktiv.',
   'done.invoice': 'Rechnung {0}: {1}, {2}.',
+  'done.downloadInvoice': 'Ihre Rechnung herunterladen (PDF)',
+  'done.downloadFailed': 'Die Rechnung konnte nicht heruntergeladen werden. Bitte versuchen Sie es erneut.',
   'invoice.Paid': 'bezahlt',
   'invoice.Posted': 'offen',
   'invoice.PartiallyPaid': 'teilweise bezahlt',

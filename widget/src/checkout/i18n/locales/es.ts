@@ -89,6 +89,8 @@ export const templates: LocaleTemplates = {
   'done.heading': '¡Gracias!',
   'done.active': 'Su suscripción está activa.',
   'done.invoice': 'Factura {0}: {1}, {2}.',
+  'done.downloadInvoice': 'Descargar su factura (PDF)',
+  'done.downloadFailed': 'No se pudo descargar la factura. Inténtelo de nuevo.',
   'invoice.Paid': 'pagada',
   'invoice.Posted': 'pendiente de pago',
   'invoice.PartiallyPaid': 'pagada en parte',

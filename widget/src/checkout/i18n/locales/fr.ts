@@ -89,6 +89,8 @@ export const templates: LocaleTemplates = {
   'done.heading': 'Merci !',
   'done.active': 'Votre abonnement est actif.',
   'done.invoice': 'Facture {0} : {1}, {2}.',
+  'done.downloadInvoice': 'Télécharger votre facture (PDF)',
+  'done.downloadFailed': "La facture n'a pas pu être téléchargée. Veuillez réessayer.",
   'invoice.Paid': 'payée',
   'invoice.Posted': 'en attente de paiement',
   'invoice.PartiallyPaid': 'partiellement payée',
