@@ -1,7 +1,7 @@
-// A React merchant's page: the wrapper from @renew/widget/react, props and event callbacks.
+// A React merchant's page: the wrapper from @renew/checkout-react, props and event callbacks.
 import { createElement, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { RenewCheckout } from '@renew/widget/react';
+import { RenewCheckout } from '@renew/checkout-react';
 
 function Shop() {
   const [steps, setSteps] = useState<string[]>([]);

@@ -1,15 +1,15 @@
 import * as React from 'react';
 import { createComponent, type EventName } from '@lit/react';
-import type { CompletedCheckout } from '../checkout-contract.js';
-import type { CheckoutStep } from '../checkout/checkout-controller.js';
-import { RenewCheckout as RenewCheckoutElement } from '../renew-checkout.js';
+import type { CompletedCheckout } from '@renew/widget/checkout-contract.js';
+import type { CheckoutStep } from '@renew/widget/checkout/checkout-controller.js';
+import { RenewCheckout as RenewCheckoutElement } from '@renew/widget/renew-checkout.js';
 
-export type { CheckoutMessages, MessageId } from '../renew-checkout.js';
-export type { CompletedCheckout } from '../checkout-contract.js';
-export type { CheckoutStep } from '../checkout/checkout-controller.js';
+export type { CheckoutMessages, MessageId } from '@renew/widget/renew-checkout.js';
+export type { CompletedCheckout } from '@renew/widget/checkout-contract.js';
+export type { CheckoutStep } from '@renew/widget/checkout/checkout-controller.js';
 
 /**
- * `<renew-checkout>` for React (`@renew/widget/react`), built with @lit/react: typed props
+ * `<renew-checkout>` for React (`@renew/checkout-react`), built with @lit/react: typed props
  * (`proxy`, `plan`, `lang`, `coupons`, `termsUrl`, `messages`) and events as callbacks:
  *
  *     <RenewCheckout proxy="/checkout" onComplete={(e) => e.detail.invoice?.total} onStep={(e) => e.detail.step} />
