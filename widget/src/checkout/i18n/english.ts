@@ -100,3 +100,5 @@ export const ENGLISH = {
 } as const;
 
 export type MessageId = keyof typeof ENGLISH;
+/** What a locale module exports: every id translated (checked by the compiler). Here, not in localization.ts, which loads the locales: no import circle. */
+export type LocaleTemplates = Record<MessageId, string>;

@@ -1,9 +1,7 @@
 import { configureLocalization, msg } from '@lit/localize';
 import { ENGLISH, type MessageId } from './english.js';
 
-export type { MessageId } from './english.js';
-/** What a locale module exports: every id translated (checked by the compiler). */
-export type LocaleTemplates = Record<MessageId, string>;
+export type { LocaleTemplates, MessageId } from './english.js';
 /** A merchant's own words, per language: `{ en: { 'summary.total': 'To pay now' }, fr: { … } }`. */
 export type CheckoutMessages = Partial<Record<CheckoutLocale | string, Partial<Record<MessageId, string>>>>;
 

@@ -1,4 +1,4 @@
-import type { LocaleTemplates } from '../localization.js';
+import type { LocaleTemplates } from '../english.js';
 
 /** French. Loaded on demand (its own chunk): only a French shopper downloads it. */
 export const templates: LocaleTemplates = {
