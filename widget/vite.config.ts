@@ -7,5 +7,7 @@ export default defineConfig({
     outDir: 'dist',
     target: 'es2022',
     sourcemap: true,
+    // Library mode leaves ES output unminified by default; shoppers download this, so minify it.
+    minify: true,
   },
 });

@@ -29,6 +29,7 @@ import { paymentMethodRoutes } from './payment-methods/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import { syncCatalog } from './plans/catalog-sync.js';
 import { planRoutes } from './plans/routes.js';
+import { refundRoutes } from './refunds/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
 import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -106,6 +107,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(paymentMethodRoutes);
   await app.register(captureTokenRoutes);
   await app.register(paymentRoutes);
+  await app.register(refundRoutes);
   await app.register(billingSettingRoutes);
   await app.register(addressRoutes);
   await app.register(noteRoutes);

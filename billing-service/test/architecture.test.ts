@@ -88,6 +88,6 @@ describe("the billing service's named surface", () => {
     const valueImports = browserFiles.flatMap((file) =>
       [...readFileSync(file, 'utf8').matchAll(/^import\s+(?!type\s)[^;]*?['"](@renew\/billing-service[^'"]*)['"]/gm)].map((match) => match[1]),
     );
-    expect(valueImports).toEqual([`${PACKAGE}/card-rules`]);
+    expect([...new Set(valueImports)]).toEqual([`${PACKAGE}/card-rules`]);
   });
 });

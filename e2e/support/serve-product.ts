@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { DEMO_CATALOG_PATH } from '@renew/billing-service';
 import { startProduct } from '../../scripts/start-product.js';
@@ -18,10 +17,15 @@ export const PRODUCT_LINE_PREFIX = 'renew-e2e-product ';
  * the addresses and keys (JSON after PRODUCT_LINE_PREFIX), then runs until SIGTERM.
  */
 const dataDirs: string[] = [];
-async function start(env: Record<string, string>) {
+async function start(env: Record<string, string>, catalogChanges: Record<string, unknown> = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'renew-e2e-'));
   dataDirs.push(dataDir);
   const apiKey = `sk_e2e_${randomBytes(16).toString('hex')}`;
+  // Every browser test shops from 127.0.0.1, and the proxy lets one address spend only 10 % of the
+  // merchant's per-minute API budget: the demo catalogue with a budget the whole suite fits in.
+  const catalogPath = path.join(dataDir, 'catalog.json');
+  const demoCatalog = JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')) as Record<string, unknown>;
+  writeFileSync(catalogPath, JSON.stringify({ ...demoCatalog, rateLimits: { perMinute: 20_000, perDay: 1_000_000 }, ...catalogChanges }));
   const product = await startProduct({
     ...process.env,
     RENEW_DATA_DIR: dataDir,
@@ -30,6 +34,7 @@ async function start(env: Record<string, string>) {
     RENEW_DEMO_PORT: '0',
     RENEW_LOG_LEVEL: process.env.RENEW_LOG_LEVEL ?? 'warn',
     RENEW_API_KEY: apiKey,
+    RENEW_CATALOG: catalogPath,
     RENEW_PUBLIC_API_KEY: `pk_e2e_${randomBytes(16).toString('hex')}`,
     RENEW_BILLING_CLOCK_MS: '0',
     DATABASE_URL: '',
@@ -55,14 +60,10 @@ function freePort(): Promise<number> {
  * product lists none (any site).
  */
 const demoPort = await freePort();
-const catalogDir = mkdtempSync(path.join(tmpdir(), 'renew-e2e-catalog-'));
-dataDirs.push(catalogDir);
-const catalogPath = path.join(catalogDir, 'catalog.json');
-const catalog = JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')) as Record<string, unknown>;
-writeFileSync(catalogPath, JSON.stringify({ ...catalog, capture: { allowedShopDomains: [`http://127.0.0.1:${demoPort}`] } }));
+const demoCapture = (JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')) as { capture?: Record<string, unknown> }).capture;
 
 const recaptcha = await startRecaptchaStandIn();
-const dev = await start({ RENEW_CAPTCHA: 'dev', RENEW_DEMO_PORT: String(demoPort), RENEW_CATALOG: catalogPath });
+const dev = await start({ RENEW_CAPTCHA: 'dev', RENEW_DEMO_PORT: String(demoPort) }, { capture: { ...demoCapture, allowedShopDomains: [`http://127.0.0.1:${demoPort}`] } });
 const google = await start({
   RENEW_CAPTCHA: 'google',
   RENEW_RECAPTCHA_SECRET: STAND_IN_SECRET,

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { cardFrame, customerByEmail, expect, newShopper, payWith, product, reachPayment, requestsTo, test, useDirectCardFields } from './fixtures.js';
 
 // The checkout as merchants get it by default: the card in the capture host's frame (card-fields="hosted").
@@ -12,7 +13,8 @@ test('a shopper subscribes to Pro, pays the previewed total with a test card, an
 
   await payWith(checkout, '4242 4242 4242 4242');
   await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
-  await expect(checkout.locator('[data-invoice-status]')).toHaveText('Paid');
+  await expect(checkout.locator('[data-invoice-status]')).toHaveAttribute('data-invoice-status', 'Paid');
+  await expect(checkout.locator('[data-invoice-status]')).toHaveText(/^Invoice #\d+: \$76\.96, Paid\.$/);
   // The merchant's page heard the completion event.
   await expect(page.locator('#welcome')).toBeVisible();
 
@@ -22,6 +24,15 @@ test('a shopper subscribes to Pro, pays the previewed total with a test card, an
   expect(cards).toEqual([expect.objectContaining({ maskedCardNumber: '************4242', isDefault: true })]);
   const invoices = await product.api<Array<{ invoiceAmount: number; outstandingBalance: number; status: string }>>(`/v1/Customers/${customer!.id}/Invoices`);
   expect(invoices).toEqual([expect.objectContaining({ invoiceAmount: 76.96, outstandingBalance: 0, status: 'Paid' })]);
+
+  // The done step offers the invoice as a PDF, through the merchant's proxy with this checkout's session.
+  const invoiceNumber = await checkout.locator('[data-invoice-number]').getAttribute('data-invoice-number');
+  const downloading = page.waitForEvent('download');
+  await checkout.getByRole('button', { name: 'Download your invoice (PDF)' }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/\.pdf$/);
+  expect(download.suggestedFilename()).toBe(`invoice-${invoiceNumber}.pdf`);
+  expect((await readFile(await download.path())).subarray(0, 5).toString('latin1')).toBe('%PDF-');
   expect(problems).toEqual([]);
 });
 

@@ -49,6 +49,13 @@ export { expect };
 
 /** Steps 1-5 as a shopper does them: plan, details, New York address, review. */
 export async function reachPayment(checkout: Locator, shopper: Shopper, plan: RegExp = /Basic.*per month/) {
+  await reachAddress(checkout, shopper, plan);
+  await checkout.getByRole('button', { name: 'Review order' }).click();
+  await expect(checkout.getByRole('heading', { name: 'Your order' })).toBeVisible();
+}
+
+/** Steps 1-3, the New York address typed in, not yet sent. */
+export async function reachAddress(checkout: Locator, shopper: Shopper, plan: RegExp = /Basic.*per month/) {
   await checkout.getByRole('radio', { name: plan }).check();
   await checkout.getByRole('button', { name: 'Continue' }).click();
   await checkout.getByLabel('First name').fill(shopper.firstName);
@@ -60,8 +67,6 @@ export async function reachPayment(checkout: Locator, shopper: Shopper, plan: Re
   await checkout.getByLabel('Postal code').fill('10001');
   await checkout.getByLabel('Country').selectOption('US');
   await checkout.getByLabel('State / province').selectOption('US-NY');
-  await checkout.getByRole('button', { name: 'Review order' }).click();
-  await expect(checkout.getByRole('heading', { name: 'Your order' })).toBeVisible();
 }
 
 /** The hosted card fields: the capture host's document inside the checkout's iframe. */
@@ -78,8 +83,7 @@ export async function useDirectCardFields(checkout: Locator) {
 export async function fillCard(checkout: Locator, card: string, cvv = '123') {
   if ((await checkout.getAttribute('card-fields')) === 'direct') {
     await checkout.getByLabel('Card number').fill(card);
-    await checkout.getByLabel('Expiry month (MM)').fill('12');
-    await checkout.getByLabel('Expiry year (YY)').fill('30');
+    await checkout.getByLabel('Expiry (MM / YY)').fill('12 / 30');
     await checkout.getByLabel('Security code (CVV)').fill(cvv);
     return;
   }

@@ -200,7 +200,10 @@ test('at 320 px the fields fit, and the frame\'s height follows its content as e
   for (const label of ['Card number', 'Expiry date (MM / YY)', 'Security code (CVV)']) {
     const box = await frame.getByLabel(label).evaluate((input) => input.getBoundingClientRect().toJSON() as DOMRect);
     expect(box.right).toBeLessThanOrEqual(calm.content.clientWidth);
+    expect(box.height, `${label}: a 44 px touch target`).toBeGreaterThanOrEqual(44);
   }
+  // And the shop's page does not scroll sideways.
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth <= document.scrollingElement!.clientWidth)).toBe(true);
 
   await fillCard(checkout, '4242 4242 4242 4241', '1');
   await checkout.getByLabel("I'm not a robot").check();
@@ -211,9 +214,9 @@ test('at 320 px the fields fit, and the frame\'s height follows its content as e
 });
 
 test('the fields speak the page\'s language', async ({ checkout }) => {
-  await checkout.evaluate((element) => element.setAttribute('lang', 'fr'));
   await reachPayment(checkout, newShopper());
-  await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+  await checkout.evaluate((element) => element.setAttribute('lang', 'fr'));
+  await checkout.getByRole('button', { name: 'Passer au paiement' }).click();
   const frame = cardFrame(checkout);
   await expect(frame.getByLabel('Numéro de carte')).toBeVisible();
   await expect(frame.getByLabel("Date d'expiration (MM / AA)")).toBeVisible();

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { AppContext } from '../app-context.js';
 import { BulkPaymentWorker, type BulkWorkerOptions } from '../bulk/bulk-worker.js';
+import { invoicePdf } from '../invoices/pdf/invoice-pdf.js';
 import { billingClockTask } from '../lifecycle/billing-clock.js';
 import { EmailOutboxWorker, type EmailSettings } from '../notifications/email-outbox-worker.js';
 import type { Observability } from '../observability/observe.js';
@@ -36,7 +37,7 @@ export const backgroundTasks = fp<BackgroundTaskOptions>(
       run(worker, worker.task);
     }
     if (options.email) {
-      const sender = new EmailOutboxWorker(options.ctx.db, options.email, app.log);
+      const sender = new EmailOutboxWorker(options.ctx.db, options.email, app.log, (accountId, invoiceId) => invoicePdf(options.ctx, accountId, invoiceId));
       run(sender, sender.task);
     }
     if (options.webhooks !== false) {

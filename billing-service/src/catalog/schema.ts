@@ -40,12 +40,28 @@ const PlanFrequency = z.object({
   prices: z.array(ProductPrice).min(1),
 });
 
-const PlanProduct = z.object({
-  code: z.string().min(1),
-  name: z.string().min(1),
-  description: z.string().optional(),
-  quantity: z.number().min(0).default(1),
-});
+/**
+ * `minQuantity`/`maxQuantity`: the bounds within which a shopper may choose the quantity at checkout
+ * (seats of a per-seat plan). A product without `maxQuantity` is sold at its `quantity` only.
+ */
+const PlanProduct = z
+  .object({
+    code: z.string().min(1),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    quantity: z.number().min(0).default(1),
+    minQuantity: z.number().int().min(0).optional(),
+    maxQuantity: z.number().int().min(1).optional(),
+  })
+  .superRefine((product, ctx) => {
+    if (product.minQuantity !== undefined && product.maxQuantity === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['maxQuantity'], message: 'set maxQuantity too: minQuantity alone does not let shoppers choose a quantity' });
+    }
+    const min = product.minQuantity ?? 1;
+    if (product.maxQuantity !== undefined && (product.maxQuantity < min || product.quantity < min || product.quantity > product.maxQuantity)) {
+      ctx.addIssue({ code: 'custom', path: ['quantity'], message: `must lie within minQuantity (${min}) and maxQuantity (${product.maxQuantity})` });
+    }
+  });
 
 const Plan = z
   .object({
@@ -94,6 +110,17 @@ export const CatalogSchema = z
         name: z.string().min(1).default('Renew demo account'),
         /** Where notices to the account itself go (a webhook endpoint disabled); unset: none are sent. */
         email: z.string().email().optional(),
+        /** The account's postal address, printed on its invoices (PDF) under its name. */
+        address: z
+          .object({
+            line1: z.string().min(1).max(100).optional(),
+            line2: z.string().min(1).max(100).optional(),
+            city: z.string().min(1).max(100).optional(),
+            state: z.string().min(1).max(100).optional(),
+            postalZip: z.string().min(1).max(20).optional(),
+            country: z.string().min(1).max(100).optional(),
+          })
+          .optional(),
       })
       .default({ name: 'Renew demo account' }),
     currencies: z.object({ default: CurrencyCode, allowed: z.array(CurrencyCode).min(1) }),

@@ -15,6 +15,8 @@ import * as captureTokens from './migrations/0013-capture-tokens.js';
 import * as webhooks from './migrations/0014-webhooks.js';
 import * as webhookAccountEmail from './migrations/0015-webhook-account-email.js';
 import * as accountClocks from './migrations/0016-account-clocks.js';
+import * as refunds from './migrations/0017-refunds.js';
+import * as invoicePdfEmail from './migrations/0018-invoice-pdf-email.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +36,8 @@ const migrations: Record<string, Migration> = {
   '0014-webhooks': webhooks,
   '0015-webhook-account-email': webhookAccountEmail,
   '0016-account-clocks': accountClocks,
+  '0017-refunds': refunds,
+  '0018-invoice-pdf-email': invoicePdfEmail,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -229,7 +229,7 @@ export interface PlansTable {
   description: string | null;
   longDescription: string | null;
   status: string;
-  products: ColumnType<Array<{ code: string; name: string; description?: string; quantity: number }>, string, string>;
+  products: ColumnType<Array<{ code: string; name: string; description?: string; quantity: number; minQuantity?: number; maxQuantity?: number }>, string, string>;
   modifiedAt: Timestamp;
 }
 
@@ -372,6 +372,30 @@ export interface PaymentsTable {
   createdAt: Generated<Date>;
 }
 
+export interface RefundsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  paymentId: number;
+  ledgerEntryId: number | null;
+  method: string;
+  amount: Numeric;
+  currency: string;
+  reference: string | null;
+  status: 'Pending' | 'Succeeded' | 'Failed';
+  gatewayRefundId: string | null;
+  declineCode: string | null;
+  declineMessage: string | null;
+  effectiveAt: Timestamp;
+  createdAt: Generated<Date>;
+}
+
+export interface RefundUnallocationsTable {
+  refundId: number;
+  invoiceId: number;
+  amount: Numeric;
+}
+
 export interface IdempotencyKeysTable {
   accountId: number;
   key: string;
@@ -510,6 +534,8 @@ export interface EmailOutboxTable {
   toAddress: string;
   subject: string;
   body: string;
+  /** The invoice whose PDF the e-mail carries (made when it is sent). */
+  attachedInvoiceId: Generated<number | null>;
   status: Generated<'Pending' | 'Sent' | 'Failed'>;
   attempts: Generated<number>;
   nextAttemptAt: Generated<Date>;
@@ -545,6 +571,8 @@ export interface Database {
   invoiceTaxes: InvoiceTaxesTable;
   ledgerAllocations: LedgerAllocationsTable;
   payments: PaymentsTable;
+  refunds: RefundsTable;
+  refundUnallocations: RefundUnallocationsTable;
   idempotencyKeys: IdempotencyKeysTable;
   usedCaptchaTokens: UsedCaptchaTokensTable;
   bulkJobs: BulkJobsTable;

@@ -1,5 +1,4 @@
 import { wallClockNow } from '../clock/account-clock.js';
-import type { FastifyReply } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { ApiError } from './errors.js';
@@ -191,7 +190,8 @@ export class PostgresRateLimitStore implements RateLimitStore {
  */
 export async function enforceRateLimit(
   store: RateLimitStore,
-  reply: FastifyReply,
+  /** A Fastify reply, or anything else that takes headers (the checkout proxy's fetch handler). */
+  reply: { header(name: string, value: string | number): unknown },
   bucket: string,
   limits: { perMinute: number; perDay: number },
   now = wallClockNow().getTime(),

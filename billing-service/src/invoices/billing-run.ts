@@ -152,6 +152,7 @@ export async function saveInvoices(
       await options.webhooks?.invoice(db, customer.accountId, customer.id, invoiceId, 'invoice.posted', options.now);
       await options.notifier?.enqueue(db, customer, {
         type: 'InvoicePost',
+        invoiceId,
         invoiceNumber,
         amount: draft.total.toFixed(minorUnits(customer.currency)),
         currency: customer.currency,

@@ -6,6 +6,8 @@ import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
 import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
+import { ApiError } from '../http/errors.js';
+import { invoicePdf } from './pdf/invoice-pdf.js';
 import { selectInvoices } from './repository.js';
 import { InvoiceIdParams, InvoiceResponse } from './schemas.js';
 import { getInvoice, toInvoiceResponses } from './service.js';
@@ -27,6 +29,21 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
   app.get('/v1/Invoices/:invoiceId', {
     schema: { tags, summary: 'Read one invoice', params: InvoiceIdParams, response: { 200: InvoiceResponse } },
     handler: async (request) => getInvoice(app.ctx, request.caller, request.params.invoiceId),
+  });
+
+  app.get('/v1/Invoices/pdf/:invoiceId', {
+    schema: {
+      tags,
+      summary: 'The invoice as a PDF (application/pdf)',
+      params: InvoiceIdParams,
+      produces: ['application/pdf'],
+      response: { 200: z.any().describe('the PDF document (application/pdf)') },
+    },
+    handler: async (request, reply) => {
+      const file = await invoicePdf(app.ctx, request.caller.accountId, request.params.invoiceId);
+      if (!file) throw ApiError.notFound('invoice', request.params.invoiceId);
+      return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(file.content);
+    },
   });
 
   app.get('/v1/Customers/:customerId/Invoices', {

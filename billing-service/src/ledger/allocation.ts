@@ -91,11 +91,12 @@ async function applyFunds(
 }
 
 /**
- * Moves `amount` from a source's open amount to an invoice's. The ledger's own rule, whoever calls:
- * an allocation is positive and no open amount goes below zero (the update matches only entries
- * holding enough; the database's check constraint is the last guard). A breach is a bug: it throws.
+ * Moves `amount` from a source's open amount to an invoice's (or to a refund's: the payment money it
+ * paid back). The ledger's own rule, whoever calls: an allocation is positive and no open amount goes
+ * below zero (the update matches only entries holding enough; the database's check constraint is the
+ * last guard). A breach is a bug: it throws.
  */
-async function recordAllocation(db: Queryable, accountId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money) {
+export async function recordAllocation(db: Queryable, accountId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money) {
   if (!amount.greaterThan(0)) throw new Error(`ledger: allocation of ${amount.toString()} is not positive`);
   const updated = await db
     .updateTable('ledgerEntries')

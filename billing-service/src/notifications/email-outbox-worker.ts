@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { Db } from '../db/database.js';
-import { claimDueEmails, markAttemptFailed, markSent } from './outbox-repository.js';
+import { claimDueEmails, markAttemptFailed, markSent, type OutboxEmail } from './outbox-repository.js';
 
 export interface EmailSettings {
   /** smtp://user:pass@host:587 or smtps://… (RENEW_SMTP_URL). */
@@ -18,6 +18,9 @@ export interface EmailSettings {
 
 export const MAX_EMAIL_ATTEMPTS = 5;
 
+/** Makes the PDF of an invoice an e-mail carries (undefined: the invoice is gone). */
+export type InvoicePdfMaker = (accountId: number, invoiceId: number) => Promise<{ filename: string; content: Buffer } | undefined>;
+
 /** Sends the outbox's e-mails over SMTP, a few at a time, retrying failures with growing delays. */
 export class EmailOutboxWorker {
   private readonly transport: Transporter;
@@ -28,6 +31,7 @@ export class EmailOutboxWorker {
     private readonly db: Db,
     private readonly settings: EmailSettings,
     log: FastifyBaseLogger,
+    private readonly invoicePdf?: InvoicePdfMaker,
   ) {
     this.transport = nodemailer.createTransport(settings.smtpUrl);
     this.task = new PeriodicTask('e-mail outbox', settings.pollMs ?? 2_000, () => this.sendDue(), log);
@@ -42,6 +46,13 @@ export class EmailOutboxWorker {
     this.transport.close();
   }
 
+  /** The invoice PDF the e-mail carries, made now (a failure counts as a failed attempt, retried like a refused send). */
+  private async attachmentsOf(email: OutboxEmail) {
+    if (email.attachedInvoiceId === null || !this.invoicePdf) return [];
+    const file = await this.invoicePdf(email.accountId, email.attachedInvoiceId);
+    return file ? [{ filename: file.filename, content: file.content, contentType: 'application/pdf' }] : [];
+  }
+
   private async sendDue() {
     for (;;) {
       const now = wallClockNow();
@@ -49,7 +60,8 @@ export class EmailOutboxWorker {
       if (emails.length === 0) return;
       for (const email of emails) {
         try {
-          await this.transport.sendMail({ from: this.settings.from, to: email.toAddress, subject: email.subject, text: email.body });
+          const attachments = await this.attachmentsOf(email);
+          await this.transport.sendMail({ from: this.settings.from, to: email.toAddress, subject: email.subject, text: email.body, attachments });
           await markSent(this.db, email.id, wallClockNow());
         } catch (error) {
           const attempts = email.attempts + 1;

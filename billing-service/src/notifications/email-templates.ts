@@ -7,9 +7,10 @@ export interface EmailContent {
 }
 
 export type NotificationEvent =
-  | { type: 'InvoicePost'; invoiceNumber: number; amount: string; currency: string; dueDate: string }
+  | { type: 'InvoicePost'; invoiceId: number; invoiceNumber: number; amount: string; currency: string; dueDate: string }
   | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
   | { type: 'PaymentFailed'; amount: string; currency: string; reason: string }
+  | { type: 'Refund'; amount: string; currency: string; paymentAmount: string; paymentDate: string; method: string; reference: string | null }
   | { type: 'InvoiceOverdue'; invoiceNumber: number; outstanding: string; currency: string; dueDate: string }
   | { type: 'SubscriptionCancellation'; subscriptions: string[] }
   | { type: 'CreditCardExpiry'; cardType: string; lastFour: string; expiry: string }
@@ -18,6 +19,9 @@ export type NotificationEvent =
 
 export type NotificationType = NotificationEvent['type'] & EmailType;
 
+/** How a refund's money reaches the customer, by refund method. */
+const REFUND_WAYS: Record<string, string> = { CreditCard: 'to your card', Cash: 'in cash', Check: 'by check', DirectDeposit: 'by direct deposit', ACH: 'by ACH transfer' };
+
 export function renderEmail(accountName: string, customerName: string, event: NotificationEvent): EmailContent {
   const hello = `Hello ${customerName},`;
   const sign = `\n\n— ${accountName}`;
@@ -25,7 +29,7 @@ export function renderEmail(accountName: string, customerName: string, event: No
     case 'InvoicePost':
       return {
         subject: `${accountName}: invoice ${event.invoiceNumber} for ${event.amount} ${event.currency}`,
-        body: `${hello}\n\nInvoice ${event.invoiceNumber} for ${event.amount} ${event.currency} has been issued; it is due on ${event.dueDate}.${sign}`,
+        body: `${hello}\n\nInvoice ${event.invoiceNumber} for ${event.amount} ${event.currency} has been issued; it is due on ${event.dueDate}. The invoice is attached as a PDF.${sign}`,
       };
     case 'PaymentReceived':
       return {
@@ -37,6 +41,13 @@ export function renderEmail(accountName: string, customerName: string, event: No
         subject: `${accountName}: your payment of ${event.amount} ${event.currency} failed`,
         body: `${hello}\n\nYour payment of ${event.amount} ${event.currency} could not be collected: ${event.reason}. Please update your payment method.${sign}`,
       };
+    case 'Refund': {
+      const how = REFUND_WAYS[event.method] ?? `by ${event.method}`;
+      return {
+        subject: `${accountName}: refund of ${event.amount} ${event.currency}`,
+        body: `${hello}\n\nWe have refunded ${event.amount} ${event.currency} of your payment of ${event.paymentAmount} ${event.currency} made on ${event.paymentDate}, ${how}${event.reference ? ` (${event.reference})` : ''}.${sign}`,
+      };
+    }
     case 'InvoiceOverdue':
       return {
         subject: `${accountName}: invoice ${event.invoiceNumber} is overdue`,

@@ -31,6 +31,7 @@ export class Notifier {
     if (!(await isEmailEnabled(trx, this.catalog, customer.id, event.type))) return;
     const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || 'customer';
     const { subject, body } = renderEmail(this.catalog.account.name, name, event);
-    await insertOutboxEmail(trx, { accountId: customer.accountId, customerId: customer.id, emailType: event.type, toAddress: to, subject, body });
+    const attachedInvoiceId = event.type === 'InvoicePost' ? event.invoiceId : null;
+    await insertOutboxEmail(trx, { accountId: customer.accountId, customerId: customer.id, emailType: event.type, toAddress: to, subject, body, attachedInvoiceId });
   }
 }

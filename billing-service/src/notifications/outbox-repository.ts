@@ -4,7 +4,10 @@ import type { EmailOutboxTable } from '../db/schema.js';
 
 export type OutboxEmail = Selectable<EmailOutboxTable>;
 
-export async function insertOutboxEmail(trx: Queryable, email: { accountId: number; customerId: number | null; emailType: string; toAddress: string; subject: string; body: string }) {
+export async function insertOutboxEmail(
+  trx: Queryable,
+  email: { accountId: number; customerId: number | null; emailType: string; toAddress: string; subject: string; body: string; attachedInvoiceId?: number | null },
+) {
   await trx.insertInto('emailOutbox').values(email).execute();
 }
 

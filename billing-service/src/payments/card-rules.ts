@@ -1,5 +1,8 @@
 import { cardBrand, passesLuhn } from './gateway/card-brand.js';
 
+/** The network from the number, for the checkout widget to name it as the shopper types. */
+export { cardBrand, type CardBrand } from './gateway/card-brand.js';
+
 export interface CardInput {
   cardNumber: string;
   expirationMonth: number;

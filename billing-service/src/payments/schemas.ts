@@ -5,7 +5,7 @@ export const PAYMENT_SOURCES = ['Manual', 'Automatic', 'SelfServicePortal', 'Imp
 export const ALLOCATION_ORDERS = ['OldestToNewest', 'NewestToOldest'] as const;
 
 /** A positive decimal; its places are checked against the customer's currency (amountInCurrency: USD 2, JPY 0, BHD 3). */
-const positiveAmount = z
+export const positiveAmount = z
   .union([z.number(), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal number')])
   .transform((v) => String(v))
   .refine((v) => /^\d{1,15}(\.\d{1,15})?$/.test(v), 'must be a decimal number of at most 15 digits before and after the point')
@@ -43,8 +43,12 @@ export const PaymentResponse = z.object({
   invoiceAllocations: z.array(
     z.object({ invoiceId: z.number(), invoiceNumber: z.number(), amount: z.number(), outstandingBalance: z.number(), invoiceTotal: z.number(), uri: z.string() }),
   ),
-  refunds: z.array(z.object({ amount: z.number(), effectiveTimestamp: z.string() })),
+  /** Every refund of the payment (GET /v1/refunds/{id} has the whole of each). */
+  refunds: z.array(z.object({ amount: z.number(), status: z.enum(['Pending', 'Succeeded', 'Failed']), effectiveTimestamp: z.string(), id: z.number(), uri: z.string() })),
   unallocatedAmount: z.number(),
+  /** What succeeded refunds paid back. */
+  refundedAmount: z.number(),
+  /** What is left to refund: the amount less succeeded refunds and those waiting for the gateway. */
   refundableAmount: z.number(),
   id: z.number(),
   uri: z.string(),

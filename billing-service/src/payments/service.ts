@@ -11,6 +11,7 @@ import { allocateAvailableFunds, allocateExplicitly, type Allocation } from '../
 import type { ResourceWebhooks } from '../webhooks/events.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/money.js';
+import { findRefundsOfPayments } from '../refunds/repository.js';
 import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } from '../payment-methods/repository.js';
 import { insertValidatedCard, type CardReadyToStore } from '../payment-methods/service.js';
 import { callGateway } from './call-gateway.js';
@@ -18,9 +19,15 @@ import { findAllocations, findOpenInvoiceEntries, findPayment, insertPayment, ty
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
-  const allocations = await findAllocations(db, payments.flatMap((p) => (p.ledgerEntryId ? [p.ledgerEntryId] : [])));
+  const [allocations, refunds] = await Promise.all([
+    findAllocations(db, payments.flatMap((p) => (p.ledgerEntryId ? [p.ledgerEntryId] : []))),
+    findRefundsOfPayments(db, payments.map((p) => p.id)),
+  ]);
   return payments.map((p) => {
     const unallocated = p.status === 'Succeeded' ? (p.unallocated ?? '0') : '0';
+    const own = refunds.filter((r) => r.paymentId === p.id);
+    const refunded = sumMoney(own.filter((r) => r.status === 'Succeeded').map((r) => money(r.amount)));
+    const held = sumMoney(own.filter((r) => r.status !== 'Failed').map((r) => money(r.amount)));
     return {
       paymentActivityId: p.id,
       reference: p.reference,
@@ -43,9 +50,10 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
           invoiceTotal: toJsonAmount(a.invoiceTotal),
           uri: uris.resource('Invoices', a.invoiceId),
         })),
-      refunds: [],
+      refunds: own.map((r) => ({ amount: toJsonAmount(r.amount), status: r.status, effectiveTimestamp: r.effectiveAt.toISOString(), id: r.id, uri: uris.resource('refunds', r.id) })),
       unallocatedAmount: toJsonAmount(unallocated),
-      refundableAmount: toJsonAmount(p.status === 'Succeeded' ? p.amount : '0'),
+      refundedAmount: toJsonAmount(refunded),
+      refundableAmount: toJsonAmount(p.status === 'Succeeded' ? money(p.amount).minus(held) : money(0)),
       id: p.id,
       uri: uris.resource('payments', p.id),
     };
@@ -315,7 +323,7 @@ export async function collectWithNewCard(
       return { card: inserted, paymentId };
     });
   } catch (error) {
-    await callGateway(ctx, (signal) => ctx.payments.gateway.refund({ transactionId: outcome.value.transactionId, amount, currency: customer.currency }, signal)).catch(() => undefined);
+    await callGateway(ctx, (signal) => ctx.payments.gateway.refund({ transactionId: outcome.value.transactionId, amount, currency: customer.currency, idempotencyKey: `compensate_${outcome.value.transactionId}` }, signal)).catch(() => undefined);
     throw error;
   }
   ctx.metrics?.paymentRecorded('Succeeded');

@@ -34,7 +34,10 @@ export const PlanResponse = z.object({
   status: z.string(),
   modificationTimestamp: z.string(),
   planFrequencies: z.array(PlanFrequencyResponse),
-  planProducts: z.array(z.object({ code: z.string(), name: z.string(), description: z.string().nullable(), quantity: z.number() })),
+  /** minQuantity and maxQuantity: present when shoppers may choose the quantity at checkout (catalogue bounds). */
+  planProducts: z.array(
+    z.object({ code: z.string(), name: z.string(), description: z.string().nullable(), quantity: z.number(), minQuantity: z.number().optional(), maxQuantity: z.number().optional() }),
+  ),
   autoApplyChanges: z.boolean(),
   id: z.number(),
   uri: z.string(),

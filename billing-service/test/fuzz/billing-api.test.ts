@@ -81,7 +81,7 @@ async function ok(res: LightMyRequestResponse, what: string): Promise<any> {
   return res.body ? res.json() : undefined;
 }
 
-/** A customer with a subscription, a posted invoice, a card, a payment, a note, an address; a draft customer; a bulk job. */
+/** A customer with a subscription, a posted invoice, a card, a payment and a refund of it, a note, an address; a draft customer; a bulk job. */
 async function makeWorld(): Promise<World> {
   const call = t.call.bind(t);
   const customer = await ok(await call('POST', '/v1/customers', {
@@ -94,6 +94,7 @@ async function makeWorld(): Promise<World> {
   const activated = await ok(await call('POST', '/v1/customeractivation?view=sideeffects', { customerId: customer.id, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false }), 'activation');
   const invoices = (activated.invoices ?? []) as Array<{ id: number; invoiceAmount: number }>;
   const payment = await ok(await call('POST', '/v1/payments', { customerId: customer.id, amount: 5, paymentMethod: 'Check' }), 'payment');
+  const refund = await ok(await call('POST', '/v1/refunds', { originalPaymentId: payment.id, amount: 1 }), 'refund');
   const note = await ok(await call('POST', '/v1/customernotes', { customerId: customer.id, note: 'fuzz note' }), 'note');
   const address = await ok(await call('POST', '/v1/Addresses', { customerAddressPreferenceId: customer.id, addressType: 'Billing', line1: '1 Main St', city: 'Ottawa', countryId: 124, postalZip: 'K1A 0B1' }), 'address');
   const bulk = await ok(await call('POST', '/v1/bulkPaymentSubmit', { accountUploadType: 'bulkPayment', data: [{ customerId: customer.id, amount: 1, paymentMethod: 'Check', reference: 'b1' }] }), 'bulk job');
@@ -111,6 +112,8 @@ async function makeWorld(): Promise<World> {
     paymentmethodid: [card.id],
     defaultpaymentmethodid: [card.id],
     paymentid: [payment.id],
+    originalpaymentid: [payment.id],
+    refundid: [refund.id],
     noteid: [note.id],
     addressid: [address.id],
     planid: (plans as any[]).map((p) => p.id),
@@ -146,6 +149,7 @@ async function makeWorld(): Promise<World> {
     'POST /v1/customeractivation': [{ customerId: draft.id, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false }],
     'POST /v1/customers/unhold': [{ customerId: customer.id, serviceStartOption: 'NoChargesForMissedPeriods' }],
     'POST /v1/customercancellation': [{ customerId: draft.id, cancellationOption: 'None' }],
+    'POST /v1/refunds': [{ originalPaymentId: payment.id, amount: 1 }, { originalPaymentId: payment.id, amount: '0.50', method: 'Cash', reference: 'fuzz' }],
     'POST /v1/bulkPaymentSubmit': [
       { accountUploadType: 'bulkPayment', data: [{ customerId: customer.id, amount: 1, paymentMethod: 'Check' }] },
       { accountUploadType: 'bulkPayment', data: [{ customerId: customer.id, amount: 1, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true, paymentAllocations: invoices.map((i) => ({ invoiceID: i.id, amount: 1 })) }] },

@@ -1,6 +1,6 @@
 /**
  * Sequences the ledger model found failing (issue 11), shrunk to the shortest that showed each
- * bug, kept as regular tests now that the service is fixed.
+ * bug, kept as regular tests now that the service is fixed; and one written out for refunds.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -76,6 +76,24 @@ describe('sequences the ledger model found failing', () => {
       { type: 'uncancel' },
       { type: 'wait', days: 27 },
       { type: 'cancel', option: 'Unearned' },
+    ]);
+  });
+
+  // Refunds (issue 16), written out rather than found: one payment pays the activation invoice
+  // (29.99) and the first renewal (19.99) and keeps 0.02; a refund of 20.00 takes the 0.02 first,
+  // then 19.98 back from the renewal (the newest invoice), which owes 19.98 again; a second refund of
+  // the remaining 30.00 reopens the renewal's last 0.01 and then the whole activation invoice; a third
+  // (0.01) is refused (nothing left of the payment), and so is a refund of the declined payment.
+  it('refunds take the unallocated part first, then reopen the newest invoice first, never beyond the payment', async () => {
+    await runSequence(t, '2026-03-10', [
+      { type: 'activate' },
+      { type: 'clock', days: 31 },
+      { type: 'pay', mode: 'auto', cents: 5000 },
+      { type: 'refund', pick: 0, permille: 0, extraCents: 1999 },
+      { type: 'refund', pick: 0, permille: 1000, extraCents: 0 },
+      { type: 'refund', pick: 0, permille: 0, extraCents: 0 },
+      { type: 'declined', cents: 100 },
+      { type: 'refund', pick: 1, permille: 1000, extraCents: 0 },
     ]);
   });
 });

@@ -24,6 +24,8 @@ export type Command =
   | { type: 'pay'; mode: model.PaymentMode; cents: number }
   | { type: 'payExplicit'; parts: Array<{ pick: number; permille: number }>; extraCents: number; short: boolean }
   | { type: 'declined'; cents: number }
+  /** A refund of one of the payments so far (`pick` modulo their number): `permille` of what is left of it, plus `extraCents`. */
+  | { type: 'refund'; pick: number; permille: number; extraCents: number }
   | { type: 'cancel'; option: model.CancelOption }
   | { type: 'uncancel' }
   | { type: 'hold' }
@@ -83,8 +85,8 @@ async function service(work: () => Promise<unknown>): Promise<Real> {
   }
 }
 
-async function viaApi(run: Run, body: Record<string, unknown>): Promise<Real> {
-  const res = await run.call('POST', '/v1/payments', body);
+async function viaApi(run: Run, body: Record<string, unknown>, path = '/v1/payments'): Promise<Real> {
+  const res = await run.call('POST', path, body);
   if (res.statusCode === 200) return { ok: true };
   const parsed = res.json() as { Errors?: Array<{ Key: string }> };
   return { ok: false, status: res.statusCode, keys: (parsed.Errors ?? []).map((e) => e.Key) };
@@ -150,6 +152,19 @@ export async function step(run: Run, c: Command): Promise<void> {
       const cents = BigInt(c.cents);
       expected = model.declined(m, cents);
       real = await viaApi(run, { customerId, amount: formatCents(cents), paymentMethod: 'CreditCard', paymentMethodId: run.cardId, effectiveTimestamp: now().toISOString() });
+      break;
+    }
+    case 'refund': {
+      if (m.payments.length === 0) return void run.log.push('  (skipped: no payment)');
+      const index = c.pick % m.payments.length;
+      const payment = m.payments[index]!;
+      let cents = ((payment.amount - payment.refunded) * BigInt(c.permille)) / 1000n;
+      if (cents < 1n) cents = 1n;
+      cents += BigInt(c.extraCents);
+      const paymentIds = (await run.t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).orderBy('id').execute()).map((r) => Number(r.id));
+      run.log.push(`  refund ${formatCents(cents)} of payment #${paymentIds[index]} (${payment.status} ${formatCents(payment.amount)}, refunded ${formatCents(payment.refunded)})`);
+      expected = model.refund(m, index, cents);
+      real = await viaApi(run, { originalPaymentId: paymentIds[index], amount: formatCents(cents) }, '/v1/refunds');
       break;
     }
     case 'cancel':
@@ -221,7 +236,7 @@ export async function checkAll(run: Run): Promise<void> {
   expect(centsOf(overview.unallocatedPayments), `unallocatedPayments = Σ payments' unallocated; ${where}`).toBe(sum(payments.map((p) => centsOf(p.unallocatedAmount))));
   for (const p of payments) {
     const allocated = sum(p.invoiceAllocations.map((a: any) => centsOf(a.amount)));
-    if (p.status === 'Succeeded') expect(allocated + centsOf(p.unallocatedAmount), `payment ${p.id}: allocated + unallocated = amount; ${where}`).toBe(centsOf(p.amount));
+    if (p.status === 'Succeeded') expect(allocated + centsOf(p.unallocatedAmount) + centsOf(p.refundedAmount), `payment ${p.id}: allocated + unallocated + refunded = amount; ${where}`).toBe(centsOf(p.amount));
     else expect([allocated, centsOf(p.unallocatedAmount)], `failed payment ${p.id} holds nothing; ${where}`).toEqual([0n, 0n]);
   }
   const used = (type: string) => sum(entries.filter((e) => e.entryType === type).map((e) => centsOf(e.amount) - centsOf(e.openAmount)));
@@ -231,7 +246,7 @@ export async function checkAll(run: Run): Promise<void> {
     const moved = sum(allocations.filter((a) => a.sourceEntryId === e.id || a.invoiceEntryId === e.id).map((a) => centsOf(a.amount)));
     expect(moved, `entry ${e.id} (${e.entryType}): allocations = amount − open; ${where}`).toBe(centsOf(e.amount) - open);
   }
-  expect(used('invoice'), `conservation: allocated into invoices = payments used + credits used; ${where}`).toBe(used('payment') + used('credit'));
+  expect(used('invoice') + used('refund'), `conservation: allocated into invoices and refunds = payments used + credits used; ${where}`).toBe(used('payment') + used('credit'));
   expect(centsOf(overview.unallocatedCredits), `unallocatedCredits; ${where}`).toBe(sum(entries.filter((e) => e.entryType === 'credit').map((e) => centsOf(e.openAmount))));
 
   // --- agreement with the model ---
@@ -258,9 +273,9 @@ export async function checkAll(run: Run): Promise<void> {
     `payments and credits in the ledger (service vs model); ${where}`,
   ).toEqual(m.sources.map((s) => `${s.kind} ${fmt(s.amount)} open ${fmt(s.open)}`));
   expect(
-    payments.map((p) => `${p.status} ${fmt(centsOf(p.amount))} unallocated ${fmt(centsOf(p.unallocatedAmount))}`),
+    payments.map((p) => `${p.status} ${fmt(centsOf(p.amount))} unallocated ${fmt(centsOf(p.unallocatedAmount))} refunded ${fmt(centsOf(p.refundedAmount))}`),
     `payments (service vs model); ${where}`,
-  ).toEqual(m.payments.map((p) => `${p.status} ${fmt(p.amount)} unallocated ${fmt(p.source === undefined ? 0n : m.sources[p.source]!.open)}`));
+  ).toEqual(m.payments.map((p) => `${p.status} ${fmt(p.amount)} unallocated ${fmt(p.source === undefined ? 0n : m.sources[p.source]!.open)} refunded ${fmt(p.refunded)}`));
   expect(centsOf(overview.arBalance), `arBalance vs model; ${where}`).toBe(sum(m.invoices.map((i) => i.open)));
   expect(centsOf(overview.unallocatedCredits), `unallocatedCredits vs model; ${where}`).toBe(sum(m.sources.filter((s) => s.kind === 'credit').map((s) => s.open)));
   expect(

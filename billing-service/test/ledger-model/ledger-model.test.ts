@@ -58,6 +58,13 @@ const commandArbs: Array<fc.Arbitrary<fc.AsyncCommand<object, Run>>> = [
     })
     .map((p): Command => ({ type: 'payExplicit', ...p })),
   cents.map((c): Command => ({ type: 'declined', cents: c })),
+  fc
+    .record({
+      pick: fc.nat({ max: 20 }),
+      permille: fc.oneof(fc.constantFrom(1000, 500, 1), fc.integer({ min: 1, max: 1000 })),
+      extraCents: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3000 }) }),
+    })
+    .map((p): Command => ({ type: 'refund', ...p })),
   fc.constantFrom('None' as const, 'Unearned' as const, 'Full' as const).map((option): Command => ({ type: 'cancel', option })),
   fc.constant<Command>({ type: 'uncancel' }),
   fc.constant<Command>({ type: 'hold' }),

@@ -3,7 +3,7 @@
  * frequency (id 11: 19.99 a month, prorated, + 10.00 setup fee; no address, so no tax; terms
  * Net0, grace period 7 days, auto-cancel 30 days with None, autoCollect off: the demo defaults).
  *
- * Written from README.md ("The billing clock", "Billing rules", "API conventions") and the spec,
+ * Written from README.md ("The billing clock", "Billing rules", "API conventions", "Refunds") and the spec,
  * not from the service's code: no import from src/. Money is whole cents (bigint); every share is
  * an exact rational rounded once, half away from zero (model-arith.ts). The rules it encodes:
  *
@@ -66,7 +66,8 @@ export interface Invoice {
   credited: bigint;
 }
 export interface Source {
-  kind: 'payment' | 'credit';
+  /** refund: what a refund took from its payment (amount, open 0), in the order of the ledger. */
+  kind: 'payment' | 'credit' | 'refund';
   amount: bigint;
   open: bigint;
   invoice?: number;
@@ -74,6 +75,8 @@ export interface Source {
 export interface Payment {
   amount: bigint;
   status: 'Succeeded' | 'Failed';
+  /** Paid back by refunds so far. */
+  refunded: bigint;
   /** index in sources when Succeeded */
   source?: number;
 }
@@ -95,6 +98,13 @@ export interface Model {
   invoices: Invoice[];
   sources: Source[];
   payments: Payment[];
+  /** Money a source (payment or credit) put into an invoice, in the order it was allocated. */
+  allocations: Allocation[];
+}
+export interface Allocation {
+  source: number;
+  invoice: number;
+  amount: bigint;
 }
 
 export function newModel(today: number): Model {
@@ -106,6 +116,7 @@ export function newModel(today: number): Model {
     invoices: [],
     sources: [],
     payments: [],
+    allocations: [],
   };
 }
 
@@ -129,10 +140,15 @@ function apply(m: Model, sources: Source[]) {
     for (const inv of openInvoicesOldestDueFirst(m)) {
       if (source.open === 0n) break;
       const part = source.open < inv.open ? source.open : inv.open;
-      source.open -= part;
-      inv.open -= part;
+      allocate(m, source, m.invoices.indexOf(inv), part);
     }
   }
+}
+
+function allocate(m: Model, source: Source, invoice: number, part: bigint) {
+  source.open -= part;
+  m.invoices[invoice]!.open -= part;
+  m.allocations.push({ source: m.sources.indexOf(source), invoice, amount: part });
 }
 
 function applyAllFunds(m: Model) {
@@ -328,7 +344,7 @@ export type PaymentMode = 'auto' | 'unallocated';
 export function pay(m: Model, cents: bigint, mode: PaymentMode): Outcome {
   const source: Source = { kind: 'payment', amount: cents, open: cents };
   m.sources.push(source);
-  m.payments.push({ amount: cents, status: 'Succeeded', source: m.sources.length - 1 });
+  m.payments.push({ amount: cents, status: 'Succeeded', refunded: 0n, source: m.sources.length - 1 });
   if (mode === 'auto') apply(m, [source]);
   return OK;
 }
@@ -344,15 +360,43 @@ export function payExplicit(m: Model, cents: bigint, parts: Array<{ invoice: num
   if (parts.reduce((a, p) => a + p.cents, 0n) > cents) return refused(400, 'paymentAllocations');
   const source: Source = { kind: 'payment', amount: cents, open: cents };
   m.sources.push(source);
-  m.payments.push({ amount: cents, status: 'Succeeded', source: m.sources.length - 1 });
-  for (const part of parts) {
-    source.open -= part.cents;
-    m.invoices[part.invoice]!.open -= part.cents;
-  }
+  m.payments.push({ amount: cents, status: 'Succeeded', refunded: 0n, source: m.sources.length - 1 });
+  for (const part of parts) allocate(m, source, part.invoice, part.cents);
   return OK;
 }
 
 export function declined(m: Model, cents: bigint): Outcome {
-  m.payments.push({ amount: cents, status: 'Failed' });
+  m.payments.push({ amount: cents, status: 'Failed', refunded: 0n });
   return refused(402, 'declineCode');
+}
+
+/**
+ * A refund of `cents` of payment `index` (README "Refunds"): refused (400 on originalPaymentId) for a
+ * failed payment and (400 on amount) beyond what is left of it. It takes what the payment still holds
+ * unallocated first, then undoes its allocations to invoices, newest invoice first (latest due date,
+ * then the later invoice, then the later allocation): those invoices owe that much again. Nothing
+ * else moves (no other funds are applied to the reopened invoices until the next posting or credit).
+ */
+export function refund(m: Model, index: number, cents: bigint): Outcome {
+  const payment = m.payments[index]!;
+  if (payment.status !== 'Succeeded' || payment.source === undefined) return refused(400, 'originalPaymentId');
+  if (cents > payment.amount - payment.refunded) return refused(400, 'amount');
+  const source = m.sources[payment.source]!;
+  const fromOpen = cents < source.open ? cents : source.open;
+  source.open -= fromOpen;
+  let rest = cents - fromOpen;
+  const newestFirst = m.allocations
+    .map((a, seq) => ({ a, seq }))
+    .filter(({ a }) => a.source === payment.source && a.amount > 0n)
+    .sort((x, y) => m.invoices[y.a.invoice]!.due - m.invoices[x.a.invoice]!.due || y.a.invoice - x.a.invoice || y.seq - x.seq);
+  for (const { a } of newestFirst) {
+    if (rest === 0n) break;
+    const part = rest < a.amount ? rest : a.amount;
+    a.amount -= part;
+    m.invoices[a.invoice]!.open += part;
+    rest -= part;
+  }
+  payment.refunded += cents;
+  m.sources.push({ kind: 'refund', amount: cents, open: 0n });
+  return OK;
 }

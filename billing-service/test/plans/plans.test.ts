@@ -97,7 +97,7 @@ function expectedPro(count = 0) {
       },
     ],
     planProducts: [
-      { code: 'SEAT', name: 'Seat', description: null, quantity: 5 },
+      { code: 'SEAT', name: 'Seat', description: null, quantity: 5, minQuantity: 1, maxQuantity: 50 },
       { code: 'SUPPORT', name: 'Priority support', description: null, quantity: 1 },
     ],
     autoApplyChanges: false,

@@ -44,6 +44,7 @@ export function renderCardFieldsPage(config: CardFieldsPageConfig): string {
 </head>
 <body>
   <main id="card-fields" data-config="${escapeHtml(JSON.stringify(config))}">
+    <h1 class="visually-hidden">${escapeHtml(t.title)}</h1>
     ${field('cardNumber', t.cardNumber, 'inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234"')}
     <div class="row">
       ${field('expiry', t.expiry, `inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="${escapeHtml(t.expiryPlaceholder)}"`)}

@@ -1,4 +1,4 @@
-import type { CheckoutConfig, CompletedCheckout, CountryOption, ErrorResponse, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
+import type { CheckoutConfig, CompletedCheckout, CountryOption, ErrorResponse, OrderChoice, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
 import { SESSION_HEADER } from '../checkout-contract.js';
 
 /** Expected failures are values, not exceptions: a declined card is part of checkout. */
@@ -21,9 +21,13 @@ export class CheckoutClient {
   plans = () => this.proxy<PlanOption[]>('GET', '/plans');
   countries = () => this.proxy<CountryOption[]>('GET', '/countries');
   startCheckout = (details: ShopperDetails) => this.proxy<StartedCheckout>('POST', '/customers', details);
-  subscribe = (started: StartedCheckout, planFrequencyId: number) =>
-    this.proxy<OrderSummary>('POST', `/customers/${started.customerId}/subscriptions`, { planFrequencyId }, started.session);
+  /** Steps 4-5; again with other quantities or another coupon: the new preview. */
+  subscribe = (started: StartedCheckout, choice: OrderChoice) =>
+    this.proxy<OrderSummary>('POST', `/customers/${started.customerId}/subscriptions`, choice, started.session);
   activate = (started: StartedCheckout) => this.proxy<CompletedCheckout>('POST', `/customers/${started.customerId}/activation`, {}, started.session);
+  /** After step 8: one of the customer's invoices as a PDF. */
+  invoicePdf = (started: StartedCheckout, invoiceId: number) =>
+    send<Blob>('GET', `${this.proxyUrl.replace(/\/$/, '')}/customers/${started.customerId}/invoices/${invoiceId}/pdf`, undefined, { [SESSION_HEADER]: started.session }, 'blob');
 
   /** Steps 6-7: the card goes straight to the capture host, with the first payment when there is one. */
   captureCard(config: CheckoutConfig, request: { customerId: number; captureToken: string; card: CardDetails; recaptcha: string; riskToken: string; email: string; collectionAmount: string | null }) {
@@ -47,7 +51,8 @@ export class CheckoutClient {
   }
 }
 
-async function send<T>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Result<T>> {
+/** `as`: how a successful answer is read (JSON, or a file as a Blob); a refusal is always the spec's JSON error body. */
+async function send<T>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}, as: 'json' | 'blob' = 'json'): Promise<Result<T>> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -56,6 +61,11 @@ async function send<T>(method: string, url: string, body?: unknown, headers: Rec
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
+    return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again' }] };
+  }
+  if (response.ok && as === 'blob') {
+    const file = await response.blob().catch(() => undefined);
+    if (file) return { ok: true, value: file as T };
     return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again' }] };
   }
   const data = await response.json().catch(() => undefined);

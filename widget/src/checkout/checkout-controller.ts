@@ -1,14 +1,14 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
+import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderChoice, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
 import { CheckoutClient, type CardDetails, type Result } from './checkout-client.js';
+import { currentLocale, SOURCE_LOCALE, t, type MessageId } from './i18n/localization.js';
 import type { CardFrameSender } from './card-frame-channel.js';
+import { saveFile } from './save-file.js';
 
 /** What every capture request carries besides the card, the name and the CAPTCHA. */
 type CaptureDetails = { customerId: number; captureToken: string; riskToken: string; email: string; collectionAmount: string | null };
 
 export type CheckoutStep = 'loading' | 'unavailable' | 'plan' | 'customer' | 'address' | 'summary' | 'card' | 'done';
-
-const CAPTCHA_MESSAGE = 'Please confirm you are not a robot, then try again.';
 
 /** Failed card attempts (declines, failed verification) before the card form locks. */
 export const MAX_CARD_ATTEMPTS = 3;
@@ -24,6 +24,8 @@ export interface CheckoutState {
   address?: ShopperDetails['address'];
   started?: StartedCheckout;
   summary?: OrderSummary;
+  /** What the shopper chose at review: quantities (seats) and a coupon. */
+  choice: Pick<OrderChoice, 'quantities' | 'couponCode'>;
   /** The card and the first payment were accepted; only activation is left. */
   paid: boolean;
   completed?: CompletedCheckout;
@@ -47,7 +49,7 @@ const CUSTOMER_FIELDS = ['firstName', 'lastName', 'email'];
  * card with the first payment on the capture host (6-7), activation (8).
  */
 export class CheckoutController implements ReactiveController {
-  state: CheckoutState = { step: 'loading', busy: false, plans: [], countries: [], paid: false, fieldErrors: {}, failedCardAttempts: 0, captchaRound: 0 };
+  state: CheckoutState = { step: 'loading', busy: false, plans: [], countries: [], choice: {}, paid: false, fieldErrors: {}, failedCardAttempts: 0, captchaRound: 0 };
   private readonly client: CheckoutClient;
   /** What the current Draft customer was created from: changed details start a new one. */
   private startedFrom?: string;
@@ -70,7 +72,7 @@ export class CheckoutController implements ReactiveController {
     const [config, plans, countries] = await Promise.all([this.client.config(), this.client.plans(), this.client.countries()]);
     if (!config.ok || !plans.ok || !countries.ok) {
       this.go('unavailable');
-      return this.update({ message: 'The checkout is not available right now. Please try again later.' });
+      return this.update({ message: t('unavailable') });
     }
     this.update({ config: config.value, plans: plans.value, countries: countries.value });
     this.go('plan');
@@ -78,7 +80,9 @@ export class CheckoutController implements ReactiveController {
 
   choosePlan(planFrequencyId: number) {
     const plan = this.state.plans.find((p) => p.planFrequencyId === planFrequencyId);
-    if (!plan) return this.update({ fieldErrors: { plan: 'choose a plan' } });
+    if (!plan) return this.update({ fieldErrors: { plan: t('plan.required') } });
+    // Seats and coupon belong to a plan: another plan starts from its own defaults.
+    if (plan.planFrequencyId !== this.state.plan?.planFrequencyId) this.update({ choice: {} });
     this.update({ plan });
     this.go('customer');
   }
@@ -104,10 +108,29 @@ export class CheckoutController implements ReactiveController {
         this.startedFrom = startedFrom;
         this.update({ started, summary: undefined });
       }
-      const summary = await this.client.subscribe(started, plan.planFrequencyId);
-      if (!summary.ok) return this.refused(summary);
+      const summary = await this.client.subscribe(started, { planFrequencyId: plan.planFrequencyId, ...this.state.choice });
+      if (!summary.ok) {
+        // A coupon or quantity the API no longer takes is dropped rather than blocking the review.
+        if (summary.errors.some((e) => e.Key === 'couponCode' || e.Key.startsWith('quantities.'))) this.update({ choice: {} });
+        return this.refused(summary);
+      }
       this.update({ summary: summary.value });
       this.go('summary');
+    });
+  }
+
+  /**
+   * Step 5 again with other seats or another coupon: the billing API applies them and previews
+   * anew. The total shown changes only with a new preview; a refused change leaves the order as it was.
+   */
+  async changeOrder(change: Pick<OrderChoice, 'quantities' | 'couponCode'>) {
+    const { plan, started } = this.state;
+    if (!plan || !started || this.state.paid) return;
+    const choice = { ...this.state.choice, ...change };
+    await this.run(async () => {
+      const summary = await this.client.subscribe(started, { planFrequencyId: plan.planFrequencyId, ...choice });
+      if (!summary.ok) return this.refused(summary);
+      this.update({ summary: summary.value, choice });
     });
   }
 
@@ -142,7 +165,7 @@ export class CheckoutController implements ReactiveController {
 
   /** The card form was sent without a solved CAPTCHA. */
   captchaMissing() {
-    this.update({ message: CAPTCHA_MESSAGE });
+    this.update({ message: t('card.captchaAgain') });
   }
 
   /** Step 8; also the retry when activation failed after the payment went through. */
@@ -150,10 +173,22 @@ export class CheckoutController implements ReactiveController {
     const started = this.state.started;
     if (!started) return;
     const completed = await this.client.activate(started);
-    if (!completed.ok) return this.update({ message: `Your payment was received, but the order could not be completed: ${completed.errors.map((e) => e.Value).join('; ')}. Please try again.` });
+    if (!completed.ok) return this.update({ message: t('card.activationFailed') });
     this.update({ completed: completed.value });
     this.go('done');
     this.listeners.onComplete?.(completed.value);
+  }
+
+  /** After step 8: the first invoice as a PDF, saved by the browser as invoice-<number>.pdf. */
+  async downloadInvoicePdf() {
+    const { started, completed } = this.state;
+    const invoice = completed?.invoice;
+    if (!started || !invoice) return;
+    await this.run(async () => {
+      const pdf = await this.client.invoicePdf(started, invoice.id);
+      if (!pdf.ok) return this.update({ message: t('done.downloadFailed') });
+      saveFile(pdf.value, `invoice-${invoice.number}.pdf`);
+    });
   }
 
   back() {
@@ -168,17 +203,19 @@ export class CheckoutController implements ReactiveController {
 
   private cardRefused(result: Extract<Result<unknown>, { ok: false }>) {
     const keys = result.errors.map((e) => e.Key.toLowerCase());
-    if (keys.includes('recaptcha')) return this.update({ message: CAPTCHA_MESSAGE });
+    if (keys.includes('recaptcha')) return this.update({ message: t('card.captchaAgain') });
     const cardField = result.errors.find((e) => ['cardNumber', 'expirationMonth', 'expirationYear', 'cvv', 'firstName', 'lastName'].includes(e.Key));
-    if (result.status === 400 && cardField) return this.update({ fieldErrors: { [cardField.Key]: cardField.Value } });
-    if (result.status !== 400 && result.status !== 402) return this.update({ message: 'The payment service could not be reached. Please try again.' });
+    if (result.status === 400 && cardField) {
+      // One field for the whole expiry date.
+      const field = cardField.Key.startsWith('expiration') ? 'expiry' : cardField.Key;
+      return this.update({ fieldErrors: { [field]: serverText(cardField.Value, 'error.field') } });
+    }
+    if (result.status !== 400 && result.status !== 402) return this.update({ message: t('card.unreachable') });
     // Declines and failed verification: one generic message (no hints for card testers), limited retries.
     const failedCardAttempts = this.state.failedCardAttempts + 1;
     this.update({
       failedCardAttempts,
-      message: failedCardAttempts >= MAX_CARD_ATTEMPTS
-        ? 'This card could not be used, and no more attempts are allowed. Please contact the shop.'
-        : 'This card could not be used. Check the details or use another card.',
+      message: t(failedCardAttempts >= MAX_CARD_ATTEMPTS ? 'card.locked' : 'card.declined'),
     });
   }
 
@@ -187,12 +224,13 @@ export class CheckoutController implements ReactiveController {
     const general: string[] = [];
     for (const { Key, Value } of result.errors) {
       const field = FIELD_FOR_KEY[Key] ?? Key;
-      if (field === 'Api Error' || field === 'planFrequencyId') general.push(Value);
-      else fieldErrors[field] = Value;
+      if (field === 'Api Error' || field === 'planFrequencyId') general.push(serverText(Value, 'error.general'));
+      else fieldErrors[field] = fieldText(field, Value);
     }
     // A refused name or e-mail is fixed on the customer step.
     if (Object.keys(fieldErrors).some((f) => CUSTOMER_FIELDS.includes(f))) this.go('customer');
-    this.update({ fieldErrors, message: general.length > 0 ? general.join('; ') : result.status >= 500 || result.status === 0 ? 'Something went wrong. Please try again.' : undefined });
+    const fallback = result.status === 0 ? t('error.network') : result.status >= 500 ? t('error.general') : undefined;
+    this.update({ fieldErrors, message: result.status === 0 || result.status >= 500 ? fallback : general.length > 0 ? [...new Set(general)].join(' ') : undefined });
   }
 
   private async run(work: () => Promise<void>) {
@@ -215,4 +253,20 @@ export class CheckoutController implements ReactiveController {
     this.state = { ...this.state, ...patch };
     this.host.requestUpdate();
   }
+}
+
+/**
+ * The service's own words are English: shown as they are to an English-speaking shopper,
+ * replaced by the translated `fallback` for everyone else (no English on a French screen).
+ */
+function serverText(value: string, fallback: MessageId): string {
+  return currentLocale() === SOURCE_LOCALE ? value : t(fallback);
+}
+
+/** A refused field, in the shopper's words: the coupon and the seats have messages of their own. */
+function fieldText(field: string, value: string): string {
+  if (field === 'couponCode') return t(/does not exist/.test(value) ? 'coupon.unknown' : 'coupon.inapplicable');
+  const bounds = /between (\d+) and (\d+)/.exec(value);
+  if (field.startsWith('quantities.') && bounds) return t('seats.bounds', bounds[1]!, bounds[2]!);
+  return serverText(value, 'error.field');
 }

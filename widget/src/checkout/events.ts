@@ -1,4 +1,4 @@
-import type { CompletedCheckout, ShopperDetails } from '../checkout-contract.js';
+import type { CompletedCheckout, OrderChoice, ShopperDetails } from '../checkout-contract.js';
 import type { CardDetails } from './checkout-client.js';
 import type { CheckoutStep } from './checkout-controller.js';
 import type { CardFrameSender } from './card-frame-channel.js';
@@ -18,11 +18,13 @@ declare global {
     'renew-plan-chosen': CustomEvent<{ planFrequencyId: number }>;
     'renew-customer-submitted': CustomEvent<Omit<ShopperDetails, 'address'>>;
     'renew-address-submitted': CustomEvent<ShopperDetails['address']>;
+    'renew-order-changed': CustomEvent<Pick<OrderChoice, 'quantities' | 'couponCode'>>;
     'renew-summary-confirmed': CustomEvent<Record<string, never>>;
     'renew-card-submitted': CustomEvent<{ card: CardDetails; captchaToken?: string }>;
     /** Hosted card fields: the frame holds the card; the cardholder's name and the CAPTCHA come from the step. */
     'renew-hosted-card-submitted': CustomEvent<{ frame: CardFrameSender; cardholder: { firstName: string; lastName: string }; captchaToken?: string }>;
     'renew-activation-retry': CustomEvent<Record<string, never>>;
+    'renew-invoice-download': CustomEvent<Record<string, never>>;
   }
 }
 

@@ -11,6 +11,9 @@ export interface TextFieldOptions {
   inputmode?: string;
   required?: boolean;
   maxlength?: number;
+  placeholder?: string;
+  /** Runs as the shopper types (formatting, moving focus on). */
+  onInput?: (event: InputEvent) => void;
 }
 
 /** A labelled input with its error under it, linked for assistive technology. */
@@ -25,6 +28,8 @@ export function textField(o: TextFieldOptions) {
       autocomplete=${ifDefined(o.autocomplete)}
       inputmode=${ifDefined(o.inputmode)}
       maxlength=${ifDefined(o.maxlength)}
+      placeholder=${ifDefined(o.placeholder)}
+      @input=${o.onInput}
       ?required=${o.required ?? true}
       aria-invalid=${o.error ? 'true' : 'false'}
       aria-describedby=${ifDefined(o.error ? errorId : undefined)}

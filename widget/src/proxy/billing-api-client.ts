@@ -17,8 +17,27 @@ export class BillingApiClient {
   }
 
   async call<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
-    let status: number;
-    let text: string;
+    const answer = await this.send(method, path, body === undefined ? {} : { 'content-type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
+    const text = new TextDecoder().decode(answer.bytes);
+    const parsed = text ? safeParse(text) : undefined;
+    if (answer.status >= 200 && answer.status < 300) {
+      if (text && parsed === undefined) throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: 'the billing service answered with something that is not JSON' }]);
+      return parsed as T;
+    }
+    throw refused(answer.status, parsed);
+  }
+
+  /** A file the billing API answers with `GET path` (an invoice's PDF): its bytes as they are, when it is of `mediaType`. */
+  async file(path: string, mediaType: string): Promise<Uint8Array<ArrayBuffer>> {
+    const answer = await this.send('GET', path, { accept: `${mediaType}, application/json` });
+    if (answer.status >= 200 && answer.status < 300) {
+      if (answer.mediaType !== mediaType) throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service answered with something that is not ${mediaType}` }]);
+      return answer.bytes;
+    }
+    throw refused(answer.status, safeParse(new TextDecoder().decode(answer.bytes)));
+  }
+
+  private async send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; mediaType: string; bytes: Uint8Array<ArrayBuffer> }> {
     try {
       const response = await fetch(new URL(path, this.baseUrl), {
         method,
@@ -26,30 +45,29 @@ export class BillingApiClient {
           authorization: this.authorization,
           // Labels the change in the account's audit log.
           'x-audit-source': 'checkout-widget',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      status = response.status;
+      const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
       // Read inside the deadline too: a billing API that stalls mid-body is as late as one that never answers.
-      text = await response.text();
+      return { status: response.status, mediaType, bytes: new Uint8Array(await response.arrayBuffer()) };
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
       throw new ApiError(timedOut ? 504 : 502, [{ Key: API_ERROR_KEY, Value: timedOut ? 'the billing service did not answer in time' : 'the billing service cannot be reached' }]);
     }
-    const parsed = text ? safeParse(text) : undefined;
-    if (status >= 200 && status < 300) {
-      if (text && parsed === undefined) throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: 'the billing service answered with something that is not JSON' }]);
-      return parsed as T;
-    }
-    if (status >= 400 && status < 500 && status !== 401) {
-      const errors = (parsed as Partial<ErrorBody> | undefined)?.Errors;
-      if (Array.isArray(errors)) throw new ApiError(status, errors);
-    }
-    // A 401 here is the merchant's configuration (wrong key), not the shopper's fault.
-    throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service refused the request (${status})` }]);
   }
+}
+
+/** A 4xx with the spec's body goes to the shopper as it is; anything else is a 502 without detail. */
+function refused(status: number, parsed: unknown): ApiError {
+  if (status >= 400 && status < 500 && status !== 401) {
+    const errors = (parsed as Partial<ErrorBody> | undefined)?.Errors;
+    if (Array.isArray(errors)) return new ApiError(status, errors);
+  }
+  // A 401 here is the merchant's configuration (wrong key), not the shopper's fault.
+  return new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service refused the request (${status})` }]);
 }
 
 function safeParse(text: string): unknown {

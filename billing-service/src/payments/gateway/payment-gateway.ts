@@ -34,7 +34,11 @@ export interface PaymentGateway {
   readonly name: string;
   validateCard(card: CardToValidate, signal: AbortSignal): Promise<GatewayOutcome<ValidatedCard>>;
   charge(request: { token: string; amount: Money; currency: string; idempotencyKey: string }, signal: AbortSignal): Promise<GatewayOutcome<{ transactionId: string }>>;
-  refund(request: { transactionId: string; amount: Money; currency: string }, signal: AbortSignal): Promise<GatewayOutcome<{ refundId: string }>>;
+  /**
+   * Pays back `amount` of a charge (all of it or a part). A refusal (the processor's code) is an outcome;
+   * a retry with one idempotency key refunds once.
+   */
+  refund(request: { transactionId: string; amount: Money; currency: string; idempotencyKey: string }, signal: AbortSignal): Promise<GatewayOutcome<{ refundId: string }>>;
 }
 
 /** The gateway did not answer in time or failed: the client sees 502/504, never a hang. */

@@ -1,7 +1,9 @@
 import { html, LitElement, nothing } from 'lit';
+import { updateWhenLocaleChanges } from '@lit/localize';
 import type { CountryOption, ShopperDetails } from '../../checkout-contract.js';
 import { emit } from '../events.js';
 import { formMessage, formValues, textField } from '../fields.js';
+import { currentLocale, t } from '../i18n/localization.js';
 import { stepStyles } from '../styles.js';
 
 type Address = ShopperDetails['address'];
@@ -31,6 +33,7 @@ export class AddressStep extends LitElement {
 
   constructor() {
     super();
+    updateWhenLocaleChanges(this);
     this.countries = [];
     this.errors = {};
     this.busy = false;
@@ -47,36 +50,38 @@ export class AddressStep extends LitElement {
     const states = this.countries.find((c) => c.iso === this.country)?.states ?? [];
     const e = this.errors;
     return html`<form @submit=${this.submit}>
-      <h2>Billing address</h2>
-      ${textField({ label: 'Address', name: 'line1', value: v?.line1, error: e['address.line1'], autocomplete: 'address-line1', maxlength: 60 })}
-      ${textField({ label: 'Address line 2', name: 'line2', value: v?.line2, error: e['address.line2'], autocomplete: 'address-line2', maxlength: 60, required: false })}
+      <h2>${t('address.heading')}</h2>
+      ${textField({ label: t('address.line1'), name: 'line1', value: v?.line1, error: e['address.line1'], autocomplete: 'address-line1', maxlength: 60 })}
+      ${textField({ label: t('address.line2'), name: 'line2', value: v?.line2, error: e['address.line2'], autocomplete: 'address-line2', maxlength: 60, required: false })}
       <div class="row">
-        ${textField({ label: 'City', name: 'city', value: v?.city, error: e['address.city'], autocomplete: 'address-level2', maxlength: 50 })}
-        ${textField({ label: 'Postal code', name: 'postalZip', value: v?.postalZip, error: e['address.postalZip'], autocomplete: 'postal-code', maxlength: 10 })}
+        ${textField({ label: t('address.city'), name: 'city', value: v?.city, error: e['address.city'], autocomplete: 'address-level2', maxlength: 50 })}
+        ${textField({ label: t('address.postalZip'), name: 'postalZip', value: v?.postalZip, error: e['address.postalZip'], autocomplete: 'postal-code', maxlength: 10 })}
       </div>
       <div class="row">
-        <label>
-          Country
-          <select name="country" autocomplete="country" @change=${(ev: Event) => (this.country = (ev.target as HTMLSelectElement).value)}>
-            ${this.countries.map((c) => html`<option value=${c.iso} ?selected=${c.iso === this.country}>${c.name}</option>`)}
+        <!-- Labelled with for=, not wrapped: a wrapping label would read every country's name into the select's. -->
+        <div class="field">
+          <label for="country">${t('address.country')}</label>
+          <select id="country" name="country" autocomplete="country" aria-invalid=${e['address.country'] ? 'true' : 'false'}
+            @change=${(ev: Event) => (this.country = (ev.target as HTMLSelectElement).value)}>
+            ${this.countries.map((c) => html`<option value=${c.iso} ?selected=${c.iso === this.country}>${countryName(c)}</option>`)}
           </select>
           ${e['address.country'] ? html`<span class="error" role="alert">${e['address.country']}</span>` : nothing}
-        </label>
+        </div>
         ${states.length > 0
-          ? html`<label>
-              State / province
-              <select name="state" autocomplete="address-level1">
+          ? html`<div class="field">
+              <label for="state">${t('address.state')}</label>
+              <select id="state" name="state" autocomplete="address-level1" aria-invalid=${e['address.state'] ? 'true' : 'false'}>
                 <option value="">—</option>
                 ${states.map((s) => html`<option value=${s.code} ?selected=${s.code === v?.state}>${s.name}</option>`)}
               </select>
               ${e['address.state'] ? html`<span class="error" role="alert">${e['address.state']}</span>` : nothing}
-            </label>`
+            </div>`
           : nothing}
       </div>
       ${formMessage(this.message)}
       <div class="actions">
-        <button type="button" @click=${() => emit(this, 'renew-back', {})}>Back</button>
-        <button type="submit" ?disabled=${this.busy}>Review order</button>
+        <button type="button" @click=${() => emit(this, 'renew-back', {})}>${t('back')}</button>
+        <button type="submit" ?disabled=${this.busy}>${t('address.submit')}</button>
       </div>
     </form>`;
   }
@@ -89,3 +94,12 @@ export class AddressStep extends LitElement {
   }
 }
 customElements.define('renew-address-step', AddressStep);
+
+/** The country's name in the shopper's language (the billing API's is English). */
+function countryName(country: CountryOption): string {
+  try {
+    return new Intl.DisplayNames([currentLocale()], { type: 'region' }).of(country.iso) ?? country.name;
+  } catch {
+    return country.name;
+  }
+}

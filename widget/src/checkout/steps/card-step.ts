@@ -1,9 +1,13 @@
 import { html, LitElement, nothing } from 'lit';
+import { updateWhenLocaleChanges } from '@lit/localize';
 import { cardProblem } from '@renew/billing-service/card-rules';
+import type { OrderSummary } from '../../checkout-contract.js';
+import { cardLayout, cardNumberComplete, digitsOf, formatExpiry, groupCardNumber, parseExpiry } from '../card-input.js';
 import type { CardDetails } from '../checkout-client.js';
 import { emit } from '../events.js';
 import { formMessage, formValues, textField } from '../fields.js';
-import { formatMoney } from '../format.js';
+import { currentLocale, formatMoney, t } from '../i18n/localization.js';
+import { renewalTerms } from '../renewal-terms.js';
 import { stepStyles } from '../styles.js';
 import '../hosted-card-frame.js';
 
@@ -22,8 +26,7 @@ import '../hosted-card-frame.js';
 export class CardStep extends LitElement {
   static override styles = [stepStyles];
   static override properties = {
-    total: { attribute: false },
-    currency: { attribute: false },
+    summary: { attribute: false },
     name: { attribute: false },
     captchaMode: { attribute: false },
     captchaRound: { attribute: false },
@@ -35,9 +38,9 @@ export class CardStep extends LitElement {
     cardFields: { attribute: false },
     captureUrl: { attribute: false },
     localErrors: { state: true },
+    brand: { state: true },
   };
-  declare total: string;
-  declare currency: string;
+  declare summary: OrderSummary | undefined;
   declare name: { firstName: string; lastName: string } | undefined;
   declare captchaMode: 'dev' | 'google';
   declare captchaRound: number;
@@ -49,11 +52,12 @@ export class CardStep extends LitElement {
   declare cardFields: 'hosted' | 'direct';
   declare captureUrl: string;
   declare localErrors: Record<string, string>;
+  /** The brand of the number typed so far ('' while unknown). */
+  declare brand: string;
 
   constructor() {
     super();
-    this.total = '0';
-    this.currency = 'USD';
+    updateWhenLocaleChanges(this);
     this.captchaMode = 'dev';
     this.captchaRound = 0;
     this.errors = {};
@@ -63,43 +67,65 @@ export class CardStep extends LitElement {
     this.cardFields = 'hosted';
     this.captureUrl = '';
     this.localErrors = {};
+    this.brand = '';
   }
 
   override render() {
     if (this.paid) {
       return html`<div>
-        <h2>Payment received</h2>
+        <h2>${t('card.paid')}</h2>
         ${formMessage(this.message)}
-        <div class="actions"><span></span><button type="button" ?disabled=${this.busy} @click=${() => emit(this, 'renew-activation-retry', {})}>Complete my order</button></div>
+        <div class="actions"><span></span><button type="button" ?disabled=${this.busy} @click=${() => emit(this, 'renew-activation-retry', {})}>${t('card.complete')}</button></div>
       </div>`;
     }
     const e = { ...this.errors, ...this.localErrors };
     const disabled = this.busy || this.locked;
+    const total = this.summary ? formatMoney(this.summary.total, this.summary.currency) : '';
     return html`<form @submit=${this.submit} novalidate>
-      <h2>Payment</h2>
+      <h2>${t('card.heading')}</h2>
       <div class="row">
-        ${textField({ label: 'First name on card', name: 'firstName', value: this.name?.firstName, error: e.firstName, autocomplete: 'cc-given-name', maxlength: 50 })}
-        ${textField({ label: 'Last name on card', name: 'lastName', value: this.name?.lastName, error: e.lastName, autocomplete: 'cc-family-name', maxlength: 50 })}
+        ${textField({ label: t('card.firstName'), name: 'firstName', value: this.name?.firstName, error: e.firstName, autocomplete: 'cc-given-name', maxlength: 50 })}
+        ${textField({ label: t('card.lastName'), name: 'lastName', value: this.name?.lastName, error: e.lastName, autocomplete: 'cc-family-name', maxlength: 50 })}
       </div>
       ${this.cardFields === 'hosted'
-        ? html`<renew-hosted-card-frame .captureUrl=${this.captureUrl} .disabled=${disabled}></renew-hosted-card-frame>`
-        : html`${textField({ label: 'Card number', name: 'cardNumber', error: e.cardNumber, autocomplete: 'cc-number', inputmode: 'numeric', maxlength: 23 })}
+        ? html`<renew-hosted-card-frame .captureUrl=${this.captureUrl} .disabled=${disabled} .language=${currentLocale()}></renew-hosted-card-frame>`
+        : html`${textField({ label: t('card.number'), name: 'cardNumber', error: e.cardNumber, autocomplete: 'cc-number', inputmode: 'numeric', maxlength: 23, placeholder: '1234 1234 1234 1234', onInput: this.numberTyped })}
+      <p class="muted brand" aria-live="polite">${this.brand ? t('card.brand', this.brand) : nothing}</p>
       <div class="row">
-        ${textField({ label: 'Expiry month (MM)', name: 'expirationMonth', error: e.expirationMonth, autocomplete: 'cc-exp-month', inputmode: 'numeric', maxlength: 2 })}
-        ${textField({ label: 'Expiry year (YY)', name: 'expirationYear', error: e.expirationYear, autocomplete: 'cc-exp-year', inputmode: 'numeric', maxlength: 2 })}
-        ${textField({ label: 'Security code (CVV)', name: 'cvv', error: e.cvv, autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: 4 })}
+        ${textField({ label: t('card.expiry'), name: 'expiry', error: e.expiry, autocomplete: 'cc-exp', inputmode: 'numeric', maxlength: 7, placeholder: t('card.expiryPlaceholder'), onInput: this.expiryTyped })}
+        ${textField({ label: t('card.cvv'), name: 'cvv', error: e.cvv, autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: 4 })}
       </div>`}
       ${this.captchaMode === 'dev'
-        ? html`<label class="inline"><input type="checkbox" name="captcha" /> I'm not a robot <span class="muted">(development CAPTCHA)</span></label>`
+        ? html`<label class="inline"><input type="checkbox" name="captcha" /> ${t('card.captcha')} <span class="muted">${t('card.captchaDev')}</span></label>`
         : html`<slot name="captcha"></slot>`}
       ${e.frame ? html`<span class="error" role="alert">${e.frame}</span>` : nothing}
       ${e.captcha ? html`<span class="error" role="alert">${e.captcha}</span>` : nothing}
+      ${this.summary ? renewalTerms(this.summary) : nothing}
       ${formMessage(this.message)}
       <div class="actions">
-        <button type="button" ?disabled=${this.busy} @click=${() => emit(this, 'renew-back', {})}>Back</button>
-        <button type="submit" ?disabled=${disabled}>${this.busy ? 'Processing…' : `Pay ${formatMoney(this.total, this.currency)}`}</button>
+        <button type="button" ?disabled=${this.busy} @click=${() => emit(this, 'renew-back', {})}>${t('back')}</button>
+        <button type="submit" ?disabled=${disabled}>${this.busy ? t('card.processing') : t('card.pay', total)}</button>
       </div>
     </form>`;
+  }
+
+  private readonly numberTyped = (event: InputEvent) => {
+    const input = event.target as HTMLInputElement;
+    input.value = groupCardNumber(input.value);
+    this.brand = cardLayout(input.value).label;
+    // A complete number that passes the checksum: on to the expiry (a mistyped one stays for correction).
+    const numberProblem = cardProblem({ cardNumber: digitsOf(input.value), expirationMonth: NaN, expirationYear: NaN, cvv: '' })?.field === 'cardNumber';
+    if (cardNumberComplete(input.value) && !numberProblem) this.field('expiry')?.focus();
+  };
+
+  private readonly expiryTyped = (event: InputEvent) => {
+    const input = event.target as HTMLInputElement;
+    input.value = formatExpiry(input.value, event.inputType?.startsWith('delete'));
+    if (digitsOf(input.value).length === 4) this.field('cvv')?.focus();
+  };
+
+  private field(name: string) {
+    return this.renderRoot.querySelector<HTMLInputElement>(`input[name="${name}"]`);
   }
 
   private async submit(event: SubmitEvent) {
@@ -107,23 +133,30 @@ export class CardStep extends LitElement {
     const form = event.target as HTMLFormElement;
     const v = formValues(form);
     if (this.cardFields === 'hosted') return this.submitHosted(v);
+    const expiry = parseExpiry(v.expiry ?? '');
     const card: CardDetails = {
       firstName: v.firstName ?? '',
       lastName: v.lastName ?? '',
-      cardNumber: v.cardNumber ?? '',
-      expirationMonth: Number(v.expirationMonth),
-      expirationYear: Number(v.expirationYear),
+      cardNumber: digitsOf(v.cardNumber ?? ''),
+      expirationMonth: expiry?.month ?? NaN,
+      expirationYear: expiry?.year ?? NaN,
       cvv: v.cvv ?? '',
     };
     const localErrors: Record<string, string> = {};
-    if (!card.firstName) localErrors.firstName = 'required';
-    if (!card.lastName) localErrors.lastName = 'required';
-    const problem = cardProblem({ ...card, expirationMonth: v.expirationMonth ? card.expirationMonth : NaN, expirationYear: v.expirationYear ? card.expirationYear : NaN });
-    if (problem) localErrors[problem.field] = problem.message;
+    if (!card.firstName) localErrors.firstName = t('required');
+    if (!card.lastName) localErrors.lastName = t('required');
+    const problem = cardProblem(card);
+    if (problem?.field === 'cardNumber') localErrors.cardNumber = t('card.invalidNumber');
+    else if (problem?.field === 'cvv') localErrors.cvv = t('card.invalidCvv', cardLayout(card.cardNumber).cvvLength);
+    else if (problem) localErrors.expiry = t(/expired/.test(problem.message) ? 'card.expired' : 'card.invalidExpiry');
     const devToken = this.captchaMode === 'dev' && v.captcha === 'on' ? `dev-${crypto.randomUUID()}` : undefined;
-    if (this.captchaMode === 'dev' && !devToken) localErrors.captcha = "please confirm you're not a robot";
+    if (this.captchaMode === 'dev' && !devToken) localErrors.captcha = t('card.captchaRequired');
     this.localErrors = localErrors;
-    if (Object.keys(localErrors).length > 0) return;
+    if (Object.keys(localErrors).length > 0) {
+      // The first field to fix gets the focus; its message is announced (role=alert).
+      this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      return;
+    }
     emit(this, 'renew-card-submitted', { card, ...(devToken ? { captchaToken: devToken } : {}) });
   }
 
@@ -133,10 +166,10 @@ export class CardStep extends LitElement {
     if (!frame) return;
     const cardholder = { firstName: v.firstName ?? '', lastName: v.lastName ?? '' };
     const localErrors: Record<string, string> = {};
-    if (!cardholder.firstName) localErrors.firstName = 'required';
-    if (!cardholder.lastName) localErrors.lastName = 'required';
+    if (!cardholder.firstName) localErrors.firstName = t('required');
+    if (!cardholder.lastName) localErrors.lastName = t('required');
     const devToken = this.captchaMode === 'dev' && v.captcha === 'on' ? `dev-${crypto.randomUUID()}` : undefined;
-    if (this.captchaMode === 'dev' && !devToken) localErrors.captcha = "please confirm you're not a robot";
+    if (this.captchaMode === 'dev' && !devToken) localErrors.captcha = t('card.captchaRequired');
     const validity = await frame.validate();
     if (!validity.valid && validity.message) localErrors.frame = validity.message;
     this.localErrors = localErrors;

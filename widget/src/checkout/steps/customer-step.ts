@@ -1,7 +1,9 @@
 import { html, LitElement } from 'lit';
+import { updateWhenLocaleChanges } from '@lit/localize';
 import type { ShopperDetails } from '../../checkout-contract.js';
 import { emit } from '../events.js';
 import { formMessage, formValues, textField } from '../fields.js';
+import { t } from '../i18n/localization.js';
 import { stepStyles } from '../styles.js';
 
 /**
@@ -18,22 +20,23 @@ export class CustomerStep extends LitElement {
 
   constructor() {
     super();
+    updateWhenLocaleChanges(this);
     this.errors = {};
   }
 
   override render() {
     const v = this.value;
     return html`<form @submit=${this.submit}>
-      <h2>Your details</h2>
+      <h2>${t('customer.heading')}</h2>
       <div class="row">
-        ${textField({ label: 'First name', name: 'firstName', value: v?.firstName, error: this.errors.firstName, autocomplete: 'given-name', maxlength: 50 })}
-        ${textField({ label: 'Last name', name: 'lastName', value: v?.lastName, error: this.errors.lastName, autocomplete: 'family-name', maxlength: 50 })}
+        ${textField({ label: t('customer.firstName'), name: 'firstName', value: v?.firstName, error: this.errors.firstName, autocomplete: 'given-name', maxlength: 50 })}
+        ${textField({ label: t('customer.lastName'), name: 'lastName', value: v?.lastName, error: this.errors.lastName, autocomplete: 'family-name', maxlength: 50 })}
       </div>
-      ${textField({ label: 'E-mail', name: 'email', type: 'email', value: v?.email, error: this.errors.email, autocomplete: 'email', maxlength: 255 })}
+      ${textField({ label: t('customer.email'), name: 'email', type: 'email', value: v?.email, error: this.errors.email, autocomplete: 'email', maxlength: 255 })}
       ${formMessage(this.message)}
       <div class="actions">
-        <button type="button" @click=${() => emit(this, 'renew-back', {})}>Back</button>
-        <button type="submit">Continue</button>
+        <button type="button" @click=${() => emit(this, 'renew-back', {})}>${t('back')}</button>
+        <button type="submit">${t('continue')}</button>
       </div>
     </form>`;
   }

@@ -1,7 +1,8 @@
 import { html, LitElement, nothing } from 'lit';
+import { updateWhenLocaleChanges } from '@lit/localize';
 import type { PlanOption } from '../../checkout-contract.js';
 import { emit } from '../events.js';
-import { formatMoney, periodLabel } from '../format.js';
+import { formatMoney, periodLabel, t } from '../i18n/localization.js';
 import { stepStyles } from '../styles.js';
 
 /**
@@ -17,26 +18,27 @@ export class PlanStep extends LitElement {
 
   constructor() {
     super();
+    updateWhenLocaleChanges(this);
     this.plans = [];
   }
 
   override render() {
     return html`<form @submit=${this.submit}>
-      <h2>Choose your plan</h2>
-      <div class="choices" role="radiogroup" aria-label="Plans">
+      <h2>${t('plan.heading')}</h2>
+      <div class="choices" role="radiogroup" aria-label=${t('plan.group')}>
         ${this.plans.map(
           (plan) => html`<label class="choice" part="plan">
             <input type="radio" name="plan" value=${plan.planFrequencyId} ?checked=${plan.planFrequencyId === this.selected} required />
             <span>
               <strong>${plan.planName}</strong> · ${formatMoney(plan.recurringPrice, plan.currency)} ${periodLabel(plan)}
-              ${/[1-9]/.test(plan.setupFee) ? html`<span class="muted">+ ${formatMoney(plan.setupFee, plan.currency)} setup</span>` : nothing}
+              ${/[1-9]/.test(plan.setupFee) ? html`<span class="muted">${t('plan.setupFee', formatMoney(plan.setupFee, plan.currency))}</span>` : nothing}
               ${plan.description ? html`<br /><span class="muted">${plan.description}</span>` : nothing}
             </span>
           </label>`,
         )}
       </div>
       ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
-      <div class="actions"><span></span><button type="submit">Continue</button></div>
+      <div class="actions"><span></span><button type="submit">${t('continue')}</button></div>
     </form>`;
   }
 

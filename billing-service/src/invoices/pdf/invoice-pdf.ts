@@ -1,0 +1,93 @@
+import type { AppContext } from '../../app-context.js';
+import { findAddressOfType, type AddressRow } from '../../addresses/repository.js';
+import type { Catalog } from '../../catalog/schema.js';
+import { findCustomerRow } from '../../customers/repository.js';
+import type { Queryable } from '../../db/database.js';
+import { countryById, stateById } from '../../geo/countries.js';
+import { minorUnits } from '../../money/money.js';
+import { findInvoice, findInvoiceLines } from '../repository.js';
+import { invoiceStatus } from '../service.js';
+import { renderInvoicePdf, type InvoicePdfView } from './invoice-pdf-layout.js';
+
+export interface InvoicePdfFile {
+  filename: string;
+  content: Buffer;
+}
+
+/** The invoice's PDF, or undefined when the account has no such invoice. */
+export async function invoicePdf(ctx: Pick<AppContext, 'db' | 'catalog'>, accountId: number, invoiceId: number): Promise<InvoicePdfFile | undefined> {
+  const view = await invoicePdfView(ctx.db, ctx.catalog, accountId, invoiceId);
+  if (!view) return undefined;
+  return { filename: `invoice-${view.invoiceNumber}.pdf`, content: await renderInvoicePdf(view) };
+}
+
+/** What the PDF shows, read from the database: the invoice with its lines and taxes, what is paid, the customer and its billing address, the account. */
+export async function invoicePdfView(db: Queryable, catalog: Catalog, accountId: number, invoiceId: number): Promise<InvoicePdfView | undefined> {
+  const invoice = await findInvoice(db, accountId, invoiceId);
+  if (!invoice) return undefined;
+  const [{ charges, taxes }, customer, address] = await Promise.all([
+    findInvoiceLines(db, [invoice.id]),
+    findCustomerRow(db, accountId, invoice.customerId),
+    findAddressOfType(db, invoice.customerId, 'Billing'),
+  ]);
+  const person = [customer?.title, customer?.firstName, customer?.middleName, customer?.lastName, customer?.suffix].filter(Boolean).join(' ');
+  const company = customer?.companyName ?? null;
+  const seller = catalog.account;
+  return {
+    seller: {
+      name: seller.name,
+      addressLines: addressLines({ ...seller.address }),
+      email: seller.email ?? null,
+    },
+    billTo: {
+      name: person || company || `Customer ${invoice.customerId}`,
+      addressLines: [...(person && company ? [company] : []), ...billingAddressLines(address, company)],
+    },
+    invoiceNumber: invoice.invoiceNumber,
+    status: invoiceStatus(invoice),
+    postedDate: invoice.postedAt ? invoice.postedAt.toISOString().slice(0, 10) : null,
+    effectiveDate: invoice.effectiveAt.toISOString().slice(0, 10),
+    dueDate: invoice.dueAt.toISOString().slice(0, 10),
+    terms: invoice.terms,
+    poNumber: invoice.poNumber,
+    currency: invoice.currency,
+    decimals: minorUnits(invoice.currency),
+    lines: charges.map((c) => ({
+      name: c.name,
+      description: c.description,
+      startServiceDate: c.startServiceDate,
+      endServiceDate: c.endServiceDate,
+      quantity: c.quantity,
+      unitPrice: c.unitPrice,
+      amount: c.amount,
+      discounts: c.discounts,
+    })),
+    subtotal: invoice.subtotal,
+    totalDiscount: invoice.totalDiscount,
+    taxes: taxes.map((t) => ({ name: t.name, rate: t.rate, amount: t.amount })),
+    totalTaxes: invoice.totalTaxes,
+    total: invoice.total,
+    paid: invoice.totalPayments,
+    outstanding: invoice.outstandingBalance,
+  };
+}
+
+function billingAddressLines(address: AddressRow | undefined, company: string | null): string[] {
+  if (!address) return [];
+  const state = address.stateId !== null ? stateById(address.stateId) : undefined;
+  return addressLines({
+    company: address.companyName && address.companyName !== company ? address.companyName : undefined,
+    line1: address.line1,
+    line2: address.line2,
+    city: address.city,
+    state: state?.name,
+    postalZip: address.postalZip,
+    country: address.countryId !== null ? countryById(address.countryId)?.name : undefined,
+  });
+}
+
+/** An address as printed: street lines, "city, state postal code", country; empty parts left out. */
+function addressLines(parts: { company?: string | null; line1?: string | null; line2?: string | null; city?: string | null; state?: string | null; postalZip?: string | null; country?: string | null }): string[] {
+  const place = [[parts.city, parts.state].filter(Boolean).join(', '), parts.postalZip].filter(Boolean).join(' ');
+  return [parts.company, parts.line1, parts.line2, place, parts.country].filter((line): line is string => Boolean(line));
+}

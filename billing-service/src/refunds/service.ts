@@ -1,0 +1,216 @@
+import type { AppContext } from '../app-context.js';
+import { recordChange } from '../audit/audit-log.js';
+import { lockCustomer } from '../customers/repository.js';
+import type { Queryable } from '../db/database.js';
+import type { Caller } from '../http/auth.js';
+import { ApiError } from '../http/errors.js';
+import type { UriBuilder } from '../http/uri.js';
+import { payBackPayment } from '../ledger/refunds.js';
+import { minorUnits, money, toJsonAmount, type Money } from '../money/money.js';
+import { callGateway } from '../payments/call-gateway.js';
+import { findPayment, type PaymentRow } from '../payments/repository.js';
+import type { PaymentResponse } from '../payments/schemas.js';
+import { amountInCurrency } from '../payments/service.js';
+import {
+  deleteRefund, findRefund, findUnallocations, insertRefund, insertUnallocations, lockPaymentForRefund, updateRefund, type RefundRow,
+} from './repository.js';
+import type { CreateRefundInput, RefundResponse } from './schemas.js';
+
+type Method = PaymentResponse['paymentMethod'];
+
+/** What a refund came to. A refusal by the gateway is a normal outcome (recorded as a failed refund), not an exception. */
+export type RefundOutcome =
+  | { status: 'Succeeded'; refund: { id: number } }
+  | { status: 'Refused'; refund: { id: number }; declineCode: string; message: string };
+
+export interface RefundOptions {
+  /** The gateway refund's idempotency key (from the request's Idempotency-Key): a retry after a gateway timeout refunds once. Default: one per refund row. */
+  gatewayIdempotencyKey?: string;
+}
+
+export async function toRefundResponses(db: Queryable, uris: UriBuilder, refunds: RefundRow[]): Promise<RefundResponse[]> {
+  const unallocations = await findUnallocations(db, refunds.map((r) => r.id));
+  return refunds.map((r) => ({
+    originalPaymentId: r.paymentId,
+    customerId: r.customerId,
+    amount: toJsonAmount(r.amount),
+    currency: r.currency,
+    method: r.method as Method,
+    status: r.status,
+    reference: r.reference,
+    effectiveTimestamp: r.effectiveAt.toISOString(),
+    declineCode: r.declineCode,
+    invoiceUnallocations: unallocations
+      .filter((u) => u.refundId === r.id)
+      .map((u) => ({ invoiceId: u.invoiceId, invoiceNumber: u.invoiceNumber, amount: toJsonAmount(u.amount), uri: uris.resource('Invoices', u.invoiceId) })),
+    paymentUri: uris.resource('payments', r.paymentId),
+    id: r.id,
+    uri: uris.resource('refunds', r.id),
+  }));
+}
+
+export async function getRefund(ctx: AppContext, caller: Caller, id: number): Promise<RefundResponse> {
+  const row = await findRefund(ctx.db, caller.accountId, id);
+  if (!row) throw ApiError.notFound('refund', id);
+  const [response] = await toRefundResponses(ctx.db, ctx.uris, [row]);
+  return response!;
+}
+
+/** Refunds a payment (all or part) and answers the refund; a refusal by the gateway is a 402 with its code. */
+export async function createRefund(ctx: AppContext, caller: Caller, input: CreateRefundInput, now?: Date, options: RefundOptions = {}): Promise<RefundResponse> {
+  now ??= await ctx.clock.now(caller.accountId);
+  const outcome = await recordRefund(ctx, caller, input, now, options);
+  if (outcome.status === 'Refused') throw refundRefusedError(outcome);
+  return getRefund(ctx, caller, outcome.refund.id);
+}
+
+/** The 402 of a refund the gateway refused: its words and code, and the failed refund's id. */
+export function refundRefusedError(outcome: Extract<RefundOutcome, { status: 'Refused' }>): ApiError {
+  return new ApiError(402, [
+    { Key: 'Api Error', Value: `refund refused: ${outcome.message}` },
+    { Key: 'declineCode', Value: outcome.declineCode },
+    { Key: 'refundId', Value: String(outcome.refund.id) },
+  ]);
+}
+
+/**
+ * Refunds a succeeded payment. What its refunds hold (succeeded, and card refunds waiting for the
+ * gateway) never exceeds it: each refund is checked and recorded under the payment's row lock. A card
+ * refund is reserved that way, then the gateway is called outside any transaction, then the outcome is
+ * recorded; another method is recorded at once. Throws ApiError for a request that cannot be made.
+ */
+export async function recordRefund(ctx: AppContext, caller: Caller, input: CreateRefundInput, now?: Date, options: RefundOptions = {}): Promise<RefundOutcome> {
+  now ??= await ctx.clock.now(caller.accountId);
+  const payment = await findPayment(ctx.db, caller.accountId, input.originalPaymentId);
+  if (!payment) throw ApiError.notFound('payment', input.originalPaymentId);
+  if (payment.status !== 'Succeeded' || payment.ledgerEntryId === null) {
+    throw ApiError.badRequest(`payment ${payment.id} failed: only a succeeded payment can be refunded`, 'originalPaymentId');
+  }
+  const amount = amountInCurrency(input.amount, payment.currency, 'amount');
+  const method = refundMethod(payment, input.method ?? null);
+  const newRefund = {
+    accountId: caller.accountId,
+    customerId: payment.customerId,
+    paymentId: payment.id,
+    method,
+    amount: amount.toString(),
+    currency: payment.currency,
+    reference: input.reference ?? null,
+    status: 'Pending' as const,
+    effectiveAt: now,
+  };
+
+  if (method !== 'CreditCard') {
+    const id = await ctx.db.transaction().execute(async (trx) => {
+      const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
+      await checkRefundable(trx, payment, amount);
+      const refundId = await insertRefund(trx, newRefund);
+      await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method, reference: newRefund.reference, now, gatewayRefundId: null });
+      return refundId;
+    });
+    return { status: 'Succeeded', refund: { id } };
+  }
+
+  const refundId = await ctx.db.transaction().execute(async (trx) => {
+    await checkRefundable(trx, payment, amount);
+    return insertRefund(trx, newRefund);
+  });
+  let outcome;
+  try {
+    outcome = await callGateway(
+      ctx,
+      (signal) => ctx.payments.gateway.refund({ transactionId: payment.gatewayTransactionId!, amount, currency: payment.currency, idempotencyKey: options.gatewayIdempotencyKey ?? `refund_${refundId}` }, signal),
+      'nothing was recorded; retry with the same Idempotency-Key so the card is refunded once',
+    );
+  } catch (error) {
+    // No answer from the gateway: the reservation is let go (a retry reserves again).
+    await deleteRefund(ctx.db, refundId);
+    throw error;
+  }
+  return ctx.db.transaction().execute(async (trx): Promise<RefundOutcome> => {
+    const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
+    if (!outcome.ok) {
+      await updateRefund(trx, refundId, { status: 'Failed', declineCode: outcome.code, declineMessage: outcome.message });
+      await recordChange(trx, caller, {
+        entityType: 'Refund', entityId: refundId, action: 'create',
+        changes: { status: 'Failed', originalPaymentId: payment.id, amount: amount.toString(), method, declineCode: outcome.code },
+      });
+      return { status: 'Refused', refund: { id: refundId }, declineCode: outcome.code, message: outcome.message };
+    }
+    await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method, reference: newRefund.reference, now, gatewayRefundId: outcome.value.refundId });
+    return { status: 'Succeeded', refund: { id: refundId } };
+  });
+}
+
+/** How the money goes back: as asked, else the payment's own method; only a card payment goes back to its card (CreditCard). */
+function refundMethod(payment: PaymentRow, asked: Method | null): Method {
+  const method = asked ?? (payment.paymentMethodType as Method);
+  if (method === 'CreditCard' && (payment.paymentMethodType !== 'CreditCard' || !payment.gatewayTransactionId)) {
+    throw ApiError.badRequest(`payment ${payment.id} was not made by card: refund it by ${payment.paymentMethodType}, Cash or Check`, 'method');
+  }
+  return method;
+}
+
+/** Under the payment's row lock: the refund fits what the payment has left to refund (400 on `amount` otherwise). */
+async function checkRefundable(trx: Queryable, payment: PaymentRow, amount: Money) {
+  const held = money(await lockPaymentForRefund(trx, payment.id));
+  const left = money(payment.amount).minus(held);
+  if (amount.greaterThan(left)) {
+    const decimals = minorUnits(payment.currency);
+    throw ApiError.badRequest(
+      `more than the ${left.toFixed(decimals)} ${payment.currency} left to refund of payment ${payment.id} (${money(payment.amount).toFixed(decimals)}, ${held.toFixed(decimals)} refunded or being refunded)`,
+      'amount',
+    );
+  }
+}
+
+/**
+ * A refund that happened: the ledger pays it back (unallocated money first, then the payment's
+ * invoices, newest first, which open again), the refund is Succeeded with what it reopened, and its
+ * audit entry, e-mail and webhook commit with it. The caller holds the customer's lock.
+ */
+async function completeRefund(
+  ctx: AppContext,
+  trx: Queryable,
+  caller: Caller,
+  refund: {
+    customer: NonNullable<Awaited<ReturnType<typeof lockCustomer>>>;
+    payment: PaymentRow;
+    refundId: number;
+    amount: Money;
+    method: Method;
+    reference: string | null;
+    now: Date;
+    gatewayRefundId: string | null;
+  },
+) {
+  const { payment, customer, refundId, amount, now } = refund;
+  const paidBack = await payBackPayment(trx, {
+    accountId: caller.accountId,
+    customerId: payment.customerId,
+    paymentEntryId: payment.ledgerEntryId!,
+    amount,
+    effectiveAt: now,
+    description: refund.reference ?? `refund of payment ${payment.id}`,
+  });
+  await updateRefund(trx, refundId, { status: 'Succeeded', ledgerEntryId: paidBack.refundEntryId, gatewayRefundId: refund.gatewayRefundId });
+  await insertUnallocations(trx, refundId, paidBack.reopened.map((r) => ({ invoiceId: r.invoiceId, amount: r.amount.toString() })));
+  await recordChange(trx, caller, {
+    entityType: 'Refund', entityId: refundId, action: 'create',
+    changes: {
+      status: 'Succeeded', originalPaymentId: payment.id, amount: amount.toString(), method: refund.method,
+      reopenedInvoices: paidBack.reopened.map((r) => ({ invoiceId: r.invoiceId, amount: r.amount.toString() })),
+    },
+  });
+  const decimals = minorUnits(payment.currency);
+  await ctx.notifier?.enqueue(trx, customer, {
+    type: 'Refund',
+    amount: amount.toFixed(decimals),
+    currency: payment.currency,
+    paymentAmount: money(payment.amount).toFixed(decimals),
+    paymentDate: payment.effectiveAt.toISOString().slice(0, 10),
+    method: refund.method,
+    reference: refund.reference,
+  });
+  await ctx.webhooks?.payment(trx, caller.accountId, payment.customerId, payment.id, 'payment.refunded', now);
+}

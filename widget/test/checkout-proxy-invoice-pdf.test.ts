@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_HEADER } from '../src/checkout-contract.js';
+import { errorsOf, SHOPPER, startCheckoutHarness, type CheckoutHarness } from './helpers/checkout-harness.js';
+
+let h: CheckoutHarness;
+beforeAll(async () => {
+  h = await startCheckoutHarness();
+});
+afterAll(async () => h?.close());
+
+/** A shopper's whole checkout through the proxy and the capture host: its session and its paid first invoice. */
+async function completedCheckout() {
+  const { customerId, session } = (await h.proxy('POST', '/customers', SHOPPER)).json();
+  const summary = (await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session)).json();
+  const paid = await fetch(`${h.captureUrl}/api/paymentsv2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      customerId, publicApiKey: h.billing.account.publicApiKey, captureToken: summary.captureToken, cardNumber: '4242424242424242', firstName: 'Grace', lastName: 'Hopper',
+      expirationMonth: 12, expirationYear: 30, cvv: '123', recaptcha: `dev-${Math.random()}`, riskToken: 'rt', clientIp: '203.0.113.9', email: 'grace@example.com',
+      paymentCollectOptions: { collectionAmount: summary.total },
+    }),
+  });
+  expect(paid.status).toBe(200);
+  const done = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
+  expect(done.statusCode, done.body).toBe(200);
+  const invoice = done.json().invoice as { id: number; number: number };
+  return { customerId: customerId as number, session: session as string, invoice };
+}
+
+/** Over a real port, through the Fastify adapter, as a browser would ask. */
+const downloadPdf = (customerId: number, invoiceId: number, session?: string) =>
+  fetch(`${h.proxyUrl}/customers/${customerId}/invoices/${invoiceId}/pdf`, { headers: session ? { [SESSION_HEADER]: session } : {} });
+
+describe("the checkout's invoice PDF", () => {
+  it("answers the session's own invoice as a PDF attachment, byte for byte the billing API's", async () => {
+    const { customerId, session, invoice } = await completedCheckout();
+    const res = await downloadPdf(customerId, invoice.id, session);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="invoice-${invoice.number}.pdf"`);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const fromBillingApi = await h.billing.call('GET', `/v1/Invoices/pdf/${invoice.id}`);
+    expect(bytes.equals(fromBillingApi.rawPayload)).toBe(true);
+  });
+
+  it("answers 404 for another customer's invoice asked with this session, as for an invoice that does not exist", async () => {
+    const mine = await completedCheckout();
+    const theirs = await completedCheckout();
+    for (const invoiceId of [theirs.invoice.id, 2 ** 31 - 1]) {
+      const res = await downloadPdf(mine.customerId, invoiceId, mine.session);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ ErrorId: expect.any(Number), HttpStatusCode: 404, Errors: [{ Key: 'Api Error', Value: `invoice with id ${invoiceId} not found` }] });
+    }
+  });
+
+  it('answers 403 without a session, or with the session of another customer', async () => {
+    const mine = await completedCheckout();
+    const theirs = await completedCheckout();
+    for (const session of [undefined, theirs.session]) {
+      const res = await downloadPdf(mine.customerId, mine.invoice.id, session);
+      expect(res.status).toBe(403);
+      const body = await res.json();
+      expect(body.HttpStatusCode).toBe(403);
+      expect(body.Errors[0].Value).toMatch(/checkout session/);
+    }
+    // Their own session on their own customer id, naming my invoice: not theirs, so not found.
+    expect((await downloadPdf(theirs.customerId, mine.invoice.id, theirs.session)).status).toBe(404);
+  });
+
+  it('refuses an invoice id that is not a positive whole number on the field', async () => {
+    const { customerId, session } = await completedCheckout();
+    const res = await h.proxy('GET', `/customers/${customerId}/invoices/abc/pdf`, undefined, session);
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res)[0]!.Key).toBe('invoiceId');
+  });
+});
