@@ -48,7 +48,9 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
   if (!(await claimClockForAdvance(ctx.db, caller.accountId, from, wallStart, STALE_ADVANCE_MS))) {
     throw ApiError.conflict('this account\'s clock is being advanced by another request; retry when it is done', 'to');
   }
-  const totals = { days: 0, renewed: 0, collected: 0, declined: 0, overdueNotices: 0, suspended: 0, reactivated: 0, cancelled: 0 };
+  // Every list of a tick, counted over the whole advance.
+  const totals: Record<keyof ClockTick, number> = { renewed: 0, overdueNotices: 0, expiryNotices: 0, collected: 0, declined: 0, reactivated: 0, suspended: 0, cancelled: 0 };
+  let days = 0;
   try {
     for (let at = from; at < to; ) {
       at = new Date(Math.min(at.getTime() + DAY_MS, to.getTime()));
@@ -56,9 +58,9 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
       let tick: ClockTick;
       do {
         tick = await runBillingClock(ctx, at, { kind: 'account', accountId: caller.accountId });
-        add(totals, tick);
+        for (const key of Object.keys(totals) as Array<keyof ClockTick>) totals[key] += tick[key].length;
       } while (Object.values(tick).some((ids) => ids.length >= TICK_BATCH));
-      totals.days += 1;
+      days += 1;
     }
   } finally {
     await releaseClock(ctx.db, caller.accountId);
@@ -68,7 +70,7 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
     now: to.toISOString(),
     advanced: true,
     from: from.toISOString(),
-    days: totals.days,
+    days,
     invoicesPosted: await countPostedInvoices(ctx.db, caller.accountId, from, to),
     customersRenewed: totals.renewed,
     paymentsCollected: totals.collected,
@@ -80,16 +82,6 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
     emailsQueued: outboxes.emails,
     webhookEventsQueued: outboxes.webhookEvents,
   };
-}
-
-function add(totals: Record<string, number>, tick: ClockTick): void {
-  totals.renewed! += tick.renewed.length;
-  totals.collected! += tick.collected.length;
-  totals.declined! += tick.declined.length;
-  totals.overdueNotices! += tick.overdueNotices.length;
-  totals.suspended! += tick.suspended.length;
-  totals.reactivated! += tick.reactivated.length;
-  totals.cancelled! += tick.cancelled.length;
 }
 
 /**
