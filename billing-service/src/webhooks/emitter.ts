@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/schema.js';
 import { toCustomerResponses } from '../customers/customer-response.js';
 import { findCustomerRecord } from '../customers/repository.js';
+import type { CustomerResponse } from '../customers/schemas.js';
 import type { Queryable } from '../db/database.js';
 import type { UriBuilder } from '../http/uri.js';
 import { findInvoice } from '../invoices/repository.js';
@@ -24,8 +25,10 @@ export class WebhookEmitter implements ResourceWebhooks {
     private readonly uris: UriBuilder,
   ) {}
 
-  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date) {
+  /** `response`: the customer as the caller already built it in this transaction (else it is read). */
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date, response?: CustomerResponse) {
     return this.emit(trx, accountId, customerId, type, now, async () => {
+      if (response) return response;
       const record = await findCustomerRecord(trx, accountId, customerId, now);
       return record ? (await toCustomerResponses(trx, this.uris, [record]))[0] : null;
     });

@@ -1,3 +1,4 @@
+import type { CustomerResponse } from '../customers/schemas.js';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { findEnabledEndpoints, insertDeliveries, insertEvent } from './repository.js';
@@ -54,7 +55,7 @@ export async function emitWebhookEvent(
 
 /** The events of each kind of resource, with the resource as the API returns it (webhooks/emitter.ts). */
 export interface ResourceWebhooks {
-  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date): Promise<void>;
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date, response?: CustomerResponse): Promise<void>;
   subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now: Date): Promise<void>;
   invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date): Promise<void>;
   payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date): Promise<void>;
