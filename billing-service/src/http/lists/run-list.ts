@@ -25,6 +25,8 @@ export interface ListResult<O> {
  * sort `collate "C"` (byte order: '' < digits < uppercase < lowercase), which
  * matches the `collate "C"` indexes. `idColumn` breaks ties so pages are stable.
  * The counts and the page query are planned with each call's values (PLAN_EACH_CALL).
+ * `unfilteredCount`, when given, answers the base query's row count (X-MaxCount, and
+ * X-Count without a filter) from a count the writes maintain, instead of `count(*)`.
  * Any order by on the base query is replaced. A SELECT DISTINCT base query
  * would need the sort expressions in its select list (PostgreSQL's rule); don't.
  */
@@ -35,6 +37,7 @@ export async function runList<O>(
   request: ListRequest,
   fields: readonly ListField[],
   idColumn: string,
+  unfilteredCount?: () => Promise<number>,
 ): Promise<ListResult<O>> {
   const base = baseQuery.clearOrderBy();
   let filtered = base;
@@ -69,12 +72,14 @@ export async function runList<O>(
       )
     : order(filtered.clearSelect().select(sql.ref(idColumn).as('listRowId')), sortExpression, sql.ref(idColumn));
   // Concurrent: on PostgreSQL each runs on its own pooled connection (the embedded database queues them).
-  const [count, unfilteredCount, page] = await Promise.all([
-    countRows(db, filtered),
-    request.conditions.length === 0 ? undefined : countRows(db, base),
+  const countBase = () => (unfilteredCount ? unfilteredCount() : countRows(db, base));
+  const unfiltered = request.conditions.length === 0;
+  const [count, baseCount, page] = await Promise.all([
+    unfiltered ? countBase() : countRows(db, filtered),
+    unfiltered ? undefined : countBase(),
     pageQuery.execute(),
   ]);
-  const maxCount = unfilteredCount ?? count;
+  const maxCount = baseCount ?? count;
   if (page.length === 0) return { rows: [], count, maxCount };
   const ids = page.map((r) => (r as { listRowId: number }).listRowId);
   const rows = (await base.where(sql.ref(idColumn), 'in', ids).execute()) as O[];
