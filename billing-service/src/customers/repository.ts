@@ -70,6 +70,18 @@ export function selectCustomerRecords(db: Queryable, accountId: number, now: Dat
     .where('customers.accountId', '=', accountId);
 }
 
+const customerCount = reusableQuery((db: Queryable, accountId: number) =>
+  db
+    .selectFrom('accountRowCounts')
+    .select(sql<string>`coalesce(sum(row_count), 0)`.as('count'))
+    .where('accountId', '=', accountId)
+    .where('tableName', '=', 'customers'),
+);
+
+/** The account's customers, from the counts migration 0019's triggers keep in each writing transaction. */
+export async function countCustomers(db: Queryable, accountId: number): Promise<number> {
+  return Number((await customerCount(db, accountId))[0]!.count);
+}
 
 const customerRecordById = reusableQuery((db: Queryable, accountId: number, id: number, now: Date) =>
   selectCustomerRecords(db, accountId, now).where('customers.id', '=', id),
