@@ -113,6 +113,13 @@ export async function lockCustomer(db: Queryable, accountId: number, id: number)
   return (await lockedCustomerRowById(db, accountId, id))[0];
 }
 
+/** Locks several customers of the account, in id order (so that two batches never wait on each other in a cycle). */
+export function lockCustomers(db: Queryable, accountId: number, ids: number[]): Promise<CustomerRow[]> {
+  const storable = [...new Set(ids.filter(isStorableId))];
+  if (storable.length === 0) return Promise.resolve([]);
+  return db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', 'in', storable).orderBy('id').forUpdate().execute();
+}
+
 export async function customerExists(db: Queryable, accountId: number, id: number): Promise<boolean> {
   if (!isStorableId(id)) return false;
   const row = await db.selectFrom('customers').select('id').where('accountId', '=', accountId).where('id', '=', id).executeTakeFirst();

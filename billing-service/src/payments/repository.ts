@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { PaymentsTable } from '../db/schema.js';
 
@@ -103,3 +104,28 @@ export async function findOpenInvoiceEntries(db: Queryable, customerId: number, 
     .where('invoiceId', 'in', storable)
     .execute();
 }
+
+/** Several payments in one statement (a batch); their ids in the order given. */
+export function insertPayments(db: Queryable, payments: NewPayment[]): Promise<number[]> {
+  const rows = payments.map((p) => ({
+    account_id: p.accountId,
+    customer_id: p.customerId,
+    ledger_entry_id: p.ledgerEntryId,
+    payment_method_type: p.paymentMethodType,
+    payment_method_id: p.paymentMethodId,
+    source: p.source,
+    reference: p.reference,
+    amount: String(p.amount),
+    currency: p.currency,
+    status: p.status,
+    gateway_transaction_id: p.gatewayTransactionId,
+    decline_code: p.declineCode,
+    decline_message: p.declineMessage,
+    effective_at: p.effectiveAt,
+  }));
+  return insertJsonRows(db, 'payments', PAYMENT_COLUMNS, rows, true);
+}
+
+const PAYMENT_COLUMNS =
+  'account_id integer, customer_id integer, ledger_entry_id bigint, payment_method_type text, payment_method_id integer, source text, reference text, ' +
+  'amount numeric, currency text, status text, gateway_transaction_id text, decline_code text, decline_message text, effective_at timestamptz';

@@ -13,7 +13,7 @@ import { findPayment } from '../payments/repository.js';
 import { toPaymentResponses } from '../payments/service.js';
 import { findSubscription } from '../subscriptions/repository.js';
 import { toSubscriptionResponses } from '../subscriptions/service.js';
-import { emitWebhookEvent, type ResourceWebhooks, type WebhookEventType } from './events.js';
+import { emitWebhookEvent, emitWebhookEvents, type ResourceWebhooks, type WebhookEventType } from './events.js';
 
 /**
  * The webhook events of each kind of resource, with the resource as the API returns it (built
@@ -42,10 +42,23 @@ export class WebhookEmitter implements ResourceWebhooks {
   }
 
   invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date) {
-    return this.emit(trx, accountId, customerId, type, now, async () => {
-      const row = await findInvoice(trx, accountId, invoiceId);
-      return row ? (await toInvoiceResponses(trx, this.uris, [row]))[0] : null;
-    });
+    return this.emit(trx, accountId, customerId, type, now, () => this.invoiceData(trx, accountId, invoiceId));
+  }
+
+  private async invoiceData(trx: Queryable, accountId: number, invoiceId: number) {
+    const row = await findInvoice(trx, accountId, invoiceId);
+    return row ? (await toInvoiceResponses(trx, this.uris, [row]))[0] : null;
+  }
+
+  // A paid invoice does not change again within the batch, so reading it after the batch's writes is exact.
+  paymentsSucceeded(trx: Queryable, accountId: number, payments: Array<{ customerId: number; data: () => Promise<unknown>; paidInvoiceIds: number[] }>, now: Date) {
+    return emitWebhookEvents(
+      trx,
+      payments.flatMap((p) => [
+        { accountId, customerId: p.customerId, type: 'payment.succeeded' as const, now, data: p.data },
+        ...p.paidInvoiceIds.map((invoiceId) => ({ accountId, customerId: p.customerId, type: 'invoice.paid' as const, now, data: () => this.invoiceData(trx, accountId, invoiceId) })),
+      ]),
+    );
   }
 
   payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date) {

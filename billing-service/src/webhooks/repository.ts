@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
 // ---------------------------------------------------------------- events (the outbox)
@@ -49,6 +50,12 @@ export async function insertEvent(
 ): Promise<number> {
   const inserted = await db.insertInto('webhookEvents').values(event).returning('id').executeTakeFirstOrThrow();
   return Number(inserted.id);
+}
+
+/** Several events in one statement (a batch of changes); their ids in the order given. */
+export function insertEvents(db: Queryable, events: Array<{ publicId: string; accountId: number; customerId: number | null; eventType: string; payload: unknown }>): Promise<number[]> {
+  const rows = events.map((e) => ({ public_id: e.publicId, account_id: e.accountId, customer_id: e.customerId, event_type: e.eventType, payload: e.payload }));
+  return insertJsonRows(db, 'webhook_events', 'public_id text, account_id integer, customer_id integer, event_type text, payload jsonb', rows, true);
 }
 
 export async function insertDeliveries(db: Queryable, deliveries: Array<{ accountId: number; eventId: number; endpointId: number; customerId: number | null }>) {
