@@ -45,11 +45,47 @@ export async function allocateAvailableFunds(
   const invoices = entries
     .filter((e) => e.entryType === 'invoice')
     .map((e) => ({ ...e, open: money(e.openAmount) }))
-    .sort((a, b) => {
-      const byDue = (a.dueAt?.getTime() ?? 0) - (b.dueAt?.getTime() ?? 0) || a.id - b.id;
-      return order === 'OldestToNewest' ? byDue : -byDue;
-    });
+    .sort(inAllocationOrder(order));
   return applyFunds(db, accountId, sources, invoices);
+}
+
+/** Open invoices oldest due first (or newest first), then by entry. */
+function inAllocationOrder(order: AllocationOrder) {
+  return (a: { id: number; dueAt: Date | null }, b: { id: number; dueAt: Date | null }) => {
+    const byDue = (a.dueAt?.getTime() ?? 0) - (b.dueAt?.getTime() ?? 0) || a.id - b.id;
+    return order === 'OldestToNewest' ? byDue : -byDue;
+  };
+}
+
+/** An open invoice entry as lockedOpenInvoiceEntries gives it (JSON: the amount as text, the due time as ISO text). */
+export interface LockedOpenInvoiceEntry {
+  id: number;
+  openAmount: string;
+  invoiceId: number | null;
+  dueAt: string | null;
+}
+
+/**
+ * The customer's open entries locked as allocateAvailableFunds locks them, for one column of a
+ * statement that also inserts the entry to allocate (a new payment's): its open invoice entries as
+ * JSON. Run it under the customer's lock, in a statement after the lock's (its snapshot must not
+ * predate the lock).
+ */
+export function lockedOpenInvoiceEntries(accountId: number, customerId: number) {
+  return sql<LockedOpenInvoiceEntry[]>`(select coalesce(json_agg(json_build_object('id', e.id, 'openAmount', e.open_amount::text, 'invoiceId', e.invoice_id, 'dueAt', e.due_at) order by e.id) filter (where e.entry_type = 'invoice'), '[]'::json)
+    from (select id, entry_type, open_amount, invoice_id, due_at from ledger_entries
+      where customer_id = ${customerId} and account_id = ${accountId} and open_amount > 0 and entry_type in ('payment', 'credit', 'invoice') order by id for update) as e)`;
+}
+
+/**
+ * allocateAvailableFunds for one new entry (`source`, inserted by the statement that read
+ * `lockedInvoices` with lockedOpenInvoiceEntries, so not among them): oldest due invoice first.
+ */
+export function allocateNewEntry(db: Queryable, accountId: number, source: { id: number; open: Money }, lockedInvoices: LockedOpenInvoiceEntry[]): Promise<Allocation[]> {
+  const invoices = lockedInvoices
+    .map((e) => ({ id: e.id, invoiceId: e.invoiceId, dueAt: e.dueAt === null ? null : new Date(e.dueAt), open: money(e.openAmount) }))
+    .sort(inAllocationOrder('OldestToNewest'));
+  return applyFunds(db, accountId, [source], invoices);
 }
 
 /** Applies explicit amounts of one source entry to given invoices (already validated by the caller). */

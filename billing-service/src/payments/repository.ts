@@ -3,6 +3,8 @@ import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { PaymentMethodsTable, PaymentsTable } from '../db/schema.js';
+import { lockedOpenInvoiceEntries, type LockedOpenInvoiceEntry } from '../ledger/allocation.js';
+import { enabledEndpointsJson, rememberEnabledEndpoints } from '../webhooks/repository.js';
 
 export type PaymentRow = Selectable<PaymentsTable> & { unallocated: string | null };
 
@@ -132,13 +134,21 @@ const insertCardWithPaymentRows = reusableQuery(
       )
       .selectFrom('newCard')
       .selectAll('newCard')
-      .select([paymentId.as('paymentId'), entryId.as('ledgerEntryId')]);
+      .select([
+        paymentId.as('paymentId'),
+        entryId.as('ledgerEntryId'),
+        // what the rest of the transaction needs, read here rather than in two statements more
+        lockedOpenInvoiceEntries(accountId, customerId).as('openInvoices'),
+        enabledEndpointsJson(accountId).as('webhookEndpoints'),
+      ]);
   },
 );
 
 /**
  * Stores a validated card, the ledger entry and the succeeded payment of its first charge, and the
- * audit entries of both, in one statement (the caller's transaction holds the customer's lock).
+ * audit entries of both, in one statement (the caller's transaction holds the customer's lock, taken
+ * in an earlier statement). The same statement locks the customer's open invoice entries for the
+ * payment's allocation and reads the account's webhook endpoints for the transaction's events.
  */
 export async function insertCardWithPayment(
   db: Queryable,
@@ -146,7 +156,7 @@ export async function insertCardWithPayment(
   payment: { source: string; amount: string; currency: string; gatewayTransactionId: string },
   /** Who made the change and the changes of each row as audit-log's auditEntry gives them (the entity ids are the new rows'). */
   audit: { actor: string; source: string; cardChanges: string; paymentChanges: string },
-): Promise<{ card: Selectable<PaymentMethodsTable>; paymentId: number; ledgerEntryId: number }> {
+): Promise<{ card: Selectable<PaymentMethodsTable>; paymentId: number; ledgerEntryId: number; openInvoices: LockedOpenInvoiceEntry[] }> {
   const [row] = await insertCardWithPaymentRows(
     db,
     card.accountId,
@@ -177,8 +187,9 @@ export async function insertCardWithPayment(
     audit.cardChanges,
     audit.paymentChanges,
   );
-  const { paymentId, ledgerEntryId, ...stored } = row!;
-  return { card: stored, paymentId: Number(paymentId), ledgerEntryId: Number(ledgerEntryId) };
+  const { paymentId, ledgerEntryId, openInvoices, webhookEndpoints, ...stored } = row!;
+  rememberEnabledEndpoints(db, card.accountId, webhookEndpoints);
+  return { card: stored, paymentId: Number(paymentId), ledgerEntryId: Number(ledgerEntryId), openInvoices };
 }
 
 /** Where the payments' money went: their allocations with each invoice's number, total and balance. */

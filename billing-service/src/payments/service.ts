@@ -7,7 +7,7 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
-import { allocateAvailableFunds, allocateExplicitly, type Allocation } from '../ledger/allocation.js';
+import { allocateAvailableFunds, allocateExplicitly, allocateNewEntry, type Allocation } from '../ledger/allocation.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/money.js';
@@ -308,7 +308,7 @@ async function storeCardWithSucceededPayment(trx: Queryable, caller: Caller, car
     { actor: cardAudit.actor, source: cardAudit.source, cardChanges: cardAudit.changes, paymentChanges: audit('Payment', succeededPaymentAuditChanges(base, 'CreditCard')).changes },
   );
   await events.webhooks?.paymentMethod(trx, stored.card, 'paymentMethod.created', events.now);
-  const allocations = await allocateNewPayment(trx, caller, base, stored.ledgerEntryId, {});
+  const allocations = await allocateNewEntry(trx, caller.accountId, { id: stored.ledgerEntryId, open: money(String(base.amount)) }, stored.openInvoices);
   await announceSucceededPayment(trx, caller, base, stored.paymentId, allocations, events);
   return stored;
 }

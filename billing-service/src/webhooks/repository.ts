@@ -27,6 +27,20 @@ export function findEnabledEndpoints(db: Queryable, accountId: number): Promise<
   return endpoints;
 }
 
+/** The account's enabled endpoints as one JSON column of another statement (hand them to rememberEnabledEndpoints). */
+export function enabledEndpointsJson(accountId: number) {
+  return sql<EnabledEndpoint[]>`(select coalesce(json_agg(json_build_object('id', id, 'eventTypes', event_types) order by id), '[]'::json)
+    from webhook_endpoints where account_id = ${accountId} and status = 'Enabled' and deleted_at is null)`;
+}
+
+/** Endpoints a statement of this transaction read (enabledEndpointsJson): its events go to them without another read. */
+export function rememberEnabledEndpoints(trx: Queryable, accountId: number, endpoints: EnabledEndpoint[]): void {
+  if (!trx.isTransaction) return;
+  let read = endpointsReadInTransaction.get(trx);
+  if (!read) endpointsReadInTransaction.set(trx, (read = new Map()));
+  read.set(accountId, Promise.resolve(endpoints));
+}
+
 export async function insertEvent(
   db: Queryable,
   event: { publicId: string; accountId: number; customerId: number | null; eventType: string; payload: string },
