@@ -22,7 +22,7 @@ import {
 import { toCustomerResponse, toCustomerResponses } from './customer-response.js';
 import type { CreateCustomerInput, CustomerResponse, UpdateCustomerInput } from './schemas.js';
 import type { Queryable } from '../db/database.js';
-import { primeEnabledEndpoints } from '../webhooks/repository.js';
+import { rememberEnabledEndpoints } from '../webhooks/repository.js';
 
 type CustomerReferenceInput = NonNullable<CreateCustomerInput['customerReference']>;
 type AddressInput = NonNullable<CreateCustomerInput['billing']>;
@@ -128,7 +128,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
         ],
         audit: auditEntry(caller, { entityType: 'Customer', action: 'create', changes: stripNulls(input) }),
       });
-      primeEnabledEndpoints(trx, caller.accountId, enabledEndpoints);
+      rememberEnabledEndpoints(trx, caller.accountId, enabledEndpoints);
       // the stored customer, as a read would show it (no subscription yet, so no recurring revenue)
       const created = toCustomerResponse(record, ctx.uris);
       await ctx.webhooks?.customer(trx, caller.accountId, record.id, 'customer.created', now, created);

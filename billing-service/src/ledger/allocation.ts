@@ -69,6 +69,38 @@ export function lockOpenEntriesOfCustomers(db: Queryable, accountId: number, cus
   return openEntries(db, accountId).where('customerId', 'in', customerIds).orderBy('id').forUpdate().execute();
 }
 
+/** An open invoice entry as lockedOpenInvoiceEntries gives it (JSON: the amount as text, the due time as ISO text). */
+export interface LockedOpenInvoiceEntry {
+  id: number;
+  openAmount: string;
+  invoiceId: number | null;
+  dueAt: string | null;
+}
+
+/**
+ * The customer's open entries locked as allocateAvailableFunds locks them, for one column of a
+ * statement that also inserts the entry to allocate (a new payment's): its open invoice entries as
+ * JSON. Run it under the customer's lock, in a statement after the lock's (its snapshot must not
+ * predate the lock).
+ */
+export function lockedOpenInvoiceEntries(accountId: number, customerId: number) {
+  return sql<LockedOpenInvoiceEntry[]>`(select coalesce(json_agg(json_build_object('id', e.id, 'openAmount', e.open_amount::text, 'invoiceId', e.invoice_id, 'dueAt', e.due_at) order by e.id) filter (where e.entry_type = 'invoice'), '[]'::json)
+    from (select id, entry_type, open_amount, invoice_id, due_at from ledger_entries
+      where customer_id = ${customerId} and account_id = ${accountId} and open_amount > 0 and entry_type in ('payment', 'credit', 'invoice') order by id for update) as e)`;
+}
+
+/**
+ * allocateAvailableFunds for one new entry (`source`, inserted by the statement that read
+ * `lockedInvoices` with lockedOpenInvoiceEntries, so not among them): oldest due invoice first.
+ */
+export function allocateNewEntry(db: Queryable, accountId: number, source: { id: number; open: Money }, lockedInvoices: LockedOpenInvoiceEntry[]): Promise<Allocation[]> {
+  const invoices = invoicesInPayingOrder(
+    lockedInvoices.map((e) => ({ id: e.id, invoiceId: e.invoiceId, dueAt: e.dueAt === null ? null : new Date(e.dueAt), open: money(e.openAmount) })),
+    'OldestToNewest',
+  );
+  return applyFunds(db, accountId, [source], invoices);
+}
+
 /** Applies explicit amounts of one source entry to given invoices (already validated by the caller). */
 export async function allocateExplicitly(
   db: Queryable,

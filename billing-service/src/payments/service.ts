@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { recordChange, recordChanges } from '../audit/audit-log.js';
+import { auditEntry, recordChange, recordChanges } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer, lockCustomers } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
@@ -7,15 +7,15 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError, type ErrorBody } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
-import { allocateAvailableFunds, allocateExplicitly, invoicesInPayingOrder, lockOpenEntriesOfCustomers, planAllocations, recordAllocations, type Allocation } from '../ledger/allocation.js';
+import { allocateAvailableFunds, allocateExplicitly, allocateNewEntry, invoicesInPayingOrder, lockOpenEntriesOfCustomers, planAllocations, recordAllocations, type Allocation } from '../ledger/allocation.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
 import { addLedgerEntries, addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/money.js';
 import { findRefundsOfPayments } from '../refunds/repository.js';
 import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } from '../payment-methods/repository.js';
-import { insertValidatedCard, type CardReadyToStore } from '../payment-methods/service.js';
+import { insertValidatedCard, lockCustomerForNewCard, newCardAuditChanges, type CardReadyToStore } from '../payment-methods/service.js';
 import { callGateway } from './call-gateway.js';
-import { findAllocations, findOpenInvoiceEntries, findPayment, insertPayment, insertPayments, selectPayments, type NewPayment, type PaymentRow } from './repository.js';
+import { findAllocations, findOpenInvoiceEntries, findPayment, insertCardWithPayment, insertPayment, insertPayments, selectPayments, type NewPayment, type PaymentRow } from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
@@ -351,21 +351,59 @@ async function insertSucceededPayment(
   const amount = money(String(base.amount));
   const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: base.customerId, entryType: 'payment', amount, effectiveAt: base.effectiveAt as Date, description: allocation.reference ?? null });
   const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
-  let allocations: Allocation[] = [];
+  const allocations = await allocateNewPayment(trx, caller, base, entryId, allocation);
+  await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: succeededPaymentAuditChanges(base, allocation.paymentMethod) });
+  await announceSucceededPayment(trx, caller, base, id, allocations, events);
+  return id;
+}
+
+/** A succeeded payment's ledger entry allocated as asked: explicitly, or to open invoices (the default), or not at all. */
+async function allocateNewPayment(
+  trx: Queryable,
+  caller: Caller,
+  base: PaymentBase,
+  entryId: number,
+  allocation: Pick<CollectPaymentInput, 'paymentAllocations' | 'autoAllocate' | 'autoAllocateOrder'>,
+): Promise<Allocation[]> {
   if (allocation.paymentAllocations?.length) {
     // Checked again under the lock; if an invoice changed meanwhile the money stays unallocated rather than lost.
-    const parts = await checkExplicitAllocations(trx, { id: base.customerId, currency: base.currency }, amount, allocation.paymentAllocations).catch((error: unknown) => {
+    const parts = await checkExplicitAllocations(trx, { id: base.customerId, currency: base.currency }, money(String(base.amount)), allocation.paymentAllocations).catch((error: unknown) => {
       if (error instanceof ApiError) return [];
       throw error;
     });
-    allocations = await allocateExplicitly(trx, caller.accountId, entryId, parts);
-  } else if (allocation.autoAllocate !== false) {
-    allocations = await allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
+    return allocateExplicitly(trx, caller.accountId, entryId, parts);
   }
-  await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Succeeded', amount: String(base.amount), method: allocation.paymentMethod } });
+  if (allocation.autoAllocate === false) return [];
+  return allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
+}
+
+const succeededPaymentAuditChanges = (base: PaymentBase, method: string) => ({ status: 'Succeeded', amount: String(base.amount), method });
+
+/** payment.succeeded, and invoice.paid for the invoices its allocations paid off. */
+async function announceSucceededPayment(trx: Queryable, caller: Caller, base: PaymentBase, id: number, allocations: Allocation[], events: PaymentEvents) {
   await events.webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.succeeded', events.now);
   await events.webhooks?.paidInvoices(trx, caller.accountId, base.customerId, allocations.map((a) => a.invoiceId), events.now);
-  return id;
+}
+
+/**
+ * The card-capture host's card and first payment, stored together under the customer's lock: the
+ * card, the ledger entry, the payment and both audit entries in one statement, then the payment
+ * allocated to open invoices and the webhook events (the card's first, as insertValidatedCard emits it).
+ */
+async function storeCardWithSucceededPayment(trx: Queryable, caller: Caller, card: CardReadyToStore, base: PaymentBase, transactionId: string, events: PaymentEvents) {
+  const isDefault = await lockCustomerForNewCard(trx, caller, card, false);
+  const audit = (entityType: string, changes: Record<string, unknown>) => auditEntry(caller, { entityType, action: 'create', changes });
+  const cardAudit = audit('PaymentMethod', newCardAuditChanges(card, isDefault, false));
+  const stored = await insertCardWithPayment(
+    trx,
+    { ...card.values, isDefault, modifiedAt: events.now },
+    { source: base.source, amount: String(base.amount), currency: base.currency, gatewayTransactionId: transactionId },
+    { actor: cardAudit.actor, source: cardAudit.source, cardChanges: cardAudit.changes, paymentChanges: audit('Payment', succeededPaymentAuditChanges(base, 'CreditCard')).changes },
+  );
+  await events.webhooks?.paymentMethod(trx, stored.card, 'paymentMethod.created', events.now);
+  const allocations = await allocateNewEntry(trx, caller.accountId, { id: stored.ledgerEntryId, open: money(String(base.amount)) }, stored.openInvoices);
+  await announceSucceededPayment(trx, caller, base, stored.paymentId, allocations, events);
+  return stored;
 }
 
 /**
@@ -410,8 +448,7 @@ export async function collectWithNewCard(
   try {
     stored = await ctx.db.transaction().execute(async (trx) => {
       await options.alsoInTransaction?.(trx);
-      const inserted = await insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now });
-      const paymentId = await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: inserted.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' }, { webhooks: ctx.webhooks, now });
+      const { card: inserted, paymentId } = await storeCardWithSucceededPayment(trx, caller, card, base, outcome.value.transactionId, { webhooks: ctx.webhooks, now });
       await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: null });
       return { card: inserted, paymentId };
     });

@@ -10,7 +10,7 @@ export type EnabledEndpoint = { id: number; eventTypes: string[] };
 
 /**
  * The account's enabled endpoints as one JSON value. A write can select it along with its own
- * work (one round trip fewer) and hand the result to `primeEnabledEndpoints`.
+ * work (one round trip fewer) and hand the result to `rememberEnabledEndpoints`.
  */
 export const enabledEndpointsJson = (accountId: number | RawBuilder<number>) => sql<EnabledEndpoint[]>`(
   select coalesce(json_agg(json_build_object('id', e.id, 'eventTypes', e.event_types) order by e.id), '[]'::json)
@@ -21,14 +21,6 @@ const enabledEndpointsRead = reusableQuery((db: Queryable, accountId: number) =>
 const enabledEndpoints = async (db: Queryable, accountId: number) => (await enabledEndpointsRead(db, accountId))[0]!.endpoints;
 
 const endpointsReadInTransaction = new WeakMap<Queryable, Map<number, Promise<EnabledEndpoint[]>>>();
-
-/** The transaction's statement that selected `enabledEndpointsJson` found these: later events of the transaction use them. */
-export function primeEnabledEndpoints(trx: Queryable, accountId: number, endpoints: EnabledEndpoint[]) {
-  if (!trx.isTransaction) return;
-  let read = endpointsReadInTransaction.get(trx);
-  if (!read) endpointsReadInTransaction.set(trx, (read = new Map()));
-  read.set(accountId, Promise.resolve(endpoints));
-}
 
 /**
  * The account's enabled endpoints, with what they subscribe to. Read once per transaction:
@@ -42,6 +34,14 @@ export function findEnabledEndpoints(db: Queryable, accountId: number): Promise<
   let endpoints = read.get(accountId);
   if (!endpoints) read.set(accountId, (endpoints = enabledEndpoints(db, accountId)));
   return endpoints;
+}
+
+/** Endpoints a statement of this transaction read (enabledEndpointsJson): its events go to them without another read. */
+export function rememberEnabledEndpoints(trx: Queryable, accountId: number, endpoints: EnabledEndpoint[]): void {
+  if (!trx.isTransaction) return;
+  let read = endpointsReadInTransaction.get(trx);
+  if (!read) endpointsReadInTransaction.set(trx, (read = new Map()));
+  read.set(accountId, Promise.resolve(endpoints));
 }
 
 export async function insertEvent(
