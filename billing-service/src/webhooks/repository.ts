@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
 import { reusableQuery } from '../db/reusable-query.js';
@@ -25,6 +25,24 @@ export function findEnabledEndpoints(db: Queryable, accountId: number): Promise<
   let endpoints = read.get(accountId);
   if (!endpoints) read.set(accountId, (endpoints = enabledEndpoints(db, accountId)));
   return endpoints;
+}
+
+/**
+ * The enabled endpoints of the account whose id is `accountId` (a column of the read that adds this
+ * one), as JSON: for a transaction's first read, so that its events need no read of their own
+ * (see rememberEnabledEndpoints).
+ */
+export function enabledEndpointsJson(accountId: RawBuilder<number>) {
+  return sql<EnabledEndpoint[]>`coalesce((select json_agg(json_build_object('id', e.id, 'eventTypes', e.event_types) order by e.id)
+    from webhook_endpoints e where e.account_id = ${accountId} and e.status = 'Enabled' and e.deleted_at is null), '[]'::json)`;
+}
+
+/** The account's enabled endpoints as read in this transaction by another statement (enabledEndpointsJson). */
+export function rememberEnabledEndpoints(db: Queryable, accountId: number, endpoints: EnabledEndpoint[]): void {
+  if (!db.isTransaction) return;
+  let read = endpointsReadInTransaction.get(db);
+  if (!read) endpointsReadInTransaction.set(db, (read = new Map()));
+  read.set(accountId, Promise.resolve(endpoints));
 }
 
 export async function insertEvent(
