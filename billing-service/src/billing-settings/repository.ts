@@ -8,9 +8,12 @@ export type BillingPeriodRow = Selectable<CustomerBillingPeriodConfigurationsTab
 
 type TaxAddress = { countryId: number | null; stateId: number | null };
 
-/** Everything billing reads about a customer besides its subscriptions: compiled once (see reusableQuery). */
-const billingInputsById = reusableQuery((db: Queryable, customerId: number) =>
-  db
+/**
+ * Everything billing reads about a customer besides its subscriptions, from `customers as c` (the
+ * caller adds the where, and may add columns: an activation reads its subscriptions alongside).
+ */
+export function selectBillingInputs(db: Queryable) {
+  return db
     .selectFrom('customers as c')
     .leftJoin('customerBillingSettings as s', 's.customerId', 'c.id')
     .selectAll('s')
@@ -22,9 +25,13 @@ const billingInputsById = reusableQuery((db: Queryable, customerId: number) =>
         from addresses a where a.customer_id = c.id and a.address_type = 'Billing' order by a.id limit 1)`.as('billingTaxAddress'),
       sql<TaxAddress | null>`(select json_build_object('countryId', a.country_id, 'stateId', a.state_id)
         from addresses a where a.customer_id = c.id and a.address_type = 'Shipping' order by a.id limit 1)`.as('shippingTaxAddress'),
-    ])
-    .where('c.id', '=', customerId),
-);
+    ]);
+}
+
+// Compiled once (see reusableQuery).
+const billingInputsById = reusableQuery((db: Queryable, customerId: number) => selectBillingInputs(db).where('c.id', '=', customerId));
+
+type BillingInputsRow = Awaited<ReturnType<typeof billingInputsById>>[number];
 
 /**
  * The billing setting row, the billing period configurations and the places of the billing and
@@ -32,7 +39,11 @@ const billingInputsById = reusableQuery((db: Queryable, customerId: number) =>
  * activation (and its preview) reads before computing invoices.
  */
 export async function findBillingInputs(db: Queryable, customerId: number) {
-  const row = (await billingInputsById(db, customerId))[0];
+  return billingInputsOf((await billingInputsById(db, customerId))[0], customerId);
+}
+
+/** The parts of a row of selectBillingInputs (undefined: no such customer). */
+export function billingInputsOf(row: BillingInputsRow | undefined, customerId: number) {
   if (!row) return { setting: undefined, periods: [], billingAddress: undefined, shippingAddress: undefined };
   const { billingPeriodRows, billingTaxAddress, shippingTaxAddress, ...setting } = row;
   return {

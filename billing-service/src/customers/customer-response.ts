@@ -1,18 +1,22 @@
 import type { Queryable } from '../db/database.js';
 import type { UriBuilder } from '../http/uri.js';
 import { toJsonAmount } from '../money/money.js';
-import { customerRecurringRevenue } from '../subscriptions/recurring-revenue.js';
+import { customerRecurringRevenue, recurringRevenueByCustomer } from '../subscriptions/recurring-revenue.js';
 import type { CustomerRecord } from './repository.js';
 import type { CustomerResponse } from './schemas.js';
 
 /**
  * Customers as the API returns them, recurring revenue included (one more query for
- * the page's customers that have an Active subscription; none when no customer has).
+ * the page's customers that have an Active subscription, unless read with the customer; none when no customer has).
  */
 export async function toCustomerResponses(db: Queryable, uris: UriBuilder, records: CustomerRecord[]): Promise<CustomerResponse[]> {
   if (records.length === 0) return [];
   const subscribers = records.filter((r) => r.hasActiveSubscriptions).map((r) => r.id);
-  const revenue = subscribers.length > 0 ? await customerRecurringRevenue(db, records[0]!.accountId, subscribers) : new Map<number, never>();
+  const revenue = records.every((r) => r.activeSubscriptions !== undefined)
+    ? recurringRevenueByCustomer(records.flatMap((r) => r.activeSubscriptions!))
+    : subscribers.length > 0
+      ? await customerRecurringRevenue(db, records[0]!.accountId, subscribers)
+      : new Map<number, never>();
   return records.map((r) => toCustomerResponse(r, uris, revenue.get(r.id)));
 }
 

@@ -4,12 +4,12 @@ import type { Catalog } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
-import { addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money } from '../money/money.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
+import { rememberEnabledEndpoints } from '../webhooks/repository.js';
 import type { Notifier } from '../notifications/notifier.js';
 import { effectiveUnitPrice } from '../subscriptions/recurring-revenue.js';
-import { advanceSubscriptionPeriods, countCouponUses, findCoupons, findProducts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { advanceSubscriptionPeriods, countCouponUses, findCoupons, findProducts, type SubscriptionMove } from '../subscriptions/repository.js';
 import {
   computeInvoices,
   type BillingPeriodRule,
@@ -17,7 +17,7 @@ import {
   type EngineInput,
   type EngineSubscription,
 } from './engine/index.js';
-import { insertInvoice } from './repository.js';
+import { findBillingRunInputs, insertInvoice, type BilledCoupon, type BilledProduct, type BilledSubscription } from './repository.js';
 import { taxRatesFor } from './tax-rates.js';
 
 /** What billing a customer needs from the database, loaded once per operation. */
@@ -29,7 +29,31 @@ export interface BillingContext {
 }
 
 export async function loadBillingContext(db: Queryable, catalog: Catalog, customer: CustomerRow): Promise<BillingContext> {
-  const { setting, periods, billingAddress, shippingAddress } = await findBillingInputs(db, customer.id);
+  return billingContextOf(catalog, customer, await findBillingInputs(db, customer.id));
+}
+
+/** The products and coupons of the subscriptions billed, when read already (see loadBillingRun). */
+export interface SubscriptionLines {
+  products: BilledProduct[];
+  coupons: BilledCoupon[];
+}
+
+/**
+ * The billing context and the customer's subscriptions in `statuses` with their products and
+ * coupons, in one round trip (an activation and its preview). `holdsFunds`: whether the customer
+ * has unallocated payments or credits (see saveInvoices). The account's enabled webhook endpoints
+ * come with it, for the transaction's events.
+ */
+export async function loadBillingRun(db: Queryable, catalog: Catalog, customer: CustomerRow, statuses: readonly string[]) {
+  const { inputs, subscriptions, products, coupons, holdsFunds, enabledWebhookEndpoints } = await findBillingRunInputs(db, customer.id, statuses);
+  const lines: SubscriptionLines = { products, coupons };
+  // the events of this transaction (customer.activated, invoice.posted) go to these, without another read
+  rememberEnabledEndpoints(db, customer.accountId, enabledWebhookEndpoints);
+  return { context: billingContextOf(catalog, customer, inputs), subscriptions, lines, holdsFunds };
+}
+
+function billingContextOf(catalog: Catalog, customer: CustomerRow, inputs: Awaited<ReturnType<typeof findBillingInputs>>): BillingContext {
+  const { setting, periods, billingAddress, shippingAddress } = inputs;
   const settings = effectiveBillingSettings(setting, catalog);
   const address = settings.useCustomerBillingAddress ? billingAddress : shippingAddress;
   const billingPeriods: EngineInput['billingPeriods'] = {};
@@ -41,7 +65,7 @@ export async function loadBillingContext(db: Queryable, catalog: Catalog, custom
 
 /** One period to bill for a subscription. */
 export interface PeriodToBill {
-  subscription: SubscriptionWithPlan;
+  subscription: BilledSubscription;
   periodStart: string;
   isFirstInvoice: boolean;
   anchorDay?: number | null;
@@ -52,9 +76,9 @@ export interface PeriodToBill {
 }
 
 /** Builds the engine's subscriptions from stored subscriptions, their products and coupons. */
-export async function engineSubscriptions(db: Queryable, catalog: Catalog, periods: PeriodToBill[]): Promise<EngineSubscription[]> {
+export async function engineSubscriptions(db: Queryable, catalog: Catalog, periods: PeriodToBill[], lines?: SubscriptionLines): Promise<EngineSubscription[]> {
   const ids = [...new Set(periods.map((p) => p.subscription.id))];
-  const [products, coupons] = await Promise.all([findProducts(db, ids), findCoupons(db, ids)]);
+  const { products, coupons }: SubscriptionLines = lines ?? (await readLines(db, ids));
   return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, prorate, couponUses }) => ({
     subscriptionId: s.id,
     name: s.name,
@@ -87,19 +111,30 @@ export async function engineSubscriptions(db: Queryable, catalog: Catalog, perio
   }));
 }
 
+async function readLines(db: Queryable, subscriptionIds: number[]): Promise<SubscriptionLines> {
+  const [products, coupons] = await Promise.all([findProducts(db, subscriptionIds), findCoupons(db, subscriptionIds)]);
+  return { products, coupons };
+}
+
 /** Computes the invoices for the given periods (pure engine), with the customer's settings. */
 export async function computeCustomerInvoices(
   db: Queryable,
   catalog: Catalog,
   context: BillingContext,
   periods: PeriodToBill[],
-  options: { effectiveDate: string; showZeroDollarCharges?: boolean; billingPeriods?: EngineInput['billingPeriods'] },
+  options: {
+    effectiveDate: string;
+    showZeroDollarCharges?: boolean;
+    billingPeriods?: EngineInput['billingPeriods'];
+    /** The subscriptions' products and coupons, when read already (loadBillingRun). */
+    lines?: SubscriptionLines;
+  },
 ): Promise<DraftInvoice[]> {
   if (periods.length === 0) return [];
   return computeInvoices({
     currency: context.customer.currency,
     effectiveDate: options.effectiveDate,
-    subscriptions: await engineSubscriptions(db, catalog, periods),
+    subscriptions: await engineSubscriptions(db, catalog, periods, options.lines),
     billingPeriods: options.billingPeriods ?? context.billingPeriods,
     taxRates: context.taxRates,
     term: context.settings.term,
@@ -118,14 +153,29 @@ export async function saveInvoices(
   db: Queryable,
   context: BillingContext,
   drafts: DraftInvoice[],
-  options: { post: boolean; now: Date; notifier?: Notifier; webhooks?: ResourceWebhooks },
+  options: {
+    post: boolean;
+    now: Date;
+    notifier?: Notifier;
+    webhooks?: ResourceWebhooks;
+    /**
+     * false: the customer holds no unallocated payment or credit (read under its lock in this
+     * transaction), so posting allocates nothing and the allocation's read is skipped.
+     */
+    holdsFunds?: boolean;
+  },
 ): Promise<number[]> {
   const { customer } = context;
   const ids: number[] = [];
   for (const draft of drafts) {
-    await moveSubscriptionsOn(db, draft, options.now);
+    const moves = subscriptionMoves(draft);
+    for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) await countCouponUses(db, Number(subscriptionId), codes);
     // Every line dropped (nothing to charge): the period still moves on, no invoice.
-    if (draft.charges.length === 0) continue;
+    if (draft.charges.length === 0) {
+      await advanceSubscriptionPeriods(db, moves, options.now);
+      continue;
+    }
+    // the subscriptions move on and a posted invoice's ledger entry is written in the invoice's statement
     const { id: invoiceId, invoiceNumber } = await insertInvoice(
       db,
       {
@@ -137,18 +187,10 @@ export async function saveInvoices(
         postedAt: options.post ? options.now : null,
       },
       draft,
+      { subscriptionMoves: moves, movedAt: options.now, ledgerEntry: options.post },
     );
     ids.push(invoiceId);
     if (options.post) {
-      await addLedgerEntry(db, {
-        accountId: customer.accountId,
-        customerId: customer.id,
-        entryType: 'invoice',
-        amount: draft.total,
-        invoiceId,
-        dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
-        effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
-      });
       await options.webhooks?.invoice(db, customer.accountId, customer.id, invoiceId, 'invoice.posted', options.now);
       await options.notifier?.enqueue(db, customer, {
         type: 'InvoicePost',
@@ -160,22 +202,20 @@ export async function saveInvoices(
       });
     }
   }
-  if (options.post && drafts.length > 0) {
+  if (options.post && drafts.length > 0 && options.holdsFunds !== false) {
     const allocations = await allocateAvailableFunds(db, customer.accountId, customer.id);
     await options.webhooks?.paidInvoices(db, customer.accountId, customer.id, allocations.map((a) => a.invoiceId), options.now);
   }
   return ids;
 }
 
-/** Each billed subscription moves to its next period; applied coupons count one use. */
-async function moveSubscriptionsOn(db: Queryable, draft: DraftInvoice, now: Date) {
-  const moves = Object.entries(draft.nextPeriodStart).map(([subscriptionId, next]) => ({
+/** Each billed subscription moves to its next period (and its current one, when a recurring charge starts it). */
+function subscriptionMoves(draft: DraftInvoice): SubscriptionMove[] {
+  return Object.entries(draft.nextPeriodStart).map(([subscriptionId, next]) => ({
     id: Number(subscriptionId),
     next,
     currentPeriodStart: draft.charges.find((c) => c.subscriptionId === Number(subscriptionId) && c.kind === 'Recurring')?.startServiceDate,
   }));
-  await advanceSubscriptionPeriods(db, moves, now);
-  for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) await countCouponUses(db, Number(subscriptionId), codes);
 }
 
 /** Today's date in UTC, as the engine takes dates. */

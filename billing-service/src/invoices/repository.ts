@@ -1,7 +1,11 @@
 import { sql, type QueryCreator, type Selectable } from 'kysely';
+import { billingInputsOf, selectBillingInputs } from '../billing-settings/repository.js';
 import { isStorableId } from '../db/ids.js';
+import { enabledEndpointsJson } from '../webhooks/repository.js';
 import type { Queryable } from '../db/database.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { Database, InvoiceChargesTable, InvoiceTaxesTable } from '../db/schema.js';
+import { advanceSubscriptionPeriodsSql, type SubscriptionCouponRow, type SubscriptionMove, type SubscriptionProductRow, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import type { DraftInvoice } from './engine/index.js';
 
 /** Invoices with what the ledger says of them: amount paid (allocated) and outstanding. */
@@ -35,16 +39,65 @@ export async function findInvoiceLines(db: Queryable, invoiceIds: number[]): Pro
   return { charges, taxes };
 }
 
+/** A subscription as the invoice engine bills it. */
+export type BilledSubscription = Pick<SubscriptionWithPlan, 'id' | 'name' | 'interval' | 'numberOfIntervals' | 'isProrated'>;
+export type BilledProduct = Pick<
+  SubscriptionProductRow,
+  'subscriptionId' | 'productCode' | 'name' | 'description' | 'quantity' | 'catalogPrice' | 'priceOverride' | 'setupFee' | 'included' | 'discountKind' | 'discountValue'
+>;
+export type BilledCoupon = Pick<SubscriptionCouponRow, 'subscriptionId' | 'couponCode' | 'periodsUsed'>;
+
+// The customer's subscriptions in one of the statuses, and their products and coupons, as JSON
+// (numerics as text: exact). Same order as findSubscriptionsOfCustomers, findProducts and findCoupons.
+const BILLED = sql`from subscriptions b join plan_frequencies f on f.id = b.plan_frequency_id where b.customer_id = c.id and b.status = any(`;
+
+// An activation (and its preview) reads all of it in one round trip: compiled once (see reusableQuery).
+const billingRunInputsById = reusableQuery((db: Queryable, customerId: number, statuses: string[]) =>
+  selectBillingInputs(db)
+    .select([
+      sql<BilledSubscription[]>`coalesce((select json_agg(json_build_object('id', b.id, 'name', b.name, 'interval', f.interval,
+        'numberOfIntervals', f.number_of_intervals, 'isProrated', f.is_prorated) order by b.id)
+        ${BILLED}${statuses})), '[]'::json)`.as('billedSubscriptions'),
+      sql<BilledProduct[]>`coalesce((select json_agg(json_build_object('subscriptionId', p.subscription_id, 'productCode', p.product_code,
+        'name', p.name, 'description', p.description, 'quantity', p.quantity::text, 'catalogPrice', p.catalog_price::text,
+        'priceOverride', p.price_override::text, 'setupFee', p.setup_fee::text, 'included', p.included, 'discountKind', p.discount_kind,
+        'discountValue', p.discount_value::text) order by p.subscription_id, p.position)
+        from subscription_products p where p.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedProducts'),
+      sql<BilledCoupon[]>`coalesce((select json_agg(json_build_object('subscriptionId', k.subscription_id, 'couponCode', k.coupon_code,
+        'periodsUsed', k.periods_used) order by k.coupon_code)
+        from subscription_coupons k where k.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedCoupons'),
+      // unallocated money (what allocateAvailableFunds would apply): without any, posting allocates nothing
+      sql<boolean>`exists (select 1 from ledger_entries l where l.customer_id = c.id and l.open_amount > 0 and l.entry_type in ('payment', 'credit'))`.as('holdsFunds'),
+      // the events an activation emits need them: read here, not by a statement of their own
+      enabledEndpointsJson(sql<number>`c.account_id`).as('enabledWebhookEndpoints'),
+    ])
+    .where('c.id', '=', customerId),
+);
+
+/**
+ * What billing the customer's subscriptions in `statuses` needs, in one round trip: the billing
+ * inputs (findBillingInputs), the subscriptions with their products and coupons, whether the
+ * customer holds unallocated payments or credits, and the account's enabled webhook endpoints.
+ */
+export async function findBillingRunInputs(db: Queryable, customerId: number, statuses: readonly string[]) {
+  const row = (await billingRunInputsById(db, customerId, [...statuses]))[0];
+  if (!row) return { inputs: billingInputsOf(undefined, customerId), subscriptions: [], products: [], coupons: [], holdsFunds: false, enabledWebhookEndpoints: [] };
+  const { billedSubscriptions, billedProducts, billedCoupons, holdsFunds, enabledWebhookEndpoints, ...inputs } = row;
+  return { inputs: billingInputsOf(inputs, customerId), subscriptions: billedSubscriptions, products: billedProducts, coupons: billedCoupons, holdsFunds, enabledWebhookEndpoints };
+}
+
 /**
  * Stores an invoice with its charges and taxes, numbered with the account's next invoice
  * number, in one statement (data-modifying CTEs: one round trip instead of four). The
  * number comes from an update of the account row, whose lock makes numbers sequential
- * without gaps or repeats.
+ * without gaps or repeats. `with` adds writes that go with the invoice to the same statement:
+ * the billed subscriptions' moves to their next period, and a posted invoice's ledger entry.
  */
 export async function insertInvoice(
   db: Queryable,
   invoice: { accountId: number; customerId: number; status: 'Draft' | 'Posted'; terms: string; poNumber: string | null; postedAt: Date | null },
   draft: DraftInvoice,
+  with_: { subscriptionMoves?: SubscriptionMove[]; movedAt?: Date; ledgerEntry?: boolean } = {},
 ): Promise<{ id: number; invoiceNumber: number }> {
   // the CTEs below (CamelCasePlugin writes newInvoice as new_invoice)
   const invoiceNumber = sql<number>`(select number from taken_invoice_number)`;
@@ -100,6 +153,27 @@ export async function insertInvoice(
   if (draft.taxes.length > 0) {
     query = query.with('newTaxes', (qc) =>
       qc.insertInto('invoiceTaxes').values(draft.taxes.map((t, position) => ({ invoiceId, position, name: t.name, rate: t.rate.toString(), amount: t.amount.toString() }))),
+    ) as unknown as WithNewInvoice;
+  }
+  const moves = with_.subscriptionMoves ?? [];
+  if (moves.length > 0) {
+    const movedAt = with_.movedAt ?? new Date();
+    // a raw update is a valid CTE body (Kysely's types list only its builders, and it adds no parentheses to raw SQL)
+    query = query.with('movedSubscriptions', () => sql`(${advanceSubscriptionPeriodsSql(moves, movedAt)})` as never) as unknown as WithNewInvoice;
+  }
+  if (with_.ledgerEntry) {
+    const total = draft.total.toString();
+    query = query.with('newLedgerEntry', (qc) =>
+      qc.insertInto('ledgerEntries').values({
+        accountId: invoice.accountId,
+        customerId: invoice.customerId,
+        entryType: 'invoice',
+        amount: total,
+        openAmount: total,
+        invoiceId,
+        dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
+        effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
+      }),
     ) as unknown as WithNewInvoice;
   }
   const row = await query.selectFrom('newInvoice').select(['newInvoice.id', 'newInvoice.invoiceNumber']).executeTakeFirstOrThrow();

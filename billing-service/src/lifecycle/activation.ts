@@ -1,12 +1,11 @@
 import { getCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
-import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { customerBalances } from '../ledger/balances.js';
 import { minorUnits, sumMoney, type Money } from '../money/money.js';
-import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
+import { computeCustomerInvoices, loadBillingRun, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
 import { findInvoice } from '../invoices/repository.js';
 import { toInvoicePreview, toInvoiceResponses } from '../invoices/service.js';
 import { lockCustomerFor, TRANSITIONS, transitionCustomer } from './transitions.js';
@@ -38,13 +37,15 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
   // A preview changes nothing: it needs no transaction (and no lock held to its end).
   const run = <T>(work: (db: Queryable) => Promise<T>): Promise<T> => (options.preview ? work(ctx.db) : ctx.db.transaction().execute(work));
   const result = await run(async (trx) => {
+    // the lock first, the rest after it: a statement that waited for the lock reads with the snapshot it began with
     const customer = await lockCustomerFor(trx, caller, input.customerId, 'activate');
-    const context = await loadBillingContext(trx, ctx.catalog, customer);
-    const drafts = activateSubscriptions ? await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], TRANSITIONS.activate.subscriptions.from) : [];
-    const periods: PeriodToBill[] = drafts.map((s) => ({ subscription: s, periodStart: today, isFirstInvoice: true, anchorDay: now.getUTCDate() }));
+    // the billing context, the Draft subscriptions with their products and coupons, and whether the customer holds funds: one read
+    const { context, subscriptions, lines, holdsFunds } = await loadBillingRun(trx, ctx.catalog, customer, activateSubscriptions ? TRANSITIONS.activate.subscriptions.from : []);
+    const periods: PeriodToBill[] = subscriptions.map((s) => ({ subscription: s, periodStart: today, isFirstInvoice: true, anchorDay: now.getUTCDate() }));
     const invoices = await computeCustomerInvoices(trx, ctx.catalog, context, periods, {
       effectiveDate: today,
       showZeroDollarCharges: options.showZeroDollarCharges,
+      lines,
     });
     if (options.preview) return { invoices, invoiceIds: [] as number[] };
     if (input.requireFullPayment) await checkFullyPaid(trx, customer, invoices);
@@ -52,7 +53,7 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
     await transitionCustomer(ctx, trx, caller, customer, 'activate', now, { activateAllSubscriptions: activateSubscriptions }, { withSubscriptions: activateSubscriptions });
     await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerActivation' });
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
-    const invoiceIds = await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
+    const invoiceIds = await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier, webhooks: ctx.webhooks, holdsFunds });
     return { invoices, invoiceIds };
   });
 

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
-import { recordChange } from '../audit/audit-log.js';
-import { lockCustomer, updateCustomerStatus } from '../customers/repository.js';
+import { auditEntry } from '../audit/audit-log.js';
+import { lockCustomer } from '../customers/repository.js';
 import type { CUSTOMER_STATUSES } from '../customers/schemas.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow, SubscriptionsTable } from '../db/schema.js';
@@ -11,6 +11,7 @@ import { moveSubscriptionsOfCustomer } from '../subscriptions/repository.js';
 import type { SUBSCRIPTION_STATUSES } from '../subscriptions/schemas.js';
 import type { AppContext } from '../app-context.js';
 import type { WebhookEventType } from '../webhooks/events.js';
+import { writeTransition, type MovedSubscription } from './transition-repository.js';
 
 type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
 type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -97,7 +98,6 @@ export function lockCustomerFor(db: Queryable, caller: Caller, customerId: numbe
   return lockCustomerIn(db, caller, customerId, TRANSITIONS[name].from);
 }
 
-type MovedSubscription = { id: number; status: string; name: string; activatedAt: Date | null };
 
 /**
  * Makes a transition: locks the customer (given by id; a row is one already
@@ -119,13 +119,19 @@ export async function transitionCustomer(
   const customer = typeof customerOrId === 'number' ? await lockCustomerFor(db, caller, customerOrId, name) : customerOrId;
   if (!t.from.some((s) => s === customer.status)) throw new Error(`${name} cannot start from ${customer.status}: lock the customer with lockCustomerFor first`);
   const { from, to, cancelledWithCustomer, stamp } = t.subscriptions;
-  const moved =
-    options.withSubscriptions === false
-      ? []
-      : await moveSubscriptionsOfCustomer(db, customer.id, { from, to, cancelledAt: cancelledWithCustomer ? customer.statusAt : undefined }, { ...stamp(now, options), modifiedAt: now });
-  const audited = typeof details === 'function' ? await details(moved, customer) : details;
-  await updateCustomerStatus(db, customer.id, t.to, now);
-  await recordChange(db, caller, { entityType: 'Customer', entityId: customer.id, action: 'update', changes: { status: [customer.status, t.to], ...audited } });
+  const move = { from, to, cancelledAt: cancelledWithCustomer ? customer.statusAt : undefined };
+  const set = { ...stamp(now, options), modifiedAt: now };
+  const withSubscriptions = options.withSubscriptions !== false;
+  const audit = (audited: Record<string, unknown>) =>
+    auditEntry(caller, { entityType: 'Customer', action: 'update', changes: { status: [customer.status, t.to], ...audited } });
+  let moved: MovedSubscription[];
+  if (typeof details === 'function') {
+    // the details depend on the moved subscriptions: those first, then the customer with its audit entry
+    moved = withSubscriptions ? await moveSubscriptionsOfCustomer(db, customer.id, move, set) : [];
+    await writeTransition(db, { id: customer.id, status: t.to, now }, audit(await details(moved, customer)));
+  } else {
+    moved = await writeTransition(db, { id: customer.id, status: t.to, now }, audit(details), withSubscriptions ? { ...move, set } : undefined);
+  }
   await ctx.webhooks?.customer(db, customer.accountId, customer.id, t.event, now);
   return { customer, moved };
 }

@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js';
 import type { Queryable } from '../db/database.js';
 import { money, roundToCurrency, sumMoney } from '../money/money.js';
-import { findProducts, findSubscriptionsOfCustomers, type SubscriptionProductRow } from './repository.js';
+import { findActiveSubscriptionsWithProducts, type RevenueProductRow, type RevenueSubscription, type SubscriptionProductRow } from './repository.js';
 
 /** The price a product is billed at: the override when set, else the catalogue price. */
 export function effectiveUnitPrice(product: Pick<SubscriptionProductRow, 'priceOverride' | 'catalogPrice'>): string {
@@ -54,7 +54,7 @@ export function recurringRevenue(
 }
 
 /** Recurring revenue of one stored subscription, at the prices it bills. */
-export function revenueOf(products: SubscriptionProductRow[], frequency: { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number }, currency: string) {
+export function revenueOf(products: RevenueProductRow[], frequency: { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number }, currency: string) {
   return recurringRevenue(
     products.map((p) => ({
       quantity: p.quantity,
@@ -69,14 +69,17 @@ export function revenueOf(products: SubscriptionProductRow[], frequency: { inter
 
 /**
  * Recurring revenue of customers: the sum over their Active subscriptions (the
- * spec's "current subscriptions only"), in two queries for any number of customers.
+ * spec's "current subscriptions only"), in one query for any number of customers.
  */
 export async function customerRecurringRevenue(db: Queryable, accountId: number, customerIds: number[]): Promise<Map<number, { gross: string; net: string }>> {
-  const subscriptions = await findSubscriptionsOfCustomers(db, accountId, customerIds, ['Active']);
-  const products = await findProducts(db, subscriptions.map((s) => s.id));
+  return recurringRevenueByCustomer(await findActiveSubscriptionsWithProducts(db, accountId, customerIds));
+}
+
+/** Recurring revenue per customer of Active subscriptions read already (see activeSubscriptionsJson). */
+export function recurringRevenueByCustomer(subscriptions: readonly RevenueSubscription[]): Map<number, { gross: string; net: string }> {
   const totals = new Map<number, { gross: string; net: string }>();
   for (const s of subscriptions) {
-    const revenue = revenueOf(products.filter((p) => p.subscriptionId === s.id), s, s.currency);
+    const revenue = revenueOf(s.products, s, s.currency);
     const before = totals.get(s.customerId) ?? { gross: '0', net: '0' };
     totals.set(s.customerId, { gross: money(before.gross).plus(revenue.gross).toString(), net: money(before.net).plus(revenue.net).toString() });
   }

@@ -1,7 +1,8 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import { isStorableId } from '../db/ids.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { Queryable } from '../db/database.js';
-import type { PlanFrequenciesTable, SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
+import type { Database, PlanFrequenciesTable, SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
 export type SubscriptionProductRow = Selectable<SubscriptionProductsTable>;
@@ -39,6 +40,51 @@ export async function findSubscriptionsOfCustomers(db: Queryable, accountId: num
     .$if(statuses !== undefined, (q) => q.where('subscriptions.status', 'in', statuses!))
     .orderBy('subscriptions.id')
     .execute();
+}
+
+/** What recurring revenue reads of a product (see recurring-revenue.ts). */
+export type RevenueProductRow = Pick<SubscriptionProductRow, 'quantity' | 'catalogPrice' | 'priceOverride' | 'included' | 'discountKind' | 'discountValue'>;
+
+/** An Active subscription as recurring revenue reads it. */
+export interface RevenueSubscription {
+  customerId: number;
+  currency: string;
+  interval: 'Monthly' | 'Yearly';
+  numberOfIntervals: number;
+  products: RevenueProductRow[];
+}
+
+// The products of subscription `s` as JSON (numerics as text: exact).
+const REVENUE_PRODUCTS = sql<RevenueProductRow[]>`coalesce((select json_agg(json_build_object('quantity', p.quantity::text,
+  'catalogPrice', p.catalog_price::text, 'priceOverride', p.price_override::text, 'included', p.included, 'discountKind', p.discount_kind,
+  'discountValue', p.discount_value::text) order by p.position) from subscription_products p where p.subscription_id = s.id), '[]'::json)`;
+
+/**
+ * The Active subscriptions of the customer whose id is `customerId` (a column of the read that adds
+ * this one) as JSON, with what recurring revenue needs: a customer read computes it without another query.
+ */
+export function activeSubscriptionsJson(customerId: RawBuilder<number>) {
+  return sql<RevenueSubscription[]>`coalesce((select json_agg(json_build_object('customerId', s.customer_id, 'currency', s.currency,
+    'interval', f.interval, 'numberOfIntervals', f.number_of_intervals, 'products', ${REVENUE_PRODUCTS}) order by s.id)
+    from subscriptions s join plan_frequencies f on f.id = s.plan_frequency_id where s.customer_id = ${customerId} and s.status = 'Active'), '[]'::json)`;
+}
+
+// Every read of customers with an Active subscription computes their recurring revenue: compiled once (see reusableQuery).
+const activeSubscriptionsWithProducts = reusableQuery((db: Queryable, accountId: number, customerIds: number[]) =>
+  db
+    .selectFrom('subscriptions as s')
+    .innerJoin('planFrequencies as f', 'f.id', 's.planFrequencyId')
+    .select(['s.id', 's.customerId', 's.currency', 'f.interval', 'f.numberOfIntervals', REVENUE_PRODUCTS.as('products')])
+    .where('s.accountId', '=', accountId)
+    .where('s.customerId', '=', sql<number>`any(${customerIds})`)
+    .where('s.status', '=', 'Active')
+    .orderBy('s.id'),
+);
+
+/** The customers' Active subscriptions with their frequency and products, in one round trip (for recurring revenue). */
+export async function findActiveSubscriptionsWithProducts(db: Queryable, accountId: number, customerIds: number[]) {
+  if (customerIds.length === 0) return [];
+  return activeSubscriptionsWithProducts(db, accountId, customerIds);
 }
 
 /** Subscriptions whose periods now fall on another day of the month (ChargeForCurrentFullPeriod moved it). */
@@ -90,18 +136,28 @@ export async function updateSubscriptionRow(db: Queryable, id: number, row: Upda
 export async function moveSubscriptionsOfCustomer(
   db: Queryable,
   customerId: number,
-  move: { from: readonly string[]; to: string; cancelledAt?: Date },
+  move: SubscriptionsMove,
   set: Updateable<SubscriptionsTable>,
 ): Promise<Array<{ id: number; status: string; name: string; activatedAt: Date | null }>> {
+  return moveSubscriptionsOfCustomerQuery(db, customerId, move, set).execute();
+}
+
+export interface SubscriptionsMove {
+  from: readonly string[];
+  to: string;
+  cancelledAt?: Date;
+}
+
+/** The update of moveSubscriptionsOfCustomer, for a statement that makes it with other writes (a data-modifying CTE). */
+export function moveSubscriptionsOfCustomerQuery(qc: QueryCreator<Database>, customerId: number, move: SubscriptionsMove, set: Updateable<SubscriptionsTable>) {
   // `status` is the new one (what UPDATE … RETURNING gives); `activatedAt` tells a started subscription from a Draft.
-  return db
+  return qc
     .updateTable('subscriptions')
     .set({ ...set, status: move.to })
     .where('customerId', '=', customerId)
     .where('status', 'in', [...move.from])
     .$if(move.cancelledAt !== undefined, (q) => q.where('cancelledAt', '=', move.cancelledAt!).where('activatedAt', 'is not', null))
-    .returning(['id', 'status', 'name', 'activatedAt'])
-    .execute();
+    .returning(['id', 'status', 'name', 'activatedAt']);
 }
 
 /** Subscriptions whose billing resumes later (missed periods not charged) skip to that period start. */
@@ -109,15 +165,26 @@ export async function skipToPeriodStarts(db: Queryable, skips: ReadonlyArray<{ i
   for (const skip of skips) await db.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
 }
 
-/** A billed subscription moves to its next period (and its current one, when a recurring charge started it). */
+/** A billed subscription's move to its next period (and, when given, a new current period start). */
+export interface SubscriptionMove {
+  id: number;
+  next: string;
+  currentPeriodStart: string | undefined;
+}
+
 /**
  * Billed subscriptions move to their next period (and, when given, a new current period start),
  * all in one statement: an update joined to the list of moves.
  */
-export async function advanceSubscriptionPeriods(db: Queryable, moves: Array<{ id: number; next: string; currentPeriodStart: string | undefined }>, now: Date) {
+export async function advanceSubscriptionPeriods(db: Queryable, moves: SubscriptionMove[], now: Date) {
   if (moves.length === 0) return;
+  await advanceSubscriptionPeriodsSql(moves, now).execute(db);
+}
+
+/** The update of advanceSubscriptionPeriods, for a statement that makes it with other writes (a data-modifying CTE). */
+export function advanceSubscriptionPeriodsSql(moves: SubscriptionMove[], now: Date) {
   const rows = moves.map((m) => sql`(${m.id}::integer, ${m.next}::date, ${m.currentPeriodStart ?? null}::date)`);
-  await sql`
+  return sql`
     update subscriptions set
       next_period_start = move.next,
       current_period_start = coalesce(move.current_period_start, subscriptions.current_period_start),
@@ -125,7 +192,7 @@ export async function advanceSubscriptionPeriods(db: Queryable, moves: Array<{ i
       modified_at = ${now}
     from (values ${sql.join(rows)}) as move (id, next, current_period_start)
     where subscriptions.id = move.id
-  `.execute(db);
+  `;
 }
 
 /** The coupons applied to a billed period count one use each. */

@@ -168,6 +168,41 @@ describe('Draft → Active', () => {
     expect(overview).toMatchObject({ status: 'Active', arBalance: 33.89, unallocatedPayments: 0 });
   });
 
+  it('posts several invoices in one activation: numbered in turn, each with its ledger entry, each subscription moved on once', async () => {
+    const account = await t.newAccount();
+    const customerId = await newCustomer(t, { monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' } }, account);
+    const first = await newSubscription(t, customerId, BASIC_MONTHLY, account);
+    const second = await newSubscription(t, customerId, PRO_MONTHLY, account);
+    const res = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects', account);
+    expect(res.statusCode, res.body).toBe(200);
+    const invoices: Array<{ id: number; invoiceNumber: number; invoiceAmount: number; charges: Array<{ subscriptionId: number; endServiceDate: string }> }> = res.json().invoices;
+    expect(invoices.map((i) => [i.invoiceNumber, i.invoiceAmount])).toEqual([[1, 29.99], [2, 74]]);
+    expect(await nextInvoiceNumber(account.accountId)).toBe(3);
+    const ledger = await ledgerRows(t, customerId);
+    expect(ledger.map((e) => [e.entryType, e.invoiceId, Number(e.amount), Number(e.openAmount)])).toEqual([
+      ['invoice', invoices[0]!.id, 29.99, 29.99],
+      ['invoice', invoices[1]!.id, 74, 74],
+    ]);
+    for (const [subscriptionId, invoice] of [[first, invoices[0]!], [second, invoices[1]!]] as const) {
+      const subscription = await readSubscription(t, subscriptionId, account);
+      expect(subscription).toMatchObject({ status: 'Active', hasPostedInvoice: true, nextPeriodStartDate: invoice.charges[0]!.endServiceDate });
+    }
+    // the response's recurring revenue: BASIC 19.99 + PRO 5 × 8.00 + 9.00 a month (setup fees are not recurring)
+    expect(res.json()).toMatchObject({ status: 'Active', monthlyRecurringRevenue: 68.99, netMonthlyRecurringRevenue: 68.99 });
+  });
+
+  it('counts a coupon applied to the first invoice as used once', async () => {
+    const customerId = await newCustomer(t);
+    const subscriptionId = await newSubscription(t, customerId);
+    const subscription = await readSubscription(t, subscriptionId);
+    expect((await t.call('PUT', '/v1/subscriptions', { ...subscription, coupons: [{ code: 'WELCOME10' }] })).statusCode).toBe(200);
+    const res = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().invoices[0]).toMatchObject({ subtotal: 29.99, totalDiscount: 2, invoiceAmount: 27.99 });
+    const coupons = await t.database.db.selectFrom('subscriptionCoupons').select(['couponCode', 'periodsUsed']).where('subscriptionId', '=', subscriptionId).execute();
+    expect(coupons).toEqual([{ couponCode: 'WELCOME10', periodsUsed: 1 }]);
+  });
+
   it('returns the customer without invoices when view is not given', async () => {
     const customerId = await newCustomer(t);
     await newSubscription(t, customerId);
