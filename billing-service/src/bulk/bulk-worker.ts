@@ -10,7 +10,7 @@ export interface BulkWorkerOptions {
   pollMs?: number;
   /** A record claimed longer ago than this by an instance that died is claimed again. Default 5 minutes (beyond any gateway timeout). */
   staleAfterMs?: number;
-  /** Records claimed at once (default 32) and paid side by side (default 4: gateway calls overlap; one customer's payments still serialize on its row lock). */
+  /** Records claimed at once (default 32); those paid one at a time go `parallel` customers side by side (default 4: gateway calls overlap), each customer's in record order. */
   batchSize?: number;
   parallel?: number;
   /**

@@ -100,12 +100,15 @@ export async function finishRecord(trx: Queryable, recordId: number, outcome: { 
 }
 
 /**
- * Locks the claimed records this instance still holds (Processing, with the claim it made) for the
- * transaction that pays them; a record another instance claimed again meanwhile, or finished, is left out.
+ * The claimed records this instance still holds (Processing, with the claim it made), locked for the
+ * transaction that pays them when `forUpdate`; a record another instance claimed again meanwhile,
+ * or one already finished, is left out.
  */
-export async function lockHeldRecords(trx: Queryable, records: Array<{ id: number; claimedAt: Date | null }>): Promise<Set<number>> {
+export async function findHeldRecords(db: Queryable, records: Array<{ id: number; claimedAt: Date | null }>, options: { forUpdate?: boolean } = {}): Promise<Set<number>> {
   if (records.length === 0) return new Set();
-  const rows = await trx.selectFrom('bulkJobRecords').select(['id', 'claimedAt']).where('id', 'in', records.map((r) => r.id)).where('status', '=', 'Processing').orderBy('id').forUpdate().execute();
+  let query = db.selectFrom('bulkJobRecords').select(['id', 'claimedAt']).where('id', 'in', records.map((r) => r.id)).where('status', '=', 'Processing').orderBy('id');
+  if (options.forUpdate) query = query.forUpdate();
+  const rows = await query.execute();
   const claims = new Map(records.map((r) => [r.id, r.claimedAt?.getTime()]));
   return new Set(rows.filter((r) => r.claimedAt?.getTime() === claims.get(r.id)).map((r) => r.id));
 }

@@ -14,12 +14,12 @@ import {
   countRecords,
   findJob,
   findRecordPaymentId,
+  findHeldRecords,
   findRecords,
   finishRecord,
   finishRecords,
   insertJob,
   insertRecords,
-  lockHeldRecords,
   setJobStatus,
   type BulkJobRow,
   type BulkRecordRow,
@@ -228,7 +228,7 @@ export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, 
  * a crash leaves both or neither. The others go one at a time (collectBulkRecord), `parallel`
  * customers side by side, each customer's in record order; a customer with any record of that kind
  * has all its records of the batch paid that way, so that its payments keep the record order. If the batch's transaction fails, its records are
- * paid one at a time instead. Returns how many records went one at a time.
+ * paid one at a time instead (those still held). Returns how many records went one at a time.
  */
 export async function collectBulkBatch(
   ctx: AppContext,
@@ -243,7 +243,11 @@ export async function collectBulkBatch(
   // Lanes side by side, each taking the next customer's records and paying them in record order.
   const lanes = async (list: typeof items) => {
     const groups = new Map<string, typeof items>();
-    for (const r of list) groups.set(customerOf(r), [...(groups.get(customerOf(r)) ?? []), r]);
+    for (const r of list) {
+      const group = groups.get(customerOf(r));
+      if (group) group.push(r);
+      else groups.set(customerOf(r), [r]);
+    }
     const byCustomer = [...groups.values()];
     let next = 0;
     const lane = async () => {
@@ -257,7 +261,9 @@ export async function collectBulkBatch(
       await payTogether(ctx, together.map((r) => ({ ...r.record, input: r.parsed.data! })));
     } catch (error) {
       options.log?.warn({ err: error, records: together.length }, 'bulk: a batch of payments failed; paying its records one at a time');
-      await lanes(together);
+      // Only those still held: if the failure hid a commit that went through, they are finished already.
+      const held = await findHeldRecords(ctx.db, together.map((r) => r.record));
+      await lanes(together.filter((r) => held.has(r.record.id)));
     }
   };
   await Promise.all([batch(), lanes(single)]);
@@ -276,7 +282,7 @@ async function payTogether(ctx: AppContext, records: Array<ClaimedRecord & { inp
     callers.get(key)!.records.push(record);
   }
   const succeeded = await ctx.db.transaction().execute(async (trx) => {
-    const held = await lockHeldRecords(trx, records);
+    const held = await findHeldRecords(trx, records, { forUpdate: true });
     let count = 0;
     for (const { caller, now, records: own } of callers.values()) {
       const mine = own.filter((r) => held.has(r.id));
