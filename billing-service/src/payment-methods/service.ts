@@ -131,7 +131,6 @@ export async function insertValidatedCard(
   card: CardReadyToStore,
   options: { now: Date; removed?: boolean; webhooks?: ResourceWebhooks | undefined },
 ): Promise<PaymentMethodRow> {
-  const customerId = card.customer.id;
   const isDefault = await lockCustomerForNewCard(trx, caller, card, options.removed === true);
   const now = options.now;
   const created = await insertPaymentMethod(trx, { ...card.values, isDefault, modifiedAt: now, ...(options.removed ? { removedAt: now } : {}) });
