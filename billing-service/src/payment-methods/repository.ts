@@ -1,7 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
-import { isStorableId } from '../db/ids.js';
 import { reusableQuery } from '../db/reusable-query.js';
+import { lockCustomer } from '../customers/repository.js';
+import { isStorableId } from '../db/ids.js';
 import type { PaymentMethodsTable } from '../db/schema.js';
 
 export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
@@ -19,28 +20,21 @@ export async function findDefaultPaymentMethod(db: Queryable, customerId: number
   return db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).where('removedAt', 'is', null).where('isDefault', '=', true).executeTakeFirst();
 }
 
-const customerLockedWithCardCount = reusableQuery((db: Queryable, accountId: number, customerId: number) =>
-  db
-    .selectFrom('customers')
-    .select((eb) => [
-      'customers.id',
-      eb
-        .selectFrom('paymentMethods')
-        .select(eb.fn.countAll<number>().as('n'))
-        .whereRef('paymentMethods.customerId', '=', 'customers.id')
-        .where('paymentMethods.removedAt', 'is', null)
-        .as('paymentMethodCount'),
-    ])
-    .where('customers.accountId', '=', accountId)
-    .where('customers.id', '=', customerId)
-    .forUpdate(),
+const activeCardCount = reusableQuery((db: Queryable, customerId: number) =>
+  db.selectFrom('paymentMethods').select((eb) => eb.fn.countAll<string>().as('n')).where('customerId', '=', customerId).where('removedAt', 'is', null),
 );
 
-/** Locks the customer row for the transaction and counts its payment methods, in one round trip. */
+/**
+ * Locks the customer row for the transaction and counts its payment methods. Two statements: a
+ * statement's snapshot is taken before it waits for the lock, so a count read in the locking
+ * statement would miss the card that the previous holder of the lock committed (two first
+ * cards added at once would both become the default).
+ */
 export async function lockCustomerCountingCards(db: Queryable, accountId: number, customerId: number): Promise<{ id: number; paymentMethodCount: number } | undefined> {
-  if (!isStorableId(customerId)) return undefined;
-  const row = (await customerLockedWithCardCount(db, accountId, customerId))[0];
-  return row ? { id: row.id, paymentMethodCount: Number(row.paymentMethodCount ?? 0) } : undefined;
+  const locked = await lockCustomer(db, accountId, customerId);
+  if (!locked) return undefined;
+  const [row] = await activeCardCount(db, customerId);
+  return { id: locked.id, paymentMethodCount: Number(row?.n ?? 0) };
 }
 
 export async function insertPaymentMethod(db: Queryable, row: Insertable<PaymentMethodsTable>): Promise<PaymentMethodRow> {

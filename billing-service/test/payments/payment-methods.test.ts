@@ -183,3 +183,18 @@ describe('logs', () => {
     }
   });
 });
+
+describe('the default card under concurrency', () => {
+  it('makes exactly one of several first cards added at the same time the default', async () => {
+    // The lock statement's snapshot predates its wait: a count read there misses the card the
+    // previous holder committed, so every card would think it is the first.
+    for (let round = 0; round < 6; round++) {
+      const customerId = await newCustomer(t);
+      const added = await Promise.all(Array.from({ length: 4 }, () => t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })));
+      for (const res of added) expect(res.statusCode, res.body).toBe(200);
+      const defaults = await t.database.db.selectFrom('paymentMethods').select('id').where('customerId', '=', customerId).where('isDefault', '=', true).execute();
+      expect(defaults).toHaveLength(1);
+      expect(added.filter((res) => res.json().isDefault)).toHaveLength(1);
+    }
+  });
+});
