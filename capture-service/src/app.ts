@@ -135,8 +135,9 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     if (input && errors.length === 0) errors.push(...localCardErrors(input));
     if (!input || errors.length > 0) throw new ApiError(400, errors);
 
-    await verifyCaptcha(captcha, input.recaptcha, request.ip, account);
-    const captured = await captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip });
+    // input.customerId is a storable id (params.ts): the customer is read with the token's claim
+    const customer = await verifyCaptcha(captcha, input.recaptcha, request.ip, account, { accountId: caller.accountId, customerId: input.customerId });
+    const captured = await captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip, customer });
     if (captured.paymentId !== null) reply.header(PAYMENT_ID_HEADER, String(captured.paymentId));
     return captured.card;
   });

@@ -15,7 +15,7 @@ import {
   type CreditCardResponse,
   type TokenlessCapture,
 } from '@renew/billing-service/payments';
-import type { Queryable } from '@renew/billing-service/db';
+import type { CustomerRow, Queryable } from '@renew/billing-service/db';
 import { money } from '@renew/billing-service/money';
 import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
@@ -95,13 +95,24 @@ export interface CaptchaCheck {
  * Spends the token (a second use is refused before any call to the CAPTCHA
  * service), verifies it with the account's secret or the service's, and
  * checks where it was solved against the account's shop domains.
+ * With `forCustomer` the customer's row is read in the statement that spends
+ * the token, and returned (undefined when the account has no such customer).
  */
-export async function verifyCaptcha(check: CaptchaCheck, token: string, remoteIp: string, settings: CaptureSettings): Promise<void> {
+export async function verifyCaptcha(
+  check: CaptchaCheck,
+  token: string,
+  remoteIp: string,
+  settings: CaptureSettings,
+  forCustomer?: { accountId: number; customerId: number },
+): Promise<CustomerRow | undefined> {
   const secret = settings.recaptchaSecret ?? check.serviceSecret;
   if (check.verifier.mode === 'google' && !secret) {
     throw new ApiError(503, [{ Key: API_ERROR_KEY, Value: 'the CAPTCHA check is not configured on this service (no reCAPTCHA secret)' }]);
   }
-  if (!(await check.usedTokens.claim(token))) {
+  const claim = forCustomer
+    ? await check.usedTokens.claimReadingCustomer(token, forCustomer.accountId, forCustomer.customerId)
+    : { claimed: await check.usedTokens.claim(token), customer: undefined };
+  if (!claim.claimed) {
     throw ApiError.badRequest('this CAPTCHA token was already used; solve the CAPTCHA again', 'recaptcha');
   }
   let result;
@@ -120,6 +131,7 @@ export async function verifyCaptcha(check: CaptchaCheck, token: string, remoteIp
   if (check.verifier.mode === 'google' && !settings.domains.allowsHostname(result.hostname)) {
     throw ApiError.badRequest(`the CAPTCHA was solved on ${result.hostname ?? 'an unknown site'}, which is not one of the account's shop domains`, 'recaptcha');
   }
+  return claim.customer;
 }
 
 /** A collection that could not be made or was declined: in words, with the gateway's decline code when there is one. */
@@ -149,11 +161,11 @@ export async function captureCard(
   caller: Caller,
   input: CaptureInput,
   log: FastifyBaseLogger,
-  request: { settings: CaptureSettings; clientIp: string },
+  request: { settings: CaptureSettings; clientIp: string; /** The customer's row when this request already read it (with the CAPTCHA token). */ customer?: CustomerRow | undefined },
 ): Promise<CapturedCard> {
   const amount = input.paymentCollectOptions?.collectionAmount;
   // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
-  const permission = await authorizeCapture(ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, request.settings);
+  const permission = await authorizeCapture(ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, request.settings, undefined, request.customer);
   if (amount !== undefined) {
     // The amount must fit the customer's currency (USD two decimals, JPY none) and the cap.
     await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT, permission.customer);

@@ -88,6 +88,16 @@ describe('the reCAPTCHA token', () => {
     expect(errorsOf(res)[0]!.Value).toMatch(/already used/);
   });
 
+  it('is spent also by a request for a customer the account does not have (the claim reads the customer)', async () => {
+    const unknown = t.params(2_000_000_000);
+    const res = await t.post(unknown);
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res)[0]!.Key).toBe('captureToken');
+    const again = await t.post({ ...unknown, customerId });
+    expect(again.statusCode).toBe(400);
+    expect(errorsOf(again)).toEqual([{ Key: 'recaptcha', Value: 'this CAPTCHA token was already used; solve the CAPTCHA again' }]);
+  });
+
   it('is kept only as a hash', async () => {
     const params = t.params(customerId);
     expect((await t.post(params)).statusCode).toBe(200);

@@ -302,6 +302,50 @@ describe('collecting a payment with the new card', () => {
     expect(after).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
   });
 
+  it('pays what it can of the open invoice and leaves the rest owed', async () => {
+    const { customerId, invoices } = await activeCustomer(t.billing);
+    const invoice = invoices[0]!;
+    expect(invoice.outstandingBalance).toBeGreaterThan(1.25);
+    const captureToken = await t.captureToken(customerId);
+    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '1.25' }, captureToken }));
+    expect(res.statusCode, res.body).toBe(200);
+    const owed = Number((invoice.outstandingBalance - 1.25).toFixed(2));
+    const [payment] = await paymentsOf(customerId);
+    expect(payment).toMatchObject({ status: 'Succeeded', amount: 1.25, unallocatedAmount: 0, id: Number(res.headers['renew-payment-id']) });
+    expect(payment!.invoiceAllocations).toEqual([expect.objectContaining({ invoiceId: invoice.id, amount: 1.25, outstandingBalance: owed })]);
+    expect((await t.billing.call('GET', `/v1/Invoices/${invoice.id}`)).json()).toMatchObject({ status: 'PartiallyPaid', outstandingBalance: owed });
+  });
+
+  it("writes the card's and then the payment's webhook event, with a delivery to each subscribed endpoint", async () => {
+    const db = t.billing.database.db;
+    const endpoint = { accountId: t.billing.account.accountId, description: null, secret: 'whsec_dGVzdA', failingSince: null, deletedAt: null };
+    const [both, cardsOnly] = await db
+      .insertInto('webhookEndpoints')
+      .values([
+        { ...endpoint, url: 'https://hooks.example.com/all', eventTypes: JSON.stringify(['paymentMethod.created', 'payment.succeeded']) },
+        { ...endpoint, url: 'https://hooks.example.com/cards', eventTypes: JSON.stringify(['paymentMethod.created']) },
+      ])
+      .returning('id')
+      .execute();
+    try {
+      const customerId = await t.customer();
+      const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '12.00' } }));
+      expect(res.statusCode, res.body).toBe(200);
+      const events = await db.selectFrom('webhookEvents').select(['id', 'eventType', 'payload']).where('customerId', '=', customerId).orderBy('id').execute();
+      expect(events.map((e) => e.eventType)).toEqual(['paymentMethod.created', 'payment.succeeded']);
+      expect(events[0]!.payload).toMatchObject({ data: { id: res.json().id, customerId } });
+      expect(events[1]!.payload).toMatchObject({ data: { id: Number(res.headers['renew-payment-id']), amount: 12, paymentMethodId: res.json().id } });
+      const deliveries = await db.selectFrom('webhookDeliveries').select(['eventId', 'endpointId']).where('customerId', '=', customerId).orderBy('id').execute();
+      expect(deliveries).toEqual([
+        { eventId: events[0]!.id, endpointId: both!.id },
+        { eventId: events[0]!.id, endpointId: cardsOnly!.id },
+        { eventId: events[1]!.id, endpointId: both!.id },
+      ]);
+    } finally {
+      await db.updateTable('webhookEndpoints').set({ deletedAt: new Date() }).where('accountId', '=', endpoint.accountId).execute();
+    }
+  });
+
   it('refuses an amount with more decimals than the currency has, before storing the card', async () => {
     const customerId = await t.customer();
     const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '10.005' } }));

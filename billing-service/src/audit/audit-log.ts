@@ -1,5 +1,6 @@
 import type { Caller } from '../http/auth.js';
 import type { Queryable } from '../db/database.js';
+import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
 export type AuditAction = 'create' | 'update' | 'delete';
@@ -16,6 +17,18 @@ export async function recordChange(
 ): Promise<void> {
   const row = auditEntry(caller, entry);
   await insertAuditEntry(db, row.accountId, row.actor, row.source, row.entityType, entry.entityId, row.action, row.changes);
+}
+
+/** Records several changes in one statement (a batch of payments), in the order given. */
+export async function recordChanges(
+  db: Queryable,
+  changes: Array<{ caller: Caller; entry: { entityType: string; entityId: number; action: AuditAction; changes: Record<string, unknown> } }>,
+): Promise<void> {
+  const rows = changes.map(({ caller, entry }) => {
+    const row = auditEntry(caller, entry);
+    return { account_id: row.accountId, actor: row.actor, source: row.source, entity_type: row.entityType, entity_id: entry.entityId, action: row.action, changes: entry.changes };
+  });
+  await insertJsonRows(db, 'audit_log', 'account_id integer, actor text, source text, entity_type text, entity_id integer, action text, changes jsonb', rows);
 }
 
 /** The audit row of a change, for a write that inserts it with other rows in one statement. */

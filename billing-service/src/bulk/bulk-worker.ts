@@ -3,16 +3,23 @@ import type { FastifyBaseLogger } from 'fastify';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { AppContext } from '../app-context.js';
 import { claimRecords } from './repository.js';
-import { collectBulkRecord, completeFinishedBulkJobs } from './service.js';
+import { collectBulkBatch, completeFinishedBulkJobs } from './service.js';
 
 export interface BulkWorkerOptions {
   /** How often to look for work other instances queued (this instance's own Process calls wake it at once). Default 1 s. */
   pollMs?: number;
   /** A record claimed longer ago than this by an instance that died is claimed again. Default 5 minutes (beyond any gateway timeout). */
   staleAfterMs?: number;
-  /** Records claimed at once (default 32) and paid side by side (default 4: gateway calls overlap; one customer's payments still serialize on its row lock). */
+  /** Records claimed at once (default 32); those paid one at a time go `parallel` customers side by side (default 4: gateway calls overlap), each customer's in record order. */
   batchSize?: number;
   parallel?: number;
+  /**
+   * Records claimed at once while the last claim was all paid in one transaction (default 256): one
+   * commit pays more; a claim with card records goes back to batchSize, so none waits long for its lane.
+   */
+  paymentBatchSize?: number;
+  /** Records that need no gateway call are paid a batch per transaction (default); false: one at a time, like card records. */
+  batchPayments?: boolean;
 }
 
 /**
@@ -25,16 +32,20 @@ export class BulkPaymentWorker {
   readonly task: PeriodicTask;
   private readonly staleAfterMs: number;
   private readonly batchSize: number;
+  private readonly paymentBatchSize: number;
   private readonly parallel: number;
+  private readonly batchPayments: boolean;
 
   constructor(
     private readonly ctx: AppContext,
-    log: FastifyBaseLogger,
+    private readonly log: FastifyBaseLogger,
     options: BulkWorkerOptions = {},
   ) {
     this.staleAfterMs = options.staleAfterMs ?? 5 * 60_000;
     this.batchSize = options.batchSize ?? 32;
+    this.paymentBatchSize = options.paymentBatchSize ?? 256;
     this.parallel = options.parallel ?? 4;
+    this.batchPayments = options.batchPayments ?? true;
     // A record that failed unexpectedly stays claimed and is taken again once stale.
     this.task = new PeriodicTask('bulk payment worker', options.pollMs ?? 1_000, () => this.drain(), log);
   }
@@ -54,15 +65,12 @@ export class BulkPaymentWorker {
   }
 
   private async drain() {
+    let limit = this.batchSize;
     while (!this.task.stopped) {
-      const batch = await claimRecords(this.ctx.db, wallClockNow(), this.staleAfterMs, this.batchSize);
+      const batch = await claimRecords(this.ctx.db, wallClockNow(), this.staleAfterMs, limit);
       if (batch.length === 0) break;
-      // A few lanes over the batch, each taking the next record in order.
-      let next = 0;
-      const lane = async () => {
-        while (next < batch.length) await collectBulkRecord(this.ctx, batch[next++]!);
-      };
-      await Promise.all(Array.from({ length: Math.min(this.parallel, batch.length) }, lane));
+      const { oneAtATime } = await collectBulkBatch(this.ctx, batch, { parallel: this.parallel, batchPayments: this.batchPayments, log: this.log });
+      limit = oneAtATime === 0 ? this.paymentBatchSize : this.batchSize;
     }
     if (!this.task.stopped) await completeFinishedBulkJobs(this.ctx, wallClockNow());
   }

@@ -99,6 +99,30 @@ export async function finishRecord(trx: Queryable, recordId: number, outcome: { 
     .execute();
 }
 
+/**
+ * The claimed records this instance still holds (Processing, with the claim it made), locked for the
+ * transaction that pays them when `forUpdate`; a record another instance claimed again meanwhile,
+ * or one already finished, is left out.
+ */
+export async function findHeldRecords(db: Queryable, records: Array<{ id: number; claimedAt: Date | null }>, options: { forUpdate?: boolean } = {}): Promise<Set<number>> {
+  if (records.length === 0) return new Set();
+  let query = db.selectFrom('bulkJobRecords').select(['id', 'claimedAt']).where('id', 'in', records.map((r) => r.id)).where('status', '=', 'Processing').orderBy('id');
+  if (options.forUpdate) query = query.forUpdate();
+  const rows = await query.execute();
+  const claims = new Map(records.map((r) => [r.id, r.claimedAt?.getTime()]));
+  return new Set(rows.filter((r) => r.claimedAt?.getTime() === claims.get(r.id)).map((r) => r.id));
+}
+
+/** Several records' outcomes in one statement (finishRecord for a batch). */
+export async function finishRecords(trx: Queryable, outcomes: Array<{ recordId: number; status: 'Succeeded' | 'Failed'; paymentId: number | null; errors: Array<{ Key: string; Value: string }> | null }>, now: Date) {
+  if (outcomes.length === 0) return;
+  const rows = outcomes.map((o) => ({ id: o.recordId, status: o.status, payment_id: o.paymentId, errors: o.errors }));
+  await sql`
+    update bulk_job_records set status = o.status, payment_id = o.payment_id, errors = o.errors, processed_at = ${now}
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as o(id integer, status text, payment_id integer, errors jsonb)
+    where bulk_job_records.id = o.id`.execute(trx);
+}
+
 /** Processing jobs with no record left to process become Completed. */
 export async function completeFinishedJobs(db: Queryable, now: Date): Promise<Array<{ id: number; accountId: number }>> {
   const rows = await db

@@ -1,10 +1,11 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { recordChange } from '../audit/audit-log.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError, fieldKey, type ErrorBody } from '../http/errors.js';
 import { toJsonAmount } from '../money/money.js';
-import { checkPaymentRequest, recordPayment } from '../payments/service.js';
+import { checkPaymentRequest, paysInBatch, recordPayment, recordPaymentBatch } from '../payments/service.js';
 import type { CollectPaymentInput } from '../payments/schemas.js';
 import { emitWebhookEvent } from '../webhooks/events.js';
 import {
@@ -13,8 +14,10 @@ import {
   countRecords,
   findJob,
   findRecordPaymentId,
+  findHeldRecords,
   findRecords,
   finishRecord,
+  finishRecords,
   insertJob,
   insertRecords,
   setJobStatus,
@@ -217,4 +220,81 @@ export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, 
     // A check that no longer holds at processing time: no payment was recorded.
     await finishRecord(ctx.db, record.id, { status: 'Failed', paymentId: await findRecordPaymentId(ctx.db, record.id), errors: error.errors }, now);
   }
+}
+
+/**
+ * Collects a claimed batch. Records that need no gateway call (paysInBatch) are paid together: one
+ * transaction for the batch, their payments (recordPaymentBatch) committing with their outcomes, so
+ * a crash leaves both or neither. The others go one at a time (collectBulkRecord), `parallel`
+ * customers side by side, each customer's in record order; a customer with any record of that kind
+ * has all its records of the batch paid that way, so that its payments keep the record order. If the batch's transaction fails, its records are
+ * paid one at a time instead (those still held). Returns how many records went one at a time.
+ */
+export async function collectBulkBatch(
+  ctx: AppContext,
+  records: ClaimedRecord[],
+  options: { parallel: number; batchPayments: boolean; log?: Pick<FastifyBaseLogger, 'warn'> },
+): Promise<{ oneAtATime: number }> {
+  const items = records.map((record) => ({ record, parsed: BulkPaymentItem.safeParse(record.item) }));
+  const customerOf = (r: (typeof items)[number]) => `${r.record.accountId} ${r.parsed.success ? r.parsed.data.customerId : ''}`;
+  const oneAtATime = new Set(items.filter((r) => !r.parsed.success || !paysInBatch(r.parsed.data) || !options.batchPayments).map(customerOf));
+  const together = items.filter((r) => !oneAtATime.has(customerOf(r)));
+  const single = items.filter((r) => oneAtATime.has(customerOf(r)));
+  // Lanes side by side, each taking the next customer's records and paying them in record order.
+  const lanes = async (list: typeof items) => {
+    const groups = new Map<string, typeof items>();
+    for (const r of list) {
+      const group = groups.get(customerOf(r));
+      if (group) group.push(r);
+      else groups.set(customerOf(r), [r]);
+    }
+    const byCustomer = [...groups.values()];
+    let next = 0;
+    const lane = async () => {
+      while (next < byCustomer.length) for (const { record } of byCustomer[next++]!) await collectBulkRecord(ctx, record);
+    };
+    await Promise.all(Array.from({ length: Math.min(options.parallel, byCustomer.length) }, lane));
+  };
+  const batch = async () => {
+    if (together.length === 0) return;
+    try {
+      await payTogether(ctx, together.map((r) => ({ ...r.record, input: r.parsed.data! })));
+    } catch (error) {
+      options.log?.warn({ err: error, records: together.length }, 'bulk: a batch of payments failed; paying its records one at a time');
+      // Only those still held: if the failure hid a commit that went through, they are finished already.
+      const held = await findHeldRecords(ctx.db, together.map((r) => r.record));
+      await lanes(together.filter((r) => held.has(r.record.id)));
+    }
+  };
+  await Promise.all([batch(), lanes(single)]);
+  return { oneAtATime: single.length };
+}
+
+/** The batch's transaction: the records this instance still holds, per job's caller, paid and finished together. */
+async function payTogether(ctx: AppContext, records: Array<ClaimedRecord & { input: CollectPaymentInput }>) {
+  const callers = new Map<string, { caller: Caller; now: Date; records: typeof records }>();
+  for (const record of records) {
+    const key = `${record.accountId} ${record.auditSource}`;
+    if (!callers.has(key)) {
+      const caller: Caller = { accountId: record.accountId, keyKind: 'private', auditSource: record.auditSource, rateLimits: { perMinute: 0, perDay: 0 }, keyHash: '' };
+      callers.set(key, { caller, now: await ctx.clock.now(record.accountId), records: [] });
+    }
+    callers.get(key)!.records.push(record);
+  }
+  const succeeded = await ctx.db.transaction().execute(async (trx) => {
+    const held = await findHeldRecords(trx, records, { forUpdate: true });
+    let count = 0;
+    for (const { caller, now, records: own } of callers.values()) {
+      const mine = own.filter((r) => held.has(r.id));
+      const outcomes = await recordPaymentBatch(ctx, trx, caller, mine.map((r) => r.input), now);
+      await finishRecords(
+        trx,
+        outcomes.map((o, i) => (o.status === 'Succeeded' ? { recordId: mine[i]!.id, status: 'Succeeded', paymentId: o.paymentId, errors: null } : { recordId: mine[i]!.id, status: 'Failed', paymentId: null, errors: o.errors })),
+        now,
+      );
+      count += outcomes.filter((o) => o.status === 'Succeeded').length;
+    }
+    return count;
+  });
+  for (let i = 0; i < succeeded; i++) ctx.metrics?.paymentRecorded('Succeeded');
 }

@@ -86,16 +86,19 @@ export async function authorizeCapture(
   request: { customerId: number; captureToken?: string | undefined },
   policy: { tokenlessCapture: TokenlessCapture; maxCollectionAmount: string },
   now = wallClockNow(),
+  /** The customer's row when this request already read it (saves reading it again). */
+  known?: CustomerRow,
 ): Promise<CapturePermission> {
   const accountCap = money(policy.maxCollectionAmount);
+  const readCustomer = (id: number) => (known?.id === id && known.accountId === caller.accountId ? known : findCustomerRow(ctx.db, caller.accountId, id));
   if (request.captureToken !== undefined) {
     const grant = await checkCaptureToken(ctx.db, caller.accountId, request.captureToken, request.customerId, now);
-    const customer = await findCustomerRow(ctx.db, caller.accountId, grant.customerId);
+    const customer = await readCustomer(grant.customerId);
     if (!customer) throw ApiError.badRequest(NOT_VALID, 'captureToken');
     return { customer, grant, mayMoveDefault: true, maxCollectionAmount: grant.maxCollectionAmount ?? accountCap };
   }
   if (policy.tokenlessCapture === 'never') throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken');
-  const customer = await findCustomerRow(ctx.db, caller.accountId, request.customerId);
+  const customer = await readCustomer(request.customerId);
   if (!customer || (policy.tokenlessCapture === 'draftOnly' && customer.status !== 'Draft')) throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken');
   return { customer, grant: null, mayMoveDefault: policy.tokenlessCapture === 'any', maxCollectionAmount: accountCap };
 }

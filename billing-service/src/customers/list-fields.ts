@@ -14,6 +14,8 @@ import {
 
 const column = (name: string) => sql.ref(`customers.${name}`);
 const text = (name: string, expression = column(name)): ListField => ({ name, type: 'string', expression });
+/** A column with a sort-order index, `(account_id, column collate "C" nulls first, id)` (migration 0006). */
+const sortIndexedText = (name: string, expression = column(name)): ListField => ({ ...text(name, expression), sortIndexed: true });
 const salesTrackingCode = (position: number, part: 'code' | 'name'): ListField => ({
   name: `CustomerReference.SalesTrackingCode${position}.${part === 'code' ? 'Code' : 'Name'}`,
   type: 'string',
@@ -35,7 +37,7 @@ function timelessCustomerListFields(catalog: Catalog): ListField[] {
     catalog.currencies.allowed.map((code) => [String(findCurrency(code)?.numericCode ?? code), code]),
   );
   return [
-    text('CompanyName', column('companyName')),
+    sortIndexedText('CompanyName', column('companyName')),
     { name: 'CreatedTimestamp', type: 'date', expression: column('createdAt') },
     // CurrencyId takes the ISO 4217 numeric code (840 = USD); Currency the letter code.
     { name: 'CurrencyId', type: 'enum', values: catalog.currencies.allowed, aliases: currencyAliases, expression: column('currency') },
@@ -50,9 +52,9 @@ function timelessCustomerListFields(catalog: Catalog): ListField[] {
     text('CustomerReference.Reference2', sql.ref('customerReferences.reference2')),
     text('CustomerReference.Reference3', sql.ref('customerReferences.reference3')),
     ...[1, 2, 3, 4, 5].flatMap((p) => [salesTrackingCode(p, 'code'), salesTrackingCode(p, 'name')]),
-    text('FirstName', column('firstName')),
+    sortIndexedText('FirstName', column('firstName')),
     { name: 'MarketingId', type: 'integer', expression: column('marketingId') },
-    text('LastName', column('lastName')),
+    sortIndexedText('LastName', column('lastName')),
     text('MiddleName', column('middleName')),
     { name: 'ModifiedTimestamp', type: 'date', expression: column('modifiedAt') },
     { name: 'ErpEntityType', type: 'enum', values: ['Individual', 'Company'], aliases: { '1': 'Individual', '2': 'Company' }, expression: column('erpCustomerType') },

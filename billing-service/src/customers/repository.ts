@@ -1,7 +1,8 @@
-import { sql, type InsertObject, type Insertable, type QueryCreator, type Updateable } from 'kysely';
+import { sql, type Compilable, type InsertObject, type Insertable, type QueryCreator, type Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
-import { reusableQuery } from '../db/reusable-query.js';
+import { reusableQuery, reusableWriteByShape } from '../db/reusable-query.js';
+import { enabledEndpointsJson, type EnabledEndpoint } from '../webhooks/repository.js';
 import { customerAccountStatusSql } from '../ledger/balances.js';
 import { activeSubscriptionsJson, type RevenueSubscription } from '../subscriptions/repository.js';
 import type {
@@ -72,6 +73,18 @@ export function selectCustomerRecords(db: Queryable, accountId: number, now: Dat
     .where('customers.accountId', '=', accountId);
 }
 
+const customerCount = reusableQuery((db: Queryable, accountId: number) =>
+  db
+    .selectFrom('accountRowCounts')
+    .select(sql<string>`coalesce(sum(row_count), 0)`.as('count'))
+    .where('accountId', '=', accountId)
+    .where('tableName', '=', 'customers'),
+);
+
+/** The account's customers, from the counts migration 0019's triggers keep in each writing transaction. */
+export async function countCustomers(db: Queryable, accountId: number): Promise<number> {
+  return Number((await customerCount(db, accountId))[0]!.count);
+}
 
 // One customer's read also brings its Active subscriptions' recurring revenue inputs: one round trip, not two more.
 const customerRecordById = reusableQuery((db: Queryable, accountId: number, id: number, now: Date) =>
@@ -104,6 +117,13 @@ const lockedCustomerRowById = reusableQuery((db: Queryable, accountId: number, i
 export async function lockCustomer(db: Queryable, accountId: number, id: number): Promise<CustomerRow | undefined> {
   if (!isStorableId(id)) return undefined;
   return (await lockedCustomerRowById(db, accountId, id))[0];
+}
+
+/** Locks several customers of the account, in id order (so that two batches never wait on each other in a cycle). */
+export function lockCustomers(db: Queryable, accountId: number, ids: number[]): Promise<CustomerRow[]> {
+  const storable = [...new Set(ids.filter(isStorableId))];
+  if (storable.length === 0) return Promise.resolve([]);
+  return db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', 'in', storable).orderBy('id').forUpdate().execute();
 }
 
 export async function customerExists(db: Queryable, accountId: number, id: number): Promise<boolean> {
@@ -143,7 +163,7 @@ export async function replaceCustomerAcquisition(
 type Row<T> = Omit<Insertable<T>, 'customerId'>;
 
 /** Everything a new customer is created with: the customer row and the rows that hang off it. */
-export interface NewCustomerRows {
+export type NewCustomerRows = {
   customer: Insertable<CustomersTable>;
   reference: Omit<CustomerReferencesTable, 'customerId'> | null;
   salesTrackingCodes: Array<Omit<CustomerSalesTrackingCodesTable, 'customerId'>>;
@@ -154,34 +174,70 @@ export interface NewCustomerRows {
   addresses: Array<Row<AddressesTable>>;
   /** The audit entry of the creation; its entity id is the new customer's. */
   audit: Omit<Insertable<AuditLogTable>, 'entityId'>;
+};
+
+/** What `insertNewCustomer` gives back: the stored customer, and the account's webhook endpoints read in the same statement. */
+export interface NewCustomer {
+  record: CustomerRecord;
+  enabledEndpoints: EnabledEndpoint[];
 }
 
+type NewCustomerStatementRow = Omit<CustomerRecord, 'salesTrackingCodes'> & { salesTrackingCodes: SalesTrackingCodeRow[]; enabledEndpoints: EnabledEndpoint[] };
+
 /**
- * Inserts a new customer and every row that goes with it in one statement (one round
- * trip instead of one per table): data-modifying CTEs, each child row taking the id the
- * customer insert returns. The foreign keys are checked at the end of the statement, when
- * the customer row exists. Returns the new id.
+ * The one statement of a customer creation: data-modifying CTEs insert the customer and every
+ * row that goes with it, each child row taking the id the customer insert returns (the foreign
+ * keys are checked at the end of the statement, when the customer row exists). Its result is
+ * the customer as `selectCustomerRecords` reads it (a new customer has no invoice, so its
+ * account status is the stored one, and no subscription), so no read follows the commit, plus
+ * the webhook endpoints. Compiled once per shape of the body (which parts, how many rows).
  */
-export async function insertNewCustomer(db: Queryable, rows: NewCustomerRows): Promise<number> {
-  // the CTE below (CamelCasePlugin writes newCustomer as new_customer)
+const newCustomerStatement = reusableWriteByShape((db: Queryable, rows: NewCustomerRows) => {
+  // the CTEs below (CamelCasePlugin writes newCustomer as new_customer)
   const customerId = sql<number>`(select id from new_customer)`;
-  type WithNewCustomer = QueryCreator<Database & { newCustomer: { id: number } }>;
-  let query = db.with('newCustomer', (qc) => qc.insertInto('customers').values(rows.customer).returning('id')) as unknown as WithNewCustomer;
-  const add = <T extends keyof Database & string>(name: string, table: T, values: Array<InsertObject<Database, T>>) => {
-    // an absent part (no reference, no addresses) adds no CTE: a few shapes, each prepared once per connection
-    if (values.length > 0) query = query.with(name, (qc) => qc.insertInto(table).values(values as never)) as unknown as WithNewCustomer;
+  type WithNewCustomer = QueryCreator<Database & { newCustomer: CustomerRow }>;
+  let query = db.with('newCustomer', (qc) => qc.insertInto('customers').values(rows.customer).returningAll()) as unknown as WithNewCustomer;
+  const present = new Set<string>();
+  const add = <T extends keyof Database & string>(name: string, table: T, values: Array<InsertObject<Database, T>>, returning: string[] = []) => {
+    // an absent part (no reference, no addresses) adds no CTE
+    if (values.length === 0) return;
+    present.add(name);
+    query = query.with(name, (qc) => {
+      const insert = qc.insertInto(table).values(values as never);
+      return (returning.length > 0 ? insert.returning(returning as never) : insert) as never;
+    }) as unknown as WithNewCustomer;
   };
   const { reference, acquisition } = rows;
   add('newBillingSetting', 'customerBillingSettings', [{ ...rows.billingSetting, customerId }]);
   add('newAddressPreference', 'customerAddressPreferences', [{ ...rows.addressPreference, customerId }]);
   add('newAudit', 'auditLog', [{ ...rows.audit, entityId: customerId }]);
-  add('newReference', 'customerReferences', reference ? [{ ...reference, customerId }] : []);
-  add('newSalesTrackingCodes', 'customerSalesTrackingCodes', rows.salesTrackingCodes.map((code) => ({ ...code, customerId })));
-  add('newAcquisition', 'customerAcquisitions', acquisition ? [{ ...acquisition, customerId }] : []);
+  add('newReference', 'customerReferences', reference ? [{ ...reference, customerId }] : [], ['reference1', 'reference2', 'reference3']);
+  add('newSalesTrackingCodes', 'customerSalesTrackingCodes', rows.salesTrackingCodes.map((code) => ({ ...code, customerId })), ['position', 'type', 'code', 'name']);
+  add('newAcquisition', 'customerAcquisitions', acquisition ? [{ ...acquisition, customerId }] : [], ['adContent', 'campaign', 'keyword', 'landingPage', 'medium', 'source']);
   add('newBillingPeriods', 'customerBillingPeriodConfigurations', rows.billingPeriodConfigurations.map((period) => ({ ...period, customerId })));
   add('newAddresses', 'addresses', rows.addresses.map((address) => ({ ...address, customerId })));
-  const { id } = await query.selectFrom('newCustomer').select('newCustomer.id').executeTakeFirstOrThrow();
-  return id;
+  const from = (cte: string, column: string) => (present.has(cte) ? sql`(select ${sql.ref(column)} from ${sql.table(cte)})` : sql`null::text`).as(column);
+  const codes = present.has('newSalesTrackingCodes')
+    ? sql<SalesTrackingCodeRow[]>`(select json_agg(json_build_object('position', s.position, 'type', s.type, 'code', s.code, 'name', s.name) order by s.position) from new_sales_tracking_codes s)`
+    : sql<SalesTrackingCodeRow[]>`'[]'::json`;
+  return query
+    .selectFrom('newCustomer')
+    .selectAll('newCustomer')
+    .select([
+      sql<string>`new_customer.customer_account_status`.as('customerAccountStatus'),
+      ...['reference1', 'reference2', 'reference3'].map((c) => from('newReference', c)),
+      ...['adContent', 'campaign', 'keyword', 'landingPage', 'medium', 'source'].map((c) => from('newAcquisition', c)),
+      codes.as('salesTrackingCodes'),
+      sql<boolean>`false`.as('hasActiveSubscriptions'),
+      enabledEndpointsJson(sql<number>`new_customer.account_id`).as('enabledEndpoints'),
+    ]) as unknown as Compilable<NewCustomerStatementRow>;
+});
+
+/** Inserts a new customer and every row that goes with it in one statement (see newCustomerStatement). */
+export async function insertNewCustomer(db: Queryable, rows: NewCustomerRows): Promise<NewCustomer> {
+  const [row] = await newCustomerStatement(db, rows);
+  const { enabledEndpoints, ...record } = row!;
+  return { record, enabledEndpoints };
 }
 
 /** Whether any customer of the account names this one as its parent. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ListQuerystring, listRoute } from '../http/list-route.js';
-import { selectCustomerRecords } from './repository.js';
+import { countCustomers, selectCustomerRecords } from './repository.js';
 import { customerListFields } from './list-fields.js';
 import { toCustomerResponses } from './customer-response.js';
 import {
@@ -41,6 +41,7 @@ export async function customerRoutes(fastify: FastifyInstance) {
         defaultSort: { field: 'Id', order: 'Ascending' },
         baseQuery: selectCustomerRecords(app.ctx.db, request.caller.accountId, now),
         idColumn: 'customers.id',
+        unfilteredCount: () => countCustomers(app.ctx.db, request.caller.accountId),
         toResponses: (records) => toCustomerResponses(app.ctx.db, app.ctx.uris, records),
       });
     },

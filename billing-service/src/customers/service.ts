@@ -22,6 +22,7 @@ import {
 import { toCustomerResponse, toCustomerResponses } from './customer-response.js';
 import type { CreateCustomerInput, CustomerResponse, UpdateCustomerInput } from './schemas.js';
 import type { Queryable } from '../db/database.js';
+import { rememberEnabledEndpoints } from '../webhooks/repository.js';
 
 type CustomerReferenceInput = NonNullable<CreateCustomerInput['customerReference']>;
 type AddressInput = NonNullable<CreateCustomerInput['billing']>;
@@ -74,7 +75,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
   }
 
   const now = await ctx.clock.now(caller.accountId);
-  const id = await ctx.db
+  return ctx.db
     .transaction()
     .execute(async (trx) => {
       if (input.parentId != null) await assertParentExists(trx, caller, input.parentId);
@@ -82,7 +83,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
         pdfInvoiceEmailAttachmentOption, rechargeThresholdAmount, rechargeTargetAmount, acquisitionCost, taxExempt,
         billingPeriodConfigurations: _periods, trackedItemDisplay: settingTrackedItemDisplay,
         customerBillingStatementSetting: _statement, defaultPaymentMethodId: _noPaymentMethodYet, ...columns } = setting;
-      const customerId = await insertNewCustomer(trx, {
+      const { record, enabledEndpoints } = await insertNewCustomer(trx, {
         customer: {
           accountId: caller.accountId,
           ...customerColumns(input),
@@ -127,11 +128,13 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
         ],
         audit: auditEntry(caller, { entityType: 'Customer', action: 'create', changes: stripNulls(input) }),
       });
-      await ctx.webhooks?.customer(trx, caller.accountId, customerId, 'customer.created', now);
-      return customerId;
+      rememberEnabledEndpoints(trx, caller.accountId, enabledEndpoints);
+      // the stored customer, as a read would show it (no subscription yet, so no recurring revenue)
+      const created = toCustomerResponse(record, ctx.uris);
+      await ctx.webhooks?.customer(trx, caller.accountId, record.id, 'customer.created', now, created);
+      return created;
     })
     .catch(rethrowPortalUserNameConflict);
-  return getCustomer(ctx, caller, id);
 }
 
 /**

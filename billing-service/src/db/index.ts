@@ -1,3 +1,4 @@
 /** The database (`@renew/billing-service/db`): its handle and types, and queries compiled once. */
 export type { Db, DatabaseHandle, Queryable } from './database.js';
 export { reusableQuery } from './reusable-query.js';
+export type { CustomerRow } from './schema.js';

@@ -17,6 +17,8 @@ import * as webhookAccountEmail from './migrations/0015-webhook-account-email.js
 import * as accountClocks from './migrations/0016-account-clocks.js';
 import * as refunds from './migrations/0017-refunds.js';
 import * as invoicePdfEmail from './migrations/0018-invoice-pdf-email.js';
+import * as accountRowCounts from './migrations/0019-account-row-counts.js';
+import * as lastNameSearchCovering from './migrations/0020-last-name-search-covering.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +40,8 @@ const migrations: Record<string, Migration> = {
   '0016-account-clocks': accountClocks,
   '0017-refunds': refunds,
   '0018-invoice-pdf-email': invoicePdfEmail,
+  '0019-account-row-counts': accountRowCounts,
+  '0020-last-name-search-covering': lastNameSearchCovering,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -33,3 +33,50 @@ export function reusableQuery<Args extends unknown[], Row>(build: (db: Queryable
     return result.rows;
   };
 }
+
+/** The values of one table's row, by column; an undefined value leaves the column out, as Kysely does. */
+type RowValues = Record<string, unknown>;
+/** A multi-table write's rows, by part: one row, several rows, or none. */
+export type RowsByPart = Record<string, RowValues | RowValues[] | null>;
+
+/**
+ * Like reusableQuery, for a write whose shape follows its input: which parts are present,
+ * how many rows each has and which of their columns are given. Kysely builds and compiles
+ * the statement once per shape (at most `maxShapes`; past that it compiles each call), and
+ * every later call of that shape only binds the new values. `build` receives the rows with
+ * every column value replaced by a stand-in, so it must use them only as values.
+ */
+export function reusableWriteByShape<Rows extends RowsByPart, Row>(build: (db: Queryable, rows: Rows) => Compilable<Row>, maxShapes = 64) {
+  const templates = new Map<string, { sql: string; parameters: readonly unknown[] }>();
+  return async (db: Queryable, rows: Rows): Promise<Row[]> => {
+    const values: unknown[] = [];
+    let shape = '';
+    const slotted: Record<string, unknown> = {};
+    const slotRow = (row: RowValues) => {
+      const out: RowValues = {};
+      for (const column in row) {
+        const value = row[column];
+        if (value === undefined) continue;
+        shape += `${column},`;
+        out[column] = new Slot(values.length);
+        values.push(value);
+      }
+      shape += ';';
+      return out;
+    };
+    for (const part in rows) {
+      const given = rows[part]!;
+      shape += `${part}${given === null ? '-' : Array.isArray(given) ? `[${given.length}]` : ''}:`;
+      slotted[part] = given === null ? null : Array.isArray(given) ? given.map(slotRow) : slotRow(given);
+    }
+    let template = templates.get(shape);
+    if (!template) {
+      const compiled = build(db, slotted as Rows).compile();
+      template = { sql: compiled.sql, parameters: compiled.parameters };
+      if (templates.size < maxShapes) templates.set(shape, template);
+    }
+    const parameters = template.parameters.map((p) => (p instanceof Slot ? values[p.index] : p));
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(template.sql, parameters));
+    return result.rows;
+  };
+}

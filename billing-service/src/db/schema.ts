@@ -372,6 +372,14 @@ export interface PaymentsTable {
   createdAt: Generated<Date>;
 }
 
+/** Rows per account of a big table (migration 0019's triggers keep it); an account's count is the sum of its slots. */
+export interface AccountRowCountsTable {
+  accountId: number;
+  tableName: string;
+  slot: number;
+  rowCount: ColumnType<string, string | number, string | number>;
+}
+
 export interface RefundsTable {
   id: Generated<number>;
   accountId: number;
@@ -547,6 +555,7 @@ export interface EmailOutboxTable {
 export interface Database {
   accounts: AccountsTable;
   accountClocks: AccountClocksTable;
+  accountRowCounts: AccountRowCountsTable;
   customers: CustomersTable;
   customerReferences: CustomerReferencesTable;
   customerSalesTrackingCodes: CustomerSalesTrackingCodesTable;

@@ -19,6 +19,8 @@ export interface ListRouteSpec<Row, Item> {
   baseQuery: SelectQueryBuilder<Database, any, Row>;
   /** Tiebreaker for stable pages, e.g. 'customers.id'. */
   idColumn: string;
+  /** The base query's row count from a count the writes maintain (e.g. `countCustomers`); without it, `count(*)`. */
+  unfilteredCount?: () => Promise<number>;
   /** The page's rows as the API returns them (batch: one more query for the whole page at most). */
   toResponses: (rows: Row[]) => Item[] | Promise<Item[]>;
 }
@@ -26,7 +28,7 @@ export interface ListRouteSpec<Row, Item> {
 /** Every list endpoint in one place: parse query/paging/sort, run it, set the nine X-* headers. */
 export async function listRoute<Row, Item>(request: FastifyRequest, reply: FastifyReply, spec: ListRouteSpec<Row, Item>): Promise<Item[]> {
   const listRequest = parseListRequest(listInputFromUrl(request.url), spec.fields, spec.defaultSort);
-  const result = await runList(request.server.ctx.db, spec.baseQuery, listRequest, spec.fields, spec.idColumn);
+  const result = await runList(request.server.ctx.db, spec.baseQuery, listRequest, spec.fields, spec.idColumn, spec.unfilteredCount);
   setListHeaders(reply, {
     pageNumber: listRequest.pageNumber,
     pageSize: listRequest.pageSize,

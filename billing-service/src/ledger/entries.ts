@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { Money } from '../money/money.js';
 
@@ -38,3 +39,22 @@ export async function creditsAgainstInvoices(db: Queryable, invoiceIds: number[]
   if (invoiceIds.length === 0) return [];
   return db.selectFrom('ledgerEntries').select(['invoiceId', 'amount']).where('entryType', '=', 'credit').where('invoiceId', 'in', invoiceIds).execute();
 }
+
+/** Adds several entries in one statement (a batch of payments), each as addLedgerEntry would; their ids in the order given. */
+export function addLedgerEntries(db: Queryable, entries: Array<Parameters<typeof addLedgerEntry>[1]>): Promise<number[]> {
+  const rows = entries.map((e) => ({
+    account_id: e.accountId,
+    customer_id: e.customerId,
+    entry_type: e.entryType,
+    amount: e.amount.toString(),
+    open_amount: e.amount.toString(),
+    invoice_id: e.invoiceId ?? null,
+    due_at: e.dueAt ?? null,
+    effective_at: e.effectiveAt,
+    description: e.description ?? null,
+  }));
+  return insertJsonRows(db, 'ledger_entries', LEDGER_ENTRY_COLUMNS, rows, true);
+}
+
+const LEDGER_ENTRY_COLUMNS =
+  'account_id integer, customer_id integer, entry_type text, amount numeric, open_amount numeric, invoice_id integer, due_at timestamptz, effective_at timestamptz, description text';

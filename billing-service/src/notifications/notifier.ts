@@ -2,7 +2,7 @@ import type { Catalog } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import { isEmailEnabled } from '../email-preferences/enabled.js';
 import { renderEmail, type NotificationEvent } from './email-templates.js';
-import { insertOutboxEmail } from './outbox-repository.js';
+import { insertOutboxEmail, insertOutboxEmails } from './outbox-repository.js';
 
 export interface NotifiedCustomer {
   id: number;
@@ -26,12 +26,31 @@ export class Notifier {
   ) {}
 
   async enqueue(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent): Promise<void> {
+    const email = await this.outboxEmail(trx, customer, event, new Map());
+    if (email) await insertOutboxEmail(trx, email);
+  }
+
+  /** Several e-mails, each as enqueue decides, in one insert (a batch of payments); a preference is read once per customer and type. */
+  async enqueueMany(trx: Queryable, emails: Array<{ customer: NotifiedCustomer; event: NotificationEvent }>): Promise<void> {
+    if (!this.enabled) return;
+    const preferences = new Map<string, Promise<boolean>>();
+    const rows = [];
+    for (const { customer, event } of emails) {
+      const email = await this.outboxEmail(trx, customer, event, preferences);
+      if (email) rows.push(email);
+    }
+    await insertOutboxEmails(trx, rows);
+  }
+
+  private async outboxEmail(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent, preferences: Map<string, Promise<boolean>>) {
     const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
-    if (!this.enabled || !to) return;
-    if (!(await isEmailEnabled(trx, this.catalog, customer.id, event.type))) return;
+    if (!this.enabled || !to) return null;
+    const key = `${customer.id} ${event.type}`;
+    if (!preferences.has(key)) preferences.set(key, isEmailEnabled(trx, this.catalog, customer.id, event.type));
+    if (!(await preferences.get(key))) return null;
     const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || 'customer';
     const { subject, body } = renderEmail(this.catalog.account.name, name, event);
     const attachedInvoiceId = event.type === 'InvoicePost' ? event.invoiceId : null;
-    await insertOutboxEmail(trx, { accountId: customer.accountId, customerId: customer.id, emailType: event.type, toAddress: to, subject, body, attachedInvoiceId });
+    return { accountId: customer.accountId, customerId: customer.id, emailType: event.type, toAddress: to, subject, body, attachedInvoiceId };
   }
 }

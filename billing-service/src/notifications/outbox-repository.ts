@@ -11,6 +11,12 @@ export async function insertOutboxEmail(
   await trx.insertInto('emailOutbox').values(email).execute();
 }
 
+/** Several e-mails in one statement, in the order given. */
+export async function insertOutboxEmails(trx: Queryable, emails: Array<Parameters<typeof insertOutboxEmail>[1]>) {
+  if (emails.length === 0) return;
+  await trx.insertInto('emailOutbox').values(emails).execute();
+}
+
 /**
  * Takes up to `limit` e-mails due for sending, for this instance alone (SKIP
  * LOCKED), and pushes their next attempt `leaseMs` ahead: if this instance dies

@@ -131,25 +131,34 @@ export async function insertValidatedCard(
   card: CardReadyToStore,
   options: { now: Date; removed?: boolean; webhooks?: ResourceWebhooks | undefined },
 ): Promise<PaymentMethodRow> {
+  const isDefault = await lockCustomerForNewCard(trx, caller, card, options.removed === true);
+  const now = options.now;
+  const created = await insertPaymentMethod(trx, { ...card.values, isDefault, modifiedAt: now, ...(options.removed ? { removedAt: now } : {}) });
+  await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: created.id, action: 'create', changes: newCardAuditChanges(card, isDefault, options.removed === true) });
+  if (!options.removed) await options.webhooks?.paymentMethod(trx, created, 'paymentMethod.created', now);
+  return created;
+}
+
+/**
+ * Locks the customer for a new card (404 when it is gone) and says whether the card becomes the
+ * default: the first card, or one asked to be (never a removed one). A new default takes the flag
+ * off the customer's other cards here.
+ */
+export async function lockCustomerForNewCard(trx: Queryable, caller: Caller, card: CardReadyToStore, removed: boolean): Promise<boolean> {
   const customerId = card.customer.id;
   const locked = await lockCustomerCountingCards(trx, caller.accountId, customerId);
   if (!locked) throw ApiError.notFound('customer', customerId);
   const isFirst = locked.paymentMethodCount === 0;
-  const isDefault = !options.removed && (isFirst || card.wantsDefault);
+  const isDefault = !removed && (isFirst || card.wantsDefault);
   if (isDefault && !isFirst) {
     await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
   }
-  const now = options.now;
-  const created = await insertPaymentMethod(trx, { ...card.values, isDefault, modifiedAt: now, ...(options.removed ? { removedAt: now } : {}) });
-  // Only what the gateway returned is audited: never the number or the CVV.
-  await recordChange(trx, caller, {
-    entityType: 'PaymentMethod',
-    entityId: created.id,
-    action: 'create',
-    changes: { customerId, cardType: created.cardBrand, lastFour: created.lastFour, isDefault, ...(options.removed ? { removed: true } : {}) },
-  });
-  if (!options.removed) await options.webhooks?.paymentMethod(trx, created, 'paymentMethod.created', now);
-  return created;
+  return isDefault;
+}
+
+/** The audit entry's changes of a new card. Only what the gateway returned is audited: never the number or the CVV. */
+export function newCardAuditChanges(card: CardReadyToStore, isDefault: boolean, removed: boolean): Record<string, unknown> {
+  return { customerId: card.customer.id, cardType: card.values.cardBrand ?? null, lastFour: card.values.lastFour ?? null, isDefault, ...(removed ? { removed: true } : {}) };
 }
 
 export async function getCreditCard(ctx: AppContext, caller: Caller, id: number): Promise<CreditCardResponse> {

@@ -1,8 +1,11 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
-import type { PaymentsTable } from '../db/schema.js';
+import type { PaymentMethodsTable, PaymentsTable } from '../db/schema.js';
+import { lockedOpenInvoiceEntries, type LockedOpenInvoiceEntry } from '../ledger/allocation.js';
+import { enabledEndpointsJson, rememberEnabledEndpoints } from '../webhooks/repository.js';
 
 export type PaymentRow = Selectable<PaymentsTable> & { unallocated: string | null };
 
@@ -70,6 +73,126 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<numbe
   return row!.id;
 }
 
+// A collection's new card with its payment (the card-capture host): compiled once, one argument per value.
+const insertCardWithPaymentRows = reusableQuery(
+  (
+    db: Queryable,
+    accountId: number,
+    customerId: number,
+    gatewayToken: string,
+    gatewayCustomerId: string | null,
+    cardBrand: string | null,
+    lastFour: string | null,
+    expirationMonth: number | null,
+    expirationYear: number | null,
+    firstName: string | null,
+    lastName: string | null,
+    address1: string | null,
+    address2: string | null,
+    countryId: number | null,
+    stateId: number | null,
+    city: string | null,
+    postalZip: string | null,
+    email: string | null,
+    isDefault: boolean,
+    now: Date,
+    paymentSource: string,
+    amount: string,
+    currency: string,
+    gatewayTransactionId: string,
+    actor: string,
+    auditSource: string,
+    cardChanges: string,
+    paymentChanges: string,
+  ) => {
+    // the CTEs below (CamelCasePlugin writes newCard as new_card)
+    const cardId = sql<number>`(select id from new_card)`;
+    const entryId = sql<number>`(select id from new_entry)`;
+    const paymentId = sql<number>`(select id from new_payment)`;
+    return db
+      .with('newCard', (qc) =>
+        qc
+          .insertInto('paymentMethods')
+          .values({ accountId, customerId, gatewayToken, gatewayCustomerId, cardBrand, lastFour, expirationMonth, expirationYear, firstName, lastName,
+            address1, address2, countryId, stateId, city, postalZip, email, isDefault, modifiedAt: now })
+          .returningAll(),
+      )
+      .with('newEntry', (qc) =>
+        qc.insertInto('ledgerEntries').values({ accountId, customerId, entryType: 'payment', amount, openAmount: amount, invoiceId: null, dueAt: null, effectiveAt: now, description: null }).returning('id'),
+      )
+      .with('newPayment', (qc) =>
+        qc
+          .insertInto('payments')
+          .values({ accountId, customerId, ledgerEntryId: entryId, paymentMethodType: 'CreditCard', paymentMethodId: cardId, source: paymentSource, reference: null,
+            amount, currency, status: 'Succeeded', gatewayTransactionId, declineCode: null, declineMessage: null, effectiveAt: now })
+          .returning('id'),
+      )
+      .with('newAudit', (qc) =>
+        qc.insertInto('auditLog').values([
+          { accountId, actor, source: auditSource, entityType: 'PaymentMethod', entityId: cardId, action: 'create', changes: cardChanges },
+          { accountId, actor, source: auditSource, entityType: 'Payment', entityId: paymentId, action: 'create', changes: paymentChanges },
+        ]),
+      )
+      .selectFrom('newCard')
+      .selectAll('newCard')
+      .select([
+        paymentId.as('paymentId'),
+        entryId.as('ledgerEntryId'),
+        // what the rest of the transaction needs, read here rather than in two statements more
+        lockedOpenInvoiceEntries(accountId, customerId).as('openInvoices'),
+        enabledEndpointsJson(accountId).as('webhookEndpoints'),
+      ]);
+  },
+);
+
+/**
+ * Stores a validated card, the ledger entry and the succeeded payment of its first charge, and the
+ * audit entries of both, in one statement (the caller's transaction holds the customer's lock, taken
+ * in an earlier statement). The same statement locks the customer's open invoice entries for the
+ * payment's allocation and reads the account's webhook endpoints for the transaction's events.
+ */
+export async function insertCardWithPayment(
+  db: Queryable,
+  card: Insertable<PaymentMethodsTable> & { isDefault: boolean; modifiedAt: Date },
+  payment: { source: string; amount: string; currency: string; gatewayTransactionId: string },
+  /** Who made the change and the changes of each row as audit-log's auditEntry gives them (the entity ids are the new rows'). */
+  audit: { actor: string; source: string; cardChanges: string; paymentChanges: string },
+): Promise<{ card: Selectable<PaymentMethodsTable>; paymentId: number; ledgerEntryId: number; openInvoices: LockedOpenInvoiceEntry[] }> {
+  const [row] = await insertCardWithPaymentRows(
+    db,
+    card.accountId,
+    card.customerId,
+    card.gatewayToken,
+    card.gatewayCustomerId ?? null,
+    card.cardBrand ?? null,
+    card.lastFour ?? null,
+    card.expirationMonth ?? null,
+    card.expirationYear ?? null,
+    card.firstName ?? null,
+    card.lastName ?? null,
+    card.address1 ?? null,
+    card.address2 ?? null,
+    card.countryId ?? null,
+    card.stateId ?? null,
+    card.city ?? null,
+    card.postalZip ?? null,
+    card.email ?? null,
+    card.isDefault,
+    card.modifiedAt,
+    payment.source,
+    payment.amount,
+    payment.currency,
+    payment.gatewayTransactionId,
+    audit.actor,
+    audit.source,
+    audit.cardChanges,
+    audit.paymentChanges,
+  );
+  const { paymentId, ledgerEntryId, openInvoices, webhookEndpoints, ...stored } = row!;
+  rememberEnabledEndpoints(db, card.accountId, webhookEndpoints);
+  return { card: stored, paymentId: Number(paymentId), ledgerEntryId: Number(ledgerEntryId), openInvoices };
+}
+
 /** Where the payments' money went: their allocations with each invoice's number, total and balance. */
 export async function findAllocations(db: Queryable, ledgerEntryIds: number[]) {
   if (ledgerEntryIds.length === 0) return [];
@@ -103,3 +226,28 @@ export async function findOpenInvoiceEntries(db: Queryable, customerId: number, 
     .where('invoiceId', 'in', storable)
     .execute();
 }
+
+/** Several payments in one statement (a batch); their ids in the order given. */
+export function insertPayments(db: Queryable, payments: NewPayment[]): Promise<number[]> {
+  const rows = payments.map((p) => ({
+    account_id: p.accountId,
+    customer_id: p.customerId,
+    ledger_entry_id: p.ledgerEntryId,
+    payment_method_type: p.paymentMethodType,
+    payment_method_id: p.paymentMethodId,
+    source: p.source,
+    reference: p.reference,
+    amount: String(p.amount),
+    currency: p.currency,
+    status: p.status,
+    gateway_transaction_id: p.gatewayTransactionId,
+    decline_code: p.declineCode,
+    decline_message: p.declineMessage,
+    effective_at: p.effectiveAt,
+  }));
+  return insertJsonRows(db, 'payments', PAYMENT_COLUMNS, rows, true);
+}
+
+const PAYMENT_COLUMNS =
+  'account_id integer, customer_id integer, ledger_entry_id bigint, payment_method_type text, payment_method_id integer, source text, reference text, ' +
+  'amount numeric, currency text, status text, gateway_transaction_id text, decline_code text, decline_message text, effective_at timestamptz';

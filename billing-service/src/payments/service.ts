@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { recordChange } from '../audit/audit-log.js';
-import { findCustomerRow, lockCustomer } from '../customers/repository.js';
+import { auditEntry, recordChange, recordChanges } from '../audit/audit-log.js';
+import { findCustomerRow, lockCustomer, lockCustomers } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, type ErrorBody } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
-import { allocateAvailableFunds, allocateExplicitly, type Allocation } from '../ledger/allocation.js';
+import { allocateAvailableFunds, allocateExplicitly, allocateNewEntry, invoicesInPayingOrder, lockOpenEntriesOfCustomers, planAllocations, recordAllocations, type Allocation } from '../ledger/allocation.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
-import { addLedgerEntry } from '../ledger/entries.js';
+import { addLedgerEntries, addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/money.js';
 import { findRefundsOfPayments } from '../refunds/repository.js';
 import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } from '../payment-methods/repository.js';
-import { insertValidatedCard, type CardReadyToStore } from '../payment-methods/service.js';
+import { insertValidatedCard, lockCustomerForNewCard, newCardAuditChanges, type CardReadyToStore } from '../payment-methods/service.js';
 import { callGateway } from './call-gateway.js';
-import { findAllocations, findOpenInvoiceEntries, findPayment, insertPayment, type NewPayment, type PaymentRow } from './repository.js';
+import { findAllocations, findOpenInvoiceEntries, findPayment, insertCardWithPayment, insertPayment, insertPayments, selectPayments, type NewPayment, type PaymentRow } from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
@@ -226,6 +226,99 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
   return { status: 'Succeeded', payment: { id: paymentId } };
 }
 
+/**
+ * A payment recordPaymentBatch can take: no gateway call (every method but a card) and no explicit
+ * allocations (those are re-checked against the invoices one payment at a time).
+ */
+export function paysInBatch(input: CollectPaymentInput): boolean {
+  return input.paymentMethod !== 'CreditCard' && !input.paymentAllocations?.length;
+}
+
+export type BatchPaymentOutcome = { status: 'Succeeded'; paymentId: number } | { status: 'Refused'; errors: ErrorBody['Errors'] };
+
+/**
+ * recordPayment for a batch of payments that need no gateway (paysInBatch), in the caller's
+ * transaction, in a few multi-row statements: the batch's customers locked in id order, then their
+ * ledger entries, payments, allocations, audit entries, webhook events and e-mails each written at
+ * once. Each payment comes out as recordPayment would make it, in the order given: a customer's
+ * payments pay its open invoices one after the other, in the order one payment at a time would
+ * (exact, decimal.js). A payment recordPayment would refuse (unknown customer, too many decimals)
+ * is refused alone, with the same errors. Returns one outcome per input, in order.
+ */
+export async function recordPaymentBatch(ctx: AppContext, trx: Queryable, caller: Caller, inputs: CollectPaymentInput[], now: Date): Promise<BatchPaymentOutcome[]> {
+  const customers = new Map((await lockCustomers(trx, caller.accountId, inputs.map((i) => i.customerId))).map((c) => [c.id, c]));
+  const outcomes: BatchPaymentOutcome[] = [];
+  const accepted: Array<{ index: number; input: CollectPaymentInput; customer: CustomerRow; amount: Money; base: PaymentBase }> = [];
+  for (const [index, input] of inputs.entries()) {
+    try {
+      if (!paysInBatch(input)) throw new Error('recordPaymentBatch: this payment is not for a batch (paysInBatch)');
+      const customer = customers.get(input.customerId);
+      if (!customer) throw ApiError.notFound('customer', input.customerId);
+      const amount = amountInCurrency(input.amount, customer.currency, 'amount');
+      const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
+      const base: PaymentBase = { accountId: caller.accountId, customerId: customer.id, paymentMethodType: input.paymentMethod, paymentMethodId: null, source: input.source, reference: input.reference ?? null, amount: amount.toString(), currency: customer.currency, effectiveAt };
+      accepted.push({ index, input, customer, amount, base });
+      outcomes.push({ status: 'Succeeded', paymentId: 0 });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      outcomes.push({ status: 'Refused', errors: error.errors });
+    }
+  }
+  if (accepted.length === 0) return outcomes;
+
+  // Each customer's open invoices, shared by its payments in order: a payment lowers what the next one finds open.
+  const openInvoices = new Map<number, Array<{ id: number; open: Money; invoiceId: number | null; dueAt: Date | null }>>();
+  for (const e of await lockOpenEntriesOfCustomers(trx, caller.accountId, [...new Set(accepted.map((a) => a.customer.id))])) {
+    if (e.entryType !== 'invoice') continue;
+    const list = openInvoices.get(e.customerId) ?? [];
+    list.push({ id: e.id, open: money(e.openAmount), invoiceId: e.invoiceId, dueAt: e.dueAt });
+    openInvoices.set(e.customerId, list);
+  }
+  const entryIds = await addLedgerEntries(
+    trx,
+    accepted.map((a) => ({ accountId: caller.accountId, customerId: a.customer.id, entryType: 'payment' as const, amount: a.amount, effectiveAt: a.base.effectiveAt as Date, description: a.input.reference ?? null })),
+  );
+  const paymentIds = await insertPayments(
+    trx,
+    accepted.map((a, i) => ({ ...a.base, ledgerEntryId: entryIds[i]!, status: 'Succeeded' as const, gatewayTransactionId: null, declineCode: null, declineMessage: null })),
+  );
+  const allocations: Allocation[] = [];
+  const paid = accepted.map((a, i) => {
+    const own: Allocation[] = [];
+    if (a.input.autoAllocate !== false) {
+      const open = invoicesInPayingOrder((openInvoices.get(a.customer.id) ?? []).filter((inv) => inv.open.greaterThan(0)), a.input.autoAllocateOrder ?? 'OldestToNewest');
+      own.push(...planAllocations([{ id: entryIds[i]!, open: a.amount }], open));
+    }
+    allocations.push(...own);
+    // What each invoice it paid still owed right after it (the payment's event shows that), and which it finished paying.
+    const invoiceOf = new Map((openInvoices.get(a.customer.id) ?? []).map((inv) => [inv.id, inv]));
+    const owedAfter = new Map(own.map((al) => [al.invoiceId, invoiceOf.get(al.invoiceEntryId)!.open]));
+    const paidInvoiceIds = [...new Set(own.filter((al) => invoiceOf.get(al.invoiceEntryId)!.open.isZero()).map((al) => al.invoiceId!))].sort((x, y) => x - y);
+    return { owedAfter, paidInvoiceIds };
+  });
+  await recordAllocations(trx, caller.accountId, allocations);
+  await recordChanges(
+    trx,
+    accepted.map((a, i) => ({ caller, entry: { entityType: 'Payment', entityId: paymentIds[i]!, action: 'create' as const, changes: { status: 'Succeeded', amount: String(a.base.amount), method: a.input.paymentMethod } } })),
+  );
+  if (ctx.webhooks) {
+    // Read once, after the batch's writes, if some endpoint is subscribed; an invoice's balance is put back to what this payment left.
+    let responses: Promise<PaymentResponse[]> | undefined;
+    const response = async (i: number) => {
+      responses ??= selectPayments(trx, caller.accountId).where('payments.id', 'in', paymentIds).orderBy('payments.id').execute().then((rows) => toPaymentResponses(trx, ctx.uris, rows));
+      const found = (await responses).find((r) => r.id === paymentIds[i])!;
+      return { ...found, invoiceAllocations: found.invoiceAllocations.map((al) => ({ ...al, outstandingBalance: toJsonAmount(paid[i]!.owedAfter.get(al.invoiceId)) })) };
+    };
+    await ctx.webhooks.paymentsSucceeded(trx, caller.accountId, accepted.map((a, i) => ({ customerId: a.customer.id, data: () => response(i), paidInvoiceIds: paid[i]!.paidInvoiceIds })), now);
+  }
+  await ctx.notifier?.enqueueMany(
+    trx,
+    accepted.map((a) => ({ customer: a.customer, event: { type: 'PaymentReceived' as const, amount: a.amount.toFixed(minorUnits(a.customer.currency)), currency: a.customer.currency, reference: a.input.reference ?? null } })),
+  );
+  for (const [i, a] of accepted.entries()) outcomes[a.index] = { status: 'Succeeded', paymentId: paymentIds[i]! };
+  return outcomes;
+}
+
 type PaymentBase = Omit<NewPayment, 'ledgerEntryId' | 'status' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage'>;
 type Declined = { ok: false; code: string; message: string };
 
@@ -258,21 +351,59 @@ async function insertSucceededPayment(
   const amount = money(String(base.amount));
   const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: base.customerId, entryType: 'payment', amount, effectiveAt: base.effectiveAt as Date, description: allocation.reference ?? null });
   const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
-  let allocations: Allocation[] = [];
+  const allocations = await allocateNewPayment(trx, caller, base, entryId, allocation);
+  await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: succeededPaymentAuditChanges(base, allocation.paymentMethod) });
+  await announceSucceededPayment(trx, caller, base, id, allocations, events);
+  return id;
+}
+
+/** A succeeded payment's ledger entry allocated as asked: explicitly, or to open invoices (the default), or not at all. */
+async function allocateNewPayment(
+  trx: Queryable,
+  caller: Caller,
+  base: PaymentBase,
+  entryId: number,
+  allocation: Pick<CollectPaymentInput, 'paymentAllocations' | 'autoAllocate' | 'autoAllocateOrder'>,
+): Promise<Allocation[]> {
   if (allocation.paymentAllocations?.length) {
     // Checked again under the lock; if an invoice changed meanwhile the money stays unallocated rather than lost.
-    const parts = await checkExplicitAllocations(trx, { id: base.customerId, currency: base.currency }, amount, allocation.paymentAllocations).catch((error: unknown) => {
+    const parts = await checkExplicitAllocations(trx, { id: base.customerId, currency: base.currency }, money(String(base.amount)), allocation.paymentAllocations).catch((error: unknown) => {
       if (error instanceof ApiError) return [];
       throw error;
     });
-    allocations = await allocateExplicitly(trx, caller.accountId, entryId, parts);
-  } else if (allocation.autoAllocate !== false) {
-    allocations = await allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
+    return allocateExplicitly(trx, caller.accountId, entryId, parts);
   }
-  await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Succeeded', amount: String(base.amount), method: allocation.paymentMethod } });
+  if (allocation.autoAllocate === false) return [];
+  return allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
+}
+
+const succeededPaymentAuditChanges = (base: PaymentBase, method: string) => ({ status: 'Succeeded', amount: String(base.amount), method });
+
+/** payment.succeeded, and invoice.paid for the invoices its allocations paid off. */
+async function announceSucceededPayment(trx: Queryable, caller: Caller, base: PaymentBase, id: number, allocations: Allocation[], events: PaymentEvents) {
   await events.webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.succeeded', events.now);
   await events.webhooks?.paidInvoices(trx, caller.accountId, base.customerId, allocations.map((a) => a.invoiceId), events.now);
-  return id;
+}
+
+/**
+ * The card-capture host's card and first payment, stored together under the customer's lock: the
+ * card, the ledger entry, the payment and both audit entries in one statement, then the payment
+ * allocated to open invoices and the webhook events (the card's first, as insertValidatedCard emits it).
+ */
+async function storeCardWithSucceededPayment(trx: Queryable, caller: Caller, card: CardReadyToStore, base: PaymentBase, transactionId: string, events: PaymentEvents) {
+  const isDefault = await lockCustomerForNewCard(trx, caller, card, false);
+  const audit = (entityType: string, changes: Record<string, unknown>) => auditEntry(caller, { entityType, action: 'create', changes });
+  const cardAudit = audit('PaymentMethod', newCardAuditChanges(card, isDefault, false));
+  const stored = await insertCardWithPayment(
+    trx,
+    { ...card.values, isDefault, modifiedAt: events.now },
+    { source: base.source, amount: String(base.amount), currency: base.currency, gatewayTransactionId: transactionId },
+    { actor: cardAudit.actor, source: cardAudit.source, cardChanges: cardAudit.changes, paymentChanges: audit('Payment', succeededPaymentAuditChanges(base, 'CreditCard')).changes },
+  );
+  await events.webhooks?.paymentMethod(trx, stored.card, 'paymentMethod.created', events.now);
+  const allocations = await allocateNewEntry(trx, caller.accountId, { id: stored.ledgerEntryId, open: money(String(base.amount)) }, stored.openInvoices);
+  await announceSucceededPayment(trx, caller, base, stored.paymentId, allocations, events);
+  return stored;
 }
 
 /**
@@ -317,8 +448,7 @@ export async function collectWithNewCard(
   try {
     stored = await ctx.db.transaction().execute(async (trx) => {
       await options.alsoInTransaction?.(trx);
-      const inserted = await insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now });
-      const paymentId = await insertSucceededPayment(trx, caller, { ...base, paymentMethodId: inserted.id }, outcome.value.transactionId, { paymentMethod: 'CreditCard' }, { webhooks: ctx.webhooks, now });
+      const { card: inserted, paymentId } = await storeCardWithSucceededPayment(trx, caller, card, base, outcome.value.transactionId, { webhooks: ctx.webhooks, now });
       await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: null });
       return { card: inserted, paymentId };
     });

@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/schema.js';
 import { toCustomerResponses } from '../customers/customer-response.js';
 import { findCustomerRecord } from '../customers/repository.js';
+import type { CustomerResponse } from '../customers/schemas.js';
 import type { Queryable } from '../db/database.js';
 import type { UriBuilder } from '../http/uri.js';
 import { findInvoice } from '../invoices/repository.js';
@@ -12,7 +13,7 @@ import { findPayment } from '../payments/repository.js';
 import { toPaymentResponses } from '../payments/service.js';
 import { findSubscription } from '../subscriptions/repository.js';
 import { toSubscriptionResponses } from '../subscriptions/service.js';
-import { emitWebhookEvent, type ResourceWebhooks, type WebhookEventType } from './events.js';
+import { emitWebhookEvent, emitWebhookEvents, type ResourceWebhooks, type WebhookEventType } from './events.js';
 
 /**
  * The webhook events of each kind of resource, with the resource as the API returns it (built
@@ -24,8 +25,10 @@ export class WebhookEmitter implements ResourceWebhooks {
     private readonly uris: UriBuilder,
   ) {}
 
-  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date) {
+  /** `response`: the customer as the caller already built it in this transaction (else it is read). */
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date, response?: CustomerResponse) {
     return this.emit(trx, accountId, customerId, type, now, async () => {
+      if (response) return response;
       const record = await findCustomerRecord(trx, accountId, customerId, now);
       return record ? (await toCustomerResponses(trx, this.uris, [record]))[0] : null;
     });
@@ -39,10 +42,23 @@ export class WebhookEmitter implements ResourceWebhooks {
   }
 
   invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date) {
-    return this.emit(trx, accountId, customerId, type, now, async () => {
-      const row = await findInvoice(trx, accountId, invoiceId);
-      return row ? (await toInvoiceResponses(trx, this.uris, [row]))[0] : null;
-    });
+    return this.emit(trx, accountId, customerId, type, now, () => this.invoiceData(trx, accountId, invoiceId));
+  }
+
+  private async invoiceData(trx: Queryable, accountId: number, invoiceId: number) {
+    const row = await findInvoice(trx, accountId, invoiceId);
+    return row ? (await toInvoiceResponses(trx, this.uris, [row]))[0] : null;
+  }
+
+  // A paid invoice does not change again within the batch, so reading it after the batch's writes is exact.
+  paymentsSucceeded(trx: Queryable, accountId: number, payments: Array<{ customerId: number; data: () => Promise<unknown>; paidInvoiceIds: number[] }>, now: Date) {
+    return emitWebhookEvents(
+      trx,
+      payments.flatMap((p) => [
+        { accountId, customerId: p.customerId, type: 'payment.succeeded' as const, now, data: p.data },
+        ...p.paidInvoiceIds.map((invoiceId) => ({ accountId, customerId: p.customerId, type: 'invoice.paid' as const, now, data: () => this.invoiceData(trx, accountId, invoiceId) })),
+      ]),
+    );
   }
 
   payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date) {

@@ -1,6 +1,7 @@
+import type { CustomerResponse } from '../customers/schemas.js';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
-import { findEnabledEndpoints, insertDeliveries, insertEvent } from './repository.js';
+import { findEnabledEndpoints, insertDeliveries, insertEvent, insertEvents } from './repository.js';
 import type { PaymentMethodRow } from '../payment-methods/repository.js';
 
 /** Every event type a webhook endpoint can subscribe to (`["*"]`: all). */
@@ -52,13 +53,43 @@ export async function emitWebhookEvent(
   );
 }
 
+/**
+ * Several events in one outbox write (a batch of changes), each as emitWebhookEvent writes it, in
+ * the order given: the endpoints read once per account, one insert for the events, one for the deliveries.
+ */
+export async function emitWebhookEvents(
+  trx: Queryable,
+  events: Array<{ accountId: number; customerId: number | null; type: WebhookEventType; data: () => Promise<unknown>; now: Date }>,
+): Promise<void> {
+  const rows: Array<{ publicId: string; accountId: number; customerId: number | null; eventType: string; payload: unknown; endpointIds: number[] }> = [];
+  for (const event of events) {
+    const endpoints = await findEnabledEndpoints(trx, event.accountId);
+    const subscribed = endpoints.filter((e) => e.eventTypes.includes('*') || e.eventTypes.includes(event.type));
+    if (subscribed.length === 0) continue;
+    const publicId = `evt_${randomUUID().replace(/-/g, '')}`;
+    const payload = { id: publicId, type: event.type, timestamp: event.now.toISOString(), accountId: event.accountId, data: await event.data() };
+    rows.push({ publicId, accountId: event.accountId, customerId: event.customerId, eventType: event.type, payload, endpointIds: subscribed.map((e) => e.id) });
+  }
+  const eventIds = await insertEvents(trx, rows);
+  await insertDeliveries(
+    trx,
+    rows.flatMap((r, i) => r.endpointIds.map((endpointId) => ({ accountId: r.accountId, eventId: eventIds[i]!, endpointId, customerId: r.customerId }))),
+  );
+}
+
 /** The events of each kind of resource, with the resource as the API returns it (webhooks/emitter.ts). */
 export interface ResourceWebhooks {
-  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date): Promise<void>;
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date, response?: CustomerResponse): Promise<void>;
   subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now: Date): Promise<void>;
   invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date): Promise<void>;
   payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date): Promise<void>;
   paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now: Date): Promise<void>;
   /** invoice.paid for each of these invoices nothing is owed on any more. */
   paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date): Promise<void>;
+  /**
+   * A batch of payments' events in one outbox write: for each payment in order, payment.succeeded
+   * (its `data` given: the batch knows each payment as it stood when made), then invoice.paid for
+   * each invoice it finished paying.
+   */
+  paymentsSucceeded(trx: Queryable, accountId: number, payments: Array<{ customerId: number; data: () => Promise<unknown>; paidInvoiceIds: number[] }>, now: Date): Promise<void>;
 }

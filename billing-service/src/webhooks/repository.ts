@@ -1,16 +1,25 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
 // ---------------------------------------------------------------- events (the outbox)
 
-// Every write that emits an event reads them: compiled once (see reusableQuery).
-const enabledEndpoints = reusableQuery((db: Queryable, accountId: number) =>
-  db.selectFrom('webhookEndpoints').select(['id', 'eventTypes']).where('accountId', '=', accountId).where('status', '=', 'Enabled').where('deletedAt', 'is', null),
-);
+export type EnabledEndpoint = { id: number; eventTypes: string[] };
 
-type EnabledEndpoint = { id: number; eventTypes: string[] };
+/**
+ * The account's enabled endpoints as one JSON value. A write can select it along with its own
+ * work (one round trip fewer) and hand the result to `rememberEnabledEndpoints`.
+ */
+export const enabledEndpointsJson = (accountId: number | RawBuilder<number>) => sql<EnabledEndpoint[]>`(
+  select coalesce(json_agg(json_build_object('id', e.id, 'eventTypes', e.event_types) order by e.id), '[]'::json)
+  from webhook_endpoints e where e.account_id = ${accountId} and e.status = 'Enabled' and e.deleted_at is null)`;
+
+// Every write that emits an event reads them: compiled once (see reusableQuery).
+const enabledEndpointsRead = reusableQuery((db: Queryable, accountId: number) => db.selectNoFrom(enabledEndpointsJson(accountId).as('endpoints')));
+const enabledEndpoints = async (db: Queryable, accountId: number) => (await enabledEndpointsRead(db, accountId))[0]!.endpoints;
+
 const endpointsReadInTransaction = new WeakMap<Queryable, Map<number, Promise<EnabledEndpoint[]>>>();
 
 /**
@@ -27,21 +36,11 @@ export function findEnabledEndpoints(db: Queryable, accountId: number): Promise<
   return endpoints;
 }
 
-/**
- * The enabled endpoints of the account whose id is `accountId` (a column of the read that adds this
- * one), as JSON: for a transaction's first read, so that its events need no read of their own
- * (see rememberEnabledEndpoints).
- */
-export function enabledEndpointsJson(accountId: RawBuilder<number>) {
-  return sql<EnabledEndpoint[]>`coalesce((select json_agg(json_build_object('id', e.id, 'eventTypes', e.event_types) order by e.id)
-    from webhook_endpoints e where e.account_id = ${accountId} and e.status = 'Enabled' and e.deleted_at is null), '[]'::json)`;
-}
-
-/** The account's enabled endpoints as read in this transaction by another statement (enabledEndpointsJson). */
-export function rememberEnabledEndpoints(db: Queryable, accountId: number, endpoints: EnabledEndpoint[]): void {
-  if (!db.isTransaction) return;
-  let read = endpointsReadInTransaction.get(db);
-  if (!read) endpointsReadInTransaction.set(db, (read = new Map()));
+/** Endpoints a statement of this transaction read (enabledEndpointsJson): its events go to them without another read. */
+export function rememberEnabledEndpoints(trx: Queryable, accountId: number, endpoints: EnabledEndpoint[]): void {
+  if (!trx.isTransaction) return;
+  let read = endpointsReadInTransaction.get(trx);
+  if (!read) endpointsReadInTransaction.set(trx, (read = new Map()));
   read.set(accountId, Promise.resolve(endpoints));
 }
 
@@ -51,6 +50,12 @@ export async function insertEvent(
 ): Promise<number> {
   const inserted = await db.insertInto('webhookEvents').values(event).returning('id').executeTakeFirstOrThrow();
   return Number(inserted.id);
+}
+
+/** Several events in one statement (a batch of changes); their ids in the order given. */
+export function insertEvents(db: Queryable, events: Array<{ publicId: string; accountId: number; customerId: number | null; eventType: string; payload: unknown }>): Promise<number[]> {
+  const rows = events.map((e) => ({ public_id: e.publicId, account_id: e.accountId, customer_id: e.customerId, event_type: e.eventType, payload: e.payload }));
+  return insertJsonRows(db, 'webhook_events', 'public_id text, account_id integer, customer_id integer, event_type text, payload jsonb', rows, true);
 }
 
 export async function insertDeliveries(db: Queryable, deliveries: Array<{ accountId: number; eventId: number; endpointId: number; customerId: number | null }>) {

@@ -49,6 +49,27 @@ describe('POST /v1/customers: what is stored and returned', () => {
     expect(b.id).not.toBe(a.id);
   });
 
+  it('answers the customer exactly as a read of it afterwards shows it, for a full body and a blank one', async () => {
+    // the create answers from its own statement's RETURNING, not from a read after the commit
+    for (const body of [everyFieldCustomer(), {}, { lastName: 'Only', customerReference: { reference2: 'r2' } }]) {
+      const created = await t.call('POST', '/v1/customers', body);
+      expect(created.statusCode, created.body).toBe(200);
+      const read = await t.call('GET', `/v1/customers/${created.json().id}`);
+      expect(created.json()).toEqual(read.json());
+    }
+  });
+
+  it('creates customers of different shapes one after another, each with its own parts', async () => {
+    // each shape of body is compiled once and reused: the values of one call must never leak into the next
+    const full = await createCustomer(t, everyFieldCustomer());
+    const blank = await createCustomer(t, {});
+    const again = await createCustomer(t, { ...everyFieldCustomer(), firstName: 'Grace', customerReference: { reference1: 'second' } });
+    expect(full.customerReference.salesTrackingCodes.length).toBeGreaterThan(0);
+    expect(blank).toMatchObject({ firstName: null, customerReference: { reference1: null, salesTrackingCodes: [] }, customerAcquisition: { source: null } });
+    expect(again).toMatchObject({ firstName: 'Grace', customerReference: { reference1: 'second', reference2: null, salesTrackingCodes: [] } });
+    expect(new Set([full.id, blank.id, again.id]).size).toBe(3);
+  });
+
   it('stores and returns every customer field, resolving sales tracking codes to their names', async () => {
     const customer = await createCustomer(t, everyFieldCustomer('ada.lovelace'));
     const uri = `https://billing.test/v1/customers/${customer.id}`;

@@ -92,6 +92,82 @@ describe('prepared statements', () => {
   });
 });
 
+describe('transactions: the begin goes with the first statement', () => {
+  // On PostgreSQL a plain begin is sent in one write with the transaction's first
+  // parameterised statement (prepared-statements.ts); these pin what must not change.
+  const count = async (db: typeof database.db, from: number, to: number) =>
+    (await sql<{ n: number }>`select count(*)::int as n from scratch_statements where id between ${from} and ${to}`.execute(db)).rows[0]!.n;
+
+  it('commits the statements of a transaction, and rolls all of them back on an error in a later one', async () => {
+    await database.db.transaction().execute(async (tx) => {
+      await insert(700, 'first').execute(tx);
+      await insert(701, 'second').execute(tx);
+    });
+    expect(await count(database.db, 700, 701)).toBe(2);
+    await expect(
+      database.db.transaction().execute(async (tx) => {
+        await insert(702, 'kept until the error').execute(tx);
+        await insert(700, 'duplicate').execute(tx);
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect(await count(database.db, 702, 702)).toBe(0);
+  });
+
+  it('holds the first statement in the transaction: a rollback after it undoes it', async () => {
+    await expect(
+      database.db.transaction().execute(async (tx) => {
+        await insert(710, 'first statement').execute(tx);
+        expect(await count(tx, 710, 710)).toBe(1);
+        throw new Error('rolled back on purpose');
+      }),
+    ).rejects.toThrow('rolled back on purpose');
+    expect(await count(database.db, 710, 710)).toBe(0);
+  });
+
+  it('survives an error in the first statement, and a statement that failed to prepare there runs once its table exists', async () => {
+    await expect(
+      database.db.transaction().execute(async (tx) => {
+        await insert(700, 'duplicate first').execute(tx);
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    const probe = (id: number) => sql<{ id: number }>`select id from scratch_first_later where id = ${id}`;
+    await expect(database.db.transaction().execute(async (tx) => probe(1).execute(tx))).rejects.toMatchObject({ code: '42P01' });
+    await sql`create table scratch_first_later (id integer primary key)`.execute(database.db);
+    await sql`insert into scratch_first_later (id) values (${3})`.execute(database.db);
+    // every connection of the pool, whichever ran the failed parse
+    for (let i = 0; i < 4; i++) {
+      expect((await database.db.transaction().execute(async (tx) => probe(3).execute(tx))).rows).toEqual([{ id: 3 }]);
+    }
+    expect(await count(database.db, 700, 701)).toBe(2);
+  });
+
+  it('commits an empty transaction and one whose only statement has no parameters', async () => {
+    await database.db.transaction().execute(async () => undefined);
+    const { rows } = await database.db.transaction().execute(async (tx) => sql<{ one: number }>`select 1 as one`.execute(tx));
+    expect(rows).toEqual([{ one: 1 }]);
+    await database.db.transaction().execute(async (tx) => {
+      await sql`insert into scratch_statements (id, label) values (720, 'no parameters')`.execute(tx);
+      await insert(721, 'then one with parameters').execute(tx);
+    });
+    expect(await count(database.db, 720, 721)).toBe(2);
+  });
+
+  it('keeps each transaction to itself under concurrency', async () => {
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        database.db
+          .transaction()
+          .execute(async (tx) => {
+            await insert(800 + i, `parallel ${i}`).execute(tx);
+            if (i % 3 === 0) throw new Error('roll back this one');
+          })
+          .catch(() => undefined),
+      ),
+    );
+    expect(await count(database.db, 800, 811)).toBe(8);
+  });
+});
+
 describe('reusableQuery', () => {
   it('refuses, on first use, a builder that looks inside an argument instead of using it as a value', async () => {
     const byObject = reusableQuery((db, row: { id: number }) =>

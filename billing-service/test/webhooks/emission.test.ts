@@ -66,6 +66,15 @@ describe('events the service emits', () => {
     expect(byType['invoice.paid']).toMatchObject({ customerId, status: 'Paid', outstandingBalance: 0 });
   });
 
+  it('sends customer.created with the customer exactly as the create answered it', async () => {
+    const from = receiver.received.length;
+    const created = await t.call('POST', '/v1/customers', { firstName: 'Ada', customerReference: { reference1: 'r1' }, customerAcquisition: { source: 'ad' } }, { as: account });
+    expect(created.statusCode, created.body).toBe(200);
+    const events = (await delivered(from)).filter((e) => e.type === 'customer.created');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toEqual(created.json());
+  });
+
   it('tells of the billing clock: renewal, failed collection, overdue, suspension', async () => {
     const at = (date: string) => new Date(`${date}T12:00:00Z`);
     const customerId = await newCustomer(t, {}, account);

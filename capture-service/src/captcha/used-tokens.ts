@@ -1,12 +1,24 @@
 import { wallClockNow } from '@renew/billing-service';
 import { createHash } from 'node:crypto';
-import { reusableQuery, type Db } from '@renew/billing-service/db';
+import { reusableQuery, type CustomerRow, type Db, type Queryable } from '@renew/billing-service/db';
 
 const KEEP_MS = 86_400_000;
 const SWEEP_EVERY_MS = 600_000;
 
 const claimTokenHash = reusableQuery((db: Db, tokenHash: string, usedAt: Date) =>
   db.insertInto('usedCaptchaTokens').values({ tokenHash, usedAt }).onConflict((oc) => oc.column('tokenHash').doNothing()).returning('tokenHash'),
+);
+
+// The claim and the read of the customer the capture is for, in one round trip: the customer row
+// (every column, null ones when there is no such customer) and whether the token was new.
+const claimTokenHashReadingCustomer = reusableQuery((db: Queryable, tokenHash: string, usedAt: Date, accountId: number, customerId: number) =>
+  db
+    .with('claim', (qc) => qc.insertInto('usedCaptchaTokens').values({ tokenHash, usedAt }).onConflict((oc) => oc.column('tokenHash').doNothing()).returning('tokenHash'))
+    .with('oneRow', (qc) => qc.selectNoFrom((eb) => eb.lit(1).as('one')))
+    .selectFrom('oneRow')
+    .leftJoin('customers', (join) => join.on('customers.accountId', '=', accountId).on('customers.id', '=', customerId))
+    .selectAll('customers')
+    .select((eb) => eb.exists(eb.selectFrom('claim').select('claim.tokenHash')).as('claimed')),
 );
 
 /**
@@ -28,6 +40,17 @@ export class UsedCaptchaTokens {
     const rows = await claimTokenHash(this.db, UsedCaptchaTokens.hash(token), new Date(now));
     this.sweep(now);
     return rows.length > 0;
+  }
+
+  /**
+   * claim, reading the account's customer in the same statement (saves a round trip per capture):
+   * `customer` is undefined when the account has no such customer. `customerId` must be a storable id.
+   */
+  async claimReadingCustomer(token: string, accountId: number, customerId: number, now = wallClockNow().getTime()): Promise<{ claimed: boolean; customer: CustomerRow | undefined }> {
+    const [row] = await claimTokenHashReadingCustomer(this.db, UsedCaptchaTokens.hash(token), new Date(now), accountId, customerId);
+    this.sweep(now);
+    const { claimed, ...customer } = row!;
+    return { claimed: Boolean(claimed), customer: customer.id === null ? undefined : (customer as CustomerRow) };
   }
 
   /** Gives a claimed token back, when it could not be verified at all (the CAPTCHA service was down). */

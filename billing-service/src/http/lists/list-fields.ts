@@ -28,6 +28,12 @@ export interface ListField {
   aliases?: Readonly<Record<string, string>>;
   /** Whether `sortExpression` may name this field; default true. */
   sortable?: boolean;
+  /**
+   * String fields: an index reads the field in sort order within the base query's scope
+   * (e.g. `(account_id, last_name collate "C" nulls first, id)`). A filter on the field's
+   * leading characters, sorted by the field, then pages by walking it (see runList).
+   */
+  sortIndexed?: boolean;
 }
 
 /** Case-insensitive lookup of a field by the name a client gave. */
