@@ -187,7 +187,7 @@ export async function saveInvoices(
         postedAt: options.post ? options.now : null,
       },
       draft,
-      { subscriptionMoves: { moves, at: options.now }, ledgerEntry: options.post },
+      { subscriptionMoves: { moves, now: options.now }, ledgerEntry: options.post },
     );
     ids.push(invoiceId);
     if (options.post) {

@@ -97,7 +97,7 @@ export async function insertInvoice(
   db: Queryable,
   invoice: { accountId: number; customerId: number; status: 'Draft' | 'Posted'; terms: string; poNumber: string | null; postedAt: Date | null },
   draft: DraftInvoice,
-  with_: { /** With the time they moved (the account's). */ subscriptionMoves?: { moves: SubscriptionMove[]; at: Date }; ledgerEntry?: boolean } = {},
+  with_: { subscriptionMoves?: { moves: SubscriptionMove[]; now: Date }; ledgerEntry?: boolean } = {},
 ): Promise<{ id: number; invoiceNumber: number }> {
   // the CTEs below (CamelCasePlugin writes newInvoice as new_invoice)
   const invoiceNumber = sql<number>`(select number from taken_invoice_number)`;
@@ -158,7 +158,7 @@ export async function insertInvoice(
   const moved = with_.subscriptionMoves;
   if (moved && moved.moves.length > 0) {
     // a raw update is a valid CTE body (Kysely's types list only its builders, and it adds no parentheses to raw SQL)
-    query = query.with('movedSubscriptions', () => sql`(${advanceSubscriptionPeriodsSql(moved.moves, moved.at)})` as never) as unknown as WithNewInvoice;
+    query = query.with('movedSubscriptions', () => sql`(${advanceSubscriptionPeriodsSql(moved.moves, moved.now)})` as never) as unknown as WithNewInvoice;
   }
   if (with_.ledgerEntry) {
     const total = draft.total.toString();
