@@ -96,3 +96,62 @@ describe('ShopDomains', () => {
     expect(open.allowsHostname(undefined)).toBe(true);
   });
 });
+
+describe('SiteverifyCaptcha over a kept-alive connection', () => {
+  it('sends the form again on a new connection when the kept-alive one was closed by the other end, and only then', async () => {
+    const net = await import('node:net');
+    const answer = JSON.stringify({ success: true, hostname: 'shop.example.com' });
+    let requests = 0;
+    let connections = 0;
+    // Answers the first request of each connection with keep-alive, then closes that connection
+    // without answering when the next request arrives on it: what a server does that closed an
+    // idle connection just as the client reused it.
+    const sockets = new Set<import('node:net').Socket>();
+    const server = net.createServer((socket) => {
+      sockets.add(socket);
+      connections += 1;
+      let served = false;
+      socket.on('data', (chunk) => {
+        if (!chunk.toString('latin1').includes('\r\n\r\n')) return;
+        requests += 1;
+        if (served) return socket.destroy();
+        served = true;
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${answer.length}\r\nconnection: keep-alive\r\n\r\n${answer}`);
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const captcha = new SiteverifyCaptcha({ url: `http://127.0.0.1:${port}/siteverify`, timeoutMs: 2000 });
+      expect(await captcha.verify('first', '', 's3cret')).toMatchObject({ success: true });
+      expect(await captcha.verify('second', '', 's3cret')).toMatchObject({ success: true });
+      // the second verification: sent on the kept-alive connection (refused), then once more on a new one
+      expect({ requests, connections }).toEqual({ requests: 3, connections: 2 });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('does not send again when a new connection fails', async () => {
+    const net = await import('node:net');
+    let requests = 0;
+    const server = net.createServer((socket) => {
+      socket.on('data', () => {
+        requests += 1;
+        socket.destroy();
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const captcha = new SiteverifyCaptcha({ url: `http://127.0.0.1:${port}/siteverify`, timeoutMs: 2000 });
+      await expect(captcha.verify('t', '', 's3cret')).rejects.toMatchObject({ message: 'the CAPTCHA service could not be reached' });
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

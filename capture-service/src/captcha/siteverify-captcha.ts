@@ -33,9 +33,9 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * (undici, web streams) cost the capture host about as much CPU per call as the
  * rest of a capture's HTTP handling.
  */
-function postForm(url: URL, agent: http.Agent, body: string, timeoutMs: number): Promise<FormAnswer> {
+function postForm(url: URL, agent: http.Agent, body: string, timeoutMs: number, retryOnStaleSocket = true): Promise<FormAnswer> {
   const client = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
+  return new Promise<FormAnswer>((resolve, reject) => {
     const request = client.request(
       url,
       {
@@ -56,7 +56,16 @@ function postForm(url: URL, agent: http.Agent, body: string, timeoutMs: number):
         response.on('error', reject);
       },
     );
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection the other end closed while idle fails as the request goes out,
+      // before any answer: the form was not read there, so it is sent once more on a new
+      // connection (Node's documented pattern for request.reusedSocket). Nothing else is retried.
+      if (retryOnStaleSocket && request.reusedSocket && error.code === 'ECONNRESET') {
+        postForm(url, agent, body, timeoutMs, false).then(resolve, reject);
+      } else {
+        reject(error);
+      }
+    });
     request.end(body);
   });
 }
