@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
 import { insertJsonRows } from '../db/json-rows.js';
-import { reusableQuery } from '../db/reusable-query.js';
+import { reusableQuery, reusableWriteByShape } from '../db/reusable-query.js';
 import type { PaymentMethodsTable, PaymentsTable } from '../db/schema.js';
 import { lockedOpenInvoiceEntries, type LockedOpenInvoiceEntry } from '../ledger/allocation.js';
 import { enabledEndpointsJson, rememberEnabledEndpoints } from '../webhooks/repository.js';
@@ -73,77 +73,50 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<numbe
   return row!.id;
 }
 
-// A collection's new card with its payment (the card-capture host): compiled once, one argument per value.
-const insertCardWithPaymentRows = reusableQuery(
-  (
-    db: Queryable,
-    accountId: number,
-    customerId: number,
-    gatewayToken: string,
-    gatewayCustomerId: string | null,
-    cardBrand: string | null,
-    lastFour: string | null,
-    expirationMonth: number | null,
-    expirationYear: number | null,
-    firstName: string | null,
-    lastName: string | null,
-    address1: string | null,
-    address2: string | null,
-    countryId: number | null,
-    stateId: number | null,
-    city: string | null,
-    postalZip: string | null,
-    email: string | null,
-    isDefault: boolean,
-    now: Date,
-    paymentSource: string,
-    amount: string,
-    currency: string,
-    gatewayTransactionId: string,
-    actor: string,
-    auditSource: string,
-    cardChanges: string,
-    paymentChanges: string,
-  ) => {
-    // the CTEs below (CamelCasePlugin writes newCard as new_card)
-    const cardId = sql<number>`(select id from new_card)`;
-    const entryId = sql<number>`(select id from new_entry)`;
-    const paymentId = sql<number>`(select id from new_payment)`;
-    return db
-      .with('newCard', (qc) =>
-        qc
-          .insertInto('paymentMethods')
-          .values({ accountId, customerId, gatewayToken, gatewayCustomerId, cardBrand, lastFour, expirationMonth, expirationYear, firstName, lastName,
-            address1, address2, countryId, stateId, city, postalZip, email, isDefault, modifiedAt: now })
-          .returningAll(),
-      )
-      .with('newEntry', (qc) =>
-        qc.insertInto('ledgerEntries').values({ accountId, customerId, entryType: 'payment', amount, openAmount: amount, invoiceId: null, dueAt: null, effectiveAt: now, description: null }).returning('id'),
-      )
-      .with('newPayment', (qc) =>
-        qc
-          .insertInto('payments')
-          .values({ accountId, customerId, ledgerEntryId: entryId, paymentMethodType: 'CreditCard', paymentMethodId: cardId, source: paymentSource, reference: null,
-            amount, currency, status: 'Succeeded', gatewayTransactionId, declineCode: null, declineMessage: null, effectiveAt: now })
-          .returning('id'),
-      )
-      .with('newAudit', (qc) =>
-        qc.insertInto('auditLog').values([
-          { accountId, actor, source: auditSource, entityType: 'PaymentMethod', entityId: cardId, action: 'create', changes: cardChanges },
-          { accountId, actor, source: auditSource, entityType: 'Payment', entityId: paymentId, action: 'create', changes: paymentChanges },
-        ]),
-      )
-      .selectFrom('newCard')
-      .selectAll('newCard')
-      .select([
-        paymentId.as('paymentId'),
-        entryId.as('ledgerEntryId'),
-        // what the rest of the transaction needs, read here rather than in two statements more
-        lockedOpenInvoiceEntries(accountId, customerId).as('openInvoices'),
-        enabledEndpointsJson(accountId).as('webhookEndpoints'),
-      ]);
-  },
-);
+/** The rows of a collection's new card with its payment (insertCardWithPayment). */
+type CardWithPaymentRows = {
+  card: Insertable<PaymentMethodsTable> & { isDefault: boolean; modifiedAt: Date };
+  payment: { source: string; amount: string; currency: string; gatewayTransactionId: string };
+  audit: { actor: string; source: string; cardChanges: string; paymentChanges: string };
+};
+
+// Compiled once per shape of the card's values (see reusableWriteByShape).
+const cardWithPaymentStatement = reusableWriteByShape((db: Queryable, rows: CardWithPaymentRows) => {
+  const { accountId, customerId, modifiedAt: now } = rows.card;
+  const { source, amount, currency, gatewayTransactionId } = rows.payment;
+  const { actor, source: auditSource, cardChanges, paymentChanges } = rows.audit;
+  // the CTEs below (CamelCasePlugin writes newCard as new_card)
+  const cardId = sql<number>`(select id from new_card)`;
+  const entryId = sql<number>`(select id from new_entry)`;
+  const paymentId = sql<number>`(select id from new_payment)`;
+  return db
+    .with('newCard', (qc) => qc.insertInto('paymentMethods').values(rows.card).returningAll())
+    .with('newEntry', (qc) =>
+      qc.insertInto('ledgerEntries').values({ accountId, customerId, entryType: 'payment', amount, openAmount: amount, invoiceId: null, dueAt: null, effectiveAt: now, description: null }).returning('id'),
+    )
+    .with('newPayment', (qc) =>
+      qc
+        .insertInto('payments')
+        .values({ accountId, customerId, ledgerEntryId: entryId, paymentMethodType: 'CreditCard', paymentMethodId: cardId, source, reference: null,
+          amount, currency, status: 'Succeeded', gatewayTransactionId, declineCode: null, declineMessage: null, effectiveAt: now })
+        .returning('id'),
+    )
+    .with('newAudit', (qc) =>
+      qc.insertInto('auditLog').values([
+        { accountId, actor, source: auditSource, entityType: 'PaymentMethod', entityId: cardId, action: 'create', changes: cardChanges },
+        { accountId, actor, source: auditSource, entityType: 'Payment', entityId: paymentId, action: 'create', changes: paymentChanges },
+      ]),
+    )
+    .selectFrom('newCard')
+    .selectAll('newCard')
+    .select([
+      paymentId.as('paymentId'),
+      entryId.as('ledgerEntryId'),
+      // what the rest of the transaction needs, read here rather than in two statements more
+      lockedOpenInvoiceEntries(accountId, customerId).as('openInvoices'),
+      enabledEndpointsJson(accountId).as('webhookEndpoints'),
+    ]);
+});
 
 /**
  * Stores a validated card, the ledger entry and the succeeded payment of its first charge, and the
@@ -153,41 +126,12 @@ const insertCardWithPaymentRows = reusableQuery(
  */
 export async function insertCardWithPayment(
   db: Queryable,
-  card: Insertable<PaymentMethodsTable> & { isDefault: boolean; modifiedAt: Date },
-  payment: { source: string; amount: string; currency: string; gatewayTransactionId: string },
+  card: CardWithPaymentRows['card'],
+  payment: CardWithPaymentRows['payment'],
   /** Who made the change and the changes of each row as audit-log's auditEntry gives them (the entity ids are the new rows'). */
-  audit: { actor: string; source: string; cardChanges: string; paymentChanges: string },
+  audit: CardWithPaymentRows['audit'],
 ): Promise<{ card: Selectable<PaymentMethodsTable>; paymentId: number; ledgerEntryId: number; openInvoices: LockedOpenInvoiceEntry[] }> {
-  const [row] = await insertCardWithPaymentRows(
-    db,
-    card.accountId,
-    card.customerId,
-    card.gatewayToken,
-    card.gatewayCustomerId ?? null,
-    card.cardBrand ?? null,
-    card.lastFour ?? null,
-    card.expirationMonth ?? null,
-    card.expirationYear ?? null,
-    card.firstName ?? null,
-    card.lastName ?? null,
-    card.address1 ?? null,
-    card.address2 ?? null,
-    card.countryId ?? null,
-    card.stateId ?? null,
-    card.city ?? null,
-    card.postalZip ?? null,
-    card.email ?? null,
-    card.isDefault,
-    card.modifiedAt,
-    payment.source,
-    payment.amount,
-    payment.currency,
-    payment.gatewayTransactionId,
-    audit.actor,
-    audit.source,
-    audit.cardChanges,
-    audit.paymentChanges,
-  );
+  const [row] = await cardWithPaymentStatement(db, { card, payment, audit });
   const { paymentId, ledgerEntryId, openInvoices, webhookEndpoints, ...stored } = row!;
   rememberEnabledEndpoints(db, card.accountId, webhookEndpoints);
   return { card: stored, paymentId: Number(paymentId), ledgerEntryId: Number(ledgerEntryId), openInvoices };

@@ -29,8 +29,7 @@ const endpointsReadInTransaction = new WeakMap<Queryable, Map<number, Promise<En
  */
 export function findEnabledEndpoints(db: Queryable, accountId: number): Promise<EnabledEndpoint[]> {
   if (!db.isTransaction) return enabledEndpoints(db, accountId);
-  let read = endpointsReadInTransaction.get(db);
-  if (!read) endpointsReadInTransaction.set(db, (read = new Map()));
+  const read = readInTransaction(db);
   let endpoints = read.get(accountId);
   if (!endpoints) read.set(accountId, (endpoints = enabledEndpoints(db, accountId)));
   return endpoints;
@@ -38,10 +37,13 @@ export function findEnabledEndpoints(db: Queryable, accountId: number): Promise<
 
 /** Endpoints a statement of this transaction read (enabledEndpointsJson): its events go to them without another read. */
 export function rememberEnabledEndpoints(trx: Queryable, accountId: number, endpoints: EnabledEndpoint[]): void {
-  if (!trx.isTransaction) return;
+  if (trx.isTransaction) readInTransaction(trx).set(accountId, Promise.resolve(endpoints));
+}
+
+function readInTransaction(trx: Queryable) {
   let read = endpointsReadInTransaction.get(trx);
   if (!read) endpointsReadInTransaction.set(trx, (read = new Map()));
-  read.set(accountId, Promise.resolve(endpoints));
+  return read;
 }
 
 export async function insertEvent(
