@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadCaptureConfig } from '@renew/capture-service/config.js';
 import { startCaptureService } from '@renew/capture-service/start-capture.js';
-import { billingBanner, startBillingService, type StartedBilling } from '@renew/billing-service';
+import { billingBanner, openBillingResources, startBillingService, type StartedBilling } from '@renew/billing-service';
 import { demoKeys, startDemoSite, type DemoKeys } from '@renew/demo-site/start-demo.js';
 
 export interface StartedProduct {
@@ -71,6 +71,33 @@ export async function startProduct(env: NodeJS.ProcessEnv = process.env): Promis
     return { billing, captureUrl: capture.url, ...(demo ? { demo } : {}), banner: lines.join('\n'), close };
   } catch (error) {
     await close();
+    throw error;
+  }
+}
+
+/**
+ * The card-capture host alone (`npm start -- capture`): the same configuration as the billing API
+ * (database, catalogue, gateway, RENEW_CAPTURE_PORT); the billing API's public address (RENEW_PUBLIC_BASE_URL) writes `uri`s.
+ */
+export async function startCaptureRole(env: NodeJS.ProcessEnv = process.env): Promise<{ banner: string; close(): Promise<void> }> {
+  const { config, catalog, database, gateway } = await openBillingResources(env);
+  try {
+    const capture = await startCaptureService({
+      database,
+      catalog,
+      config: loadCaptureConfig(env, catalog),
+      gateway,
+      ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+    });
+    return {
+      banner: `Card-capture host listening on ${capture.url} (POST ${capture.url}/api/paymentsv2; database: ${database.kind === 'postgres' ? 'PostgreSQL' : `embedded, ${config.dataDir}`})`,
+      async close() {
+        await capture.app.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close();
     throw error;
   }
 }

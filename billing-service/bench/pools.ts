@@ -1,3 +1,4 @@
+import { InstanceLiveness } from '../src/db/instance-liveness.js';
 import { hashApiKey } from '../src/accounts/api-keys.js';
 import type { Catalog } from '../src/catalog/schema.js';
 import { CreateCustomerBody } from '../src/customers/schemas.js';
@@ -34,6 +35,7 @@ export async function poolMaker(db: Db, catalog: Catalog, concurrency: number): 
   await syncCatalog(db, catalog);
   const ctx: AppContext = {
     db,
+    instance: new InstanceLiveness(db, 'bench'),
     catalog,
     clock: realTimeClock,
     uris: new UriBuilder('http://127.0.0.1'),

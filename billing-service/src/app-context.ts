@@ -1,6 +1,7 @@
 import type { Catalog } from './catalog/schema.js';
 import type { AccountClock } from './clock/account-clock.js';
 import type { Db } from './db/database.js';
+import type { InstanceLiveness } from './db/instance-liveness.js';
 import type { UriBuilder } from './http/uri.js';
 import type { Notifier } from './notifications/notifier.js';
 import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
@@ -13,6 +14,8 @@ import type { WebhookUrlSafety } from './webhooks/url-safety.js';
  */
 export interface AppContext {
   db: Db;
+  /** This process's identity in claims, and its heartbeat (see db/instance-liveness.ts). */
+  instance: InstanceLiveness;
   catalog: Catalog;
   /** Each account's "now" (real time, or its test clock): the only source of time for billing. */
   clock: AccountClock;

@@ -3,6 +3,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { createAppContext } from './create-app-context.js';
+import type { InstanceLiveness, LivenessOptions } from './db/instance-liveness.js';
 import { addressRoutes } from './addresses/routes.js';
 import { backgroundTasks } from './background/background-tasks.js';
 import { billingSettingRoutes } from './billing-settings/routes.js';
@@ -59,10 +60,21 @@ export interface AppOptions {
   webhooks?: WebhookWorkerOptions;
   /** The webhook delivery worker (default: on, polling every second); false: none in this app. */
   webhookWorker?: boolean;
+  /**
+   * false: no background task at all in this app (the `api` role: the bulk, e-mail and webhook workers
+   * and the billing clock run in `worker` processes). E-mails are still written to the outbox when `email` is set.
+   */
+  backgroundTasks?: boolean;
   /** Test clocks (RENEW_TEST_CLOCKS): accounts may advance their own time; adds /v1/testclock. */
   testClocks?: boolean;
   /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
   observability?: ObservabilityOptions;
+  /** What this process runs, as its heartbeat row names it (`all`, `api`, `worker`; default `api`). */
+  role?: string;
+  /** This instance's heartbeat and how soon a dead instance's claims are taken over (db/instance-liveness.ts). */
+  liveness?: LivenessOptions;
+  /** Shared with another app of this process (`npm start`): one identity in claims. */
+  instance?: InstanceLiveness;
 }
 
 export const RATE_LIMIT_HEADERS = [
@@ -84,7 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Bodies are JSON (the spec's Content-Type: application/json); an empty body is none, whatever its type; other types 415.
   await app.register(jsonApi, { ctx });
   const observability = observe(app, options.db, { ...options.observability, queues: true });
-  await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs, webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}) });
+  if (options.backgroundTasks !== false) await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs, webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}) });
   await app.register(cors, {
     origin: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],

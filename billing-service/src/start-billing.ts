@@ -29,8 +29,22 @@ export function formatUrl(scheme: string, host: string, port: number): string {
   return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** Reads the configuration, opens the database, creates the first account if needed, listens. */
-export async function startBillingService(env: NodeJS.ProcessEnv = process.env): Promise<StartedBilling> {
+/**
+ * What a process runs (`npm start -- <role>`): `all` the API and its background tasks (`npm start` adds
+ * the capture host and the demo store); `api` the API without background tasks; `worker` the background
+ * tasks (billing clock, bulk, e-mail and webhook workers) without listening on a port.
+ */
+export type BillingRole = 'all' | 'api' | 'worker';
+
+/** What every role of a process reads and opens the same way: the configuration, the catalogue, the database, the gateway. */
+export interface BillingResources {
+  config: Config;
+  catalog: Catalog;
+  database: DatabaseHandle;
+  gateway: PaymentGateway;
+}
+
+export async function openBillingResources(env: NodeJS.ProcessEnv = process.env): Promise<BillingResources> {
   const config = loadConfig(env);
   const catalog = loadCatalog(config.catalogPath);
   const database = await openDatabase({
@@ -38,13 +52,20 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     dataDir: config.dataDir,
     onIdleConnectionError: (error) => console.error(`database: an idle connection was closed (${error.message}); it will be replaced`),
   });
+  return { config, catalog, database, gateway: gatewayFromConfig(config.gateway) };
+}
+
+/** Reads the configuration, opens the database, creates the first account if needed, listens (unless a worker). */
+export async function startBillingService(env: NodeJS.ProcessEnv = process.env, role: BillingRole = 'all'): Promise<StartedBilling> {
+  const { config, catalog, database, gateway } = await openBillingResources(env);
   const created = await ensureDefaultAccount(database.db, catalog, { apiKey: config.apiKey, publicApiKey: config.publicApiKey });
   const scheme = config.tls ? 'https' : 'http';
-  const gateway = gatewayFromConfig(config.gateway);
   const app = await buildApp({
     gateway,
     gatewayTimeoutMs: config.gateway.timeoutMs,
-    billingClockMs: config.billingClockMs,
+    billingClockMs: role === 'api' ? 0 : config.billingClockMs,
+    backgroundTasks: role !== 'api',
+    role,
     testClocks: config.testClocks,
     webhooks: config.webhooks,
     ...(config.email ? { email: config.email } : {}),
@@ -60,11 +81,18 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
   if (config.production && config.gateway.name === 'sandbox') app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
-  await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address();
-  const url = formatUrl(scheme, config.host, typeof address === 'object' && address ? address.port : config.port);
-  // With port 0 the address is known only now.
-  if (!config.publicBaseUrl) app.ctx.uris.setBaseUrl(url);
+  let url: string;
+  if (role === 'worker') {
+    // No port: ready() starts the background tasks. Links in e-mails and webhooks use the public address.
+    await app.ready();
+    url = config.publicBaseUrl ?? formatUrl(scheme, config.host, config.port);
+  } else {
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    url = formatUrl(scheme, config.host, typeof address === 'object' && address ? address.port : config.port);
+    // With port 0 the address is known only now.
+    if (!config.publicBaseUrl) app.ctx.uris.setBaseUrl(url);
+  }
   return {
     config,
     catalog,
@@ -81,10 +109,13 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
 }
 
 /** What `npm start` prints: where it listens and, on the first start, the keys. One string, written at once. */
-export function billingBanner(started: StartedBilling): string {
+export function billingBanner(started: StartedBilling, role: BillingRole = 'all'): string {
   const { url, database, config, created } = started;
-  const lines = [
-    `Renew billing API listening on ${url} (database: ${database.kind === 'postgres' ? 'PostgreSQL' : `embedded, ${config.dataDir}`})`,
+  const databaseName = database.kind === 'postgres' ? 'PostgreSQL' : `embedded, ${config.dataDir}`;
+  const lines = role === 'worker' ? [
+    `Renew worker running (database: ${databaseName}): billing clock ${config.billingClockMs ? `every ${config.billingClockMs} ms` : 'off'}, bulk payments, webhook deliveries${config.email ? ', e-mail outbox' : ''}; no port`,
+  ] : [
+    `Renew billing API listening on ${url} (database: ${databaseName})${role === 'api' ? '; background tasks run in `npm start -- worker` processes' : ''}`,
     `API reference: ${url}/docs  OpenAPI: ${url}/v1/openapi.json`,
     `Health: ${url}/healthz  ${url}/readyz  Metrics: ${url}/metrics (${config.metricsToken ? 'Bearer RENEW_METRICS_TOKEN' : 'loopback only; set RENEW_METRICS_TOKEN to scrape from elsewhere'})`,
   ];

@@ -2,7 +2,7 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createAppContext } from '@renew/billing-service';
 import type { Catalog } from '@renew/billing-service/catalog';
-import type { Db } from '@renew/billing-service/db';
+import type { Db, InstanceLiveness, LivenessOptions } from '@renew/billing-service/db';
 import { ApiError, API_ERROR_KEY, enforceRateLimit, jsonApi, jsonApiServerOptions, type RateLimitStore } from '@renew/billing-service/http';
 import { observe, type ObservabilityOptions } from '@renew/billing-service/observability';
 import type { CreditCardResponse, PaymentGateway } from '@renew/billing-service/payments';
@@ -54,6 +54,9 @@ export interface CaptureAppOptions {
   testClocks?: boolean;
   /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
   observability?: ObservabilityOptions;
+  /** This instance's heartbeat settings; `instance`: shared with the billing API in one process (`npm start`). */
+  liveness?: LivenessOptions;
+  instance?: InstanceLiveness;
 }
 
 /**
@@ -67,7 +70,7 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
   );
   // Bodies: JSON, or form fields (@fastify/formbody); anything else is 415.
   await app.register(jsonApi, {
-    ctx: createAppContext({ ...options, emailEnabled: options.emailEnabled ?? false }),
+    ctx: createAppContext({ ...options, role: 'capture', emailEnabled: options.emailEnabled ?? false }),
     bodies: { accepted: 'application/x-www-form-urlencoded or application/json' },
   });
   await app.register(formbody);

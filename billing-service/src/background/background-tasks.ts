@@ -37,11 +37,11 @@ export const backgroundTasks = fp<BackgroundTaskOptions>(
       run(worker, worker.task);
     }
     if (options.email) {
-      const sender = new EmailOutboxWorker(options.ctx.db, options.email, app.log, (accountId, invoiceId) => invoicePdf(options.ctx, accountId, invoiceId));
+      const sender = new EmailOutboxWorker(options.ctx.db, options.email, app.log, (accountId, invoiceId) => invoicePdf(options.ctx, accountId, invoiceId), options.ctx.instance);
       run(sender, sender.task);
     }
     if (options.webhooks !== false) {
-      const sender = new WebhookDeliveryWorker(options.ctx.db, { onEndpointDisabled: endpointDisabledEmail(options.ctx), ...options.webhooks }, app.log);
+      const sender = new WebhookDeliveryWorker(options.ctx.db, { onEndpointDisabled: endpointDisabledEmail(options.ctx), ...options.webhooks }, app.log, options.ctx.instance);
       run(sender, sender.task);
     }
     if (options.billingClockMs) {

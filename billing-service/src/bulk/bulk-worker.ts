@@ -8,7 +8,11 @@ import { collectBulkBatch, completeFinishedBulkJobs } from './service.js';
 export interface BulkWorkerOptions {
   /** How often to look for work other instances queued (this instance's own Process calls wake it at once). Default 1 s. */
   pollMs?: number;
-  /** A record claimed longer ago than this by an instance that died is claimed again. Default 5 minutes (beyond any gateway timeout). */
+  /**
+   * A record still claimed this long after its claim is claimed again (a run that failed unexpectedly).
+   * Default 5 minutes (beyond any gateway timeout). A record of an instance that died is claimed again
+   * as soon as its heartbeat is stale (seconds: db/instance-liveness.ts).
+   */
   staleAfterMs?: number;
   /** Records claimed at once (default 32); those paid one at a time go `parallel` customers side by side (default 4: gateway calls overlap), each customer's in record order. */
   batchSize?: number;
@@ -67,7 +71,7 @@ export class BulkPaymentWorker {
   private async drain() {
     let limit = this.batchSize;
     while (!this.task.stopped) {
-      const batch = await claimRecords(this.ctx.db, wallClockNow(), this.staleAfterMs, limit);
+      const batch = await claimRecords(this.ctx.db, this.ctx.instance, wallClockNow(), this.staleAfterMs, limit);
       if (batch.length === 0) break;
       const { oneAtATime } = await collectBulkBatch(this.ctx, batch, { parallel: this.parallel, batchPayments: this.batchPayments, log: this.log });
       limit = oneAtATime === 0 ? this.paymentBatchSize : this.batchSize;

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
+import type { InstanceLiveness } from '../db/instance-liveness.js';
 import type { BulkJobRecordsTable, BulkJobsTable, BulkJobStatus, BulkRecordStatus } from '../db/schema.js';
 
 export type BulkJobRow = Selectable<BulkJobsTable>;
@@ -60,25 +61,26 @@ export async function cancelPendingRecords(trx: Queryable, jobId: number, now: D
 
 /**
  * Claims up to `limit` records of Processing jobs, for this instance alone (SKIP
- * LOCKED: other instances take other records). A record claimed by an instance
- * that died (claimed longer ago than `staleAfterMs`) is claimed again; its charge
- * reuses the record's idempotency key, so it is never charged twice.
+ * LOCKED: other instances take other records). A record whose instance died (its
+ * heartbeat stopped), or claimed longer ago than `staleAfterMs` (a run that failed
+ * unexpectedly), is claimed again; its charge reuses the record's idempotency key,
+ * so the gateway recognises it and it is never charged twice.
  */
-export async function claimRecords(db: Db, now: Date, staleAfterMs: number, limit: number): Promise<ClaimedRecord[]> {
+export async function claimRecords(db: Db, instance: InstanceLiveness, now: Date, staleAfterMs: number, limit: number): Promise<ClaimedRecord[]> {
   return db.transaction().execute(async (trx) => {
     const next = await trx
       .selectFrom('bulkJobRecords as r')
       .innerJoin('bulkJobs as j', 'j.id', 'r.jobId')
       .select(['r.id', 'j.accountId', 'j.auditSource'])
       .where('j.status', '=', 'Processing')
-      .where((eb) => eb.or([eb('r.status', '=', 'Pending'), eb.and([eb('r.status', '=', 'Processing'), eb('r.claimedAt', '<', new Date(now.getTime() - staleAfterMs))])]))
+      .where((eb) => eb.or([eb('r.status', '=', 'Pending'), eb.and([eb('r.status', '=', 'Processing'), eb.or([eb('r.claimedAt', '<', new Date(now.getTime() - staleAfterMs)), instance.holderGone('r.claimed_by')])])]))
       .orderBy('r.id')
       .limit(limit)
       .forUpdate('r')
       .skipLocked()
       .execute();
     if (next.length === 0) return [];
-    const claimed = await trx.updateTable('bulkJobRecords').set({ status: 'Processing', claimedAt: now }).where('id', 'in', next.map((r) => r.id)).returningAll().execute();
+    const claimed = await trx.updateTable('bulkJobRecords').set({ status: 'Processing', claimedAt: now, claimedBy: instance.id }).where('id', 'in', next.map((r) => r.id)).returningAll().execute();
     const jobOf = new Map(next.map((r) => [r.id, r]));
     return claimed.sort((a, b) => a.id - b.id).map((r) => ({ ...r, accountId: jobOf.get(r.id)!.accountId, auditSource: jobOf.get(r.id)!.auditSource }));
   });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import type { InstanceLiveness } from '../db/instance-liveness.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
 export interface AccountClockRow {
@@ -20,22 +21,46 @@ export async function findAccountClock(db: Queryable, accountId: number): Promis
 
 /**
  * Claims the account's clock for one advance: creates it at `from` (the account's
- * time) when it has none. False when another advance holds it and started less
- * than `staleAfterMs` ago (a crashed instance's claim runs out).
+ * time) when it has none. Answers how the claim went: 'claimed'; 'resumed' when the
+ * claim was taken from an advance whose instance died (its heartbeat stopped) or that
+ * started more than `staleAfterMs` ago; 'busy' when a live advance holds it.
  */
-export async function claimClockForAdvance(db: Queryable, accountId: number, from: Date, wallNow: Date, staleAfterMs: number): Promise<boolean> {
+export async function claimClockForAdvance(db: Queryable, instance: InstanceLiveness, accountId: number, from: Date, wallNow: Date, staleAfterMs: number): Promise<'claimed' | 'resumed' | 'busy'> {
   await db
     .insertInto('accountClocks')
     .values({ accountId, frozenAt: from, firstAdvancedAt: wallNow, advancingSince: null })
     .onConflict((oc) => oc.column('accountId').doNothing())
     .execute();
+  const before = await db
+    .selectFrom('accountClocks')
+    .select('advancingSince')
+    .select(instance.holderGone('advancing_by').as('holderGone'))
+    .where('accountId', '=', accountId)
+    .executeTakeFirstOrThrow();
+  const since = before.advancingSince;
+  if (since !== null && since.getTime() >= wallNow.getTime() - staleAfterMs && !before.holderGone) return 'busy';
+  // compare-and-set on what was read: of two advances racing for the clock, one wins
   const claimed = await db
     .updateTable('accountClocks')
-    .set({ advancingSince: wallNow })
+    .set({ advancingSince: wallNow, advancingBy: instance.id })
     .where('accountId', '=', accountId)
-    .where((eb) => eb.or([eb('advancingSince', 'is', null), eb('advancingSince', '<', new Date(wallNow.getTime() - staleAfterMs))]))
+    .where('advancingSince', since === null ? 'is' : '=', since)
     .executeTakeFirst();
-  return Number(claimed.numUpdatedRows) === 1;
+  if (Number(claimed.numUpdatedRows) !== 1) return 'busy';
+  return since === null ? 'claimed' : 'resumed';
+}
+
+/** Whether an advance holds the account's clock: one started less than `staleAfterMs` ago whose instance is alive. */
+export async function isAdvancing(db: Queryable, instance: InstanceLiveness, accountId: number, wallNow: Date, staleAfterMs: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('accountClocks as c')
+    .select('c.accountId')
+    .where('c.accountId', '=', accountId)
+    .where('c.advancingSince', 'is not', null)
+    .where('c.advancingSince', '>=', new Date(wallNow.getTime() - staleAfterMs))
+    .where((eb) => eb.not(instance.holderGone('c.advancing_by')))
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Moves the account's frozen time (during and at the end of an advance). */
@@ -44,7 +69,7 @@ export async function setFrozenTime(db: Queryable, accountId: number, at: Date):
 }
 
 export async function releaseClock(db: Queryable, accountId: number): Promise<void> {
-  await db.updateTable('accountClocks').set({ advancingSince: null }).where('accountId', '=', accountId).execute();
+  await db.updateTable('accountClocks').set({ advancingSince: null, advancingBy: null }).where('accountId', '=', accountId).execute();
 }
 
 /** Back to real time (reset). */

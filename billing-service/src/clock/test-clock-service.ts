@@ -10,6 +10,7 @@ import {
   countPostedInvoices,
   deleteAccountClock,
   findAccountClock,
+  isAdvancing,
   releaseClock,
   setFrozenTime,
 } from './repository.js';
@@ -18,7 +19,10 @@ import type { AdvanceTestClockInput, TestClockAdvanceResponse, TestClockResponse
 const DAY_MS = 86_400_000;
 /** At most five years per advance (leap days included). */
 const MAX_ADVANCE_MS = (5 * 365 + 2) * DAY_MS;
-/** An advance claimed longer ago than this is taken to have died with its instance. */
+/**
+ * An advance claimed longer ago than this is taken to have died (a run that hung); one whose
+ * instance died is taken over as soon as the instance's heartbeat is stale (seconds).
+ */
 const STALE_ADVANCE_MS = 15 * 60_000;
 /** The clock's queries take this many customers per tick; a day that filled one is run again. */
 const TICK_BATCH = 500;
@@ -45,21 +49,21 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
     throw ApiError.badRequest(`at most five years at once: the account's time is ${from.toISOString()}`, 'to');
   }
   const wallStart = wallClockNow();
-  if (!(await claimClockForAdvance(ctx.db, caller.accountId, from, wallStart, STALE_ADVANCE_MS))) {
+  const claim = await claimClockForAdvance(ctx.db, ctx.instance, caller.accountId, from, wallStart, STALE_ADVANCE_MS);
+  if (claim === 'busy') {
     throw ApiError.conflict('this account\'s clock is being advanced by another request; retry when it is done', 'to');
   }
   // Every list of a tick, counted over the whole advance.
   const totals: Record<keyof ClockTick, number> = { renewed: 0, overdueNotices: 0, expiryNotices: 0, collected: 0, declined: 0, reactivated: 0, suspended: 0, cancelled: 0 };
   let days = 0;
   try {
+    // An advance whose instance died left the clock at the day it was running, maybe part-way through
+    // that day's work: finish that day first (the billing clock's work for one time is idempotent).
+    if (claim === 'resumed') await runDay(ctx, caller.accountId, from, totals);
     for (let at = from; at < to; ) {
       at = new Date(Math.min(at.getTime() + DAY_MS, to.getTime()));
       await setFrozenTime(ctx.db, caller.accountId, at);
-      let tick: ClockTick;
-      do {
-        tick = await runBillingClock(ctx, at, { kind: 'account', accountId: caller.accountId });
-        for (const key of Object.keys(totals) as Array<keyof ClockTick>) totals[key] += tick[key].length;
-      } while (Object.values(tick).some((ids) => ids.length >= TICK_BATCH));
+      await runDay(ctx, caller.accountId, at, totals);
       days += 1;
     }
   } finally {
@@ -84,6 +88,15 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
   };
 }
 
+/** Runs the account's billing clock at `at` until a tick leaves nothing (a full batch is run again), adding to `totals`. */
+async function runDay(ctx: AppContext, accountId: number, at: Date, totals: Record<keyof ClockTick, number>): Promise<void> {
+  let tick: ClockTick;
+  do {
+    tick = await runBillingClock(ctx, at, { kind: 'account', accountId });
+    for (const key of Object.keys(totals) as Array<keyof ClockTick>) totals[key] += tick[key].length;
+  } while (Object.values(tick).some((ids) => ids.length >= TICK_BATCH));
+}
+
 /**
  * Back to real time. Refused while the account's time is ahead of real time and
  * something was recorded since its first advance: those records are dated in the
@@ -93,7 +106,7 @@ export async function resetTestClock(ctx: AppContext, caller: Caller): Promise<T
   const clock = await findAccountClock(ctx.db, caller.accountId);
   const wallNow = wallClockNow();
   if (clock) {
-    if (clock.advancingSince && wallNow.getTime() - clock.advancingSince.getTime() < STALE_ADVANCE_MS) {
+    if (clock.advancingSince && (await isAdvancing(ctx.db, ctx.instance, caller.accountId, wallNow, STALE_ADVANCE_MS))) {
       throw ApiError.conflict('this account\'s clock is being advanced; reset when the advance is done', 'testclock');
     }
     if (clock.frozenAt > wallNow && (await changedSince(ctx.db, caller.accountId, clock.firstAdvancedAt))) {

@@ -2,3 +2,4 @@
 export type { Db, DatabaseHandle, Queryable } from './database.js';
 export { reusableQuery } from './reusable-query.js';
 export type { CustomerRow } from './schema.js';
+export { InstanceLiveness, type LivenessOptions } from './instance-liveness.js';

@@ -412,6 +412,8 @@ export interface IdempotencyKeysTable {
   responseStatus: number | null;
   responseBody: ColumnType<unknown, string | null, string | null>;
   createdAt: Generated<Date>;
+  /** The instance running the first request (service_instances.id); null once answered. */
+  claimedBy: string | null;
 }
 
 /** Card-capture host: SHA-256 of each CAPTCHA token already used (single use). */
@@ -450,6 +452,8 @@ export interface BulkJobRecordsTable {
   errors: ColumnType<Array<{ Key: string; Value: string }> | null, string | null, string | null>;
   paymentId: number | null;
   claimedAt: Timestamp | null;
+  /** The instance paying the record (service_instances.id). */
+  claimedBy: string | null;
   processedAt: Timestamp | null;
 }
 
@@ -465,6 +469,8 @@ export interface AccountClocksTable {
   frozenAt: Date;
   firstAdvancedAt: Date;
   advancingSince: Date | null;
+  /** The instance running the advance (service_instances.id). */
+  advancingBy: string | null;
 }
 
 /** A merchant's webhook endpoint; `secret` signs deliveries (Standard Webhooks, `whsec_…`). */
@@ -506,6 +512,8 @@ export interface WebhookDeliveriesTable {
   attempts: ColumnType<number, number | undefined, number>;
   nextAttemptAt: ColumnType<Date, Date | undefined, Date>;
   claimedUntil: Date | null;
+  /** The instance sending it (service_instances.id). */
+  claimedBy: string | null;
   lastStatusCode: number | null;
   lastError: string | null;
   createdAt: Generated<Date>;
@@ -547,9 +555,21 @@ export interface EmailOutboxTable {
   status: Generated<'Pending' | 'Sent' | 'Failed'>;
   attempts: Generated<number>;
   nextAttemptAt: Generated<Date>;
+  /** The instance sending it (service_instances.id). */
+  claimedBy: Generated<string | null>;
   lastError: string | null;
   createdAt: Generated<Date>;
   sentAt: Date | null;
+}
+
+/** One running process (API, capture host, worker) and its heartbeat, on the database's clock. */
+export interface ServiceInstancesTable {
+  id: string;
+  role: string;
+  host: string;
+  pid: number;
+  startedAt: Generated<Date>;
+  heartbeatAt: Generated<Date>;
 }
 
 export interface Database {
@@ -593,6 +613,7 @@ export interface Database {
   webhookEvents: WebhookEventsTable;
   webhookDeliveries: WebhookDeliveriesTable;
   webhookDeliveryAttempts: WebhookDeliveryAttemptsTable;
+  serviceInstances: ServiceInstancesTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

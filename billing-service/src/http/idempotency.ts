@@ -15,7 +15,9 @@ let lastSweep = 0;
  * retry with the same key and body gets the first result (success or client
  * error) without running again, also while the first is still running (it
  * waits for it); the same key with another body is 409. A server-side failure
- * (5xx: nothing was done) frees the key for a retry. Keys are per account and
+ * (5xx: nothing was done) frees the key for a retry. A key whose first request's
+ * instance died (its heartbeat stopped: db/instance-liveness.ts) is taken over by
+ * the next retry within seconds. Keys are per account and
  * remembered for 24 hours (IDEMPOTENCY_KEY_TTL_MS); older ones are forgotten.
  */
 export async function withIdempotency<T>(request: FastifyRequest, reply: FastifyReply, endpoint: string, run: () => Promise<T>): Promise<T> {
@@ -29,18 +31,24 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
   const now = wallClockNow().getTime(); // idempotency keys expire on the wall clock, never an account's test clock
   sweepExpiredKeys(db, now);
 
+  const { instance } = request.server.ctx;
   const claimed = await db
     .insertInto('idempotencyKeys')
-    .values({ accountId, key, endpoint, requestHash, responseStatus: null, responseBody: null })
+    .values({ accountId, key, endpoint, requestHash, responseStatus: null, responseBody: null, claimedBy: instance.id })
     .onConflict((oc) => oc.columns(['accountId', 'key']).doNothing())
     .returning('key')
     .executeTakeFirst();
-  const row = (where: typeof db) => where.selectFrom('idempotencyKeys').selectAll().where('accountId', '=', accountId).where('key', '=', key);
 
   if (!claimed) {
     const deadline = wallClockNow().getTime() + WAIT_FOR_FIRST_MS;
     for (;;) {
-      const first = await row(db).executeTakeFirst();
+      const first = await db
+        .selectFrom('idempotencyKeys')
+        .select(['createdAt', 'requestHash', 'responseStatus', 'responseBody', 'claimedBy'])
+        .select(instance.holderGone('claimed_by').as('holderGone'))
+        .where('accountId', '=', accountId)
+        .where('key', '=', key)
+        .executeTakeFirst();
       if (!first) return withIdempotency(request, reply, endpoint, run); // the first failed and freed the key
       if (first.createdAt.getTime() < now - IDEMPOTENCY_KEY_TTL_MS) {
         // remembered for too long: forget it (unless another request has just claimed the key afresh) and start again
@@ -55,22 +63,67 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
         if (first.responseStatus < 300) return first.responseBody as T;
         throw new ApiError(first.responseStatus, (first.responseBody as { Errors: ApiError['errors'] }).Errors);
       }
+      // The first request's instance died without answering: take the key over (one taker wins) and run the
+      // request again. Whatever it had started is recognised by the key: the gateway is passed the same key.
+      if (first.holderGone && first.claimedBy !== null && (await takeOverKey(db, accountId, key, first.claimedBy, instance.id))) break;
       if (wallClockNow().getTime() > deadline) throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
 
+  // Only while this instance still holds the key: had it been taken over (this instance was judged dead
+  // while it stalled), the taker's answer stands.
   const save = (status: number, body: unknown) =>
-    db.updateTable('idempotencyKeys').set({ responseStatus: status, responseBody: JSON.stringify(body) }).where('accountId', '=', accountId).where('key', '=', key).execute();
+    db
+      .updateTable('idempotencyKeys')
+      .set({ responseStatus: status, responseBody: JSON.stringify(body), claimedBy: null })
+      .where('accountId', '=', accountId)
+      .where('key', '=', key)
+      .where('claimedBy', '=', instance.id)
+      .execute();
+  const release = () => db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).where('claimedBy', '=', instance.id).execute();
+  let result: T;
   try {
-    const result = await run();
-    await save(200, result);
-    return result;
+    result = await run();
   } catch (error) {
-    if (error instanceof ApiError && error.statusCode < 500) await save(error.statusCode, { Errors: error.errors });
-    else await db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).execute();
+    if (error instanceof ApiError && error.statusCode < 500) await settleKey(() => save(error.statusCode, { Errors: error.errors }));
+    else await settleKey(release);
     throw error;
   }
+  await settleKey(() => save(200, result));
+  return result;
+}
+
+/**
+ * Records what became of a claimed key. If the database is away just then, the answer
+ * still goes to the client and the record is retried in the background (a live
+ * instance's claim would otherwise hold the key until it expires).
+ */
+async function settleKey(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch {
+    let delayMs = 500;
+    const retry = () =>
+      void write().catch(() => {
+        delayMs = Math.min(delayMs * 2, 30_000);
+        setTimeout(retry, delayMs).unref();
+      });
+    setTimeout(retry, delayMs).unref();
+  }
+}
+
+/** Moves a key claimed by a dead instance to this one; false when another taker was first. */
+async function takeOverKey(db: FastifyRequest['server']['ctx']['db'], accountId: number, key: string, deadHolder: string, self: string): Promise<boolean> {
+  const taken = await db
+    .updateTable('idempotencyKeys')
+    .set({ claimedBy: self })
+    .where('accountId', '=', accountId)
+    .where('key', '=', key)
+    .where('claimedBy', '=', deadHolder)
+    .where('responseStatus', 'is', null)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
 }
 
 /**

@@ -93,6 +93,10 @@ export const jsonApi = fp<JsonApiOptions>(
 
     if (options.ctx) {
       app.decorate('ctx', options.ctx);
+      // The instance's heartbeat (its claims' liveness) runs while the app does.
+      const instance = options.ctx.instance;
+      app.addHook('onReady', async () => instance.start());
+      app.addHook('onClose', async () => instance.stop());
       app.decorateRequest('caller', undefined as never);
     }
   },

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { Db } from '../db/database.js';
+import { InstanceLiveness } from '../db/instance-liveness.js';
 import { claimDueEmails, markAttemptFailed, markSent, type OutboxEmail } from './outbox-repository.js';
 
 export interface EmailSettings {
@@ -32,6 +33,8 @@ export class EmailOutboxWorker {
     private readonly settings: EmailSettings,
     log: FastifyBaseLogger,
     private readonly invoicePdf?: InvoicePdfMaker,
+    /** This process's claims' holder (unset: a private one that never beats, so claims lapse only by their lease). */
+    private readonly instance: InstanceLiveness = new InstanceLiveness(db, 'worker'),
   ) {
     this.transport = nodemailer.createTransport(settings.smtpUrl);
     this.task = new PeriodicTask('e-mail outbox', settings.pollMs ?? 2_000, () => this.sendDue(), log);
@@ -56,7 +59,7 @@ export class EmailOutboxWorker {
   private async sendDue() {
     for (;;) {
       const now = wallClockNow();
-      const emails = await claimDueEmails(this.db, now, 10, 5 * 60_000);
+      const emails = await claimDueEmails(this.db, this.instance, now, 10, 5 * 60_000);
       if (emails.length === 0) return;
       for (const email of emails) {
         try {

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
+import type { InstanceLiveness } from '../db/instance-liveness.js';
 import type { EmailOutboxTable } from '../db/schema.js';
 
 export type OutboxEmail = Selectable<EmailOutboxTable>;
@@ -19,16 +20,17 @@ export async function insertOutboxEmails(trx: Queryable, emails: Array<Parameter
 
 /**
  * Takes up to `limit` e-mails due for sending, for this instance alone (SKIP
- * LOCKED), and pushes their next attempt `leaseMs` ahead: if this instance dies
- * mid-send, another picks them up after the lease.
+ * LOCKED), marks them as its own and pushes their next attempt `leaseMs` ahead: if
+ * this instance dies mid-send, another picks them up as soon as its heartbeat is
+ * stale (seconds), or after the lease (a send that hung).
  */
-export async function claimDueEmails(db: Db, now: Date, limit: number, leaseMs: number): Promise<OutboxEmail[]> {
+export async function claimDueEmails(db: Db, instance: InstanceLiveness, now: Date, limit: number, leaseMs: number): Promise<OutboxEmail[]> {
   return db.transaction().execute(async (trx) => {
     const due = await trx
       .selectFrom('emailOutbox')
       .select('id')
       .where('status', '=', 'Pending')
-      .where('nextAttemptAt', '<=', now)
+      .where((eb) => eb.or([eb('nextAttemptAt', '<=', now), eb.and([eb('claimedBy', 'is not', null), instance.holderGone('claimed_by')])]))
       .orderBy('id')
       .limit(limit)
       .forUpdate()
@@ -37,7 +39,7 @@ export async function claimDueEmails(db: Db, now: Date, limit: number, leaseMs: 
     if (due.length === 0) return [];
     return trx
       .updateTable('emailOutbox')
-      .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
+      .set({ nextAttemptAt: new Date(now.getTime() + leaseMs), claimedBy: instance.id })
       .where('id', 'in', due.map((d) => d.id))
       .returningAll()
       .execute();
@@ -45,13 +47,13 @@ export async function claimDueEmails(db: Db, now: Date, limit: number, leaseMs: 
 }
 
 export async function markSent(db: Queryable, id: number, now: Date) {
-  await db.updateTable('emailOutbox').set({ status: 'Sent', sentAt: now, attempts: sql`attempts + 1` }).where('id', '=', id).execute();
+  await db.updateTable('emailOutbox').set({ status: 'Sent', sentAt: now, attempts: sql`attempts + 1`, claimedBy: null }).where('id', '=', id).execute();
 }
 
 export async function markAttemptFailed(db: Queryable, id: number, error: string, retryAt: Date | null) {
   await db
     .updateTable('emailOutbox')
-    .set({ attempts: sql`attempts + 1`, lastError: error.slice(0, 1000), ...(retryAt ? { nextAttemptAt: retryAt } : { status: 'Failed' }) })
+    .set({ attempts: sql`attempts + 1`, lastError: error.slice(0, 1000), claimedBy: null, ...(retryAt ? { nextAttemptAt: retryAt } : { status: 'Failed' }) })
     .where('id', '=', id)
     .execute();
 }

@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { Db } from '../db/database.js';
+import { InstanceLiveness } from '../db/instance-liveness.js';
 import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, type ClaimedDelivery } from './repository.js';
 import { checkUrlForm, resolveSafely, UnsafeUrlError, type ResolvedAddress, type WebhookUrlSafety } from './url-safety.js';
 
@@ -48,6 +49,8 @@ export class WebhookDeliveryWorker {
     private readonly db: Db,
     private readonly options: WebhookWorkerOptions,
     private readonly log: FastifyBaseLogger,
+    /** This process's claims' holder (unset: a private one that never beats, so claims lapse only by their lease). */
+    private readonly instance: InstanceLiveness = new InstanceLiveness(db, 'worker'),
   ) {
     this.task = new PeriodicTask('webhook deliveries', options.pollMs ?? 1_000, () => this.runDue().then(() => undefined), log);
   }
@@ -71,7 +74,7 @@ export class WebhookDeliveryWorker {
     for (;;) {
       if (this.task.stopped) return attempts;
       const at = now ?? wallClockNow();
-      const batch = await claimDueDeliveries(this.db, at, this.options.batchSize ?? 10, timeoutMs * 3 + 30_000);
+      const batch = await claimDueDeliveries(this.db, this.instance, at, this.options.batchSize ?? 10, timeoutMs * 3 + 30_000);
       if (batch.length === 0) return attempts;
       await Promise.all(batch.map((delivery) => this.attempt(delivery, at)));
       attempts += batch.length;

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
+import type { InstanceLiveness } from '../db/instance-liveness.js';
 import { isStorableId } from '../db/ids.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
@@ -219,12 +220,13 @@ export interface ClaimedDelivery {
 
 /**
  * Takes up to `limit` deliveries due at `now`, for this instance alone (SKIP LOCKED), and marks them
- * claimed until `now + leaseMs` (if the instance dies mid-send, another takes them after the lease).
+ * claimed by it until `now + leaseMs`: if the instance dies mid-send, another takes them as soon as its
+ * heartbeat is stale (seconds), or after the lease (a send that hung).
  * Only enabled, undeleted endpoints' deliveries are taken, and a delivery with a customer only when
  * no older delivery to the same endpoint for the same customer is still Pending: per endpoint and
  * customer, events arrive in order, each after the previous one succeeded or finally failed.
  */
-export async function claimDueDeliveries(db: Db, now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Db, instance: InstanceLiveness, now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
   return db.transaction().execute(async (trx) => {
     const due = await trx
       .selectFrom('webhookDeliveries as d')
@@ -232,7 +234,7 @@ export async function claimDueDeliveries(db: Db, now: Date, limit: number, lease
       .select('d.id')
       .where('d.status', '=', 'Pending')
       .where('d.nextAttemptAt', '<=', now)
-      .where((eb) => eb.or([eb('d.claimedUntil', 'is', null), eb('d.claimedUntil', '<=', now)]))
+      .where((eb) => eb.or([eb('d.claimedUntil', 'is', null), eb('d.claimedUntil', '<=', now), instance.holderGone('d.claimed_by')]))
       .where('e.status', '=', 'Enabled')
       .where('e.deletedAt', 'is', null)
       .where((eb) =>
@@ -258,7 +260,7 @@ export async function claimDueDeliveries(db: Db, now: Date, limit: number, lease
       .execute();
     if (due.length === 0) return [];
     const ids = due.map((d) => d.id);
-    await trx.updateTable('webhookDeliveries').set({ claimedUntil: new Date(now.getTime() + leaseMs) }).where('id', 'in', ids).execute();
+    await trx.updateTable('webhookDeliveries').set({ claimedUntil: new Date(now.getTime() + leaseMs), claimedBy: instance.id }).where('id', 'in', ids).execute();
     const rows = await trx
       .selectFrom('webhookDeliveries as d')
       .innerJoin('webhookEndpoints as e', 'e.id', 'd.endpointId')
@@ -288,7 +290,7 @@ export async function insertAttempt(db: Queryable, attempt: { deliveryId: number
 export async function markDelivered(db: Queryable, id: number, endpointId: number, now: Date, httpStatus: number) {
   await db
     .updateTable('webhookDeliveries')
-    .set({ status: 'Succeeded', deliveredAt: now, attempts: sql`attempts + 1`, lastStatusCode: httpStatus, lastError: null, claimedUntil: null })
+    .set({ status: 'Succeeded', deliveredAt: now, attempts: sql`attempts + 1`, lastStatusCode: httpStatus, lastError: null, claimedUntil: null, claimedBy: null })
     .where('id', '=', id)
     .execute();
   await db.updateTable('webhookEndpoints').set({ failingSince: null }).where('id', '=', endpointId).where('failingSince', 'is not', null).execute();
@@ -311,6 +313,7 @@ export async function markAttemptFailed(
       lastStatusCode: failure.httpStatus,
       lastError: failure.error?.slice(0, 1000) ?? null,
       claimedUntil: null,
+      claimedBy: null,
       ...(failure.retryAt ? { nextAttemptAt: failure.retryAt } : { status: 'Failed' }),
     })
     .where('id', '=', delivery.id)

@@ -246,7 +246,7 @@ describe('bulk payments paid a batch per transaction', () => {
     try {
       expect((await t.call('POST', '/v1/BulkApi/Process', { id: jobId })).statusCode).toBe(200);
       // The instance that crashes: it claims the records and dies before its batch commits.
-      const crashed = await claimRecords(t.database.db, new Date(), 60_000, 10);
+      const crashed = await claimRecords(t.database.db, t.app.ctx.instance, new Date(), 60_000, 10);
       expect(crashed.map((r) => r.jobId)).toEqual([jobId, jobId, jobId]);
       // Another instance takes them as abandoned and pays them.
       survivor = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, gateway: t.app.ctx.payments.gateway, ...appOptions(), bulkWorker: { pollMs: 10, staleAfterMs: 0 } });

@@ -157,7 +157,7 @@ describe('bulk payment jobs', () => {
     await worker.stop();
     expect((await t.call('POST', '/v1/BulkApi/Process', { id: job.id })).statusCode).toBe(200);
     // The instance that dies: it claims the record and charges the card, then vanishes.
-    const [claimed] = await claimRecords(t.database.db, new Date(), 60_000, 1);
+    const [claimed] = await claimRecords(t.database.db, t.app.ctx.instance, new Date(), 60_000, 1);
     expect(claimed?.jobId).toBe(job.id);
     const method = await t.database.db.selectFrom('paymentMethods').select('gatewayToken').where('id', '=', paymentMethodId).executeTakeFirstOrThrow();
     const gateway = t.app.ctx.payments.gateway;
