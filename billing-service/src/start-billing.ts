@@ -82,9 +82,12 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
   });
   if (config.production && config.gateway.name === 'sandbox') app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
   let url: string;
+  let keepAlive: NodeJS.Timeout | undefined;
   if (role === 'worker') {
     // No port: ready() starts the background tasks. Links in e-mails and webhooks use the public address.
     await app.ready();
+    // The tasks' timers do not hold the process open (tests end without closing them); a worker has nothing else.
+    keepAlive = setInterval(() => undefined, 3_600_000);
     url = config.publicBaseUrl ?? formatUrl(scheme, config.host, config.port);
   } else {
     await app.listen({ host: config.host, port: config.port });
@@ -102,6 +105,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
     gateway,
     ...(created ? { created } : {}),
     async close() {
+      clearInterval(keepAlive);
       await app.close();
       await database.close();
     },
