@@ -23,7 +23,9 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 4) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
-    // Class 08: connection exception (08000, 08003, 08006, 08001 …)
+    // Class 08: connection exception (08000, 08003, 08006, 08001 …), except a protocol violation
+    // (08P01: a statement the server could not read, such as one with over 65,535 parameters), a bug that retrying does not cure.
+    if (code === '08P01') return false;
     if (UNAVAILABLE_SQLSTATES.has(code) || (code.length === 5 && code.startsWith('08')) || UNAVAILABLE_SOCKET_CODES.has(code)) return true;
   }
   if (UNAVAILABLE_MESSAGE.test(error.message)) return true;
