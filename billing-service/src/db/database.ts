@@ -39,9 +39,14 @@ export interface OpenDatabaseOptions {
   /** Folder of the embedded database; undefined keeps it in memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** How long a request waits for a new connection before failing (PostgreSQL only); default CONNECTION_TIMEOUT_MS. */
+  connectionTimeoutMs?: number;
   /** Told when the server drops an idle pooled connection (PostgreSQL only). */
   onIdleConnectionError?: (error: Error) => void;
 }
+
+/** A new connection that takes longer than this fails: the server is down or unreachable. */
+export const CONNECTION_TIMEOUT_MS = 5_000;
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -67,8 +72,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         return pg.types.getTypeParser(oid, format as 'text');
       }) as typeof pg.types.getTypeParser,
     };
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types });
-    const countersPool = new pg.Pool({ connectionString: options.databaseUrl, max: 4, types, options: '-c synchronous_commit=off' });
+    // While the server is down or unreachable a request fails within seconds (a 503) instead of hanging.
+    const connectionTimeoutMillis = options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS;
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types, connectionTimeoutMillis });
+    const countersPool = new pg.Pool({ connectionString: options.databaseUrl, max: 4, types, connectionTimeoutMillis, options: '-c synchronous_commit=off' });
     // An idle connection can be closed by the server (restart, admin, network); the pool
     // replaces it on next use. Without a listener that event would end the process.
     for (const p of [pool, countersPool]) p.on('error', (error) => options.onIdleConnectionError?.(error));

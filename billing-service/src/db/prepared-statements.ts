@@ -17,6 +17,7 @@ export function plansEachCall(text: string): boolean {
   return text.endsWith(PLAN_EACH_CALL_COMMENT);
 }
 import pg from 'pg';
+import { isDatabaseUnavailable } from './connection-errors.js';
 
 /**
  * A pg pool for Kysely that runs every parameterised query as a named prepared
@@ -63,11 +64,26 @@ export class PreparedStatementPool implements PostgresPool {
 
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
+    // pg-pool listens for a client's 'error' only while it is idle; a connection lost while checked
+    // out (a database restart) emits 'error' on the client, which without a listener ends the process.
+    // The statement in flight fails by itself; the broken client is handed back with its error, so
+    // the pool discards it and opens a new connection on next use.
+    let connectionError: Error | undefined;
+    const onError = (error: Error) => {
+      connectionError ??= error;
+    };
+    client.on('error', onError);
     // Kysely's plain `begin`, held back until the transaction's first statement (see QueryAfterBegin)
     let beginHeldBack = false;
     const run = (text: string, values?: unknown[]) => {
       const name = values && values.length > 0 ? this.names.nameFor(text) : undefined;
       return name ? client.query({ name, text, values }) : client.query(text, values);
+    };
+    // A statement refused because the server is going away (57P01) may fail before the socket's end
+    // is seen: the client is not reused either way.
+    const noteLostConnection = (error: unknown) => {
+      if (isDatabaseUnavailable(error)) connectionError ??= error as Error;
+      throw error;
     };
     return {
       query: (async (text: string, values?: unknown[]) => {
@@ -79,14 +95,15 @@ export class PreparedStatementPool implements PostgresPool {
           beginHeldBack = false;
           // nothing ran since the begin: there is nothing to commit or roll back
           if (text === 'commit' || text === 'rollback') return { command: text.toUpperCase(), rowCount: null, rows: [] };
-          if (values && values.length > 0) return runAfterBegin(client, { name: this.names.nameFor(text), text, values });
-          await client.query('begin');
+          if (values && values.length > 0) return runAfterBegin(client, { name: this.names.nameFor(text), text, values }).catch(noteLostConnection);
+          await client.query('begin').catch(noteLostConnection);
         }
-        return run(text, values);
+        return run(text, values).catch(noteLostConnection);
       }) as unknown as PostgresPoolClient['query'],
       release: () => {
         beginHeldBack = false;
-        client.release();
+        client.removeListener('error', onError);
+        client.release(connectionError);
       },
     };
   }

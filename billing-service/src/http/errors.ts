@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/connection-errors.js';
 
 /** The spec's error body: every error response of every endpoint has this shape. */
 export interface ErrorBody {
@@ -72,6 +73,7 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (req
       const message = (error.code && FRAMEWORK_MESSAGES[error.code]) || error.message;
       return sendError(reply, status, [{ Key: API_ERROR_KEY, Value: message }]);
     }
+    if (isDatabaseUnavailable(error)) return sendDatabaseUnavailable(request, reply, error);
     return sendInternalError(request, reply, error);
   });
 
@@ -83,6 +85,17 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (req
     }
     return sendError(reply, 404, [{ Key: API_ERROR_KEY, Value: `endpoint ${request.method} ${request.url.split('?')[0]} not found` }]);
   });
+}
+
+/** Seconds a client is asked to wait after a 503 for a database that is away (a restart takes a few). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** The database is restarting or unreachable: nothing the client did, and worth retrying; the pool reconnects on next use. */
+function sendDatabaseUnavailable(request: FastifyRequest, reply: FastifyReply, error: Error) {
+  const body = errorBody(503, [{ Key: API_ERROR_KEY, Value: 'the database is unavailable; retry later' }]);
+  request.log.warn({ err: error, errorId: body.ErrorId }, 'the database is unavailable');
+  reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+  return reply.code(503).type('application/json; charset=utf-8').send(body);
 }
 
 function sendInternalError(request: FastifyRequest, reply: FastifyReply, error: Error) {

@@ -128,26 +128,28 @@ export async function insertInvoice(
         .returning(['id', 'invoiceNumber']),
     ) as unknown as WithNewInvoice;
   if (draft.charges.length > 0) {
+    // One array per column (unnest), not a parameter per value: a customer's thousands of
+    // subscriptions stay under PostgreSQL's 65,535 parameters, and the text, the same for any
+    // number of charges, is prepared once.
+    const charges = draft.charges;
+    const column = <T>(value: (c: (typeof charges)[number]) => T) => charges.map(value);
     query = query.with('newCharges', (qc) =>
-      qc.insertInto('invoiceCharges').values(
-        draft.charges.map((c, position) => ({
-          invoiceId,
-          subscriptionId: c.subscriptionId,
-          position,
-          kind: c.kind,
-          productCode: c.productCode,
-          name: c.name,
-          description: c.description,
-          quantity: c.quantity.toString(),
-          unitPrice: c.unitPrice.toString(),
-          proratedUnitPrice: c.proratedUnitPrice.toString(),
-          amount: c.amount.toString(),
-          taxableAmount: c.taxableAmount.toString(),
-          startServiceDate: c.startServiceDate,
-          endServiceDate: c.endServiceDate,
-          discounts: JSON.stringify(c.discounts.map((d) => ({ name: d.name, amount: d.amount.toString() }))),
-        })),
-      ),
+      qc
+        .insertInto('invoiceCharges')
+        .columns(['invoiceId', 'subscriptionId', 'position', 'kind', 'productCode', 'name', 'description', 'quantity', 'unitPrice', 'proratedUnitPrice', 'amount', 'taxableAmount', 'startServiceDate', 'endServiceDate', 'discounts'])
+        .expression(
+          sql`select ${invoiceId}, c.subscription_id, (c.position - 1)::smallint, c.kind, c.product_code, c.name, c.description,
+            c.quantity, c.unit_price, c.prorated_unit_price, c.amount, c.taxable_amount, c.start_service_date, c.end_service_date, c.discounts::jsonb
+          from unnest(
+            ${column((c) => c.subscriptionId)}::integer[], ${column((c) => c.kind)}::text[], ${column((c) => c.productCode)}::text[],
+            ${column((c) => c.name)}::text[], ${column((c) => c.description)}::text[], ${column((c) => c.quantity.toString())}::numeric[],
+            ${column((c) => c.unitPrice.toString())}::numeric[], ${column((c) => c.proratedUnitPrice.toString())}::numeric[],
+            ${column((c) => c.amount.toString())}::numeric[], ${column((c) => c.taxableAmount.toString())}::numeric[],
+            ${column((c) => c.startServiceDate)}::date[], ${column((c) => c.endServiceDate)}::date[],
+            ${column((c) => JSON.stringify(c.discounts.map((d) => ({ name: d.name, amount: d.amount.toString() }))))}::text[]
+          ) with ordinality as c (subscription_id, kind, product_code, name, description, quantity, unit_price, prorated_unit_price, amount,
+            taxable_amount, start_service_date, end_service_date, discounts, position)`,
+        ),
     ) as unknown as WithNewInvoice;
   }
   if (draft.taxes.length > 0) {

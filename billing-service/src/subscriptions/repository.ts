@@ -183,14 +183,17 @@ export async function advanceSubscriptionPeriods(db: Queryable, moves: Subscript
 
 /** The update of advanceSubscriptionPeriods, for a statement that makes it with other writes (a data-modifying CTE). */
 export function advanceSubscriptionPeriodsSql(moves: SubscriptionMove[], now: Date) {
-  const rows = moves.map((m) => sql`(${m.id}::integer, ${m.next}::date, ${m.currentPeriodStart ?? null}::date)`);
+  // arrays, not a parameter per value: any number of moves fits one statement, prepared once
+  const ids = moves.map((m) => m.id);
+  const nexts = moves.map((m) => m.next);
+  const currentStarts = moves.map((m) => m.currentPeriodStart ?? null);
   return sql`
     update subscriptions set
       next_period_start = move.next,
       current_period_start = coalesce(move.current_period_start, subscriptions.current_period_start),
       invoices_posted = invoices_posted + 1,
       modified_at = ${now}
-    from (values ${sql.join(rows)}) as move (id, next, current_period_start)
+    from unnest(${ids}::integer[], ${nexts}::date[], ${currentStarts}::date[]) as move (id, next, current_period_start)
     where subscriptions.id = move.id
   `;
 }
