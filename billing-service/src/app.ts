@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { createAppContext } from './create-app-context.js';
 import { addressRoutes } from './addresses/routes.js';
 import { backgroundTasks } from './background/background-tasks.js';
+import type { RefundSettlementOptions } from './refunds/settlement-worker.js';
 import { billingSettingRoutes } from './billing-settings/routes.js';
 import type { BulkWorkerOptions } from './bulk/bulk-worker.js';
 import { bulkRoutes } from './bulk/routes.js';
@@ -59,6 +60,8 @@ export interface AppOptions {
   webhooks?: WebhookWorkerOptions;
   /** The webhook delivery worker (default: on, polling every second); false: none in this app. */
   webhookWorker?: boolean;
+  /** Settling card refunds left Pending (default: on, every 10 s, refunds Pending over a minute); false: off. */
+  refundSettlement?: RefundSettlementOptions | false;
   /** Test clocks (RENEW_TEST_CLOCKS): accounts may advance their own time; adds /v1/testclock. */
   testClocks?: boolean;
   /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
@@ -84,7 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Bodies are JSON (the spec's Content-Type: application/json); an empty body is none, whatever its type; other types 415.
   await app.register(jsonApi, { ctx });
   const observability = observe(app, options.db, { ...options.observability, queues: true });
-  await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs, webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}) });
+  await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs, webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}), ...(options.refundSettlement !== undefined ? { refundSettlement: options.refundSettlement } : {}) });
   await app.register(cors, {
     origin: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],

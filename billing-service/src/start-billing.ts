@@ -40,7 +40,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env):
   });
   const created = await ensureDefaultAccount(database.db, catalog, { apiKey: config.apiKey, publicApiKey: config.publicApiKey });
   const scheme = config.tls ? 'https' : 'http';
-  const gateway = gatewayFromConfig(config.gateway);
+  const gateway = gatewayFromConfig(config.gateway, database.db);
   const app = await buildApp({
     gateway,
     gatewayTimeoutMs: config.gateway.timeoutMs,
