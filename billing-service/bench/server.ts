@@ -68,7 +68,7 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?
   const catalog = loadCatalog(DEMO_CATALOG_PATH);
   const database = await openDatabase(spec.database);
   // the sandbox gateway (the default), one instance shared by the billing API and the capture host as scripts/start.ts does
-  const gateway = new SandboxGateway();
+  const gateway = new SandboxGateway(database.db);
   const app = await buildApp({
     gateway,
     db: database.db,

@@ -28,7 +28,7 @@ export interface AppContext {
   /** The background processor of bulk payment jobs, when this app runs one (the billing API does). */
   bulkWorker?: { wake(): void };
   /** The app's metrics (set by observability/observe.ts): told of each payment once its row is committed. */
-  metrics?: { paymentRecorded(status: 'Succeeded' | 'Failed'): void };
+  metrics?: { paymentRecorded(status: 'Succeeded' | 'Failed'): void; paymentNeedsAttention(): void };
   /** How webhook endpoint URLs are checked (https only, public addresses only, unless the flags say otherwise). */
   webhookSafety?: WebhookUrlSafety;
 }

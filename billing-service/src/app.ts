@@ -6,6 +6,7 @@ import { createAppContext } from './create-app-context.js';
 import type { InstanceLiveness, LivenessOptions } from './db/instance-liveness.js';
 import { addressRoutes } from './addresses/routes.js';
 import { backgroundTasks } from './background/background-tasks.js';
+import type { RefundSettlementOptions } from './refunds/settlement-worker.js';
 import { billingSettingRoutes } from './billing-settings/routes.js';
 import type { BulkWorkerOptions } from './bulk/bulk-worker.js';
 import { bulkRoutes } from './bulk/routes.js';
@@ -65,6 +66,8 @@ export interface AppOptions {
    * and the billing clock run in `worker` processes). E-mails are still written to the outbox when `email` is set.
    */
   backgroundTasks?: boolean;
+  /** Settling card refunds left Pending (default: on, every 10 s, refunds Pending over a minute); false: off. */
+  refundSettlement?: RefundSettlementOptions | false;
   /** Test clocks (RENEW_TEST_CLOCKS): accounts may advance their own time; adds /v1/testclock. */
   testClocks?: boolean;
   /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
@@ -96,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Bodies are JSON (the spec's Content-Type: application/json); an empty body is none, whatever its type; other types 415.
   await app.register(jsonApi, { ctx });
   const observability = observe(app, options.db, { ...options.observability, queues: true });
-  if (options.backgroundTasks !== false) await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs, webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}) });
+  if (options.backgroundTasks !== false) await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs, webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}), ...(options.refundSettlement !== undefined ? { refundSettlement: options.refundSettlement } : {}) });
   await app.register(cors, {
     origin: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],

@@ -20,6 +20,6 @@ export function createAppContext(options: { db: Db; catalog: Catalog; publicBase
     clock: options.testClocks ? testClockSource(options.db) : realTimeClock,
     catalog: options.catalog,
     uris,
-    payments: { gateway: options.gateway ?? new SandboxGateway(), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
+    payments: { gateway: options.gateway ?? new SandboxGateway(options.db), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
   };
 }

@@ -52,7 +52,7 @@ export async function openBillingResources(env: NodeJS.ProcessEnv = process.env)
     dataDir: config.dataDir,
     onIdleConnectionError: (error) => console.error(`database: an idle connection was closed (${error.message}); it will be replaced`),
   });
-  return { config, catalog, database, gateway: gatewayFromConfig(config.gateway) };
+  return { config, catalog, database, gateway: gatewayFromConfig(config.gateway, database.db) };
 }
 
 /** Reads the configuration, opens the database, creates the first account if needed, listens (unless a worker). */

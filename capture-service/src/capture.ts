@@ -5,9 +5,11 @@ import { ApiError, API_ERROR_KEY, type Caller } from '@renew/billing-service/htt
 import {
   authorizeCapture,
   checkCard,
+  claimCaptureGrant,
   collectWithNewCard,
   customerForCollection,
   insertValidatedCard,
+  releaseCaptureClaim,
   resolveLocation,
   spendCaptureGrant,
   toCreditCardResponse,
@@ -201,7 +203,7 @@ export async function captureCard(
     },
     { makeDefault: input.makeDefault === true && permission.mayMoveDefault, risk, customer: permission.customer },
   );
-  // The token is spent in the transaction that stores the card: two captures with one token store one card.
+  // Without a payment the token is spent in the transaction that stores the card: two captures with one token store one card.
   const spendToken = async (trx: Queryable) => {
     if (permission.grant) await spendCaptureGrant(trx, permission.grant);
   };
@@ -212,15 +214,31 @@ export async function captureCard(
     });
     return { card: toCreditCardResponse(stored, ctx.uris), paymentId: null };
   }
+  // The token is claimed (committed) before the charge: of captures racing with one token, only one reaches the gateway.
+  const claim = permission.grant ? await claimCaptureGrant(ctx.db, permission.grant) : null;
+  // Nothing was charged: the shopper may use the token again. A charge whose outcome is unknown keeps it spent.
+  const giveBack = async () => {
+    if (claim) await releaseCaptureClaim(ctx.db, claim);
+  };
   let outcome;
   try {
     // one transaction stores the card with its payment: a failed collection keeps no usable card
-    outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }, await ctx.clock.now(caller.accountId), { alsoInTransaction: spendToken });
+    outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }, await ctx.clock.now(caller.accountId), {
+      log,
+      // the gateway's key is the claim's: a retry of it is recognised, a later claim (after a decline) is a new charge
+      ...(claim ? { idempotencyKey: `capture-token-${claim.tokenId}-${claim.claimedAt.getTime()}` } : {}),
+    });
   } catch (error) {
-    if (error instanceof ApiError) throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));
+    if (error instanceof ApiError) {
+      if (error.statusCode < 500) await giveBack();
+      throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));
+    }
     log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');
     throw new ApiError(400, collectionFailure({ message: 'the payment could not be processed' }));
   }
-  if (outcome.status === 'Declined') throw new ApiError(400, collectionFailure(outcome));
+  if (outcome.status === 'Declined') {
+    await giveBack();
+    throw new ApiError(400, collectionFailure(outcome));
+  }
   return { card: toCreditCardResponse(outcome.card, ctx.uris), paymentId: outcome.payment.id };
 }

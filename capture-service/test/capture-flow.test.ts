@@ -10,7 +10,7 @@ let gateway: RecordingGateway;
 let recording: FastifyInstance;
 beforeAll(async () => {
   t = await startCaptureTest();
-  gateway = new RecordingGateway();
+  gateway = new RecordingGateway(t.billing.database.db);
   recording = await t.build({ gateway });
 });
 afterAll(async () => t?.close());
@@ -109,7 +109,7 @@ describe('a collection stored atomically with its card', () => {
       private readonly db: typeof t.billing.database.db,
       private readonly elsewhere: number,
     ) {
-      super();
+      super(db);
     }
     override async charge(request: Parameters<SandboxGateway['charge']>[0]) {
       const outcome = await super.charge(request);

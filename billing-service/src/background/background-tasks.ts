@@ -6,6 +6,7 @@ import { billingClockTask } from '../lifecycle/billing-clock.js';
 import { EmailOutboxWorker, type EmailSettings } from '../notifications/email-outbox-worker.js';
 import type { Observability } from '../observability/observe.js';
 import { WebhookDeliveryWorker, type WebhookWorkerOptions } from '../webhooks/delivery-worker.js';
+import { refundSettlementTask, type RefundSettlementOptions } from '../refunds/settlement-worker.js';
 import { endpointDisabledEmail } from '../webhooks/disabled-notice.js';
 import type { PeriodicTask } from './periodic-task.js';
 
@@ -21,6 +22,8 @@ export interface BackgroundTaskOptions {
   billingClockMs?: number;
   /** Webhook deliveries (default: on, polling every second); false: none on this instance. */
   webhooks?: WebhookWorkerOptions | false;
+  /** Settles card refunds left Pending by asking the gateway (default: on); false: not on this instance. */
+  refundSettlement?: RefundSettlementOptions | false;
 }
 
 /** The billing API's background tasks: started when the app is ready, stopped when it closes. */
@@ -43,6 +46,10 @@ export const backgroundTasks = fp<BackgroundTaskOptions>(
     if (options.webhooks !== false) {
       const sender = new WebhookDeliveryWorker(options.ctx.db, { onEndpointDisabled: endpointDisabledEmail(options.ctx), ...options.webhooks }, app.log, options.ctx.instance);
       run(sender, sender.task);
+    }
+    if (options.refundSettlement !== false) {
+      const settlement = refundSettlementTask(options.ctx, app.log, options.refundSettlement ?? {});
+      run(settlement, settlement);
     }
     if (options.billingClockMs) {
       const clock = billingClockTask(options.ctx, app.log, options.billingClockMs);

@@ -24,6 +24,11 @@ export async function spendCaptureToken(db: Queryable, id: number, now: Date): P
   return rows.length === 1;
 }
 
+/** Gives back a token spent at `spentAt` (that claim's charge did not happen): the shopper may try again. */
+export async function unspendCaptureToken(db: Queryable, id: number, spentAt: Date): Promise<void> {
+  await db.updateTable('captureTokens').set({ spentAt: null }).where('id', '=', id).where('spentAt', '=', spentAt).execute();
+}
+
 /** Tokens a day past their expiry are of no use, even as a record. */
 export async function deleteExpiredCaptureTokens(db: Queryable, before: Date): Promise<void> {
   await db.deleteFrom('captureTokens').where('expiresAt', '<', before).execute();

@@ -9,7 +9,7 @@ import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import { money, toJsonAmount, type Money } from '../money/money.js';
 import { amountInCurrency } from '../payments/service.js';
-import { findCaptureToken, insertCaptureToken, spendCaptureToken } from './repository.js';
+import { findCaptureToken, insertCaptureToken, spendCaptureToken, unspendCaptureToken } from './repository.js';
 import { CAPTURE_TOKEN_DEFAULT_SECONDS, type CaptureTokenResponse, type CreateCaptureTokenInput } from './schemas.js';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -58,6 +58,21 @@ export async function checkCaptureToken(db: Queryable, accountId: number, token:
 /** Spends the token in the transaction that stores the card: two captures with one token store one card. */
 export async function spendCaptureGrant(trx: Queryable, grant: CaptureGrant, now = wallClockNow()): Promise<void> {
   if (!(await spendCaptureToken(trx, grant.tokenId, now))) throw ApiError.badRequest(NOT_VALID, 'captureToken');
+}
+
+/**
+ * Claims the token in its own committed statement before the gateway charges anything: of captures
+ * racing with one token, one charges, the others get the used-token 400 (they would otherwise all
+ * charge, and all but one be refunded). Returns the claim, to give back if nothing was charged.
+ */
+export async function claimCaptureGrant(db: Queryable, grant: CaptureGrant, now = wallClockNow()): Promise<{ tokenId: number; claimedAt: Date }> {
+  await spendCaptureGrant(db, grant, now);
+  return { tokenId: grant.tokenId, claimedAt: now };
+}
+
+/** Gives a claim back when its charge was declined or never made: the shopper may try again with the token. */
+export async function releaseCaptureClaim(db: Queryable, claim: { tokenId: number; claimedAt: Date }): Promise<void> {
+  await unspendCaptureToken(db, claim.tokenId, claim.claimedAt);
 }
 
 export type TokenlessCapture = 'draftOnly' | 'never' | 'any';

@@ -396,6 +396,8 @@ export interface RefundsTable {
   declineMessage: string | null;
   effectiveAt: Timestamp;
   createdAt: Generated<Date>;
+  /** The key the gateway's refund is asked under (reserved before the call; null: a refund by another method). */
+  gatewayIdempotencyKey: string | null;
 }
 
 export interface RefundUnallocationsTable {
@@ -530,6 +532,37 @@ export interface WebhookDeliveryAttemptsTable {
 }
 
 /** Lets the card-capture host put a card on one customer, once, until it expires (only the token's hash is kept). */
+/** The sandbox gateway's idempotency records (shared by every instance, as a processor's are). */
+export interface SandboxGatewayOperationsTable {
+  kind: 'charge' | 'refund';
+  idempotencyKey: string;
+  status: 'succeeded' | 'refused';
+  /** The charge's transaction id or the refund's id (succeeded). */
+  resultId: string | null;
+  code: string | null;
+  message: string | null;
+  /** A refund's charge. */
+  transactionId: string | null;
+  amount: Numeric;
+  currency: string;
+  createdAt: Generated<Date>;
+}
+
+/** Money the gateway moved that was neither recorded nor paid back: an operator's to settle. */
+export interface PaymentsNeedingAttentionTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number | null;
+  reason: 'compensation_failed';
+  gatewayTransactionId: string;
+  amount: Numeric;
+  currency: string;
+  gatewayCode: string | null;
+  gatewayMessage: string | null;
+  createdAt: Generated<Date>;
+  resolvedAt: Date | null;
+}
+
 export interface CaptureTokensTable {
   id: Generated<number>;
   accountId: number;
@@ -602,6 +635,8 @@ export interface Database {
   payments: PaymentsTable;
   refunds: RefundsTable;
   refundUnallocations: RefundUnallocationsTable;
+  sandboxGatewayOperations: SandboxGatewayOperationsTable;
+  paymentsNeedingAttention: PaymentsNeedingAttentionTable;
   idempotencyKeys: IdempotencyKeysTable;
   usedCaptchaTokens: UsedCaptchaTokensTable;
   bulkJobs: BulkJobsTable;

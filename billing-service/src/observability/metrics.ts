@@ -27,6 +27,7 @@ export class ServiceMetrics implements TaskObserver {
   readonly taskFailures: Counter<'task'>;
   readonly taskDuration: Histogram<'task'>;
   readonly payments: Counter<'status'>;
+  readonly paymentsNeedingAttention: Counter;
 
   constructor(options: ServiceMetricsOptions) {
     const registers = [this.registry];
@@ -49,6 +50,11 @@ export class ServiceMetrics implements TaskObserver {
     this.payments = new Counter({ name: 'renew_payments_total', help: 'Payments recorded, by outcome (succeeded; failed: declined by the gateway)', labelNames: ['status'], registers });
     this.payments.inc({ status: 'succeeded' }, 0);
     this.payments.inc({ status: 'failed' }, 0);
+    this.paymentsNeedingAttention = new Counter({
+      name: 'renew_payments_needing_attention_total',
+      help: 'Charges the gateway made that were neither recorded nor refunded (a failed compensation): each needs an operator',
+      registers,
+    });
 
     if (options.pools) this.poolGauges(options.pools);
     if (options.queues) this.queueGauges(options.db);
@@ -77,6 +83,10 @@ export class ServiceMetrics implements TaskObserver {
 
   paymentRecorded(status: 'Succeeded' | 'Failed') {
     this.payments.inc({ status: status === 'Succeeded' ? 'succeeded' : 'failed' });
+  }
+
+  paymentNeedsAttention() {
+    this.paymentsNeedingAttention.inc();
   }
 
   recordRequest(labels: { method: string; route: string; status_code: string }, seconds: number) {

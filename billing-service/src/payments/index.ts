@@ -11,5 +11,5 @@ export { insertValidatedCard, toCreditCardResponse, validateCard, type CardReady
 export { cardholderFields, type CreditCardResponse } from '../payment-methods/schemas.js';
 /** A card's address: country and state ids (ISO 3166) checked and resolved. */
 export { resolveLocation } from '../geo/resolve-location.js';
-/** Capture tokens: who the public key may put a card on, and spending the token with the card. */
-export { authorizeCapture, spendCaptureGrant, type CapturePermission, type TokenlessCapture } from '../capture-tokens/service.js';
+/** Capture tokens: who the public key may put a card on, spending the token with the card, or claiming it before a charge. */
+export { authorizeCapture, claimCaptureGrant, releaseCaptureClaim, spendCaptureGrant, type CapturePermission, type TokenlessCapture } from '../capture-tokens/service.js';

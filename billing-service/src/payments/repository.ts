@@ -3,7 +3,7 @@ import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery, reusableWriteByShape } from '../db/reusable-query.js';
-import type { PaymentMethodsTable, PaymentsTable } from '../db/schema.js';
+import type { PaymentMethodsTable, PaymentsNeedingAttentionTable, PaymentsTable } from '../db/schema.js';
 import { lockedOpenInvoiceEntries, type LockedOpenInvoiceEntry } from '../ledger/allocation.js';
 import { enabledEndpointsJson, rememberEnabledEndpoints } from '../webhooks/repository.js';
 
@@ -195,3 +195,8 @@ export function insertPayments(db: Queryable, payments: NewPayment[]): Promise<n
 const PAYMENT_COLUMNS =
   'account_id integer, customer_id integer, ledger_entry_id bigint, payment_method_type text, payment_method_id integer, source text, reference text, ' +
   'amount numeric, currency text, status text, gateway_transaction_id text, decline_code text, decline_message text, effective_at timestamptz';
+
+/** A charge the gateway made that was neither recorded nor paid back (a failed compensation): an operator's to settle. */
+export async function insertPaymentNeedingAttention(db: Queryable, row: Insertable<PaymentsNeedingAttentionTable>) {
+  return db.insertInto('paymentsNeedingAttention').values(row).returningAll().executeTakeFirstOrThrow();
+}

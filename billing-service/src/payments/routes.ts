@@ -32,7 +32,12 @@ export async function paymentRoutes(fastify: FastifyInstance) {
       headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
       response: { 200: PaymentResponse },
     },
-    handler: async (request, reply) => withIdempotency(request, reply, 'POST /v1/payments', () => collectPayment(app.ctx, request.caller, request.body)),
+    handler: async (request, reply) => {
+      // The gateway sees the client's key too (collectPayment namespaces it): a retry that reaches the gateway again charges once.
+      const key = request.headers['idempotency-key'];
+      const idempotencyKey = typeof key === 'string' && key ? key : undefined;
+      return withIdempotency(request, reply, 'POST /v1/payments', () => collectPayment(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) }));
+    },
   });
 
   app.get('/v1/payments/:paymentId', {

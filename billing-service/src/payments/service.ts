@@ -15,7 +15,8 @@ import { findRefundsOfPayments } from '../refunds/repository.js';
 import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } from '../payment-methods/repository.js';
 import { insertValidatedCard, lockCustomerForNewCard, newCardAuditChanges, type CardReadyToStore } from '../payment-methods/service.js';
 import { callGateway } from './call-gateway.js';
-import { findAllocations, findOpenInvoiceEntries, findPayment, insertCardWithPayment, insertPayment, insertPayments, selectPayments, type NewPayment, type PaymentRow } from './repository.js';
+import { gatewayIdempotencyKey } from './gateway/payment-gateway.js';
+import { findAllocations, findOpenInvoiceEntries, findPayment, insertCardWithPayment, insertPayment, insertPaymentNeedingAttention, insertPayments, selectPayments, type NewPayment, type PaymentRow } from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
@@ -142,7 +143,11 @@ export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input
 }
 
 export interface CollectOptions {
-  /** The gateway charge's idempotency key: collections retried with one key charge once. Default: a fresh key. */
+  /**
+   * The gateway charge's idempotency key (the client's Idempotency-Key, a bulk record's, the billing
+   * clock's), namespaced by account before it reaches the gateway: collections retried with one key
+   * charge once, on any instance. Default: a fresh key (a request without a key is not a retry of another).
+   */
   idempotencyKey?: string;
   /** Runs inside the transaction that records the payment (succeeded or failed): the caller's own bookkeeping commits with it. */
   alsoInTransaction?: (trx: Queryable, payment: { id: number; status: 'Succeeded' } | { id: number; status: 'Failed'; declineCode: string; message: string }) => Promise<void>;
@@ -201,7 +206,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
 
   let transactionId: string | null = null;
   if (card) {
-    const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, options.idempotencyKey ?? randomUUID());
+    const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID()));
     if (!outcome.ok) {
       const failedId = await ctx.db.transaction().execute(async (trx) => {
         const id = await insertFailedPayment(trx, caller, base, outcome, { webhooks: ctx.webhooks, now });
@@ -419,7 +424,13 @@ export async function collectWithNewCard(
   card: CardReadyToStore,
   payment: { amount: string; source: CollectPaymentInput['source'] },
   now?: Date,
-  options: { alsoInTransaction?: (trx: Queryable) => Promise<void> } = {},
+  options: {
+    alsoInTransaction?: (trx: Queryable) => Promise<void>;
+    /** The charge's idempotency key before its account namespace (the capture token's claim); default: a fresh one. */
+    idempotencyKey?: string;
+    /** Where a failed compensation is logged (at error level). */
+    log?: ErrorLog;
+  } = {},
 ): Promise<(Extract<PaymentOutcome, { status: 'Succeeded' }> & { card: PaymentMethodRow }) | Extract<PaymentOutcome, { status: 'Declined' }>> {
   now ??= await ctx.clock.now(caller.accountId);
   const { customer } = card;
@@ -435,7 +446,7 @@ export async function collectWithNewCard(
     currency: customer.currency,
     effectiveAt: now,
   };
-  const outcome = await chargeToken(ctx, String(card.values.gatewayToken), amount, customer.currency, randomUUID());
+  const outcome = await chargeToken(ctx, String(card.values.gatewayToken), amount, customer.currency, gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID()));
   if (!outcome.ok) {
     const failedId = await ctx.db.transaction().execute(async (trx) => {
       const removed = await insertValidatedCard(trx, caller, card, { removed: true, now });
@@ -453,9 +464,60 @@ export async function collectWithNewCard(
       return { card: inserted, paymentId };
     });
   } catch (error) {
-    await callGateway(ctx, (signal) => ctx.payments.gateway.refund({ transactionId: outcome.value.transactionId, amount, currency: customer.currency, idempotencyKey: `compensate_${outcome.value.transactionId}` }, signal)).catch(() => undefined);
+    await compensateUnrecordedCharge(ctx, caller, { customerId: customer.id, transactionId: outcome.value.transactionId, amount, currency: customer.currency, now }, options.log);
     throw error;
   }
   ctx.metrics?.paymentRecorded('Succeeded');
   return { status: 'Succeeded', payment: { id: stored.paymentId }, card: stored.card };
+}
+
+/** Where a service logs what an operator must see (a Fastify logger fits). */
+export interface ErrorLog {
+  error(details: object, message: string): void;
+}
+
+/**
+ * Pays back a charge that could not be recorded. When the gateway refuses or cannot be reached, the
+ * money is neither recorded nor returned: that is never swallowed. It is recorded for an operator
+ * (payments_needing_attention), counted (metric), logged at error level (ids and amounts, no card
+ * data) and announced (payment.needs_attention webhook); the log and the metric even if the
+ * database cannot take the record.
+ */
+async function compensateUnrecordedCharge(
+  ctx: AppContext,
+  caller: Caller,
+  charge: { customerId: number; transactionId: string; amount: Money; currency: string; now: Date },
+  log: ErrorLog | undefined,
+): Promise<void> {
+  const idempotencyKey = gatewayIdempotencyKey(caller.accountId, `compensate_${charge.transactionId}`);
+  let refused: { code: string; message: string };
+  try {
+    const refund = await callGateway(ctx, (signal) => ctx.payments.gateway.refund({ transactionId: charge.transactionId, amount: charge.amount, currency: charge.currency, idempotencyKey }, signal));
+    if (refund.ok) return;
+    refused = refund;
+  } catch (error) {
+    refused = { code: 'gateway_unavailable', message: error instanceof ApiError ? (error.errors[0]?.Value ?? 'the gateway failed') : (error as Error).message };
+  }
+  const details = { accountId: caller.accountId, customerId: charge.customerId, gatewayTransactionId: charge.transactionId, amount: charge.amount.toString(), currency: charge.currency, gatewayCode: refused.code };
+  ctx.metrics?.paymentNeedsAttention();
+  try {
+    const record = await ctx.db.transaction().execute(async (trx) => {
+      const row = await insertPaymentNeedingAttention(trx, {
+        accountId: caller.accountId,
+        customerId: charge.customerId,
+        reason: 'compensation_failed',
+        gatewayTransactionId: charge.transactionId,
+        amount: charge.amount.toString(),
+        currency: charge.currency,
+        gatewayCode: refused.code,
+        gatewayMessage: refused.message,
+      });
+      const data = { id: row.id, reason: row.reason, customerId: row.customerId, gatewayTransactionId: row.gatewayTransactionId, amount: toJsonAmount(row.amount), currency: row.currency, gatewayCode: row.gatewayCode, gatewayMessage: row.gatewayMessage, createdTimestamp: row.createdAt.toISOString() };
+      await ctx.webhooks?.paymentNeedsAttention(trx, caller.accountId, charge.customerId, data, charge.now);
+      return row;
+    });
+    (log ?? console).error({ ...details, needsAttentionId: record.id }, 'a charge that could not be recorded was not refunded either: it needs attention');
+  } catch (error) {
+    (log ?? console).error({ ...details, recordError: (error as Error).message }, 'a charge that could not be recorded was not refunded either, and could not be recorded as needing attention');
+  }
 }

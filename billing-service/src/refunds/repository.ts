@@ -23,8 +23,26 @@ export async function updateRefund(db: Queryable, id: number, changes: Partial<P
   await db.updateTable('refunds').set(changes).where('id', '=', id).execute();
 }
 
-export async function deleteRefund(db: Queryable, id: number) {
-  await db.deleteFrom('refunds').where('id', '=', id).execute();
+/** The card refund reserved under this gateway idempotency key (a retry of it resumes it). */
+export function findRefundByGatewayKey(db: Queryable, gatewayIdempotencyKey: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('gatewayIdempotencyKey', '=', gatewayIdempotencyKey).executeTakeFirst();
+}
+
+/** The refund's row, locked (its customer's lock is held first): its status is read and changed by one transaction at a time. */
+export function lockRefund(db: Queryable, id: number): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** Card refunds still Pending that were reserved longer ago than `olderThanSeconds` (by the database's clock), oldest first. */
+export function findStalePendingRefunds(db: Queryable, olderThanSeconds: number, limit: number): Promise<RefundRow[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('status', '=', 'Pending')
+    .where('createdAt', '<', sql<Date>`now() - make_interval(secs => ${olderThanSeconds})`)
+    .orderBy('createdAt')
+    .limit(limit)
+    .execute();
 }
 
 /**

@@ -37,9 +37,9 @@ export async function refundRoutes(fastify: FastifyInstance) {
     },
     handler: async (request, reply) => {
       const key = request.headers['idempotency-key'];
-      // The gateway sees the client's key too: a retry after a gateway timeout refunds the card once.
-      const gatewayIdempotencyKey = typeof key === 'string' && key ? `refund_${request.caller.accountId}_${key}` : undefined;
-      return withIdempotency(request, reply, 'POST /v1/refunds', () => createRefund(app.ctx, request.caller, request.body, undefined, { gatewayIdempotencyKey }));
+      // The gateway sees the client's key too (namespaced by account): a retry after a gateway timeout refunds the card once.
+      const idempotencyKey = typeof key === 'string' && key ? key : undefined;
+      return withIdempotency(request, reply, 'POST /v1/refunds', () => createRefund(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) }));
     },
   });
 

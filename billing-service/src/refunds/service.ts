@@ -1,18 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { recordChange } from '../audit/audit-log.js';
 import { lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
+import { retryOnConflict } from '../db/retry-conflicts.js';
 import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { payBackPayment } from '../ledger/refunds.js';
 import { minorUnits, money, toJsonAmount, type Money } from '../money/money.js';
 import { callGateway } from '../payments/call-gateway.js';
+import { gatewayIdempotencyKey, type GatewayOutcome } from '../payments/gateway/payment-gateway.js';
 import { findPayment, type PaymentRow } from '../payments/repository.js';
 import type { PaymentResponse } from '../payments/schemas.js';
 import { amountInCurrency } from '../payments/service.js';
 import {
-  deleteRefund, findRefund, findUnallocations, insertRefund, insertUnallocations, lockPaymentForRefund, updateRefund, type RefundRow,
+  findRefund, findRefundByGatewayKey, findUnallocations, insertRefund, insertUnallocations, lockPaymentForRefund, lockRefund, updateRefund, type RefundRow,
 } from './repository.js';
 import type { CreateRefundInput, RefundResponse } from './schemas.js';
 
@@ -24,8 +27,11 @@ export type RefundOutcome =
   | { status: 'Refused'; refund: { id: number }; declineCode: string; message: string };
 
 export interface RefundOptions {
-  /** The gateway refund's idempotency key (from the request's Idempotency-Key): a retry after a gateway timeout refunds once. Default: one per refund row. */
-  gatewayIdempotencyKey?: string;
+  /**
+   * The request's Idempotency-Key: the gateway's refund is asked under it (namespaced by account), and
+   * a retry with it resumes the refund it reserved. Default: a fresh key per refund.
+   */
+  idempotencyKey?: string;
 }
 
 export async function toRefundResponses(db: Queryable, uris: UriBuilder, refunds: RefundRow[]): Promise<RefundResponse[]> {
@@ -101,45 +107,84 @@ export async function recordRefund(ctx: AppContext, caller: Caller, input: Creat
   };
 
   if (method !== 'CreditCard') {
-    const id = await ctx.db.transaction().execute(async (trx) => {
-      const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
-      await checkRefundable(trx, payment, amount);
-      const refundId = await insertRefund(trx, newRefund);
-      await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method, reference: newRefund.reference, now, gatewayRefundId: null });
-      return refundId;
-    });
+    const id = await retryOnConflict(() =>
+      ctx.db.transaction().execute(async (trx) => {
+        // The customer first, then the payment: every refund takes its locks in this order.
+        const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
+        await checkRefundable(trx, payment, amount);
+        const refundId = await insertRefund(trx, { ...newRefund, gatewayIdempotencyKey: null });
+        await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method, reference: newRefund.reference, now, gatewayRefundId: null });
+        return refundId;
+      }),
+    );
     return { status: 'Succeeded', refund: { id } };
   }
 
-  const refundId = await ctx.db.transaction().execute(async (trx) => {
-    await checkRefundable(trx, payment, amount);
-    return insertRefund(trx, newRefund);
-  });
-  let outcome;
-  try {
-    outcome = await callGateway(
-      ctx,
-      (signal) => ctx.payments.gateway.refund({ transactionId: payment.gatewayTransactionId!, amount, currency: payment.currency, idempotencyKey: options.gatewayIdempotencyKey ?? `refund_${refundId}` }, signal),
-      'nothing was recorded; retry with the same Idempotency-Key so the card is refunded once',
-    );
-  } catch (error) {
-    // No answer from the gateway: the reservation is let go (a retry reserves again).
-    await deleteRefund(ctx.db, refundId);
-    throw error;
-  }
-  return ctx.db.transaction().execute(async (trx): Promise<RefundOutcome> => {
-    const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
-    if (!outcome.ok) {
-      await updateRefund(trx, refundId, { status: 'Failed', declineCode: outcome.code, declineMessage: outcome.message });
-      await recordChange(trx, caller, {
-        entityType: 'Refund', entityId: refundId, action: 'create',
-        changes: { status: 'Failed', originalPaymentId: payment.id, amount: amount.toString(), method, declineCode: outcome.code },
-      });
-      return { status: 'Refused', refund: { id: refundId }, declineCode: outcome.code, message: outcome.message };
-    }
-    await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method, reference: newRefund.reference, now, gatewayRefundId: outcome.value.refundId });
-    return { status: 'Succeeded', refund: { id: refundId } };
-  });
+  // Reserved under the key the gateway will be asked with, before it is asked: a retry with the
+  // client's key resumes this refund, and the settlement worker finds it if this process dies.
+  const gatewayKey = gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? `refund-${randomUUID()}`);
+  const reserved = await retryOnConflict(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      await lockCustomer(trx, caller.accountId, payment.customerId);
+      const earlier = await findRefundByGatewayKey(trx, gatewayKey);
+      if (earlier) {
+        if (earlier.paymentId !== payment.id || !money(earlier.amount).equals(amount)) {
+          throw ApiError.conflict('this Idempotency-Key was already used with a different refund', 'Idempotency-Key');
+        }
+        return earlier;
+      }
+      await checkRefundable(trx, payment, amount);
+      const id = await insertRefund(trx, { ...newRefund, gatewayIdempotencyKey: gatewayKey });
+      return { id, status: 'Pending' as const, declineCode: null, declineMessage: null };
+    }),
+  );
+  if (reserved.status !== 'Pending') return outcomeOf(reserved);
+  // No answer from the gateway (502/504): the refund stays Pending, holding its amount; a retry with
+  // the same Idempotency-Key resumes it, else the settlement worker asks the gateway what became of it.
+  const outcome = await callGateway(
+    ctx,
+    (signal) => ctx.payments.gateway.refund({ transactionId: payment.gatewayTransactionId!, amount, currency: payment.currency, idempotencyKey: gatewayKey }, signal),
+    'the refund is Pending: retry with the same Idempotency-Key, or it is settled with the gateway within minutes',
+  );
+  return settleCardRefund(ctx, caller, { refundId: reserved.id, payment, now }, outcome);
+}
+
+/** A refund already decided, as recordRefund answers it. */
+function outcomeOf(refund: { id: number; status: 'Succeeded' | 'Failed' | 'Pending'; declineCode: string | null; declineMessage: string | null }): RefundOutcome {
+  if (refund.status === 'Failed') return { status: 'Refused', refund: { id: refund.id }, declineCode: refund.declineCode ?? 'refund_failed', message: refund.declineMessage ?? 'the refund failed' };
+  return { status: 'Succeeded', refund: { id: refund.id } };
+}
+
+/**
+ * Records what the gateway said of a reserved card refund: Failed (the reservation let go), or
+ * Succeeded with its ledger entries. Under the customer's lock then the refund's; a refund decided
+ * meanwhile (by a retry or the settlement worker) is left as it is and answered as it stands.
+ */
+export async function settleCardRefund(
+  ctx: AppContext,
+  caller: Caller,
+  refund: { refundId: number; payment: PaymentRow; now: Date },
+  outcome: GatewayOutcome<{ refundId: string }>,
+): Promise<RefundOutcome> {
+  const { refundId, payment, now } = refund;
+  return retryOnConflict(() =>
+    ctx.db.transaction().execute(async (trx): Promise<RefundOutcome> => {
+      const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
+      const row = (await lockRefund(trx, refundId))!;
+      if (row.status !== 'Pending') return outcomeOf(row);
+      const amount = money(row.amount);
+      if (!outcome.ok) {
+        await updateRefund(trx, refundId, { status: 'Failed', declineCode: outcome.code, declineMessage: outcome.message });
+        await recordChange(trx, caller, {
+          entityType: 'Refund', entityId: refundId, action: 'create',
+          changes: { status: 'Failed', originalPaymentId: payment.id, amount: amount.toString(), method: row.method, declineCode: outcome.code },
+        });
+        return { status: 'Refused', refund: { id: refundId }, declineCode: outcome.code, message: outcome.message };
+      }
+      await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method: row.method as Method, reference: row.reference, now, gatewayRefundId: outcome.value.refundId });
+      return { status: 'Succeeded', refund: { id: refundId } };
+    }),
+  );
 }
 
 /** How the money goes back: as asked, else the payment's own method; only a card payment goes back to its card (CreditCard). */

@@ -72,6 +72,10 @@ export class WebhookEmitter implements ResourceWebhooks {
     return this.emit(trx, row.accountId, row.customerId, type, now, async () => toCreditCardResponse(row, this.uris));
   }
 
+  paymentNeedsAttention(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date) {
+    return this.emit(trx, accountId, customerId, 'payment.needs_attention', now, async () => data);
+  }
+
   /** invoice.paid for each invoice whose open amount these allocations brought to zero. */
   async paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date) {
     const ids = [...new Set([...invoiceIds].filter((id): id is number => id !== null))];

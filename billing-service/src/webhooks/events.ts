@@ -22,6 +22,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.succeeded',
   'payment.failed',
   'payment.refunded',
+  'payment.needs_attention',
   'paymentMethod.created',
   'paymentMethod.deleted',
   'bulkJob.completed',
@@ -84,6 +85,8 @@ export interface ResourceWebhooks {
   invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date): Promise<void>;
   payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date): Promise<void>;
   paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now: Date): Promise<void>;
+  /** payment.needs_attention: money the gateway moved that was neither recorded nor paid back (`data`: the record). */
+  paymentNeedsAttention(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
   /** invoice.paid for each of these invoices nothing is owed on any more. */
   paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date): Promise<void>;
   /**

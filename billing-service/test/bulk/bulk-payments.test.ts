@@ -3,6 +3,7 @@ import { buildApp } from '../../src/app.js';
 import type { BulkPaymentWorker } from '../../src/bulk/bulk-worker.js';
 import { claimRecords } from '../../src/bulk/repository.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
+import { gatewayIdempotencyKey } from '../../src/payments/gateway/payment-gateway.js';
 import { money } from '../../src/money/money.js';
 import { BASE_URL, errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
 import { activate, cardBody, listInvoices, newCustomer, newSubscription } from '../helpers/api-fixtures.js';
@@ -161,7 +162,7 @@ describe('bulk payment jobs', () => {
     expect(claimed?.jobId).toBe(job.id);
     const method = await t.database.db.selectFrom('paymentMethods').select('gatewayToken').where('id', '=', paymentMethodId).executeTakeFirstOrThrow();
     const gateway = t.app.ctx.payments.gateway;
-    const charged = await gateway.charge({ token: method.gatewayToken, amount: money(9), currency: 'USD', idempotencyKey: `bulk-record-${claimed!.id}` }, AbortSignal.timeout(5_000));
+    const charged = await gateway.charge({ token: method.gatewayToken, amount: money(9), currency: 'USD', idempotencyKey: gatewayIdempotencyKey(claimed!.accountId, `bulk-record-${claimed!.id}`) }, AbortSignal.timeout(5_000));
     expect(charged.ok).toBe(true);
     // The running instance leaves a freshly claimed record alone...
     worker.start();

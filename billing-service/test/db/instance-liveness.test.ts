@@ -49,8 +49,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 describe('claims of a dead instance are taken over within seconds', () => {
   it('a keyed payment in flight on an instance that died: the retry on another instance runs, once', async () => {
     // The first instance's gateway never answers and its heartbeat stops after the first beat: killed mid-charge.
-    const sandbox = new SandboxGateway();
-    const hanging = { name: 'hanging', validateCard: sandbox.validateCard.bind(sandbox), refund: sandbox.refund.bind(sandbox), charge: () => new Promise<never>(() => undefined) };
+    const sandbox = new SandboxGateway(t.database.db);
+    const hanging = { name: 'hanging', validateCard: sandbox.validateCard.bind(sandbox), refund: sandbox.refund.bind(sandbox), findRefund: sandbox.findRefund.bind(sandbox), charge: () => new Promise<never>(() => undefined) };
     dying = await buildApp({
       db: t.database.db,
       catalog: t.catalog,

@@ -39,7 +39,7 @@ describe('GET /healthz and GET /readyz', () => {
     expect(ready.headers['content-type']).toMatch(/^application\/json/);
     expect(ready.json()).toEqual({
       status: 'ready',
-      checks: { database: 'ok', migrations: 'ok', backgroundTasks: { 'bulk payment worker': 'running', 'webhook deliveries': 'running' } },
+      checks: { database: 'ok', migrations: 'ok', backgroundTasks: { 'bulk payment worker': 'running', 'webhook deliveries': 'running', 'refund settlement': 'running' } },
     });
     // Operator endpoints, not part of the API reference.
     const paths = Object.keys((await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json().paths);
@@ -94,7 +94,7 @@ describe('GET /healthz and GET /readyz', () => {
     try {
       const res = await app.inject({ method: 'GET', url: '/readyz' });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().checks.backgroundTasks).toEqual({ 'bulk payment worker': 'running', 'e-mail outbox': 'running', 'webhook deliveries': 'running', 'billing clock': 'running' });
+      expect(res.json().checks.backgroundTasks).toEqual({ 'bulk payment worker': 'running', 'e-mail outbox': 'running', 'webhook deliveries': 'running', 'refund settlement': 'running', 'billing clock': 'running' });
     } finally {
       await app.close();
     }

@@ -118,6 +118,7 @@ describe('credit card payment methods', () => {
       validateCard: () => new Promise(() => undefined),
       charge: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
+      findRefund: () => new Promise(() => undefined),
     };
     const { buildApp } = await import('../../src/app.js');
     const { MemoryRateLimitStore } = await import('../../src/http/rate-limit.js');

@@ -121,11 +121,12 @@ describe('payments', () => {
 
   it('charges once when retries with one Idempotency-Key race each other', async () => {
     let charges = 0;
-    const sandbox = new SandboxGateway();
+    const sandbox = new SandboxGateway(t.database.db);
     const counting = {
       name: 'counting',
       validateCard: sandbox.validateCard.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
+      findRefund: sandbox.findRefund.bind(sandbox),
       charge: async (request: Parameters<SandboxGateway['charge']>[0]) => {
         charges += 1;
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,11 +1,15 @@
 import type { Config } from '../../config.js';
+import type { Queryable } from '../../db/database.js';
 import type { PaymentGateway } from './payment-gateway.js';
 import { SandboxGateway } from './sandbox-gateway.js';
 
-/** The gateway adapter RENEW_GATEWAY names. A processor's adapter joins here, behind the same interface. */
-export function gatewayFromConfig(config: Config['gateway']): PaymentGateway {
+/**
+ * The gateway adapter RENEW_GATEWAY names. A processor's adapter joins here, behind the same interface.
+ * `db`: the sandbox keeps its idempotency records there, shared by every instance.
+ */
+export function gatewayFromConfig(config: Config['gateway'], db: Queryable): PaymentGateway {
   switch (config.name) {
     case 'sandbox':
-      return new SandboxGateway();
+      return new SandboxGateway(db);
   }
 }

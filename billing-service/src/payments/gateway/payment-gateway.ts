@@ -39,6 +39,19 @@ export interface PaymentGateway {
    * a retry with one idempotency key refunds once.
    */
   refund(request: { transactionId: string; amount: Money; currency: string; idempotencyKey: string }, signal: AbortSignal): Promise<GatewayOutcome<{ refundId: string }>>;
+  /**
+   * The refund made (or refused) under this idempotency key, as `refund` answered it; null when the
+   * gateway never received one (settles a refund whose answer was lost in a crash).
+   */
+  findRefund(idempotencyKey: string, signal: AbortSignal): Promise<GatewayOutcome<{ refundId: string }> | null>;
+}
+
+/**
+ * The key a gateway call is made under: the caller's own key (a client's Idempotency-Key, a bulk
+ * record's, a refund's), namespaced by account so two accounts' keys never meet at the processor.
+ */
+export function gatewayIdempotencyKey(accountId: number, key: string): string {
+  return `acct_${accountId}:${key}`;
 }
 
 /** The gateway did not answer in time or failed: the client sees 502/504, never a hang. */

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { cardBrand } from './card-brand.js';
+import type { Queryable } from '../../db/database.js';
+import type { Money } from '../../money/money.js';
 import type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from './payment-gateway.js';
+import { findOperation, recordOperationOnce, type SandboxOperationRow } from './sandbox-repository.js';
 
 /**
  * The embedded default: behaves like well-known processors' test cards, with no
@@ -26,10 +29,13 @@ const CHARGE_BEHAVIOUR: Record<string, string> = {
 
 export class SandboxGateway implements PaymentGateway {
   readonly name = 'sandbox';
-  /** Charge ids already used, so a retried charge with one idempotency key charges once. */
-  private readonly charges = new Map<string, string>();
-  /** Likewise refunds: a retried refund with one idempotency key pays back once. */
-  private readonly refundIdsByKey = new Map<string, string>();
+
+  /**
+   * `db`: where its idempotency records live. Every instance of Renew on one database shares them,
+   * as a processor's servers share theirs: a charge or refund retried under one key, from any
+   * instance, moves money once and answers as the first time.
+   */
+  constructor(private readonly records: Queryable) {}
 
   async validateCard(card: CardToValidate): Promise<GatewayOutcome<ValidatedCard>> {
     if (card.number === DECLINED_AT_VALIDATION) return { ok: false, code: 'card_declined', message: 'the card was declined' };
@@ -46,28 +52,50 @@ export class SandboxGateway implements PaymentGateway {
     };
   }
 
-  async charge(request: { token: string; idempotencyKey: string }): Promise<GatewayOutcome<{ transactionId: string }>> {
+  async charge(request: { token: string; amount: Money; currency: string; idempotencyKey: string }): Promise<GatewayOutcome<{ transactionId: string }>> {
     const behaviour = /^sbx_([a-z]+)_/.exec(request.token)?.[1];
     if (!behaviour) return { ok: false, code: 'invalid_token', message: 'the payment method token is not known to the gateway' };
     if (behaviour === 'decline') return { ok: false, code: 'card_declined', message: 'the card was declined' };
     if (behaviour === 'nsf') return { ok: false, code: 'insufficient_funds', message: 'the card has insufficient funds' };
-    const earlier = this.charges.get(request.idempotencyKey);
-    if (earlier) return { ok: true, value: { transactionId: earlier } };
-    const transactionId = `sbxch_${behaviour}_${randomBytes(12).toString('hex')}`;
-    if (this.charges.size >= 100_000) this.charges.clear();
-    this.charges.set(request.idempotencyKey, transactionId);
-    return { ok: true, value: { transactionId } };
+    const operation = await recordOperationOnce(this.records, {
+      kind: 'charge',
+      idempotencyKey: request.idempotencyKey,
+      status: 'succeeded',
+      resultId: `sbxch_${behaviour}_${randomBytes(12).toString('hex')}`,
+      code: null,
+      message: null,
+      transactionId: null,
+      amount: request.amount.toString(),
+      currency: request.currency,
+    });
+    return { ok: true, value: { transactionId: operation.resultId! } };
   }
 
-  async refund(request: { transactionId: string; idempotencyKey: string }): Promise<GatewayOutcome<{ refundId: string }>> {
+  async refund(request: { transactionId: string; amount: Money; currency: string; idempotencyKey: string }): Promise<GatewayOutcome<{ refundId: string }>> {
     const behaviour = /^sbxch_(?:([a-z]+)_)?[0-9a-f]+$/.exec(request.transactionId);
     if (!behaviour) return { ok: false, code: 'invalid_charge', message: 'unknown charge' };
-    if (behaviour[1] === 'norefund') return { ok: false, code: 'refund_failed', message: 'the card issuer refused the refund' };
-    const earlier = this.refundIdsByKey.get(request.idempotencyKey);
-    if (earlier) return { ok: true, value: { refundId: earlier } };
-    const refundId = `sbxre_${randomBytes(12).toString('hex')}`;
-    if (this.refundIdsByKey.size >= 100_000) this.refundIdsByKey.clear();
-    this.refundIdsByKey.set(request.idempotencyKey, refundId);
-    return { ok: true, value: { refundId } };
+    const refused = behaviour[1] === 'norefund';
+    const operation = await recordOperationOnce(this.records, {
+      kind: 'refund',
+      idempotencyKey: request.idempotencyKey,
+      status: refused ? 'refused' : 'succeeded',
+      resultId: refused ? null : `sbxre_${randomBytes(12).toString('hex')}`,
+      code: refused ? 'refund_failed' : null,
+      message: refused ? 'the card issuer refused the refund' : null,
+      transactionId: request.transactionId,
+      amount: request.amount.toString(),
+      currency: request.currency,
+    });
+    return refundOutcome(operation);
   }
+
+  async findRefund(idempotencyKey: string): Promise<GatewayOutcome<{ refundId: string }> | null> {
+    const operation = await findOperation(this.records, 'refund', idempotencyKey);
+    return operation ? refundOutcome(operation) : null;
+  }
+}
+
+function refundOutcome(operation: SandboxOperationRow): GatewayOutcome<{ refundId: string }> {
+  if (operation.status === 'refused') return { ok: false, code: operation.code!, message: operation.message! };
+  return { ok: true, value: { refundId: operation.resultId! } };
 }
