@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activate, listInvoices, newCustomer, newSubscription, readCustomer } from '../helpers/api-fixtures.js';
+import { activate, listInvoices, newCustomer, newSubscription, readCustomer, readSubscription } from '../helpers/api-fixtures.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -9,11 +9,14 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Waits until some statement of the test database waits for a row lock (bounded, so a wrong guess fails instead of hanging). */
-async function someoneWaitsForALock() {
+/**
+ * Waits until some statement of the test database waits for a lock, and returns the statements
+ * waiting (bounded, so a wrong guess fails instead of hanging).
+ */
+async function someoneWaitsForALock(): Promise<string[]> {
   for (let polls = 0; polls < 400; polls++) {
-    const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db);
-    if (rows[0]!.waiting > 0) return;
+    const { rows } = await sql<{ query: string }>`select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db);
+    if (rows.length > 0) return rows.map((r) => r.query);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error('no statement started waiting for a lock');
@@ -41,5 +44,24 @@ describe('a transaction PostgreSQL fails to break a deadlock', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect((await readCustomer(t, customerId)).status).toBe('Active');
     expect(await listInvoices(t, customerId)).toHaveLength(1);
+  });
+
+  it.skipIf(!process.env.RENEW_TEST_POSTGRES_URL)('cannot happen between a subscription update and its customer: the update takes the customer first, as an activation does', async () => {
+    const customerId = await newCustomer(t);
+    const subscriptionId = await newSubscription(t, customerId);
+    const read = await readSubscription(t, subscriptionId);
+    let update: ReturnType<TestApp['call']> | undefined;
+    let waiting: string[] = [];
+    // another session holds the customer, as an activation does before it moves the subscriptions
+    await t.database.db.transaction().execute(async (trx) => {
+      await sql`select id from customers where id = ${customerId} for update`.execute(trx);
+      update = t.call('PUT', '/v1/subscriptions', { ...read, reference: 'after the customer' });
+      waiting = await someoneWaitsForALock();
+    });
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]).toMatch(/from "customers" .* for update/);
+    const res = await update!;
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await readSubscription(t, subscriptionId)).reference).toBe('after the customer');
   });
 });
