@@ -26,6 +26,7 @@ import {
   type ClaimedRecord,
 } from './repository.js';
 import { BulkPaymentItem, type BulkJobResponse, type SubmitBulkPaymentsInput } from './schemas.js';
+import { transactionWithRetry } from '../db/conflict-retry.js';
 
 type Errors = ErrorBody['Errors'];
 
@@ -281,7 +282,7 @@ async function payTogether(ctx: AppContext, records: Array<ClaimedRecord & { inp
     }
     callers.get(key)!.records.push(record);
   }
-  const succeeded = await ctx.db.transaction().execute(async (trx) => {
+  const succeeded = await transactionWithRetry(ctx.db, async (trx) => {
     const held = await findHeldRecords(trx, records, { forUpdate: true });
     let count = 0;
     for (const { caller, now, records: own } of callers.values()) {

@@ -1,5 +1,6 @@
 import { wallClockNow } from '../clock/account-clock.js';
 import { sql } from 'kysely';
+import { retryOnConflict } from '../db/conflict-retry.js';
 import type { Db } from '../db/database.js';
 import { ApiError } from './errors.js';
 
@@ -120,7 +121,8 @@ export class PostgresRateLimitStore implements RateLimitStore {
   async flush(): Promise<void> {
     this.flushTimer = undefined;
     const batch = [...this.counters.values()].filter((c) => c.pending > 0).map((counter) => ({ counter, add: counter.pending }));
-    if (batch.length > 0) await this.addNow(batch).catch(() => undefined);
+    // hits not added stay pending: try again (the database may be restarting) rather than wait for a hit far from the limit
+    if (batch.length > 0) await this.addNow(batch).catch(() => this.scheduleFlush(Math.max(this.flushIntervalMs, 1000)));
   }
 
   private nearLimit(counter: SharedCounter, limit: number): boolean {
@@ -138,16 +140,26 @@ export class PostgresRateLimitStore implements RateLimitStore {
     return counter;
   }
 
-  /** One atomic upsert adding each counter's hits; returns the totals and records them as known. */
+  /**
+   * One atomic upsert adding each counter's hits; returns the totals and records them as known.
+   * Its rows are locked in VALUES order, so they go in one global order, (bucket, window start),
+   * whatever order the caller listed them in: two instances' upserts of the same rows then wait
+   * for each other instead of deadlocking. A conflict that can still happen is run again.
+   */
   private async addNow(batch: Array<{ counter: SharedCounter; add: number }>): Promise<number[]> {
     for (const { counter, add } of batch) counter.pending -= Math.min(counter.pending, add);
+    const rows = batch
+      .map(({ counter, add }) => ({ bucket: counter.bucket, windowStart: counter.windowStart, hits: add }))
+      .sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : a.windowStart - b.windowStart));
     try {
-      const result = await this.db
-        .insertInto('rateLimitCounters')
-        .values(batch.map(({ counter, add }) => ({ bucket: counter.bucket, windowStart: new Date(counter.windowStart), hits: add })))
-        .onConflict((oc) => oc.columns(['bucket', 'windowStart']).doUpdateSet({ hits: sql`rate_limit_counters.hits + excluded.hits` }))
-        .returning(['bucket', 'hits'])
-        .execute();
+      const result = await retryOnConflict(() =>
+        this.db
+          .insertInto('rateLimitCounters')
+          .values(rows.map((row) => ({ ...row, windowStart: new Date(row.windowStart) })))
+          .onConflict((oc) => oc.columns(['bucket', 'windowStart']).doUpdateSet({ hits: sql`rate_limit_counters.hits + excluded.hits` }))
+          .returning(['bucket', 'hits'])
+          .execute(),
+      );
       return batch.map(({ counter, add }) => {
         const total = result.find((row) => row.bucket === counter.bucket)?.hits ?? add;
         counter.known = Math.max(counter.known ?? 0, total);
@@ -160,9 +172,9 @@ export class PostgresRateLimitStore implements RateLimitStore {
     }
   }
 
-  private scheduleFlush() {
+  private scheduleFlush(delayMs = this.flushIntervalMs) {
     if (this.flushTimer) return;
-    this.flushTimer = setTimeout(() => void this.flush(), this.flushIntervalMs);
+    this.flushTimer = setTimeout(() => void this.flush(), delayMs);
     this.flushTimer.unref();
   }
 

@@ -10,6 +10,7 @@ import { findInvoice } from '../invoices/repository.js';
 import { toInvoicePreview, toInvoiceResponses } from '../invoices/service.js';
 import { lockCustomerFor, TRANSITIONS, transitionCustomer } from './transitions.js';
 import type { ActivationInput, LifecycleResponse } from './schemas.js';
+import { transactionWithRetry } from '../db/conflict-retry.js';
 
 export interface ActivationOptions {
   preview: boolean;
@@ -35,7 +36,7 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
   const activateSubscriptions = input.activateAllSubscriptions ?? true;
 
   // A preview changes nothing: it needs no transaction (and no lock held to its end).
-  const run = <T>(work: (db: Queryable) => Promise<T>): Promise<T> => (options.preview ? work(ctx.db) : ctx.db.transaction().execute(work));
+  const run = <T>(work: (db: Queryable) => Promise<T>): Promise<T> => (options.preview ? work(ctx.db) : transactionWithRetry(ctx.db, work));
   const result = await run(async (trx) => {
     // the lock first, the rest after it: a statement that waited for the lock reads with the snapshot it began with
     const customer = await lockCustomerFor(trx, caller, input.customerId, 'activate');

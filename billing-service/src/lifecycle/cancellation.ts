@@ -12,6 +12,7 @@ import { transitionCustomer } from './transitions.js';
 import { creditReversals, reversibleAmounts } from './reversals.js';
 import { anchorDayOf, catchUpInvoices } from './unhold.js';
 import { CANCELLATION_OPTIONS, type CancellationInput } from './schemas.js';
+import { transactionWithRetry } from '../db/conflict-retry.js';
 
 const OPTIONS_MESSAGE = `allowable options are ${CANCELLATION_OPTIONS.join(', ')}`;
 
@@ -23,7 +24,7 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
   now ??= await ctx.clock.now(caller.accountId);
   const option = CANCELLATION_OPTIONS.find((o) => typeof input.cancellationOption === 'string' && o.toLowerCase() === input.cancellationOption.toLowerCase());
   if (!option) throw ApiError.badRequest(OPTIONS_MESSAGE);
-  await ctx.db.transaction().execute(async (trx) => {
+  await transactionWithRetry(ctx.db, async (trx) => {
     const { customer, moved: cancelled } = await transitionCustomer(
       ctx,
       trx,
@@ -49,7 +50,7 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
  */
 export async function uncancelCustomer(ctx: AppContext, caller: Caller, customerId: number, now?: Date): Promise<CustomerResponse> {
   now ??= await ctx.clock.now(caller.accountId);
-  await ctx.db.transaction().execute(async (trx) => {
+  await transactionWithRetry(ctx.db, async (trx) => {
     const { customer, moved: revived } = await transitionCustomer(ctx, trx, caller, customerId, 'uncancel', now);
     await billForReturnedService(ctx, trx, caller, customer, revived.map((r) => r.id), now);
   });

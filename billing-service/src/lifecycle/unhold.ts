@@ -10,6 +10,7 @@ import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStar
 import { creditReversals } from './reversals.js';
 import { lockCustomerFor, TRANSITIONS, transitionCustomer } from './transitions.js';
 import type { LifecycleResponse, UnholdInput } from './schemas.js';
+import { transactionWithRetry } from '../db/conflict-retry.js';
 
 /**
  * The day of the month a subscription's periods fall on: the stored one once
@@ -127,7 +128,7 @@ export async function catchUpInvoices(
 /** Hold → Active, charging for missed periods as the service start option says (preview: compute only). */
 export async function unholdCustomer(ctx: AppContext, caller: Caller, input: UnholdInput, now?: Date): Promise<LifecycleResponse> {
   now ??= await ctx.clock.now(caller.accountId);
-  const result = await ctx.db.transaction().execute(async (trx) => {
+  const result = await transactionWithRetry(ctx.db, async (trx) => {
     const customer = await lockCustomerFor(trx, caller, input.customerId, 'unhold');
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const suspended = await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], TRANSITIONS.unhold.subscriptions.from);

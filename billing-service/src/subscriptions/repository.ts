@@ -92,7 +92,13 @@ export async function moveSubscriptionAnchors(db: Queryable, moves: ReadonlyArra
   for (const move of moves) await db.updateTable('subscriptions').set({ anchorDay: move.anchorDay }).where('id', '=', move.id).execute();
 }
 
-/** Locks the subscription row for a read-modify-write. */
+/** Whose subscription it is, read without a lock (to take the customer's lock before the subscription's). */
+export async function findSubscriptionCustomerId(db: Queryable, accountId: number, id: number): Promise<number | undefined> {
+  if (!isStorableId(id)) return undefined;
+  return (await db.selectFrom('subscriptions').select('customerId').where('accountId', '=', accountId).where('id', '=', id).executeTakeFirst())?.customerId;
+}
+
+/** Locks the subscription row for a read-modify-write (take its customer's lock first: lock order in the README's Architecture). */
 export async function lockSubscription(db: Queryable, accountId: number, id: number): Promise<SubscriptionRow | undefined> {
   if (!isStorableId(id)) return undefined;
   return db.selectFrom('subscriptions').selectAll().where('accountId', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();

@@ -1,6 +1,7 @@
 import { recordChange } from '../audit/audit-log.js';
 import type { Catalog } from '../catalog/schema.js';
 import { lockCustomer } from '../customers/repository.js';
+import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
@@ -19,6 +20,7 @@ import {
   hasPostedInvoices,
   insertProducts,
   insertSubscription,
+  findSubscriptionCustomerId,
   lockSubscription,
   replaceCoupons,
   updateProduct,
@@ -214,7 +216,10 @@ function assertSubscriptionStatusUnchanged(from: string, to: string) {
  * the list return to the plan's defaults (PUT does not preserve omitted fields).
  */
 export async function updateSubscription(ctx: AppContext, caller: Caller, input: UpdateSubscriptionInput): Promise<SubscriptionResponse> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await transactionWithRetry(ctx.db, async (trx) => {
+    // the customer first, as activation and cancellation lock it before its subscriptions: one order, no deadlock
+    const customerId = await findSubscriptionCustomerId(trx, caller.accountId, input.id);
+    if (customerId !== undefined) await lockCustomer(trx, caller.accountId, customerId);
     const current = await lockSubscription(trx, caller.accountId, input.id);
     if (!current) throw ApiError.notFound('subscription', input.id);
     if (input.customerId != null && input.customerId !== current.customerId) {

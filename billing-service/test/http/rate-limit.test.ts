@@ -1,3 +1,4 @@
+import { PostgresQueryCompiler, sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from '../../src/http/rate-limit.js';
 import { errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
@@ -15,6 +16,19 @@ async function awayFromMinuteBoundary() {
 }
 
 const MINUTE_ONLY = [{ name: 'Minute', limit: 1000 }] as const;
+
+/** Records, for each statement sent, the rate-limit buckets among its parameters in the order they are bound (VALUES order). */
+function bucketsInStatementOrder(prefix: string, statements: string[][]): KyselyPlugin {
+  const compiler = new PostgresQueryCompiler();
+  return {
+    transformQuery(args) {
+      const buckets = compiler.compileQuery(args.node, args.queryId).parameters.filter((p): p is string => typeof p === 'string' && p.startsWith(prefix));
+      if (buckets.length > 0) statements.push(buckets);
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+}
 
 async function accountWithLimits(perMinute: number, perDay: number): Promise<TestAccount> {
   const account = await t.newAccount();
@@ -121,6 +135,33 @@ describe('rate limits', () => {
     expect(await stored()).toBe(50);
   });
 
+  it('adds hits whose flush failed on a later flush, without waiting for another hit', async () => {
+    await awayFromMinuteBoundary();
+    // the database refuses this bucket's second write (the first flush) once, as during a restart
+    await sql`create sequence flush_retry_writes`.execute(t.database.db);
+    await sql`create function fail_first_flush() returns trigger language plpgsql as $$
+      begin
+        if nextval('flush_retry_writes') = 2 then raise exception 'the database is restarting' using errcode = '57P03'; end if;
+        return new;
+      end $$`.execute(t.database.db);
+    await sql`create trigger fail_first_flush before insert on rate_limit_counters for each row
+      when (new.bucket = 'flush-retry-check|Minute') execute function fail_first_flush()`.execute(t.database.db);
+    try {
+      const windows = [{ name: 'Minute', limit: 1_000_000 }] as const;
+      const store = new PostgresRateLimitStore(t.database.countersDb, { flushIntervalMs: 20 });
+      const now = Date.now();
+      for (let i = 0; i < 50; i++) await store.hit('flush-retry-check', windows, now);
+      const stored = async () =>
+        (await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'flush-retry-check|Minute').executeTakeFirst())?.hits;
+      for (let waited = 0; waited < 10_000 && (await stored()) !== 50; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await stored()).toBe(50);
+      const writes = await sql<{ lastValue: number }>`select last_value from flush_retry_writes`.execute(t.database.db);
+      expect(Number(writes.rows[0]!.lastValue)).toBe(3);
+    } finally {
+      await sql`drop trigger fail_first_flush on rate_limit_counters`.execute(t.database.db);
+    }
+  });
+
   it('asks the database on every hit near the limit, so two instances stop exactly at it', async () => {
     await awayFromMinuteBoundary();
     const windows = [{ name: 'Minute', limit: 1000 }] as const;
@@ -142,6 +183,31 @@ describe('rate limits', () => {
     await Promise.all([first.flush(), second.flush()]);
     const stored = await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'boundary-check|Minute').executeTakeFirst();
     expect(stored?.hits).toBe(1100);
+  });
+
+  it('upserts the counters in one global order, so two instances hitting the same buckets concurrently never deadlock nor lose a hit', async () => {
+    await awayFromMinuteBoundary();
+    const statements: string[][] = [];
+    const recorded = t.database.countersDb.withPlugin(bucketsInStatementOrder('lock-order-check|', statements));
+    // every hit counts as near the limit: each one is an upsert of both its rows, as at a busy boundary
+    const first = new PostgresRateLimitStore(recorded, { exactMinimum: 1_000_000 });
+    const second = new PostgresRateLimitStore(recorded, { exactMinimum: 1_000_000 });
+    const minuteThenDay = [{ name: 'Minute', limit: 1_000_000 }, { name: 'Day', limit: 1_000_000 }] as const;
+    const dayThenMinute = [minuteThenDay[1], minuteThenDay[0]];
+    const now = Date.now();
+    const hammer = async (store: PostgresRateLimitStore, windows: ReadonlyArray<{ name: 'Minute' | 'Day'; limit: number }>) => {
+      for (let i = 0; i < 50; i++) await store.hit('lock-order-check', windows, now);
+    };
+    // 2 instances x 8 concurrent callers x 50 hits, the instances listing the windows in opposite orders
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => [hammer(first, minuteThenDay), hammer(second, dayThenMinute)]).flat());
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+    const stored = await t.database.db.selectFrom('rateLimitCounters').select(['bucket', 'hits']).where('bucket', 'like', 'lock-order-check|%').orderBy('bucket').execute();
+    expect(stored).toEqual([
+      { bucket: 'lock-order-check|Day', hits: 800 },
+      { bucket: 'lock-order-check|Minute', hits: 800 },
+    ]);
+    expect(statements).toHaveLength(800);
+    expect(statements.filter((buckets) => buckets.join() !== 'lock-order-check|Day,lock-order-check|Minute')).toEqual([]);
   });
 
   it('starts a new window when the minute turns', async () => {
