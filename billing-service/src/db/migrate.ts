@@ -19,8 +19,8 @@ import * as refunds from './migrations/0017-refunds.js';
 import * as invoicePdfEmail from './migrations/0018-invoice-pdf-email.js';
 import * as accountRowCounts from './migrations/0019-account-row-counts.js';
 import * as lastNameSearchCovering from './migrations/0020-last-name-search-covering.js';
-import * as chargeOnce from './migrations/0022-charge-once.js';
-import * as instanceLiveness from './migrations/0024-instance-liveness.js';
+import * as chargeOnce from './migrations/0021-charge-once.js';
+import * as instanceLiveness from './migrations/0022-instance-liveness.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -44,8 +44,8 @@ const migrations: Record<string, Migration> = {
   '0018-invoice-pdf-email': invoicePdfEmail,
   '0019-account-row-counts': accountRowCounts,
   '0020-last-name-search-covering': lastNameSearchCovering,
-  '0022-charge-once': chargeOnce,
-  '0024-instance-liveness': instanceLiveness,
+  '0021-charge-once': chargeOnce,
+  '0022-instance-liveness': instanceLiveness,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -370,6 +370,8 @@ export interface PaymentsTable {
   declineMessage: string | null;
   effectiveAt: Timestamp;
   createdAt: Generated<Date>;
+  /** The key the payment was made under (the client's Idempotency-Key, a bulk record's, the billing clock's). */
+  idempotencyKey: string | null;
 }
 
 /** Rows per account of a big table (migration 0019's triggers keep it); an account's count is the sum of its slots. */

@@ -4,7 +4,8 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { Db } from '../db/database.js';
 import { InstanceLiveness } from '../db/instance-liveness.js';
-import { claimDueEmails, markAttemptFailed, markSent, type OutboxEmail } from './outbox-repository.js';
+import { claimDueEmails, markAttemptFailed, markSent, releaseClaimsOf, type OutboxEmail } from './outbox-repository.js';
+import { UnrecordedWrites } from '../background/unrecorded-writes.js';
 
 export interface EmailSettings {
   /** smtp://user:pass@host:587 or smtps://… (RENEW_SMTP_URL). */
@@ -27,6 +28,7 @@ export class EmailOutboxWorker {
   private readonly transport: Transporter;
   /** Its state and run counts are watched by the readiness check and the metrics. */
   readonly task: PeriodicTask;
+  private readonly unrecorded = new UnrecordedWrites();
 
   constructor(
     private readonly db: Db,
@@ -57,20 +59,30 @@ export class EmailOutboxWorker {
   }
 
   private async sendDue() {
+    // First what the last run could not write, then this instance's leftover claims (a claim whose
+    // answer was lost with the connection): nothing of this instance's is in flight between runs.
+    await this.unrecorded.replay();
+    await releaseClaimsOf(this.db, this.instance.id);
     for (;;) {
       const now = wallClockNow();
       const emails = await claimDueEmails(this.db, this.instance, now, 10, 5 * 60_000);
       if (emails.length === 0) return;
       for (const email of emails) {
+        let failure: Error | undefined;
         try {
           const attachments = await this.attachmentsOf(email);
           await this.transport.sendMail({ from: this.settings.from, to: email.toAddress, subject: email.subject, text: email.body, attachments });
-          await markSent(this.db, email.id, wallClockNow());
         } catch (error) {
-          const attempts = email.attempts + 1;
-          const retryAt = attempts >= MAX_EMAIL_ATTEMPTS ? null : new Date(wallClockNow().getTime() + (this.settings.retryBaseMs ?? 30_000) * 2 ** (attempts - 1));
-          await markAttemptFailed(this.db, email.id, (error as Error).message, retryAt);
+          failure = error as Error;
         }
+        if (!failure) {
+          const sentAt = wallClockNow();
+          await this.unrecorded.write(() => markSent(this.db, email.id, sentAt));
+          continue;
+        }
+        const attempts = email.attempts + 1;
+        const retryAt = attempts >= MAX_EMAIL_ATTEMPTS ? null : new Date(wallClockNow().getTime() + (this.settings.retryBaseMs ?? 30_000) * 2 ** (attempts - 1));
+        await this.unrecorded.write(() => markAttemptFailed(this.db, email.id, failure.message, retryAt));
       }
     }
   }

@@ -46,6 +46,11 @@ export async function claimDueEmails(db: Db, instance: InstanceLiveness, now: Da
   });
 }
 
+/** Makes an instance's claims due again at once (claims it holds but is not working on: see the e-mail worker). */
+export async function releaseClaimsOf(db: Queryable, instanceId: string) {
+  await db.updateTable('emailOutbox').set({ claimedBy: null, nextAttemptAt: sql`now()` }).where('claimedBy', '=', instanceId).where('status', '=', 'Pending').execute();
+}
+
 export async function markSent(db: Queryable, id: number, now: Date) {
   await db.updateTable('emailOutbox').set({ status: 'Sent', sentAt: now, attempts: sql`attempts + 1`, claimedBy: null }).where('id', '=', id).execute();
 }

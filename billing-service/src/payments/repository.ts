@@ -44,13 +44,24 @@ const insertPaymentRow = reusableQuery(
     declineCode: NewPayment['declineCode'],
     declineMessage: NewPayment['declineMessage'],
     effectiveAt: NewPayment['effectiveAt'],
+    idempotencyKey: string | null,
   ) =>
     db
       .insertInto('payments')
       .values({ accountId, customerId, ledgerEntryId, paymentMethodType, paymentMethodId, source, reference,
-        amount, currency, status, gatewayTransactionId, declineCode, declineMessage, effectiveAt })
+        amount, currency, status, gatewayTransactionId, declineCode, declineMessage, effectiveAt, idempotencyKey })
       .returning('id'),
 );
+
+/** The payment made under `key` (its status and decline), if one was. */
+export async function findPaymentByIdempotencyKey(db: Queryable, accountId: number, key: string) {
+  return db
+    .selectFrom('payments')
+    .select(['id', 'status', 'declineCode', 'declineMessage'])
+    .where('accountId', '=', accountId)
+    .where('idempotencyKey', '=', key)
+    .executeTakeFirst();
+}
 
 export async function insertPayment(db: Queryable, p: NewPayment): Promise<number> {
   const [row] = await insertPaymentRow(
@@ -69,6 +80,7 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<numbe
     p.declineCode,
     p.declineMessage,
     p.effectiveAt,
+    p.idempotencyKey ?? null,
   );
   return row!.id;
 }

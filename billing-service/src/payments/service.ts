@@ -16,7 +16,7 @@ import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } fr
 import { insertValidatedCard, lockCustomerForNewCard, newCardAuditChanges, type CardReadyToStore } from '../payment-methods/service.js';
 import { callGateway } from './call-gateway.js';
 import { gatewayIdempotencyKey } from './gateway/payment-gateway.js';
-import { findAllocations, findOpenInvoiceEntries, findPayment, insertCardWithPayment, insertPayment, insertPaymentNeedingAttention, insertPayments, selectPayments, type NewPayment, type PaymentRow } from './repository.js';
+import { findAllocations, findOpenInvoiceEntries, findPayment, findPaymentByIdempotencyKey, insertCardWithPayment, insertPayment, insertPaymentNeedingAttention, insertPayments, selectPayments, type NewPayment, type PaymentRow } from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
@@ -189,6 +189,12 @@ export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 
  * Throws ApiError for a request that cannot be made (400/404, gateway errors); a decline is returned.
  */
 export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now?: Date, options: CollectOptions = {}): Promise<PaymentOutcome> {
+  if (options.idempotencyKey) {
+    // Run again under a key whose first run committed (its instance died before answering): that payment is the answer.
+    const earlier = await findPaymentByIdempotencyKey(ctx.db, caller.accountId, options.idempotencyKey);
+    if (earlier?.status === 'Succeeded') return { status: 'Succeeded', payment: { id: earlier.id } };
+    if (earlier) return { status: 'Declined', payment: { id: earlier.id }, declineCode: earlier.declineCode ?? '', message: earlier.declineMessage ?? '' };
+  }
   now ??= await ctx.clock.now(caller.accountId);
   const { customer, amount, card } = await checkPaymentRequest(ctx, caller, input);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
@@ -202,6 +208,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
     amount: amount.toString(),
     currency: customer.currency,
     effectiveAt,
+    idempotencyKey: options.idempotencyKey ?? null,
   };
 
   let transactionId: string | null = null;

@@ -3,7 +3,7 @@ import type { AppContext } from '../app-context.js';
 import { recordChange } from '../audit/audit-log.js';
 import { lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
-import { retryOnConflict } from '../db/retry-conflicts.js';
+import { retryOnConflict } from '../db/conflict-retry.js';
 import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';

@@ -7,7 +7,8 @@ import { Webhook } from 'standardwebhooks';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { Db } from '../db/database.js';
 import { InstanceLiveness } from '../db/instance-liveness.js';
-import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, type ClaimedDelivery } from './repository.js';
+import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, releaseDeliveryClaimsOf, type ClaimedDelivery } from './repository.js';
+import { UnrecordedWrites } from '../background/unrecorded-writes.js';
 import { checkUrlForm, resolveSafely, UnsafeUrlError, type ResolvedAddress, type WebhookUrlSafety } from './url-safety.js';
 
 /** Delays before each retry (with ±10 % jitter): about a day in all, then the delivery is Failed. */
@@ -44,6 +45,7 @@ export interface AttemptOutcome {
  */
 export class WebhookDeliveryWorker {
   readonly task: PeriodicTask;
+  private readonly unrecorded = new UnrecordedWrites();
 
   constructor(
     private readonly db: Db,
@@ -71,6 +73,9 @@ export class WebhookDeliveryWorker {
   async runDue(now?: Date): Promise<number> {
     const timeoutMs = this.options.timeoutMs ?? 10_000;
     let attempts = 0;
+    // First what the last run could not write, then this instance's leftover claims (see the e-mail worker).
+    await this.unrecorded.replay();
+    await releaseDeliveryClaimsOf(this.db, this.instance.id);
     for (;;) {
       if (this.task.stopped) return attempts;
       const at = now ?? wallClockNow();
@@ -84,34 +89,39 @@ export class WebhookDeliveryWorker {
   private async attempt(delivery: ClaimedDelivery, now: Date) {
     const outcome = await sendWebhook(delivery, this.options);
     const ok = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
-    const disabled = await this.db.transaction().execute(async (trx) => {
-      await insertAttempt(trx, { deliveryId: delivery.id, attemptedAt: now, ...outcome });
-      if (ok) {
-        await markDelivered(trx, delivery.id, delivery.endpointId, now, outcome.httpStatus!);
-        return false;
-      }
-      const delays = this.options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
-      const delay = delays[delivery.attempts];
-      const jitter = 0.9 + 0.2 * (this.options.random ?? Math.random)();
-      const retryAt = delay === undefined ? null : new Date(now.getTime() + Math.round(delay * jitter));
-      return markAttemptFailed(trx, delivery, {
-        now,
-        httpStatus: outcome.httpStatus,
-        error: outcome.error ?? `HTTP ${outcome.httpStatus}`,
-        retryAt,
-        disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
+    // Held and written first in the next run if the database is away now: the delivery is not sent again.
+    await this.unrecorded.write(async () => {
+      const disabled = await this.db.transaction().execute(async (trx) => {
+        await insertAttempt(trx, { deliveryId: delivery.id, attemptedAt: now, ...outcome });
+        if (ok) {
+          await markDelivered(trx, delivery.id, delivery.endpointId, now, outcome.httpStatus!);
+          return false;
+        }
+        const delays = this.options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
+        const delay = delays[delivery.attempts];
+        const jitter = 0.9 + 0.2 * (this.options.random ?? Math.random)();
+        const retryAt = delay === undefined ? null : new Date(now.getTime() + Math.round(delay * jitter));
+        return markAttemptFailed(trx, delivery, {
+          now,
+          httpStatus: outcome.httpStatus,
+          error: outcome.error ?? `HTTP ${outcome.httpStatus}`,
+          retryAt,
+          disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
+        });
       });
+      if (disabled) await this.endpointDisabled(delivery);
     });
-    if (disabled) {
-      this.log.warn(
-        { webhookEndpointId: delivery.endpointId, accountId: delivery.accountId, url: delivery.url },
-        'webhook endpoint disabled: its deliveries have failed for a day without a success',
-      );
-      try {
-        await this.options.onEndpointDisabled?.({ id: delivery.endpointId, accountId: delivery.accountId, url: delivery.url });
-      } catch (error) {
-        this.log.error({ err: error }, 'webhook endpoint disabled: telling about it failed');
-      }
+  }
+
+  private async endpointDisabled(delivery: ClaimedDelivery) {
+    this.log.warn(
+      { webhookEndpointId: delivery.endpointId, accountId: delivery.accountId, url: delivery.url },
+      'webhook endpoint disabled: its deliveries have failed for a day without a success',
+    );
+    try {
+      await this.options.onEndpointDisabled?.({ id: delivery.endpointId, accountId: delivery.accountId, url: delivery.url });
+    } catch (error) {
+      this.log.error({ err: error }, 'webhook endpoint disabled: telling about it failed');
     }
   }
 }

@@ -283,6 +283,11 @@ export async function claimDueDeliveries(db: Db, instance: InstanceLiveness, now
   });
 }
 
+/** Frees an instance's claims at once (claims it holds but is not working on: see the delivery worker). */
+export async function releaseDeliveryClaimsOf(db: Queryable, instanceId: string) {
+  await db.updateTable('webhookDeliveries').set({ claimedBy: null, claimedUntil: null }).where('claimedBy', '=', instanceId).where('status', '=', 'Pending').execute();
+}
+
 export async function insertAttempt(db: Queryable, attempt: { deliveryId: number; attemptedAt: Date; httpStatus: number | null; error: string | null; durationMs: number }) {
   await db.insertInto('webhookDeliveryAttempts').values(attempt).execute();
 }

@@ -84,6 +84,25 @@ describe('claims of a dead instance are taken over within seconds', () => {
     expect(payments).toHaveLength(1);
   });
 
+  it('a keyed payment whose instance died after its commit, before its answer was saved: the retry answers that payment', async () => {
+    const customerId = (await t.call('POST', '/v1/customers', {})).json().id as number;
+    const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...cardBody(), isDefault: true });
+    const key = `committed-${customerId}`;
+    const body = { customerId, amount: 30, paymentMethodId: card.json().id };
+    const first = await t.call('POST', '/v1/payments', body, { headers: { 'idempotency-key': key } });
+    expect(first.statusCode).toBe(200);
+    // What a SIGKILL between the payment's commit and the key's answer leaves: the key claimed by a dead instance, no answer.
+    const dead = await deadInstance();
+    await t.database.db.updateTable('idempotencyKeys').set({ responseStatus: null, responseBody: null, claimedBy: dead.id }).where('key', '=', key).execute();
+    const retry = await t.call('POST', '/v1/payments', body, { headers: { 'idempotency-key': key } });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json().id).toBe(first.json().id);
+    const payments = await t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).execute();
+    expect(payments).toHaveLength(1);
+    const charges = await t.database.db.selectFrom('sandboxGatewayOperations').select('resultId').where('idempotencyKey', '=', `acct_${t.account.accountId}:${key}`).execute();
+    expect(charges).toHaveLength(1);
+  });
+
   it('a bulk record claimed by an instance that died is paid by the live one, without waiting out the 5-minute lease', async () => {
     const customerId = (await t.call('POST', '/v1/customers', {})).json().id as number;
     const submitted = await t.call('POST', '/v1/bulkPaymentSubmit', {

@@ -23,4 +23,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table webhook_deliveries add column claimed_by text`.execute(db);
   await sql`alter table bulk_job_records add column claimed_by text`.execute(db);
   await sql`alter table account_clocks add column advancing_by text`.execute(db);
+  // A payment remembers the key it was made under: a request run again after its instance died
+  // (the key taken over) finds the payment the first run committed instead of recording a second.
+  await sql`alter table payments add column idempotency_key text`.execute(db);
+  await sql`create unique index payments_idempotency_key on payments (account_id, idempotency_key) where idempotency_key is not null`.execute(db);
 }
