@@ -53,13 +53,28 @@ const insertPaymentRow = reusableQuery(
       .returning('id'),
 );
 
-/** The payment made under `key` (its status and decline), if one was. */
-export async function findPaymentByIdempotencyKey(db: Queryable, accountId: number, key: string) {
+/**
+ * The payment made under `key` during the key's present life, if one was: since the client's key was
+ * claimed (a key forgotten after 24 hours and used again starts afresh), or, for the service's own
+ * keys (bulk records, the billing clock), since `otherwiseSince`.
+ */
+export async function findPaymentByIdempotencyKey(db: Queryable, accountId: number, key: string, otherwiseSince: Date) {
   return db
-    .selectFrom('payments')
-    .select(['id', 'status', 'declineCode', 'declineMessage'])
-    .where('accountId', '=', accountId)
-    .where('idempotencyKey', '=', key)
+    .selectFrom('payments as p')
+    .select(['p.id', 'p.status', 'p.declineCode', 'p.declineMessage'])
+    .where('p.accountId', '=', accountId)
+    .where('p.idempotencyKey', '=', key)
+    .where((eb) =>
+      eb(
+        'p.createdAt',
+        '>=',
+        eb.fn.coalesce(
+          eb.selectFrom('idempotencyKeys as k').select('k.createdAt').where('k.accountId', '=', accountId).where('k.key', '=', key),
+          eb.val(otherwiseSince),
+        ),
+      ),
+    )
+    .orderBy('p.id', 'desc')
     .executeTakeFirst();
 }
 

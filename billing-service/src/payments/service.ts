@@ -6,6 +6,8 @@ import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError, type ErrorBody } from '../http/errors.js';
+import { IDEMPOTENCY_KEY_TTL_MS } from '../http/idempotency.js';
+import { wallClockNow } from '../clock/account-clock.js';
 import type { UriBuilder } from '../http/uri.js';
 import { allocateAvailableFunds, allocateExplicitly, allocateNewEntry, invoicesInPayingOrder, lockOpenEntriesOfCustomers, planAllocations, recordAllocations, type Allocation } from '../ledger/allocation.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
@@ -191,7 +193,7 @@ export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 
 export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now?: Date, options: CollectOptions = {}): Promise<PaymentOutcome> {
   if (options.idempotencyKey) {
     // Run again under a key whose first run committed (its instance died before answering): that payment is the answer.
-    const earlier = await findPaymentByIdempotencyKey(ctx.db, caller.accountId, options.idempotencyKey);
+    const earlier = await findPaymentByIdempotencyKey(ctx.db, caller.accountId, options.idempotencyKey, new Date(wallClockNow().getTime() - IDEMPOTENCY_KEY_TTL_MS));
     if (earlier?.status === 'Succeeded') return { status: 'Succeeded', payment: { id: earlier.id } };
     if (earlier) return { status: 'Declined', payment: { id: earlier.id }, declineCode: earlier.declineCode ?? '', message: earlier.declineMessage ?? '' };
   }

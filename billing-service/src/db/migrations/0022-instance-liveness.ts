@@ -26,5 +26,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   // A payment remembers the key it was made under: a request run again after its instance died
   // (the key taken over) finds the payment the first run committed instead of recording a second.
   await sql`alter table payments add column idempotency_key text`.execute(db);
-  await sql`create unique index payments_idempotency_key on payments (account_id, idempotency_key) where idempotency_key is not null`.execute(db);
+  // Not unique: a key is remembered for 24 hours, after which the same key makes a new payment.
+  await sql`create index payments_idempotency_key on payments (account_id, idempotency_key) where idempotency_key is not null`.execute(db);
 }
