@@ -15,7 +15,8 @@ let lastSweep = 0;
  * retry with the same key and body gets the first result (success or client
  * error) without running again, also while the first is still running (it
  * waits for it); the same key with another body is 409. A server-side failure
- * (5xx: nothing was done) frees the key for a retry. A key whose first request's
+ * (5xx) frees the key for a retry, which runs again in the key's same life (what
+ * the first run did commit, a payment, is found by its key and answered). A key whose first request's
  * instance died (its heartbeat stopped: db/instance-liveness.ts) is taken over by
  * the next retry within seconds. Keys are per account and
  * remembered for 24 hours (IDEMPOTENCY_KEY_TTL_MS); older ones are forgotten.
@@ -55,6 +56,12 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
         await db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).where('createdAt', '<', new Date(now - IDEMPOTENCY_KEY_TTL_MS)).execute();
         return withIdempotency(request, reply, endpoint, run);
       }
+      // Freed by a server-side failure (kept, not deleted: a commit whose answer was lost with the
+      // connection must still be found by the retry, in the key's same life): run afresh under it.
+      if (first.responseStatus === null && first.claimedBy === null) {
+        if (await claimFreedKey(db, accountId, key, { endpoint, requestHash }, instance.id)) break;
+        continue;
+      }
       if (first.requestHash !== requestHash) {
         throw ApiError.conflict('this Idempotency-Key was already used with a different request', 'Idempotency-Key');
       }
@@ -81,7 +88,7 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
       .where('key', '=', key)
       .where('claimedBy', '=', instance.id)
       .execute();
-  const release = () => db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).where('claimedBy', '=', instance.id).execute();
+  const release = () => db.updateTable('idempotencyKeys').set({ claimedBy: null }).where('accountId', '=', accountId).where('key', '=', key).where('claimedBy', '=', instance.id).execute();
   let result: T;
   try {
     result = await run();
@@ -111,6 +118,19 @@ async function settleKey(write: () => Promise<unknown>): Promise<void> {
       });
     setTimeout(retry, delayMs).unref();
   }
+}
+
+/** Claims a key freed by a server-side failure for a new run (of this request); false when another retry was first. */
+async function claimFreedKey(db: FastifyRequest['server']['ctx']['db'], accountId: number, key: string, request: { endpoint: string; requestHash: string }, self: string): Promise<boolean> {
+  const taken = await db
+    .updateTable('idempotencyKeys')
+    .set({ claimedBy: self, endpoint: request.endpoint, requestHash: request.requestHash })
+    .where('accountId', '=', accountId)
+    .where('key', '=', key)
+    .where('claimedBy', 'is', null)
+    .where('responseStatus', 'is', null)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
 }
 
 /** Moves a key claimed by a dead instance to this one; false when another taker was first. */

@@ -103,6 +103,22 @@ describe('claims of a dead instance are taken over within seconds', () => {
     expect(charges).toHaveLength(1);
   });
 
+  it('a keyed payment whose commit went through as the connection dropped (answered 503): the retry answers that payment', async () => {
+    const customerId = (await t.call('POST', '/v1/customers', {})).json().id as number;
+    const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...cardBody(), isDefault: true });
+    const key = `in-doubt-${customerId}`;
+    const body = { customerId, amount: 21, paymentMethodId: card.json().id };
+    const first = await t.call('POST', '/v1/payments', body, { headers: { 'idempotency-key': key } });
+    expect(first.statusCode).toBe(200);
+    // What a commit that reached the disk while its connection broke leaves: the request answered 503, so the key was freed.
+    await t.database.db.updateTable('idempotencyKeys').set({ responseStatus: null, responseBody: null, claimedBy: null }).where('key', '=', key).execute();
+    const retry = await t.call('POST', '/v1/payments', body, { headers: { 'idempotency-key': key } });
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json().id).toBe(first.json().id);
+    const payments = await t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).execute();
+    expect(payments).toHaveLength(1);
+  });
+
   it('a bulk record claimed by an instance that died is paid by the live one, without waiting out the 5-minute lease', async () => {
     const customerId = (await t.call('POST', '/v1/customers', {})).json().id as number;
     const submitted = await t.call('POST', '/v1/bulkPaymentSubmit', {
