@@ -50,6 +50,8 @@ export interface CheckoutRequestContext {
 
 export type CheckoutHandler = (request: Request, context?: CheckoutRequestContext) => Promise<Response>;
 
+const CHECKOUT_COMPLETE = 'this checkout is complete: its order can no longer change (start a new checkout for another order)';
+
 /** Bodies the proxy accepts are small JSON objects; anything bigger is refused unread. */
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -192,8 +194,11 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         const min = product.minQuantity ?? 1;
         if (quantity < min || quantity > product.maxQuantity!) throw ApiError.badRequest(`must be between ${min} and ${product.maxQuantity}`, `quantities.${code}`);
       }
+      // Checked before anything is written: once activated, the session may only read its own invoice.
+      const customer = await api.call<CustomerResponse>('GET', `/v1/customers/${customerId}`);
       // One plan per checkout; a repeated request (double click, retry) is answered like the first.
       const existing = await api.call<SubscriptionResponse[]>('GET', `/v1/customers/${customerId}/subscriptions`);
+      if (customer.status !== 'Draft' || existing.some((s) => s.status !== 'Draft')) throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId');
       if (existing.some((s) => s.planFrequency.id !== planFrequencyId)) {
         throw ApiError.conflict('this checkout already has another plan: start a new checkout to change it', 'planFrequencyId');
       }
@@ -253,13 +258,15 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     try {
       return await api.call<SubscriptionResponse>('PUT', '/v1/subscriptions', {
         id: subscription.id,
-        status: subscription.status,
+        // Draft, not whatever was read: the billing API refuses the change (under its lock) if an activation came in between.
+        status: 'Draft',
         subscriptionProducts: subscription.subscriptionProducts
           .filter((p) => quantity(p.productCode) !== undefined)
           .map((p) => ({ id: p.id, quantity: String(quantity(p.productCode)) })),
         coupons: couponCode ? [{ code: couponCode }] : [],
       });
     } catch (error) {
+      if (error instanceof ApiError && error.statusCode === 400 && error.errors.some((e) => e.Key === 'status')) throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId');
       if (error instanceof ApiError && error.statusCode === 400 && error.errors.some((e) => e.Key.startsWith('coupons'))) {
         // The billing API's words name its own fields; the shopper typed one code.
         const unknown = error.errors.some((e) => e.Value.startsWith('unknown coupon'));
