@@ -77,7 +77,9 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?
     publicBaseUrl: 'http://127.0.0.1',
     logger: false,
   });
-  const capture = spec.capture ? (await startCapture(spec.capture, database, catalog, gateway)).app : undefined;
+  // The figures are of the spec's own capture, without a capture token: the bench opts in to draftOnly (the default is never).
+  const captureCatalog: Catalog = { ...catalog, capture: { ...catalog.capture, tokenlessCapture: 'draftOnly' } };
+  const capture = spec.capture ? (await startCapture(spec.capture, database, captureCatalog, gateway)).app : undefined;
   return {
     app,
     ...(capture ? { capture } : {}),

@@ -3,9 +3,9 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import { createAppContext } from '@renew/billing-service';
 import type { Catalog } from '@renew/billing-service/catalog';
 import type { Db, InstanceLiveness, LivenessOptions } from '@renew/billing-service/db';
-import { ApiError, API_ERROR_KEY, enforceRateLimit, jsonApi, jsonApiServerOptions, type RateLimitStore } from '@renew/billing-service/http';
+import { addressBudgetKey, ApiError, API_ERROR_KEY, enforceRateLimit, jsonApi, jsonApiServerOptions, type RateLimitStore } from '@renew/billing-service/http';
 import { observe, type ObservabilityOptions } from '@renew/billing-service/observability';
-import type { CreditCardResponse, PaymentGateway } from '@renew/billing-service/payments';
+import { authorizeCapture, type CreditCardResponse, type PaymentGateway } from '@renew/billing-service/payments';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
 import { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { captureCard, captureSettingsFrom, localCardErrors, requirementErrors, verifyCaptcha, type CaptureSettings } from './capture.js';
@@ -18,7 +18,7 @@ export const CAPTURE_PATH = '/api/paymentsv2';
 /** An extension of the spec: the id of the first payment a capture collected (the body is the card, as the spec says). */
 export const PAYMENT_ID_HEADER = 'Renew-Payment-Id';
 
-/** Per client address, before anything else: generous for a shopper, tight for card testing. */
+/** Per client address (an IPv6 one by its /64), before anything else: generous for a shopper, tight for card testing. */
 export const DEFAULT_IP_RATE_LIMITS = { perMinute: 30, perDay: 1000 };
 
 const EXPOSED_HEADERS = [
@@ -99,7 +99,7 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     }
     // Health checks and metrics are never limited (a probe must not be refused for probing).
     if (config?.public) return;
-    await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${request.ip}`, ipLimits);
+    await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${addressBudgetKey(request.ip)}`, ipLimits);
   });
   observability.registerRoutes();
 
@@ -120,10 +120,9 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
       { kind: /json/i.test(contentType) ? 'json' : 'form', values: request.body },
     ]);
 
+    // The public key only names the account: every shop hands it out, so it authenticates nobody.
     const caller = await authenticator.authenticate(raw.publicApiKey);
     request.caller = caller;
-    // The capture host's own budget per key: spending the billing API's (or the other way round) blocks nobody's card capture.
-    await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
     const account = settingsFor(caller.accountId);
     const origin = request.headers.origin;
     // The hosted card fields post from this host's own origin.
@@ -140,7 +139,12 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
 
     // input.customerId is a storable id (params.ts): the customer is read with the token's claim
     const customer = await verifyCaptcha(captcha, input.recaptcha, request.ip, account, { accountId: caller.accountId, customerId: input.customerId });
-    const captured = await captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip, customer });
+    // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
+    const permission = await authorizeCapture(app.ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, account, undefined, customer);
+    // Only now, authenticated by the CAPTCHA and the capture token (or the tokenless rule), does a request spend the key's
+    // budget: a stranger's requests count against their address only. The capture host's budget is its own, apart from the billing API's.
+    await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
+    const captured = await captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
     if (captured.paymentId !== null) reply.header(PAYMENT_ID_HEADER, String(captured.paymentId));
     return captured.card;
   });

@@ -3,7 +3,6 @@ import type { AppContext } from '@renew/billing-service';
 import type { Catalog } from '@renew/billing-service/catalog';
 import { ApiError, API_ERROR_KEY, type Caller } from '@renew/billing-service/http';
 import {
-  authorizeCapture,
   checkCard,
   claimCaptureGrant,
   collectWithNewCard,
@@ -14,6 +13,7 @@ import {
   spendCaptureGrant,
   toCreditCardResponse,
   validateCard,
+  type CapturePermission,
   type CreditCardResponse,
   type TokenlessCapture,
 } from '@renew/billing-service/payments';
@@ -163,11 +163,10 @@ export async function captureCard(
   caller: Caller,
   input: CaptureInput,
   log: FastifyBaseLogger,
-  request: { settings: CaptureSettings; clientIp: string; /** The customer's row when this request already read it (with the CAPTCHA token). */ customer?: CustomerRow | undefined },
+  request: { settings: CaptureSettings; clientIp: string; /** Who the card may go to (authorizeCapture). */ permission: CapturePermission },
 ): Promise<CapturedCard> {
   const amount = input.paymentCollectOptions?.collectionAmount;
-  // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
-  const permission = await authorizeCapture(ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, request.settings, undefined, request.customer);
+  const { permission } = request;
   if (amount !== undefined) {
     // The amount must fit the customer's currency (USD two decimals, JPY none) and the cap.
     await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT, permission.customer);

@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeCustomer } from '../../billing-service/test/helpers/api-fixtures.js';
-import { errorsOf, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
+import { MemoryRateLimitStore } from '@renew/billing-service/http';
+import { BASE_URL, testCatalog } from '../../billing-service/test/helpers/test-app.js';
+import { buildCaptureApp } from '../src/app.js';
+import { SiteverifyCaptcha } from '../src/captcha/siteverify-captcha.js';
+import { errorsOf, SERVICE_SECRET, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
 
 /**
  * The red team's finding: with only the public key (which every shop hands out), anyone could put a
  * card that always declines on any Active customer and make it the default, so automatic collection
  * failed, then suspension, then cancellation. A capture token minted by the shop's server now says
- * which customer a card may go to; without one only a Draft customer may get a card.
+ * which customer a card may go to; without one, nobody gets a card unless the account opts in (draftOnly: a Draft customer).
  */
 
 let t: CaptureTest;
@@ -74,6 +78,27 @@ describe('who the public key may put a card on', () => {
     expect(errorsOf(declined).map((e) => e.Key)).toContain('declineCode');
     const retry = await t.post(t.params(customerId, { captureToken, paymentCollectOptions: { collectionAmount: '5.00' } }));
     expect(retry.statusCode, retry.body).toBe(200);
+  });
+
+  it('refuses a capture without a token by default: the demo catalogue, like any that does not choose, says never', async () => {
+    const demo = testCatalog();
+    expect(demo.capture.tokenlessCapture).toBe('never');
+    const app = await buildCaptureApp({
+      db: t.billing.database.db, catalog: demo, rateLimitStore: new MemoryRateLimitStore(), captcha: new SiteverifyCaptcha({ url: t.stub.url, timeoutMs: 2000 }),
+      recaptchaSecret: SERVICE_SECRET, publicBaseUrl: BASE_URL,
+    });
+    try {
+      // A Draft customer, whose id anyone can guess (they are sequential): no first card for a stranger.
+      const draft = await t.customer();
+      const refused = await t.post(t.params(draft), { app });
+      expect(refused.statusCode).toBe(400);
+      expect(errorsOf(refused)[0]!.Key).toBe('captureToken');
+      expect(await cardsOf(draft)).toEqual([]);
+      const withToken = await t.post(t.params(draft, { captureToken: await t.captureToken(draft) }), { app });
+      expect(withToken.statusCode, withToken.body).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 
   it('follows the account setting capture.tokenlessCapture', async () => {

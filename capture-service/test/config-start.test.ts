@@ -87,8 +87,10 @@ describe('startCaptureService', () => {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const auth = { authorization: `Basic ${apiKey}`, 'content-type': 'application/json' };
       const customer = await (await fetch(`${billingUrl}/v1/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ firstName: 'Ada' }) })).json();
+      // The shop's server mints the capture token (the demo catalogue refuses tokenless captures).
+      const { token } = await (await fetch(`${billingUrl}/v1/captureTokens`, { method: 'POST', headers: auth, body: JSON.stringify({ customerId: customer.id }) })).json();
       const form = new URLSearchParams({
-        customerId: String(customer.id), publicApiKey, cardNumber: '4242 4242 4242 4242', firstName: 'Ada', lastName: 'Lovelace',
+        customerId: String(customer.id), captureToken: token, publicApiKey, cardNumber: '4242 4242 4242 4242', firstName: 'Ada', lastName: 'Lovelace',
         expirationMonth: '12', expirationYear: '30', cvv: '123', riskToken: 'rt', clientIp: '203.0.113.1', email: 'ada@example.com',
         recaptcha: 'dev-token-1', 'PaymentCollectOptions.collectionAmount': '10.00',
       });

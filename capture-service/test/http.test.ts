@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { createAccount } from '@renew/billing-service/accounts';
 import { MemoryRateLimitStore } from '@renew/billing-service/http';
 import { testCatalog } from '../../billing-service/test/helpers/test-app.js';
+import { DEFAULT_IP_RATE_LIMITS } from '../src/app.js';
 import { errorsOf, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
 
 let t: CaptureTest;
@@ -134,4 +135,48 @@ describe('rate limits', () => {
     // Another account's key is not affected.
     expect((await t.post(t.params(customerId), { app })).statusCode).toBe(200);
   });
+
+  it("does not let strangers spend the key's budget: requests that fail authentication count against their address only", async () => {
+    await awayFromMinuteBoundary();
+    const account = await t.billing.newAccount();
+    await t.billing.database.db.updateTable('accounts').set({ rateLimitPerMinute: 1000, rateLimitPerDay: 100_000 }).where('id', '=', account.accountId).execute();
+    const app = await t.build({ ipRateLimits: DEFAULT_IP_RATE_LIMITS });
+    const shopper = await t.customer({}, account);
+    // 1,010 requests carrying the public key, from 60 addresses, each under its per-address limit (30 a minute):
+    // the public key alone, or a CAPTCHA that was never solved.
+    const answers = new Map<number, number>();
+    for (let i = 0; i < 1010; i++) {
+      const remoteAddress = `203.0.113.${100 + (i % 60)}`;
+      const params = i % 2 === 0 ? { publicApiKey: account.publicApiKey } : t.params(shopper, { publicApiKey: account.publicApiKey, recaptcha: `forged-${i}` });
+      const res = await t.post(params, { app, remoteAddress });
+      answers.set(res.statusCode, (answers.get(res.statusCode) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(answers)).toEqual({ 400: 1010 });
+    // The shopper's real capture (the shop's capture token, a solved CAPTCHA) still goes through.
+    const captureToken = await t.captureToken(shopper, {}, account);
+    const real = await t.post(t.params(shopper, { publicApiKey: account.publicApiKey, captureToken }), { app, remoteAddress: '198.51.100.200' });
+    expect(real.statusCode, real.body).toBe(200);
+    // It was the first request to count against the key.
+    expect(real.headers['x-rate-limit-remaining-minute']).toBe('999');
+  });
+
+  it('counts the addresses of one IPv6 /64 as one address', async () => {
+    await awayFromMinuteBoundary();
+    const app = await t.build({ ipRateLimits: DEFAULT_IP_RATE_LIMITS, rateLimitStore: new MemoryRateLimitStore() });
+    // 35 addresses of 2001:db8:aa:bb::/64: one budget of 30 a minute between them.
+    const statuses: number[] = [];
+    for (let i = 1; i <= 35; i++) {
+      const res = await t.post({ publicApiKey: t.account.publicApiKey }, { app, remoteAddress: `2001:db8:aa:bb:${i.toString(16)}:0:0:${(i * 7).toString(16)}` });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([...new Array<number>(30).fill(400), ...new Array<number>(5).fill(429)]);
+    // The next /64 is another client.
+    expect((await t.post({ publicApiKey: t.account.publicApiKey }, { app, remoteAddress: '2001:db8:aa:bc::1' })).statusCode).toBe(400);
+  });
 });
+
+/** Counting tests must not straddle a minute boundary, where the window (rightly) starts again. */
+async function awayFromMinuteBoundary() {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_HEADER } from '../src/checkout-contract.js';
-import { errorsOf, SHOPPER, startCheckoutHarness, type CheckoutHarness } from './helpers/checkout-harness.js';
+import { completedCheckout as completeCheckout, errorsOf, startCheckoutHarness, type CheckoutHarness } from './helpers/checkout-harness.js';
 
 let h: CheckoutHarness;
 beforeAll(async () => {
@@ -8,25 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-/** A shopper's whole checkout through the proxy and the capture host: its session and its paid first invoice. */
-async function completedCheckout() {
-  const { customerId, session } = (await h.proxy('POST', '/customers', SHOPPER)).json();
-  const summary = (await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session)).json();
-  const paid = await fetch(`${h.captureUrl}/api/paymentsv2`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      customerId, publicApiKey: h.billing.account.publicApiKey, captureToken: summary.captureToken, cardNumber: '4242424242424242', firstName: 'Grace', lastName: 'Hopper',
-      expirationMonth: 12, expirationYear: 30, cvv: '123', recaptcha: `dev-${Math.random()}`, riskToken: 'rt', clientIp: '203.0.113.9', email: 'grace@example.com',
-      paymentCollectOptions: { collectionAmount: summary.total },
-    }),
-  });
-  expect(paid.status).toBe(200);
-  const done = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
-  expect(done.statusCode, done.body).toBe(200);
-  const invoice = done.json().invoice as { id: number; number: number };
-  return { customerId: customerId as number, session: session as string, invoice };
-}
+const completedCheckout = () => completeCheckout(h);
 
 /** Over a real port, through the Fastify adapter, as a browser would ask. */
 const downloadPdf = (customerId: number, invoiceId: number, session?: string) =>

@@ -54,12 +54,12 @@ describe('the checkout proxy', () => {
 
   it('refuses activation until the payment covers the previewed total (a shopper cannot change the amount in the browser)', async () => {
     const { customerId, session } = (await h.proxy('POST', '/customers', SHOPPER)).json();
-    await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session);
+    const { captureToken } = (await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session)).json();
     const unpaid = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
     expect(unpaid.statusCode).toBe(402);
     expect(errorsOf(unpaid)).toEqual([{ Key: 'payment', Value: 'the payment received does not cover the first invoice: the customer holds 0.00, less than the 31.19 activation would post' }]);
 
-    expect((await capture(customerId, '1.00')).status).toBe(200);
+    expect((await capture(customerId, '1.00', '4242424242424242', captureToken)).status).toBe(200);
     const underpaid = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
     expect(underpaid.statusCode).toBe(402);
     expect((await h.billing.call('GET', `/v1/customers/${customerId}`)).json().status).toBe('Draft');

@@ -90,8 +90,8 @@ const TOKEN_NEEDED = 'a capture token is needed to add a card to this customer: 
 
 /**
  * Who the public key may put a card on. With a capture token: its customer, whatever its status,
- * default card included. Without one, as the account's `capture.tokenlessCapture` says: draftOnly
- * (default) a Draft customer only, never moving a default card; never: nobody; any: every customer
+ * default card included. Without one, as the account's `capture.tokenlessCapture` says: never
+ * (default): nobody; draftOnly: a Draft customer only, never moving a default card; any: every customer
  * of the account (the spec's behaviour, unsafe). Refusals never tell whether the customer exists
  * or what its status is.
  */

@@ -160,11 +160,12 @@ export const CatalogSchema = z
         /** builtin: the platform's own (sandbox) processing, which requires the three risk fields. */
         processing: z.enum(['builtin', 'external']).default('builtin'),
         /**
-         * A capture without a capture token (the spec's own calls): draftOnly adds a card only to a Draft
-         * customer and never moves an existing default; never refuses it; any is the spec's unrestricted
-         * behaviour (unsafe: whoever holds the public key can put a card on any customer).
+         * A capture without a capture token (the spec's own calls): never (default) refuses it, since the
+         * public key is in every shop's pages and customer ids are sequential; draftOnly adds a card only to
+         * a Draft customer and never moves an existing default (anyone with the public key can give any Draft
+         * customer its first card); any is the spec's unrestricted behaviour (unsafe: any customer, default included).
          */
-        tokenlessCapture: z.enum(['draftOnly', 'never', 'any']).default('draftOnly'),
+        tokenlessCapture: z.enum(['draftOnly', 'never', 'any']).default('never'),
         /** The largest first payment the capture host collects when the capture token sets none (account's default currency). */
         maxCollectionAmount: z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/)]).transform(String).default('10000'),
       })

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { Db } from '../db/database.js';
+import { addressBudgetKey } from './address-budget.js';
 import { ApiKeyAuthenticator } from './auth.js';
 import './context.js';
 import { ApiError } from './errors.js';
@@ -32,14 +33,14 @@ export const apiKeyAuth = fp<ApiKeyAuthOptions>(
       try {
         caller = await authenticator.authenticate(request);
       } catch (error) {
-        // Failed attempts are limited per client address, so guessing keys is slow.
-        await enforceRateLimit(options.rateLimitStore, reply, `ip:${request.ip}`, options.failedAttemptLimits);
+        // Failed attempts are limited per client address (an IPv6 one by its /64), so guessing keys is slow.
+        await enforceRateLimit(options.rateLimitStore, reply, `ip:${addressBudgetKey(request.ip)}`, options.failedAttemptLimits);
         if (unrouted) return;
         throw error;
       }
       if (caller.keyKind !== 'private') {
         // Refused: counted per client address only, so nobody can spend a key's budget by sending it where it is refused.
-        await enforceRateLimit(options.rateLimitStore, reply, `ip:${request.ip}`, options.failedAttemptLimits);
+        await enforceRateLimit(options.rateLimitStore, reply, `ip:${addressBudgetKey(request.ip)}`, options.failedAttemptLimits);
         if (unrouted) return;
         throw ApiError.unauthorized('the public API key only works on the card-capture host; use the private API key');
       }

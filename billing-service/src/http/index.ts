@@ -8,4 +8,5 @@ export { ApiError, API_ERROR_KEY, errorBody, type ErrorBody } from './errors.js'
 export { unstorableText, validationError } from './validation.js';
 export type { Caller } from './auth.js';
 export { enforceRateLimit, MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from './rate-limit.js';
+export { addressBudgetKey } from './address-budget.js';
 export { defaultLogStream, loggerOptions } from './logging.js';

@@ -230,4 +230,19 @@ describe('rate limits', () => {
     for (let i = 0; i < 3; i++) statuses.push((await app.inject({ method: 'GET', url: '/v1/customers', headers: bad })).statusCode);
     expect(statuses).toEqual([401, 401, 429]);
   });
+
+  it('counts failed attempts from one IPv6 /64 as one address, and an IPv4-mapped address as its IPv4 address', async () => {
+    await awayFromMinuteBoundary();
+    const app = await t.buildAnotherApp({ ...t.catalog, rateLimits: { perMinute: 2, perDay: 100 } }, new MemoryRateLimitStore());
+    const attempt = (remoteAddress: string) => app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: 'Basic sk_wrong_key_00000000000000' }, remoteAddress });
+    // Three addresses of 2001:db8:7:8::/64, written three ways.
+    const sameNetwork = [];
+    for (const address of ['2001:db8:7:8::1', '2001:0DB8:0007:0008:ffff:0:0:2', '2001:db8:7:8:1234:5678:9abc:def0']) sameNetwork.push((await attempt(address)).statusCode);
+    expect(sameNetwork).toEqual([401, 401, 429]);
+    // The next /64 has its own budget.
+    expect((await attempt('2001:db8:7:9::1')).statusCode).toBe(401);
+    const mapped = [];
+    for (const address of ['192.0.2.55', '::ffff:192.0.2.55', '192.0.2.55']) mapped.push((await attempt(address)).statusCode);
+    expect(mapped).toEqual([401, 401, 429]);
+  });
 });

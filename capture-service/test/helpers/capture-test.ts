@@ -95,7 +95,8 @@ export async function startCaptureTest(): Promise<CaptureTest> {
   const apps: FastifyInstance[] = [];
   const storeFor = () => (billing.database.kind === 'postgres' ? new PostgresRateLimitStore(billing.database.countersDb) : new MemoryRateLimitStore());
   const build = async (options: BuildOptions = {}) => {
-    const catalog = testCatalog({ capture: { ...billing.catalog.capture, ...options.capture } });
+    // Most tests here make the spec's own calls, which carry no capture token: they opt in to draftOnly (the default is never).
+    const catalog = testCatalog({ capture: { ...billing.catalog.capture, tokenlessCapture: 'draftOnly', ...options.capture } });
     const app = await buildCaptureApp({
       db: billing.database.db,
       catalog,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CaptureTokenResponse, CountryResponse, CustomerResponse, InvoiceResponse, LifecycleResponse, PlanResponse, SubscriptionResponse } from '@renew/billing-service/api-types';
-import { ApiError, API_ERROR_KEY, enforceRateLimit, errorBody, MemoryRateLimitStore, unstorableText, validationError, type RateLimitStore } from '@renew/billing-service/http';
+import { addressBudgetKey, ApiError, API_ERROR_KEY, enforceRateLimit, errorBody, MemoryRateLimitStore, unstorableText, validationError, type RateLimitStore } from '@renew/billing-service/http';
 import { minorUnits, money, roundToCurrency } from '@renew/billing-service/money';
 import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderSummary, PlanOption, StartedCheckout } from '../checkout-contract.js';
 import { SESSION_HEADER } from '../checkout-contract.js';
@@ -21,14 +21,16 @@ export interface CheckoutProxyOptions {
   currency: string;
   /** Signs checkout sessions; instances behind one load balancer need the same one. Random when unset. */
   sessionSecret?: string;
-  /** Requests per minute from one shopper address (default 120). */
+  /** Requests per minute from one shopper address (an IPv6 one by its /64; default 120). */
   perIpPerMinute?: number;
   /**
    * The merchant's per-minute limit on the billing API (default 1,000, the account default): one
-   * shopper address may cause at most 10 % of it in billing API calls, so no visitor can lock the
-   * merchant's own back office out.
+   * shopper address (an IPv6 one by its /64) may cause at most 10 % of it in billing API calls, and
+   * all shoppers together `shoppersPerMinute`, so no visitor can lock the merchant's own back office out.
    */
   merchantPerMinute?: number;
+  /** Billing API calls per minute all shoppers together may cause (default half of `merchantPerMinute`): the rest is the back office's. */
+  shoppersPerMinute?: number;
   /** New checkouts (customers created) per minute from one shopper address (default 20: a household or an office behind one address). */
   perIpNewCustomersPerMinute?: number;
   rateLimitStore?: RateLimitStore;
@@ -50,6 +52,8 @@ export interface CheckoutRequestContext {
 
 export type CheckoutHandler = (request: Request, context?: CheckoutRequestContext) => Promise<Response>;
 
+const CHECKOUT_COMPLETE = 'this checkout is complete: its order can no longer change (start a new checkout for another order)';
+
 /** Bodies the proxy accepts are small JSON objects; anything bigger is refused unread. */
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -67,7 +71,9 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
   const sessions = new CheckoutSessions(options.sessionSecret);
   const store = options.rateLimitStore ?? new MemoryRateLimitStore();
   const perMinute = options.perIpPerMinute ?? 120;
-  const callsPerMinute = Math.max(1, Math.floor((options.merchantPerMinute ?? 1000) / 10));
+  const merchantPerMinute = options.merchantPerMinute ?? 1000;
+  const callsPerMinute = Math.max(1, Math.floor(merchantPerMinute / 10));
+  const shoppersPerMinute = Math.max(1, options.shoppersPerMinute ?? Math.floor(merchantPerMinute / 2));
   const newCustomersPerMinute = options.perIpNewCustomersPerMinute ?? 20;
   const places = minorUnits(options.currency);
   const amount = (value: number) => roundToCurrency(money(value), options.currency).toFixed(places);
@@ -82,12 +88,32 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     value.catch(() => shared.delete(key)); // a failure is not remembered
     return value;
   };
-  const catalogPlans = () => sharedAnswer('plans', 60_000, () => billing.call<PlanResponse[]>('GET', '/v1/Plans?pageSize=1000'));
+  /**
+   * The shoppers' total share of the merchant's budget. Its headers reach the shopper only with its refusal:
+   * otherwise the answer shows the shopper's own (per-address) budget.
+   */
+  const spendShoppersShare = async (answerHeaders: Headers) => {
+    const own = new Headers();
+    try {
+      await enforceRateLimit(store, headerSink(own), 'checkout-calls:all-shoppers', { perMinute: shoppersPerMinute, perDay: shoppersPerMinute * 60 });
+    } catch (error) {
+      own.forEach((value, name) => answerHeaders.set(name, value));
+      throw error;
+    }
+  };
+  const catalogPlans = (answerHeaders: Headers) =>
+    sharedAnswer('plans', 60_000, async () => {
+      await spendShoppersShare(answerHeaders);
+      return billing.call<PlanResponse[]>('GET', '/v1/Plans?pageSize=1000');
+    });
 
   /** One request being answered: its shopper address, the headers of the answer, its session. */
   interface Exchange {
     request: Request;
+    /** The shopper's address (a risk signal for the capture host). */
     ip: string;
+    /** What its per-address budgets count: the address, or its /64 for IPv6. */
+    addressBudget: string;
     headers: Headers;
     params: Record<string, unknown>;
     body: unknown;
@@ -95,18 +121,25 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
 
   /**
    * The billing API on behalf of one shopper address: each call it causes counts against that
-   * address's budget (10 % of the merchant's per minute), before it is made.
+   * address's budget (10 % of the merchant's per minute), then against all shoppers' share, before it is made.
    */
-  const billingFor = (exchange: Exchange) => ({
-    call: async <T>(method: Parameters<BillingApiClient['call']>[0], path: string, body?: unknown): Promise<T> => {
-      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-calls:${exchange.ip}`, { perMinute: callsPerMinute, perDay: callsPerMinute * 60 });
-      return billing.call<T>(method, path, body);
-    },
-    file: async (path: string, mediaType: string): Promise<Uint8Array<ArrayBuffer>> => {
-      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-calls:${exchange.ip}`, { perMinute: callsPerMinute, perDay: callsPerMinute * 60 });
-      return billing.file(path, mediaType);
-    },
-  });
+  const billingFor = (exchange: Exchange) => {
+    const spend = async () => {
+      // An address refused its own budget stops here, so it spends nothing of the other shoppers' share.
+      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-calls:${exchange.addressBudget}`, { perMinute: callsPerMinute, perDay: callsPerMinute * 60 });
+      await spendShoppersShare(exchange.headers);
+    };
+    return {
+      call: async <T>(method: Parameters<BillingApiClient['call']>[0], path: string, body?: unknown): Promise<T> => {
+        await spend();
+        return billing.call<T>(method, path, body);
+      },
+      file: async (path: string, mediaType: string): Promise<Uint8Array<ArrayBuffer>> => {
+        await spend();
+        return billing.file(path, mediaType);
+      },
+    };
+  };
   type BillingForShopper = ReturnType<typeof billingFor>;
 
   /** The session header must name the customer in the path. */
@@ -127,8 +160,8 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     }),
 
     // Step 1: the plans on sale, one option per plan frequency priced in the shop's currency.
-    plans: async (): Promise<PlanOption[]> => {
-      const plans = await catalogPlans();
+    plans: async (exchange): Promise<PlanOption[]> => {
+      const plans = await catalogPlans(exchange.headers);
       const inCurrency = (prices: Array<{ amount: number; currency: string }>) => prices.find((p) => p.currency === options.currency);
       return plans
         .filter((plan) => plan.status === 'Active')
@@ -152,13 +185,16 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
 
     countries: async (exchange): Promise<CountryOption[]> => {
       exchange.headers.set('cache-control', 'public, max-age=3600');
-      return sharedAnswer('countries', 3_600_000, () => billing.call<CountryResponse[]>('GET', '/v1/countries'));
+      return sharedAnswer('countries', 3_600_000, async () => {
+        await spendShoppersShare(exchange.headers);
+        return billing.call<CountryResponse[]>('GET', '/v1/countries');
+      });
     },
 
     // Steps 2-3: the Draft customer with its billing address; the answer carries the session.
     startCheckout: async (exchange): Promise<StartedCheckout> => {
       // Each new checkout is a customer in the merchant's books: fewer per address than other calls.
-      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-customers:${exchange.ip}`, { perMinute: newCustomersPerMinute, perDay: newCustomersPerMinute * 60 });
+      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-customers:${exchange.addressBudget}`, { perMinute: newCustomersPerMinute, perDay: newCustomersPerMinute * 60 });
       const { firstName, lastName, email, address } = exchange.body as z.infer<typeof PROXY_ROUTES.startCheckout.body>;
       const customer = await billingFor(exchange).call<CustomerResponse>('POST', '/v1/customers', {
         firstName,
@@ -183,7 +219,7 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
       const { customerId } = exchange.params as { customerId: number };
       requireSession(exchange, customerId);
       const { planFrequencyId, quantities = {}, couponCode } = exchange.body as z.infer<typeof PROXY_ROUTES.order.body>;
-      const plan = (await catalogPlans()).find((p) => p.planFrequencies.some((f) => f.id === planFrequencyId));
+      const plan = (await catalogPlans(exchange.headers)).find((p) => p.planFrequencies.some((f) => f.id === planFrequencyId));
       const choosable = plan?.planProducts.filter((p) => p.maxQuantity !== undefined) ?? [];
       // The catalogue's bounds, checked here: the billing API lets the merchant's back office set any quantity.
       for (const [code, quantity] of Object.entries(quantities)) {
@@ -192,8 +228,11 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         const min = product.minQuantity ?? 1;
         if (quantity < min || quantity > product.maxQuantity!) throw ApiError.badRequest(`must be between ${min} and ${product.maxQuantity}`, `quantities.${code}`);
       }
+      // Checked before anything is written: once activated, the session may only read its own invoice.
+      const customer = await api.call<CustomerResponse>('GET', `/v1/customers/${customerId}`);
       // One plan per checkout; a repeated request (double click, retry) is answered like the first.
       const existing = await api.call<SubscriptionResponse[]>('GET', `/v1/customers/${customerId}/subscriptions`);
+      if (customer.status !== 'Draft' || existing.some((s) => s.status !== 'Draft')) throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId');
       if (existing.some((s) => s.planFrequency.id !== planFrequencyId)) {
         throw ApiError.conflict('this checkout already has another plan: start a new checkout to change it', 'planFrequencyId');
       }
@@ -253,13 +292,15 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     try {
       return await api.call<SubscriptionResponse>('PUT', '/v1/subscriptions', {
         id: subscription.id,
-        status: subscription.status,
+        // Draft, not whatever was read: the billing API refuses the change (under its lock) if an activation came in between.
+        status: 'Draft',
         subscriptionProducts: subscription.subscriptionProducts
           .filter((p) => quantity(p.productCode) !== undefined)
           .map((p) => ({ id: p.id, quantity: String(quantity(p.productCode)) })),
         coupons: couponCode ? [{ code: couponCode }] : [],
       });
     } catch (error) {
+      if (error instanceof ApiError && error.statusCode === 400 && error.errors.some((e) => e.Key === 'status')) throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId');
       if (error instanceof ApiError && error.statusCode === 400 && error.errors.some((e) => e.Key.startsWith('coupons'))) {
         // The billing API's words name its own fields; the shopper typed one code.
         const unknown = error.errors.some((e) => e.Value.startsWith('unknown coupon'));
@@ -342,9 +383,11 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
       const basePath = (context.basePath ?? options.basePath ?? '/checkout').replace(/\/$/, '');
       const path = url.pathname.replace(/\/$/, '');
       const ip = context.clientIp ?? 'unknown';
+      // Every per-address budget counts an IPv6 address by its /64 (one subscriber's network).
+      const addressBudget = addressBudgetKey(ip);
       // Anyone can reach these routes: each shopper address gets its own budget, so one
       // visitor cannot spend the merchant's API rate limit.
-      await enforceRateLimit(store, headerSink(headers), `checkout-ip:${ip}`, { perMinute, perDay: perMinute * 60 });
+      await enforceRateLimit(store, headerSink(headers), `checkout-ip:${addressBudget}`, { perMinute, perDay: perMinute * 60 });
       const notFound = () => new ApiError(404, [{ Key: API_ERROR_KEY, Value: `endpoint ${request.method} ${url.pathname} not found` }]);
       if (!path.toLowerCase().startsWith(basePath.toLowerCase())) throw notFound();
       const subPath = path.slice(basePath.length) || '/';
@@ -353,7 +396,7 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         .map((r) => ({ ...r, found: r.route.method === request.method ? r.pattern.exec(subPath) : null }))
         .find((r) => r.found);
       if (!match) throw notFound();
-      const exchange: Exchange = { request, ip, headers, params: {}, body: undefined };
+      const exchange: Exchange = { request, ip, addressBudget, headers, params: {}, body: undefined };
       if (match.route.params) exchange.params = parsed(match.route.params, match.found?.groups ?? {}) as Record<string, unknown>;
       if (match.route.body) exchange.body = parsed(match.route.body, await jsonBody(request));
       const answer = await handlers[match.name](exchange);

@@ -49,6 +49,7 @@ export const PROXY_ROUTES = {
     params: CustomerParams,
     body: SubscriptionBody,
     response: OrderSummaryResponse,
+    errors: { 409: 'the checkout already has another plan, or it is complete (the customer was activated): its order can no longer change' },
     summary:
       'Steps 4-5: the subscription with the chosen quantities and coupon, its previewed first invoice, the renewal terms and a capture token. One plan per checkout; sent again with other quantities or another coupon, it changes them and answers the new preview',
   },

@@ -98,3 +98,26 @@ export const SHOPPER = {
   email: 'grace@example.com',
   address: { line1: '1 Main Street', city: 'New York', postalZip: '10001', country: 'US', state: 'US-NY' },
 };
+
+/**
+ * A shopper's whole checkout through the proxy and the capture host: the order, the card with the first
+ * payment (the capture token the order answered, the previewed total), the activation. Its session and paid first invoice.
+ */
+export async function completedCheckout(h: CheckoutHarness, order: Record<string, unknown> = { planFrequencyId: 11 }) {
+  const { customerId, session } = (await h.proxy('POST', '/customers', SHOPPER)).json();
+  const summary = (await h.proxy('POST', `/customers/${customerId}/subscriptions`, order, session)).json();
+  const paid = await fetch(`${h.captureUrl}/api/paymentsv2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      customerId, publicApiKey: h.billing.account.publicApiKey, captureToken: summary.captureToken, cardNumber: '4242424242424242', firstName: 'Grace', lastName: 'Hopper',
+      expirationMonth: 12, expirationYear: 30, cvv: '123', recaptcha: `dev-${Math.random()}`, riskToken: 'rt', clientIp: '203.0.113.9', email: 'grace@example.com',
+      paymentCollectOptions: { collectionAmount: summary.total },
+    }),
+  });
+  if (paid.status !== 200) throw new Error(`the first payment failed: ${await paid.text()}`);
+  const done = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
+  if (done.statusCode !== 200) throw new Error(`activation failed: ${done.body}`);
+  const invoice = done.json().invoice as { id: number; number: number };
+  return { customerId: customerId as number, session: session as string, invoice };
+}
