@@ -8,8 +8,19 @@ const booleanString = z
 
 export const DEMO_CATALOG_PATH = fileURLToPath(new URL('../catalog/demo-catalog.json', import.meta.url));
 
+/**
+ * Production, said by RENEW_ENV=production (the explicit switch) or by NODE_ENV=production, in any
+ * casing and without surrounding spaces: `Production` and `PRODUCTION ` are what people type, and a
+ * spelling that missed would quietly allow test clocks and plain HTTP. Nothing turns it off again
+ * once either says so.
+ */
+export function isProduction(env: { NODE_ENV?: string; RENEW_ENV?: string }): boolean {
+  return [env.RENEW_ENV, env.NODE_ENV].some((value) => value?.trim().toLowerCase() === 'production');
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.string().optional(),
+  RENEW_ENV: z.string().optional(),
   RENEW_HOST: z.string().default('127.0.0.1'),
   RENEW_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   RENEW_DATA_DIR: z.string().default('.data'),
@@ -42,7 +53,7 @@ const EnvSchema = z.object({
 export interface Config {
   /** Webhook URL checks: http:// allowed, private addresses allowed (both off by default). */
   webhooks: { allowHttp: boolean; allowPrivate: boolean };
-  /** RENEW_TEST_CLOCKS: accounts may advance their own clock (never with NODE_ENV=production). */
+  /** RENEW_TEST_CLOCKS: accounts may advance their own clock (never in production). */
   testClocks: boolean;
   /** Billing clock interval; 0: off. */
   billingClockMs: number;
@@ -65,7 +76,7 @@ export interface Config {
   metricsToken?: string;
   /** Which payment gateway adapter; only the built-in sandbox exists so far. */
   gateway: { name: 'sandbox'; timeoutMs: number };
-  /** NODE_ENV=production: defaults become strict, and test doubles (the sandbox gateway) are warned about at every start. */
+  /** RENEW_ENV or NODE_ENV=production (any casing): defaults become strict, and test doubles (the sandbox gateway) are warned about at every start. */
   production: boolean;
 }
 
@@ -82,8 +93,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.RENEW_TLS_CERT) !== Boolean(e.RENEW_TLS_KEY)) {
     throw new Error('invalid configuration: RENEW_TLS_CERT and RENEW_TLS_KEY go together');
   }
-  if (e.RENEW_TEST_CLOCKS && e.NODE_ENV === 'production') {
-    throw new Error('invalid configuration: RENEW_TEST_CLOCKS=true is refused with NODE_ENV=production (test clocks move billing time; they are for rehearsals)');
+  const production = isProduction(e);
+  if (e.RENEW_TEST_CLOCKS && production) {
+    throw new Error('invalid configuration: RENEW_TEST_CLOCKS=true is refused in production (NODE_ENV or RENEW_ENV=production; test clocks move billing time, they are for rehearsals)');
   }
   return {
     testClocks: e.RENEW_TEST_CLOCKS,
@@ -96,12 +108,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     catalogPath: e.RENEW_CATALOG ? path.resolve(e.RENEW_CATALOG) : DEMO_CATALOG_PATH,
     publicBaseUrl: e.RENEW_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     tls: e.RENEW_TLS_CERT && e.RENEW_TLS_KEY ? { certPath: e.RENEW_TLS_CERT, keyPath: e.RENEW_TLS_KEY } : undefined,
-    requireTls: e.RENEW_REQUIRE_TLS ?? e.NODE_ENV === 'production',
+    requireTls: e.RENEW_REQUIRE_TLS ?? production,
     trustProxy: parseTrustProxy(e.RENEW_TRUST_PROXY),
     logLevel: e.RENEW_LOG_LEVEL,
     ...(e.RENEW_METRICS_TOKEN ? { metricsToken: e.RENEW_METRICS_TOKEN } : {}),
     gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
-    production: e.NODE_ENV === 'production',
+    production,
     billingClockMs: e.RENEW_BILLING_CLOCK_MS,
     webhooks: { allowHttp: e.RENEW_WEBHOOK_ALLOW_HTTP, allowPrivate: e.RENEW_WEBHOOK_ALLOW_PRIVATE },
     email: e.RENEW_SMTP_URL ? { smtpUrl: e.RENEW_SMTP_URL, from: e.RENEW_EMAIL_FROM } : undefined,
@@ -116,4 +128,4 @@ function parseTrustProxy(value: string | undefined): string | boolean {
 
 /** Said at every start when production runs on the sandbox: no card is really charged. */
 export const SANDBOX_IN_PRODUCTION_WARNING =
-  'NODE_ENV=production with the sandbox payment gateway (RENEW_GATEWAY=sandbox): no card is really charged; test cards only';
+  'production (NODE_ENV or RENEW_ENV=production) with the sandbox payment gateway (RENEW_GATEWAY=sandbox): no card is really charged; test cards only';

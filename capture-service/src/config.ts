@@ -6,7 +6,6 @@ import { GOOGLE_SITEVERIFY_URL } from './captcha/siteverify-captcha.js';
 import { isLoopback } from '@renew/billing-service/observability';
 
 const EnvSchema = z.object({
-  NODE_ENV: z.string().optional(),
   RENEW_CAPTURE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   RENEW_CAPTCHA: z.enum(['google', 'dev']).optional(),
   RENEW_RECAPTCHA_VERIFY_URL: z.url().default(GOOGLE_SITEVERIFY_URL),
@@ -49,6 +48,8 @@ export interface CaptureConfig {
   emailEnabled: boolean;
   /** RENEW_TEST_CLOCKS, shared with the billing API: a payment collected here is dated at its account's test clock. */
   testClocks: boolean;
+  /** RENEW_ENV or NODE_ENV=production (any casing), read by the billing service's loadConfig. */
+  production: boolean;
 }
 
 /**
@@ -68,8 +69,8 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
   const e = parsed.data;
   const anySecret = Boolean(e.RENEW_RECAPTCHA_SECRET || catalog?.capture.recaptchaSecret);
   const mode = e.RENEW_CAPTCHA ?? (anySecret ? 'google' : 'dev');
-  if (!e.RENEW_CAPTCHA && mode === 'dev' && e.NODE_ENV === 'production') {
-    throw new Error('invalid configuration: NODE_ENV=production needs RENEW_RECAPTCHA_SECRET (or RENEW_CAPTCHA=dev, which accepts any token)');
+  if (!e.RENEW_CAPTCHA && mode === 'dev' && shared.production) {
+    throw new Error('invalid configuration: production (NODE_ENV or RENEW_ENV=production) needs RENEW_RECAPTCHA_SECRET (or RENEW_CAPTCHA=dev, which accepts any token)');
   }
   // The development CAPTCHA accepts any token: as a default it serves only this machine.
   if (!e.RENEW_CAPTCHA && mode === 'dev' && !isLoopbackHost(shared.host)) {
@@ -98,6 +99,7 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
     ...(shared.metricsToken ? { metricsToken: shared.metricsToken } : {}),
     emailEnabled: shared.email !== undefined,
     testClocks: shared.testClocks,
+    production: shared.production,
   };
 }
 

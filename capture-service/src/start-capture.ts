@@ -76,7 +76,7 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     observability: { ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), ...(options.database.pools ? { pools: options.database.pools } : {}), processMetrics: true },
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
-  if (process.env.NODE_ENV === 'production' && !options.gateway) app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
+  if (config.production && !options.gateway) app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
   if (!new ShopDomains(options.catalog.capture.allowedShopDomains).restricted) {
     app.log.warn(CARD_FIELDS_FRAMED_BY_ANYONE_WARNING);
   }

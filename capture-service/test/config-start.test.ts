@@ -57,6 +57,11 @@ describe('loadCaptureConfig', () => {
     expect(() => loadCaptureConfig({ RENEW_CAPTURE_PORT: 'x' })).toThrow(/RENEW_CAPTURE_PORT/);
     expect(() => loadCaptureConfig({ RENEW_RECAPTCHA_VERIFY_URL: 'not a url' })).toThrow(/RENEW_RECAPTCHA_VERIFY_URL/);
     expect(() => loadCaptureConfig({ NODE_ENV: 'production' })).toThrow(/needs RENEW_RECAPTCHA_SECRET/);
+    // Production in any casing, or said by RENEW_ENV.
+    for (const env of [{ NODE_ENV: 'Production' }, { RENEW_ENV: 'production' }]) {
+      expect(() => loadCaptureConfig(env), JSON.stringify(env)).toThrow(/needs RENEW_RECAPTCHA_SECRET/);
+      expect(loadCaptureConfig({ ...env, RENEW_CAPTCHA: 'dev' }), JSON.stringify(env)).toMatchObject({ production: true, requireTls: true });
+    }
     expect(loadCaptureConfig({ NODE_ENV: 'production', RENEW_CAPTCHA: 'dev' }).captcha.mode).toBe('dev');
     expect(() => loadCaptureConfig({ RENEW_CAPTCHA: 'google' }, catalog)).toThrow(/needs RENEW_RECAPTCHA_SECRET/);
   });

@@ -98,6 +98,25 @@ describe('every validation failure is 400 keyed on the canonical field, before t
     expect(errorsOf(query)).toEqual([{ Key: 'cardNumber', Value: 'is given more than once, with different values' }]);
   });
 
+  it('refuses a JSON body naming one property twice, even with the same value, before the CAPTCHA token is spent', async () => {
+    const params = t.params(customerId);
+    const calls = t.stub.calls.length;
+    const json = JSON.stringify(params);
+    const cases: Array<[payload: string, key: string]> = [
+      [`{"cvv":${JSON.stringify(params.cvv)},${json.slice(1)}`, 'cvv'],
+      [`{"cardNumber":"5555555555554444",${json.slice(1)}`, 'cardNumber'],
+      [`{"paymentCollectOptions":{"collectionAmount":"1.00","collectionAmount":"900.00"},${json.slice(1)}`, 'paymentCollectOptions.collectionAmount'],
+    ];
+    for (const [payload, key] of cases) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload });
+      expect(res.statusCode, key).toBe(400);
+      expect(errorsOf(res), key).toEqual([{ Key: key, Value: 'is given more than once in the same object' }]);
+    }
+    expect(t.stub.calls.length).toBe(calls);
+    const fixed = await t.post(params);
+    expect(fixed.statusCode, fixed.body).toBe(200);
+  });
+
   it('refuses bodies that are not a JSON object or form fields', async () => {
     const array = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: '[1,2]' });
     expect(array.statusCode).toBe(400);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { isProduction } from '@renew/billing-service';
 import { checkoutProxy, type CheckoutProxyOptions } from '@renew/widget/proxy/checkout-proxy.js';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
@@ -12,7 +13,7 @@ export interface DemoSiteOptions {
   /** The merchant's checkout proxy, mounted at /checkout. */
   checkout: CheckoutProxyOptions;
   logger?: boolean | { level: string };
-  /** Serve the widget's source maps (default: unless NODE_ENV=production). */
+  /** Serve the widget's source maps (default: unless in production, NODE_ENV or RENEW_ENV=production in any casing). */
   serveSourceMaps?: boolean;
 }
 
@@ -51,7 +52,7 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
   });
   await app.register(fastifyStatic, { root: PUBLIC_DIR, prefix: '/' });
   // Source maps help while developing; in production they are not served.
-  const serveSourceMaps = options.serveSourceMaps ?? process.env.NODE_ENV !== 'production';
+  const serveSourceMaps = options.serveSourceMaps ?? !isProduction(process.env);
   await app.register(fastifyStatic, {
     root: WIDGET_DIST_DIR,
     prefix: '/widget/',

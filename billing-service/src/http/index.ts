@@ -6,6 +6,7 @@
 export { jsonApi, jsonApiServerOptions, type JsonApiOptions } from './json-api.js';
 export { ApiError, API_ERROR_KEY, errorBody, type ErrorBody } from './errors.js';
 export { unstorableText, validationError } from './validation.js';
+export { refuseDuplicateKeys } from './json-duplicate-keys.js';
 export type { Caller } from './auth.js';
 export { enforceRateLimit, MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from './rate-limit.js';
 export { addressBudgetKey } from './address-budget.js';

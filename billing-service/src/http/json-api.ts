@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../app-context.js';
 import './context.js';
 import { API_ERROR_KEY, ApiError, errorBody, registerErrorHandling, sendError } from './errors.js';
+import { refuseDuplicateKeys } from './json-duplicate-keys.js';
 import { MethodIndex } from './method-index.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './validation.js';
 
@@ -55,7 +56,7 @@ export interface JsonApiOptions {
 
 /**
  * The JSON-API setup, as one plugin applied to the app that registers it
- * (fastify-plugin): JSON bodies (an empty one, with any Content-Type, counts as
+ * (fastify-plugin): JSON bodies (an object naming one property twice is a 400; an empty one, with any Content-Type, counts as
  * no body: many clients send a Content-Type on every request), zod validation,
  * plain JSON.stringify responses, the spec's error bodies (405 for a known path
  * with the wrong method), and `app.ctx` / `request.caller`. Register it before
@@ -71,7 +72,15 @@ export const jsonApi = fp<JsonApiOptions>(
       app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
         const text = body as string;
         if (text.trim() === '') return done(null, undefined);
-        return parseJson(request, text, done);
+        return parseJson(request, text, (error, value) => {
+          if (error) return done(error, undefined);
+          try {
+            refuseDuplicateKeys(text, value);
+          } catch (refusal) {
+            return done(refusal as Error, undefined);
+          }
+          return done(null, value);
+        });
       });
       // An empty body (nothing, or only whitespace) is no body whatever its Content-Type: some clients send
       // `application/x-www-form-urlencoded` with `Content-Length: 0` on every POST. Any other non-JSON body is 415.

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** How webhook URLs are checked, at create/update and again at each delivery. */
 export interface WebhookUrlSafety {
@@ -67,7 +68,9 @@ export async function resolveSafely(url: URL, safety: WebhookUrlSafety): Promise
   if (!safety.allowPrivate) {
     for (const a of addresses) {
       const why = forbiddenAddressReason(a.address);
-      if (why) throw new UnsafeUrlError(`host ${host} resolves to ${a.address}, ${why}; only public addresses are allowed`);
+      if (!why) continue;
+      // What a name resolves to stays unsaid: the answer would map the network behind this server.
+      throw new UnsafeUrlError(literal ? `${host} is ${why}; only public addresses are allowed` : `host ${host} does not resolve to a public address; only public addresses are allowed`);
     }
   }
   return addresses;
@@ -92,91 +95,79 @@ export async function checkWebhookUrl(raw: string, safety: WebhookUrlSafety, tim
 
 // ---------------------------------------------------------------- address ranges
 
-type Range = { prefix: number[]; bits: number; why: string };
+/**
+ * ipaddr.js's names for the ranges (its maintained table of IANA special-purpose addresses), in words.
+ * Only `unicast` (none of its special ranges) may receive webhooks; a name not listed here is refused as "reserved".
+ */
+const RANGE_WORDS: Record<string, string> = {
+  unspecified: 'an unspecified address',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
+  linkLocal: 'a link-local address',
+  loopback: 'a loopback address',
+  carrierGradeNat: 'a shared (CGNAT) address',
+  private: 'a private address',
+  uniqueLocal: 'a unique local (private) address',
+  deprecatedSiteLocal: 'a site-local address',
+  discard: 'a discard-only address',
+  benchmarking: 'a benchmarking address',
+};
 
-const V4_RANGES: Range[] = [
-  { prefix: [0, 0, 0, 0], bits: 8, why: 'an unspecified ("this network") address' },
-  { prefix: [10, 0, 0, 0], bits: 8, why: 'a private address' },
-  { prefix: [100, 64, 0, 0], bits: 10, why: 'a shared (CGNAT) address' },
-  { prefix: [127, 0, 0, 0], bits: 8, why: 'a loopback address' },
-  { prefix: [169, 254, 0, 0], bits: 16, why: 'a link-local address' },
-  { prefix: [172, 16, 0, 0], bits: 12, why: 'a private address' },
-  { prefix: [192, 0, 0, 0], bits: 24, why: 'a reserved address' },
-  { prefix: [192, 0, 2, 0], bits: 24, why: 'a documentation address' },
-  { prefix: [192, 168, 0, 0], bits: 16, why: 'a private address' },
-  { prefix: [198, 18, 0, 0], bits: 15, why: 'a benchmarking address' },
-  { prefix: [198, 51, 100, 0], bits: 24, why: 'a documentation address' },
-  { prefix: [203, 0, 113, 0], bits: 24, why: 'a documentation address' },
-  { prefix: [224, 0, 0, 0], bits: 4, why: 'a multicast address' },
-  { prefix: [240, 0, 0, 0], bits: 4, why: 'a reserved address' },
-];
+const rangeWords = (range: string) => RANGE_WORDS[range] ?? 'a reserved address';
 
-// IPv6 as 16 bytes.
-const V6_RANGES: Range[] = [
-  { prefix: [], bits: 128, why: 'the unspecified address' },
-  { prefix: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], bits: 128, why: 'a loopback address' },
-  { prefix: [0x01, 0x00], bits: 64, why: 'a discard-only address' },
-  { prefix: [0x20, 0x01, 0x0d, 0xb8], bits: 32, why: 'a documentation address' },
-  { prefix: [0xfc], bits: 7, why: 'a unique local (private) address' },
-  { prefix: [0xfe, 0x80], bits: 10, why: 'a link-local address' },
-  { prefix: [0xfe, 0xc0], bits: 10, why: 'a site-local address' },
-  { prefix: [0xff], bits: 8, why: 'a multicast address' },
-];
-
-function inRange(bytes: number[], range: Range): boolean {
-  for (let bit = 0; bit < range.bits; bit++) {
-    const byte = bit >> 3;
-    const mask = 0x80 >> (bit & 7);
-    if ((bytes[byte]! & mask) !== ((range.prefix[byte] ?? 0) & mask)) return false;
-  }
-  return true;
+/** The IPv4 address in 32 bits of an IPv6 address, from 16-bit part `at` on. */
+function v4At(parts: number[], at: number, xor = 0): ipaddr.IPv4 {
+  const bits = ((((parts[at]! << 16) | parts[at + 1]!) ^ xor) >>> 0);
+  return new ipaddr.IPv4([bits >>> 24, (bits >>> 16) & 0xff, (bits >>> 8) & 0xff, bits & 0xff]);
 }
 
-function v4Bytes(address: string): number[] {
-  return address.split('.').map(Number);
+/**
+ * The IPv4 addresses an IPv6 address carries, which a translator, relay or tunnel would reach
+ * in its place: null when it carries none, [] when it is of a layout that cannot be decoded.
+ */
+function embeddedV4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const parts = address.parts;
+  const range = address.range();
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:0:0/96
+    case 'rfc6145': // ::ffff:0:0:0/96, IPv4-translated
+      return [v4At(parts, 6)];
+    case 'rfc6052': // NAT64: 64:ff9b::/96, and the local-use 64:ff9b:1::/48 when it has the /96 layout
+      if (parts.slice(3, 6).every((p) => p === 0)) return [v4At(parts, 6)];
+      return []; // an operator's own prefix length puts the IPv4 bits elsewhere: refused, not guessed
+    case '6to4': // 2002:AABB:CCDD::/48
+      return [v4At(parts, 1)];
+    case 'teredo': // 2001:0:server(32):flags:port:client(32, inverted)
+      return [v4At(parts, 2), v4At(parts, 6, 0xffffffff)];
+  }
+  // ::a.b.c.d, IPv4-compatible (deprecated, still routed by some stacks); :: and ::1 are judged as IPv6.
+  if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || parts[7]! > 1)) return [v4At(parts, 6)];
+  return null;
 }
 
-/** 16 bytes of an IPv6 address (zone id dropped, an embedded dotted quad read as two groups). */
-function v6Bytes(address: string): number[] {
-  let text = address.split('%')[0]!.toLowerCase();
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
-    text = text.slice(0, quad.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  let groups: string[];
-  if (text.includes('::')) {
-    const [head, rest] = text.split('::') as [string, string];
-    const headGroups = head ? head.split(':') : [];
-    const restGroups = rest ? rest.split(':') : [];
-    groups = [...headGroups, ...Array(Math.max(0, 8 - headGroups.length - restGroups.length)).fill('0'), ...restGroups];
-  } else {
-    groups = text.split(':');
-  }
-  return groups.slice(0, 8).flatMap((g) => {
-    const n = parseInt(g || '0', 16);
-    return [(n >> 8) & 0xff, n & 0xff];
-  });
+function v4Reason(address: ipaddr.IPv4): string | null {
+  const range = address.range();
+  return range === 'unicast' ? null : rangeWords(range);
 }
 
-/** Why an address may not receive webhooks (null: a public address). IPv4-mapped and NAT64 IPv6 are judged by their IPv4 address. */
+/**
+ * Why an address may not receive webhooks (null: a public address). IPv6 forms that carry an
+ * IPv4 address (mapped, translated, NAT64, 6to4, Teredo, compatible) are judged by that address.
+ */
 export function forbiddenAddressReason(address: string): string | null {
-  const family = isIP(address);
-  if (family === 4) {
-    const bytes = v4Bytes(address);
-    return V4_RANGES.find((r) => inRange(bytes, r))?.why ?? null;
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return v4Reason(parsed as ipaddr.IPv4);
+  const v6 = parsed as ipaddr.IPv6;
+  const carried = embeddedV4(v6);
+  if (carried === null) {
+    const range = v6.range();
+    return range === 'unicast' ? null : rangeWords(range);
   }
-  if (family !== 6) return 'not an IP address';
-  const bytes = v6Bytes(address);
-  const zeros = (n: number) => bytes.slice(0, n).every((b) => b === 0);
-  // ::ffff:a.b.c.d (IPv4-mapped), ::a.b.c.d (IPv4-compatible, deprecated), 64:ff9b::a.b.c.d (NAT64).
-  const mapped = zeros(10) && bytes[10] === 0xff && bytes[11] === 0xff;
-  const compatible = zeros(12) && !zeros(16) && !(zeros(15) && bytes[15] === 1);
-  const nat64 = bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && bytes.slice(4, 12).every((b) => b === 0);
-  if (mapped || compatible || nat64) {
-    const v4 = V4_RANGES.find((r) => inRange(bytes.slice(12), r));
-    return v4 ? `${v4.why} (IPv4 in IPv6)` : null;
+  if (carried.length === 0) return 'a NAT64 address of a local prefix';
+  for (const v4 of carried) {
+    const why = v4Reason(v4);
+    if (why) return `${why} (IPv4 in IPv6)`;
   }
-  if (zeros(16)) return 'the unspecified address';
-  return V6_RANGES.slice(1).find((r) => inRange(bytes, r))?.why ?? null;
+  return null;
 }

@@ -259,6 +259,6 @@ describe('advance and reset answer clearly', () => {
       await plain.close();
     }
     expect(loadConfig({ RENEW_TEST_CLOCKS: 'true' }).testClocks).toBe(true);
-    expect(() => loadConfig({ RENEW_TEST_CLOCKS: 'true', NODE_ENV: 'production' })).toThrow(/RENEW_TEST_CLOCKS=true is refused with NODE_ENV=production/);
+    expect(() => loadConfig({ RENEW_TEST_CLOCKS: 'true', NODE_ENV: 'production' })).toThrow(/RENEW_TEST_CLOCKS=true is refused in production/);
   });
 });

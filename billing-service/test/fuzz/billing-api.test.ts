@@ -15,7 +15,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
 import {
-  bodyArb, check, encodePart, formatStats, FuzzFailure, headerSafe, listQuerystring, newStats, ODD_CONTENT_TYPES, ODD_PATH_IDS, oddHeaderValue,
+  bodyArb, check, describeRequest, duplicateKeyBodyArb, encodePart, formatStats, FuzzFailure, headerSafe, listQuerystring, newStats, ODD_CONTENT_TYPES, ODD_PATH_IDS, oddHeaderValue,
   rawPayloads, replayOptions, runsPerOperation, validArb, wildString, type FuzzRequest, type KnownFinding, type Refs, type Schema, type Stats,
 } from './fuzz-kit.js';
 import { KNOWN } from './known-findings.js';
@@ -217,6 +217,7 @@ function requestArb(op: Operation, world: World, keys: { apiKey: string; publicK
     ? fc.oneof(
         { arbitrary: bodyArb(op.body, refs, world.seeds[op.name] ?? []).map((b) => ({ payload: safeStringify(b.value), how: b.how })), weight: 14 },
         { arbitrary: rawPayloads.map((payload) => ({ payload, how: 'raw payload' })), weight: 2 },
+        { arbitrary: duplicateKeyBodyArb(bodyArb(op.body, refs, world.seeds[op.name] ?? [])), weight: 3 },
         { arbitrary: fc.constant({ payload: undefined as string | undefined, how: 'no body' }), weight: 1 },
       )
     : fc.oneof(
@@ -261,7 +262,10 @@ function requestArb(op: Operation, world: World, keys: { apiKey: string; publicK
         body.payload !== undefined && contentType !== 'application/json' && 'odd content-type',
         methodSwap && `method ${methodSwap}`,
       ].filter(Boolean);
-      return { method: methodSwap ?? op.method, url, headers, ...(body.payload !== undefined ? { payload: body.payload } : {}), how: odd.join(', ') || 'valid' };
+      // A property named twice is refused as soon as the body is parsed: what comes before (the route, the key) must be in order.
+      const plain = odd.length === 1 && odd[0] === body.how && !extraHeaders;
+      const duplicateKey = 'key' in body && typeof body.key === 'string' && plain ? { duplicateKey: body.key } : {};
+      return { method: methodSwap ?? op.method, url, headers, ...(body.payload !== undefined ? { payload: body.payload } : {}), how: odd.join(', ') || 'valid', ...duplicateKey };
     });
 }
 
@@ -299,6 +303,13 @@ function examplesFor(op: Operation, world: World, apiKey: string): FuzzRequest[]
   }
   if (op.body) {
     out.push({ method: op.method, url: fill('1'), headers, payload: deepJsonSmall(), how: 'deep nesting' });
+    const seed = world.seeds[op.name]?.[0];
+    const duplicated = seed && typeof seed === 'object' && !Array.isArray(seed) ? Object.keys(seed)[0] : undefined;
+    if (duplicated) {
+      const payload = `{${JSON.stringify(duplicated)}:null,${JSON.stringify(seed).slice(1)}`;
+      out.push({ method: op.method, url: fill(String(world.refs.customerid![0])), headers, payload, how: `duplicate key ${duplicated}`, duplicateKey: duplicated });
+    }
+    out.push({ method: op.method, url: fill('1'), headers, payload: '{"a":{"b":[{"c":1,"c":1}]}}', how: 'duplicate key a.b[0].c', duplicateKey: 'a.b[0].c' });
   }
   return out;
 }
@@ -333,7 +344,10 @@ describe('fuzzing every operation of /v1/openapi.json', () => {
       const keys = { apiKey: t.account.apiKey, publicKey: t.account.publicApiKey };
       const app: FastifyInstance = t.app;
       const property = fc.asyncProperty(requestArb(op, world, keys), async (req) => {
-        await check(app, t.database.db, req, stats, KNOWN);
+        const res = await check(app, t.database.db, req, stats, KNOWN);
+        if (req.duplicateKey !== undefined && !(res.statusCode === 400 && res.json().Errors?.[0]?.Key === req.duplicateKey)) {
+          throw new FuzzFailure(`a property named twice was not refused with 400 keyed "${req.duplicateKey}"\n  request: ${describeRequest(req)}\n  response: ${res.statusCode} ${res.body.slice(0, 500)}`);
+        }
       });
       try {
         await fc.assert(property, { numRuns: RUNS, examples: examplesFor(op, world, keys.apiKey).map((e) => [e]), ...replayOptions() });

@@ -332,6 +332,71 @@ export function bodyArb(schema: Schema, refs: Refs, seeds: readonly unknown[] = 
   return fc.oneof(...mutations);
 }
 
+/** A body as JSON text with one property of one of its objects named twice, and that property's path as an error body keys it. */
+export interface DuplicateKeyBody {
+  payload: string;
+  key: string;
+  how: string;
+}
+
+/** `a.b[2].c`, the way the spec's error bodies name a field. */
+export function pathKey(path: ReadonlyArray<string | number>): string {
+  return path.reduce<string>((key, part) => (typeof part === 'number' ? `${key}[${part}]` : key ? `${key}.${part}` : part), '');
+}
+
+/** The objects of a JSON value that have properties, with their paths, in the order JSON.stringify writes them. */
+function objectsWithProperties(value: unknown, limit = 40): Array<{ path: Array<string | number>; object: Record<string, unknown> }> {
+  const found: Array<{ path: Array<string | number>; object: Record<string, unknown> }> = [];
+  const pending: Array<{ path: Array<string | number>; value: unknown }> = [{ path: [], value }];
+  while (pending.length > 0 && found.length < limit) {
+    const { path, value: v } = pending.shift()!;
+    if (v === null || typeof v !== 'object' || path.length > 8) continue;
+    const entries: Array<[string | number, unknown]> = Array.isArray(v) ? v.map((item, i) => [i, item]) : Object.entries(v);
+    if (!Array.isArray(v) && entries.length > 0) found.push({ path, object: v as Record<string, unknown> });
+    for (const [k, item] of entries) pending.push({ path: [...path, k], value: item });
+  }
+  return found;
+}
+
+/**
+ * Bodies of `bodies` with one property named twice: the copy is written first in its object,
+ * with the same value or another one. Bodies without an object (or with names the JSON parser
+ * refuses on their own, `__proto__`, `constructor`) are left out.
+ */
+export function duplicateKeyBodyArb(bodies: fc.Arbitrary<Body>): fc.Arbitrary<DuplicateKeyBody> {
+  return bodies
+    .map((body) => {
+      let text: string | undefined;
+      try {
+        text = JSON.stringify(body.value);
+      } catch {
+        return undefined;
+      }
+      if (text === undefined || /"(__proto__|constructor)"/.test(text)) return undefined;
+      const value: unknown = JSON.parse(text); // plain data: no shared references, no toJSON
+      const objects = objectsWithProperties(value);
+      return objects.length > 0 ? { value, objects } : undefined;
+    })
+    .filter((found) => found !== undefined)
+    .chain(({ value, objects }) =>
+      fc.tuple(fc.nat({ max: objects.length - 1 }), fc.nat(), fc.constantFrom<unknown>(SAME, SAME, null, 0, '', 'another', [], {}, { a: 1 }, true)).map(([which, keyIndex, copy]) => {
+        const { path, object } = objects[which]!;
+        const names = Object.keys(object);
+        const name = names[keyIndex % names.length]!;
+        const copyText = JSON.stringify(copy === SAME ? object[name] : copy) ?? 'null';
+        const marker = '\u0000duplicate-key-marker\u0000';
+        const withMarker = JSON.stringify(value, function (this: unknown, _key, v) {
+          return v === object ? marker : v;
+        });
+        const objectText = `{${JSON.stringify(name)}:${copyText},${JSON.stringify(object).slice(1)}`;
+        const payload = withMarker.replace(JSON.stringify(marker), () => objectText);
+        return { payload, key: pathKey([...path, name]), how: `duplicate key ${pathKey([...path, name])}${copy === SAME ? ' (same value)' : ''}` };
+      }),
+    );
+}
+
+const SAME = Symbol('the same value');
+
 /** Raw payloads no serialiser would produce: broken JSON, duplicate keys, 1e999, a BOM, very deep nesting. */
 export const rawPayloads = fc.constantFrom(
   '{', '}', '[', '{"a":', '{"a":1,}', "{'a':1}", 'nul', 'undefined', '\u0000', '{"a":"\u0000"}', '\ufeff{}', '{}garbage', '{} {}', ' ', '\r\n',
@@ -401,6 +466,8 @@ export interface FuzzRequest {
   remoteAddress?: string;
   /** What the generator did (for the failure message). */
   how: string;
+  /** The body names this property twice, and nothing else is amiss: the answer must be a 400 keyed on it. */
+  duplicateKey?: string;
 }
 
 export interface Observation {
@@ -489,7 +556,7 @@ export class FuzzFailure extends Error {}
  * Sends a request and checks every invariant: status < 500; a non-2xx answer is
  * the spec's error body; at most CPU_BUDGET_MS of CPU; a 4xx changes no watched
  * table. A known finding is recorded in stats.known (the caller fails the test
- * with its message); anything else throws a FuzzFailure with a reproduction.
+ * with its message); anything else throws a FuzzFailure with a reproduction. Returns the answer.
  */
 export async function check(
   app: FastifyInstance,
@@ -497,7 +564,7 @@ export async function check(
   req: FuzzRequest,
   stats: Stats,
   known: readonly KnownFinding[],
-): Promise<void> {
+): Promise<LightMyRequestResponse> {
   const before = await rowCounts(db);
   let { res, cpuMs } = await send(app, req);
   stats.requests += 1;
@@ -550,6 +617,7 @@ export async function check(
     stats.failures += 1;
     throw new FuzzFailure(`${problems.join('; ')}\n  request: ${describeRequest(req)}\n  response: ${status} ${res.body.slice(0, 500)}`);
   }
+  return res;
 }
 
 /** A table of the figures, for the log. */

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CaptureTokenResponse, CountryResponse, CustomerResponse, InvoiceResponse, LifecycleResponse, PlanResponse, SubscriptionResponse } from '@renew/billing-service/api-types';
-import { addressBudgetKey, ApiError, API_ERROR_KEY, enforceRateLimit, errorBody, MemoryRateLimitStore, unstorableText, validationError, type RateLimitStore } from '@renew/billing-service/http';
+import { addressBudgetKey, ApiError, API_ERROR_KEY, enforceRateLimit, errorBody, MemoryRateLimitStore, refuseDuplicateKeys, unstorableText, validationError, type RateLimitStore } from '@renew/billing-service/http';
 import { minorUnits, money, roundToCurrency } from '@renew/billing-service/money';
 import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderSummary, PlanOption, StartedCheckout } from '../checkout-contract.js';
 import { SESSION_HEADER } from '../checkout-contract.js';
@@ -433,11 +433,14 @@ async function jsonBody(request: Request): Promise<unknown> {
   if (text.trim() === '') return {};
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) throw new ApiError(415, [{ Key: API_ERROR_KEY, Value: 'Content-Type must be application/json' }]);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw ApiError.badRequest('body is not valid JSON');
   }
+  refuseDuplicateKeys(text, value);
+  return value;
 }
 
 function json(status: number, body: unknown, headers: Headers): Response {
