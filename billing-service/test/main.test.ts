@@ -70,7 +70,17 @@ describe('npm start', () => {
         body: JSON.stringify({ firstName: 'Started', currency: 'USD' }),
       });
       expect(res.status).toBe(200);
-      expect((await res.json()).uri).toMatch(new RegExp(`^${service.url}/v1/customers/\\d+$`));
+      const customer = await res.json();
+      expect(customer.uri).toMatch(new RegExp(`^${service.url}/v1/customers/\\d+$`));
+      // An invoice PDF, rendered on a worker thread that compiles its TypeScript under tsx as the app does.
+      const call = (method: string, url: string, body?: unknown) =>
+        fetch(`${service.url}${url}`, { method, headers: { authorization: `Basic ${printed![1]}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      expect((await call('POST', '/v1/subscriptions', { customerId: customer.id, planFrequencyId: 11 })).status).toBe(200);
+      const activated = await call('POST', '/v1/customeractivation?view=sideeffects', { customerId: customer.id, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
+      expect(activated.status).toBe(200);
+      const pdf = await call('GET', `/v1/Invoices/pdf/${(await activated.json()).invoices[0].id}`);
+      expect(pdf.status).toBe(200);
+      expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
       const store = await demoStorePlans(service.output());
       expect(store.page).toContain('<renew-checkout');
       expect(store.plans).toBe(200);

@@ -170,6 +170,8 @@ export const CatalogSchema = z
         maxCollectionAmount: z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/)]).transform(String).default('10000'),
       })
       .prefault({}),
+    /** Webhook endpoints an account may have at once (each event goes to at most this many: its fan-out). */
+    webhooks: z.object({ maxEndpoints: z.number().int().positive().max(1000).default(16) }).prefault({}),
     /** Bulk payment jobs are activated for the account by the provider (the spec's prerequisite). */
     bulk: z.object({ enabled: z.boolean().default(false), maxRecords: z.number().int().positive().max(100_000).default(10_000) }).prefault({}),
     taxRates: z.array(TaxRate).default([]),

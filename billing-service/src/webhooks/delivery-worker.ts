@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { PeriodicTask } from '../background/periodic-task.js';
 import type { Db } from '../db/database.js';
 import { InstanceLiveness } from '../db/instance-liveness.js';
-import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, releaseDeliveryClaimsOf, type ClaimedDelivery } from './repository.js';
+import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, releaseDeliveryClaimsOf, WEBHOOK_SENDS_PER_ENDPOINT, type ClaimedDelivery } from './repository.js';
 import { UnrecordedWrites } from '../background/unrecorded-writes.js';
 import { checkUrlForm, resolveSafely, UnsafeUrlError, type ResolvedAddress, type WebhookUrlSafety } from './url-safety.js';
 
@@ -25,8 +25,10 @@ export interface WebhookWorkerOptions extends WebhookUrlSafety {
   retryDelaysMs?: number[];
   /** 0 ≤ x < 1, for the jitter (default Math.random; tests fix it). */
   random?: () => number;
-  /** Deliveries sent at once (default 10). */
-  batchSize?: number;
+  /** Deliveries in flight at once on this instance (default 10); a slot that frees is filled at once. */
+  concurrency?: number;
+  /** Deliveries in flight at once to one endpoint, over all instances (default 2). */
+  perEndpoint?: number;
   /** Told when an endpoint is disabled after a day of failures (besides the log). */
   onEndpointDisabled?: (endpoint: { id: number; accountId: number; url: string }) => void | Promise<void>;
 }
@@ -69,20 +71,60 @@ export class WebhookDeliveryWorker {
    * Sends everything due, until nothing is left (a success makes the same customer's next event
    * due at once). `now` fixes the clock (tests); the signature's timestamp is always the real time.
    * Returns how many attempts were made.
+   *
+   * Deliveries are kept in flight in a pool of `concurrency` slots, at most `perEndpoint` to one
+   * endpoint, picked round robin over accounts and endpoints (claimDueDeliveries); a slot that frees
+   * is filled at once, and while every free slot waits for a slow endpoint, due work is looked for
+   * again each poll interval. So a slow or dead endpoint holds its own slots only, never the others'.
+   * A run returns only once its last delivery is recorded: between runs this instance has nothing in
+   * flight, which is what lets the next run free all of its leftover claims first.
    */
   async runDue(now?: Date): Promise<number> {
     const timeoutMs = this.options.timeoutMs ?? 10_000;
+    const slots = this.options.concurrency ?? 10;
+    const perEndpoint = this.options.perEndpoint ?? WEBHOOK_SENDS_PER_ENDPOINT;
+    const pollMs = this.options.pollMs ?? 1_000;
+    const inFlight = new Set<Promise<void>>();
     let attempts = 0;
+    let failure: unknown;
     // First what the last run could not write, then this instance's leftover claims (see the e-mail worker).
     await this.unrecorded.replay();
     await releaseDeliveryClaimsOf(this.db, this.instance.id);
     for (;;) {
-      if (this.task.stopped) return attempts;
-      const at = now ?? wallClockNow();
-      const batch = await claimDueDeliveries(this.db, this.instance, at, this.options.batchSize ?? 10, timeoutMs * 3 + 30_000);
-      if (batch.length === 0) return attempts;
-      await Promise.all(batch.map((delivery) => this.attempt(delivery, at)));
-      attempts += batch.length;
+      let claimed = 0;
+      if (failure === undefined && !this.task.stopped && inFlight.size < slots) {
+        const at = now ?? wallClockNow();
+        try {
+          const deliveries = await claimDueDeliveries(this.db, this.instance, at, slots - inFlight.size, timeoutMs * 3 + 30_000, perEndpoint);
+          for (const delivery of deliveries) {
+            const sending: Promise<void> = this.attempt(delivery, at)
+              .catch((error: unknown) => {
+                failure ??= error;
+              })
+              .finally(() => inFlight.delete(sending));
+            inFlight.add(sending);
+          }
+          claimed = deliveries.length;
+          attempts += claimed;
+        } catch (error) {
+          failure = error;
+        }
+      }
+      if (claimed > 0) continue;
+      if (inFlight.size === 0) break;
+      await this.slotFreedOr(inFlight, pollMs);
+    }
+    if (failure !== undefined) throw failure;
+    return attempts;
+  }
+
+  /** Until one of the sends ends, or `ms` have passed (work may have come due for another endpoint). */
+  private async slotFreedOr(inFlight: Set<Promise<void>>, ms: number) {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([...inFlight, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

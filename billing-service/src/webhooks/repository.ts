@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
 import type { InstanceLiveness } from '../db/instance-liveness.js';
 import { isStorableId } from '../db/ids.js';
@@ -218,6 +218,9 @@ export interface ClaimedDelivery {
   payload: unknown;
 }
 
+/** Deliveries in flight to one endpoint at once, unless the worker is told otherwise. */
+export const WEBHOOK_SENDS_PER_ENDPOINT = 2;
+
 /**
  * Takes up to `limit` deliveries due at `now`, for this instance alone (SKIP LOCKED), and marks them
  * claimed by it until `now + leaseMs`: if the instance dies mid-send, another takes them as soon as its
@@ -225,41 +228,41 @@ export interface ClaimedDelivery {
  * Only enabled, undeleted endpoints' deliveries are taken, and a delivery with a customer only when
  * no older delivery to the same endpoint for the same customer is still Pending: per endpoint and
  * customer, events arrive in order, each after the previous one succeeded or finally failed.
+ * Fairness: an endpoint never has more than `perEndpoint` deliveries claimed at once (by any live
+ * instance), and the deliveries are taken round robin, each account's first before any account's
+ * second, and within an account each endpoint's first before any endpoint's second; so a slow
+ * endpoint holds only its own slots and a busy account does not take every free one.
  */
-export async function claimDueDeliveries(db: Db, instance: InstanceLiveness, now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Db, instance: InstanceLiveness, now: Date, limit: number, leaseMs: number, perEndpoint = WEBHOOK_SENDS_PER_ENDPOINT): Promise<ClaimedDelivery[]> {
   return db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('webhookDeliveries as d')
-      .innerJoin('webhookEndpoints as e', 'e.id', 'd.endpointId')
-      .select('d.id')
-      .where('d.status', '=', 'Pending')
-      .where('d.nextAttemptAt', '<=', now)
-      .where((eb) => eb.or([eb('d.claimedUntil', 'is', null), eb('d.claimedUntil', '<=', now), instance.holderGone('d.claimed_by')]))
-      .where('e.status', '=', 'Enabled')
-      .where('e.deletedAt', 'is', null)
-      .where((eb) =>
-        eb.or([
-          eb('d.customerId', 'is', null),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('webhookDeliveries as older')
-                .select(sql`1`.as('one'))
-                .whereRef('older.endpointId', '=', 'd.endpointId')
-                .whereRef('older.customerId', '=', 'd.customerId')
-                .whereRef('older.id', '<', 'd.id')
-                .where('older.status', '=', 'Pending'),
-            ),
-          ),
-        ]),
+    const claimable = sql<SqlBool>`(d.claimed_until is null or d.claimed_until <= ${now} or ${instance.holderGone('d.claimed_by')})`;
+    // Ranked without a lock (window functions cannot be locked), then locked and checked again.
+    const due = await sql<{ id: number }>`
+      with due as (
+        select d.id, d.account_id, row_number() over (partition by d.endpoint_id order by d.id) as endpoint_rank, d.endpoint_id
+        from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+        where d.status = 'Pending' and d.next_attempt_at <= ${now} and ${claimable}
+          and e.status = 'Enabled' and e.deleted_at is null
+          and (d.customer_id is null or not exists (
+            select 1 from webhook_deliveries older
+            where older.endpoint_id = d.endpoint_id and older.customer_id = d.customer_id and older.id < d.id and older.status = 'Pending'))
+      ),
+      busy as (
+        select c.endpoint_id, count(*) as n from webhook_deliveries c
+        where c.status = 'Pending' and c.claimed_until > ${now} and not ${instance.holderGone('c.claimed_by')}
+        group by c.endpoint_id
+      ),
+      open as (
+        select due.id, row_number() over (partition by due.account_id order by due.endpoint_rank, due.id) as account_rank
+        from due left join busy on busy.endpoint_id = due.endpoint_id
+        where due.endpoint_rank + coalesce(busy.n, 0) <= ${perEndpoint}
       )
-      .orderBy('d.id')
-      .limit(limit)
-      .forUpdate('d')
-      .skipLocked()
-      .execute();
-    if (due.length === 0) return [];
-    const ids = due.map((d) => d.id);
+      select d.id from webhook_deliveries d
+      where d.id in (select open.id from open order by open.account_rank, open.id limit ${limit})
+        and d.status = 'Pending' and ${claimable}
+      for update of d skip locked`.execute(trx);
+    if (due.rows.length === 0) return [];
+    const ids = due.rows.map((d) => Number(d.id));
     await trx.updateTable('webhookDeliveries').set({ claimedUntil: new Date(now.getTime() + leaseMs), claimedBy: instance.id }).where('id', 'in', ids).execute();
     const rows = await trx
       .selectFrom('webhookDeliveries as d')
@@ -281,6 +284,12 @@ export async function claimDueDeliveries(db: Db, instance: InstanceLiveness, now
       payload: r.payload,
     }));
   });
+}
+
+/** How many endpoints (not deleted) the account has. */
+export async function countEndpoints(db: Queryable, accountId: number): Promise<number> {
+  const row = await db.selectFrom('webhookEndpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('accountId', '=', accountId).where('deletedAt', 'is', null).executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Frees an instance's claims at once (claims it holds but is not working on: see the delivery worker). */

@@ -10,6 +10,7 @@ import {
   deleteEndpoint,
   findDelivery,
   findEndpoint,
+  countEndpoints,
   insertEndpoint,
   requeueFailedDelivery,
   updateEndpoint,
@@ -97,6 +98,10 @@ async function checkUrl(ctx: AppContext, url: string): Promise<string> {
 export async function createWebhookEndpoint(ctx: AppContext, caller: Caller, input: CreateWebhookEndpointInput): Promise<WebhookEndpointResponse> {
   const url = await checkUrl(ctx, input.url);
   const row = await ctx.db.transaction().execute(async (trx) => {
+    const limit = ctx.catalog.webhooks.maxEndpoints;
+    if ((await countEndpoints(trx, caller.accountId)) >= limit) {
+      throw ApiError.badRequest(`an account has at most ${limit} webhook endpoints: delete one or send more event types to one`, 'url');
+    }
     const endpoint = await insertEndpoint(trx, {
       accountId: caller.accountId,
       url,

@@ -149,11 +149,41 @@ describe('webhook delivery', () => {
     for (let n = 1; n <= 6; n++) await emit(account, 300, 'invoice.posted', { customer: 'C', n });
     for (let n = 1; n <= 12; n++) await emit(account, null, 'bulkJob.completed', { n });
     const now = seconds(new Date(), 1);
-    const [a, b] = await Promise.all([worker({ batchSize: 3 }).runDue(now), worker({ batchSize: 3 }).runDue(now)]);
+    const [a, b] = await Promise.all([worker({ concurrency: 3 }).runDue(now), worker({ concurrency: 3 }).runDue(now)]);
     expect(a + b).toBe(18);
     const events = receiver.received.map((r) => verified(r, hook.secret));
     expect(new Set(events.map((e) => e.id)).size).toBe(18);
     expect(events.filter((e) => e.data.customer === 'C').map((e) => e.data.n)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('a slow endpoint delays only itself: another tenant\'s event is delivered while the slow backlog waits', async () => {
+    const slowTenant = await t.newAccount();
+    const otherTenant = await t.newAccount();
+    const slow = await endpoint(slowTenant, { url: receiver.url('/slow'), eventTypes: ['*'] });
+    const other = await endpoint(otherTenant, { url: receiver.url('/other'), eventTypes: ['*'] });
+    let release!: () => void;
+    const released = new Promise<number>((resolve) => (release = () => resolve(200)));
+    receiver.state.respond = ({ path }) => (path === '/slow' ? released : 200);
+    // The slow tenant's backlog is older than the other tenant's event, and larger than the worker's slots.
+    for (let n = 1; n <= 12; n++) await emit(slowTenant, null, 'bulkJob.completed', { n });
+    await emit(otherTenant, null, 'bulkJob.completed', { n: 'other' });
+
+    const run = worker({ timeoutMs: 60_000, pollMs: 20 }).runDue(seconds(new Date(), 1));
+    const deadline = Date.now() + 15_000;
+    while (!receiver.received.some((r) => r.path === '/other') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const delivered = receiver.received.filter((r) => r.path === '/other').map((r) => verified(r, other.secret));
+    const slowSoFar = { arrived: receiver.arrived.filter((p) => p === '/slow').length, answered: receiver.received.filter((r) => r.path === '/slow').length };
+    release();
+    const attempts = await run;
+
+    expect(delivered.map((e) => e.data.n)).toEqual(['other']);
+    // Meanwhile the slow endpoint had at most two requests open and none answered: its backlog was not through.
+    expect(slowSoFar.answered).toBe(0);
+    expect(slowSoFar.arrived).toBeGreaterThan(0);
+    expect(slowSoFar.arrived).toBeLessThanOrEqual(2);
+    expect(attempts).toBe(13);
+    const slowEvents = receiver.received.filter((r) => r.path === '/slow').map((r) => verified(r, slow.secret));
+    expect(slowEvents.map((e) => e.data.n).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 
   it('disables an endpoint after a day of failures without a success', async () => {

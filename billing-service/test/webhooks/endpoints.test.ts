@@ -181,3 +181,24 @@ describe('webhook endpoints', () => {
     expect(publicKey.statusCode).toBeLessThanOrEqual(403);
   });
 });
+
+describe('the endpoints of one account', () => {
+  it('are at most 16 (the catalogue\'s default): the 17th is a 400 keyed on url, until one is deleted', async () => {
+    const account = await t.newAccount();
+    const ids: number[] = [];
+    for (let n = 1; n <= 16; n++) {
+      const res = await t.call('POST', '/v1/webhookEndpoints', { url: `https://hooks.example.com/${n}`, eventTypes: ['*'] }, { as: account });
+      expect(res.statusCode, res.body).toBe(200);
+      ids.push(res.json().id);
+    }
+    const seventeenth = await t.call('POST', '/v1/webhookEndpoints', { url: 'https://hooks.example.com/17', eventTypes: ['*'] }, { as: account });
+    expect(seventeenth.statusCode).toBe(400);
+    expect(seventeenth.json()).toMatchObject({ HttpStatusCode: 400 });
+    expect(errorsOf(seventeenth)).toEqual([{ Key: 'url', Value: expect.stringContaining('at most 16 webhook endpoints') }]);
+    // Another account's endpoints are its own.
+    const other = await t.newAccount();
+    expect((await t.call('POST', '/v1/webhookEndpoints', { url: 'https://hooks.example.com/other', eventTypes: ['*'] }, { as: other })).statusCode).toBe(200);
+    expect((await t.call('DELETE', `/v1/webhookEndpoints/${ids[0]}`, undefined, { as: account })).statusCode).toBeLessThan(300);
+    expect((await t.call('POST', '/v1/webhookEndpoints', { url: 'https://hooks.example.com/17', eventTypes: ['*'] }, { as: account })).statusCode).toBe(200);
+  });
+});

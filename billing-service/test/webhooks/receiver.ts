@@ -11,18 +11,21 @@ export interface ReceivedWebhook {
 
 /**
  * A real HTTP receiver on 127.0.0.1: records every request and answers with `respond`'s status
- * (default 200); `hang` never answers.
+ * (default 200); `hang` never answers; a promise holds the answer until it settles (a slow endpoint
+ * the test releases). `arrived` counts requests as they come, answered or not.
  */
 export async function startReceiver() {
   const received: ReceivedWebhook[] = [];
-  const state = { respond: (_request: { path: string; body: string }) => 200 as number | 'hang' };
+  const state = { respond: (_request: { path: string; body: string }): number | 'hang' | Promise<number> => 200 };
+  const arrived: string[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const path = req.url ?? '/';
-      const answer = state.respond({ path, body });
+      arrived.push(path);
+      const answer = await state.respond({ path, body });
       if (answer === 'hang') return;
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]));
       received.push({ path, headers, body, status: answer });
@@ -37,6 +40,7 @@ export async function startReceiver() {
     port,
     url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
     received,
+    arrived,
     state,
     close: () =>
       new Promise<void>((resolve) => {

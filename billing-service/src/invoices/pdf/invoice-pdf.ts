@@ -4,21 +4,45 @@ import type { Catalog } from '../../catalog/schema.js';
 import { findCustomerRow } from '../../customers/repository.js';
 import type { Queryable } from '../../db/database.js';
 import { countryById, stateById } from '../../geo/countries.js';
+import { ApiError } from '../../http/errors.js';
 import { minorUnits } from '../../money/money.js';
 import { findInvoice, findInvoiceLines } from '../repository.js';
 import { invoiceStatus } from '../service.js';
-import { renderInvoicePdf, type InvoicePdfView } from './invoice-pdf-layout.js';
+import type { InvoicePdfView } from './invoice-pdf-layout.js';
+import { PdfCache } from './pdf-cache.js';
+import { pdfRenderPool } from './pdf-render-pool.js';
 
 export interface InvoicePdfFile {
   filename: string;
   content: Buffer;
 }
 
-/** The invoice's PDF, or undefined when the account has no such invoice. */
+/**
+ * The most lines one PDF shows (about 70 pages): the bound on the work one request can ask for.
+ * A longer invoice is read through the API (GET /v1/Invoices/{id}) instead.
+ */
+export const MAX_PDF_LINES = 1_000;
+
+/** At most this many bytes of rendered PDFs are kept (a 1,000-line invoice is about 300 kB). */
+const cache = new PdfCache(64 * 1024 * 1024);
+
+/**
+ * The invoice's PDF, or undefined when the account has no such invoice: the one made before while
+ * nothing it shows has changed, else rendered on the PDF threads, in the account's turn.
+ */
 export async function invoicePdf(ctx: Pick<AppContext, 'db' | 'catalog'>, accountId: number, invoiceId: number): Promise<InvoicePdfFile | undefined> {
   const view = await invoicePdfView(ctx.db, ctx.catalog, accountId, invoiceId);
   if (!view) return undefined;
-  return { filename: `invoice-${view.invoiceNumber}.pdf`, content: await renderInvoicePdf(view) };
+  const filename = `invoice-${view.invoiceNumber}.pdf`;
+  if (view.lines.length > MAX_PDF_LINES) {
+    throw ApiError.conflict(`invoice ${invoiceId} has ${view.lines.length} lines, more than a PDF shows (${MAX_PDF_LINES}): read it as JSON instead`, 'invoiceId');
+  }
+  const version = PdfCache.version(view);
+  const cached = cache.get(invoiceId, version);
+  if (cached) return { filename, content: cached };
+  const content = await pdfRenderPool.render(accountId, view);
+  cache.set(invoiceId, version, content);
+  return { filename, content };
 }
 
 /** What the PDF shows, read from the database: the invoice with its lines and taxes, what is paid, the customer and its billing address, the account. */
