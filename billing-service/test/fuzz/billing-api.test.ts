@@ -345,8 +345,10 @@ describe('fuzzing every operation of /v1/openapi.json', () => {
       const app: FastifyInstance = t.app;
       const property = fc.asyncProperty(requestArb(op, world, keys), async (req) => {
         const res = await check(app, t.database.db, req, stats, KNOWN);
-        if (req.duplicateKey !== undefined && !(res.statusCode === 400 && res.json().Errors?.[0]?.Key === req.duplicateKey)) {
-          throw new FuzzFailure(`a property named twice was not refused with 400 keyed "${req.duplicateKey}"\n  request: ${describeRequest(req)}\n  response: ${res.statusCode} ${res.body.slice(0, 500)}`);
+        // a top-level property whose name is empty has no field to name: the error is the request's ('Api Error')
+        const expectedKey = req.duplicateKey === '' ? 'Api Error' : req.duplicateKey;
+        if (req.duplicateKey !== undefined && !(res.statusCode === 400 && res.json().Errors?.[0]?.Key === expectedKey)) {
+          throw new FuzzFailure(`a property named twice was not refused with 400 keyed "${expectedKey}"\n  request: ${describeRequest(req)}\n  response: ${res.statusCode} ${res.body.slice(0, 500)}`);
         }
       });
       try {
