@@ -25,9 +25,9 @@ export interface WebhookWorkerOptions extends WebhookUrlSafety {
   retryDelaysMs?: number[];
   /** 0 ≤ x < 1, for the jitter (default Math.random; tests fix it). */
   random?: () => number;
-  /** Deliveries in flight at once on this instance (default 10); a slot that frees is filled at once. */
+  /** Deliveries in flight at once on this instance (default 16); a slot that frees is filled at once. */
   concurrency?: number;
-  /** Deliveries in flight at once to one endpoint, over all instances (default 2). */
+  /** Deliveries in flight at once to one endpoint, over all instances (default 8, WEBHOOK_SENDS_PER_ENDPOINT). */
   perEndpoint?: number;
   /** Told when an endpoint is disabled after a day of failures (besides the log). */
   onEndpointDisabled?: (endpoint: { id: number; accountId: number; url: string }) => void | Promise<void>;
@@ -81,7 +81,7 @@ export class WebhookDeliveryWorker {
    */
   async runDue(now?: Date): Promise<number> {
     const timeoutMs = this.options.timeoutMs ?? 10_000;
-    const slots = this.options.concurrency ?? 10;
+    const slots = this.options.concurrency ?? 16;
     const perEndpoint = this.options.perEndpoint ?? WEBHOOK_SENDS_PER_ENDPOINT;
     const pollMs = this.options.pollMs ?? 1_000;
     const inFlight = new Set<Promise<void>>();

@@ -219,7 +219,7 @@ export interface ClaimedDelivery {
 }
 
 /** Deliveries in flight to one endpoint at once, unless the worker is told otherwise. */
-export const WEBHOOK_SENDS_PER_ENDPOINT = 2;
+export const WEBHOOK_SENDS_PER_ENDPOINT = 8;
 
 /**
  * Takes up to `limit` deliveries due at `now`, for this instance alone (SKIP LOCKED), and marks them
