@@ -218,8 +218,8 @@ function count(answer: Answer) {
 }
 
 /** A keyed write, retried with the same key until it gets an answer that is not "unavailable" (at most 90 s). */
-async function keyed(url: string, body: unknown, key: string): Promise<Answer> {
-  const deadline = performance.now() + 90_000;
+async function keyed(url: string, body: unknown, key: string, giveUpMs = 90_000): Promise<Answer> {
+  const deadline = performance.now() + giveUpMs;
   for (;;) {
     const answer = await send(url, 'POST', body, { 'idempotency-key': key });
     count(answer);
@@ -378,8 +378,12 @@ async function main() {
     }
     keyedPayments.push({ key: paymentKey, customerId, paymentId: paid.body.id });
     // The same request replayed on another instance directly: the first answer, not a second payment.
-    const others = liveApi();
-    const replay = await keyed(`${others[n % others.length]}/v1/payments`, body, paymentKey);
+    // (a replay aimed at an instance killed meanwhile goes to another live one, as a client's next try would)
+    let replay: Answer = { status: 0, body: null };
+    for (let attempt = 0; attempt < 5 && replay.status === 0; attempt += 1) {
+      const others = liveApi();
+      replay = await keyed(`${others[(n + attempt) % others.length]}/v1/payments`, body, paymentKey, 20_000);
+    }
     if (replay.status !== 200 || replay.body.id !== paid.body.id) replayMismatches.push(`${paymentKey}: ${replay.status} ${JSON.stringify(replay.body).slice(0, 200)}`);
   }
 
