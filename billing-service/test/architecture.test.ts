@@ -91,3 +91,17 @@ describe("the billing service's named surface", () => {
     expect([...new Set(valueImports)]).toEqual([`${PACKAGE}/card-rules`]);
   });
 });
+
+describe('the capture host and the widget have named surfaces too', () => {
+  for (const [folder, allowed] of [['capture-service', []], ['widget', ['./dist/*']]] as const) {
+    it(`${folder}: named entries, each an existing file (the built bundle's folder aside)`, () => {
+      const manifest = JSON.parse(readFileSync(path.join(ROOT, folder, 'package.json'), 'utf8')) as { exports: Record<string, string> };
+      const keys = Object.keys(manifest.exports);
+      expect(keys.length).toBeGreaterThan(1);
+      expect(keys.filter((key) => key.includes('*') && !(allowed as readonly string[]).includes(key))).toEqual([]);
+      for (const [key, target] of Object.entries(manifest.exports)) {
+        if (!key.includes('*')) expect(() => readFileSync(path.join(ROOT, folder, target)), `${folder} ${key}`).not.toThrow();
+      }
+    });
+  }
+});
