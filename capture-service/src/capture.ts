@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '@renew/billing-service';
 import type { Catalog } from '@renew/billing-service/catalog';
-import { ApiError, API_ERROR_KEY, type Caller } from '@renew/billing-service/http';
+import { ApiError, API_ERROR_KEY, type Caller, type ErrorItem } from '@renew/billing-service/http';
 import {
   checkCard,
   claimCaptureGrant,
@@ -24,7 +24,7 @@ import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { COLLECTION_AMOUNT, type CaptureInput, type ParameterName, type RawParameters } from './params.js';
 import { ShopDomains } from './shop-domains.js';
 
-type ErrorEntry = { Key: string; Value: string };
+type ErrorEntry = ErrorItem;
 
 /** An account's card-capture settings (catalogue `capture`) with its shop domains parsed. */
 export interface CaptureSettings {
@@ -115,7 +115,7 @@ export async function verifyCaptcha(
     ? await check.usedTokens.claimReadingCustomer(token, forCustomer.accountId, forCustomer.customerId)
     : { claimed: await check.usedTokens.claim(token), customer: undefined };
   if (!claim.claimed) {
-    throw ApiError.badRequest('this CAPTCHA token was already used; solve the CAPTCHA again', 'recaptcha');
+    throw ApiError.badRequest('this CAPTCHA token was already used; solve the CAPTCHA again', 'recaptcha', 'captcha_failed');
   }
   let result;
   try {
@@ -128,10 +128,10 @@ export async function verifyCaptcha(
   }
   if (!result.success) {
     const codes = result.errorCodes.length > 0 ? ` (${result.errorCodes.join(', ')})` : '';
-    throw ApiError.badRequest(`the CAPTCHA was not solved or the token is not valid${codes}; solve the CAPTCHA again`, 'recaptcha');
+    throw ApiError.badRequest(`the CAPTCHA was not solved or the token is not valid${codes}; solve the CAPTCHA again`, 'recaptcha', 'captcha_failed');
   }
   if (check.verifier.mode === 'google' && !settings.domains.allowsHostname(result.hostname)) {
-    throw ApiError.badRequest(`the CAPTCHA was solved on ${result.hostname ?? 'an unknown site'}, which is not one of the account's shop domains`, 'recaptcha');
+    throw ApiError.badRequest(`the CAPTCHA was solved on ${result.hostname ?? 'an unknown site'}, which is not one of the account's shop domains`, 'recaptcha', 'captcha_failed');
   }
   return claim.customer;
 }
@@ -140,7 +140,7 @@ export async function verifyCaptcha(
 function collectionFailure(failure: { message: string; declineCode?: string }): ErrorEntry[] {
   const { message, declineCode } = failure;
   return [
-    { Key: API_ERROR_KEY, Value: `payment failed: ${message}${declineCode ? ` (${declineCode})` : ''}; the card was not kept` },
+    { Key: API_ERROR_KEY, Value: `payment failed: ${message}${declineCode ? ` (${declineCode})` : ''}; the card was not kept`, Code: 'card_declined' },
     ...(declineCode ? [{ Key: 'declineCode', Value: declineCode }] : []),
   ];
 }

@@ -62,7 +62,7 @@ describe('the sandbox test cards', () => {
     const customerId = await t.customer();
     const res = await t.post(t.params(customerId, { cardNumber }));
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: `validation error: ${message}` }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: `validation error: ${message}`, Code: 'card_declined' }]);
     expect(await cardsOf(customerId)).toEqual([]);
   });
 
@@ -82,7 +82,7 @@ describe('the sandbox test cards', () => {
     const res = await t.post(t.params(customerId, { cardNumber, paymentCollectOptions: { collectionAmount: '19.99' } }));
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)).toEqual([
-      { Key: 'Api Error', Value: `payment failed: ${message} (${code}); the card was not kept` },
+      { Key: 'Api Error', Value: `payment failed: ${message} (${code}); the card was not kept`, Code: 'card_declined' },
       { Key: 'declineCode', Value: code },
     ]);
     expect(await cardsOf(customerId)).toEqual([]);

@@ -95,7 +95,7 @@ export async function validateCard(ctx: AppContext, caller: Caller, input: Creat
       signal,
     ),
   );
-  if (!outcome.ok) throw ApiError.badRequest(`validation error: ${outcome.message} (${outcome.code})`);
+  if (!outcome.ok) throw ApiError.badRequest(`validation error: ${outcome.message} (${outcome.code})`, undefined, 'card_declined');
   return {
     customer,
     values: {

@@ -180,7 +180,7 @@ export type PaymentOutcome =
 /** The 402 of a declined charge: the gateway's words and code, and the failed payment's id. */
 export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 'Declined' }>): ApiError {
   return new ApiError(402, [
-    { Key: 'Api Error', Value: `payment declined: ${outcome.message}` },
+    { Key: 'Api Error', Value: `payment declined: ${outcome.message}`, Code: 'card_declined' },
     { Key: 'declineCode', Value: outcome.declineCode },
     { Key: 'paymentActivityId', Value: String(outcome.payment.id) },
   ]);

@@ -206,6 +206,7 @@ function assertSubscriptionStatusUnchanged(from: string, to: string) {
   throw ApiError.badRequest(
     `status cannot change from ${from} to ${to} through PUT; subscriptions follow their customer (POST /v1/customeractivation, /v1/customerhold, /v1/customercancellation)`,
     'status',
+    to === 'Draft' ? 'subscription_not_draft' : undefined,
   );
 }
 
@@ -314,11 +315,11 @@ function resolveCoupons(catalog: Catalog, coupons: ReadonlyArray<{ code: string 
   const codes: string[] = [];
   coupons.forEach((given, i) => {
     const coupon = catalog.coupons.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
-    if (!coupon) throw ApiError.badRequest(`unknown coupon code "${given.code}"`, `coupons[${i}].code`);
+    if (!coupon) throw ApiError.badRequest(`unknown coupon code "${given.code}"`, `coupons[${i}].code`, 'coupon_unknown');
     if (coupon.kind === 'Amount' && coupon.currency && coupon.currency !== currency) {
-      throw ApiError.badRequest(`coupon ${coupon.code} is in ${coupon.currency}, the subscription in ${currency}`, `coupons[${i}].code`);
+      throw ApiError.badRequest(`coupon ${coupon.code} is in ${coupon.currency}, the subscription in ${currency}`, `coupons[${i}].code`, 'coupon_inapplicable');
     }
-    if (codes.includes(coupon.code)) throw ApiError.badRequest(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`);
+    if (codes.includes(coupon.code)) throw ApiError.badRequest(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`, 'coupon_inapplicable');
     codes.push(coupon.code);
   });
   return codes;
