@@ -69,7 +69,9 @@ export interface PeriodToBill {
   periodStart: string;
   isFirstInvoice: boolean;
   anchorDay?: number | null;
-  /** Forces proration of a partial period (unhold with `prorate`). */
+  /** Bills only the rest of the period, from this date (a customer back mid-period; see EngineSubscription.billFrom). */
+  billFrom?: string;
+  /** Forces proration of a partial period (unhold with `prorate`, a rest billed again on uncancel). */
   prorate?: boolean;
   /** Uses of the subscription's coupons (by code) on invoices computed before this one and not saved yet. */
   couponUses?: Record<string, number>;
@@ -79,7 +81,7 @@ export interface PeriodToBill {
 export async function engineSubscriptions(db: Queryable, catalog: Catalog, periods: PeriodToBill[], lines?: SubscriptionLines): Promise<EngineSubscription[]> {
   const ids = [...new Set(periods.map((p) => p.subscription.id))];
   const { products, coupons }: SubscriptionLines = lines ?? (await readLines(db, ids));
-  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, prorate, couponUses }) => ({
+  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, billFrom, prorate, couponUses }) => ({
     subscriptionId: s.id,
     name: s.name,
     interval: s.interval,
@@ -87,6 +89,7 @@ export async function engineSubscriptions(db: Queryable, catalog: Catalog, perio
     isProrated: prorate ?? s.isProrated,
     periodStart,
     anchorDay: anchorDay ?? null,
+    billFrom: billFrom ?? null,
     isFirstInvoice,
     products: products
       .filter((p) => p.subscriptionId === s.id)
