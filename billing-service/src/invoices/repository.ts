@@ -30,6 +30,22 @@ export async function findInvoice(db: Queryable, accountId: number, id: number):
   return selectInvoices(db, accountId).where('invoices.id', '=', id).executeTakeFirst();
 }
 
+/**
+ * A Draft invoice becomes Posted at `postedAt`, its other dates kept; undefined when it is not
+ * (or no longer) a Draft, so two posts at once post it once.
+ */
+export async function markDraftPosted(db: Queryable, accountId: number, id: number, postedAt: Date) {
+  if (!isStorableId(id)) return undefined;
+  return db
+    .updateTable('invoices')
+    .set({ status: 'Posted', postedAt })
+    .where('accountId', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'Draft')
+    .returning(['id', 'customerId', 'invoiceNumber', 'total', 'effectiveAt', 'dueAt'])
+    .executeTakeFirst();
+}
+
 export async function findInvoiceLines(db: Queryable, invoiceIds: number[]): Promise<{ charges: InvoiceChargeRow[]; taxes: InvoiceTaxRow[] }> {
   if (invoiceIds.length === 0) return { charges: [], taxes: [] };
   const [charges, taxes] = await Promise.all([
