@@ -295,6 +295,8 @@ export interface SubscriptionCouponsTable {
   subscriptionId: number;
   couponCode: string;
   periodsUsed: Generated<number>;
+  /** Where the coupon is in the subscription's list (0 first): coupons apply in this order. */
+  position: number;
 }
 
 export interface InvoicesTable {

@@ -153,6 +153,8 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
     if (!frequency.charges.some((c) => c.currency === customer.currency)) {
       throw ApiError.badRequest(`plan ${plan.code} is not offered in ${customer.currency}, the customer's currency`, 'planFrequencyId');
     }
+    // created on the account's clock (a test clock's time), as the customer was: not the database's own now()
+    const now = await ctx.clock.now(caller.accountId, trx);
     const subscriptionId = await insertSubscription(trx, {
       accountId: caller.accountId,
       customerId: customer.id,
@@ -169,7 +171,8 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
       suspendedAt: null,
       cancelledAt: null,
       cancellationOption: null,
-      modifiedAt: await ctx.clock.now(caller.accountId, trx),
+      createdAt: now,
+      modifiedAt: now,
     });
     // Each product at its catalogue price for this frequency and the customer's currency.
     const unitAmount = (list: Array<{ currency: string; amount: string }> | undefined) =>
@@ -194,7 +197,7 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
       }),
     );
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'create', changes: { ...input } });
-    await ctx.webhooks?.subscription(trx, caller.accountId, input.customerId, subscriptionId, 'subscription.created', await ctx.clock.now(caller.accountId, trx));
+    await ctx.webhooks?.subscription(trx, caller.accountId, input.customerId, subscriptionId, 'subscription.created', now);
     return subscriptionId;
   });
   return getSubscription(ctx, caller, id);

@@ -323,6 +323,15 @@ describe('invoice engine: worked examples', () => {
     expect(summarize(invoice)).toMatchObject({ ids: [1], lines: [], total: '0.00', next: { 1: '2026-02-15' } });
   });
 
+  it('uses up no coupon of a subscription whose recurring lines are all dropped (nothing to discount)', () => {
+    const once = coupon({ code: 'ONCE', duration: 'Once' });
+    const [dropped] = computeInvoices(engineInput({ subscriptions: [subscription({ products: [product({ included: false })], coupons: [once] })] }));
+    expect(dropped.couponsApplied).toEqual({ 1: [] });
+    const [zero] = computeInvoices(engineInput({ subscriptions: [subscription({ isFirstInvoice: true, products: [product({ unitPrice: d(0), setupFee: d(5) })], coupons: [once] })], showZeroDollarCharges: false }));
+    expect(zero.charges.map((c) => c.kind)).toEqual(['SetupFee']);
+    expect(zero.couponsApplied).toEqual({ 1: [] });
+  });
+
   it('reports coupons applied per subscription (also when they came to nothing)', () => {
     const [invoice] = computeInvoices(
       engineInput({
