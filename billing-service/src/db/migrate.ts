@@ -21,7 +21,8 @@ import * as accountRowCounts from './migrations/0019-account-row-counts.js';
 import * as lastNameSearchCovering from './migrations/0020-last-name-search-covering.js';
 import * as chargeOnce from './migrations/0021-charge-once.js';
 import * as instanceLiveness from './migrations/0022-instance-liveness.js';
-import * as subscriptionCouponOrder from './migrations/0025-subscription-coupon-order.js';
+import * as allocationReservations from './migrations/0023-allocation-reservations.js';
+import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -47,7 +48,8 @@ const migrations: Record<string, Migration> = {
   '0020-last-name-search-covering': lastNameSearchCovering,
   '0021-charge-once': chargeOnce,
   '0022-instance-liveness': instanceLiveness,
-  '0025-subscription-coupon-order': subscriptionCouponOrder,
+  '0023-allocation-reservations': allocationReservations,
+  '0024-subscription-coupon-order': subscriptionCouponOrder,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

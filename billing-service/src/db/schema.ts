@@ -609,6 +609,24 @@ export interface ServiceInstancesTable {
   heartbeatAt: Generated<Date>;
 }
 
+/**
+ * An amount of an invoice held for a card payment that names it (paymentAllocations) while its charge
+ * is at the gateway; counted by the allocation check until released, its holder gone or held_until past.
+ */
+export interface AllocationReservationsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  /** The gateway idempotency key of the charge it waits for. */
+  chargeKey: string;
+  invoiceEntryId: number;
+  amount: Numeric;
+  /** The instance (service_instances.id) that holds it. */
+  heldBy: string;
+  heldUntil: Date;
+  createdAt: Generated<Date>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   accountClocks: AccountClocksTable;
@@ -641,6 +659,7 @@ export interface Database {
   refundUnallocations: RefundUnallocationsTable;
   sandboxGatewayOperations: SandboxGatewayOperationsTable;
   paymentsNeedingAttention: PaymentsNeedingAttentionTable;
+  allocationReservations: AllocationReservationsTable;
   idempotencyKeys: IdempotencyKeysTable;
   usedCaptchaTokens: UsedCaptchaTokensTable;
   bulkJobs: BulkJobsTable;
