@@ -145,6 +145,13 @@ function collectionFailure(failure: { message: string; declineCode?: string }): 
   ];
 }
 
+/**
+ * makeDefault without a capture token, on a customer who has a card: the tokenless rule (draftOnly) never lets the
+ * public key, which every shop hands out, take a customer's default card; refused rather than stored as a non-default.
+ */
+const MAY_NOT_MOVE_DEFAULT =
+  'this customer already has a default card, which a capture without a capture token cannot replace: the shop\'s server mints one with POST /v1/captureTokens (or send makeDefault false to add the card beside the default)';
+
 /** The stored card, and the first payment's id when one was collected. */
 export interface CapturedCard {
   card: CreditCardResponse;
@@ -200,7 +207,12 @@ export async function captureCard(
       email: input.email ?? null,
       isDefault: null,
     },
-    { makeDefault: input.makeDefault === true && permission.mayMoveDefault, risk, customer: permission.customer },
+    {
+      makeDefault: input.makeDefault === true,
+      ...(permission.mayMoveDefault ? {} : { mayNotMoveDefault: MAY_NOT_MOVE_DEFAULT }),
+      risk,
+      customer: permission.customer,
+    },
   );
   // Without a payment the token is spent in the transaction that stores the card: two captures with one token store one card.
   const spendToken = async (trx: Queryable) => {
@@ -228,6 +240,11 @@ export async function captureCard(
       ...(claim ? { idempotencyKey: `capture-token-${claim.tokenId}-${claim.claimedAt.getTime()}` } : {}),
     });
   } catch (error) {
+    if (error instanceof ApiError && error.errors.some((e) => e.Key === 'makeDefault')) {
+      // A default card appeared meanwhile (checked again under the customer's lock): the charge was refunded.
+      await giveBack();
+      throw error;
+    }
     if (error instanceof ApiError) {
       if (error.statusCode < 500) await giveBack();
       throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));

@@ -81,7 +81,7 @@ export type TokenlessCapture = 'draftOnly' | 'never' | 'any';
 export interface CapturePermission {
   customer: CustomerRow;
   grant: CaptureGrant | null;
-  /** false: the new card becomes the default only if the customer has none (a tokenless capture never moves it). */
+  /** false: the new card becomes the default only if the customer has none; makeDefault asking to move it is refused (a tokenless capture never moves it). */
   mayMoveDefault: boolean;
   maxCollectionAmount: Money;
 }
