@@ -149,8 +149,11 @@ function collectionFailure(failure: { message: string; declineCode?: string }): 
  * makeDefault without a capture token, on a customer who has a card: the tokenless rule (draftOnly) never lets the
  * public key, which every shop hands out, take a customer's default card; refused rather than stored as a non-default.
  */
-const MAY_NOT_MOVE_DEFAULT =
-  'this customer already has a default card, which a capture without a capture token cannot replace: the shop\'s server mints one with POST /v1/captureTokens (or send makeDefault false to add the card beside the default)';
+const MAY_NOT_MOVE_DEFAULT = {
+  message:
+    'this customer already has a default card, which a capture without a capture token cannot replace: the shop\'s server mints one with POST /v1/captureTokens (or send makeDefault false to add the card beside the default)',
+  code: 'capture_token_required',
+} as const;
 
 /** The stored card, and the first payment's id when one was collected. */
 export interface CapturedCard {

@@ -133,7 +133,7 @@ describe('makeDefault', () => {
     for (const extra of [{}, { paymentCollectOptions: { collectionAmount: '5.00' } }]) {
       const takeover = await t.post(t.params(draft, { cardNumber: '5555555555554444', makeDefault: true, ...extra }));
       expect(takeover.statusCode, takeover.body).toBe(400);
-      expect(errorsOf(takeover)).toEqual([{ Key: 'makeDefault', Value: expect.stringContaining('capture token') }]);
+      expect(errorsOf(takeover)).toEqual([{ Key: 'makeDefault', Value: expect.stringContaining('capture token'), Code: 'capture_token_required' }]);
     }
     // Nothing stored, nothing charged: the first card is still the only one, and the default.
     expect((await cardsOf(draft)).map((c) => [c.id, c.isDefault])).toEqual([[first.json().id, true]]);

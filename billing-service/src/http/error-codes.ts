@@ -13,7 +13,7 @@ export const ERROR_CODES = {
   subscription_not_draft: 'the change needs a Draft subscription, and this one has moved on (activated meanwhile)',
   checkout_complete: "the checkout's order was already activated; nothing more can change",
   captcha_failed: 'the CAPTCHA token was already used, is not valid, or was solved on another site: solve it again',
-  capture_token_required: 'adding a card to this customer needs a capture token from the shop',
+  capture_token_required: 'adding a card to this customer, or making a new card its default, needs a capture token from the shop',
   card_declined: 'the card or the first payment was declined; the card was not kept',
 } as const;
 

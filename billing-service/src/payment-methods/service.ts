@@ -8,6 +8,7 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
 import { ApiError } from '../http/errors.js';
+import type { ErrorCode } from '../http/error-codes.js';
 import type { UriBuilder } from '../http/uri.js';
 import { checkCard } from '../payments/card-checks.js';
 import { callGateway } from '../payments/call-gateway.js';
@@ -56,9 +57,9 @@ export interface AddCardOptions {
   makeDefault?: boolean;
   /**
    * Set when this caller may not take the default from an existing card (the capture host without a
-   * capture token): asking to is then refused with this reason, 400 keyed makeDefault, never ignored.
+   * capture token): asking to is then refused with this reason and code, 400 keyed makeDefault, never ignored.
    */
-  mayNotMoveDefault?: string;
+  mayNotMoveDefault?: DefaultMoveRefusal;
   risk?: { riskToken: string; clientIp: string; email: string } | null;
   /** The customer's row when the caller already read it in this request (saves reading it again). */
   customer?: CustomerRow;
@@ -83,12 +84,18 @@ export interface CardReadyToStore {
   /** Asked to become the default (the first card is the default regardless). */
   wantsDefault: boolean;
   /** Why this caller may not move an existing default (AddCardOptions.mayNotMoveDefault), if it may not. */
-  mayNotMoveDefault?: string;
+  mayNotMoveDefault?: DefaultMoveRefusal;
+}
+
+/** The refusal a caller that may not move a customer's default card gets when it asks to. */
+export interface DefaultMoveRefusal {
+  message: string;
+  code: ErrorCode;
 }
 
 /** A card asked to take the default from an existing one by a caller that may not: refused, never stored as a silent non-default. */
-function refuseMovingDefault(reason: string): ApiError {
-  return ApiError.badRequest(reason, 'makeDefault');
+function refuseMovingDefault(refusal: DefaultMoveRefusal): ApiError {
+  return ApiError.badRequest(refusal.message, 'makeDefault', refusal.code);
 }
 
 /**
