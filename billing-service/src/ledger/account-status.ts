@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.js';
-import { isOverdueSql, overdueCutoff, overdueFrom } from './overdue.js';
+import { isOverdueSql, overdueFrom } from './overdue.js';
 
 /**
  * A customer's account status, as SQL over `customers`: PoorStanding while at least one posted
@@ -35,18 +35,22 @@ export async function accountStatusChanges(db: Queryable, customerId: number, no
     .select(['dueAt', 'openedAt', 'settledAt', sql<boolean>`open_amount > 0`.as('open')])
     .where('customerId', '=', customerId)
     .where('entryType', '=', 'invoice')
-    .where('dueAt', '<', overdueCutoff(now))
+    .where(isOverdueSql('ledgerEntries.dueAt', now))
     // still open, or settled after its due date: the only invoices that were ever overdue
     .where((eb) => eb.or([eb('openAmount', '>', '0'), eb('settledAt', '>=', eb.ref('dueAt'))]))
     .execute();
+  // The spells agree with the ledger as it is: an open invoice (overdue, by the query) is PoorStanding
+  // at `now`, a settled one is not. Times after `now` come only from writes dated ahead of the clock
+  // that reads them (a test's; an account's clock never runs back): an invoice opened later counts
+  // from `now`, and one settled later has no spell before `now` that could be told.
+  const at = now.getTime();
   const spells = rows
     .map((row) => {
       const from = Math.max(new Date(row.openedAt).getTime(), overdueFrom(new Date(row.dueAt!)).getTime());
-      // a settlement after `now` (an account's clock never runs back; a test may date a write ahead) is not yet
-      const until = row.open || row.settledAt === null || new Date(row.settledAt).getTime() > now.getTime() ? Infinity : new Date(row.settledAt).getTime();
-      return { from, until };
+      if (row.open || row.settledAt === null) return { from: Math.min(from, at), until: Infinity };
+      return { from, until: new Date(row.settledAt).getTime() };
     })
-    .filter((spell) => spell.from <= now.getTime() && spell.until > spell.from)
+    .filter((spell) => spell.until > spell.from && (spell.until === Infinity || spell.until <= at))
     .sort((a, b) => a.from - b.from);
 
   // Merged: a spell that starts when (or before) the previous one ends continues it.
@@ -56,7 +60,7 @@ export async function accountStatusChanges(db: Queryable, customerId: number, no
     if (last && spell.from <= last.until) last.until = Math.max(last.until, spell.until);
     else merged.push({ ...spell });
   }
-  const running = merged.find((spell) => spell.until > now.getTime());
+  const running = merged.find((spell) => spell.until > at);
   if (running) return { poorStandingSince: new Date(running.from), lastChangeAt: new Date(running.from) };
   const last = merged.at(-1);
   return { poorStandingSince: null, lastChangeAt: last ? new Date(last.until) : null };
