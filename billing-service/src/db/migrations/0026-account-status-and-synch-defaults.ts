@@ -19,7 +19,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     update ledger_entries e set settled_at = (
       select max(a.created_at) from ledger_allocations a where a.invoice_entry_id = e.id or a.source_entry_id = e.id)
     where e.open_amount = 0`.execute(db);
-  // Entries other than invoices (whose posting sets it) are opened when written.
+  // The service always writes it (on the account's clock); the database's time is for rows written by hand.
   await sql`alter table ledger_entries alter column opened_at set default now()`.execute(db);
   await sql`alter table ledger_entries alter column opened_at set not null`.execute(db);
 
