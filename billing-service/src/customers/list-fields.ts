@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Catalog } from '../catalog/schema.js';
 import { findCurrency } from '../catalog/currencies.js';
 import type { ListField } from '../http/lists/index.js';
-import { customerAccountStatusSql } from '../ledger/balances.js';
+import { customerAccountStatusSql } from '../ledger/account-status.js';
 import {
   ACCOUNT_STATUSES,
   ACCOUNTING_LATCH_TYPES,

@@ -37,9 +37,9 @@ export interface CustomersTable {
   currency: string;
   crmId: string | null;
   crmAccountType: string | null;
-  crmSynchStatus: string | null;
+  crmSynchStatus: ColumnType<string, string | undefined, string>;
   erpId: string | null;
-  erpSynchStatus: string | null;
+  erpSynchStatus: ColumnType<string, string | undefined, string>;
   erpCustomerType: string | null;
   portalUserName: string | null;
   parentId: number | null;
@@ -175,6 +175,10 @@ export interface LedgerEntriesTable {
   invoiceId: number | null;
   description: string | null;
   createdAt: Generated<Date>;
+  /** When the open amount last rose from zero, on the account's clock (an invoice: posted, or reopened by a refund). */
+  openedAt: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** When the open amount last fell to zero, on the account's clock (null: never). */
+  settledAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface RateLimitCountersTable {

@@ -222,7 +222,7 @@ export async function announcePostedInvoice(
  * invoices, oldest due first; invoice.paid for each it pays off. Under the customer's lock.
  */
 export async function applyHeldFunds(db: Queryable, customer: CustomerRow, options: { now: Date; webhooks?: ResourceWebhooks }) {
-  const allocations = await allocateAvailableFunds(db, customer.accountId, customer.id);
+  const allocations = await allocateAvailableFunds(db, customer.accountId, customer.id, options.now);
   await options.webhooks?.paidInvoices(db, customer.accountId, customer.id, allocations.map((a) => a.invoiceId), options.now);
 }
 

@@ -190,6 +190,8 @@ export async function insertInvoice(
         invoiceId,
         dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
         effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
+        // open from its posting (the account's time): when it is overdue by then, PoorStanding starts here
+        ...(invoice.postedAt ? { openedAt: invoice.postedAt } : {}),
       }),
     ) as unknown as WithNewInvoice;
   }

@@ -100,6 +100,8 @@ export async function postDraftInvoice(ctx: AppContext, caller: Caller, id: numb
       invoiceId: id,
       dueAt: posted.dueAt,
       effectiveAt: posted.effectiveAt,
+      // owed from now: a draft posted after its due date is overdue (PoorStanding) from its posting
+      openedAt: now,
     });
     await recordChange(trx, caller, { entityType: 'Invoice', entityId: id, action: 'update', changes: { status: ['Draft', 'Posted'], postedTimestamp: [null, now.toISOString()] } });
     await announcePostedInvoice(trx, customer, { id, invoiceNumber: posted.invoiceNumber, total, dueDate: utcDate(posted.dueAt) }, { now, notifier: ctx.notifier, webhooks: ctx.webhooks });

@@ -82,7 +82,7 @@ export async function creditReversals(
       description,
     });
   }
-  if (reversals.length > 0) await allocateAvailableFunds(trx, caller.accountId, customer.id);
+  if (reversals.length > 0) await allocateAvailableFunds(trx, caller.accountId, customer.id, now);
   return sumMoney(reversals.map((r) => r.amount));
 }
 

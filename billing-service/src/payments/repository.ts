@@ -120,7 +120,7 @@ const cardWithPaymentStatement = reusableWriteByShape((db: Queryable, rows: Card
   return db
     .with('newCard', (qc) => qc.insertInto('paymentMethods').values(rows.card).returningAll())
     .with('newEntry', (qc) =>
-      qc.insertInto('ledgerEntries').values({ accountId, customerId, entryType: 'payment', amount, openAmount: amount, invoiceId: null, dueAt: null, effectiveAt: now, description: null }).returning('id'),
+      qc.insertInto('ledgerEntries').values({ accountId, customerId, entryType: 'payment', amount, openAmount: amount, invoiceId: null, dueAt: null, effectiveAt: now, openedAt: now, description: null }).returning('id'),
     )
     .with('newPayment', (qc) =>
       qc

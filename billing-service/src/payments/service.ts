@@ -371,7 +371,7 @@ export async function recordPaymentBatch(ctx: AppContext, trx: Queryable, caller
     const paidInvoiceIds = [...new Set(own.filter((al) => invoiceOf.get(al.invoiceEntryId)!.open.isZero()).map((al) => al.invoiceId!))].sort((x, y) => x - y);
     return { owedAfter, paidInvoiceIds };
   });
-  await recordAllocations(trx, caller.accountId, allocations);
+  await recordAllocations(trx, caller.accountId, allocations, now);
   await recordChanges(
     trx,
     accepted.map((a, i) => ({ caller, entry: { entityType: 'Payment', entityId: paymentIds[i]!, action: 'create' as const, changes: { status: 'Succeeded', amount: String(a.base.amount), method: a.input.paymentMethod } } })),
@@ -437,7 +437,7 @@ async function insertSucceededPayment(
   const amount = money(String(base.amount));
   const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: base.customerId, entryType: 'payment', amount, effectiveAt: base.effectiveAt as Date, description: allocation.reference ?? null });
   const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
-  const allocations = await allocateNewPayment(trx, caller, base, entryId, allocation, check);
+  const allocations = await allocateNewPayment(trx, caller, base, entryId, allocation, check, events.now);
   await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: succeededPaymentAuditChanges(base, allocation.paymentMethod) });
   await announceSucceededPayment(trx, caller, base, id, allocations, events);
   return id;
@@ -451,6 +451,7 @@ async function allocateNewPayment(
   entryId: number,
   allocation: Pick<CollectPaymentInput, 'paymentAllocations' | 'autoAllocate' | 'autoAllocateOrder'>,
   check: AllocationCheck,
+  now: Date,
 ): Promise<Allocation[]> {
   if (allocation.paymentAllocations?.length) {
     // Checked again under the lock. A charged card's reservation held its amounts, but other movements
@@ -459,10 +460,10 @@ async function allocateNewPayment(
       if (error instanceof ApiError && check.moneyMoved) return [];
       throw error;
     });
-    return allocateExplicitly(trx, caller.accountId, entryId, parts);
+    return allocateExplicitly(trx, caller.accountId, entryId, parts, now);
   }
   if (allocation.autoAllocate === false) return [];
-  return allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
+  return allocateAvailableFunds(trx, caller.accountId, base.customerId, now, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
 }
 
 const succeededPaymentAuditChanges = (base: PaymentBase, method: string) => ({ status: 'Succeeded', amount: String(base.amount), method });
@@ -489,7 +490,7 @@ async function storeCardWithSucceededPayment(trx: Queryable, caller: Caller, car
     { actor: cardAudit.actor, source: cardAudit.source, cardChanges: cardAudit.changes, paymentChanges: audit('Payment', succeededPaymentAuditChanges(base, 'CreditCard')).changes },
   );
   await events.webhooks?.paymentMethod(trx, stored.card, 'paymentMethod.created', events.now);
-  const allocations = await allocateNewEntry(trx, caller.accountId, { id: stored.ledgerEntryId, open: money(String(base.amount)) }, stored.openInvoices);
+  const allocations = await allocateNewEntry(trx, caller.accountId, { id: stored.ledgerEntryId, open: money(String(base.amount)) }, stored.openInvoices, events.now);
   await announceSucceededPayment(trx, caller, base, stored.paymentId, allocations, events);
   return stored;
 }

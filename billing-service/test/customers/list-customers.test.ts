@@ -111,7 +111,9 @@ describe('GET /v1/customers: filters', () => {
     ['ErpEntityType:2', ['A', 'E']],
     ['ErpEntityType:1', ['B', 'C', 'D']],
     ['ErpId:ERP-A', ['A']],
-    ['ErpSynchStatusId:Disabled', ['B']],
+    // Disabled unless set: B's given, C, D and E by default
+    ['ErpSynchStatusId:Disabled', ['B', 'C', 'D', 'E']],
+    ['ErpSynchStatusId:Enabled', ['A']],
     ['PrimaryEmail:*@acme.example', ['A', 'D']],
     ['PrimaryPhone:555-0101', ['A']],
     ['AccountingId:102', ['B']],
@@ -121,6 +123,7 @@ describe('GET /v1/customers: filters', () => {
     ['CrmAccountType:Person', ['B']],
     ['CrmId:CRM-A', ['A']],
     ['CrmSynchStatus:Enabled', ['A']],
+    ['CrmSynchStatus:Disabled', ['B', 'C', 'D', 'E']],
     ['SecondaryEmail:alice@home.example', ['A']],
     ['SecondaryPhone:555-0102', ['A']],
     ['Status:Hold', ['D']],
