@@ -8,7 +8,7 @@ import { runSequence } from './harness.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ app: { testClocks: true } });
 });
 afterAll(async () => t?.close());
 

@@ -2,7 +2,9 @@
  * Runs model commands against the real service (one customer on a BASIC monthly subscription,
  * dates chosen by the test) and against the reference model (ledger-model.ts), and after every
  * step checks the ledger's invariants through the API and the database, and that the service
- * agrees with the model on every amount.
+ * agrees with the model on every amount. The app runs with test clocks: each run's account stands
+ * at noon of the model's day, so payments and refunds made through the API happen when the model
+ * says (when an invoice was paid or reopened decides when its customer is PoorStanding).
  */
 import { expect } from 'vitest';
 import type { Caller } from '../../src/http/auth.js';
@@ -40,6 +42,7 @@ export interface Run {
   /** t.call as the run's own account */
   call: TestApp['call'];
   caller: Caller;
+  accountId: number;
   customerId: number;
   subscriptionId: number;
   cardId: number;
@@ -49,10 +52,21 @@ export interface Run {
 
 const card = { cardNumber: '4000000000000341', firstName: 'Model', lastName: 'Run', expirationMonth: 11, expirationYear: 35, cvv: '321' };
 
+/** Stands the account's test clock at `at` (set directly: an advance would also run the billing clock). */
+async function setAccountTime(t: TestApp, accountId: number, at: Date) {
+  await t.database.db
+    .insertInto('accountClocks')
+    .values({ accountId, frozenAt: at, firstAdvancedAt: at })
+    .onConflict((oc) => oc.column('accountId').doUpdateSet({ frozenAt: at }))
+    .execute();
+}
+
 /** A Draft customer with a Draft BASIC monthly subscription and a card whose charges are declined; the model starts on `startDay`. */
 export async function startRun(t: TestApp, startDay: number): Promise<Run> {
+  if (!t.app.ctx.clock.testClocks) throw new Error('the ledger model runs on an app with test clocks (startTestApp({ app: { testClocks: true } }))');
   // An account per run: its own rate limits (1,000 requests a minute) and invoice numbers.
   const account = await t.newAccount();
+  await setAccountTime(t, account.accountId, noonOf(startDay));
   const call: TestApp['call'] = (method, url, body, options) => t.call(method, url, body, { as: account, ...options });
   const created = await call('POST', '/v1/customers', { firstName: 'Model', lastName: 'Run' });
   expect(created.statusCode, created.body).toBe(200);
@@ -61,7 +75,7 @@ export async function startRun(t: TestApp, startDay: number): Promise<Run> {
   expect(sub.statusCode, sub.body).toBe(200);
   const method = await call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card });
   expect(method.statusCode, method.body).toBe(200);
-  return { t, call, caller: callerOf(account), customerId, subscriptionId: sub.json().id, cardId: method.json().id, m: model.newModel(startDay), log: [] };
+  return { t, call, caller: callerOf(account), accountId: account.accountId, customerId, subscriptionId: sub.json().id, cardId: method.json().id, m: model.newModel(startDay), log: [] };
 }
 
 /** Ends a run: the customer is cancelled so later runs' billing clocks leave it alone. */
@@ -99,7 +113,9 @@ export const coverage: Record<string, { ok: number; refused: number }> = {};
 export async function step(run: Run, c: Command): Promise<void> {
   const { t, caller, customerId, m } = run;
   const ctx = t.app.ctx;
-  run.log.push(`${isoDay(m.today + (c.type === 'clock' || c.type === 'wait' ? c.days : 0))} ${describeCommand(c)}`);
+  const day = m.today + (c.type === 'clock' || c.type === 'wait' ? c.days : 0);
+  run.log.push(`${isoDay(day)} ${describeCommand(c)}`);
+  await setAccountTime(t, run.accountId, noonOf(day));
   let expected: model.Outcome;
   let real: Real;
   const now = () => noonOf(m.today);

@@ -17,7 +17,7 @@ const MAX_COMMANDS = Number(process.env.RENEW_MODEL_MAX_COMMANDS ?? 30);
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ app: { testClocks: true } });
 });
 afterAll(async () => t?.close());
 

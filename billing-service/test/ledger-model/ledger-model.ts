@@ -13,9 +13,13 @@
  *   length; the anchor is the activation day, moved to the unhold day by ChargeForCurrentFullPeriod.
  * - Billing clock tick, in order: renewals (Active customer, Active subscription: one invoice per
  *   period started on or before today, full price); [no collection: autoCollect off];
- *   reactivation (Suspended, nothing due unpaid → Active, NoChargesForMissedPeriods: billing
- *   resumes at the first period start after today); suspension (Active, oldest unpaid invoice due
- *   7 or more days ago); auto-cancel (Suspended 30 days or more → cancelled with None).
+ *   reactivation (Suspended, nothing overdue unpaid → Active, NoChargesForMissedPeriods: billing
+ *   resumes at the first period start after today); suspension (Active, PoorStanding for 7 days or
+ *   more); auto-cancel (Suspended 30 days or more → cancelled with None).
+ * - Overdue and PoorStanding: an invoice is overdue from 00:00 UTC of the day after its due date.
+ *   It keeps the customer PoorStanding from the later of that and its posting (or its reopening by a
+ *   refund, when it owed nothing before) until it owes nothing; overlapping spells are one, and the
+ *   grace period counts from the start of the spell running now. Every command runs at noon UTC.
  * - Ledger: posted invoices, payments and credits have an open amount. Posting invoices and
  *   recording credits applies all the funds the customer holds (payments and credits, oldest
  *   first) to open invoices, oldest due first (ties: oldest invoice). A payment with autoAllocate
@@ -61,6 +65,10 @@ export interface Invoice {
   amount: bigint;
   open: bigint;
   due: number;
+  /** When it last began to owe (posted, or reopened by a refund), in half days (see atNoon). */
+  openedAt: number;
+  /** When it last came to owe nothing (null: never), in half days. */
+  settledAt: number | null;
   lines: Line[];
   /** Credits recorded against this invoice (cancellation, unhold CurrentFull). */
   credited: bigint;
@@ -125,6 +133,12 @@ export type Outcome = { ok: true } | { ok: false; status: number; key?: string }
 const OK: Outcome = { ok: true };
 const refused = (status = 400, key?: string): Outcome => ({ ok: false, status, ...(key ? { key } : {}) });
 
+// ---------- time ----------
+
+/** Times in half days: 2 × day is 00:00 UTC of that day, 2 × day + 1 its noon, when every command runs. */
+const atMidnight = (day: number) => day * 2;
+const atNoon = (day: number) => day * 2 + 1;
+
 // ---------- ledger ----------
 
 function openInvoicesOldestDueFirst(m: Model): Invoice[] {
@@ -147,7 +161,9 @@ function apply(m: Model, sources: Source[]) {
 
 function allocate(m: Model, source: Source, invoice: number, part: bigint) {
   source.open -= part;
-  m.invoices[invoice]!.open -= part;
+  const inv = m.invoices[invoice]!;
+  inv.open -= part;
+  if (inv.open === 0n) inv.settledAt = atNoon(m.today);
   m.allocations.push({ source: m.sources.indexOf(source), invoice, amount: part });
 }
 
@@ -157,7 +173,7 @@ function applyAllFunds(m: Model) {
 
 function post(m: Model, lines: Line[]) {
   const amount = lines.reduce((a, l) => a + l.amount, 0n);
-  m.invoices.push({ amount, open: amount, due: m.today, lines, credited: 0n });
+  m.invoices.push({ amount, open: amount, due: m.today, openedAt: atNoon(m.today), settledAt: null, lines, credited: 0n });
 }
 
 function recurring(start: number, end: number, amount = PRICE): Line {
@@ -239,20 +255,36 @@ function renew(m: Model) {
   applyAllFunds(m);
 }
 
-function hasUnpaidDue(m: Model, dueBy: number): boolean {
-  return m.invoices.some((inv) => inv.open > 0n && inv.due <= dueBy);
+function hasUnpaidOverdue(m: Model): boolean {
+  return m.invoices.some((inv) => inv.open > 0n && inv.due < m.today);
+}
+
+/** Start of the PoorStanding spell running now (null: not PoorStanding). */
+function poorStandingSince(m: Model): number | null {
+  const now = atNoon(m.today);
+  const spells = m.invoices
+    .map((inv) => ({ from: Math.max(inv.openedAt, atMidnight(inv.due + 1)), until: inv.open > 0n ? Infinity : (inv.settledAt ?? -Infinity) }))
+    .filter((spell) => spell.from <= now && spell.until > spell.from)
+    .sort((a, b) => a.from - b.from);
+  let running: { from: number; until: number } | null = null;
+  for (const spell of spells) {
+    if (running && spell.from <= running.until) running.until = Math.max(running.until, spell.until);
+    else running = { ...spell };
+  }
+  return running && running.until > now ? running.from : null;
 }
 
 /** One tick of the billing clock on `m.today`. */
 export function clockTick(m: Model): Outcome {
   renew(m);
-  if (m.status === 'Suspended' && !hasUnpaidDue(m, m.today)) {
+  const since = poorStandingSince(m);
+  if (m.status === 'Suspended' && !hasUnpaidOverdue(m)) {
     setStatus(m, 'Active');
     if (m.sub.status === 'Suspended') {
       m.sub.status = 'Active';
       if (m.sub.next !== null && m.sub.next <= m.today) m.sub.next = missedStarts(m).firstFuture;
     }
-  } else if (m.status === 'Active' && hasUnpaidDue(m, m.today - GRACE_DAYS)) {
+  } else if (m.status === 'Active' && since !== null && atNoon(m.today) >= since + 2 * GRACE_DAYS) {
     setStatus(m, 'Suspended');
     if (m.sub.status === 'Active') m.sub.status = 'Suspended';
   } else if (m.status === 'Suspended' && m.today >= m.statusDay + AUTO_CANCEL_DAYS) {
@@ -393,7 +425,9 @@ export function refund(m: Model, index: number, cents: bigint): Outcome {
     if (rest === 0n) break;
     const part = rest < a.amount ? rest : a.amount;
     a.amount -= part;
-    m.invoices[a.invoice]!.open += part;
+    const inv = m.invoices[a.invoice]!;
+    if (inv.open === 0n) inv.openedAt = atNoon(m.today);
+    inv.open += part;
     rest -= part;
   }
   payment.refunded += cents;
