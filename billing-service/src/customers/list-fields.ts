@@ -14,7 +14,7 @@ import {
 
 const column = (name: string) => sql.ref(`customers.${name}`);
 const text = (name: string, expression = column(name)): ListField => ({ name, type: 'string', expression });
-/** A column with a sort-order index, `(account_id, lower(column) collate "C" nulls first, id)` (migration 0027). */
+/** A column with a sort-order index, `(account_id, lower(column) collate "C" nulls first, id)` (migration 0026). */
 const sortIndexedText = (name: string, expression = column(name)): ListField => ({ ...text(name, expression), sortIndexed: true });
 const salesTrackingCode = (position: number, part: 'code' | 'name'): ListField => ({
   name: `CustomerReference.SalesTrackingCode${position}.${part === 'code' ? 'Code' : 'Name'}`,

@@ -24,7 +24,7 @@ export interface ListResult<O> {
  * Sorting: ascending puts nulls first, descending last; string and enum fields
  * sort case-insensitively, by `lower(x) collate "C"` ('' < digits < letters, so
  * "adams" < "Zed"), which matches the `lower(x) collate "C"` sort indexes (migration
- * 0027). `idColumn` breaks ties ("Adams" and "adams" too) so pages are stable.
+ * 0026). `idColumn` breaks ties ("Adams" and "adams" too) so pages are stable.
  * The counts and the page query are planned with each call's values (PLAN_EACH_CALL).
  * `unfilteredCount`, when given, answers the base query's row count (X-MaxCount, and
  * X-Count without a filter) from a count the writes maintain, instead of `count(*)`.
