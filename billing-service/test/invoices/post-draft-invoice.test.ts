@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVATION_FLAGS, DAY, activate, newCustomer, newSubscription, readOverview } from '../helpers/api-fixtures.js';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
+import { basicAuth, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
 import { expectError, ledgerRows } from '../lifecycle/lifecycle-fixtures.js';
 
 /**
@@ -132,6 +132,19 @@ describe('POST /v1/Invoices/{id}/post', () => {
     expectError(await post(account, 99_999_999), 404);
     expectError(await post(account, 99_999_999_999), 404);
     expectError(await t.call('POST', '/v1/Invoices/abc/post', undefined, as(account)), 400);
+  });
+
+  it('answers a body nested thousands of levels deep with 400, not 500, and posts nothing (the fuzzer found it)', async () => {
+    const account = await t.newAccount();
+    const { draft } = await customerWithDraft(account);
+    const deep = await t.app.inject({
+      method: 'POST',
+      url: `/v1/Invoices/${draft.id}/post`,
+      headers: { authorization: basicAuth(account.apiKey), 'content-type': 'application/json', 'idempotency-key': 'deep-body' },
+      payload: '['.repeat(5000) + ']'.repeat(5000),
+    });
+    expect(deep.statusCode, deep.body).toBe(400);
+    expect((await t.call('GET', `/v1/Invoices/${draft.id}`, undefined, as(account))).json().status).toBe('Draft');
   });
 
   it('posts a draft once when posted several times at once', async () => {
