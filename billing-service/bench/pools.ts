@@ -7,7 +7,7 @@ import type { Db } from '../src/db/database.js';
 import type { Caller } from '../src/http/auth.js';
 import type { AppContext } from '../src/app-context.js';
 import { UriBuilder } from '../src/http/uri.js';
-import { SandboxGateway } from '../src/payments/gateway/sandbox-gateway.js';
+import { SandboxGateway } from '../src/gateway/sandbox-gateway.js';
 import { syncCatalog } from '../src/plans/catalog-sync.js';
 import { realTimeClock } from '../src/clock/account-clock.js';
 import { CreateSubscriptionBody } from '../src/subscriptions/schemas.js';

@@ -16,8 +16,8 @@ import { loadCatalog } from '../src/catalog/load-catalog.js';
 import { DEMO_CATALOG_PATH } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from '../src/http/rate-limit.js';
-import type { PaymentGateway } from '../src/payments/gateway/payment-gateway.js';
-import { SandboxGateway } from '../src/payments/gateway/sandbox-gateway.js';
+import type { PaymentGateway } from '../src/gateway/payment-gateway.js';
+import { SandboxGateway } from '../src/gateway/sandbox-gateway.js';
 import { BENCH_RATE_LIMIT, SAMPLE_CUSTOMER } from './fixtures.js';
 import type { CaptureSpec, ServerMessage, ServerSpec } from './server-process.js';
 

@@ -3,10 +3,10 @@ import type { AccountClock } from './clock/account-clock.js';
 import type { Db } from './db/database.js';
 import type { InstanceLiveness } from './db/instance-liveness.js';
 import type { UriBuilder } from './http/uri.js';
-import type { Notifier } from './notifications/notifier.js';
-import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
-import type { ResourceWebhooks } from './webhooks/events.js';
-import type { WebhookUrlSafety } from './webhooks/url-safety.js';
+import type { CustomerNotifier } from './outbox/notifications.js';
+import type { PaymentGateway } from './gateway/payment-gateway.js';
+import type { ResourceWebhooks } from './outbox/webhook-events.js';
+import type { WebhookUrlSafety } from './outbox/url-safety.js';
 
 /**
  * What every service and background worker needs: the database, the catalogue, how to write uris,
@@ -22,7 +22,7 @@ export interface AppContext {
   uris: UriBuilder;
   payments: { gateway: PaymentGateway; gatewayTimeoutMs: number };
   /** Writes e-mail notifications to the outbox (a no-op when e-mail is off). */
-  notifier?: Notifier;
+  notifier?: CustomerNotifier;
   /** Writes webhook events to their outbox (only for endpoints subscribed to them). */
   webhooks?: ResourceWebhooks;
   /** The background processor of bulk payment jobs, when this app runs one (the billing API does). */

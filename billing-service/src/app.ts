@@ -26,7 +26,7 @@ import { lifecycleRoutes } from './lifecycle/routes.js';
 import { noteRoutes } from './notes/routes.js';
 import type { EmailSettings } from './notifications/email-outbox-worker.js';
 import { observe, type ObservabilityOptions } from './observability/observe.js';
-import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
+import type { PaymentGateway } from './gateway/payment-gateway.js';
 import { paymentMethodRoutes } from './payment-methods/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import { syncCatalog } from './plans/catalog-sync.js';
@@ -35,7 +35,7 @@ import { refundRoutes } from './refunds/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
 import type { WebhookWorkerOptions } from './webhooks/delivery-worker.js';
 import { webhookRoutes } from './webhooks/routes.js';
-import { testClockRoutes } from './clock/test-clock-routes.js';
+import { testClockRoutes } from './test-clocks/routes.js';
 
 export interface AppOptions {
   db: Db;

@@ -5,8 +5,8 @@ import type { Db } from './db/database.js';
 import { InstanceLiveness, type LivenessOptions } from './db/instance-liveness.js';
 import { UriBuilder } from './http/uri.js';
 import { Notifier } from './notifications/notifier.js';
-import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
-import { SandboxGateway } from './payments/gateway/sandbox-gateway.js';
+import type { PaymentGateway } from './gateway/payment-gateway.js';
+import { SandboxGateway } from './gateway/sandbox-gateway.js';
 import { WebhookEmitter } from './webhooks/emitter.js';
 
 /** The context of one app (the billing API, the capture host): the sandbox gateway unless another is given. */

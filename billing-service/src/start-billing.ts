@@ -8,8 +8,8 @@ import { loadConfig, SANDBOX_IN_PRODUCTION_WARNING, type Config } from './config
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { loggerOptions } from './http/logging.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from './http/rate-limit.js';
-import { gatewayFromConfig } from './payments/gateway/gateway-from-config.js';
-import type { PaymentGateway } from './payments/gateway/payment-gateway.js';
+import { gatewayFromConfig } from './gateway/gateway-from-config.js';
+import type { PaymentGateway } from './gateway/payment-gateway.js';
 
 export interface StartedBilling {
   config: Config;

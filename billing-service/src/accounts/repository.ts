@@ -1,4 +1,6 @@
+import { sql, type QueryCreator } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 
 export interface Account {
   id: number;
@@ -39,4 +41,16 @@ export async function insertAccount(
     .values(account)
     .returning(['id', 'name', 'rateLimitPerMinute', 'rateLimitPerDay'])
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Takes the account's next invoice number (the row lock orders concurrent postings), as a piece of
+ * the invoice insert's combined statement: returns `number`.
+ */
+export function takeInvoiceNumber(qc: QueryCreator<Database>, accountId: number) {
+  return qc
+    .updateTable('accounts')
+    .set({ nextInvoiceNumber: sql`next_invoice_number + 1` })
+    .where('id', '=', accountId)
+    .returning(sql<number>`next_invoice_number - 1`.as('number'));
 }

@@ -1,7 +1,7 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { InsertObject, Insertable, QueryCreator, Selectable, Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
-import type { AddressesTable } from '../db/schema.js';
+import type { AddressesTable, Database } from '../db/schema.js';
 
 export type AddressRow = Selectable<AddressesTable>;
 
@@ -52,4 +52,14 @@ export async function saveAddressPreferences(
 export function isSecondAddressOfType(error: unknown): boolean {
   const e = error as { code?: string; constraint?: string; message?: string };
   return e?.code === '23505' && /addresses_customer_id_address_type/.test(`${e.constraint ?? ''} ${e.message ?? ''}`);
+}
+
+/** The addresses of a new customer, as a piece of the customer creation's one statement (customers/repository.ts). */
+export function addressesInsert(qc: QueryCreator<Database>, rows: Array<InsertObject<Database, 'addresses'>>) {
+  return qc.insertInto('addresses').values(rows);
+}
+
+/** A new customer's address preferences, as a piece of the customer creation's one statement (customers/repository.ts). */
+export function addressPreferenceInsert(qc: QueryCreator<Database>, rows: Array<InsertObject<Database, 'customerAddressPreferences'>>) {
+  return qc.insertInto('customerAddressPreferences').values(rows);
 }

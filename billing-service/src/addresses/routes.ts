@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { CustomerIdParams } from '../customers/schemas.js';
+import { CustomerIdParams } from '../http/field-schemas.js';
 import {
   AddressIdParams,
   AddressPreferencesResponse,

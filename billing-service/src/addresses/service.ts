@@ -1,5 +1,5 @@
 import { diffFields, recordChange } from '../audit/audit-log.js';
-import { lockCustomer, customerExists } from '../customers/repository.js';
+import { lockCustomer, customerExists } from '../db/customer-lock.js';
 import type { Queryable } from '../db/database.js';
 import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';

@@ -1,4 +1,6 @@
+import type { InsertObject, QueryCreator } from 'kysely';
 import type { Caller } from '../http/auth.js';
+import type { Database } from '../db/schema.js';
 import type { Queryable } from '../db/database.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
@@ -58,4 +60,12 @@ export function diffFields(before: Record<string, unknown>, after: Record<string
     if (JSON.stringify(a ?? null) !== JSON.stringify(b ?? null)) changes[key] = [a ?? null, b ?? null];
   }
   return changes;
+}
+
+/**
+ * The audit log's insert as a piece of another folder's combined statement (a data-modifying CTE:
+ * `db.with('newAudit', (qc) => auditInsert(qc, rows))`): this folder stays the table's one writer.
+ */
+export function auditInsert(qc: QueryCreator<Database>, rows: InsertObject<Database, 'auditLog'> | Array<InsertObject<Database, 'auditLog'>>) {
+  return qc.insertInto('auditLog').values(rows);
 }

@@ -8,7 +8,7 @@ import type { Observability } from '../observability/observe.js';
 import { WebhookDeliveryWorker, type WebhookWorkerOptions } from '../webhooks/delivery-worker.js';
 import { refundSettlementTask, type RefundSettlementOptions } from '../refunds/settlement-worker.js';
 import { endpointDisabledEmail } from '../webhooks/disabled-notice.js';
-import type { PeriodicTask } from './periodic-task.js';
+import type { PeriodicTask } from '../tasks/periodic-task.js';
 
 export interface BackgroundTaskOptions {
   ctx: AppContext;

@@ -1,5 +1,4 @@
-import type { Catalog } from '../catalog/schema.js';
-import type { Term } from '../invoices/engine/index.js';
+import type { Catalog, Term } from '../catalog/schema.js';
 import type { BillingSettingRow } from './repository.js';
 import type { SERVICE_START_OPTIONS } from './schemas.js';
 

@@ -1,7 +1,7 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type InsertObject, type Insertable, type QueryCreator, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { reusableQuery } from '../db/reusable-query.js';
-import type { CustomerBillingPeriodConfigurationsTable, CustomerBillingSettingsTable } from '../db/schema.js';
+import type { CustomerBillingPeriodConfigurationsTable, CustomerBillingSettingsTable, Database } from '../db/schema.js';
 
 export type BillingSettingRow = Selectable<CustomerBillingSettingsTable>;
 export type BillingPeriodRow = Selectable<CustomerBillingPeriodConfigurationsTable>;
@@ -104,4 +104,19 @@ export async function paymentMethodsOnFile(db: Queryable, customerId: number): P
 export async function setDefaultPaymentMethod(db: Queryable, customerId: number, paymentMethodId: number, now: Date) {
   await db.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
   await db.updateTable('paymentMethods').set({ isDefault: true, modifiedAt: now }).where('id', '=', paymentMethodId).execute();
+}
+
+/** Automatic collection off: the customer's last card was removed, so there is nothing to collect with. */
+export async function turnOffAutoCollect(db: Queryable, customerId: number): Promise<void> {
+  await db.updateTable('customerBillingSettings').set({ autoCollect: false }).where('customerId', '=', customerId).where('autoCollect', '=', true).execute();
+}
+
+/** A new customer's billing setting, as a piece of the customer creation's one statement (customers/repository.ts). */
+export function billingSettingInsert(qc: QueryCreator<Database>, rows: Array<InsertObject<Database, 'customerBillingSettings'>>) {
+  return qc.insertInto('customerBillingSettings').values(rows);
+}
+
+/** A new customer's billing period configurations, as a piece of the customer creation's one statement (customers/repository.ts). */
+export function billingPeriodConfigurationsInsert(qc: QueryCreator<Database>, rows: Array<InsertObject<Database, 'customerBillingPeriodConfigurations'>>) {
+  return qc.insertInto('customerBillingPeriodConfigurations').values(rows);
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { CustomerIdParams } from '../customers/schemas.js';
+import { CustomerIdParams } from '../http/field-schemas.js';
 import { BillingSettingResponse, UpdateBillingSettingBody } from './schemas.js';
 import { getBillingSetting, updateBillingSetting } from './service.js';
 

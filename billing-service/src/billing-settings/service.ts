@@ -1,5 +1,5 @@
 import { diffFields, recordChange } from '../audit/audit-log.js';
-import { customerExists, lockCustomer } from '../customers/repository.js';
+import { customerExists, lockCustomer } from '../db/customer-lock.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';

@@ -1,6 +1,6 @@
 import { wallClockNow } from '../clock/account-clock.js';
 import type { FastifyBaseLogger } from 'fastify';
-import { PeriodicTask } from '../background/periodic-task.js';
+import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { AppContext } from '../app-context.js';
 import { claimRecords } from './repository.js';
 import { collectBulkBatch, completeFinishedBulkJobs } from './service.js';

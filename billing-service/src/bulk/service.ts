@@ -7,7 +7,7 @@ import { ApiError, fieldKey, type ErrorBody } from '../http/errors.js';
 import { toJsonAmount } from '../money/money.js';
 import { checkPaymentRequest, paysInBatch, recordPayment, recordPaymentBatch } from '../payments/service.js';
 import type { CollectPaymentInput } from '../payments/schemas.js';
-import { emitWebhookEvent } from '../webhooks/events.js';
+import { emitWebhookEvent } from '../outbox/webhook-events.js';
 import {
   cancelPendingRecords,
   completeFinishedJobs,

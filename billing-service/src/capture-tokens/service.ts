@@ -8,7 +8,7 @@ import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import { money, toJsonAmount, type Money } from '../money/money.js';
-import { amountInCurrency } from '../payments/service.js';
+import { amountInCurrency } from '../money/amount-in-currency.js';
 import { findCaptureToken, insertCaptureToken, spendCaptureToken, unspendCaptureToken } from './repository.js';
 import { CAPTURE_TOKEN_DEFAULT_SECONDS, type CaptureTokenResponse, type CreateCaptureTokenInput } from './schemas.js';
 

@@ -14,6 +14,8 @@ const CurrencyCode = z
 const Money = z.union([z.string().regex(/^-?\d+(\.\d+)?$/), z.number()]).transform(String);
 
 export const TERMS = ['Net0', 'Net5', 'Net7', 'Net10', 'Net15', 'Net21', 'Net30', 'Net45', 'Net60', 'Net75', 'Net90', 'MFI1'] as const;
+/** Payment terms of a customer: Net0 … Net90, MFI1. */
+export type Term = (typeof TERMS)[number];
 export const CANCEL_OPTIONS = ['Full', 'None', 'Unearned'] as const;
 export const EMAIL_TYPES = [
   'InvoicePost', 'PaymentReceived', 'InvoiceOverdue', 'PasswordReset', 'PaymentFailed', 'CustomerActivation',

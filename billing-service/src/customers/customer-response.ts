@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/database.js';
 import type { UriBuilder } from '../http/uri.js';
 import { toJsonAmount } from '../money/money.js';
-import { customerRecurringRevenue, recurringRevenueByCustomer } from '../subscriptions/recurring-revenue.js';
-import type { CustomerRecord } from './repository.js';
+import { recurringRevenueByCustomer } from '../plans/recurring-revenue.js';
+import { findActiveSubscriptionsWithProducts, type CustomerRecord } from './repository.js';
 import type { CustomerResponse } from './schemas.js';
 
 /**
@@ -81,4 +81,12 @@ export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder, revenue?
     createdTimestamp: c.createdAt.toISOString(),
     modifiedTimestamp: c.modifiedAt.toISOString(),
   };
+}
+
+/**
+ * Recurring revenue of customers: the sum over their Active subscriptions (the
+ * spec's "current subscriptions only"), in one query for any number of customers.
+ */
+export async function customerRecurringRevenue(db: Queryable, accountId: number, customerIds: number[]): Promise<Map<number, { gross: string; net: string }>> {
+  return recurringRevenueByCustomer(await findActiveSubscriptionsWithProducts(db, accountId, customerIds));
 }

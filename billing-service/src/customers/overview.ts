@@ -5,7 +5,7 @@ import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import { accountStatusChanges } from '../ledger/account-status.js';
 import { customerBalances } from '../ledger/balances.js';
-import { daysUntilCancellation, daysUntilSuspension } from '../lifecycle/dunning.js';
+import { daysUntilCancellation, daysUntilSuspension } from './dunning.js';
 import { money, toJsonAmount } from '../money/money.js';
 import { toCustomerResponses } from './customer-response.js';
 import { customerDisplayName, findCustomerRecord, hasChildren, pendingChargesAndNextBilling } from './repository.js';

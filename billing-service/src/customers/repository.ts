@@ -1,10 +1,13 @@
-import { sql, type Compilable, type InsertObject, type Insertable, type QueryCreator, type Updateable } from 'kysely';
+import { sql, type Compilable, type InsertObject, type Insertable, type QueryCreator, type RawBuilder, type Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
 import { reusableQuery, reusableWriteByShape } from '../db/reusable-query.js';
-import { enabledEndpointsJson, type EnabledEndpoint } from '../webhooks/repository.js';
+import { addressesInsert, addressPreferenceInsert } from '../addresses/repository.js';
+import { auditInsert } from '../audit/audit-log.js';
+import { billingPeriodConfigurationsInsert, billingSettingInsert } from '../billing-settings/repository.js';
+import { enabledEndpointsJson, type EnabledEndpoint } from '../outbox/webhook-repository.js';
 import { customerAccountStatusSql } from '../ledger/account-status.js';
-import { activeSubscriptionsJson, type RevenueSubscription } from '../subscriptions/repository.js';
+import type { RevenueProductRow, RevenueSubscription } from '../plans/recurring-revenue.js';
 import type {
   AddressesTable,
   AuditLogTable,
@@ -110,27 +113,8 @@ export async function findCustomerRow(db: Queryable, accountId: number, id: numb
 }
 
 /** Locks the customer row for the rest of the transaction (read-modify-write). */
-const lockedCustomerRowById = reusableQuery((db: Queryable, accountId: number, id: number) =>
-  db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', '=', id).forUpdate(),
-);
-
-export async function lockCustomer(db: Queryable, accountId: number, id: number): Promise<CustomerRow | undefined> {
-  if (!isStorableId(id)) return undefined;
-  return (await lockedCustomerRowById(db, accountId, id))[0];
-}
-
-/** Locks several customers of the account, in id order (so that two batches never wait on each other in a cycle). */
-export function lockCustomers(db: Queryable, accountId: number, ids: number[]): Promise<CustomerRow[]> {
-  const storable = [...new Set(ids.filter(isStorableId))];
-  if (storable.length === 0) return Promise.resolve([]);
-  return db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', 'in', storable).orderBy('id').forUpdate().execute();
-}
-
-export async function customerExists(db: Queryable, accountId: number, id: number): Promise<boolean> {
-  if (!isStorableId(id)) return false;
-  const row = await db.selectFrom('customers').select('id').where('accountId', '=', accountId).where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
-}
+/** The customer lock lives below the domains (db/customer-lock.ts); re-exported for the domains above. */
+export { customerExists, lockCustomer, lockCustomers } from '../db/customer-lock.js';
 
 export async function updateCustomerRow(db: Queryable, accountId: number, id: number, row: Updateable<CustomersTable>) {
   await db.updateTable('customers').set(row).where('accountId', '=', accountId).where('id', '=', id).execute();
@@ -198,24 +182,30 @@ const newCustomerStatement = reusableWriteByShape((db: Queryable, rows: NewCusto
   type WithNewCustomer = QueryCreator<Database & { newCustomer: CustomerRow }>;
   let query = db.with('newCustomer', (qc) => qc.insertInto('customers').values(rows.customer).returningAll()) as unknown as WithNewCustomer;
   const present = new Set<string>();
-  const add = <T extends keyof Database & string>(name: string, table: T, values: Array<InsertObject<Database, T>>, returning: string[] = []) => {
+  type Piece<T extends keyof Database & string> = (qc: QueryCreator<Database>, rows: Array<InsertObject<Database, T>>) => unknown;
+  // Each part is inserted by its table's owner's piece (one writer per table).
+  const add = <T extends keyof Database & string>(name: string, piece: Piece<T>, values: Array<InsertObject<Database, T>>, returning: string[] = []) => {
     // an absent part (no reference, no addresses) adds no CTE
     if (values.length === 0) return;
     present.add(name);
     query = query.with(name, (qc) => {
-      const insert = qc.insertInto(table).values(values as never);
+      const insert = piece(qc as unknown as QueryCreator<Database>, values) as { returning(columns: never): unknown };
       return (returning.length > 0 ? insert.returning(returning as never) : insert) as never;
     }) as unknown as WithNewCustomer;
   };
+  // the customer's own tables
+  const referencesInsert: Piece<'customerReferences'> = (qc, values) => qc.insertInto('customerReferences').values(values);
+  const salesTrackingCodesInsert: Piece<'customerSalesTrackingCodes'> = (qc, values) => qc.insertInto('customerSalesTrackingCodes').values(values);
+  const acquisitionInsert: Piece<'customerAcquisitions'> = (qc, values) => qc.insertInto('customerAcquisitions').values(values);
   const { reference, acquisition } = rows;
-  add('newBillingSetting', 'customerBillingSettings', [{ ...rows.billingSetting, customerId }]);
-  add('newAddressPreference', 'customerAddressPreferences', [{ ...rows.addressPreference, customerId }]);
-  add('newAudit', 'auditLog', [{ ...rows.audit, entityId: customerId }]);
-  add('newReference', 'customerReferences', reference ? [{ ...reference, customerId }] : [], ['reference1', 'reference2', 'reference3']);
-  add('newSalesTrackingCodes', 'customerSalesTrackingCodes', rows.salesTrackingCodes.map((code) => ({ ...code, customerId })), ['position', 'type', 'code', 'name']);
-  add('newAcquisition', 'customerAcquisitions', acquisition ? [{ ...acquisition, customerId }] : [], ['adContent', 'campaign', 'keyword', 'landingPage', 'medium', 'source']);
-  add('newBillingPeriods', 'customerBillingPeriodConfigurations', rows.billingPeriodConfigurations.map((period) => ({ ...period, customerId })));
-  add('newAddresses', 'addresses', rows.addresses.map((address) => ({ ...address, customerId })));
+  add('newBillingSetting', billingSettingInsert, [{ ...rows.billingSetting, customerId }]);
+  add('newAddressPreference', addressPreferenceInsert, [{ ...rows.addressPreference, customerId }]);
+  add('newAudit', auditInsert, [{ ...rows.audit, entityId: customerId }]);
+  add('newReference', referencesInsert, reference ? [{ ...reference, customerId }] : [], ['reference1', 'reference2', 'reference3']);
+  add('newSalesTrackingCodes', salesTrackingCodesInsert, rows.salesTrackingCodes.map((code) => ({ ...code, customerId })), ['position', 'type', 'code', 'name']);
+  add('newAcquisition', acquisitionInsert, acquisition ? [{ ...acquisition, customerId }] : [], ['adContent', 'campaign', 'keyword', 'landingPage', 'medium', 'source']);
+  add('newBillingPeriods', billingPeriodConfigurationsInsert, rows.billingPeriodConfigurations.map((period) => ({ ...period, customerId })));
+  add('newAddresses', addressesInsert, rows.addresses.map((address) => ({ ...address, customerId })));
   const from = (cte: string, column: string) => (present.has(cte) ? sql`(select ${sql.ref(column)} from ${sql.table(cte)})` : sql`null::text`).as(column);
   const codes = present.has('newSalesTrackingCodes')
     ? sql<SalesTrackingCodeRow[]>`(select json_agg(json_build_object('position', s.position, 'type', s.type, 'code', s.code, 'name', s.name) order by s.position) from new_sales_tracking_codes s)`
@@ -272,4 +262,47 @@ export async function pendingChargesAndNextBilling(db: Queryable, customerId: nu
     ])
     .executeTakeFirstOrThrow();
   return { pendingCharges: row.pendingCharges, nextBillingDate: row.nextBillingDate };
+}
+
+/*
+ * Reads of a customer's Active subscriptions for recurring revenue (plans/recurring-revenue.ts): a
+ * customer read shows its revenue, so these reads sit with the customer's (they write nothing).
+ */
+
+// The products of subscription `s` as JSON (numerics as text: exact).
+const REVENUE_PRODUCTS = sql<RevenueProductRow[]>`coalesce((select json_agg(json_build_object('quantity', p.quantity::text,
+  'catalogPrice', p.catalog_price::text, 'priceOverride', p.price_override::text, 'included', p.included, 'discountKind', p.discount_kind,
+  'discountValue', p.discount_value::text) order by p.position) from subscription_products p where p.subscription_id = s.id), '[]'::json)`;
+
+/**
+ * The Active subscriptions of the customer whose id is `customerId` (a column of the read that adds
+ * this one) as JSON, with what recurring revenue needs: a customer read computes it without another query.
+ */
+export function activeSubscriptionsJson(customerId: RawBuilder<number>) {
+  return sql<RevenueSubscription[]>`coalesce((select json_agg(json_build_object('customerId', s.customer_id, 'currency', s.currency,
+    'interval', f.interval, 'numberOfIntervals', f.number_of_intervals, 'products', ${REVENUE_PRODUCTS}) order by s.id)
+    from subscriptions s join plan_frequencies f on f.id = s.plan_frequency_id where s.customer_id = ${customerId} and s.status = 'Active'), '[]'::json)`;
+}
+
+// Every read of customers with an Active subscription computes their recurring revenue: compiled once (see reusableQuery).
+const activeSubscriptionsWithProducts = reusableQuery((db: Queryable, accountId: number, customerIds: number[]) =>
+  db
+    .selectFrom('subscriptions as s')
+    .innerJoin('planFrequencies as f', 'f.id', 's.planFrequencyId')
+    .select(['s.id', 's.customerId', 's.currency', 'f.interval', 'f.numberOfIntervals', REVENUE_PRODUCTS.as('products')])
+    .where('s.accountId', '=', accountId)
+    .where('s.customerId', '=', sql<number>`any(${customerIds})`)
+    .where('s.status', '=', 'Active')
+    .orderBy('s.id'),
+);
+
+/** The customers' Active subscriptions with their frequency and products, in one round trip (for recurring revenue). */
+export async function findActiveSubscriptionsWithProducts(db: Queryable, accountId: number, customerIds: number[]) {
+  if (customerIds.length === 0) return [];
+  return activeSubscriptionsWithProducts(db, accountId, customerIds);
+}
+
+/** A customer's new status, as a piece of the lifecycle's combined transition statement (lifecycle/transition-repository.ts). */
+export function customerStatusUpdate(qc: QueryCreator<Database>, customer: { id: number; status: string; now: Date }) {
+  return qc.updateTable('customers').set({ status: customer.status, statusAt: customer.now, modifiedAt: customer.now }).where('id', '=', customer.id);
 }

@@ -7,7 +7,7 @@ import {
   BillingStatementSetting,
   TrackedItemDisplay,
 } from '../billing-settings/schemas.js';
-import { decimalInput, optionalText, sqlInteger } from '../http/field-schemas.js';
+import { CustomerIdParams, decimalInput, optionalText, sqlInteger } from '../http/field-schemas.js';
 
 /** Customer request and response schemas: they validate, type the handlers and document the API. */
 
@@ -152,7 +152,7 @@ export const UpdateCustomerBody = z.object({
 });
 export type UpdateCustomerInput = z.infer<typeof UpdateCustomerBody>;
 
-export const CustomerIdParams = z.object({ customerId: z.coerce.number().int().positive() });
+export { CustomerIdParams };
 
 const SalesTrackingCode = z.object({
   type: z.string(),

@@ -7,7 +7,7 @@ import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { resolveLocation } from '../geo/resolve-location.js';
 import { money } from '../money/money.js';
-import { routeToStatus } from '../lifecycle/transitions.js';
+import { routeToStatus } from './status-graph.js';
 import {
   customerExists,
   findCustomerRecord,
@@ -22,7 +22,7 @@ import {
 import { toCustomerResponse, toCustomerResponses } from './customer-response.js';
 import type { CreateCustomerInput, CustomerResponse, UpdateCustomerInput } from './schemas.js';
 import type { Queryable } from '../db/database.js';
-import { rememberEnabledEndpoints } from '../webhooks/repository.js';
+import { rememberEnabledEndpoints } from '../outbox/webhook-repository.js';
 
 type CustomerReferenceInput = NonNullable<CreateCustomerInput['customerReference']>;
 type AddressInput = NonNullable<CreateCustomerInput['billing']>;
@@ -198,7 +198,7 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
   return getCustomer(ctx, caller, input.id);
 }
 
-/** Status changes belong to the lifecycle endpoints (lifecycle/transitions.ts); PUT may only keep the status as it is. */
+/** Status changes belong to the lifecycle endpoints (customers/status-graph.ts); PUT may only keep the status as it is. */
 function assertStatusChangeAllowed(from: string, to: string, id: number) {
   if (from === to) return;
   const route = routeToStatus(from, to, id);

@@ -1,4 +1,5 @@
-import { MAX_SQL_INTEGER } from '../http/field-schemas.js';
+/** The largest value of an SQL `integer` column (ids, counts). */
+export const MAX_SQL_INTEGER = 2147483647;
 
 /**
  * Whether an id can name a row at all: ids are SQL `integer`, so one beyond it

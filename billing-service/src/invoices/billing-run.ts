@@ -5,10 +5,10 @@ import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { minorUnits, money, type Money } from '../money/money.js';
-import type { ResourceWebhooks } from '../webhooks/events.js';
-import { rememberEnabledEndpoints } from '../webhooks/repository.js';
-import type { Notifier } from '../notifications/notifier.js';
-import { effectiveUnitPrice } from '../subscriptions/recurring-revenue.js';
+import type { ResourceWebhooks } from '../outbox/webhook-events.js';
+import { rememberEnabledEndpoints } from '../outbox/webhook-repository.js';
+import type { CustomerNotifier } from '../outbox/notifications.js';
+import { effectiveUnitPrice } from '../plans/recurring-revenue.js';
 import { advanceSubscriptionPeriods, countCouponUses, findCoupons, findProducts, type SubscriptionMove } from '../subscriptions/repository.js';
 import {
   computeInvoices,
@@ -159,7 +159,7 @@ export async function saveInvoices(
   options: {
     post: boolean;
     now: Date;
-    notifier?: Notifier;
+    notifier?: CustomerNotifier;
     webhooks?: ResourceWebhooks;
     /**
      * false: the customer holds no unallocated payment or credit (read under its lock in this
@@ -204,7 +204,7 @@ export async function announcePostedInvoice(
   db: Queryable,
   customer: CustomerRow,
   invoice: { id: number; invoiceNumber: number; total: Money; dueDate: string },
-  options: { now: Date; notifier?: Notifier; webhooks?: ResourceWebhooks },
+  options: { now: Date; notifier?: CustomerNotifier; webhooks?: ResourceWebhooks },
 ) {
   await options.webhooks?.invoice(db, customer.accountId, customer.id, invoice.id, 'invoice.posted', options.now);
   await options.notifier?.enqueue(db, customer, {

@@ -1,7 +1,9 @@
+import { takeInvoiceNumber } from '../accounts/repository.js';
+import { ledgerEntryInsert } from '../ledger/entries.js';
 import { sql, type QueryCreator, type Selectable } from 'kysely';
 import { billingInputsOf, selectBillingInputs } from '../billing-settings/repository.js';
 import { isStorableId } from '../db/ids.js';
-import { enabledEndpointsJson } from '../webhooks/repository.js';
+import { enabledEndpointsJson } from '../outbox/webhook-repository.js';
 import type { Queryable } from '../db/database.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { Database, InvoiceChargesTable, InvoiceTaxesTable } from '../db/schema.js';
@@ -120,13 +122,7 @@ export async function insertInvoice(
   const invoiceId = sql<number>`(select id from new_invoice)`;
   type WithNewInvoice = QueryCreator<Database & { newInvoice: { id: number; invoiceNumber: number } }>;
   let query = db
-    .with('takenInvoiceNumber', (qc) =>
-      qc
-        .updateTable('accounts')
-        .set({ nextInvoiceNumber: sql`next_invoice_number + 1` })
-        .where('id', '=', invoice.accountId)
-        .returning(sql<number>`next_invoice_number - 1`.as('number')),
-    )
+    .with('takenInvoiceNumber', (qc) => takeInvoiceNumber(qc, invoice.accountId))
     .with('newInvoice', (qc) =>
       qc
         .insertInto('invoices')
@@ -181,12 +177,11 @@ export async function insertInvoice(
   if (with_.ledgerEntry) {
     const total = draft.total.toString();
     query = query.with('newLedgerEntry', (qc) =>
-      qc.insertInto('ledgerEntries').values({
+      ledgerEntryInsert(qc as unknown as QueryCreator<Database>, {
         accountId: invoice.accountId,
         customerId: invoice.customerId,
         entryType: 'invoice',
         amount: total,
-        openAmount: total,
         invoiceId,
         dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
         effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
@@ -213,4 +208,10 @@ export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: 
     .where('invoiceCharges.endServiceDate', '>', day)
     .orderBy('invoices.id')
     .execute();
+}
+
+/** Marks an invoice's overdue notice as given; false when another instance did it first. */
+export async function markOverdueNotified(db: Queryable, invoiceId: number, now: Date): Promise<boolean> {
+  const result = await db.updateTable('invoices').set({ overdueNotifiedAt: now }).where('id', '=', invoiceId).where('overdueNotifiedAt', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

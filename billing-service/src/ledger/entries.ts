@@ -1,4 +1,6 @@
+import type { InsertObject, QueryCreator } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { Money } from '../money/money.js';
@@ -64,3 +66,12 @@ export function addLedgerEntries(db: Queryable, entries: Array<Parameters<typeof
 
 const LEDGER_ENTRY_COLUMNS =
   'account_id integer, customer_id integer, entry_type text, amount numeric, open_amount numeric, invoice_id integer, due_at timestamptz, effective_at timestamptz, opened_at timestamptz, description text';
+
+/**
+ * A ledger entry's insert as a piece of another folder's combined statement (a data-modifying CTE
+ * that writes an invoice or a payment with its entry in one round trip); its open amount starts at
+ * the full amount, as addLedgerEntry's. The ledger stays the table's one writer.
+ */
+export function ledgerEntryInsert(qc: QueryCreator<Database>, entry: Omit<InsertObject<Database, 'ledgerEntries'>, 'openAmount'>) {
+  return qc.insertInto('ledgerEntries').values({ ...entry, openAmount: entry.amount });
+}

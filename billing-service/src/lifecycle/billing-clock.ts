@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { PeriodicTask } from '../background/periodic-task.js';
+import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Queryable } from '../db/database.js';
-import type { NotificationEvent } from '../notifications/email-templates.js';
+import type { NotificationEvent } from '../outbox/notifications.js';
 import { findCustomerRow } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
@@ -13,6 +13,8 @@ import { amountDueBy, customerBalances } from '../ledger/balances.js';
 import { isOverdue } from '../ledger/overdue.js';
 import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
 import { recordPayment } from '../payments/service.js';
+import { markOverdueNotified } from '../invoices/repository.js';
+import { markExpiryNotified } from '../payment-methods/repository.js';
 import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts } from '../subscriptions/repository.js';
 import { cancelCustomer } from './cancellation.js';
 import {
@@ -21,8 +23,6 @@ import {
   customersWithDueInvoices,
   customersWithOverdueInvoices,
   cardsExpiringThisMonth,
-  markExpiryNotified,
-  markOverdueNotified,
   customersInStatus,
   overdueInvoicesNotNotified,
   ALL_ACCOUNTS,
@@ -31,7 +31,7 @@ import {
 } from './clock-repository.js';
 import { wallClockNow } from '../clock/account-clock.js';
 import { minorUnits, money } from '../money/money.js';
-import { autoCancelDue, gracePeriodDays, suspensionDue } from './dunning.js';
+import { autoCancelDue, gracePeriodDays, suspensionDue } from '../customers/dunning.js';
 import { lockCustomerFor, lockCustomerIn, TRANSITIONS, transitionCustomer } from './transitions.js';
 import { catchUpInvoices } from './unhold.js';
 

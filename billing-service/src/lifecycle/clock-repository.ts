@@ -112,12 +112,6 @@ export function overdueInvoicesNotNotified(db: Queryable, now: Date, scope: Cloc
     .execute();
 }
 
-/** Marks an invoice's overdue notice as given; false when another instance did it first. */
-export async function markOverdueNotified(db: Queryable, invoiceId: number, now: Date): Promise<boolean> {
-  const result = await db.updateTable('invoices').set({ overdueNotifiedAt: now }).where('id', '=', invoiceId).where('overdueNotifiedAt', 'is', null).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /** Cards in use (not removed) of Active or Suspended customers that expire at the end of this month, whose customer was not told yet. */
 export function cardsExpiringThisMonth(db: Queryable, now: Date, scope: ClockScope) {
   return db
@@ -133,10 +127,4 @@ export function cardsExpiringThisMonth(db: Queryable, now: Date, scope: ClockSco
     .orderBy('paymentMethods.id')
     .limit(500)
     .execute();
-}
-
-/** Marks a card's expiry notice as given; false when another instance did it first. */
-export async function markExpiryNotified(db: Queryable, paymentMethodId: number, now: Date): Promise<boolean> {
-  const result = await db.updateTable('paymentMethods').set({ expiryNotifiedAt: now }).where('id', '=', paymentMethodId).where('expiryNotifiedAt', 'is', null).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }

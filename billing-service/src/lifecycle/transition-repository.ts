@@ -1,4 +1,6 @@
 import { sql, type Insertable, type QueryCreator, type Updateable } from 'kysely';
+import { auditInsert } from '../audit/audit-log.js';
+import { customerStatusUpdate } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { AuditLogTable, Database, SubscriptionsTable } from '../db/schema.js';
 import { moveSubscriptionsOfCustomerQuery, type SubscriptionsMove } from '../subscriptions/repository.js';
@@ -20,8 +22,8 @@ export async function writeTransition(
 ): Promise<MovedSubscription[]> {
   type WithMoved = QueryCreator<Database & { movedSubscriptions: MovedSubscription }>;
   const query = db
-    .with('changedCustomer', (qc) => qc.updateTable('customers').set({ status: customer.status, statusAt: customer.now, modifiedAt: customer.now }).where('id', '=', customer.id))
-    .with('newAudit', (qc) => qc.insertInto('auditLog').values({ ...audit, entityId: customer.id }));
+    .with('changedCustomer', (qc) => customerStatusUpdate(qc as unknown as QueryCreator<Database>, customer))
+    .with('newAudit', (qc) => auditInsert(qc as unknown as QueryCreator<Database>, { ...audit, entityId: customer.id }));
   if (!subscriptions) {
     await query.selectNoFrom(sql<number>`1`.as('written')).execute();
     return [];

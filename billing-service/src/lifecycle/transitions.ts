@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import { auditEntry } from '../audit/audit-log.js';
 import { lockCustomer } from '../customers/repository.js';
-import type { CUSTOMER_STATUSES } from '../customers/schemas.js';
+import { CUSTOMER_TRANSITIONS, type CustomerTransition, type TransitionName } from '../customers/status-graph.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow, SubscriptionsTable } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
@@ -10,13 +10,11 @@ import { utcDate } from '../invoices/billing-run.js';
 import { moveSubscriptionsOfCustomer } from '../subscriptions/repository.js';
 import type { SUBSCRIPTION_STATUSES } from '../subscriptions/schemas.js';
 import type { AppContext } from '../app-context.js';
-import type { WebhookEventType } from '../webhooks/events.js';
 import { writeTransition, type MovedSubscription } from './transition-repository.js';
 
-type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
 type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
-export type TransitionName = 'activate' | 'hold' | 'unhold' | 'cancel' | 'uncancel' | 'suspend' | 'reactivate' | 'autoCancel';
+export type { TransitionName };
 
 export interface TransitionOptions {
   /** Stamped on subscriptions a cancellation ends. */
@@ -25,16 +23,8 @@ export interface TransitionOptions {
   withSubscriptions?: boolean;
 }
 
-export interface Transition {
-  /** Statuses it starts from; any other is refused. */
-  from: readonly CustomerStatus[];
-  to: CustomerStatus;
-  /** The webhook event it emits, with the customer as the API returns it. */
-  event: WebhookEventType;
-  /** The endpoint that makes it; none: only the billing clock does. */
-  endpoint?: (customerId: number) => string;
-  /** What PUT /v1/customers has always named for this change, though the endpoint refuses it (see customers/service.ts). */
-  putPointer?: string;
+/** A move of the customer lifecycle (customers/status-graph.ts) with what it does to the customer's subscriptions. */
+export interface Transition extends CustomerTransition {
   /** The customer's subscriptions that move with it. */
   subscriptions: {
     from: readonly SubscriptionStatus[];
@@ -54,32 +44,23 @@ const cancelSubscriptions: Transition['subscriptions'] = {
   stamp: (now, o) => ({ cancelledAt: now, cancellationOption: o.cancellationOption ?? null }),
 };
 
-/** The customer lifecycle (the spec's state table): every status change a customer makes, and only these. */
+const C = CUSTOMER_TRANSITIONS;
+
+/** The customer lifecycle with its subscriptions: every status change a customer makes, and only these. */
 export const TRANSITIONS: Readonly<Record<TransitionName, Transition>> = {
-  activate: {
-    event: 'customer.activated',
-    from: ['Draft'],
-    to: 'Active',
-    endpoint: () => 'POST /v1/customeractivation',
-    subscriptions: { from: ['Draft'], to: 'Active', stamp: (now) => ({ activatedAt: now, currentPeriodStart: utcDate(now) }) },
-  },
-  hold: { event: 'customer.held', from: ['Active'], to: 'Hold', endpoint: (id) => `POST /v1/customerhold/${id}`, subscriptions: suspendSubscriptions },
-  unhold: { event: 'customer.unheld', from: ['Hold'], to: 'Active', endpoint: () => 'POST /v1/customers/unhold', subscriptions: resumeSubscriptions },
-  cancel: { event: 'customer.cancelled', from: ['Draft', 'Active', 'Hold', 'Suspended'], to: 'Cancelled', endpoint: () => 'POST /v1/customercancellation', subscriptions: cancelSubscriptions },
+  activate: { ...C.activate, subscriptions: { from: ['Draft'], to: 'Active', stamp: (now) => ({ activatedAt: now, currentPeriodStart: utcDate(now) }) } },
+  hold: { ...C.hold, subscriptions: suspendSubscriptions },
+  unhold: { ...C.unhold, subscriptions: resumeSubscriptions },
+  cancel: { ...C.cancel, subscriptions: cancelSubscriptions },
   uncancel: {
-    event: 'customer.uncancelled',
-    from: ['Cancelled'],
-    to: 'Active',
-    endpoint: (id) => `POST /v1/customers/uncancel/${id}`,
+    ...C.uncancel,
     subscriptions: { from: ['Cancelled'], to: 'Active', cancelledWithCustomer: true, stamp: () => ({ cancelledAt: null, cancellationOption: null }) },
   },
-  // The billing clock's own moves (lifecycle/billing-clock.ts); when, is lifecycle/dunning.ts.
-  suspend: { event: 'customer.suspended', from: ['Active'], to: 'Suspended', subscriptions: suspendSubscriptions },
-  reactivate: { event: 'customer.reactivated', from: ['Suspended'], to: 'Active', putPointer: 'POST /v1/customers/unhold', subscriptions: resumeSubscriptions },
-  autoCancel: { event: 'customer.cancelled', from: ['Suspended'], to: 'Cancelled', subscriptions: cancelSubscriptions },
+  suspend: { ...C.suspend, subscriptions: suspendSubscriptions },
+  reactivate: { ...C.reactivate, subscriptions: resumeSubscriptions },
+  autoCancel: { ...C.autoCancel, subscriptions: cancelSubscriptions },
 };
 
-const NAMES = Object.keys(TRANSITIONS) as TransitionName[];
 
 /**
  * Locks the customer for the rest of the transaction and checks it is in one of
@@ -134,19 +115,4 @@ export async function transitionCustomer(
   }
   await ctx.webhooks?.customer(db, customer.accountId, customer.id, t.event, now);
   return { customer, moved };
-}
-
-/**
- * How a customer gets from `from` to `to`, for PUT /v1/customers (which never
- * changes the status): the endpoint to use; `systemOnly` when only the billing
- * clock ever moves a customer to `to`; null when no transition does.
- */
-export function routeToStatus(from: string, to: string, customerId: number): { endpoint: string } | { systemOnly: TransitionName } | null {
-  const into = NAMES.filter((n) => TRANSITIONS[n].to === to);
-  if (into.length > 0 && into.every((n) => !TRANSITIONS[n].endpoint)) return { systemOnly: into[0]! };
-  const endpoint = into
-    .filter((n) => TRANSITIONS[n].from.some((s) => s === from))
-    .map((n) => TRANSITIONS[n].endpoint?.(customerId) ?? TRANSITIONS[n].putPointer)
-    .find((e) => e !== undefined);
-  return endpoint ? { endpoint } : null;
 }

@@ -1,11 +1,11 @@
 import { wallClockNow } from '../clock/account-clock.js';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { PeriodicTask } from '../background/periodic-task.js';
+import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Db } from '../db/database.js';
 import { InstanceLiveness } from '../db/instance-liveness.js';
 import { claimDueEmails, markAttemptFailed, markSent, releaseClaimsOf, type OutboxEmail } from './outbox-repository.js';
-import { UnrecordedWrites } from '../background/unrecorded-writes.js';
+import { UnrecordedWrites } from '../tasks/unrecorded-writes.js';
 
 export interface EmailSettings {
   /** smtp://user:pass@host:587 or smtps://… (RENEW_SMTP_URL). */

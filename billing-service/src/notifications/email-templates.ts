@@ -1,4 +1,5 @@
 import type { EmailType } from '../email-preferences/schemas.js';
+import type { NotificationEvent } from '../outbox/notifications.js';
 
 /** What an e-mail says: subject and plain text. Pure: no I/O. */
 export interface EmailContent {
@@ -6,16 +7,7 @@ export interface EmailContent {
   body: string;
 }
 
-export type NotificationEvent =
-  | { type: 'InvoicePost'; invoiceId: number; invoiceNumber: number; amount: string; currency: string; dueDate: string }
-  | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
-  | { type: 'PaymentFailed'; amount: string; currency: string; reason: string }
-  | { type: 'Refund'; amount: string; currency: string; paymentAmount: string; paymentDate: string; method: string; reference: string | null }
-  | { type: 'InvoiceOverdue'; invoiceNumber: number; outstanding: string; currency: string; dueDate: string }
-  | { type: 'SubscriptionCancellation'; subscriptions: string[] }
-  | { type: 'CreditCardExpiry'; cardType: string; lastFour: string; expiry: string }
-  | { type: 'CustomerActivation' }
-  | { type: 'CustomerSuspend'; reason: string };
+export type { NotificationEvent };
 
 export type NotificationType = NotificationEvent['type'] & EmailType;
 

@@ -1,17 +1,11 @@
 import type { Catalog } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import { isEmailEnabled } from '../email-preferences/enabled.js';
-import { renderEmail, type NotificationEvent } from './email-templates.js';
+import type { CustomerNotifier, NotificationEvent, NotifiedCustomer } from '../outbox/notifications.js';
+import { renderEmail } from './email-templates.js';
 import { insertOutboxEmail, insertOutboxEmails } from './outbox-repository.js';
 
-export interface NotifiedCustomer {
-  id: number;
-  accountId: number;
-  firstName: string | null;
-  lastName: string | null;
-  companyName: string | null;
-  primaryEmail: string | null;
-}
+export type { NotifiedCustomer };
 
 /**
  * Puts the e-mail of an event in the outbox, in the caller's transaction: it
@@ -19,7 +13,7 @@ export interface NotifiedCustomer {
  * (no SMTP server configured), the customer has no address, or the customer's
  * preference for the type (else the account default) says no.
  */
-export class Notifier {
+export class Notifier implements CustomerNotifier {
   constructor(
     private readonly catalog: Catalog,
     readonly enabled: boolean,

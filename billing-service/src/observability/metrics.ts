@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db, PoolUsage } from '../db/database.js';
-import type { TaskObserver } from '../background/periodic-task.js';
+import type { TaskObserver } from '../tasks/periodic-task.js';
 
 export interface ServiceMetricsOptions {
   db: Db;

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import type { PeriodicTask } from '../background/periodic-task.js';
+import type { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Db, PoolUsage } from '../db/database.js';
 import { pendingMigrations } from '../db/migrate.js';
 import '../http/context.js';

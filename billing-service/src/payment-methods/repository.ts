@@ -1,9 +1,9 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { InsertObject, Insertable, QueryCreator, Selectable, Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import { lockCustomer } from '../customers/repository.js';
 import { isStorableId } from '../db/ids.js';
-import type { PaymentMethodsTable } from '../db/schema.js';
+import type { Database, PaymentMethodsTable } from '../db/schema.js';
 
 export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
 
@@ -54,4 +54,20 @@ export async function updatePaymentMethodRow(db: Queryable, id: number, row: Upd
 /** The newest remaining method, to become the default when the default goes. */
 export async function newestPaymentMethod(db: Queryable, customerId: number): Promise<PaymentMethodRow | undefined> {
   return db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).where('removedAt', 'is', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/** Marks a card's expiry notice as given; false when another instance did it first. */
+export async function markExpiryNotified(db: Queryable, paymentMethodId: number, now: Date): Promise<boolean> {
+  const result = await db.updateTable('paymentMethods').set({ expiryNotifiedAt: now }).where('id', '=', paymentMethodId).where('expiryNotifiedAt', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The customer's default card is no longer the default (before another becomes it: the partial unique index allows one). */
+export async function clearDefaultCard(db: Queryable, customerId: number): Promise<void> {
+  await db.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
+}
+
+/** A card's insert as a piece of another folder's combined statement (a first payment stores its card in the same statement). */
+export function paymentMethodInsert(qc: QueryCreator<Database>, row: InsertObject<Database, 'paymentMethods'>) {
+  return qc.insertInto('paymentMethods').values(row);
 }

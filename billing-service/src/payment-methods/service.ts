@@ -6,13 +6,15 @@ import type { CustomerRow, PaymentMethodsTable } from '../db/schema.js';
 import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import type { ResourceWebhooks } from '../webhooks/events.js';
+import type { ResourceWebhooks } from '../outbox/webhook-events.js';
 import { ApiError } from '../http/errors.js';
 import type { ErrorCode } from '../http/error-codes.js';
 import type { UriBuilder } from '../http/uri.js';
-import { checkCard } from '../payments/card-checks.js';
-import { callGateway } from '../payments/call-gateway.js';
+import { checkCard } from '../gateway/card-checks.js';
+import { callGateway } from '../gateway/call-gateway.js';
+import { turnOffAutoCollect } from '../billing-settings/repository.js';
 import {
+  clearDefaultCard,
   lockCustomerCountingCards,
   findPaymentMethod,
   hasActiveCard,
@@ -176,7 +178,7 @@ export async function lockCustomerForNewCard(trx: Queryable, caller: Caller, car
   if (!removed && !isFirst && card.wantsDefault && card.mayNotMoveDefault !== undefined) throw refuseMovingDefault(card.mayNotMoveDefault);
   const isDefault = !removed && (isFirst || card.wantsDefault);
   if (isDefault && !isFirst) {
-    await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
+    await clearDefaultCard(trx, customerId);
   }
   return isDefault;
 }
@@ -202,7 +204,7 @@ export async function updateCreditCard(ctx: AppContext, caller: Caller, input: U
     if (!current) throw ApiError.notFound('payment method', input.id);
     await lockCustomer(trx, caller.accountId, current.customerId);
     if (input.isDefault && !current.isDefault) {
-      await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', current.customerId).where('isDefault', '=', true).execute();
+      await clearDefaultCard(trx, current.customerId);
     }
     const columns = {
       firstName: input.firstName,
@@ -241,7 +243,7 @@ export async function removeCreditCard(ctx: AppContext, caller: Caller, id: numb
       const next = await newestPaymentMethod(trx, current.customerId);
       if (next) await updatePaymentMethodRow(trx, next.id, { isDefault: true, modifiedAt: now });
       else {
-        await trx.updateTable('customerBillingSettings').set({ autoCollect: false }).where('customerId', '=', current.customerId).where('autoCollect', '=', true).execute();
+        await turnOffAutoCollect(trx, current.customerId);
       }
     }
     await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: id, action: 'delete', changes: { customerId: current.customerId, lastFour: current.lastFour } });

@@ -3,10 +3,11 @@
  * the card checks, validating and storing a card, a first payment with a new card,
  * and the gateway (interface and sandbox).
  */
-export { checkCard, type CardInput } from './card-checks.js';
-export { amountInCurrency, collectWithNewCard, customerForCollection } from './service.js';
-export { SandboxGateway } from './gateway/sandbox-gateway.js';
-export type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from './gateway/payment-gateway.js';
+export { checkCard, type CardInput } from '../gateway/card-checks.js';
+export { collectWithNewCard, customerForCollection } from './service.js';
+export { amountInCurrency } from '../money/amount-in-currency.js';
+export { SandboxGateway } from '../gateway/sandbox-gateway.js';
+export type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from '../gateway/payment-gateway.js';
 export { insertValidatedCard, toCreditCardResponse, validateCard, type CardReadyToStore } from '../payment-methods/service.js';
 export { cardholderFields, type CreditCardResponse } from '../payment-methods/schemas.js';
 /** A card's address: country and state ids (ISO 3166) checked and resolved. */

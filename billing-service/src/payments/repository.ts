@@ -1,12 +1,15 @@
-import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
+import { auditInsert } from '../audit/audit-log.js';
+import { ledgerEntryInsert } from '../ledger/entries.js';
+import { paymentMethodInsert } from '../payment-methods/repository.js';
+import { sql, type Insertable, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
 import type { InstanceLiveness } from '../db/instance-liveness.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery, reusableWriteByShape } from '../db/reusable-query.js';
-import type { PaymentMethodsTable, PaymentsNeedingAttentionTable, PaymentsTable } from '../db/schema.js';
+import type { Database, PaymentMethodsTable, PaymentsNeedingAttentionTable, PaymentsTable } from '../db/schema.js';
 import { lockedOpenInvoiceEntries, type LockedOpenInvoiceEntry } from '../ledger/allocation.js';
-import { enabledEndpointsJson, rememberEnabledEndpoints } from '../webhooks/repository.js';
+import { enabledEndpointsJson, rememberEnabledEndpoints } from '../outbox/webhook-repository.js';
 
 export type PaymentRow = Selectable<PaymentsTable> & { unallocated: string | null };
 
@@ -118,9 +121,9 @@ const cardWithPaymentStatement = reusableWriteByShape((db: Queryable, rows: Card
   const entryId = sql<number>`(select id from new_entry)`;
   const paymentId = sql<number>`(select id from new_payment)`;
   return db
-    .with('newCard', (qc) => qc.insertInto('paymentMethods').values(rows.card).returningAll())
+    .with('newCard', (qc) => paymentMethodInsert(qc as unknown as QueryCreator<Database>, rows.card).returningAll())
     .with('newEntry', (qc) =>
-      qc.insertInto('ledgerEntries').values({ accountId, customerId, entryType: 'payment', amount, openAmount: amount, invoiceId: null, dueAt: null, effectiveAt: now, openedAt: now, description: null }).returning('id'),
+      ledgerEntryInsert(qc as unknown as QueryCreator<Database>, { accountId, customerId, entryType: 'payment', amount, invoiceId: null, dueAt: null, effectiveAt: now, openedAt: now, description: null }).returning('id'),
     )
     .with('newPayment', (qc) =>
       qc
@@ -130,7 +133,7 @@ const cardWithPaymentStatement = reusableWriteByShape((db: Queryable, rows: Card
         .returning('id'),
     )
     .with('newAudit', (qc) =>
-      qc.insertInto('auditLog').values([
+      auditInsert(qc as unknown as QueryCreator<Database>, [
         { accountId, actor, source: auditSource, entityType: 'PaymentMethod', entityId: cardId, action: 'create', changes: cardChanges },
         { accountId, actor, source: auditSource, entityType: 'Payment', entityId: paymentId, action: 'create', changes: paymentChanges },
       ]),
@@ -277,4 +280,15 @@ const PAYMENT_COLUMNS =
 /** A charge the gateway made that was neither recorded nor paid back (a failed compensation): an operator's to settle. */
 export async function insertPaymentNeedingAttention(db: Queryable, row: Insertable<PaymentsNeedingAttentionTable>) {
   return db.insertInto('paymentsNeedingAttention').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The refunds of these payments, oldest first (for the payment's own answer: a read of the refunds table, written by refunds/). */
+export async function findRefundsOfPayments(db: Queryable, paymentIds: number[]) {
+  if (paymentIds.length === 0) return [];
+  return db
+    .selectFrom('refunds')
+    .select(['id', 'paymentId', 'amount', 'status', 'effectiveAt'])
+    .where('paymentId', 'in', paymentIds)
+    .orderBy('id')
+    .execute();
 }

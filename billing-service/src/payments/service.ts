@@ -11,16 +11,16 @@ import { IDEMPOTENCY_KEY_TTL_MS } from '../http/idempotency.js';
 import { wallClockNow } from '../clock/account-clock.js';
 import type { UriBuilder } from '../http/uri.js';
 import { allocateAvailableFunds, allocateExplicitly, allocateNewEntry, invoicesInPayingOrder, lockOpenEntriesOfCustomers, planAllocations, recordAllocations, type Allocation } from '../ledger/allocation.js';
-import type { ResourceWebhooks } from '../webhooks/events.js';
+import type { ResourceWebhooks } from '../outbox/webhook-events.js';
 import { addLedgerEntries, addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/money.js';
-import { findRefundsOfPayments } from '../refunds/repository.js';
+import { amountInCurrency } from '../money/amount-in-currency.js';
 import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } from '../payment-methods/repository.js';
 import { insertValidatedCard, lockCustomerForNewCard, newCardAuditChanges, type CardReadyToStore } from '../payment-methods/service.js';
-import { callGateway } from './call-gateway.js';
-import { gatewayIdempotencyKey } from './gateway/payment-gateway.js';
+import { callGateway } from '../gateway/call-gateway.js';
+import { gatewayIdempotencyKey } from '../gateway/payment-gateway.js';
 import {
-  findAllocations, findOpenInvoiceEntries, findPayment, findPaymentByIdempotencyKey, insertCardWithPayment, insertPayment, insertPaymentNeedingAttention, insertPayments,
+  findAllocations, findOpenInvoiceEntries, findRefundsOfPayments, findPayment, findPaymentByIdempotencyKey, insertCardWithPayment, insertPayment, insertPaymentNeedingAttention, insertPayments,
   releaseAllocations, reserveAllocations, selectPayments, type NewPayment, type PaymentRow, type ReservationsCounted,
 } from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
@@ -78,14 +78,6 @@ export async function customerForCollection(ctx: AppContext, caller: Caller, cus
   if (!customer) throw ApiError.notFound('customer', customerId);
   amountInCurrency(amount, customer.currency, field);
   return customer;
-}
-
-/** The amount as money, refused (400 on `field`) when it has more decimals than the currency (USD 2, JPY 0). */
-export function amountInCurrency(amount: string | number, currency: string, field: string): Money {
-  const value = money(amount);
-  const decimals = minorUnits(currency);
-  if (value.decimalPlaces() > decimals) throw ApiError.badRequest(`${currency} amounts have at most ${decimals} decimals`, field);
-  return value;
 }
 
 export async function getPayment(ctx: AppContext, caller: Caller, id: number): Promise<PaymentResponse> {

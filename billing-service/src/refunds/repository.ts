@@ -78,14 +78,3 @@ export async function findUnallocations(db: Queryable, refundIds: number[]) {
     .orderBy('invoices.id', 'desc')
     .execute();
 }
-
-/** The refunds of these payments, oldest first (for the payment's own answer). */
-export async function findRefundsOfPayments(db: Queryable, paymentIds: number[]) {
-  if (paymentIds.length === 0) return [];
-  return db
-    .selectFrom('refunds')
-    .select(['id', 'paymentId', 'amount', 'status', 'effectiveAt'])
-    .where('paymentId', 'in', paymentIds)
-    .orderBy('id')
-    .execute();
-}

@@ -9,11 +9,11 @@ import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { payBackPayment } from '../ledger/refunds.js';
 import { minorUnits, money, toJsonAmount, type Money } from '../money/money.js';
-import { callGateway } from '../payments/call-gateway.js';
-import { gatewayIdempotencyKey, type GatewayOutcome } from '../payments/gateway/payment-gateway.js';
+import { callGateway } from '../gateway/call-gateway.js';
+import { gatewayIdempotencyKey, type GatewayOutcome } from '../gateway/payment-gateway.js';
 import { findPayment, type PaymentRow } from '../payments/repository.js';
 import type { PaymentResponse } from '../payments/schemas.js';
-import { amountInCurrency } from '../payments/service.js';
+import { amountInCurrency } from '../money/amount-in-currency.js';
 import {
   findRefund, findRefundByGatewayKey, findUnallocations, insertRefund, insertUnallocations, lockPaymentForRefund, lockRefund, updateRefund, type RefundRow,
 } from './repository.js';

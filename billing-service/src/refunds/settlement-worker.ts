@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../app-context.js';
-import { PeriodicTask } from '../background/periodic-task.js';
+import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Caller } from '../http/auth.js';
-import { callGateway } from '../payments/call-gateway.js';
+import { callGateway } from '../gateway/call-gateway.js';
 import { findPayment } from '../payments/repository.js';
 import { findStalePendingRefunds } from './repository.js';
 import { settleCardRefund } from './service.js';

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type QueryCreator, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type Selectable, type Updateable } from 'kysely';
 import { isStorableId } from '../db/ids.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { Queryable } from '../db/database.js';
@@ -40,51 +40,6 @@ export async function findSubscriptionsOfCustomers(db: Queryable, accountId: num
     .$if(statuses !== undefined, (q) => q.where('subscriptions.status', 'in', statuses!))
     .orderBy('subscriptions.id')
     .execute();
-}
-
-/** What recurring revenue reads of a product (see recurring-revenue.ts). */
-export type RevenueProductRow = Pick<SubscriptionProductRow, 'quantity' | 'catalogPrice' | 'priceOverride' | 'included' | 'discountKind' | 'discountValue'>;
-
-/** An Active subscription as recurring revenue reads it. */
-export interface RevenueSubscription {
-  customerId: number;
-  currency: string;
-  interval: 'Monthly' | 'Yearly';
-  numberOfIntervals: number;
-  products: RevenueProductRow[];
-}
-
-// The products of subscription `s` as JSON (numerics as text: exact).
-const REVENUE_PRODUCTS = sql<RevenueProductRow[]>`coalesce((select json_agg(json_build_object('quantity', p.quantity::text,
-  'catalogPrice', p.catalog_price::text, 'priceOverride', p.price_override::text, 'included', p.included, 'discountKind', p.discount_kind,
-  'discountValue', p.discount_value::text) order by p.position) from subscription_products p where p.subscription_id = s.id), '[]'::json)`;
-
-/**
- * The Active subscriptions of the customer whose id is `customerId` (a column of the read that adds
- * this one) as JSON, with what recurring revenue needs: a customer read computes it without another query.
- */
-export function activeSubscriptionsJson(customerId: RawBuilder<number>) {
-  return sql<RevenueSubscription[]>`coalesce((select json_agg(json_build_object('customerId', s.customer_id, 'currency', s.currency,
-    'interval', f.interval, 'numberOfIntervals', f.number_of_intervals, 'products', ${REVENUE_PRODUCTS}) order by s.id)
-    from subscriptions s join plan_frequencies f on f.id = s.plan_frequency_id where s.customer_id = ${customerId} and s.status = 'Active'), '[]'::json)`;
-}
-
-// Every read of customers with an Active subscription computes their recurring revenue: compiled once (see reusableQuery).
-const activeSubscriptionsWithProducts = reusableQuery((db: Queryable, accountId: number, customerIds: number[]) =>
-  db
-    .selectFrom('subscriptions as s')
-    .innerJoin('planFrequencies as f', 'f.id', 's.planFrequencyId')
-    .select(['s.id', 's.customerId', 's.currency', 'f.interval', 'f.numberOfIntervals', REVENUE_PRODUCTS.as('products')])
-    .where('s.accountId', '=', accountId)
-    .where('s.customerId', '=', sql<number>`any(${customerIds})`)
-    .where('s.status', '=', 'Active')
-    .orderBy('s.id'),
-);
-
-/** The customers' Active subscriptions with their frequency and products, in one round trip (for recurring revenue). */
-export async function findActiveSubscriptionsWithProducts(db: Queryable, accountId: number, customerIds: number[]) {
-  if (customerIds.length === 0) return [];
-  return activeSubscriptionsWithProducts(db, accountId, customerIds);
 }
 
 /** Subscriptions whose periods now fall on another day of the month (ChargeForCurrentFullPeriod moved it). */

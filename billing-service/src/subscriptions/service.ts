@@ -6,12 +6,12 @@ import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
-import { amountInCurrency } from '../payments/service.js';
+import { amountInCurrency } from '../money/amount-in-currency.js';
 import type { UriBuilder } from '../http/uri.js';
 import { toJsonAmount } from '../money/money.js';
 import { countSubscriptionsByFrequency, findPlanFrequency } from '../plans/repository.js';
 import { toPlanFrequencyResponse } from '../plans/service.js';
-import { productAmount, revenueOf } from './recurring-revenue.js';
+import { productAmount, revenueOf } from '../plans/recurring-revenue.js';
 import {
   findCoupons,
   findPlanFrequencies,

@@ -4,12 +4,12 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { PeriodicTask } from '../background/periodic-task.js';
+import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Db } from '../db/database.js';
 import { InstanceLiveness } from '../db/instance-liveness.js';
-import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, releaseDeliveryClaimsOf, WEBHOOK_SENDS_PER_ENDPOINT, type ClaimedDelivery } from './repository.js';
-import { UnrecordedWrites } from '../background/unrecorded-writes.js';
-import { checkUrlForm, resolveSafely, UnsafeUrlError, type ResolvedAddress, type WebhookUrlSafety } from './url-safety.js';
+import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, releaseDeliveryClaimsOf, WEBHOOK_SENDS_PER_ENDPOINT, type ClaimedDelivery } from '../outbox/webhook-repository.js';
+import { UnrecordedWrites } from '../tasks/unrecorded-writes.js';
+import { checkUrlForm, resolveSafely, UnsafeUrlError, type ResolvedAddress, type WebhookUrlSafety } from '../outbox/url-safety.js';
 
 /** Delays before each retry (with ±10 % jitter): about a day in all, then the delivery is Failed. */
 export const WEBHOOK_RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];

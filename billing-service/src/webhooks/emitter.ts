@@ -13,7 +13,7 @@ import { findPayment } from '../payments/repository.js';
 import { toPaymentResponses } from '../payments/service.js';
 import { findSubscription } from '../subscriptions/repository.js';
 import { toSubscriptionResponses } from '../subscriptions/service.js';
-import { emitWebhookEvent, emitWebhookEvents, type ResourceWebhooks, type WebhookEventType } from './events.js';
+import { emitWebhookEvent, emitWebhookEvents, type ResourceWebhooks, type WebhookEventType } from '../outbox/webhook-events.js';
 
 /**
  * The webhook events of each kind of resource, with the resource as the API returns it (built

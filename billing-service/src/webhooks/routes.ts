@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { listRoute, ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
-import { selectAttempts, selectEndpoints } from './repository.js';
+import { selectAttempts, selectEndpoints } from '../outbox/webhook-repository.js';
 import {
   CreateWebhookEndpointBody,
   UpdateWebhookEndpointBody,

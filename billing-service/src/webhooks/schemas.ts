@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { optionalText } from '../http/field-schemas.js';
-import { WEBHOOK_EVENT_TYPES } from './events.js';
+import { WEBHOOK_EVENT_TYPES } from '../outbox/webhook-events.js';
 
 export const WEBHOOK_ENDPOINT_STATUSES = ['Enabled', 'Disabled'] as const;
 

@@ -17,7 +17,7 @@ import {
   type AttemptRow,
   type DeliveryRow,
   type EndpointRow,
-} from './repository.js';
+} from '../outbox/webhook-repository.js';
 import type {
   CreateWebhookEndpointInput,
   UpdateWebhookEndpointInput,
@@ -25,7 +25,7 @@ import type {
   WebhookDeliveryResponse,
   WebhookEndpointResponse,
 } from './schemas.js';
-import { checkWebhookUrl, UnsafeUrlError } from './url-safety.js';
+import { checkWebhookUrl, UnsafeUrlError } from '../outbox/url-safety.js';
 
 const ENTITY = 'WebhookEndpoint';
 

@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import type { BulkPaymentWorker } from '../../src/bulk/bulk-worker.js';
 import { claimRecords } from '../../src/bulk/repository.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
-import { gatewayIdempotencyKey } from '../../src/payments/gateway/payment-gateway.js';
+import { gatewayIdempotencyKey } from '../../src/gateway/payment-gateway.js';
 import { money } from '../../src/money/money.js';
 import { BASE_URL, errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
 import { activate, cardBody, listInvoices, newCustomer, newSubscription } from '../helpers/api-fixtures.js';

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/service.js';
 import { buildApp } from '../../src/app.js';
-import { PeriodicTask } from '../../src/background/periodic-task.js';
+import { PeriodicTask } from '../../src/tasks/periodic-task.js';
 import { isDatabaseUnavailable } from '../../src/db/connection-errors.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { PostgresRateLimitStore } from '../../src/http/rate-limit.js';

@@ -5,8 +5,8 @@ import { claimRecords } from '../../src/bulk/repository.js';
 import { claimClockForAdvance } from '../../src/clock/repository.js';
 import { InstanceLiveness } from '../../src/db/instance-liveness.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
-import { SandboxGateway } from '../../src/payments/gateway/sandbox-gateway.js';
-import { claimDueDeliveries } from '../../src/webhooks/repository.js';
+import { SandboxGateway } from '../../src/gateway/sandbox-gateway.js';
+import { claimDueDeliveries } from '../../src/outbox/webhook-repository.js';
 import { cardBody } from '../helpers/api-fixtures.js';
 import { BASE_URL, basicAuth, startTestApp, type TestApp } from '../helpers/test-app.js';
 

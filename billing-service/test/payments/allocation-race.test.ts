@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { InstanceLiveness } from '../../src/db/instance-liveness.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
-import type { PaymentGateway } from '../../src/payments/gateway/payment-gateway.js';
-import { SandboxGateway } from '../../src/payments/gateway/sandbox-gateway.js';
+import type { PaymentGateway } from '../../src/gateway/payment-gateway.js';
+import { SandboxGateway } from '../../src/gateway/sandbox-gateway.js';
 import { cardBody, customerWithInvoice } from '../helpers/api-fixtures.js';
 import { BASE_URL, basicAuth, errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
 

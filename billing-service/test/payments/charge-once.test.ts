@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { money } from '../../src/money/money.js';
-import { SandboxGateway } from '../../src/payments/gateway/sandbox-gateway.js';
+import { SandboxGateway } from '../../src/gateway/sandbox-gateway.js';
 import { settlePendingRefunds } from '../../src/refunds/settlement-worker.js';
 import { cardBody, newCustomer } from '../helpers/api-fixtures.js';
 import { BASE_URL, basicAuth, startTestApp, type TestApp } from '../helpers/test-app.js';

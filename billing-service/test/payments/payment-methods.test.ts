@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentGateway } from '../../src/payments/gateway/payment-gateway.js';
+import type { PaymentGateway } from '../../src/gateway/payment-gateway.js';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { cardBody, newCustomer } from '../helpers/api-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
-import { SandboxGateway } from '../../src/payments/gateway/sandbox-gateway.js';
+import { SandboxGateway } from '../../src/gateway/sandbox-gateway.js';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { cardBody, customerWithInvoice } from '../helpers/api-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { emitWebhookEvent } from '../../src/webhooks/events.js';
+import { emitWebhookEvent } from '../../src/outbox/webhook-events.js';
 import { startReceiver } from './receiver.js';
 
 let t: TestApp;

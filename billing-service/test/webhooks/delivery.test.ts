@@ -4,8 +4,8 @@ import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-ap
 import { WebhookDeliveryWorker, type WebhookWorkerOptions } from '../../src/webhooks/delivery-worker.js';
 import type { AppContext } from '../../src/app-context.js';
 import { endpointDisabledEmail } from '../../src/webhooks/disabled-notice.js';
-import { emitWebhookEvent, type WebhookEventType } from '../../src/webhooks/events.js';
-import { systemResolve } from '../../src/webhooks/url-safety.js';
+import { emitWebhookEvent, type WebhookEventType } from '../../src/outbox/webhook-events.js';
+import { systemResolve } from '../../src/outbox/url-safety.js';
 import { startReceiver, type ReceivedWebhook } from './receiver.js';
 
 /** `rebind.test` is no real name: only this resolver knows it (as 127.0.0.1). */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
-import { emitWebhookEvent } from '../../src/webhooks/events.js';
-import type { ResolvedAddress } from '../../src/webhooks/url-safety.js';
+import { emitWebhookEvent } from '../../src/outbox/webhook-events.js';
+import type { ResolvedAddress } from '../../src/outbox/url-safety.js';
 
 /**
  * IPv6 addresses that carry an IPv4 address: a NAT64 translator, a 6to4 relay or a Teredo

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
-import type { ResolvedAddress } from '../../src/webhooks/url-safety.js';
+import type { ResolvedAddress } from '../../src/outbox/url-safety.js';
 
 /** Stand-in DNS: names of the tests only, nothing leaves the machine. */
 const DNS: Record<string, ResolvedAddress[]> = {

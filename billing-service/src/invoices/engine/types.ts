@@ -1,8 +1,7 @@
 import type { Decimal } from 'decimal.js';
-import type { TERMS } from '../../catalog/schema.js';
+import type { Term } from '../../catalog/schema.js';
 
-/** Payment terms of a customer (catalog `TERMS`): Net0 … Net90, MFI1. */
-export type Term = (typeof TERMS)[number];
+export type { Term };
 
 /** Billing interval of a plan frequency. */
 export type Interval = 'Monthly' | 'Yearly';

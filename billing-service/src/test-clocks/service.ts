@@ -2,7 +2,7 @@ import type { AppContext } from '../app-context.js';
 import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import { runBillingClock, type ClockTick } from '../lifecycle/billing-clock.js';
-import { wallClockNow } from './account-clock.js';
+import { wallClockNow } from '../clock/account-clock.js';
 import {
   changedSince,
   claimClockForAdvance,
@@ -13,8 +13,8 @@ import {
   isAdvancing,
   releaseClock,
   setFrozenTime,
-} from './repository.js';
-import type { AdvanceTestClockInput, TestClockAdvanceResponse, TestClockResponse } from './test-clock-schemas.js';
+} from '../clock/repository.js';
+import type { AdvanceTestClockInput, TestClockAdvanceResponse, TestClockResponse } from './schemas.js';
 
 const DAY_MS = 86_400_000;
 /** At most five years per advance (leap days included). */

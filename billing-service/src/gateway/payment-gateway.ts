@@ -1,4 +1,4 @@
-import type { Money } from '../../money/money.js';
+import type { Money } from '../money/money.js';
 import type { CardBrand } from './card-brand.js';
 
 /**

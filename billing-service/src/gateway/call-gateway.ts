@@ -1,12 +1,11 @@
-import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
-import { GatewayUnavailableError, withGatewayTimeout } from './gateway/payment-gateway.js';
+import { GatewayUnavailableError, withGatewayTimeout } from './payment-gateway.js';
 
 /**
  * A gateway call under the configured deadline; an unavailable gateway is 504 (timeout) or 502, never a hang.
  * `consequence` tells the client what that left behind (a charge: nothing charged or stored).
  */
-export async function callGateway<T>(ctx: AppContext, call: (signal: AbortSignal) => Promise<T>, consequence = 'nothing was charged or stored, try again'): Promise<T> {
+export async function callGateway<T>(ctx: { payments: { gatewayTimeoutMs: number } }, call: (signal: AbortSignal) => Promise<T>, consequence = 'nothing was charged or stored, try again'): Promise<T> {
   try {
     return await withGatewayTimeout(ctx.payments.gatewayTimeoutMs, call);
   } catch (error) {

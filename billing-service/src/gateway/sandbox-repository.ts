@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { Queryable } from '../../db/database.js';
-import type { SandboxGatewayOperationsTable } from '../../db/schema.js';
+import type { Queryable } from '../db/database.js';
+import type { SandboxGatewayOperationsTable } from '../db/schema.js';
 
 export type SandboxOperationRow = Selectable<SandboxGatewayOperationsTable>;
 type NewOperation = Omit<SandboxOperationRow, 'createdAt'>;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cardBrand } from './card-brand.js';
-import type { Queryable } from '../../db/database.js';
-import type { Money } from '../../money/money.js';
+import type { Queryable } from '../db/database.js';
+import type { Money } from '../money/money.js';
 import type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from './payment-gateway.js';
 import { findOperation, recordOperationOnce, type SandboxOperationRow } from './sandbox-repository.js';
 

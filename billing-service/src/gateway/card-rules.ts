@@ -1,7 +1,7 @@
-import { cardBrand, passesLuhn } from './gateway/card-brand.js';
+import { cardBrand, passesLuhn } from './card-brand.js';
 
 /** The network from the number, for the checkout widget to name it as the shopper types. */
-export { cardBrand, type CardBrand } from './gateway/card-brand.js';
+export { cardBrand, type CardBrand } from './card-brand.js';
 
 export interface CardInput {
   cardNumber: string;

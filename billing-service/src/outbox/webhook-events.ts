@@ -1,8 +1,6 @@
-import type { CustomerResponse } from '../customers/schemas.js';
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
-import { findEnabledEndpoints, insertDeliveries, insertEvent, insertEvents } from './repository.js';
-import type { PaymentMethodRow } from '../payment-methods/repository.js';
+import { findEnabledEndpoints, insertDeliveries, insertEvent, insertEvents } from './webhook-repository.js';
 
 /** Every event type a webhook endpoint can subscribe to (`["*"]`: all). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -78,13 +76,18 @@ export async function emitWebhookEvents(
   );
 }
 
-/** The events of each kind of resource, with the resource as the API returns it (webhooks/emitter.ts). */
+/**
+ * The events of each kind of resource, with the resource as the API returns it: a port that the
+ * wiring's WebhookEmitter (webhooks/emitter.ts) implements, so the domains below emit events without
+ * importing it. A pre-built customer body and a stored card row are the domains' own types, seen
+ * here only as what the outbox needs of them (the emitter declares the concrete types).
+ */
 export interface ResourceWebhooks {
-  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date, response?: CustomerResponse): Promise<void>;
+  customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date, response?: object): Promise<void>;
   subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now: Date): Promise<void>;
   invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date): Promise<void>;
   payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date): Promise<void>;
-  paymentMethod(trx: Queryable, row: PaymentMethodRow, type: WebhookEventType, now: Date): Promise<void>;
+  paymentMethod(trx: Queryable, row: { accountId: number; customerId: number }, type: WebhookEventType, now: Date): Promise<void>;
   /** payment.needs_attention: money the gateway moved that was neither recorded nor paid back (`data`: the record). */
   paymentNeedsAttention(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
   /** invoice.paid for each of these invoices nothing is owed on any more. */

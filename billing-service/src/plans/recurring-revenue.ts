@@ -1,7 +1,26 @@
 import type { Decimal } from 'decimal.js';
-import type { Queryable } from '../db/database.js';
+import type { Selectable } from 'kysely';
+import type { SubscriptionProductsTable } from '../db/schema.js';
 import { money, roundToCurrency, sumMoney } from '../money/money.js';
-import { findActiveSubscriptionsWithProducts, type RevenueProductRow, type RevenueSubscription, type SubscriptionProductRow } from './repository.js';
+
+/*
+ * Recurring revenue and a product's charge per period: pure maths over a subscription's products
+ * and its plan frequency, below every domain that shows it (customers, subscriptions, invoices).
+ */
+
+type SubscriptionProductRow = Selectable<SubscriptionProductsTable>;
+
+/** What recurring revenue reads of a product. */
+export type RevenueProductRow = Pick<SubscriptionProductRow, 'quantity' | 'catalogPrice' | 'priceOverride' | 'included' | 'discountKind' | 'discountValue'>;
+
+/** An Active subscription as recurring revenue reads it. */
+export interface RevenueSubscription {
+  customerId: number;
+  currency: string;
+  interval: 'Monthly' | 'Yearly';
+  numberOfIntervals: number;
+  products: RevenueProductRow[];
+}
 
 /** The price a product is billed at: the override when set, else the catalogue price. */
 export function effectiveUnitPrice(product: Pick<SubscriptionProductRow, 'priceOverride' | 'catalogPrice'>): string {
@@ -65,14 +84,6 @@ export function revenueOf(products: RevenueProductRow[], frequency: { interval: 
     frequency,
     currency,
   );
-}
-
-/**
- * Recurring revenue of customers: the sum over their Active subscriptions (the
- * spec's "current subscriptions only"), in one query for any number of customers.
- */
-export async function customerRecurringRevenue(db: Queryable, accountId: number, customerIds: number[]): Promise<Map<number, { gross: string; net: string }>> {
-  return recurringRevenueByCustomer(await findActiveSubscriptionsWithProducts(db, accountId, customerIds));
 }
 
 /** Recurring revenue per customer of Active subscriptions read already (see activeSubscriptionsJson). */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { AdvanceTestClockBody, TestClockAdvanceResponse, TestClockResponse } from './test-clock-schemas.js';
-import { advanceTestClock, readTestClock, resetTestClock } from './test-clock-service.js';
+import { AdvanceTestClockBody, TestClockAdvanceResponse, TestClockResponse } from './schemas.js';
+import { advanceTestClock, readTestClock, resetTestClock } from './service.js';
 
 const tags = ['Test clocks'];
 

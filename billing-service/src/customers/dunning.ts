@@ -1,5 +1,5 @@
 import type { EffectiveBillingSettings } from '../billing-settings/effective-settings.js';
-import { TRANSITIONS } from './transitions.js';
+import { CUSTOMER_TRANSITIONS } from './status-graph.js';
 
 /**
  * Dunning: when the billing clock suspends an overdue customer and cancels a
@@ -39,7 +39,7 @@ export function daysUntilCancellation(customer: { status: string; statusAt: Date
 }
 
 function autoCancels(customer: { status: string }, settings: DunningSettings): boolean {
-  return settings.customerAutoCancel !== 0 && TRANSITIONS.autoCancel.from.some((s) => s === customer.status);
+  return settings.customerAutoCancel !== 0 && CUSTOMER_TRANSITIONS.autoCancel.from.some((s) => s === customer.status);
 }
 
 function hasPassed(since: Date, days: number, now: Date): boolean {

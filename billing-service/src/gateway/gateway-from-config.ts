@@ -1,5 +1,5 @@
-import type { Config } from '../../config.js';
-import type { Queryable } from '../../db/database.js';
+import type { Config } from '../config.js';
+import type { Queryable } from '../db/database.js';
 import type { PaymentGateway } from './payment-gateway.js';
 import { SandboxGateway } from './sandbox-gateway.js';
 

@@ -1,0 +1,38 @@
+import type { Queryable } from '../db/database.js';
+
+/*
+ * The e-mail notifications the domains send, as a port: a lifecycle move, a billing run or a payment
+ * enqueues an event in its own transaction, and the wiring's Notifier (notifications/notifier.ts)
+ * renders it into the e-mail outbox. The domains see only this.
+ */
+
+/** What the notifier needs of the customer an e-mail goes to. */
+export interface NotifiedCustomer {
+  id: number;
+  accountId: number;
+  firstName: string | null;
+  lastName: string | null;
+  companyName: string | null;
+  primaryEmail: string | null;
+}
+
+/** An event that may send the customer an e-mail (its type is the spec's e-mail type). */
+export type NotificationEvent =
+  | { type: 'InvoicePost'; invoiceId: number; invoiceNumber: number; amount: string; currency: string; dueDate: string }
+  | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
+  | { type: 'PaymentFailed'; amount: string; currency: string; reason: string }
+  | { type: 'Refund'; amount: string; currency: string; paymentAmount: string; paymentDate: string; method: string; reference: string | null }
+  | { type: 'InvoiceOverdue'; invoiceNumber: number; outstanding: string; currency: string; dueDate: string }
+  | { type: 'SubscriptionCancellation'; subscriptions: string[] }
+  | { type: 'CreditCardExpiry'; cardType: string; lastFour: string; expiry: string }
+  | { type: 'CustomerActivation' }
+  | { type: 'CustomerSuspend'; reason: string };
+
+export interface CustomerNotifier {
+  /** False when e-mail is off (no SMTP server configured): callers may skip preparing events. */
+  readonly enabled: boolean;
+  /** Puts the event's e-mail in the outbox, in the caller's transaction (or nothing, by the customer's preferences). */
+  enqueue(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent): Promise<void>;
+  /** Several e-mails, each as enqueue decides, in one write. */
+  enqueueMany(trx: Queryable, emails: Array<{ customer: NotifiedCustomer; event: NotificationEvent }>): Promise<void>;
+}
