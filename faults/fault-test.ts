@@ -390,7 +390,8 @@ async function main() {
   let next = 0;
   const loaders = Array.from({ length: LOAD_WORKERS }, async () => {
     while (loading) {
-      await oneCustomerRound((next += 1));
+      next += 1;
+      await oneCustomerRound(next);
       await sleep(50);
     }
   });

@@ -137,7 +137,9 @@ export async function benchPostgres(server: PostgresServer, catalog: Catalog, si
     const sampler = sampleBackendStates(database.url, database.name);
     let sample: WaitSample = { shares: [], samples: 0 };
     return {
-      probe: { start: () => sampler.start(), stop: async () => void (sample = await sampler.stop()) },
+      probe: { start: () => sampler.start(), stop: async () => {
+        sample = await sampler.stop();
+      } },
       result: () => sample,
     };
   };

@@ -30,7 +30,7 @@ function summaryRows(
   });
   // 4a, 4b: PostgreSQL (with the target); 4c, 4d: PGlite (reported)
   const listRows = (firstLetter: string, db: string, lists: DatabaseFigures['lists'] | string, hasTarget: boolean) =>
-    LIST_QUERIES.forEach((query, i) => {
+    LIST_QUERIES.forEach((_query, i) => {
       const target = `4${String.fromCharCode(firstLetter.charCodeAt(0) + i)}`;
       const figures = typeof lists === 'string' ? undefined : lists?.[i];
       const measurement = `List ${i + 1} (page of 100 of ${integer(SEEDED_CUSTOMERS)}), ${db}`;

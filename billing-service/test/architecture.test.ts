@@ -34,7 +34,9 @@ function unexported(specifiers: string[], exportKeys: string[]): string[] {
 
 describe('no import circle', () => {
   const temporary: string[] = [];
-  afterAll(() => temporary.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  afterAll(() => {
+    for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('is detected when there is one (the check can fail)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'renew-circle-'));

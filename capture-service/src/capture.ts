@@ -117,7 +117,7 @@ export async function verifyCaptcha(
   if (!claim.claimed) {
     throw ApiError.badRequest('this CAPTCHA token was already used; solve the CAPTCHA again', 'recaptcha', 'captcha_failed');
   }
-  let result;
+  let result: Awaited<ReturnType<CaptchaVerifier['verify']>>;
   try {
     result = await check.verifier.verify(token, remoteIp, secret ?? '');
   } catch (error) {
@@ -234,7 +234,7 @@ export async function captureCard(
   const giveBack = async () => {
     if (claim) await releaseCaptureClaim(ctx.db, claim);
   };
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof collectWithNewCard>>;
   try {
     // one transaction stores the card with its payment: a failed collection keeps no usable card
     outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }, await ctx.clock.now(caller.accountId), {
@@ -243,7 +243,7 @@ export async function captureCard(
       ...(claim ? { idempotencyKey: `capture-token-${claim.tokenId}-${claim.claimedAt.getTime()}` } : {}),
     });
   } catch (error) {
-    if (error instanceof ApiError && error.errors.some((e) => e.Key === 'makeDefault')) {
+    if (error instanceof ApiError && error.hasCode(MAY_NOT_MOVE_DEFAULT.code)) {
       // A default card appeared meanwhile (checked again under the customer's lock): the charge was refunded.
       await giveBack();
       throw error;

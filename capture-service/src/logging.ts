@@ -51,7 +51,7 @@ type LoggerOption = FastifyServerOptions['logger'];
 /** The given logger options (false, true or pino options with a level or stream) with the capture host's redaction forced in. */
 export function captureLoggerOptions(logger: LoggerOption | undefined): LoggerOption {
   if (!logger) return false;
-  const given = logger === true ? {} : (logger as Exclude<LoggerOption, boolean | undefined> & Record<string, any>);
+  const given = logger === true ? {} : (logger as Exclude<LoggerOption, boolean | undefined> & Record<string, unknown>);
   const givenRedact = given.redact as { paths?: string[] } | string[] | undefined;
   const extraPaths = Array.isArray(givenRedact) ? givenRedact : (givenRedact?.paths ?? []);
   return {

@@ -20,7 +20,7 @@ import { SiteverifyCaptcha } from '../src/captcha/siteverify-captcha.js';
 import { startTestApp, testCatalog, type TestApp } from '../../billing-service/test/helpers/test-app.js';
 import {
   bodyArb, check, encodePart, formatStats, FuzzFailure, headerSafe, newStats, ODD_CONTENT_TYPES, oddHeaderValue, rawPayloads, replayOptions, runsPerOperation,
-  type FuzzRequest, type Refs, type Schema, type Stats,
+  type FuzzRequest, type Refs, type Schema, 
 } from '../../billing-service/test/fuzz/fuzz-kit.js';
 import { KNOWN } from '../../billing-service/test/fuzz/known-findings.js';
 import { SiteverifyStub } from './helpers/siteverify-stub.js';

@@ -94,7 +94,9 @@ export class RenewCheckout extends LitElement {
     if (changed.has('lang') || changed.has('messages') || !this.hasUpdated) {
       const chosen = chooseLocale(this.lang || null, document.documentElement.lang, navigator.languages ?? []);
       // Loading a language re-renders every step (updateWhenLocaleChanges); the merchant's words apply at once.
-      void useLocale(chosen, this.messages).then(() => this.renderRoot.querySelectorAll('*').forEach((el) => (el as Partial<LitElement>).requestUpdate?.()));
+      void useLocale(chosen, this.messages).then(() => {
+        for (const el of this.renderRoot.querySelectorAll('*')) (el as Partial<LitElement>).requestUpdate?.();
+      });
     }
   }
 

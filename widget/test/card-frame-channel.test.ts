@@ -44,7 +44,8 @@ describe('the widget side of the card frame channel', () => {
   });
 
   it('becomes ready and follows the frame\'s height only on messages from the frame\'s origin, window and channel', () => {
-    const t = (current = setUp());
+    current = setUp();
+    const t = current;
     t.deliver(wrap(t.channel.channel, { type: 'ready', height: 180 }), { origin: 'https://evil.example.com' });
     t.deliver(wrap(t.channel.channel, { type: 'ready', height: 180 }), { origin: 'http://payments.example.com' });
     t.deliver(wrap(t.channel.channel, { type: 'ready', height: 180 }), { source: { postMessage() {} } });
@@ -60,7 +61,8 @@ describe('the widget side of the card frame channel', () => {
   });
 
   it('sends commands only to the frame\'s exact origin, with the channel id, and never anything of the card', async () => {
-    const t = (current = setUp());
+    current = setUp();
+    const t = current;
     t.fromFrame({ type: 'ready', height: 180 });
     const outcome = t.channel.submit(SUBMISSION);
     expect(t.sent).toEqual([{ targetOrigin: FRAME_ORIGIN, message: { protocol: 'renew-card-fields/1', channel: t.channel.channel, type: 'submit', id: '1', submission: SUBMISSION } }]);
@@ -69,7 +71,8 @@ describe('the widget side of the card frame channel', () => {
   });
 
   it('ignores a reply from another origin or channel: a forged "captured" does not complete the payment', async () => {
-    const t = (current = setUp());
+    current = setUp();
+    const t = current;
     t.fromFrame({ type: 'ready', height: 180 });
     const outcome = t.channel.submit(SUBMISSION);
     const forged = { type: 'captured', replyTo: '1', cardId: 1, maskedCardNumber: '************0000', brand: 'Visa', paymentId: 1 };
@@ -80,7 +83,8 @@ describe('the widget side of the card frame channel', () => {
   });
 
   it('reports the frame\'s own refusal (nothing sent) as field errors, and a silent frame as unreachable', async () => {
-    const t = (current = setUp());
+    current = setUp();
+    const t = current;
     expect(await t.channel.validate()).toEqual({ valid: false, errors: {}, message: expect.stringMatching(/not loaded/) });
     t.fromFrame({ type: 'ready', height: 180 });
     const validity = t.channel.validate();

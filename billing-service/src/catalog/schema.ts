@@ -79,13 +79,13 @@ const Plan = z
   })
   .superRefine((plan, ctx) => {
     const codes = new Set(plan.products.map((p) => p.code));
-    plan.frequencies.forEach((f, i) =>
-      f.prices.forEach((price, j) => {
+    for (const [i, f] of plan.frequencies.entries()) {
+      for (const [j, price] of f.prices.entries()) {
         if (!codes.has(price.product)) {
           ctx.addIssue({ code: 'custom', path: ['frequencies', i, 'prices', j, 'product'], message: `no product ${price.product} in plan ${plan.code}` });
         }
-      }),
-    );
+      }
+    }
   });
 
 const Coupon = z.object({
@@ -182,12 +182,12 @@ export const CatalogSchema = z
   })
   .superRefine((catalog, ctx) => {
     const frequencyIds = new Set<number>();
-    catalog.plans.forEach((plan, i) =>
-      plan.frequencies.forEach((f, j) => {
+    for (const [i, plan] of catalog.plans.entries()) {
+      for (const [j, f] of plan.frequencies.entries()) {
         if (frequencyIds.has(f.id)) ctx.addIssue({ code: 'custom', path: ['plans', i, 'frequencies', j, 'id'], message: `frequency id ${f.id} is used twice` });
         frequencyIds.add(f.id);
-      }),
-    );
+      }
+    }
     if (new Set(catalog.plans.map((p) => p.id)).size !== catalog.plans.length) {
       ctx.addIssue({ code: 'custom', path: ['plans'], message: 'plan ids must be unique' });
     }

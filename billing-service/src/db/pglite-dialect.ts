@@ -208,7 +208,7 @@ class PGliteConnection implements DatabaseConnection {
     };
   }
 
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not supported on the embedded database');
   }
 }

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { Db } from '../db/database.js';
 import { addressBudgetKey } from './address-budget.js';
-import { ApiKeyAuthenticator } from './auth.js';
+import { ApiKeyAuthenticator, type Caller } from './auth.js';
 import './context.js';
 import { ApiError } from './errors.js';
 import { enforceRateLimit, type RateLimitStore } from './rate-limit.js';
@@ -29,7 +29,7 @@ export const apiKeyAuth = fp<ApiKeyAuthOptions>(
       // still checked and counted, so its answer carries the rate-limit headers like any other.
       const unrouted = !request.routeOptions.url;
       if (unrouted && !request.headers.authorization) return;
-      let caller;
+      let caller: Caller;
       try {
         caller = await authenticator.authenticate(request);
       } catch (error) {

@@ -103,7 +103,10 @@ function canonicalize(value: unknown, shape: KeyShape | undefined, path: Propert
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item = canonicalize(value[i], elementShape, [...path, i]);
-      if (item !== value[i]) (copy ??= value.slice())[i] = item;
+      if (item !== value[i]) {
+        copy ??= value.slice();
+        copy[i] = item;
+      }
     }
     return copy ?? value;
   }

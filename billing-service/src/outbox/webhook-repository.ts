@@ -4,6 +4,7 @@ import type { InstanceLiveness } from '../db/instance-liveness.js';
 import { isStorableId } from '../db/ids.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
+import { readOncePerTransaction, rememberInTransaction } from '../db/transaction-cache.js';
 
 // ---------------------------------------------------------------- events (the outbox)
 
@@ -21,7 +22,7 @@ export const enabledEndpointsJson = (accountId: number | RawBuilder<number>) => 
 const enabledEndpointsRead = reusableQuery((db: Queryable, accountId: number) => db.selectNoFrom(enabledEndpointsJson(accountId).as('endpoints')));
 const enabledEndpoints = async (db: Queryable, accountId: number) => (await enabledEndpointsRead(db, accountId))[0]!.endpoints;
 
-const endpointsReadInTransaction = new WeakMap<Queryable, Map<number, Promise<EnabledEndpoint[]>>>();
+const endpointsKey = (accountId: number) => `enabled webhook endpoints of account ${accountId}`;
 
 /**
  * The account's enabled endpoints, with what they subscribe to. Read once per transaction:
@@ -29,22 +30,12 @@ const endpointsReadInTransaction = new WeakMap<Queryable, Map<number, Promise<En
  * them all to the endpoints that one read found, in one round trip.
  */
 export function findEnabledEndpoints(db: Queryable, accountId: number): Promise<EnabledEndpoint[]> {
-  if (!db.isTransaction) return enabledEndpoints(db, accountId);
-  const read = readInTransaction(db);
-  let endpoints = read.get(accountId);
-  if (!endpoints) read.set(accountId, (endpoints = enabledEndpoints(db, accountId)));
-  return endpoints;
+  return readOncePerTransaction(db, endpointsKey(accountId), () => enabledEndpoints(db, accountId));
 }
 
 /** Endpoints a statement of this transaction read (enabledEndpointsJson): its events go to them without another read. */
 export function rememberEnabledEndpoints(trx: Queryable, accountId: number, endpoints: EnabledEndpoint[]): void {
-  if (trx.isTransaction) readInTransaction(trx).set(accountId, Promise.resolve(endpoints));
-}
-
-function readInTransaction(trx: Queryable) {
-  let read = endpointsReadInTransaction.get(trx);
-  if (!read) endpointsReadInTransaction.set(trx, (read = new Map()));
-  return read;
+  rememberInTransaction(trx, endpointsKey(accountId), endpoints);
 }
 
 export async function insertEvent(

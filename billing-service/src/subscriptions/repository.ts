@@ -1,6 +1,5 @@
 import { sql, type Insertable, type QueryCreator, type Selectable, type Updateable } from 'kysely';
 import { isStorableId } from '../db/ids.js';
-import { reusableQuery } from '../db/reusable-query.js';
 import type { Queryable } from '../db/database.js';
 import type { Database, PlanFrequenciesTable, SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
 

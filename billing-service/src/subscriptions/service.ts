@@ -139,7 +139,7 @@ export async function getSubscriptionProduct(ctx: AppContext, caller: Caller, id
 /** A Draft subscription of a plan frequency, its products copied from the plan at the customer's currency. */
 export async function createSubscription(ctx: AppContext, caller: Caller, input: CreateSubscriptionInput): Promise<SubscriptionResponse> {
   const found = await findPlanFrequency(ctx.db, input.planFrequencyId);
-  if (!found || found.frequency.status !== 'Active' || found.plan.status !== 'Active') {
+  if (found?.frequency.status !== 'Active' || found.plan.status !== 'Active') {
     throw ApiError.badRequest(`no active plan frequency with id ${input.planFrequencyId}`, 'planFrequencyId');
   }
   const { frequency, plan } = found;

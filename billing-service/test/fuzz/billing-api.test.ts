@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
 import {
   bodyArb, check, describeRequest, duplicateKeyBodyArb, encodePart, formatStats, FuzzFailure, headerSafe, listQuerystring, newStats, ODD_CONTENT_TYPES, ODD_PATH_IDS, oddHeaderValue,
-  rawPayloads, replayOptions, runsPerOperation, validArb, wildString, type FuzzRequest, type KnownFinding, type Refs, type Schema, type Stats,
+  rawPayloads, replayOptions, runsPerOperation, validArb, wildString, type FuzzRequest, type Refs, type Schema, type Stats,
 } from './fuzz-kit.js';
 import { KNOWN } from './known-findings.js';
 
@@ -181,7 +181,7 @@ function authArb(apiKey: string, publicKey: string) {
           undefined, '', 'Basic', 'Basic ', `Basic  ${apiKey}`, `basic ${apiKey}`, `BASIC ${apiKey}`, `Basic ${apiKey} `, `Basic ${apiKey}:`, `Bearer ${apiKey}`,
           `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`, `Basic ${Buffer.from(apiKey).toString('base64')}`, `Basic ${publicKey}`, `Basic ${apiKey.slice(0, -1)}`,
           `Basic ${apiKey}x`, `Basic ${'A'.repeat(10_000)}`, `Basic ${'A'.repeat(100_000)}`, 'Basic %00', 'Basic ÿÿÿÿ', 'Digest username="x"', 'Basic a b c', `${apiKey}`,
-          'Basic ' + 'sk_'.repeat(30), 'Basic \t',
+          `Basic ${'sk_'.repeat(30)}`, 'Basic \t',
         ),
         oddHeaderValue.map((v) => `Basic ${v}`),
         oddHeaderValue,
@@ -211,7 +211,7 @@ function requestArb(op: Operation, world: World, keys: { apiKey: string; publicK
       weight: 3,
     },
     ...(op.isList ? [{ arbitrary: listQuerystring, weight: 6 }] : []),
-    { arbitrary: fc.constantFrom('', 'x=1', '%', '%zz', 'a=%ED%A0%80', 'q=' + 'x'.repeat(5000), '&'.repeat(100), 'preview=true&preview=false'), weight: 1 },
+    { arbitrary: fc.constantFrom('', 'x=1', '%', '%zz', 'a=%ED%A0%80', `q=${'x'.repeat(5000)}`, '&'.repeat(100), 'preview=true&preview=false'), weight: 1 },
   );
   const bodyArbitrary = op.body
     ? fc.oneof(
@@ -315,7 +315,7 @@ function examplesFor(op: Operation, world: World, apiKey: string): FuzzRequest[]
 }
 
 /** fast-check's report without its (possibly megabyte-long) counterexample dump: run, seed and path to replay, and the shrunk failure. */
-export function fuzzMessage(error: unknown): string {
+function fuzzMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
   const head = message.split('\n').filter((l) => /^Property failed|^\{ seed|^Shrunk/.test(l)).join(' ');

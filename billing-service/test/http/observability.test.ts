@@ -298,6 +298,7 @@ describe('configuration and logs', () => {
     app.log.info({ body: { cardNumber: '4242424242424242' } }, 'card received');
     await app.close();
     await vi.waitFor(() => expect(output).toContain('card received'));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ESC of terminal colour codes, removed on purpose
     output = output.replace(/\x1b\[[0-9;]*m/g, ''); // colours, when the terminal has them
     expect(output).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO/);
     expect(output.trim().split('\n')).toHaveLength(1);

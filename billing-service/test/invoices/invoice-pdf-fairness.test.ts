@@ -39,7 +39,12 @@ describe('invoice PDFs and other tenants', () => {
     const done: string[] = [];
     const rendering = once(pdfRenderPool, 'rendering');
     // Three renders of the large invoice at once: the first tenant's backlog.
-    const backlog = [1, 2, 3].map((i) => pdf(large).then((res) => (done.push(`A${i}`), res)));
+    const backlog = [1, 2, 3].map((i) =>
+      pdf(large).then((res) => {
+        done.push(`A${i}`);
+        return res;
+      }),
+    );
     await rendering;
     const customer = await t.call('GET', `/v1/customers/${theirCustomer}`, undefined, { as: other });
     done.push('B customer');

@@ -1,6 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Catalog } from '../../src/catalog/schema.js';
-import { basicAuth, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
+import { basicAuth, testCatalog, type TestAccount, } from '../helpers/test-app.js';
 
 /** An authenticated JSON request to another app on the same database (see TestApp.buildAnotherApp). */
 export function callOn(app: FastifyInstance, as: TestAccount, method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse> {

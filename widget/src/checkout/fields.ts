@@ -45,6 +45,6 @@ export function formMessage(message: string | undefined) {
 /** The named fields of a submitted form, trimmed. */
 export function formValues(form: HTMLFormElement): Record<string, string> {
   const values: Record<string, string> = {};
-  new FormData(form).forEach((value, key) => (values[key] = String(value).trim()));
+  for (const [key, value] of new FormData(form)) values[key] = String(value).trim();
   return values;
 }

@@ -109,7 +109,7 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     try {
       await enforceRateLimit(store, headerSink(own), 'checkout-calls:all-shoppers', { perMinute: shoppersPerMinute, perDay: shoppersPerMinute * 60 });
     } catch (error) {
-      own.forEach((value, name) => answerHeaders.set(name, value));
+      for (const [name, value] of own) answerHeaders.set(name, value);
       throw error;
     }
   };

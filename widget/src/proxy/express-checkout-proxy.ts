@@ -40,7 +40,7 @@ export function expressCheckoutProxy(options: CheckoutProxyOptions) {
         ...(request.baseUrl !== undefined ? { basePath: request.baseUrl } : {}),
       });
       const out: Record<string, string> = {};
-      answer.headers.forEach((value, name) => (out[name] = value));
+      for (const [name, value] of answer.headers) out[name] = value;
       response.writeHead(answer.status, out);
       // Bytes, not text: some answers are files (an invoice's PDF).
       response.end(Buffer.from(await answer.arrayBuffer()));

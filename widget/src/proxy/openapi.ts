@@ -17,7 +17,8 @@ export function checkoutOpenApiDocument() {
       ? Object.entries(route.params.shape).map(([param, schema]) => ({ name: param, in: 'path', required: true, schema: jsonSchema(schema as z.ZodType, 'input') }))
       : [];
     const errors = (statuses: number[]) => Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]));
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = {
       operationId: name,
       summary: route.summary,
       ...(parameters.length > 0 ? { parameters } : {}),

@@ -87,7 +87,7 @@ export function allocateProportionally(total: Decimal, capacities: Decimal[], cu
 /** An Amount coupon: its value once per invoice, spread over the lines by what is left on each. */
 export function applyAmountCoupon(lines: DiscountableLine[], name: string, value: Decimal, currency: string) {
   const parts = allocateProportionally(value, lines.map(remainingAmount), currency);
-  lines.forEach((line, i) => addDiscount(line, name, parts[i]));
+  for (const [i, line] of lines.entries()) addDiscount(line, name, parts[i]);
 }
 
 /**

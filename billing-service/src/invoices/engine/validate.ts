@@ -42,7 +42,7 @@ export function validateInput(input: EngineInput) {
   if (!(TERMS as readonly string[]).includes(input.term)) throw new RangeError(`term: unknown payment term ${JSON.stringify(input.term)}`);
   checkRule(input.billingPeriods.Monthly, 'Monthly');
   checkRule(input.billingPeriods.Yearly, 'Yearly');
-  input.taxRates.forEach((t, i) => nonNegative(t.rate, `taxRates[${i}].rate`));
+  for (const [i, t] of input.taxRates.entries()) nonNegative(t.rate, `taxRates[${i}].rate`);
 
   const ids = new Set<number>();
   input.subscriptions.forEach((s, i) => {

@@ -171,7 +171,7 @@ class InvoiceLayout {
       const height = name.length * 13 + details.length * 11 + discounts.reduce((h, d) => h + d.label.length * 11, 0) + 8;
       this.room(height, () => this.tableHeader());
       const top = this.y;
-      name.forEach((text, i) => this.text(text, COLUMNS.description.x, top + i * 13, { size: 9.5, face: 'bold' }));
+      for (const [i, text] of name.entries()) this.text(text, COLUMNS.description.x, top + i * 13, { size: 9.5, face: 'bold' });
       this.text(money(line.quantity).toString(), COLUMNS.quantity.x, top, { size: 9.5, width: COLUMNS.quantity.width, align: 'right' });
       this.text(formatAmount(line.unitPrice, view.decimals), COLUMNS.unitPrice.x, top, { size: 9.5, width: COLUMNS.unitPrice.width, align: 'right' });
       this.text(formatAmount(line.amount, view.decimals), COLUMNS.amount.x, top, { size: 9.5, width: COLUMNS.amount.width, align: 'right' });
@@ -181,7 +181,7 @@ class InvoiceLayout {
         y += 11;
       }
       for (const discount of discounts) {
-        discount.label.forEach((text, i) => this.text(text, COLUMNS.description.x, y + i * 11, { size: 8, color: GREY }));
+        for (const [i, text] of discount.label.entries()) this.text(text, COLUMNS.description.x, y + i * 11, { size: 8, color: GREY });
         this.text(formatAmount(money(discount.amount).negated().toString(), view.decimals), COLUMNS.amount.x, y, { size: 8, color: GREY, width: COLUMNS.amount.width, align: 'right' });
         y += discount.label.length * 11;
       }

@@ -39,7 +39,8 @@ export class PdfRenderPool extends EventEmitter {
     return new Promise<Buffer>((resolve, reject) => {
       let queue = this.queues.get(accountId);
       if (!queue) {
-        this.queues.set(accountId, (queue = []));
+        queue = [];
+        this.queues.set(accountId, queue);
         this.turns.push(accountId);
       }
       queue.push({ accountId, view, resolve, reject });

@@ -41,7 +41,10 @@ describe('billing periods: anniversary', () => {
     // Chaining nextPeriodStart with the anchor day gives the same dates as computing from the anchor.
     let start = '2026-01-31';
     const chained = [start];
-    for (let i = 0; i < 3; i++) chained.push((start = nextPeriodStart(start, 'Monthly', 1, undefined, 31)));
+    for (let i = 0; i < 3; i++) {
+      start = nextPeriodStart(start, 'Monthly', 1, undefined, 31);
+      chained.push(start);
+    }
     expect(chained).toEqual(starts);
   });
 

@@ -488,7 +488,7 @@ function subscriptionLines(s: ModelSubscription, input: ModelInput) {
       // half away from zero to the minor unit first (as every other amount), which is also what
       // the engine does; the oracle's generators give such values now and then.
       const parts = modelSplit(round(value), recurring.map(left), places);
-      recurring.forEach((line, i) => discount(line, name, parts[i]));
+      for (const [i, line] of recurring.entries()) discount(line, name, parts[i]);
     }
   }
   for (const line of shown) line.taxableAmount = left(line);
@@ -506,7 +506,10 @@ export function modelInvoices(input: ModelInput): ModelInvoice[] {
   for (const s of sorted) {
     if (ruleOf(s, input).rule === 'MultipleInvoices') groups.push([s]);
     else if (shared) shared.push(s);
-    else groups.push((shared = [s]));
+    else {
+      shared = [s];
+      groups.push(shared);
+    }
   }
 
   return groups.map((group) => {

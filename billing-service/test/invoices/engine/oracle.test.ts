@@ -569,14 +569,14 @@ function tally(input: EngineInput, invoices: DraftInvoice[]) {
 
 /** The engine keeps proratedUnitPrice to 40 significant digits: within ½ unit of the 40th digit of the exact value. */
 function checkProratedUnitPrices(engine: DraftInvoice[], model: ModelInvoice[]) {
-  engine.forEach((invoice, i) =>
-    invoice.charges.forEach((c, j) => {
+  for (const [i, invoice] of engine.entries()) {
+    for (const [j, c] of invoice.charges.entries()) {
       const exact = model[i].charges[j].proratedUnitPrice;
       const error = fromEngine(c.proratedUnitPrice).minus(exact).abs();
       const bound = exact.abs().times(Rational.of(5n, 10n ** 40n));
       if (error.gt(bound)) throw new Error(`proratedUnitPrice ${text(c.proratedUnitPrice)} vs exact ${exact.toString()} (line ${j} of invoice ${i})`);
-    }),
-  );
+    }
+  }
 }
 
 describe('invoice engine oracle: random inputs in USD, JPY and BHD against the model', () => {

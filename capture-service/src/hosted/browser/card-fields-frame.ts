@@ -60,7 +60,10 @@ if (parent !== window && CHANNEL_ID.test(channel)) {
   let lastHeight = -1;
   new ResizeObserver(() => {
     const height = contentHeight();
-    if (height !== lastHeight) post({ type: 'resize', height: (lastHeight = height) });
+    if (height !== lastHeight) {
+      lastHeight = height;
+      post({ type: 'resize', height });
+    }
   }).observe(document.documentElement);
 }
 
