@@ -120,7 +120,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['invoices'],
   ['payments', 'refunds', 'capture-tokens'],
   ['lifecycle'],
-  ['bulk'],
+  ['bulk', 'portal'],
   ['webhooks', 'notifications', 'background'],
 ];
 const WIRING = LAYERS.length;
