@@ -6,7 +6,7 @@ import type { PortalScope } from '../db/schema.js';
 import { ApiError, API_ERROR_KEY } from '../http/errors.js';
 import type { ErrorCode } from '../http/error-codes.js';
 import { recordChange } from '../audit/audit-log.js';
-import { findCustomerRow } from '../customers/repository.js';
+import { findCustomerRow, lockCustomer } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
 import { findSubscriptionCustomerId } from '../subscriptions/repository.js';
 import {
@@ -64,10 +64,14 @@ const LIFETIME_MS: Record<PortalLinkRow['kind'], number> = {
 
 /** Stores a new link and returns its token (shown once) and URL on the capture host. */
 export async function issuePortalLink(ctx: AppContext, trx: Queryable, link: NewPortalLink, now = wallClockNow()): Promise<{ row: PortalLinkRow; token: string; url: string }> {
-  // An e-mail link replaces the older ones of its customer and task: only the newest e-mail works.
-  if (link.kind === 'emailAction') await supersedeEmailActionLinks(trx, link.customerId, link.flow ?? '', now);
+  // An e-mail link replaces the older ones of its customer and task: only the newest e-mail works. Under the
+  // customer's lock, so two e-mails written at once (two instances) leave one live link, not two.
+  if (link.kind === 'emailAction' && link.flow) {
+    await lockCustomer(trx, link.accountId, link.customerId);
+    await supersedeEmailActionLinks(trx, link.customerId, link.flow, now);
+  }
   const token = newPortalToken('pl');
-  const row = await insertPortalLink(trx, { ...link, flow: link.flow ?? (link.kind === 'emailAction' ? '' : null), tokenHash: hashPortalToken(token), expiresAt: new Date(now.getTime() + LIFETIME_MS[link.kind]) });
+  const row = await insertPortalLink(trx, { ...link, tokenHash: hashPortalToken(token), expiresAt: new Date(now.getTime() + LIFETIME_MS[link.kind]) });
   return { row, token, url: portalLinkUrl(ctx, token, link.locale) };
 }
 
@@ -121,7 +125,7 @@ export async function openPortalLink(ctx: AppContext, token: string, now = wallC
       linkId: link.id,
       tokenHash: hashPortalToken(sessionToken),
       scope: link.scope,
-      flow: link.flow || null,
+      flow: link.flow,
       subscriptionId: link.subscriptionId,
       returnUrl: link.returnUrl,
       locale: link.locale,
@@ -134,7 +138,7 @@ export async function openPortalLink(ctx: AppContext, token: string, now = wallC
       customerId: link.customerId,
       accountId: link.accountId,
       scope: link.scope,
-      flow: (link.flow || null) as PortalFlow | null,
+      flow: link.flow as PortalFlow | null,
       subscriptionId: link.subscriptionId,
       locale: link.locale as PortalLocale | null,
       returnUrl: link.returnUrl ?? settings.defaultReturnUrl ?? null,
@@ -225,14 +229,16 @@ export async function createPortalSession(ctx: AppContext, caller: Caller, input
 /**
  * A link for an e-mail that asks the customer to act (PaymentFailed, CreditCardExpiry, InvoiceOverdue,
  * CustomerSuspend, InvoicePost): 7 days, opens as often as needed, scoped to updating the card and
- * paying; a newer one for the same customer and flow supersedes it. `trx`: the e-mail's transaction.
+ * paying; a newer one for the same customer and flow supersedes it. `trx`: the e-mail's transaction (else one of its own).
  */
 export async function createEmailActionLink(
   ctx: AppContext,
   link: { accountId: number; customerId: number; flow: 'paymentMethodUpdate' | 'payInvoices' | 'invoices'; locale?: PortalLocale | null },
-  trx: Queryable = ctx.db,
+  trx?: Queryable,
 ): Promise<{ url: string; expiresTimestamp: string }> {
-  const issued = await issuePortalLink(ctx, trx, { accountId: link.accountId, customerId: link.customerId, kind: 'emailAction', scope: 'cardAndPay', flow: link.flow, subscriptionId: null, returnUrl: null, locale: link.locale ?? null });
+  const issue = (q: Queryable) =>
+    issuePortalLink(ctx, q, { accountId: link.accountId, customerId: link.customerId, kind: 'emailAction', scope: 'cardAndPay', flow: link.flow, subscriptionId: null, returnUrl: null, locale: link.locale ?? null });
+  const issued = trx ? await issue(trx) : await ctx.db.transaction().execute(issue);
   return { url: issued.url, expiresTimestamp: issued.row.expiresAt.toISOString() };
 }
 
