@@ -235,6 +235,30 @@ describe('a portal session', () => {
   });
 });
 
+describe('details a customer keeps up to date', () => {
+  it('creates, then updates, the billing address through the address service, and only on this customer', async () => {
+    const customerId = await newCustomer(api());
+    const session = await openSession(tokenOf((await portalLink(customerId)).url));
+    const created = await portal(session, 'PUT', '/portal/api/billing-address', { line1: '1 Rue de Rivoli', city: 'Paris', postalZip: '75001', countryId: 250 });
+    expect(created.statusCode, created.body).toBe(200);
+    expect(created.json()).toMatchObject({ addressType: 'Billing', line1: '1 Rue de Rivoli', city: 'Paris' });
+    const updated = await portal(session, 'PUT', '/portal/api/billing-address', { line1: '2 Rue de Rivoli', city: 'Paris', postalZip: '75001', countryId: 250 });
+    expect(updated.json().id).toBe(created.json().id);
+    const fromApi = (await api().call('GET', `/v1/Addresses/${created.json().id}`)).json();
+    expect(fromApi).toMatchObject({ line1: '2 Rue de Rivoli', customerAddressPreferenceId: customerId });
+    const tooLong = expectRefusal(await portal(session, 'PUT', '/portal/api/billing-address', { line1: 'x'.repeat(61) }), 400);
+    expect(tooLong.Errors[0].Key).toBe('line1');
+  });
+
+  it('offers no e-mail preference the catalogue does not list in portal.editableEmailTypes', async () => {
+    const customerId = await newCustomer(api());
+    const session = await openSession(tokenOf((await portalLink(customerId)).url));
+    expect((await portal(session, 'GET', '/portal/api/email-preferences')).json()).toEqual([]);
+    const refused = expectRefusal(await portal(session, 'PUT', '/portal/api/email-preferences', { preferences: [{ emailType: 'InvoicePost', enabled: false }] }), 400);
+    expect(refused.Errors[0].Key).toBe('preferences[0].emailType');
+  });
+});
+
 describe('sign-in by e-mail', () => {
   async function signIn(email: string) {
     return app.inject({
