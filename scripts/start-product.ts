@@ -37,6 +37,8 @@ export async function startProduct(env: NodeJS.ProcessEnv = process.env): Promis
       publicBaseUrl: billing.config.publicBaseUrl ?? billing.url,
     });
     apps.push(capture.app);
+    // Portal links (POST /v1/portalSessions, e-mails) point at the capture host as browsers reach it.
+    billing.app.ctx.portal.baseUrl = billing.config.capturePublicUrl ?? capture.url;
     const lines = [billingBanner(billing), `Card-capture host listening on ${capture.url} (POST ${capture.url}/api/paymentsv2)`];
 
     const keys = demoKeys({ env, dataDir: billing.config.dataDir, embedded: billing.database.kind !== 'postgres', ...(billing.created ? { created: billing.created } : {}) });

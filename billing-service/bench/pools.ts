@@ -39,6 +39,7 @@ export async function poolMaker(db: Db, catalog: Catalog, concurrency: number): 
     catalog,
     clock: realTimeClock,
     uris: new UriBuilder('http://127.0.0.1'),
+    portal: { baseUrl: 'http://127.0.0.1' },
     payments: { gateway: new SandboxGateway(db), gatewayTimeoutMs: 15_000 },
   };
   const customerInput = CreateCustomerBody.parse(NEW_CUSTOMER_BODY);

@@ -20,6 +20,8 @@ export interface AppContext {
   /** Each account's "now" (real time, or its test clock): the only source of time for billing. */
   clock: AccountClock;
   uris: UriBuilder;
+  /** Where the customer portal's links point: the card-capture host's public origin (RENEW_CAPTURE_PUBLIC_URL); set once it listens. */
+  portal: { baseUrl: string };
   payments: { gateway: PaymentGateway; gatewayTimeoutMs: number };
   /** Writes e-mail notifications to the outbox (a no-op when e-mail is off). */
   notifier?: CustomerNotifier;

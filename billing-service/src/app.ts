@@ -29,6 +29,7 @@ import { observe, type ObservabilityOptions } from './observability/observe.js';
 import type { PaymentGateway } from './gateway/payment-gateway.js';
 import { paymentMethodRoutes } from './payment-methods/routes.js';
 import { paymentRoutes } from './payments/routes.js';
+import { portalRoutes } from './portal/routes.js';
 import { syncCatalog } from './plans/catalog-sync.js';
 import { planRoutes } from './plans/routes.js';
 import { refundRoutes } from './refunds/routes.js';
@@ -43,6 +44,8 @@ export interface AppOptions {
   rateLimitStore: RateLimitStore;
   /** Base of every `uri` in responses, without a trailing slash. */
   publicBaseUrl: string;
+  /** The card-capture host's public origin, where portal links point (RENEW_CAPTURE_PUBLIC_URL); default: publicBaseUrl. */
+  portalBaseUrl?: string;
   requireTls?: boolean;
   trustProxy?: string | boolean;
   logger?: FastifyServerOptions['logger'];
@@ -129,6 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(countryRoutes);
   await app.register(emailPreferenceRoutes);
   await app.register(bulkRoutes);
+  await app.register(portalRoutes);
   await app.register(webhookRoutes);
   if (options.testClocks) await app.register(testClockRoutes);
 

@@ -29,6 +29,8 @@ const EnvSchema = z.object({
   RENEW_PUBLIC_API_KEY: z.string().min(16).optional(),
   RENEW_CATALOG: z.string().optional(),
   RENEW_PUBLIC_BASE_URL: z.string().url().optional(),
+  /** The card-capture host's address as customers' browsers reach it: where portal links point. */
+  RENEW_CAPTURE_PUBLIC_URL: z.string().url().optional(),
   RENEW_TLS_CERT: z.string().optional(),
   RENEW_TLS_KEY: z.string().optional(),
   RENEW_REQUIRE_TLS: booleanString.optional(),
@@ -67,6 +69,8 @@ export interface Config {
   publicApiKey?: string;
   catalogPath: string;
   publicBaseUrl?: string;
+  /** RENEW_CAPTURE_PUBLIC_URL: the capture host's public origin (portal links); unset: the capture host's listening address. */
+  capturePublicUrl?: string;
   tls?: { certPath: string; keyPath: string };
   requireTls: boolean;
   /** Fastify trustProxy: addresses or CIDRs whose X-Forwarded-* headers are believed. */
@@ -107,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicApiKey: e.RENEW_PUBLIC_API_KEY,
     catalogPath: e.RENEW_CATALOG ? path.resolve(e.RENEW_CATALOG) : DEMO_CATALOG_PATH,
     publicBaseUrl: e.RENEW_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    ...(e.RENEW_CAPTURE_PUBLIC_URL ? { capturePublicUrl: e.RENEW_CAPTURE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
     tls: e.RENEW_TLS_CERT && e.RENEW_TLS_KEY ? { certPath: e.RENEW_TLS_CERT, keyPath: e.RENEW_TLS_KEY } : undefined,
     requireTls: e.RENEW_REQUIRE_TLS ?? production,
     trustProxy: parseTrustProxy(e.RENEW_TRUST_PROXY),

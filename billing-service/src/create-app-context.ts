@@ -10,7 +10,7 @@ import { SandboxGateway } from './gateway/sandbox-gateway.js';
 import { WebhookEmitter } from './webhooks/emitter.js';
 
 /** The context of one app (the billing API, the capture host): the sandbox gateway unless another is given. */
-export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number; emailEnabled?: boolean; testClocks?: boolean; role?: string; instance?: InstanceLiveness; liveness?: LivenessOptions }): AppContext {
+export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number; emailEnabled?: boolean; portalBaseUrl?: string; testClocks?: boolean; role?: string; instance?: InstanceLiveness; liveness?: LivenessOptions }): AppContext {
   const uris = new UriBuilder(options.publicBaseUrl);
   return {
     notifier: new Notifier(options.catalog, options.emailEnabled ?? false),
@@ -20,6 +20,7 @@ export function createAppContext(options: { db: Db; catalog: Catalog; publicBase
     clock: options.testClocks ? testClockSource(options.db) : realTimeClock,
     catalog: options.catalog,
     uris,
+    portal: { baseUrl: (options.portalBaseUrl ?? options.publicBaseUrl).replace(/\/+$/, '') },
     payments: { gateway: options.gateway ?? new SandboxGateway(options.db), gatewayTimeoutMs: options.gatewayTimeoutMs ?? 15_000 },
   };
 }

@@ -74,6 +74,8 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
     // Several instances on one PostgreSQL share one limit; the embedded database has one process.
     rateLimitStore: database.kind === 'postgres' ? new PostgresRateLimitStore(database.countersDb) : new MemoryRateLimitStore(),
     publicBaseUrl: config.publicBaseUrl ?? formatUrl(scheme, config.host, config.port),
+    // Portal links point at the capture host; `npm start` sets its listening address once known.
+    ...(config.capturePublicUrl ? { portalBaseUrl: config.capturePublicUrl } : {}),
     requireTls: config.requireTls,
     trustProxy: config.trustProxy,
     logger: loggerOptions(config.logLevel),

@@ -122,7 +122,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['invoices'],
   ['payments', 'refunds', 'capture-tokens'],
   ['lifecycle'],
-  ['bulk', 'test-clocks'],
+  ['bulk', 'test-clocks', 'portal'],
   ['webhooks', 'notifications', 'background'],
 ];
 const WIRING = LAYERS.length;
@@ -199,6 +199,7 @@ const TABLE_OWNERS: Readonly<Record<string, string>> = {
   payments: 'payments', paymentsNeedingAttention: 'payments', allocationReservations: 'payments',
   refunds: 'refunds', refundUnallocations: 'refunds', captureTokens: 'capture-tokens',
   autoCollectionAttempts: 'lifecycle', bulkJobs: 'bulk', bulkJobRecords: 'bulk', emailOutbox: 'notifications',
+  portalLinks: 'portal', portalSessions: 'portal', portalCancellations: 'portal',
 };
 
 /**

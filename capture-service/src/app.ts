@@ -13,6 +13,7 @@ import { captureLoggerOptions } from './logging.js';
 import { collectParameters, validateParameters } from './params.js';
 import { PublicKeyAuthenticator } from './public-key.js';
 import { isOwnOrigin, registerCardFields } from './hosted/card-fields-routes.js';
+import { registerPortal } from './portal/portal-routes.js';
 
 export const CAPTURE_PATH = '/api/paymentsv2';
 /** An extension of the spec: the id of the first payment a capture collected (the body is the card, as the spec says). */
@@ -39,6 +40,8 @@ export interface CaptureAppOptions {
   gatewayTimeoutMs?: number;
   /** Base of every `uri` in responses (the billing API's public address), without a trailing slash. */
   publicBaseUrl: string;
+  /** This host's own public origin, where portal sign-in links point (RENEW_CAPTURE_PUBLIC_URL; startCaptureService sets it once listening). */
+  portalBaseUrl?: string;
   /** false (default), true, or pino options (level, stream…); card data is redacted whatever is given. */
   logger?: FastifyServerOptions['logger'];
   /** Per client address; default DEFAULT_IP_RATE_LIMITS. The per-key limit is the account's. */
@@ -151,6 +154,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
 
   // The card fields a shop embeds in an iframe (hosted mode of <renew-checkout>); framed only by the shop domains.
   registerCardFields(app, settings.domains);
+  // The customer portal: its pages and JSON routes, on the sessions of @renew/billing-service/portal.
+  registerPortal(app, { ctx: app.ctx, rateLimitStore: options.rateLimitStore, publicKeys: authenticator });
 
   return app;
 }

@@ -7,6 +7,7 @@ import { isLoopback } from '@renew/billing-service/observability';
 
 const EnvSchema = z.object({
   RENEW_CAPTURE_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  RENEW_CAPTURE_PUBLIC_URL: z.string().url().optional(),
   RENEW_CAPTCHA: z.enum(['google', 'dev']).optional(),
   RENEW_RECAPTCHA_VERIFY_URL: z.url().default(GOOGLE_SITEVERIFY_URL),
   RENEW_RECAPTCHA_SECRET: z.string().min(1).optional(),
@@ -20,6 +21,8 @@ export interface CaptureConfig {
   host: string;
   /** RENEW_CAPTURE_PORT, default 8081 (0: any free port). */
   port: number;
+  /** RENEW_CAPTURE_PUBLIC_URL: this host as browsers reach it (portal links); unset: its listening address. */
+  publicUrl?: string;
   captcha: {
     /** RENEW_CAPTCHA; when unset: google if a reCAPTCHA secret is configured, else dev. */
     mode: 'google' | 'dev';
@@ -82,6 +85,7 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
   return {
     host: shared.host,
     port: e.RENEW_CAPTURE_PORT,
+    ...(e.RENEW_CAPTURE_PUBLIC_URL ? { publicUrl: e.RENEW_CAPTURE_PUBLIC_URL.replace(/\/+$/, '') } : {}),
     captcha: {
       mode,
       modeFrom: e.RENEW_CAPTCHA ? 'RENEW_CAPTCHA' : 'default',

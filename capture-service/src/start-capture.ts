@@ -86,5 +86,8 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
   await app.listen({ host, port: options.port ?? config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? config.port);
-  return { app, url: formatUrl(scheme, host, port) };
+  const url = formatUrl(scheme, host, port);
+  // Sign-in links sent from here point back at this host, as browsers reach it.
+  app.ctx.portal.baseUrl = config.publicUrl ?? url;
+  return { app, url };
 }

@@ -172,6 +172,21 @@ export const CatalogSchema = z
         maxCollectionAmount: z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/)]).transform(String).default('10000'),
       })
       .prefault({}),
+    /** The customer portal (README "Customer portal"), served by the card-capture host. */
+    portal: z
+      .object({
+        /** How long a portal session lives without use (sliding). */
+        sessionMinutes: z.number().int().min(5).max(24 * 60).default(60),
+        /** The longest a portal session lives, however busy (the absolute cap). */
+        sessionMaxMinutes: z.number().int().min(5).max(7 * 24 * 60).default(12 * 60),
+        /** How a customer may cancel a subscription in the portal: at the end of its period, at once, either, or not at all. */
+        cancelMode: z.enum(['periodEnd', 'now', 'either', 'none']).default('periodEnd'),
+        /** The e-mail types whose preference a customer may change in the portal. */
+        editableEmailTypes: z.array(z.enum(EMAIL_TYPES)).default([]),
+        /** Where "back to the shop" leads when the portal session names no returnUrl. */
+        defaultReturnUrl: z.string().url().optional(),
+      })
+      .prefault({}),
     /** Webhook endpoints an account may have at once (each event goes to at most this many: its fan-out). */
     webhooks: z.object({ maxEndpoints: z.number().int().positive().max(1000).default(16) }).prefault({}),
     /** Bulk payment jobs are activated for the account by the provider (the spec's prerequisite). */

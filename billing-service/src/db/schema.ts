@@ -631,6 +631,55 @@ export interface AllocationReservationsTable {
   createdAt: Generated<Date>;
 }
 
+export type PortalScope = 'full' | 'cardAndPay';
+
+export interface PortalLinksTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  tokenHash: string;
+  kind: 'session' | 'signIn' | 'emailAction';
+  scope: PortalScope;
+  flow: string | null;
+  subscriptionId: number | null;
+  returnUrl: string | null;
+  locale: string | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+  supersededAt: Date | null;
+  createdAt: Generated<Date>;
+}
+
+export interface PortalSessionsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  linkId: number;
+  tokenHash: string;
+  scope: PortalScope;
+  flow: string | null;
+  subscriptionId: number | null;
+  returnUrl: string | null;
+  locale: string | null;
+  idleExpiresAt: Date;
+  absoluteExpiresAt: Date;
+  endedAt: Date | null;
+  createdAt: Generated<Date>;
+}
+
+export interface PortalCancellationsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  subscriptionId: number;
+  mode: 'now' | 'periodEnd';
+  reason: string | null;
+  effectiveOn: ColumnType<string | null, string | null, string | null>;
+  requestedAt: Date;
+  withdrawnAt: Date | null;
+  createdAt: Generated<Date>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   accountClocks: AccountClocksTable;
@@ -664,6 +713,9 @@ export interface Database {
   sandboxGatewayOperations: SandboxGatewayOperationsTable;
   paymentsNeedingAttention: PaymentsNeedingAttentionTable;
   allocationReservations: AllocationReservationsTable;
+  portalLinks: PortalLinksTable;
+  portalSessions: PortalSessionsTable;
+  portalCancellations: PortalCancellationsTable;
   idempotencyKeys: IdempotencyKeysTable;
   usedCaptchaTokens: UsedCaptchaTokensTable;
   bulkJobs: BulkJobsTable;

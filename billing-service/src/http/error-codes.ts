@@ -15,6 +15,12 @@ export const ERROR_CODES = {
   captcha_failed: 'the CAPTCHA token was already used, is not valid, or was solved on another site: solve it again',
   capture_token_required: 'adding a card to this customer, or making a new card its default, needs a capture token from the shop',
   card_declined: 'the card or the first payment was declined; the card was not kept',
+  portal_link_expired: 'the portal link is past its lifetime: ask for a new one (sign in by e-mail, or the shop makes a new session)',
+  portal_link_used: 'the portal link opens once and was already opened: ask for a new one',
+  portal_link_superseded: 'a newer e-mail link of the same kind replaced this one: use the newest e-mail',
+  portal_link_invalid: 'the portal link is not one this service issued',
+  portal_session_expired: 'the portal session ended (signed out, idle too long, or at its time limit): open a new link',
+  portal_action_not_allowed: "the portal session may not do this: an e-mail link may only update the card and pay, and the catalogue's portal settings bound the rest",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -171,8 +171,8 @@ async function noticeExpiringCards(ctx: AppContext, now: Date, scope: ClockScope
   }));
 }
 
-/** Suspended → Active once nothing overdue is left unpaid; billing resumes as the customer's service start option says. */
-async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
+/** Suspended → Active once nothing overdue is left unpaid; billing resumes as the customer's service start option says (the clock, and a payment in the portal at once). */
+export async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
     const caller = systemCaller(ref.accountId);
     const customer = await lockCustomerFor(trx, caller, ref.id, 'reactivate');

@@ -36,6 +36,16 @@ export class Notifier implements CustomerNotifier {
     await insertOutboxEmails(trx, rows);
   }
 
+  /**
+   * An e-mail the customer asked for (a portal sign-in link), already written: sent whatever the
+   * preferences say (it answers the customer's own request), when e-mail is on and there is an address.
+   */
+  async enqueueRequested(trx: Queryable, customer: NotifiedCustomer, email: { emailType: string; subject: string; body: string }): Promise<void> {
+    const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
+    if (!this.enabled || !to) return;
+    await insertOutboxEmail(trx, { accountId: customer.accountId, customerId: customer.id, emailType: email.emailType, toAddress: to, subject: email.subject, body: email.body, attachedInvoiceId: null });
+  }
+
   private async outboxEmail(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent, preferences: Map<string, Promise<boolean>>) {
     const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
     if (!this.enabled || !to) return null;

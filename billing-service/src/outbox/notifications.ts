@@ -35,4 +35,6 @@ export interface CustomerNotifier {
   enqueue(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent): Promise<void>;
   /** Several e-mails, each as enqueue decides, in one write. */
   enqueueMany(trx: Queryable, emails: Array<{ customer: NotifiedCustomer; event: NotificationEvent }>): Promise<void>;
+  /** An e-mail the customer asked for (a portal sign-in link), already written: sent whatever the preferences say. */
+  enqueueRequested(trx: Queryable, customer: NotifiedCustomer, email: { emailType: string; subject: string; body: string }): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } fro
 import { buildCaptureApp } from '../../src/app.js';
 import type { CaptchaVerifier } from '../../src/captcha/captcha-verifier.js';
 import { SiteverifyCaptcha } from '../../src/captcha/siteverify-captcha.js';
+import type { AppOptions } from '../../../billing-service/src/app.js';
 import { BASE_URL, startTestApp, testCatalog, type TestAccount, type TestApp } from '../../../billing-service/test/helpers/test-app.js';
 import { SiteverifyStub } from './siteverify-stub.js';
 
@@ -26,6 +27,8 @@ export interface BuildOptions {
   rateLimitStore?: RateLimitStore;
   gateway?: PaymentGateway;
   emailEnabled?: boolean;
+  /** Accounts' test clocks date what this host does (the billing API's must be on too: startCaptureTest({ billing: { testClocks: true } })). */
+  testClocks?: boolean;
 }
 
 export interface PostOptions {
@@ -89,8 +92,8 @@ export function inject(app: FastifyInstance, params: Record<string, unknown>, op
   return app.inject({ ...common, url: `${url}?${toFormFields(params).toString()}`, headers: { ...options.headers } });
 }
 
-export async function startCaptureTest(): Promise<CaptureTest> {
-  const billing = await startTestApp();
+export async function startCaptureTest(options: { billing?: Partial<AppOptions> } = {}): Promise<CaptureTest> {
+  const billing = await startTestApp(options.billing ? { app: options.billing } : {});
   const stub = await new SiteverifyStub(new Set([SERVICE_SECRET, ACCOUNT_SECRET])).start();
   const apps: FastifyInstance[] = [];
   const storeFor = () => (billing.database.kind === 'postgres' ? new PostgresRateLimitStore(billing.database.countersDb) : new MemoryRateLimitStore());
@@ -108,6 +111,7 @@ export async function startCaptureTest(): Promise<CaptureTest> {
       ipRateLimits: options.ipRateLimits ?? { perMinute: 100_000, perDay: 1_000_000 },
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
       ...(options.emailEnabled ? { emailEnabled: true } : {}),
+      ...(options.testClocks ? { testClocks: true } : {}),
     });
     apps.push(app);
     return app;

@@ -1,0 +1,44 @@
+/**
+ * The customer portal (`@renew/billing-service/portal`), for the card-capture host that serves its
+ * pages and for the e-mails that link into it: links and sessions, and every portal operation, each
+ * on the session's own customer and within its scope (README "Customer portal").
+ */
+export {
+  authenticatePortalSession,
+  createEmailActionLink,
+  csrfTokenFor,
+  endPortalSession,
+  openPortalLink,
+  requestSignInLink,
+  type OpenedPortalLink,
+  type PortalSession,
+} from './links.js';
+export {
+  cancelPortalSubscription,
+  getPortalEmailPreferences,
+  getPortalOverview,
+  listPortalInvoices,
+  payPortalInvoices,
+  portalCardCaptureToken,
+  portalInvoicePdf,
+  setPortalDefaultCard,
+  uncancelPortalSubscription,
+  updatePortalBillingAddress,
+  updatePortalContact,
+  updatePortalEmailPreferences,
+  type PortalOverview,
+} from './service.js';
+export {
+  PORTAL_FLOWS,
+  PORTAL_LOCALES,
+  PortalBillingAddressBody,
+  PortalCancelBody,
+  PortalContactBody,
+  PortalDefaultCardBody,
+  PortalEmailPreferencesBody,
+  PortalIdParams,
+  PortalPayBody,
+  PortalSignInBody,
+  type PortalFlow,
+  type PortalLocale,
+} from './schemas.js';

@@ -1,0 +1,85 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Queryable } from '../db/database.js';
+import type { PortalCancellationsTable, PortalLinksTable, PortalSessionsTable } from '../db/schema.js';
+
+export type PortalLinkRow = Selectable<PortalLinksTable>;
+export type PortalSessionRow = Selectable<PortalSessionsTable>;
+export type PortalCancellationRow = Selectable<PortalCancellationsTable>;
+
+export async function insertPortalLink(db: Queryable, row: Insertable<PortalLinksTable>): Promise<PortalLinkRow> {
+  return db.insertInto('portalLinks').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Marks the live e-mail action links of a customer and flow superseded (a newer one replaces them). */
+export async function supersedeEmailActionLinks(db: Queryable, customerId: number, flow: string, now: Date): Promise<void> {
+  await db
+    .updateTable('portalLinks')
+    .set({ supersededAt: now })
+    .where('customerId', '=', customerId)
+    .where('kind', '=', 'emailAction')
+    .where('flow', '=', flow)
+    .where('supersededAt', 'is', null)
+    .execute();
+}
+
+/** The link with this token hash, locked: two opens of a one-use link at once cannot both pass. */
+export function lockPortalLinkByHash(db: Queryable, tokenHash: string): Promise<PortalLinkRow | undefined> {
+  return db.selectFrom('portalLinks').selectAll().where('tokenHash', '=', tokenHash).forUpdate().executeTakeFirst();
+}
+
+export async function markPortalLinkUsed(db: Queryable, id: number, now: Date): Promise<void> {
+  await db.updateTable('portalLinks').set({ usedAt: now }).where('id', '=', id).execute();
+}
+
+export async function insertPortalSession(db: Queryable, row: Insertable<PortalSessionsTable>): Promise<PortalSessionRow> {
+  return db.insertInto('portalSessions').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Slides a live session's idle expiry forward (never past its absolute cap) and returns it; undefined
+ * when no live session has this hash. One statement: instances sharing the database agree.
+ */
+export async function touchPortalSession(db: Queryable, tokenHash: string, now: Date, idleMs: number): Promise<PortalSessionRow | undefined> {
+  const session = await db
+    .selectFrom('portalSessions')
+    .selectAll()
+    .where('tokenHash', '=', tokenHash)
+    .where('endedAt', 'is', null)
+    .where('idleExpiresAt', '>', now)
+    .where('absoluteExpiresAt', '>', now)
+    .executeTakeFirst();
+  if (!session) return undefined;
+  const slid = new Date(Math.min(now.getTime() + idleMs, session.absoluteExpiresAt.getTime()));
+  if (slid.getTime() - session.idleExpiresAt.getTime() < 30_000) return session;
+  return db.updateTable('portalSessions').set({ idleExpiresAt: slid }).where('id', '=', session.id).returningAll().executeTakeFirst();
+}
+
+export async function endPortalSession(db: Queryable, tokenHash: string, now: Date): Promise<void> {
+  await db.updateTable('portalSessions').set({ endedAt: now }).where('tokenHash', '=', tokenHash).where('endedAt', 'is', null).execute();
+}
+
+/** Customers of an account whose primary address is this one (compared without case; a list's first address counts). */
+export function customersByPrimaryEmail(db: Queryable, accountId: number, email: string) {
+  return db
+    .selectFrom('customers')
+    .select(['id', 'accountId', 'firstName', 'lastName', 'companyName', 'primaryEmail', 'status'])
+    .where('accountId', '=', accountId)
+    .where((eb) => eb(eb.fn('lower', [eb.fn('trim', [eb.fn('split_part', [eb.fn('replace', ['primaryEmail', eb.val(';'), eb.val(',')]), eb.val(','), eb.val(1)])])]), '=', email.trim().toLowerCase()))
+    .where('status', '!=', 'Cancelled')
+    .orderBy('id')
+    .limit(5)
+    .execute();
+}
+
+export async function insertPortalCancellation(db: Queryable, row: Insertable<PortalCancellationsTable>): Promise<PortalCancellationRow> {
+  return db.insertInto('portalCancellations').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The cancellation a customer asked for and has not withdrawn, if any. */
+export function findPendingCancellation(db: Queryable, subscriptionId: number): Promise<PortalCancellationRow | undefined> {
+  return db.selectFrom('portalCancellations').selectAll().where('subscriptionId', '=', subscriptionId).where('withdrawnAt', 'is', null).orderBy('id', 'desc').executeTakeFirst();
+}
+
+export async function withdrawCancellation(db: Queryable, id: number, now: Date): Promise<void> {
+  await db.updateTable('portalCancellations').set({ withdrawnAt: now }).where('id', '=', id).execute();
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { createPortalSession } from './links.js';
+import { CreatePortalSessionBody, PortalSessionResponse } from './schemas.js';
+
+const tags = ['Customer portal'];
+
+export async function portalRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/v1/portalSessions', {
+    schema: {
+      tags,
+      summary: 'A one-use link (15 minutes) into the customer portal on the card-capture host, optionally on one task',
+      body: CreatePortalSessionBody,
+      response: { 200: PortalSessionResponse },
+    },
+    handler: async (request) => createPortalSession(app.ctx, request.caller, request.body),
+  });
+}

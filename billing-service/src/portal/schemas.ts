@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { EMAIL_TYPES } from '../catalog/schema.js';
+
+export const PORTAL_FLOWS = ['paymentMethodUpdate', 'payInvoices', 'subscriptionCancel', 'invoices'] as const;
+export type PortalFlow = (typeof PORTAL_FLOWS)[number];
+export const PORTAL_LOCALES = ['en', 'fr', 'de', 'es'] as const;
+export type PortalLocale = (typeof PORTAL_LOCALES)[number];
+
+/** Lifetimes of the portal's bearer links (README "Customer portal"). */
+export const SESSION_LINK_MINUTES = 15;
+export const SIGN_IN_LINK_MINUTES = 15;
+export const EMAIL_ACTION_LINK_DAYS = 7;
+
+const httpUrl = z
+  .string()
+  .max(2000, 'must be at most 2000 characters')
+  .url('must be an absolute URL')
+  .refine((v) => /^https?:\/\//i.test(v), 'must be an http or https URL');
+
+export const CreatePortalSessionBody = z
+  .object({
+    customerId: z.number().int().positive(),
+    returnUrl: httpUrl.nullish().describe('where "back to the shop" leads; default: the catalogue\'s portal.defaultReturnUrl'),
+    flow: z.enum(PORTAL_FLOWS).nullish().describe('a task to open the portal on; subscriptionCancel needs subscriptionId'),
+    subscriptionId: z.number().int().positive().nullish(),
+    locale: z.enum(PORTAL_LOCALES).nullish().describe('the language of the portal pages (default en)'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.flow === 'subscriptionCancel' && body.subscriptionId == null) {
+      ctx.addIssue({ code: 'custom', path: ['subscriptionId'], message: 'required with flow subscriptionCancel' });
+    }
+  });
+export type CreatePortalSessionInput = z.infer<typeof CreatePortalSessionBody>;
+
+export const PortalSessionResponse = z.object({
+  id: z.number().describe('the link\'s id (the token itself is in url only, shown once)'),
+  url: z.string().describe('a one-use link on the card-capture host, to open within 15 minutes'),
+  expiresTimestamp: z.string(),
+});
+export type PortalSessionResponse = z.infer<typeof PortalSessionResponse>;
+
+// What the portal's own JSON routes (on the card-capture host) accept: zod here, one source for every check.
+
+export const PortalCancelBody = z.object({
+  mode: z.enum(['periodEnd', 'now']),
+  reason: z.string().trim().max(500, 'must be at most 500 characters').nullish(),
+});
+export type PortalCancelInput = z.infer<typeof PortalCancelBody>;
+
+export const PortalPayBody = z.object({
+  paymentMethodId: z.number().int().positive().nullish().describe('a card of the customer; default: the default card'),
+});
+
+export const PortalDefaultCardBody = z.object({ paymentMethodId: z.number().int().positive() });
+
+export const PortalContactBody = z.object({
+  firstName: z.string().trim().min(1).max(100).nullish(),
+  lastName: z.string().trim().min(1).max(100).nullish(),
+  companyName: z.string().trim().max(255).nullish(),
+  primaryEmail: z.email('must be an e-mail address').max(255).nullish(),
+  primaryPhone: z.string().trim().max(50).nullish(),
+});
+export type PortalContactInput = z.infer<typeof PortalContactBody>;
+
+export const PortalBillingAddressBody = z.object({
+  line1: z.string().trim().max(60).nullish(),
+  line2: z.string().trim().max(60).nullish(),
+  city: z.string().trim().max(50).nullish(),
+  postalZip: z.string().trim().max(10).nullish(),
+  countryId: z.number().int().positive().nullish(),
+  stateId: z.union([z.number().int().positive(), z.string().min(1).max(10)]).nullish(),
+});
+export type PortalBillingAddressInput = z.infer<typeof PortalBillingAddressBody>;
+
+export const PortalEmailPreferencesBody = z.object({
+  preferences: z.array(z.object({ emailType: z.enum(EMAIL_TYPES), enabled: z.boolean().nullable() })).max(EMAIL_TYPES.length),
+});
+export type PortalEmailPreferencesInput = z.infer<typeof PortalEmailPreferencesBody>;
+
+export const PortalSignInBody = z.object({
+  email: z.email('must be an e-mail address').max(255),
+  locale: z.enum(PORTAL_LOCALES).nullish(),
+});
+
+export const PortalIdParams = z.object({ id: z.coerce.number().int().positive() });
