@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { runSequence } from './harness.js';
+import { modelCatalog, runSequence } from './harness.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ catalog: modelCatalog() });
 });
 afterAll(async () => t?.close());
 
