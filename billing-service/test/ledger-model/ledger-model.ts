@@ -38,8 +38,9 @@
  * - Ledger: posted invoices, payments and credits have an open amount; a Draft invoice is not owed
  *   (no open amount, no dunning) until posted. Posting invoices and recording credits applies all
  *   the funds the customer holds (payments and credits, oldest first) to open invoices, oldest due
- *   first (ties: oldest invoice). A payment with autoAllocate (default) applies itself the same way;
- *   with autoAllocate:false it stays unallocated (until the next posting or credit); explicit
+ *   first (ties, which the README leaves open: the one posted first, so a draft posted later comes
+ *   after the invoices posted before it). A payment with autoAllocate (default) applies itself the
+ *   same way; with autoAllocate:false it stays unallocated (until the next posting or credit); explicit
  *   paymentAllocations apply exactly what they name and are refused (400) when the parts for one
  *   invoice add up to more than it owes or all parts to more than the payment. A declined card
  *   payment is a Failed payment and changes no balance. Posting a draft (POST /v1/invoices/{id}/post)
@@ -139,6 +140,8 @@ export interface Invoice {
   due: number;
   lines: Line[];
   posted: boolean;
+  /** Order of posting (the ledger's order): ties of the due date are paid in it. */
+  postedSeq: number;
 }
 export interface Source {
   /** refund: what a refund took from its payment (amount, open 0), in the order of the ledger. */
@@ -234,7 +237,7 @@ function openInvoicesOldestDueFirst(m: Model): Invoice[] {
   return m.invoices
     .map((inv, i) => ({ inv, i }))
     .filter((x) => x.inv.posted && x.inv.open > 0n)
-    .sort((a, b) => a.inv.due - b.inv.due || a.i - b.i)
+    .sort((a, b) => a.inv.due - b.inv.due || a.inv.postedSeq - b.inv.postedSeq)
     .map((x) => x.inv);
 }
 
@@ -256,6 +259,10 @@ function allocate(m: Model, source: Source, invoice: number, part: bigint) {
 
 function applyAllFunds(m: Model) {
   apply(m, m.sources.filter((s) => s.open > 0n));
+}
+
+function nextPostedSeq(m: Model): number {
+  return m.invoices.reduce((max, inv) => Math.max(max, inv.postedSeq), 0) + 1;
 }
 
 export function netOf(line: Line): bigint {
@@ -335,7 +342,7 @@ function bill(m: Model, rounds: Item[][], post: boolean) {
         sub.next = end;
       }
       const amount = lines.reduce((a, l) => a + netOf(l), 0n);
-      m.invoices.push({ amount, open: amount, due: m.today, lines, posted: post });
+      m.invoices.push({ amount, open: amount, due: m.today, lines, posted: post, postedSeq: post ? nextPostedSeq(m) : 0 });
       any = true;
     }
   }
@@ -533,6 +540,7 @@ export function postDraft(m: Model, index: number): Outcome {
   const inv = m.invoices[index]!;
   if (inv.posted) return refused(409);
   inv.posted = true;
+  inv.postedSeq = nextPostedSeq(m);
   applyAllFunds(m);
   return OK;
 }
