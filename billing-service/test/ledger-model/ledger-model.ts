@@ -53,8 +53,9 @@
  *   Periods started while cancelled: only the one running today is billed, from today to the end of
  *   that period (the anniversary stays), prorated by days left / days of the period (in full when it
  *   starts today). If the period running today was billed before and this cancellation credited its
- *   rest (Unearned or Full, an amount above 0), today → period end is billed again, prorated;
- *   otherwise (None, or a rest worth nothing) nothing is billed.
+ *   rest (Unearned or Full, an amount above 0 on that period's own lines), today → period end is
+ *   billed again, prorated; otherwise (None, a rest worth nothing, a period whose invoice is still a
+ *   Draft) nothing is billed.
  * - Hold (Active): subscriptions suspended; nothing billed. Unhold (Hold), missed periods = period
  *   starts from the next one up to today: All = one per missed period; Last = only the latest; None
  *   = nothing, billing resumes at the first period start after today; CurrentFull = a full period from
@@ -168,7 +169,7 @@ export interface Subscription {
   periodStart: number | null;
   next: number | null;
   cancelledWithCustomer: boolean;
-  /** What the last cancellation credited for the period running then (0 with None). */
+  /** What the last cancellation credited for the lines of the period running then (0 with None). */
   creditedAtCancel: bigint;
 }
 export interface Model {
@@ -351,11 +352,13 @@ function bill(m: Model, rounds: Item[][], post: boolean) {
 
 /**
  * Credits the subscriptions' lines running today on posted invoices as `option` says, less what was
- * credited for each line before: one credit per invoice. Returns what each subscription got.
+ * credited for each line before: one credit per invoice. Returns what each subscription got for the
+ * lines of its current period (not for the rest of a period an unhold with CurrentFull replaced).
  */
 function credit(m: Model, option: 'Unearned' | 'Full', subs: Subscription[]): Map<number, bigint> {
   const bySub = new Map<number, bigint>();
   const indexes = new Set(subs.map((s) => s.index));
+  const sourcesBefore = m.sources.length;
   m.invoices.forEach((inv, i) => {
     if (!inv.posted) return;
     let sum = 0n;
@@ -367,11 +370,12 @@ function credit(m: Model, option: 'Unearned' | 'Full', subs: Subscription[]): Ma
       if (left <= 0n) continue;
       l.credited += left;
       sum += left;
-      bySub.set(l.sub, (bySub.get(l.sub) ?? 0n) + left);
+      const s = m.subs[l.sub]!;
+      if (s.periodStart !== null && s.next !== null && l.start >= s.periodStart && l.end <= s.next) bySub.set(l.sub, (bySub.get(l.sub) ?? 0n) + left);
     }
     if (sum > 0n) m.sources.push({ kind: 'credit', amount: sum, open: sum, invoice: i });
   });
-  if (bySub.size > 0) applyAllFunds(m);
+  if (m.sources.length > sourcesBefore) applyAllFunds(m);
   return bySub;
 }
 
@@ -549,7 +553,7 @@ export function postDraft(m: Model, index: number): Outcome {
  * A refund of `cents` of payment `index` (README "Refunds"): refused (400 on originalPaymentId) for a
  * failed payment and (400 on amount) beyond what is left of it. It takes what the payment still holds
  * unallocated first, then undoes its allocations to invoices, newest invoice first (latest due date,
- * then the later invoice, then the later allocation): those invoices owe that much again. Nothing
+ * then the one posted later, then the later allocation): those invoices owe that much again. Nothing
  * else moves (no other funds are applied to the reopened invoices until the next posting or credit).
  */
 export function refund(m: Model, index: number, cents: bigint): Outcome {
@@ -563,7 +567,7 @@ export function refund(m: Model, index: number, cents: bigint): Outcome {
   const newestFirst = m.allocations
     .map((a, seq) => ({ a, seq }))
     .filter(({ a }) => a.source === payment.source && a.amount > 0n)
-    .sort((x, y) => m.invoices[y.a.invoice]!.due - m.invoices[x.a.invoice]!.due || y.a.invoice - x.a.invoice || y.seq - x.seq);
+    .sort((x, y) => m.invoices[y.a.invoice]!.due - m.invoices[x.a.invoice]!.due || m.invoices[y.a.invoice]!.postedSeq - m.invoices[x.a.invoice]!.postedSeq || y.seq - x.seq);
   for (const { a } of newestFirst) {
     if (rest === 0n) break;
     const part = rest < a.amount ? rest : a.amount;
