@@ -45,8 +45,9 @@
  *   invoice add up to more than it owes or all parts to more than the payment. A declined card
  *   payment is a Failed payment and changes no balance. Posting a draft (POST /v1/invoices/{id}/post)
  *   keeps its dates and applies held money; posting anything else is refused.
- * - Cancellation (any status but Cancelled), per posted invoice, over its recurring lines running
- *   today (start <= today < end): Full reverses a line's net amount (after discounts), Unearned
+ * - Cancellation (any status but Cancelled), per posted invoice, over its recurring lines of the
+ *   period running today (start <= today < end, and not a period an unhold with CurrentFull replaced:
+ *   that one ended on the unhold day): Full reverses a line's net amount (after discounts), Unearned
  *   round(net × days left / days of the line), less what was credited for that line before (a period
  *   is never reversed twice); one credit per invoice, applied at once.
  * - Uncancel (Cancelled): subscriptions cancelled with the customer (and activated once) come back.
@@ -133,6 +134,8 @@ export interface Line {
   end: number;
   /** Credits recorded for this line (cancellation, unhold CurrentFull). */
   credited: bigint;
+  /** The day an unhold with CurrentFull ended its period early (a new period started): no longer current from then. */
+  cut?: number;
 }
 export interface Invoice {
   amount: bigint;
@@ -363,7 +366,7 @@ function credit(m: Model, option: 'Unearned' | 'Full', subs: Subscription[]): Ma
     if (!inv.posted) return;
     let sum = 0n;
     for (const l of inv.lines) {
-      if (l.kind !== 'Recurring' || !indexes.has(l.sub) || !(l.start <= m.today && m.today < l.end)) continue;
+      if (l.kind !== 'Recurring' || !indexes.has(l.sub) || !runsToday(m, l)) continue;
       const net = netOf(l);
       const target = option === 'Full' ? net : roundShare(net, l.end - m.today, l.end - l.start);
       const left = target - l.credited;
@@ -377,6 +380,11 @@ function credit(m: Model, option: 'Unearned' | 'Full', subs: Subscription[]): Ma
   });
   if (m.sources.length > sourcesBefore) applyAllFunds(m);
   return bySub;
+}
+
+/** A line of the period running today: started, not ended, not replaced by a CurrentFull unhold. */
+function runsToday(m: Model, l: Line): boolean {
+  return l.start <= m.today && m.today < (l.cut ?? l.end);
 }
 
 function setStatus(m: Model, status: Status) {
@@ -449,6 +457,9 @@ export function unhold(m: Model, option: StartOption, prorate: boolean, post = t
   if (subs.length === 0) return OK;
   if (option === 'ChargeForCurrentFullPeriod') {
     credit(m, 'Unearned', subs);
+    // The replaced period ends today: a later cancellation reverses the new period, not the old one's served days.
+    const unheld = new Set(subs.map((s) => s.index));
+    for (const inv of m.invoices) for (const l of inv.lines) if (l.kind === 'Recurring' && unheld.has(l.sub) && runsToday(m, l)) l.cut = m.today;
     const items = subs.map((s): Item => {
       s.anchor = partsOf(m.today).day;
       return { sub: s, periodStart: m.today, end: nextStart(s, m.today), from: m.today, setupFee: false };
