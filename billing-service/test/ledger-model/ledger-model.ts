@@ -457,9 +457,13 @@ export function unhold(m: Model, option: StartOption, prorate: boolean, post = t
   if (subs.length === 0) return OK;
   if (option === 'ChargeForCurrentFullPeriod') {
     credit(m, 'Unearned', subs);
-    // The replaced period ends today: a later cancellation reverses the new period, not the old one's served days.
+    // The replaced period ends today (its rest was just credited): a later cancellation reverses the new
+    // period, not the old one's served days. A draft's line was not credited and keeps its dates.
     const unheld = new Set(subs.map((s) => s.index));
-    for (const inv of m.invoices) for (const l of inv.lines) if (l.kind === 'Recurring' && unheld.has(l.sub) && runsToday(m, l)) l.cut = m.today;
+    for (const inv of m.invoices) {
+      if (!inv.posted) continue;
+      for (const l of inv.lines) if (l.kind === 'Recurring' && unheld.has(l.sub) && runsToday(m, l)) l.cut = m.today;
+    }
     const items = subs.map((s): Item => {
       s.anchor = partsOf(m.today).day;
       return { sub: s, periodStart: m.today, end: nextStart(s, m.today), from: m.today, setupFee: false };
