@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { loadCaptureConfig } from '@renew/capture-service/config.js';
-import { startCaptureService } from '@renew/capture-service/start-capture.js';
+import { loadCaptureConfig } from '@renew/capture-service/config';
+import { startCaptureService } from '@renew/capture-service/start';
 import { billingBanner, openBillingResources, startBillingService, type StartedBilling } from '@renew/billing-service';
 import { demoKeys, startDemoSite, type DemoKeys } from '@renew/demo-site/start-demo.js';
 

@@ -8,8 +8,8 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { startCaptureService } from '@renew/capture-service/start-capture.js';
-import { loadCaptureConfig } from '@renew/capture-service/config.js';
+import { startCaptureService } from '@renew/capture-service/start';
+import { loadCaptureConfig } from '@renew/capture-service/config';
 import type { Catalog } from '../src/catalog/schema.js';
 import { buildApp } from '../src/app.js';
 import { loadCatalog } from '../src/catalog/load-catalog.js';

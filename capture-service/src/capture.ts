@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '@renew/billing-service';
 import type { Catalog } from '@renew/billing-service/catalog';
-import { ApiError, API_ERROR_KEY, type Caller } from '@renew/billing-service/http';
+import { ApiError, API_ERROR_KEY, type Caller, type ErrorItem } from '@renew/billing-service/http';
 import {
   checkCard,
   claimCaptureGrant,
@@ -24,7 +24,7 @@ import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { COLLECTION_AMOUNT, type CaptureInput, type ParameterName, type RawParameters } from './params.js';
 import { ShopDomains } from './shop-domains.js';
 
-type ErrorEntry = { Key: string; Value: string };
+type ErrorEntry = ErrorItem;
 
 /** An account's card-capture settings (catalogue `capture`) with its shop domains parsed. */
 export interface CaptureSettings {
@@ -115,7 +115,7 @@ export async function verifyCaptcha(
     ? await check.usedTokens.claimReadingCustomer(token, forCustomer.accountId, forCustomer.customerId)
     : { claimed: await check.usedTokens.claim(token), customer: undefined };
   if (!claim.claimed) {
-    throw ApiError.badRequest('this CAPTCHA token was already used; solve the CAPTCHA again', 'recaptcha');
+    throw ApiError.badRequest('this CAPTCHA token was already used; solve the CAPTCHA again', 'recaptcha', 'captcha_failed');
   }
   let result;
   try {
@@ -128,10 +128,10 @@ export async function verifyCaptcha(
   }
   if (!result.success) {
     const codes = result.errorCodes.length > 0 ? ` (${result.errorCodes.join(', ')})` : '';
-    throw ApiError.badRequest(`the CAPTCHA was not solved or the token is not valid${codes}; solve the CAPTCHA again`, 'recaptcha');
+    throw ApiError.badRequest(`the CAPTCHA was not solved or the token is not valid${codes}; solve the CAPTCHA again`, 'recaptcha', 'captcha_failed');
   }
   if (check.verifier.mode === 'google' && !settings.domains.allowsHostname(result.hostname)) {
-    throw ApiError.badRequest(`the CAPTCHA was solved on ${result.hostname ?? 'an unknown site'}, which is not one of the account's shop domains`, 'recaptcha');
+    throw ApiError.badRequest(`the CAPTCHA was solved on ${result.hostname ?? 'an unknown site'}, which is not one of the account's shop domains`, 'recaptcha', 'captcha_failed');
   }
   return claim.customer;
 }
@@ -140,10 +140,20 @@ export async function verifyCaptcha(
 function collectionFailure(failure: { message: string; declineCode?: string }): ErrorEntry[] {
   const { message, declineCode } = failure;
   return [
-    { Key: API_ERROR_KEY, Value: `payment failed: ${message}${declineCode ? ` (${declineCode})` : ''}; the card was not kept` },
+    { Key: API_ERROR_KEY, Value: `payment failed: ${message}${declineCode ? ` (${declineCode})` : ''}; the card was not kept`, Code: 'card_declined' },
     ...(declineCode ? [{ Key: 'declineCode', Value: declineCode }] : []),
   ];
 }
+
+/**
+ * makeDefault without a capture token, on a customer who has a card: the tokenless rule (draftOnly) never lets the
+ * public key, which every shop hands out, take a customer's default card; refused rather than stored as a non-default.
+ */
+const MAY_NOT_MOVE_DEFAULT = {
+  message:
+    'this customer already has a default card, which a capture without a capture token cannot replace: the shop\'s server mints one with POST /v1/captureTokens (or send makeDefault false to add the card beside the default)',
+  code: 'capture_token_required',
+} as const;
 
 /** The stored card, and the first payment's id when one was collected. */
 export interface CapturedCard {
@@ -200,7 +210,12 @@ export async function captureCard(
       email: input.email ?? null,
       isDefault: null,
     },
-    { makeDefault: input.makeDefault === true && permission.mayMoveDefault, risk, customer: permission.customer },
+    {
+      makeDefault: input.makeDefault === true,
+      ...(permission.mayMoveDefault ? {} : { mayNotMoveDefault: MAY_NOT_MOVE_DEFAULT }),
+      risk,
+      customer: permission.customer,
+    },
   );
   // Without a payment the token is spent in the transaction that stores the card: two captures with one token store one card.
   const spendToken = async (trx: Queryable) => {
@@ -228,6 +243,11 @@ export async function captureCard(
       ...(claim ? { idempotencyKey: `capture-token-${claim.tokenId}-${claim.claimedAt.getTime()}` } : {}),
     });
   } catch (error) {
+    if (error instanceof ApiError && error.errors.some((e) => e.Key === 'makeDefault')) {
+      // A default card appeared meanwhile (checked again under the customer's lock): the charge was refunded.
+      await giveBack();
+      throw error;
+    }
     if (error instanceof ApiError) {
       if (error.statusCode < 500) await giveBack();
       throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));

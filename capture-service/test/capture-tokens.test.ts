@@ -118,6 +118,51 @@ describe('who the public key may put a card on', () => {
   });
 });
 
+describe('makeDefault', () => {
+  async function paymentsOf(customerId: number) {
+    const res = await t.billing.call('GET', `/v1/customers/${customerId}/payments`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as unknown[];
+  }
+
+  it('is refused, not ignored, when a capture without a token asks to move a default card (draftOnly)', async () => {
+    const draft = await t.customer();
+    const first = await t.post(t.params(draft));
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().isDefault).toBe(true);
+    for (const extra of [{}, { paymentCollectOptions: { collectionAmount: '5.00' } }]) {
+      const takeover = await t.post(t.params(draft, { cardNumber: '5555555555554444', makeDefault: true, ...extra }));
+      expect(takeover.statusCode, takeover.body).toBe(400);
+      expect(errorsOf(takeover)).toEqual([{ Key: 'makeDefault', Value: expect.stringContaining('capture token'), Code: 'capture_token_required' }]);
+    }
+    // Nothing stored, nothing charged: the first card is still the only one, and the default.
+    expect((await cardsOf(draft)).map((c) => [c.id, c.isDefault])).toEqual([[first.json().id, true]]);
+    expect(await paymentsOf(draft)).toEqual([]);
+    // Beside the default (makeDefault false or left out) the card is still welcome.
+    const beside = await t.post(t.params(draft, { cardNumber: '5555555555554444', makeDefault: false }));
+    expect(beside.statusCode, beside.body).toBe(200);
+    expect(beside.json().isDefault).toBe(false);
+  });
+
+  it('is honoured without a token for a first card, which is the default regardless', async () => {
+    const draft = await t.customer();
+    const first = await t.post(t.params(draft, { makeDefault: true }));
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().isDefault).toBe(true);
+  });
+
+  it('is honoured with a capture token: the new card takes the default, with a first payment too', async () => {
+    const draft = await t.customer();
+    const first = await t.post(t.params(draft));
+    expect(first.statusCode, first.body).toBe(200);
+    const captureToken = await t.captureToken(draft);
+    const moved = await t.post(t.params(draft, { cardNumber: '5555555555554444', makeDefault: true, captureToken, paymentCollectOptions: { collectionAmount: '5.00' } }));
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().isDefault).toBe(true);
+    expect((await cardsOf(draft)).map((c) => [c.id, c.isDefault])).toEqual([[first.json().id, false], [moved.json().id, true]]);
+  });
+});
+
 describe('the first payment has a ceiling', () => {
   it("is capped by the token's maxCollectionAmount", async () => {
     const customerId = await t.customer();

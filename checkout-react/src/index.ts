@@ -1,12 +1,12 @@
 import * as React from 'react';
 import { createComponent, type EventName } from '@lit/react';
-import type { CompletedCheckout } from '@renew/widget/checkout-contract.js';
-import type { CheckoutStep } from '@renew/widget/checkout/checkout-controller.js';
-import { RenewCheckout as RenewCheckoutElement } from '@renew/widget/renew-checkout.js';
+import type { CompletedCheckout } from '@renew/widget/checkout-contract';
+import type { CheckoutStep } from '@renew/widget/checkout-controller';
+import { RenewCheckout as RenewCheckoutElement } from '@renew/widget/element';
 
-export type { CheckoutMessages, MessageId } from '@renew/widget/renew-checkout.js';
-export type { CompletedCheckout } from '@renew/widget/checkout-contract.js';
-export type { CheckoutStep } from '@renew/widget/checkout/checkout-controller.js';
+export type { CheckoutMessages, MessageId } from '@renew/widget/element';
+export type { CompletedCheckout } from '@renew/widget/checkout-contract';
+export type { CheckoutStep } from '@renew/widget/checkout-controller';
 
 /**
  * `<renew-checkout>` for React (`@renew/checkout-react`), built with @lit/react: typed props

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isProduction } from '@renew/billing-service';
-import { checkoutProxy, type CheckoutProxyOptions } from '@renew/widget/proxy/checkout-proxy.js';
+import { checkoutProxy, type CheckoutProxyOptions } from '@renew/widget/proxy';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
 /** The widget's build (`npm run build -w widget`): one ES module. */

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { CheckoutConfig } from '@renew/widget/checkout-contract.js';
+import type { CheckoutConfig } from '@renew/widget/checkout-contract';
 import { buildDemoSite } from './demo-site.js';
 
 export interface DemoKeys {

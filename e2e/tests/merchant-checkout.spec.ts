@@ -1,4 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { customerByEmail, expect, fillCard, newShopper, payWith, product, reachAddress, reachPayment, test, useDirectCardFields } from './fixtures.js';
 

@@ -130,16 +130,17 @@ export class RenewCheckout extends LitElement {
       case 'unavailable':
         return html`<p class="error" role="alert">${s.message}</p>`;
       case 'plan':
-        return html`<renew-plan-step .plans=${this.plan ? s.plans.filter((p) => p.planCode === this.plan) : s.plans} .selected=${s.plan?.planFrequencyId} .error=${s.fieldErrors.plan}></renew-plan-step>`;
+        return html`<renew-plan-step exportparts="plan" .plans=${this.plan ? s.plans.filter((p) => p.planCode === this.plan) : s.plans} .selected=${s.plan?.planFrequencyId} .error=${s.fieldErrors.plan}></renew-plan-step>`;
       case 'customer':
         return html`<renew-customer-step .value=${s.customer} .errors=${s.fieldErrors} .message=${s.message}></renew-customer-step>`;
       case 'address':
         return html`<renew-address-step .value=${s.address} .countries=${s.countries} .errors=${s.fieldErrors} .message=${s.message} .busy=${s.busy}></renew-address-step>`;
       case 'summary':
-        return html`<renew-summary-step .summary=${s.summary} .plan=${s.plan} .coupons=${this.coupons !== 'off'} .termsUrl=${this.termsUrl}
+        return html`<renew-summary-step exportparts="summary, renewal" .summary=${s.summary} .plan=${s.plan} .coupons=${this.coupons !== 'off'} .termsUrl=${this.termsUrl}
           .errors=${s.fieldErrors} .message=${s.message} .busy=${s.busy}></renew-summary-step>`;
       case 'card':
         return html`<renew-card-step
+          exportparts="renewal"
           .summary=${s.summary}
           .name=${s.customer}
           .captchaMode=${s.config?.captcha.mode ?? 'dev'}

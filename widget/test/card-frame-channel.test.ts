@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { wrap, type CardFrameSubmission } from '@renew/capture-service/hosted/card-frame-protocol.js';
+import { wrap, type CardFrameSubmission } from '@renew/capture-service/card-frame-protocol';
 import { CardFrameChannel } from '../src/checkout/card-frame-channel.js';
 
 /**

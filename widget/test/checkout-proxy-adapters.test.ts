@@ -53,7 +53,7 @@ async function orderThrough(send: (path: string, init?: RequestInit) => Promise<
   expect(await summary.json()).toMatchObject({ customerId, total: '29.11', coupon: { code: 'WELCOME10' } });
   const refused = await send(`/customers/${customerId}/subscriptions`, json({ planFrequencyId: 11, couponCode: 'NOPE' }, session));
   expect(refused.status).toBe(400);
-  expect(((await refused.json()) as { Errors: unknown[] }).Errors).toEqual([{ Key: 'couponCode', Value: 'this coupon code does not exist' }]);
+  expect(((await refused.json()) as { Errors: unknown[] }).Errors).toEqual([{ Key: 'couponCode', Value: 'this coupon code does not exist', Code: 'coupon_unknown' }]);
   const malformed = await send('/customers', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"firstName":' });
   expect(malformed.status).toBe(400);
   if (seesRawBody) {

@@ -27,7 +27,7 @@ describe('a checkout session once its customer is activated', () => {
     for (const change of [{ planFrequencyId: 21, quantities: { SEAT: 50 } }, { planFrequencyId: 21, quantities: { SEAT: 1 }, couponCode: 'WELCOME10' }, { planFrequencyId: 21 }]) {
       const res = await h.proxy('POST', `/customers/${customerId}/subscriptions`, change, session);
       expect(res.statusCode, JSON.stringify(change)).toBe(409);
-      expect(errorsOf(res)).toEqual([{ Key: 'customerId', Value: 'this checkout is complete: its order can no longer change (start a new checkout for another order)' }]);
+      expect(errorsOf(res)).toEqual([{ Key: 'customerId', Value: 'this checkout is complete: its order can no longer change (start a new checkout for another order)', Code: 'checkout_complete' }]);
     }
     const after = await subscriptionOf(customerId);
     expect(after.subscriptionProducts).toEqual(before.subscriptionProducts);

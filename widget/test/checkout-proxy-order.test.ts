@@ -33,7 +33,7 @@ describe('the order a shopper configures: coupons, seats, renewal terms', () => 
     const { customerId, order } = await startOrder();
     const unknown = await order({ planFrequencyId: 11, couponCode: 'NOPE' });
     expect(unknown.statusCode).toBe(400);
-    expect(errorsOf(unknown)).toEqual([{ Key: 'couponCode', Value: 'this coupon code does not exist' }]);
+    expect(errorsOf(unknown)).toEqual([{ Key: 'couponCode', Value: 'this coupon code does not exist', Code: 'coupon_unknown' }]);
     expect((await h.billing.call('GET', `/v1/customers/${customerId}/subscriptions`)).json()[0].coupons).toEqual([]);
   });
 
@@ -53,15 +53,16 @@ describe('the order a shopper configures: coupons, seats, renewal terms', () => 
 
   it('refuses a quantity outside the bounds, or of a product whose quantity is fixed, on the field', async () => {
     const { customerId, order } = await startOrder({ planFrequencyId: 21 });
-    for (const [quantities, key, message] of [
-      [{ SEAT: 51 }, 'quantities.SEAT', 'must be between 1 and 50'],
-      [{ SEAT: 0 }, 'quantities.SEAT', 'must be between 1 and 50'],
-      [{ SUPPORT: 2 }, 'quantities.SUPPORT', 'the quantity of this product cannot be chosen'],
-      [{ SEAT: 2.5 }, 'quantities.SEAT', 'must be a whole number'],
+    const outOfBounds = { Code: 'quantity_out_of_bounds' } as const;
+    for (const [quantities, key, message, code] of [
+      [{ SEAT: 51 }, 'quantities.SEAT', 'must be between 1 and 50', outOfBounds],
+      [{ SEAT: 0 }, 'quantities.SEAT', 'must be between 1 and 50', outOfBounds],
+      [{ SUPPORT: 2 }, 'quantities.SUPPORT', 'the quantity of this product cannot be chosen', {}],
+      [{ SEAT: 2.5 }, 'quantities.SEAT', 'must be a whole number', {}],
     ] as const) {
       const res = await order({ planFrequencyId: 21, quantities });
       expect(res.statusCode, JSON.stringify(quantities)).toBe(400);
-      expect(errorsOf(res), JSON.stringify(quantities)).toEqual([{ Key: key, Value: message }]);
+      expect(errorsOf(res), JSON.stringify(quantities)).toEqual([{ Key: key, Value: message, ...code }]);
     }
     const seats = (await h.billing.call('GET', `/v1/customers/${customerId}/subscriptions`)).json()[0].subscriptionProducts;
     expect(seats.find((p: { productCode: string }) => p.productCode === 'SEAT').quantity).toBe(5);

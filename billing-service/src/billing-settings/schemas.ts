@@ -13,6 +13,7 @@ export const SERVICE_START_OPTIONS = [
 export const STATEMENT_OPTIONS = ['Detailed', 'BySubscription', 'Summarized', 'Disabled'] as const;
 export const STATEMENT_TYPES = ['CustomerAnniversary', 'SpecifiedDate'] as const;
 export const STATEMENT_ACTIVITY_TYPES = ['OnlyParentActivity', 'OnlyChildActivity', 'ParentAndChildActivity'] as const;
+export const PDF_ATTACHMENT_OPTIONS = ['Details', 'Summary', 'Both'] as const;
 
 const text = optionalText;
 const integer = sqlInteger;
@@ -79,7 +80,7 @@ export const billingSettingFields = {
   rollUpPdfsDisplayName: z.boolean().nullish(),
   rollUpPdfsDisplayDescription: z.boolean().nullish(),
   rollUpPdfsDisplayAllUnitPrices: z.boolean().nullish(),
-  pdfInvoiceEmailAttachmentOption: z.enum(['Details', 'Summary', 'Both']).nullish(),
+  pdfInvoiceEmailAttachmentOption: z.enum(PDF_ATTACHMENT_OPTIONS).nullish(),
   postReadyChargesOnRenew: z.boolean().nullish(),
 };
 
@@ -96,12 +97,21 @@ export const UpdateBillingSettingBody = z.object({
 export type UpdateBillingSettingInput = z.infer<typeof UpdateBillingSettingBody>;
 
 const nullableBoolean = z.boolean().nullable();
+/** A tracked item display as stored: every key, null where unset. */
 const WholeTrackedItemDisplay = z.object({
   trackedItemDisplayFormat: z.enum(['Inline', 'SeperatePage']).nullable(),
   showTrackedItemName: nullableBoolean,
   showTrackedItemReference: nullableBoolean,
   showTrackedItemDescription: nullableBoolean,
   showTrackedItemCreatedDate: nullableBoolean,
+});
+export type StoredTrackedItemDisplay = z.infer<typeof WholeTrackedItemDisplay>;
+/** As answered: the spec types the flags as booleans, so an unset flag answers the value in effect (false: not shown). */
+const TrackedItemDisplayInEffect = WholeTrackedItemDisplay.extend({
+  showTrackedItemName: z.boolean(),
+  showTrackedItemReference: z.boolean(),
+  showTrackedItemDescription: z.boolean(),
+  showTrackedItemCreatedDate: z.boolean(),
 });
 const WholeBillingStatementSetting = z.object({
   option: z.enum(STATEMENT_OPTIONS).nullable(),
@@ -112,26 +122,33 @@ const WholeBillingStatementSetting = z.object({
   trackedItemDisplay: WholeTrackedItemDisplay,
   statementActivityType: z.enum(STATEMENT_ACTIVITY_TYPES).nullable(),
 });
+export type StoredStatementSetting = z.infer<typeof WholeBillingStatementSetting>;
+
+/**
+ * A field the spec types "or null" answers null for "the account's default"; every other field
+ * answers the value in effect (the account's default when the customer has none of its own), or
+ * null only where no value exists (no PO number, no VAT id, threshold billing off, no card).
+ */
 export const BillingSettingResponse = z.object({
   invoiceDay: z.number().nullable(),
-  term: z.enum(TERMS).nullable(),
+  term: z.enum(TERMS),
   interval: z.enum(INTERVALS).nullable(),
   autoCollect: nullableBoolean,
   rechargeType: z.string().nullable(),
   rechargeThresholdAmount: z.number().nullable(),
   rechargeTargetAmount: z.number().nullable(),
-  statusOnThreshold: nullableBoolean,
+  statusOnThreshold: z.boolean(),
   autoPostDraftInvoice: nullableBoolean,
   hasPaymentMethod: z.boolean(),
-  customerGracePeriod: z.number().nullable(),
-  gracePeriodExtension: z.number().nullable(),
-  customerAutoCancel: z.number().nullable(),
+  customerGracePeriod: z.number(),
+  gracePeriodExtension: z.number(),
+  customerAutoCancel: z.number(),
   defaultCancelOption: z.enum(CANCEL_OPTIONS).nullable(),
   standingPoNumber: z.string().nullable(),
   billingPeriodConfigurations: z.array(
     z.object({ type: z.string(), rule: z.string(), interval: z.string(), day: z.number().nullable(), month: z.number().nullable() }),
   ),
-  acquisitionCost: z.number().nullable(),
+  acquisitionCost: z.number(),
   showZeroDollarCharges: nullableBoolean,
   taxExempt: z.boolean(),
   taxExemptCode: z.string().nullable(),
@@ -141,14 +158,14 @@ export const BillingSettingResponse = z.object({
   customerServiceStartOption: z.string().nullable(),
   rollUpTaxes: nullableBoolean,
   rollUpDiscounts: nullableBoolean,
-  rollUpPdfsByPlanProduct: nullableBoolean,
-  rollUpPdfsDisplayName: nullableBoolean,
-  rollUpPdfsDisplayDescription: nullableBoolean,
-  rollUpPdfsDisplayAllUnitPrices: nullableBoolean,
-  pdfInvoiceEmailAttachmentOption: z.string().nullable(),
-  /** Nested objects come back whole: every key, null where unset. */
-  trackedItemDisplay: WholeTrackedItemDisplay,
-  customerBillingStatementSetting: WholeBillingStatementSetting,
+  rollUpPdfsByPlanProduct: z.boolean(),
+  rollUpPdfsDisplayName: z.boolean(),
+  rollUpPdfsDisplayDescription: z.boolean(),
+  rollUpPdfsDisplayAllUnitPrices: z.boolean(),
+  pdfInvoiceEmailAttachmentOption: z.enum(PDF_ATTACHMENT_OPTIONS),
+  /** Nested objects come back whole: every key. */
+  trackedItemDisplay: TrackedItemDisplayInEffect,
+  customerBillingStatementSetting: WholeBillingStatementSetting.extend({ trackedItemDisplay: TrackedItemDisplayInEffect }),
   defaultPaymentMethodId: z.number().nullable(),
   postReadyChargesOnRenew: nullableBoolean,
   id: z.number(),

@@ -6,6 +6,8 @@ import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { toJsonAmount } from '../money/money.js';
+import type { Catalog } from '../catalog/schema.js';
+import { effectiveBillingSettings } from './effective-settings.js';
 import {
   findBillingPeriods,
   findBillingSetting,
@@ -15,7 +17,7 @@ import {
   setDefaultPaymentMethod,
 } from './repository.js';
 import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from './rules.js';
-import type { BillingSettingResponse, UpdateBillingSettingInput } from './schemas.js';
+import type { BillingSettingResponse, StoredStatementSetting, StoredTrackedItemDisplay, UpdateBillingSettingInput } from './schemas.js';
 
 /** Presentation flags kept together in one JSON column: they only shape invoices and PDFs. */
 const PRESENTATION_FIELDS = [
@@ -23,10 +25,10 @@ const PRESENTATION_FIELDS = [
   'pdfInvoiceEmailAttachmentOption', 'trackedItemDisplay',
 ] as const;
 
-type TrackedItemDisplayValue = BillingSettingResponse['trackedItemDisplay'];
-type StatementSettingValue = BillingSettingResponse['customerBillingStatementSetting'];
+type TrackedItemDisplayValue = StoredTrackedItemDisplay;
+type StatementSettingValue = StoredStatementSetting;
 
-/** Nested objects are always whole: every key, null where unset (also when nothing was ever set). */
+/** Nested objects are stored whole: every key, null where unset (also when nothing was ever set). */
 export function wholeTrackedItemDisplay(value: Partial<Record<keyof TrackedItemDisplayValue, unknown>> | null | undefined): TrackedItemDisplayValue {
   const v = (value ?? {}) as Partial<TrackedItemDisplayValue>;
   return {
@@ -51,35 +53,53 @@ export function wholeStatementSetting(value: Partial<Record<keyof StatementSetti
   };
 }
 
-/** The setting as stored: null stays null (it means "account default"); the response never resolves it. */
-async function readBillingSetting(db: Queryable, uris: UriBuilder, customerId: number): Promise<BillingSettingResponse> {
+/** A stored tracked item display as answered: an unset flag is false (not shown: Renew has no tracked items to show). */
+function trackedItemDisplayInEffect(stored: TrackedItemDisplayValue): BillingSettingResponse['trackedItemDisplay'] {
+  return {
+    trackedItemDisplayFormat: stored.trackedItemDisplayFormat,
+    showTrackedItemName: stored.showTrackedItemName ?? false,
+    showTrackedItemReference: stored.showTrackedItemReference ?? false,
+    showTrackedItemDescription: stored.showTrackedItemDescription ?? false,
+    showTrackedItemCreatedDate: stored.showTrackedItemCreatedDate ?? false,
+  };
+}
+
+/**
+ * The setting as answered. A field the spec types "or null" keeps null ("the account's default");
+ * the others answer the value in effect: the customer's own, else the account's default (the
+ * catalogue's `defaults`, else Renew's: no grace extension, no acquisition cost, flags off, detailed
+ * PDFs). Stored nulls stay null, so a customer follows a later change of the account's default.
+ */
+async function readBillingSetting(db: Queryable, uris: UriBuilder, catalog: Catalog, customerId: number): Promise<BillingSettingResponse> {
   const [row, periods, methods] = await Promise.all([
     findBillingSetting(db, customerId),
     findBillingPeriods(db, customerId),
     paymentMethodsOnFile(db, customerId),
   ]);
   if (!row) throw new Error(`customer ${customerId} has no billing setting row`);
+  const effective = effectiveBillingSettings(row, catalog);
   const presentation = row.presentation as Record<string, unknown>;
-  const flag = (name: string) => (presentation[name] as boolean | null | undefined) ?? null;
+  const flag = (name: string) => (presentation[name] as boolean | null | undefined) ?? false;
   const amount = (value: string | null) => (value === null ? null : toJsonAmount(value));
+  const statement = wholeStatementSetting(row.customerBillingStatementSetting as StatementSettingValue | null);
   return {
     invoiceDay: row.invoiceDay,
-    term: row.term as BillingSettingResponse['term'],
+    term: effective.term,
     interval: row.interval as BillingSettingResponse['interval'],
     autoCollect: row.autoCollect,
     rechargeType: row.rechargeType,
     rechargeThresholdAmount: amount(row.rechargeThresholdAmount),
     rechargeTargetAmount: amount(row.rechargeTargetAmount),
-    statusOnThreshold: row.statusOnThreshold,
+    statusOnThreshold: row.statusOnThreshold ?? false,
     autoPostDraftInvoice: row.autoPostDraftInvoice,
     hasPaymentMethod: methods.any,
-    customerGracePeriod: row.customerGracePeriod,
-    gracePeriodExtension: row.gracePeriodExtension,
-    customerAutoCancel: row.customerAutoCancel,
+    customerGracePeriod: effective.customerGracePeriod,
+    gracePeriodExtension: effective.gracePeriodExtension,
+    customerAutoCancel: effective.customerAutoCancel,
     defaultCancelOption: row.defaultCancelOption as BillingSettingResponse['defaultCancelOption'],
     standingPoNumber: row.standingPoNumber,
     billingPeriodConfigurations: periods.map((p) => ({ type: p.type, rule: p.rule, interval: p.interval, day: p.day, month: p.month })),
-    acquisitionCost: amount(row.acquisitionCost),
+    acquisitionCost: toJsonAmount(row.acquisitionCost ?? '0'),
     showZeroDollarCharges: row.showZeroDollarCharges,
     taxExempt: row.taxExempt,
     taxExemptCode: row.taxExemptCode,
@@ -93,9 +113,10 @@ async function readBillingSetting(db: Queryable, uris: UriBuilder, customerId: n
     rollUpPdfsDisplayName: flag('rollUpPdfsDisplayName'),
     rollUpPdfsDisplayDescription: flag('rollUpPdfsDisplayDescription'),
     rollUpPdfsDisplayAllUnitPrices: flag('rollUpPdfsDisplayAllUnitPrices'),
-    pdfInvoiceEmailAttachmentOption: (presentation.pdfInvoiceEmailAttachmentOption as string | null | undefined) ?? null,
-    trackedItemDisplay: wholeTrackedItemDisplay(presentation.trackedItemDisplay as TrackedItemDisplayValue | null | undefined),
-    customerBillingStatementSetting: wholeStatementSetting(row.customerBillingStatementSetting as StatementSettingValue | null),
+    // the invoice e-mail attaches the detailed PDF
+    pdfInvoiceEmailAttachmentOption: (presentation.pdfInvoiceEmailAttachmentOption as BillingSettingResponse['pdfInvoiceEmailAttachmentOption'] | null | undefined) ?? 'Details',
+    trackedItemDisplay: trackedItemDisplayInEffect(wholeTrackedItemDisplay(presentation.trackedItemDisplay as TrackedItemDisplayValue | null | undefined)),
+    customerBillingStatementSetting: { ...statement, trackedItemDisplay: trackedItemDisplayInEffect(statement.trackedItemDisplay) },
     defaultPaymentMethodId: methods.defaultId,
     postReadyChargesOnRenew: row.postReadyChargesOnRenew,
     id: customerId,
@@ -105,7 +126,7 @@ async function readBillingSetting(db: Queryable, uris: UriBuilder, customerId: n
 
 export async function getBillingSetting(ctx: AppContext, caller: Caller, customerId: number): Promise<BillingSettingResponse> {
   if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
-  return readBillingSetting(ctx.db, ctx.uris, customerId);
+  return readBillingSetting(ctx.db, ctx.uris, ctx.catalog, customerId);
 }
 
 /** Full replacement of a customer's billing setting, checked against the customer's state in one transaction. */
@@ -187,6 +208,6 @@ export async function updateBillingSetting(ctx: AppContext, caller: Caller, inpu
         billingPeriodConfigurations: input.billingPeriodConfigurations ?? [],
       },
     });
-    return readBillingSetting(trx, ctx.uris, customer.id);
+    return readBillingSetting(trx, ctx.uris, ctx.catalog, customer.id);
   });
 }

@@ -81,7 +81,7 @@ export type TokenlessCapture = 'draftOnly' | 'never' | 'any';
 export interface CapturePermission {
   customer: CustomerRow;
   grant: CaptureGrant | null;
-  /** false: the new card becomes the default only if the customer has none (a tokenless capture never moves it). */
+  /** false: the new card becomes the default only if the customer has none; makeDefault asking to move it is refused (a tokenless capture never moves it). */
   mayMoveDefault: boolean;
   maxCollectionAmount: Money;
 }
@@ -112,8 +112,8 @@ export async function authorizeCapture(
     if (!customer) throw ApiError.badRequest(NOT_VALID, 'captureToken');
     return { customer, grant, mayMoveDefault: true, maxCollectionAmount: grant.maxCollectionAmount ?? accountCap };
   }
-  if (policy.tokenlessCapture === 'never') throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken');
+  if (policy.tokenlessCapture === 'never') throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
   const customer = await readCustomer(request.customerId);
-  if (!customer || (policy.tokenlessCapture === 'draftOnly' && customer.status !== 'Draft')) throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken');
+  if (!customer || (policy.tokenlessCapture === 'draftOnly' && customer.status !== 'Draft')) throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
   return { customer, grant: null, mayMoveDefault: policy.tokenlessCapture === 'any', maxCollectionAmount: accountCap };
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Catalog } from '../catalog/schema.js';
 import { findCurrency } from '../catalog/currencies.js';
 import type { ListField } from '../http/lists/index.js';
-import { customerAccountStatusSql } from '../ledger/balances.js';
+import { customerAccountStatusSql } from '../ledger/account-status.js';
 import {
   ACCOUNT_STATUSES,
   ACCOUNTING_LATCH_TYPES,
@@ -14,7 +14,7 @@ import {
 
 const column = (name: string) => sql.ref(`customers.${name}`);
 const text = (name: string, expression = column(name)): ListField => ({ name, type: 'string', expression });
-/** A column with a sort-order index, `(account_id, column collate "C" nulls first, id)` (migration 0006). */
+/** A column with a sort-order index, `(account_id, lower(column) collate "C" nulls first, id)` (migration 0026). */
 const sortIndexedText = (name: string, expression = column(name)): ListField => ({ ...text(name, expression), sortIndexed: true });
 const salesTrackingCode = (position: number, part: 'code' | 'name'): ListField => ({
   name: `CustomerReference.SalesTrackingCode${position}.${part === 'code' ? 'Code' : 'Name'}`,
@@ -39,8 +39,16 @@ function timelessCustomerListFields(catalog: Catalog): ListField[] {
   return [
     sortIndexedText('CompanyName', column('companyName')),
     { name: 'CreatedTimestamp', type: 'date', expression: column('createdAt') },
-    // CurrencyId takes the ISO 4217 numeric code (840 = USD); Currency the letter code.
-    { name: 'CurrencyId', type: 'enum', values: catalog.currencies.allowed, aliases: currencyAliases, expression: column('currency') },
+    // CurrencyId takes the ISO 4217 numeric code (840 = USD) or the letter code; Currency the letter code.
+    // The spec numbers currencies 1–24 without saying which is which, so those ids are refused, naming both forms.
+    {
+      name: 'CurrencyId',
+      type: 'enum',
+      values: catalog.currencies.allowed,
+      aliases: currencyAliases,
+      aliasesAre: 'the ISO 4217 numeric code',
+      expression: column('currency'),
+    },
     { name: 'Currency', type: 'enum', values: catalog.currencies.allowed, expression: column('currency') },
     text('CustomerAcquisition.AdContent', sql.ref('customerAcquisitions.adContent')),
     text('CustomerAcquisition.Campaign', sql.ref('customerAcquisitions.campaign')),

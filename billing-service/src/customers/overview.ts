@@ -3,6 +3,7 @@ import { effectiveBillingSettings } from '../billing-settings/effective-settings
 import { findBillingSetting } from '../billing-settings/repository.js';
 import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
+import { accountStatusChanges } from '../ledger/account-status.js';
 import { customerBalances } from '../ledger/balances.js';
 import { daysUntilCancellation, daysUntilSuspension } from '../lifecycle/dunning.js';
 import { money, toJsonAmount } from '../money/money.js';
@@ -15,8 +16,9 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
   const now = await ctx.clock.now(caller.accountId);
   const record = await findCustomerRecord(ctx.db, caller.accountId, id, now);
   if (!record) throw ApiError.notFound('customer', id);
-  const [balances, parentName, isParent, setting, pending] = await Promise.all([
+  const [balances, statusChanges, parentName, isParent, setting, pending] = await Promise.all([
     customerBalances(ctx.db, id),
+    accountStatusChanges(ctx.db, id, now),
     record.parentId ? customerDisplayName(ctx.db, caller.accountId, record.parentId) : Promise.resolve(null),
     hasChildren(ctx.db, caller.accountId, id),
     findBillingSetting(ctx.db, id),
@@ -25,7 +27,6 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
   const [customer] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
   const accountStatus = customer.customerAccountStatus;
   const dunning = effectiveBillingSettings(setting, ctx.catalog);
-  const overdueSince = balances.oldestOpenInvoiceDueAt;
   return {
     id: record.id,
     uri: ctx.uris.resource('customers', `${record.id}/overview`),
@@ -47,15 +48,16 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     unallocatedCredits: toJsonAmount(balances.unallocatedCredits),
     unallocatedOpeningBalance: toJsonAmount(balances.unallocatedOpeningBalance),
     currency: record.currency,
-    daysUntilSuspension: accountStatus === 'PoorStanding' && overdueSince ? daysUntilSuspension(overdueSince, dunning, now) : null,
+    daysUntilSuspension: accountStatus === 'PoorStanding' && statusChanges.poorStandingSince ? daysUntilSuspension(statusChanges.poorStandingSince, dunning, now) : null,
     daysUntilCancellation: daysUntilCancellation({ status: customer.status, statusAt: record.statusAt }, dunning, now),
-    customerAccountStatusTimestamp: record.accountStatusAt.toISOString(),
+    // the last move into or out of PoorStanding (derived from the ledger), or of the stored status (creation)
+    customerAccountStatusTimestamp: latest(record.accountStatusAt, statusChanges.lastChangeAt).toISOString(),
     statusTimestamp: record.statusAt.toISOString(),
     lifetimeValue: toJsonAmount(money(record.lifetimeValue).plus(balances.netPayments)),
     monthlyRecurringRevenue: customer.monthlyRecurringRevenue,
     netMonthlyRecurringRevenue: customer.netMonthlyRecurringRevenue,
     nextBillingDate: pending.nextBillingDate ? `${pending.nextBillingDate}T00:00:00.000Z` : null,
-    crmSynchStatus: record.crmSynchStatus,
+    crmSynchStatus: customer.crmSynchStatus,
     crmId: record.crmId,
     accountingId: record.accountingId,
     erpId: record.erpId,
@@ -65,4 +67,8 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     isParent,
     unknownPaymentActivityId: null,
   };
+}
+
+function latest(a: Date, b: Date | null): Date {
+  return b && b.getTime() > a.getTime() ? b : a;
 }

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
 import { reusableQuery, reusableWriteByShape } from '../db/reusable-query.js';
 import { enabledEndpointsJson, type EnabledEndpoint } from '../webhooks/repository.js';
-import { customerAccountStatusSql } from '../ledger/balances.js';
+import { customerAccountStatusSql } from '../ledger/account-status.js';
 import { activeSubscriptionsJson, type RevenueSubscription } from '../subscriptions/repository.js';
 import type {
   AddressesTable,

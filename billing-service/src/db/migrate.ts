@@ -21,6 +21,10 @@ import * as accountRowCounts from './migrations/0019-account-row-counts.js';
 import * as lastNameSearchCovering from './migrations/0020-last-name-search-covering.js';
 import * as chargeOnce from './migrations/0021-charge-once.js';
 import * as instanceLiveness from './migrations/0022-instance-liveness.js';
+import * as allocationReservations from './migrations/0023-allocation-reservations.js';
+import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
+import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
+import * as caseInsensitiveSort from './migrations/0026-case-insensitive-sort.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +50,10 @@ const migrations: Record<string, Migration> = {
   '0020-last-name-search-covering': lastNameSearchCovering,
   '0021-charge-once': chargeOnce,
   '0022-instance-liveness': instanceLiveness,
+  '0023-allocation-reservations': allocationReservations,
+  '0024-subscription-coupon-order': subscriptionCouponOrder,
+  '0025-account-status-and-synch-defaults': accountStatusAndSynchDefaults,
+  '0026-case-insensitive-sort': caseInsensitiveSort,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -1,4 +1,6 @@
 import { sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import pg from 'pg';
+import { isDatabaseUnavailable } from './connection-errors.js';
 
 const PLAN_EACH_CALL_COMMENT = ' /* renew: plan each call */';
 
@@ -16,23 +18,7 @@ export const PLAN_EACH_CALL = sql.raw(PLAN_EACH_CALL_COMMENT);
 export function plansEachCall(text: string): boolean {
   return text.endsWith(PLAN_EACH_CALL_COMMENT);
 }
-import pg from 'pg';
-import { isDatabaseUnavailable } from './connection-errors.js';
 
-/**
- * A pg pool for Kysely that runs every parameterised query as a named prepared
- * statement. PostgreSQL then parses and plans a statement once per connection
- * instead of on every call: for the customer read (two joins, three
- * subqueries) planning cost about four times the execution (measured with
- * pgbench: 3,400 statements/s unnamed, 19,800 prepared).
- *
- * Names are given per distinct SQL text, so a statement is prepared at most once
- * on each connection. Queries without parameters (transaction control,
- * migrations, which may hold several statements) keep the simple protocol. The
- * number of distinct texts is capped: past `maxStatements`, new texts run unnamed,
- * so a flood of one-off texts cannot grow every connection's statement cache.
- * Texts ending in PLAN_EACH_CALL are never named.
- */
 /**
  * One statement name per distinct SQL text, for at most `maxStatements` texts;
  * none past the cap, nor for texts marked PLAN_EACH_CALL.
@@ -52,6 +38,20 @@ export class StatementNames {
   }
 }
 
+/**
+ * A pg pool for Kysely that runs every parameterised query as a named prepared
+ * statement. PostgreSQL then parses and plans a statement once per connection
+ * instead of on every call: for the customer read (two joins, three
+ * subqueries) planning cost about four times the execution (measured with
+ * pgbench: 3,400 statements/s unnamed, 19,800 prepared).
+ *
+ * Names are given per distinct SQL text, so a statement is prepared at most once
+ * on each connection. Queries without parameters (transaction control,
+ * migrations, which may hold several statements) keep the simple protocol. The
+ * number of distinct texts is capped: past `maxStatements`, new texts run unnamed,
+ * so a flood of one-off texts cannot grow every connection's statement cache.
+ * Texts ending in PLAN_EACH_CALL are never named.
+ */
 export class PreparedStatementPool implements PostgresPool {
   private readonly names: StatementNames;
 
@@ -138,7 +138,11 @@ class QueryAfterBegin extends (pg.Query as unknown as new (config: pg.QueryConfi
   }
 }
 
-/** The internals of pg's connection that QueryAfterBegin writes to (pg 8). */
+/**
+ * The internals of pg's connection that QueryAfterBegin writes to. They are private to pg, so
+ * `pg` and `pg-protocol` are pinned to exact versions in package.json, and
+ * test/db/pg-internals.test.ts fails loudly if an upgrade moves them.
+ */
 interface PgConnection {
   submittedNamedStatements: Record<string, string>;
   parse(config: { text: string; name: string; types: unknown[] }): void;

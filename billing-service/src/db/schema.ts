@@ -37,9 +37,9 @@ export interface CustomersTable {
   currency: string;
   crmId: string | null;
   crmAccountType: string | null;
-  crmSynchStatus: string | null;
+  crmSynchStatus: ColumnType<string, string | undefined, string>;
   erpId: string | null;
-  erpSynchStatus: string | null;
+  erpSynchStatus: ColumnType<string, string | undefined, string>;
   erpCustomerType: string | null;
   portalUserName: string | null;
   parentId: number | null;
@@ -175,6 +175,10 @@ export interface LedgerEntriesTable {
   invoiceId: number | null;
   description: string | null;
   createdAt: Generated<Date>;
+  /** When the open amount last rose from zero, on the account's clock (an invoice: posted, or reopened by a refund). */
+  openedAt: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** When the open amount last fell to zero, on the account's clock (null: never). */
+  settledAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface RateLimitCountersTable {
@@ -295,6 +299,8 @@ export interface SubscriptionCouponsTable {
   subscriptionId: number;
   couponCode: string;
   periodsUsed: Generated<number>;
+  /** Where the coupon is in the subscription's list (0 first): coupons apply in this order. */
+  position: number;
 }
 
 export interface InvoicesTable {
@@ -607,6 +613,24 @@ export interface ServiceInstancesTable {
   heartbeatAt: Generated<Date>;
 }
 
+/**
+ * An amount of an invoice held for a card payment that names it (paymentAllocations) while its charge
+ * is at the gateway; counted by the allocation check until released, its holder gone or held_until past.
+ */
+export interface AllocationReservationsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  /** The gateway idempotency key of the charge it waits for. */
+  chargeKey: string;
+  invoiceEntryId: number;
+  amount: Numeric;
+  /** The instance (service_instances.id) that holds it. */
+  heldBy: string;
+  heldUntil: Date;
+  createdAt: Generated<Date>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   accountClocks: AccountClocksTable;
@@ -639,6 +663,7 @@ export interface Database {
   refundUnallocations: RefundUnallocationsTable;
   sandboxGatewayOperations: SandboxGatewayOperationsTable;
   paymentsNeedingAttention: PaymentsNeedingAttentionTable;
+  allocationReservations: AllocationReservationsTable;
   idempotencyKeys: IdempotencyKeysTable;
   usedCaptchaTokens: UsedCaptchaTokensTable;
   bulkJobs: BulkJobsTable;

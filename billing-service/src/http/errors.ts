@@ -1,12 +1,13 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/connection-errors.js';
+import type { ErrorCode, ErrorItem } from './error-codes.js';
 
 /** The spec's error body: every error response of every endpoint has this shape. */
 export interface ErrorBody {
   ErrorId: number;
   HttpStatusCode: number;
-  Errors: Array<{ Key: string; Value: string }>;
+  Errors: ErrorItem[];
 }
 
 export const API_ERROR_KEY = 'Api Error';
@@ -15,19 +16,25 @@ export const API_ERROR_KEY = 'Api Error';
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly errors: Array<{ Key: string; Value: string }>,
+    readonly errors: ErrorItem[],
   ) {
     super(errors.map((e) => `${e.Key}: ${e.Value}`).join('; '));
   }
 
-  static badRequest(message: string, key: string = API_ERROR_KEY) {
-    return new ApiError(400, [{ Key: key, Value: message }]);
+  /** `code`: the machine code a client branches on (http/error-codes.ts), when the refusal has one. */
+  static badRequest(message: string, key: string = API_ERROR_KEY, code?: ErrorCode) {
+    return new ApiError(400, [{ Key: key, Value: message, ...(code ? { Code: code } : {}) }]);
+  }
+
+  /** Whether any item carries this code. */
+  hasCode(code: ErrorCode): boolean {
+    return this.errors.some((e) => e.Code === code);
   }
   static notFound(what: string, id: number | string) {
     return new ApiError(404, [{ Key: API_ERROR_KEY, Value: `${what} with id ${id} not found` }]);
   }
-  static conflict(message: string, key: string = API_ERROR_KEY) {
-    return new ApiError(409, [{ Key: key, Value: message }]);
+  static conflict(message: string, key: string = API_ERROR_KEY, code?: ErrorCode) {
+    return new ApiError(409, [{ Key: key, Value: message, ...(code ? { Code: code } : {}) }]);
   }
   static unauthorized(message: string) {
     return new ApiError(401, [{ Key: API_ERROR_KEY, Value: message }]);

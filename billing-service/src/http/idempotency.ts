@@ -1,7 +1,8 @@
 import { wallClockNow } from '../clock/account-clock.js';
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from './errors.js';
+import { ApiError, fieldKey } from './errors.js';
+import { unstorableText } from './validation.js';
 
 const WAIT_FOR_FIRST_MS = 30_000;
 const POLL_MS = 25;
@@ -28,6 +29,9 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
   if (key.length > 255) throw ApiError.badRequest('must be at most 255 characters', 'Idempotency-Key');
   const { db } = request.server.ctx;
   const accountId = request.caller.accountId;
+  // A route without a body schema (POST /v1/Invoices/{id}/post) has had no depth check: the fingerprint recurses.
+  const unstorable = unstorableText(request.body);
+  if (unstorable) throw ApiError.badRequest(unstorable.problem, fieldKey(unstorable.path));
   const requestHash = createHash('sha256').update(JSON.stringify({ endpoint, body: fingerprintBody(request.body) })).digest('hex');
   const now = wallClockNow().getTime(); // idempotency keys expire on the wall clock, never an account's test clock
   sweepExpiredKeys(db, now);

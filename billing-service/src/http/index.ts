@@ -5,6 +5,7 @@
  */
 export { jsonApi, jsonApiServerOptions, type JsonApiOptions } from './json-api.js';
 export { ApiError, API_ERROR_KEY, errorBody, type ErrorBody } from './errors.js';
+export { ERROR_CODES, ErrorBodySchema, ErrorCodeSchema, type ErrorCode, type ErrorItem } from './error-codes.js';
 export { unstorableText, validationError } from './validation.js';
 export { refuseDuplicateKeys } from './json-duplicate-keys.js';
 export type { Caller } from './auth.js';

@@ -4,7 +4,7 @@ import type { Catalog } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
-import { minorUnits, money } from '../money/money.js';
+import { minorUnits, money, type Money } from '../money/money.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
 import { rememberEnabledEndpoints } from '../webhooks/repository.js';
 import type { Notifier } from '../notifications/notifier.js';
@@ -69,7 +69,9 @@ export interface PeriodToBill {
   periodStart: string;
   isFirstInvoice: boolean;
   anchorDay?: number | null;
-  /** Forces proration of a partial period (unhold with `prorate`). */
+  /** Bills only the rest of the period, from this date (a customer back mid-period; see EngineSubscription.billFrom). */
+  billFrom?: string;
+  /** Forces proration of a partial period (unhold with `prorate`, a rest billed again on uncancel). */
   prorate?: boolean;
   /** Uses of the subscription's coupons (by code) on invoices computed before this one and not saved yet. */
   couponUses?: Record<string, number>;
@@ -79,7 +81,7 @@ export interface PeriodToBill {
 export async function engineSubscriptions(db: Queryable, catalog: Catalog, periods: PeriodToBill[], lines?: SubscriptionLines): Promise<EngineSubscription[]> {
   const ids = [...new Set(periods.map((p) => p.subscription.id))];
   const { products, coupons }: SubscriptionLines = lines ?? (await readLines(db, ids));
-  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, prorate, couponUses }) => ({
+  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, billFrom, prorate, couponUses }) => ({
     subscriptionId: s.id,
     name: s.name,
     interval: s.interval,
@@ -87,6 +89,7 @@ export async function engineSubscriptions(db: Queryable, catalog: Catalog, perio
     isProrated: prorate ?? s.isProrated,
     periodStart,
     anchorDay: anchorDay ?? null,
+    billFrom: billFrom ?? null,
     isFirstInvoice,
     products: products
       .filter((p) => p.subscriptionId === s.id)
@@ -190,23 +193,37 @@ export async function saveInvoices(
       { subscriptionMoves: { moves, now: options.now }, ledgerEntry: options.post },
     );
     ids.push(invoiceId);
-    if (options.post) {
-      await options.webhooks?.invoice(db, customer.accountId, customer.id, invoiceId, 'invoice.posted', options.now);
-      await options.notifier?.enqueue(db, customer, {
-        type: 'InvoicePost',
-        invoiceId,
-        invoiceNumber,
-        amount: draft.total.toFixed(minorUnits(customer.currency)),
-        currency: customer.currency,
-        dueDate: draft.dueDate,
-      });
-    }
+    if (options.post) await announcePostedInvoice(db, customer, { id: invoiceId, invoiceNumber, total: draft.total, dueDate: draft.dueDate }, options);
   }
-  if (options.post && drafts.length > 0 && options.holdsFunds !== false) {
-    const allocations = await allocateAvailableFunds(db, customer.accountId, customer.id);
-    await options.webhooks?.paidInvoices(db, customer.accountId, customer.id, allocations.map((a) => a.invoiceId), options.now);
-  }
+  if (options.post && drafts.length > 0 && options.holdsFunds !== false) await applyHeldFunds(db, customer, options);
   return ids;
+}
+
+/** What every posting tells, in the posting's transaction: invoice.posted to webhooks, the InvoicePost e-mail. */
+export async function announcePostedInvoice(
+  db: Queryable,
+  customer: CustomerRow,
+  invoice: { id: number; invoiceNumber: number; total: Money; dueDate: string },
+  options: { now: Date; notifier?: Notifier; webhooks?: ResourceWebhooks },
+) {
+  await options.webhooks?.invoice(db, customer.accountId, customer.id, invoice.id, 'invoice.posted', options.now);
+  await options.notifier?.enqueue(db, customer, {
+    type: 'InvoicePost',
+    invoiceId: invoice.id,
+    invoiceNumber: invoice.invoiceNumber,
+    amount: invoice.total.toFixed(minorUnits(customer.currency)),
+    currency: customer.currency,
+    dueDate: invoice.dueDate,
+  });
+}
+
+/**
+ * After posting: the money the customer holds (unallocated payments and credits) pays its open
+ * invoices, oldest due first; invoice.paid for each it pays off. Under the customer's lock.
+ */
+export async function applyHeldFunds(db: Queryable, customer: CustomerRow, options: { now: Date; webhooks?: ResourceWebhooks }) {
+  const allocations = await allocateAvailableFunds(db, customer.accountId, customer.id, options.now);
+  await options.webhooks?.paidInvoices(db, customer.accountId, customer.id, allocations.map((a) => a.invoiceId), options.now);
 }
 
 /** Each billed subscription moves to its next period (and its current one, when a recurring charge starts it). */

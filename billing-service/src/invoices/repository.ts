@@ -30,6 +30,22 @@ export async function findInvoice(db: Queryable, accountId: number, id: number):
   return selectInvoices(db, accountId).where('invoices.id', '=', id).executeTakeFirst();
 }
 
+/**
+ * A Draft invoice becomes Posted at `postedAt`, its other dates kept; undefined when it is not
+ * (or no longer) a Draft, so two posts at once post it once.
+ */
+export async function markDraftPosted(db: Queryable, accountId: number, id: number, postedAt: Date) {
+  if (!isStorableId(id)) return undefined;
+  return db
+    .updateTable('invoices')
+    .set({ status: 'Posted', postedAt })
+    .where('accountId', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'Draft')
+    .returning(['id', 'customerId', 'invoiceNumber', 'total', 'effectiveAt', 'dueAt'])
+    .executeTakeFirst();
+}
+
 export async function findInvoiceLines(db: Queryable, invoiceIds: number[]): Promise<{ charges: InvoiceChargeRow[]; taxes: InvoiceTaxRow[] }> {
   if (invoiceIds.length === 0) return { charges: [], taxes: [] };
   const [charges, taxes] = await Promise.all([
@@ -64,7 +80,7 @@ const billingRunInputsById = reusableQuery((db: Queryable, customerId: number, s
         'discountValue', p.discount_value::text) order by p.subscription_id, p.position)
         from subscription_products p where p.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedProducts'),
       sql<BilledCoupon[]>`coalesce((select json_agg(json_build_object('subscriptionId', k.subscription_id, 'couponCode', k.coupon_code,
-        'periodsUsed', k.periods_used) order by k.coupon_code)
+        'periodsUsed', k.periods_used) order by k.subscription_id, k.position)
         from subscription_coupons k where k.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedCoupons'),
       // unallocated money (what allocateAvailableFunds would apply): without any, posting allocates nothing
       sql<boolean>`exists (select 1 from ledger_entries l where l.customer_id = c.id and l.open_amount > 0 and l.entry_type in ('payment', 'credit'))`.as('holdsFunds'),
@@ -174,6 +190,8 @@ export async function insertInvoice(
         invoiceId,
         dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
         effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
+        // open from its posting (the account's time): when it is overdue by then, PoorStanding starts here
+        ...(invoice.postedAt ? { openedAt: invoice.postedAt } : {}),
       }),
     ) as unknown as WithNewInvoice;
   }

@@ -7,10 +7,11 @@ import { CustomerIdParams } from '../customers/schemas.js';
 import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { ApiError } from '../http/errors.js';
+import { withIdempotency } from '../http/idempotency.js';
 import { invoicePdf } from './pdf/invoice-pdf.js';
 import { selectInvoices } from './repository.js';
 import { InvoiceIdParams, InvoiceResponse } from './schemas.js';
-import { getInvoice, toInvoiceResponses } from './service.js';
+import { getInvoice, postDraftInvoice, toInvoiceResponses } from './service.js';
 
 const tags = ['Invoices'];
 const invoiceListFields: ListField[] = [
@@ -29,6 +30,25 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
   app.get('/v1/Invoices/:invoiceId', {
     schema: { tags, summary: 'Read one invoice', params: InvoiceIdParams, response: { 200: InvoiceResponse } },
     handler: async (request) => getInvoice(app.ctx, request.caller, request.params.invoiceId),
+  });
+
+  app.post('/v1/Invoices/:invoiceId/post', {
+    schema: {
+      tags,
+      summary: 'Post a Draft invoice with its own dates, applying the money the customer holds (an extension; Idempotency-Key: a retry gets the first answer)',
+      description:
+        'A Draft invoice (activation or unhold with temporarilyDisableAutoPost, renewals without autoPostDraftInvoice) is not owed until posted: ' +
+        "the overview counts it in pendingCharges, not arBalance. Posting keeps its effective and due dates and service periods, writes it to the ledger, " +
+        'emits invoice.posted and the InvoicePost e-mail, and applies unallocated payments and credits. 409 (key invoiceId) for an invoice that is not a Draft.',
+      params: InvoiceIdParams,
+      headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
+      response: { 200: InvoiceResponse },
+    },
+    handler: async (request, reply) => {
+      const { invoiceId } = request.params;
+      // the id is the whole request (there is no body): one key, one invoice
+      return withIdempotency(request, reply, `POST /v1/Invoices/${invoiceId}/post`, () => postDraftInvoice(app.ctx, request.caller, invoiceId));
+    },
   });
 
   app.get('/v1/Invoices/pdf/:invoiceId', {

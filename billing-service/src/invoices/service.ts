@@ -1,11 +1,16 @@
+import { recordChange } from '../audit/audit-log.js';
+import { lockCustomer } from '../customers/repository.js';
+import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
+import { addLedgerEntry } from '../ledger/entries.js';
 import { money, toJsonAmount } from '../money/money.js';
+import { announcePostedInvoice, applyHeldFunds, utcDate } from './billing-run.js';
 import type { DraftInvoice } from './engine/index.js';
-import { findInvoice, findInvoiceLines, type InvoiceChargeRow, type InvoiceRow } from './repository.js';
+import { findInvoice, findInvoiceLines, markDraftPosted, type InvoiceChargeRow, type InvoiceRow } from './repository.js';
 import type { InvoicePreviewResponse, InvoiceResponse } from './schemas.js';
 
 /** Paid and partly paid are not stored: they follow from what the ledger has allocated. */
@@ -65,6 +70,44 @@ export async function getInvoice(ctx: AppContext, caller: Caller, id: number): P
   if (!row) throw ApiError.notFound('invoice', id);
   const [response] = await toInvoiceResponses(ctx.db, ctx.uris, [row]);
   return response!;
+}
+
+/**
+ * POST /v1/Invoices/{id}/post (an extension): a Draft invoice (activation or unhold with
+ * temporarilyDisableAutoPost, renewals without autoPostDraftInvoice) is posted as any posting is:
+ * with its own effective and due dates and service periods, a ledger entry (from now on it is owed),
+ * invoice.posted and the InvoicePost e-mail, then the money the customer holds applied to its open
+ * invoices. Anything but a Draft is a 409, so a second post (a retry, two at once) changes nothing.
+ */
+export async function postDraftInvoice(ctx: AppContext, caller: Caller, id: number): Promise<InvoiceResponse> {
+  const now = await ctx.clock.now(caller.accountId);
+  await transactionWithRetry(ctx.db, async (trx) => {
+    const found = await findInvoice(trx, caller.accountId, id);
+    if (!found) throw ApiError.notFound('invoice', id);
+    // the customer's lock first, as every change to its ledger takes it (lock order: README, Architecture)
+    const customer = (await lockCustomer(trx, caller.accountId, found.customerId))!;
+    const posted = await markDraftPosted(trx, caller.accountId, id, now);
+    if (!posted) {
+      const current = (await findInvoice(trx, caller.accountId, id))!;
+      throw ApiError.conflict(`invoice ${id} is ${invoiceStatus(current)}: only a Draft invoice can be posted`, 'invoiceId');
+    }
+    const total = money(posted.total);
+    await addLedgerEntry(trx, {
+      accountId: caller.accountId,
+      customerId: customer.id,
+      entryType: 'invoice',
+      amount: total,
+      invoiceId: id,
+      dueAt: posted.dueAt,
+      effectiveAt: posted.effectiveAt,
+      // owed from now: a draft posted after its due date is overdue (PoorStanding) from its posting
+      openedAt: now,
+    });
+    await recordChange(trx, caller, { entityType: 'Invoice', entityId: id, action: 'update', changes: { status: ['Draft', 'Posted'], postedTimestamp: [null, now.toISOString()] } });
+    await announcePostedInvoice(trx, customer, { id, invoiceNumber: posted.invoiceNumber, total, dueDate: utcDate(posted.dueAt) }, { now, notifier: ctx.notifier, webhooks: ctx.webhooks });
+    await applyHeldFunds(trx, customer, { now, webhooks: ctx.webhooks });
+  });
+  return getInvoice(ctx, caller, id);
 }
 
 /** A computed (not stored) invoice as the activation and unhold previews show it. */

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
@@ -18,6 +18,7 @@ export interface Allocation {
  * first) to its open posted invoices (oldest due first, or newest first), until
  * one side runs out. Rows are locked, so concurrent calls for one customer
  * serialize and never allocate the same money twice. Call inside a transaction.
+ * `at` is the account's time (see recordAllocation).
  */
 // Every payment and activation allocates: compiled once (see reusableQuery).
 const lockOpenEntries = reusableQuery((db: Queryable, accountId: number, customerId: number) =>
@@ -38,6 +39,7 @@ export async function allocateAvailableFunds(
   db: Queryable,
   accountId: number,
   customerId: number,
+  at: Date,
   order: AllocationOrder = 'OldestToNewest',
   onlySourceEntryId?: number,
 ): Promise<Allocation[]> {
@@ -49,7 +51,7 @@ export async function allocateAvailableFunds(
     entries.filter((e) => e.entryType === 'invoice').map((e) => ({ ...e, open: money(e.openAmount) })),
     order,
   );
-  return applyFunds(db, accountId, sources, invoices);
+  return applyFunds(db, accountId, sources, invoices, at);
 }
 
 /** Open invoices in the order funds pay them: oldest due first (or newest first), then by entry. */
@@ -93,12 +95,12 @@ export function lockedOpenInvoiceEntries(accountId: number, customerId: number) 
  * allocateAvailableFunds for one new entry (`source`, inserted by the statement that read
  * `lockedInvoices` with lockedOpenInvoiceEntries, so not among them): oldest due invoice first.
  */
-export function allocateNewEntry(db: Queryable, accountId: number, source: { id: number; open: Money }, lockedInvoices: LockedOpenInvoiceEntry[]): Promise<Allocation[]> {
+export function allocateNewEntry(db: Queryable, accountId: number, source: { id: number; open: Money }, lockedInvoices: LockedOpenInvoiceEntry[], at: Date): Promise<Allocation[]> {
   const invoices = invoicesInPayingOrder(
     lockedInvoices.map((e) => ({ id: e.id, invoiceId: e.invoiceId, dueAt: e.dueAt === null ? null : new Date(e.dueAt), open: money(e.openAmount) })),
     'OldestToNewest',
   );
-  return applyFunds(db, accountId, [source], invoices);
+  return applyFunds(db, accountId, [source], invoices, at);
 }
 
 /** Applies explicit amounts of one source entry to given invoices (already validated by the caller). */
@@ -107,10 +109,11 @@ export async function allocateExplicitly(
   accountId: number,
   sourceEntryId: number,
   parts: Array<{ invoiceEntryId: number; invoiceId: number; amount: Money }>,
+  at: Date,
 ): Promise<Allocation[]> {
   const allocations: Allocation[] = [];
   for (const part of parts) {
-    await recordAllocation(db, accountId, sourceEntryId, part.invoiceEntryId, part.amount);
+    await recordAllocation(db, accountId, sourceEntryId, part.invoiceEntryId, part.amount, at);
     allocations.push({ sourceEntryId, invoiceEntryId: part.invoiceEntryId, invoiceId: part.invoiceId, amount: part.amount });
   }
   return allocations;
@@ -121,9 +124,10 @@ async function applyFunds(
   accountId: number,
   sources: Array<{ id: number; open: Money }>,
   invoices: Array<{ id: number; open: Money; invoiceId: number | null }>,
+  at: Date,
 ): Promise<Allocation[]> {
   const allocations = planAllocations(sources, invoices);
-  for (const a of allocations) await recordAllocation(db, accountId, a.sourceEntryId, a.invoiceEntryId, a.amount);
+  for (const a of allocations) await recordAllocation(db, accountId, a.sourceEntryId, a.invoiceEntryId, a.amount, at);
   return allocations;
 }
 
@@ -152,13 +156,14 @@ export function planAllocations(sources: Array<{ id: number; open: Money }>, inv
  * Moves `amount` from a source's open amount to an invoice's (or to a refund's: the payment money it
  * paid back). The ledger's own rule, whoever calls: an allocation is positive and no open amount goes
  * below zero (the update matches only entries holding enough; the database's check constraint is the
- * last guard). A breach is a bug: it throws.
+ * last guard). A breach is a bug: it throws. An entry it empties is settled `at` (the account's time:
+ * an invoice settled leaves PoorStanding then, see account-status.ts).
  */
-export async function recordAllocation(db: Queryable, accountId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money) {
+export async function recordAllocation(db: Queryable, accountId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money, at: Date) {
   if (!amount.greaterThan(0)) throw new Error(`ledger: allocation of ${amount.toString()} is not positive`);
   const updated = await db
     .updateTable('ledgerEntries')
-    .set({ openAmount: sql`open_amount - ${amount.toString()}::numeric` })
+    .set({ openAmount: sql`open_amount - ${amount.toString()}::numeric`, settledAt: settledWhenEmptied(sql`${amount.toString()}::numeric`, at) })
     .where('id', 'in', [sourceEntryId, invoiceEntryId])
     .where('accountId', '=', accountId)
     .where('openAmount', '>=', amount.toString())
@@ -174,7 +179,7 @@ export async function recordAllocation(db: Queryable, accountId: number, sourceE
  * Several allocations in two statements (a batch of payments), under recordAllocation's rule: each
  * entry's open amount drops by what its allocations take, and only if it holds that much; a breach throws.
  */
-export async function recordAllocations(db: Queryable, accountId: number, allocations: Allocation[]) {
+export async function recordAllocations(db: Queryable, accountId: number, allocations: Allocation[], at: Date) {
   if (allocations.length === 0) return;
   const taken = new Map<number, Money>();
   for (const a of allocations) {
@@ -183,7 +188,7 @@ export async function recordAllocations(db: Queryable, accountId: number, alloca
   }
   const takes = [...taken].map(([id, amount]) => ({ id, amount: amount.toString() }));
   const updated = await sql<{ id: string | number }>`
-    update ledger_entries set open_amount = open_amount - t.amount
+    update ledger_entries set open_amount = open_amount - t.amount, settled_at = ${settledWhenEmptied(sql`t.amount`, at)}
     from jsonb_to_recordset(${JSON.stringify(takes)}::jsonb) as t(id bigint, amount numeric)
     where ledger_entries.id = t.id and ledger_entries.account_id = ${accountId} and ledger_entries.open_amount >= t.amount
     returning ledger_entries.id`.execute(db);
@@ -194,6 +199,11 @@ export async function recordAllocations(db: Queryable, accountId: number, alloca
     'account_id integer, source_entry_id bigint, invoice_entry_id bigint, amount numeric',
     allocations.map((a) => ({ account_id: accountId, source_entry_id: a.sourceEntryId, invoice_entry_id: a.invoiceEntryId, amount: a.amount.toString() })),
   );
+}
+
+/** settled_at after taking `taken` from an entry's open amount (SQL: the right side of a set sees the row before the update). */
+function settledWhenEmptied(taken: RawBuilder<unknown>, at: Date) {
+  return sql<Date | null>`case when open_amount = ${taken} then ${at}::timestamptz else settled_at end`;
 }
 
 function smaller(a: Money, b: Money): Money {

@@ -63,14 +63,3 @@ export async function invoicesFullyPaid(db: Queryable, invoiceIds: number[]): Pr
     .execute();
   return rows.map((r) => r.invoiceId!);
 }
-
-/**
- * A customer's account status, as SQL over `customers`: PoorStanding while at
- * least one posted invoice is unpaid and overdue (the spec's one stated rule),
- * otherwise the stored status (Good, or Collection when set). Reads and list
- * filters use this one expression, so they always agree. `now`: the account's time.
- */
-export const customerAccountStatusSql = (now: Date) => sql<string>`(case when exists (
-    select 1 from ledger_entries le
-    where le.customer_id = customers.id and le.entry_type = 'invoice' and le.open_amount > 0 and le.due_at < ${now}
-  ) then 'PoorStanding' else customers.customer_account_status end)`;

@@ -7,10 +7,10 @@ export type LedgerEntryType = 'invoice' | 'payment' | 'credit' | 'refund' | 'ope
 
 // On every invoice and payment: compiled once (see reusableQuery).
 const insertLedgerEntry = reusableQuery(
-  (db: Queryable, accountId: number, customerId: number, entryType: LedgerEntryType, amount: string, invoiceId: number | null, dueAt: Date | null, effectiveAt: Date, description: string | null) =>
+  (db: Queryable, accountId: number, customerId: number, entryType: LedgerEntryType, amount: string, invoiceId: number | null, dueAt: Date | null, effectiveAt: Date, openedAt: Date, description: string | null) =>
     db
       .insertInto('ledgerEntries')
-      .values({ accountId, customerId, entryType, amount, openAmount: amount, invoiceId, dueAt, effectiveAt, description })
+      .values({ accountId, customerId, entryType, amount, openAmount: amount, invoiceId, dueAt, effectiveAt, openedAt, description })
       .returning('id'),
 );
 
@@ -26,11 +26,16 @@ export async function addLedgerEntry(
     dueAt?: Date | null;
     /** When the entry takes effect: the account's time (see AccountClock), or a date the caller gave. */
     effectiveAt: Date;
+    /**
+     * When its amount became open (owed, or held), on the account's clock; default `effectiveAt`. An
+     * invoice's is its posting: whether it was overdue by then decides when PoorStanding starts.
+     */
+    openedAt?: Date;
     description?: string | null;
   },
 ): Promise<number> {
   const amount = entry.amount.toString();
-  const [row] = await insertLedgerEntry(db, entry.accountId, entry.customerId, entry.entryType, amount, entry.invoiceId ?? null, entry.dueAt ?? null, entry.effectiveAt, entry.description ?? null);
+  const [row] = await insertLedgerEntry(db, entry.accountId, entry.customerId, entry.entryType, amount, entry.invoiceId ?? null, entry.dueAt ?? null, entry.effectiveAt, entry.openedAt ?? entry.effectiveAt, entry.description ?? null);
   return row!.id;
 }
 
@@ -51,10 +56,11 @@ export function addLedgerEntries(db: Queryable, entries: Array<Parameters<typeof
     invoice_id: e.invoiceId ?? null,
     due_at: e.dueAt ?? null,
     effective_at: e.effectiveAt,
+    opened_at: e.openedAt ?? e.effectiveAt,
     description: e.description ?? null,
   }));
   return insertJsonRows(db, 'ledger_entries', LEDGER_ENTRY_COLUMNS, rows, true);
 }
 
 const LEDGER_ENTRY_COLUMNS =
-  'account_id integer, customer_id integer, entry_type text, amount numeric, open_amount numeric, invoice_id integer, due_at timestamptz, effective_at timestamptz, description text';
+  'account_id integer, customer_id integer, entry_type text, amount numeric, open_amount numeric, invoice_id integer, due_at timestamptz, effective_at timestamptz, opened_at timestamptz, description text';

@@ -50,7 +50,7 @@ export async function payBackPayment(
       if (!short.greaterThan(0)) break;
       const allocated = money(allocation.amount);
       const take = allocated.lessThan(short) ? allocated : short;
-      await undoAllocation(db, accountId, allocation.id, paymentEntryId, allocation.invoiceEntryId, take);
+      await undoAllocation(db, accountId, allocation.id, paymentEntryId, allocation.invoiceEntryId, take, refund.effectiveAt);
       const invoiceId = allocation.invoiceId!;
       reopened.set(invoiceId, (reopened.get(invoiceId) ?? money(0)).plus(take));
       short = short.minus(take);
@@ -65,12 +65,15 @@ export async function payBackPayment(
     effectiveAt: refund.effectiveAt,
     description: refund.description,
   });
-  await recordAllocation(db, accountId, paymentEntryId, refundEntryId, refund.amount);
+  await recordAllocation(db, accountId, paymentEntryId, refundEntryId, refund.amount, refund.effectiveAt);
   return { refundEntryId, reopened: [...reopened].map(([invoiceId, amount]) => ({ invoiceId, amount })) };
 }
 
-/** Takes `amount` of an allocation back: the source and the invoice each hold that much open again. */
-async function undoAllocation(db: Queryable, accountId: number, allocationId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money) {
+/**
+ * Takes `amount` of an allocation back: the source and the invoice each hold that much open again; one
+ * that held nothing open is reopened `at` (an overdue invoice reopened puts the customer in PoorStanding then).
+ */
+async function undoAllocation(db: Queryable, accountId: number, allocationId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money, at: Date) {
   const value = amount.toString();
   const shrunk = await db
     .updateTable('ledgerAllocations')
@@ -85,7 +88,7 @@ async function undoAllocation(db: Queryable, accountId: number, allocationId: nu
   }
   const reopened = await db
     .updateTable('ledgerEntries')
-    .set({ openAmount: sql`open_amount + ${value}::numeric` })
+    .set({ openAmount: sql`open_amount + ${value}::numeric`, openedAt: sql`case when open_amount = 0 then ${at}::timestamptz else opened_at end` })
     .where('id', 'in', [sourceEntryId, invoiceEntryId])
     .where('accountId', '=', accountId)
     .where(sql<boolean>`open_amount + ${value}::numeric <= amount`)

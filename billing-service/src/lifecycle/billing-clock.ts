@@ -8,7 +8,9 @@ import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
 import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
+import { accountStatusChanges } from '../ledger/account-status.js';
 import { amountDueBy, customerBalances } from '../ledger/balances.js';
+import { isOverdue } from '../ledger/overdue.js';
 import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
 import { recordPayment } from '../payments/service.js';
 import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts } from '../subscriptions/repository.js';
@@ -17,6 +19,7 @@ import {
   claimCollectionAttempt,
   customersDueForRenewal,
   customersWithDueInvoices,
+  customersWithOverdueInvoices,
   cardsExpiringThisMonth,
   markExpiryNotified,
   markOverdueNotified,
@@ -96,7 +99,7 @@ async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): 
   if (!customer) return 'skipped';
   const context = await loadBillingContext(ctx.db, ctx.catalog, customer);
   if (!context.settings.autoCollect || !(await findDefaultPaymentMethod(ctx.db, customer.id))) return 'skipped';
-  await ctx.db.transaction().execute((trx) => allocateAvailableFunds(trx, ref.accountId, customer.id, 'OldestToNewest'));
+  await ctx.db.transaction().execute((trx) => allocateAvailableFunds(trx, ref.accountId, customer.id, now, 'OldestToNewest'));
   const due = await amountDueBy(ctx.db, customer.id, now);
   if (due.lessThanOrEqualTo(0)) return 'skipped';
   const today = utcDate(now);
@@ -139,7 +142,7 @@ async function noticeOnce<S extends { id: number; accountId: number; customerId:
   return noticed;
 }
 
-/** Tells the customer, once per invoice, that a posted invoice is a day past due and unpaid. */
+/** Tells the customer, once per invoice, that a posted invoice is overdue (its due date has passed) and unpaid. */
 async function noticeOverdueInvoices(ctx: AppContext, now: Date, scope: ClockScope): Promise<number[]> {
   // Told once, by e-mail and by the invoice.overdue webhook, whichever the account has.
   return noticeOnce(
@@ -168,13 +171,13 @@ async function noticeExpiringCards(ctx: AppContext, now: Date, scope: ClockScope
   }));
 }
 
-/** Suspended → Active once nothing due is left unpaid; billing resumes as the customer's service start option says. */
+/** Suspended → Active once nothing overdue is left unpaid; billing resumes as the customer's service start option says. */
 async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
     const caller = systemCaller(ref.accountId);
     const customer = await lockCustomerFor(trx, caller, ref.id, 'reactivate');
     const { oldestOpenInvoiceDueAt } = await customerBalances(trx, customer.id);
-    if (oldestOpenInvoiceDueAt && oldestOpenInvoiceDueAt <= now) return false;
+    if (oldestOpenInvoiceDueAt && isOverdue(oldestOpenInvoiceDueAt, now)) return false;
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const suspended = await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], TRANSITIONS.reactivate.subscriptions.from);
     const option = context.settings.customerServiceStartOption;
@@ -187,16 +190,16 @@ async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): P
   });
 }
 
-/** Active → Suspended when an invoice has stayed overdue beyond the grace period (the customer's, plus its extension). */
+/** Active → Suspended when the customer has stayed in PoorStanding beyond the grace period (the customer's, plus its extension). */
 async function suspendIfOverdue(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   return ctx.db.transaction().execute(async (trx) => {
     const caller = systemCaller(ref.accountId);
     const customer = await lockCustomerFor(trx, caller, ref.id, 'suspend');
-    const { oldestOpenInvoiceDueAt } = await customerBalances(trx, customer.id);
-    if (!oldestOpenInvoiceDueAt) return false;
+    const { poorStandingSince } = await accountStatusChanges(trx, customer.id, now);
+    if (!poorStandingSince) return false;
     const { settings } = await loadBillingContext(trx, ctx.catalog, customer);
-    if (!suspensionDue(oldestOpenInvoiceDueAt, settings, now)) return false;
-    const reason = `an invoice stayed unpaid ${gracePeriodDays(settings)} days past its due date`;
+    if (!suspensionDue(poorStandingSince, settings, now)) return false;
+    const reason = `an invoice stayed overdue for ${gracePeriodDays(settings)} days`;
     await transitionCustomer(ctx, trx, caller, customer, 'suspend', now, (suspended) => ({ reason, suspendedSubscriptions: suspended.map((s) => s.id) }));
     await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerSuspend', reason });
     return true;
@@ -234,7 +237,7 @@ export async function runBillingClock(ctx: AppContext, now = wallClockNow(), sco
   const overdueNotices = await noticeOverdueInvoices(ctx, now, scope);
   const expiryNotices = await noticeExpiringCards(ctx, now, scope);
   const reactivated = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.reactivate.from, scope), (c) => reactivateIfPaid(ctx, c, now));
-  const suspended = await eachCustomer(await customersWithDueInvoices(ctx.db, now, TRANSITIONS.suspend.from, scope), (c) => suspendIfOverdue(ctx, c, now));
+  const suspended = await eachCustomer(await customersWithOverdueInvoices(ctx.db, now, TRANSITIONS.suspend.from, scope), (c) => suspendIfOverdue(ctx, c, now));
   const cancelled = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.autoCancel.from, scope), (c) => cancelIfLongSuspended(ctx, c, now));
   return { renewed, overdueNotices, expiryNotices, collected, declined, reactivated, suspended, cancelled };
 }

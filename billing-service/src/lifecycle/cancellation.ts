@@ -4,13 +4,12 @@ import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { ApiError } from '../http/errors.js';
-import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
-import { ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
+import { loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
 import type { CustomerRow } from '../db/schema.js';
 import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
-import { transitionCustomer } from './transitions.js';
+import { lockCustomerFor, transitionCustomer } from './transitions.js';
 import { creditReversals, reversibleAmounts } from './reversals.js';
-import { anchorDayOf, catchUpInvoices } from './unhold.js';
+import { billRounds, planCatchUp, restOfRunningPeriod } from './unhold.js';
 import { CANCELLATION_OPTIONS, type CancellationInput } from './schemas.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
 
@@ -51,8 +50,12 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
 export async function uncancelCustomer(ctx: AppContext, caller: Caller, customerId: number, now?: Date): Promise<CustomerResponse> {
   now ??= await ctx.clock.now(caller.accountId);
   await transactionWithRetry(ctx.db, async (trx) => {
-    const { customer, moved: revived } = await transitionCustomer(ctx, trx, caller, customerId, 'uncancel', now);
-    await billForReturnedService(ctx, trx, caller, customer, revived.map((r) => r.id), now);
+    const locked = await lockCustomerFor(trx, caller, customerId, 'uncancel');
+    // Read before the uncancel clears it: how each was cancelled decides what is billed again.
+    const cancelled = await findSubscriptionsOfCustomers(trx, caller.accountId, [locked.id], ['Cancelled']);
+    const { customer, moved: revived } = await transitionCustomer(ctx, trx, caller, locked, 'uncancel', now);
+    const revivedIds = new Set(revived.map((r) => r.id));
+    await billForReturnedService(ctx, trx, customer, cancelled.filter((s) => revivedIds.has(s.id)), now);
   });
   return getCustomer(ctx, caller, customerId);
 }
@@ -62,43 +65,40 @@ export async function uncancelCustomer(ctx: AppContext, caller: Caller, customer
  * - periods that started while cancelled: only the one running today is billed, from today when the plan
  *   frequency is prorated (in full otherwise); the ones before it are skipped;
  * - the period running today was billed before the cancellation: if the cancellation credited the rest of
- *   it (Unearned, Full), the days from today to its end are served again, so they are billed again,
- *   prorated (taking back that part of the credit, once); if nothing was credited (None), they are paid.
- * Credits for days that stay unserved (from the cancellation to today) stay.
+ *   it (Unearned, Full, and the rest was worth something), the days from today to its end are served again,
+ *   so they are billed again, prorated (taking back that part of the credit, once); if nothing was credited
+ *   (None, or a rest worth nothing: a 100 % coupon, a rest that rounds to 0), they are paid and nothing is billed.
+ * Either way a rest runs to the end of the period running today on the subscription's grid of periods.
+ * Credits for days that stay unserved (from the cancellation to today) stay. One computation for all the
+ * subscriptions, so a SingleInvoice customer gets one invoice.
  */
-async function billForReturnedService(ctx: AppContext, trx: Queryable, caller: Caller, customer: CustomerRow, subscriptionIds: number[], now: Date) {
-  if (subscriptionIds.length === 0) return;
+async function billForReturnedService(ctx: AppContext, trx: Queryable, customer: CustomerRow, revived: SubscriptionWithPlan[], now: Date) {
+  if (revived.length === 0) return;
   const today = utcDate(now);
   const context = await loadBillingContext(trx, ctx.catalog, customer);
-  const revived = (await findSubscriptionsOfCustomers(trx, caller.accountId, [customer.id], ['Active'])).filter((s) => subscriptionIds.includes(s.id));
-  // Per invoice covering today: what of today's rest is still paid for (0 once credited).
-  const paidRest = await reversibleAmounts(trx, subscriptionIds, 'Unearned', today, customer.currency);
-  const restarted = { prorated: [] as SubscriptionWithPlan[], whole: [] as SubscriptionWithPlan[] };
-  const drafts: DraftInvoice[] = [];
+  // Per invoice covering today: what of today's rest is still paid for (0 once credited), and what each line's rest is worth.
+  const rests = await reversibleAmounts(trx, revived.map((s) => s.id), 'Unearned', today, customer.currency);
+  const periods: PeriodToBill[] = [];
   for (const s of revived) {
     if (s.nextPeriodStart !== null && s.nextPeriodStart <= today) {
-      restarted[s.isProrated ? 'prorated' : 'whole'].push(s);
+      periods.push(...planCatchUp([s], today, context.billingPeriods, { serviceStartOption: 'ChargeForLastMissedPeriods', prorate: s.isProrated }).rounds.flat());
       continue;
     }
-    const covering = paidRest.filter((r) => r.periods.some((p) => p.subscriptionId === s.id));
-    if (covering.length === 0 || !covering.every((r) => r.amount.isZero())) continue;
-    // Credited: today to the end of the period running today (the next period's start) is billed
-    // again, prorated over that period: its billing day is the subscription's anchor day.
-    const [, endMonth] = s.nextPeriodStart!.split('-').map(Number) as [number, number, number];
-    const own = ruleFor(s.interval, context.billingPeriods);
-    const day = anchorDayOf(s) ?? Number(s.nextPeriodStart!.slice(8, 10));
-    const rule: BillingPeriodRule = own.type === 'SpecifiedDate' ? own : { type: 'SpecifiedDate', rule: 'SingleInvoice', day, month: s.interval === 'Yearly' ? endMonth : null };
-    drafts.push(
-      ...(await computeCustomerInvoices(trx, ctx.catalog, context, [{ subscription: s, periodStart: today, isFirstInvoice: false, prorate: true }], {
-        effectiveDate: today,
-        billingPeriods: { [s.interval]: rule },
-      })),
-    );
+    if (restWasCredited(s, rests)) periods.push(restOfRunningPeriod(s, today, context.billingPeriods));
   }
-  for (const [group, prorate] of [[restarted.prorated, true], [restarted.whole, false]] as const) {
-    if (group.length === 0) continue;
-    const { rounds } = await catchUpInvoices(trx, ctx.catalog, context, group, { serviceStartOption: 'ChargeForLastMissedPeriods', prorate }, now);
-    drafts.push(...rounds.flat());
-  }
+  const drafts = (await billRounds(trx, ctx.catalog, context, [periods], today)).flat();
   await saveInvoices(trx, context, drafts, { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
+}
+
+/**
+ * Whether the cancellation credited the rest of the period running today for `s`: it was cancelled
+ * with a reversing option, the invoices covering today have nothing of that rest left unpaid for, and
+ * the rest of its own lines was worth something (a rest worth nothing was never credited, so there is
+ * nothing to take back).
+ */
+function restWasCredited(s: SubscriptionWithPlan, rests: Awaited<ReturnType<typeof reversibleAmounts>>): boolean {
+  if (s.cancellationOption !== 'Unearned' && s.cancellationOption !== 'Full') return false;
+  const covering = rests.filter((r) => r.periods.some((p) => p.subscriptionId === s.id));
+  if (covering.length === 0 || !covering.every((r) => r.amount.isZero())) return false;
+  return covering.some((r) => r.periods.some((p) => p.subscriptionId === s.id && p.rest.greaterThan(0)));
 }

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { isOverdueSql } from '../ledger/overdue.js';
 
 export interface CustomerRef {
   id: number;
@@ -50,11 +51,21 @@ export function customersDueForRenewal(db: Queryable, today: string, scope: Cloc
     .execute();
 }
 
-/** Active or Suspended customers with a posted invoice due by `now` and still open: candidates for collection and dunning. */
-export function customersWithDueInvoices(db: Queryable, now: Date, statuses: readonly string[], scope: ClockScope): Promise<Array<CustomerRef & { status: string; statusAt: Date }>> {
+/** Customers in these statuses with a posted invoice due by `now` (due date on or before today) and still open: candidates for automatic collection. */
+export function customersWithDueInvoices(db: Queryable, now: Date, statuses: readonly string[], scope: ClockScope): Promise<CustomerRef[]> {
+  return customersWithOpenInvoices(db, statuses, scope, sql<SqlBool>`${sql.ref('ledgerEntries.dueAt')} <= ${now}`);
+}
+
+/** Customers in these statuses with a posted invoice overdue at `now` and still open (PoorStanding): candidates for suspension. */
+export function customersWithOverdueInvoices(db: Queryable, now: Date, statuses: readonly string[], scope: ClockScope): Promise<CustomerRef[]> {
+  return customersWithOpenInvoices(db, statuses, scope, isOverdueSql('ledgerEntries.dueAt', now));
+}
+
+/** Customers in these statuses with a posted invoice still open that meets `dueCondition` (on `ledgerEntries.dueAt`). */
+function customersWithOpenInvoices(db: Queryable, statuses: readonly string[], scope: ClockScope, dueCondition: RawBuilder<SqlBool>): Promise<CustomerRef[]> {
   return db
     .selectFrom('customers')
-    .select(['customers.id', 'customers.accountId', 'customers.status', 'customers.statusAt'])
+    .select(['customers.id', 'customers.accountId'])
     .where(inScope(scope))
     .where('customers.status', 'in', statuses)
     .where(({ exists, selectFrom }) =>
@@ -64,7 +75,7 @@ export function customersWithDueInvoices(db: Queryable, now: Date, statuses: rea
           .whereRef('ledgerEntries.customerId', '=', 'customers.id')
           .where('ledgerEntries.entryType', '=', 'invoice')
           .where('ledgerEntries.openAmount', '>', '0')
-          .where('ledgerEntries.dueAt', '<=', now),
+          .where(dueCondition),
       ),
     )
     .orderBy('customers.id')
@@ -83,7 +94,7 @@ export async function claimCollectionAttempt(db: Queryable, customerId: number, 
   return rows.length === 1;
 }
 
-/** Posted invoices of Active or Suspended customers, still unpaid a full day after their due date, whose customer was not told yet. */
+/** Posted invoices of Active or Suspended customers, unpaid and overdue (ledger/overdue.ts), whose customer was not told yet. */
 export function overdueInvoicesNotNotified(db: Queryable, now: Date, scope: ClockScope) {
   return db
     .selectFrom('invoices')
@@ -94,7 +105,7 @@ export function overdueInvoicesNotNotified(db: Queryable, now: Date, scope: Cloc
     .where('invoices.status', '=', 'Posted')
     .where('invoices.overdueNotifiedAt', 'is', null)
     .where('ledgerEntries.openAmount', '>', '0')
-    .where('ledgerEntries.dueAt', '<', new Date(now.getTime() - 86_400_000))
+    .where(isOverdueSql('ledgerEntries.dueAt', now))
     .where('customers.status', 'in', ['Active', 'Suspended'])
     .orderBy('invoices.id')
     .limit(500)

@@ -4,25 +4,28 @@ import { TRANSITIONS } from './transitions.js';
 /**
  * Dunning: when the billing clock suspends an overdue customer and cancels a
  * long-suspended one. The clock acts on these and the customer overview counts
- * down to them, so both read the same rules.
+ * down to them, so both read the same rules. The grace period runs from when the
+ * customer entered PoorStanding (an invoice unpaid and overdue, see
+ * ledger/overdue.ts and ledger/account-status.ts): the spec's "stays in
+ * PoorStanding longer than the grace period".
  */
 export type DunningSettings = Pick<EffectiveBillingSettings, 'customerGracePeriod' | 'gracePeriodExtension' | 'customerAutoCancel'>;
 
 const DAY_MS = 86_400_000;
 
-/** Days an invoice may stay overdue before suspension: the customer's grace period plus its extension. */
+/** Days a customer may stay in PoorStanding before suspension: its grace period plus its extension. */
 export function gracePeriodDays(settings: DunningSettings): number {
   return settings.customerGracePeriod + settings.gracePeriodExtension;
 }
 
-/** Whether the grace period after the oldest unpaid invoice's due date has run out. */
-export function suspensionDue(overdueSince: Date, settings: DunningSettings, now: Date): boolean {
-  return hasPassed(overdueSince, gracePeriodDays(settings), now);
+/** Whether the grace period since the customer entered PoorStanding has run out. */
+export function suspensionDue(poorStandingSince: Date, settings: DunningSettings, now: Date): boolean {
+  return hasPassed(poorStandingSince, gracePeriodDays(settings), now);
 }
 
 /** Whole days left before suspension (0 once due). */
-export function daysUntilSuspension(overdueSince: Date, settings: DunningSettings, now: Date): number {
-  return daysLeft(overdueSince, gracePeriodDays(settings), now);
+export function daysUntilSuspension(poorStandingSince: Date, settings: DunningSettings, now: Date): number {
+  return daysLeft(poorStandingSince, gracePeriodDays(settings), now);
 }
 
 /** Whether the clock cancels the customer now: suspended `customerAutoCancel` days ago (0: never). */

@@ -15,7 +15,8 @@ import type { CancellationOption } from './schemas.js';
  * part of the period not yet served (days left / days in the period); None
  * nothing. Credits already recorded against an invoice (an earlier
  * cancellation, before an uncancel) are deducted, so a period is never
- * reversed twice.
+ * reversed twice. `periods` lists the invoice's lines running today, each
+ * with its `rest`: what it is worth for the option, before those credits.
  */
 export async function reversibleAmounts(
   db: Queryable,
@@ -23,34 +24,33 @@ export async function reversibleAmounts(
   option: CancellationOption,
   today: string,
   currency: string,
-): Promise<Array<{ invoiceId: number; amount: Money; periods: Array<{ subscriptionId: number; end: string }> }>> {
+): Promise<Array<{ invoiceId: number; amount: Money; periods: Array<{ subscriptionId: number; end: string; rest: Money }> }>> {
   if (option === 'None' || subscriptionIds.length === 0) return [];
   const lines = await recurringChargesRunningOn(db, subscriptionIds, today);
   if (lines.length === 0) return [];
   const invoiceIds = [...new Set(lines.map((line) => line.invoiceId))];
   const credited = await creditsAgainstInvoices(db, invoiceIds);
+  // Per line: its reversible amount (with its share of tax), rounded once.
+  const reversibleLines = lines.map((line) => {
+    // One fraction, divided once before the one rounding: an exact half (0.645) stays exact.
+    const taxable = money(line.subtotal).minus(line.totalDiscount);
+    let numerator = money(line.taxableAmount);
+    let denominator = money(1);
+    if (!taxable.isZero()) {
+      numerator = numerator.times(taxable.plus(line.totalTaxes));
+      denominator = taxable;
+    }
+    if (option !== 'Full') {
+      numerator = numerator.times(daysBetween(today, line.endServiceDate));
+      denominator = denominator.times(daysBetween(line.startServiceDate, line.endServiceDate));
+    }
+    return { line, amount: roundToCurrency(numerator.dividedBy(denominator), currency) };
+  });
   return invoiceIds.map((invoiceId) => {
-    const reversible = sumMoney(
-      lines
-        .filter((line) => line.invoiceId === invoiceId)
-        .map((line) => {
-          // One fraction, divided once before the one rounding: an exact half (0.645) stays exact.
-          const taxable = money(line.subtotal).minus(line.totalDiscount);
-          let numerator = money(line.taxableAmount);
-          let denominator = money(1);
-          if (!taxable.isZero()) {
-            numerator = numerator.times(taxable.plus(line.totalTaxes));
-            denominator = taxable;
-          }
-          if (option !== 'Full') {
-            numerator = numerator.times(daysBetween(today, line.endServiceDate));
-            denominator = denominator.times(daysBetween(line.startServiceDate, line.endServiceDate));
-          }
-          return roundToCurrency(numerator.dividedBy(denominator), currency);
-        }),
-    );
+    const ofInvoice = reversibleLines.filter(({ line }) => line.invoiceId === invoiceId);
+    const reversible = sumMoney(ofInvoice.map((l) => l.amount));
     const left = reversible.minus(sumMoney(credited.filter((c) => c.invoiceId === invoiceId).map((c) => money(c.amount))));
-    const periods = lines.filter((line) => line.invoiceId === invoiceId).map((line) => ({ subscriptionId: Number(line.subscriptionId), end: line.endServiceDate }));
+    const periods = ofInvoice.map(({ line, amount }) => ({ subscriptionId: Number(line.subscriptionId), end: line.endServiceDate, rest: amount }));
     return { invoiceId, amount: left.greaterThan(0) ? left : money(0), periods };
   });
 }
@@ -82,7 +82,7 @@ export async function creditReversals(
       description,
     });
   }
-  if (reversals.length > 0) await allocateAvailableFunds(trx, caller.accountId, customer.id);
+  if (reversals.length > 0) await allocateAvailableFunds(trx, caller.accountId, customer.id, now);
   return sumMoney(reversals.map((r) => r.amount));
 }
 

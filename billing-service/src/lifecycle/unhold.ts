@@ -2,7 +2,7 @@ import { getCustomer } from '../customers/service.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type BillingContext, type PeriodToBill } from '../invoices/billing-run.js';
-import { nextPeriodStart, ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
+import { nextPeriodStart, periodStartBefore, ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
 import { toInvoicePreview } from '../invoices/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
@@ -47,72 +47,88 @@ export function missedPeriodStarts(s: SubscriptionWithPlan, today: string, rule?
   return { missed, firstFuture: start };
 }
 
+/** What a return bills (one round per missed period, each round billed together), and how the subscriptions move. */
+export interface CatchUpPlan {
+  rounds: PeriodToBill[][];
+  skipTo: Array<{ id: number; nextPeriodStart: string }>;
+  anchorMoves: Array<{ id: number; anchorDay: number }>;
+}
+
 /**
- * What to bill on return, per the service start option:
- * - ChargeForAllMissedPeriods: every missed period, one invoice per period;
+ * What to bill on return, per the service start option (pure: dates only):
+ * - ChargeForAllMissedPeriods: every missed period, one round per period;
  * - ChargeForLastMissedPeriods: only the latest (the one running today);
  * - NoChargesForMissedPeriods: nothing now; billing resumes at the first period start after today;
  * - ChargeForCurrentFullPeriod: a full new period from today (the anniversary moves to today).
- * With `prorate`, the period running today is charged only from today to its end.
- * The billing clock renews with ChargeForAllMissedPeriods: every period started since the last.
+ * With `prorate`, the period running today is billed only from today to its end: its end and the
+ * full period it is prorated over stay on the subscription's grid of periods (a quarter stays the
+ * quarter from its anniversary), so the next period starts where it would have.
  */
-export async function catchUpInvoices(
-  db: Queryable,
-  catalog: Catalog,
-  context: BillingContext,
+export function planCatchUp(
   subscriptions: SubscriptionWithPlan[],
-  input: Pick<UnholdInput, 'serviceStartOption' | 'prorate' | 'showZeroDollarCharges'>,
-  now: Date,
-): Promise<{ rounds: DraftInvoice[][]; skipTo: Array<{ id: number; nextPeriodStart: string }>; anchorMoves: Array<{ id: number; anchorDay: number }> }> {
-  const today = utcDate(now);
-  const rounds: PeriodToBill[][] = [];
-  const skipTo: Array<{ id: number; nextPeriodStart: string }> = [];
-  const anchorMoves: Array<{ id: number; anchorDay: number }> = [];
-  const prorateToday = new Map<number, string>();
+  today: string,
+  billingPeriods: BillingContext['billingPeriods'],
+  input: Pick<UnholdInput, 'serviceStartOption' | 'prorate'>,
+): CatchUpPlan {
+  const plan: CatchUpPlan = { rounds: [], skipTo: [], anchorMoves: [] };
+  const bill = (round: number, period: PeriodToBill) => (plan.rounds[round] = [...(plan.rounds[round] ?? []), period]);
   for (const s of subscriptions) {
-    const { missed, firstFuture } = missedPeriodStarts(s, today, ruleFor(s.interval, context.billingPeriods));
+    const { missed, firstFuture } = missedPeriodStarts(s, today, ruleFor(s.interval, billingPeriods));
     const anchorDay = anchorDayOf(s);
     let starts: string[] = [];
     if (input.serviceStartOption === 'ChargeForAllMissedPeriods') starts = missed;
     if (input.serviceStartOption === 'ChargeForLastMissedPeriods') starts = missed.slice(-1);
-    if (input.serviceStartOption === 'NoChargesForMissedPeriods') skipTo.push({ id: s.id, nextPeriodStart: firstFuture });
+    if (input.serviceStartOption === 'NoChargesForMissedPeriods') plan.skipTo.push({ id: s.id, nextPeriodStart: firstFuture });
     if (input.serviceStartOption === 'ChargeForCurrentFullPeriod') {
-      rounds[0] = [...(rounds[0] ?? []), { subscription: s, periodStart: today, isFirstInvoice: false, anchorDay: now.getUTCDate() }];
-      anchorMoves.push({ id: s.id, anchorDay: now.getUTCDate() });
+      const todayDay = Number(today.slice(8, 10));
+      bill(0, { subscription: s, periodStart: today, isFirstInvoice: false, anchorDay: todayDay });
+      plan.anchorMoves.push({ id: s.id, anchorDay: todayDay });
       continue;
     }
     starts.forEach((start, i) => {
-      const current = i === starts.length - 1 && input.prorate && start < today;
-      if (current) prorateToday.set(s.id, start);
-      rounds[i] = [...(rounds[i] ?? []), { subscription: s, periodStart: current ? today : start, isFirstInvoice: false, anchorDay, prorate: current || undefined }];
+      const fromToday = i === starts.length - 1 && input.prorate === true && start < today;
+      bill(i, { subscription: s, periodStart: start, isFirstInvoice: false, anchorDay, ...(fromToday ? { billFrom: today, prorate: true } : {}) });
     });
   }
+  return plan;
+}
+
+/**
+ * The rest of the period running today, from today to its end (the subscription's next period
+ * start), prorated over that whole period: a rest billed again on uncancel (pure: dates only).
+ * The period's start is found back from its end on the subscription's grid; when the grid no
+ * longer leads there (the customer's billing period rule changed since it was billed), the rest
+ * runs from today to the next billing date of the rule now in force.
+ */
+export function restOfRunningPeriod(s: SubscriptionWithPlan, today: string, billingPeriods: BillingContext['billingPeriods']): PeriodToBill {
+  const end = s.nextPeriodStart ?? today;
+  const rule = ruleFor(s.interval, billingPeriods);
+  const anchorDay = anchorDayOf(s);
+  const start = periodStartBefore(end, s.interval, s.numberOfIntervals, rule, anchorDay);
+  const onGrid = start <= today && today < end && nextPeriodStart(start, s.interval, s.numberOfIntervals, rule, anchorDay) === end;
+  if (!onGrid) return { subscription: s, periodStart: today, isFirstInvoice: false, prorate: true };
+  return { subscription: s, periodStart: start, billFrom: today, isFirstInvoice: false, anchorDay, prorate: true };
+}
+
+/**
+ * Computes planned rounds: each round in one computation under the customer's rules, so a
+ * SingleInvoice customer gets one invoice per round for all its subscriptions (taxes rounded once
+ * on it). Coupons applied in earlier rounds count, though not saved yet: a coupon for three
+ * periods covers three at most.
+ */
+export async function billRounds(
+  db: Queryable,
+  catalog: Catalog,
+  context: BillingContext,
+  rounds: PeriodToBill[][],
+  today: string,
+  showZeroDollarCharges?: boolean | null,
+): Promise<DraftInvoice[][]> {
   const invoices: DraftInvoice[][] = [];
-  // Coupons applied in earlier rounds count, though not saved yet: a coupon for three periods covers three at most.
   const couponUses = new Map<number, Record<string, number>>();
   for (const round of rounds) {
     const periods = round.map((p) => ({ ...p, couponUses: { ...couponUses.get(p.subscription.id) } }));
-    const prorated = periods.filter((p) => p.prorate);
-    const full = periods.filter((p) => !p.prorate);
-    const computed = await computeCustomerInvoices(db, catalog, context, full, { effectiveDate: today, showZeroDollarCharges: input.showZeroDollarCharges ?? undefined });
-    // A prorated current period ends where it would have: its billing day as a specified date
-    // (the customer's own when it bills on a specified date).
-    for (const p of prorated) {
-      const periodStart = prorateToday.get(p.subscription.id)!;
-      const [, month, day] = periodStart.split('-').map(Number);
-      const own = ruleFor(p.subscription.interval, context.billingPeriods);
-      const rule: BillingPeriodRule =
-        own.type === 'SpecifiedDate'
-          ? own
-          : { type: 'SpecifiedDate', rule: 'SingleInvoice', day: p.anchorDay ?? day!, month: p.subscription.interval === 'Yearly' ? month! : null };
-      computed.push(
-        ...(await computeCustomerInvoices(db, catalog, context, [p], {
-          effectiveDate: today,
-          showZeroDollarCharges: input.showZeroDollarCharges ?? undefined,
-          billingPeriods: { [p.subscription.interval]: rule },
-        })),
-      );
-    }
+    const computed = await computeCustomerInvoices(db, catalog, context, periods, { effectiveDate: today, showZeroDollarCharges: showZeroDollarCharges ?? undefined });
     for (const draft of computed) {
       for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) {
         const uses = couponUses.get(Number(subscriptionId)) ?? {};
@@ -122,7 +138,24 @@ export async function catchUpInvoices(
     }
     invoices.push(computed);
   }
-  return { rounds: invoices, skipTo, anchorMoves };
+  return invoices;
+}
+
+/**
+ * The invoices of a return (planCatchUp, then billRounds). The billing clock renews with
+ * ChargeForAllMissedPeriods: every period started since the last.
+ */
+export async function catchUpInvoices(
+  db: Queryable,
+  catalog: Catalog,
+  context: BillingContext,
+  subscriptions: SubscriptionWithPlan[],
+  input: Pick<UnholdInput, 'serviceStartOption' | 'prorate' | 'showZeroDollarCharges'>,
+  now: Date,
+): Promise<{ rounds: DraftInvoice[][]; skipTo: CatchUpPlan['skipTo']; anchorMoves: CatchUpPlan['anchorMoves'] }> {
+  const today = utcDate(now);
+  const { rounds, skipTo, anchorMoves } = planCatchUp(subscriptions, today, context.billingPeriods, input);
+  return { rounds: await billRounds(db, catalog, context, rounds, today, input.showZeroDollarCharges), skipTo, anchorMoves };
 }
 
 /** Hold → Active, charging for missed periods as the service start option says (preview: compute only). */

@@ -24,6 +24,12 @@ const activeCardCount = reusableQuery((db: Queryable, customerId: number) =>
   db.selectFrom('paymentMethods').select((eb) => eb.fn.countAll<string>().as('n')).where('customerId', '=', customerId).where('removedAt', 'is', null),
 );
 
+/** Whether the customer has a card (not removed); the first card becomes the default. */
+export async function hasActiveCard(db: Queryable, customerId: number): Promise<boolean> {
+  const [row] = await activeCardCount(db, customerId);
+  return Number(row?.n ?? 0) > 0;
+}
+
 /**
  * Locks the customer row for the transaction and counts its payment methods. Two statements: a
  * statement's snapshot is taken before it waits for the lock, so a count read in the locking

@@ -8,12 +8,14 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import type { ResourceWebhooks } from '../webhooks/events.js';
 import { ApiError } from '../http/errors.js';
+import type { ErrorCode } from '../http/error-codes.js';
 import type { UriBuilder } from '../http/uri.js';
 import { checkCard } from '../payments/card-checks.js';
 import { callGateway } from '../payments/call-gateway.js';
 import {
   lockCustomerCountingCards,
   findPaymentMethod,
+  hasActiveCard,
   insertPaymentMethod,
   newestPaymentMethod,
   updatePaymentMethodRow,
@@ -53,6 +55,11 @@ export function toCreditCardResponse(row: PaymentMethodRow, uris: UriBuilder): C
 export interface AddCardOptions {
   /** Forces the new card to be the default (the first card is the default regardless). */
   makeDefault?: boolean;
+  /**
+   * Set when this caller may not take the default from an existing card (the capture host without a
+   * capture token): asking to is then refused with this reason and code, 400 keyed makeDefault, never ignored.
+   */
+  mayNotMoveDefault?: DefaultMoveRefusal;
   risk?: { riskToken: string; clientIp: string; email: string } | null;
   /** The customer's row when the caller already read it in this request (saves reading it again). */
   customer?: CustomerRow;
@@ -76,6 +83,19 @@ export interface CardReadyToStore {
   values: Omit<Insertable<PaymentMethodsTable>, 'isDefault' | 'removedAt'>;
   /** Asked to become the default (the first card is the default regardless). */
   wantsDefault: boolean;
+  /** Why this caller may not move an existing default (AddCardOptions.mayNotMoveDefault), if it may not. */
+  mayNotMoveDefault?: DefaultMoveRefusal;
+}
+
+/** The refusal a caller that may not move a customer's default card gets when it asks to. */
+export interface DefaultMoveRefusal {
+  message: string;
+  code: ErrorCode;
+}
+
+/** A card asked to take the default from an existing one by a caller that may not: refused, never stored as a silent non-default. */
+function refuseMovingDefault(refusal: DefaultMoveRefusal): ApiError {
+  return ApiError.badRequest(refusal.message, 'makeDefault', refusal.code);
 }
 
 /**
@@ -88,6 +108,9 @@ export async function validateCard(ctx: AppContext, caller: Caller, input: Creat
   const customer = options.customer?.id === input.customerId ? options.customer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   if (customer.status === 'Cancelled') throw ApiError.badRequest('a cancelled customer cannot get payment methods', 'customerId');
+  const wantsDefault = input.isDefault === true || options.makeDefault === true;
+  // Checked before the gateway is called (and again under the customer's lock, in lockCustomerForNewCard).
+  if (wantsDefault && options.mayNotMoveDefault !== undefined && (await hasActiveCard(ctx.db, customer.id))) throw refuseMovingDefault(options.mayNotMoveDefault);
 
   const outcome = await callGateway(ctx, (signal) =>
     ctx.payments.gateway.validateCard(
@@ -95,7 +118,7 @@ export async function validateCard(ctx: AppContext, caller: Caller, input: Creat
       signal,
     ),
   );
-  if (!outcome.ok) throw ApiError.badRequest(`validation error: ${outcome.message} (${outcome.code})`);
+  if (!outcome.ok) throw ApiError.badRequest(`validation error: ${outcome.message} (${outcome.code})`, undefined, 'card_declined');
   return {
     customer,
     values: {
@@ -116,7 +139,8 @@ export async function validateCard(ctx: AppContext, caller: Caller, input: Creat
       postalZip: input.postalZip ?? null,
       email: input.email ?? null,
     },
-    wantsDefault: input.isDefault === true || options.makeDefault === true,
+    wantsDefault,
+    ...(options.mayNotMoveDefault !== undefined ? { mayNotMoveDefault: options.mayNotMoveDefault } : {}),
   };
 }
 
@@ -142,13 +166,14 @@ export async function insertValidatedCard(
 /**
  * Locks the customer for a new card (404 when it is gone) and says whether the card becomes the
  * default: the first card, or one asked to be (never a removed one). A new default takes the flag
- * off the customer's other cards here.
+ * off the customer's other cards here. A caller that may not move the default and asks to is refused.
  */
 export async function lockCustomerForNewCard(trx: Queryable, caller: Caller, card: CardReadyToStore, removed: boolean): Promise<boolean> {
   const customerId = card.customer.id;
   const locked = await lockCustomerCountingCards(trx, caller.accountId, customerId);
   if (!locked) throw ApiError.notFound('customer', customerId);
   const isFirst = locked.paymentMethodCount === 0;
+  if (!removed && !isFirst && card.wantsDefault && card.mayNotMoveDefault !== undefined) throw refuseMovingDefault(card.mayNotMoveDefault);
   const isDefault = !removed && (isFirst || card.wantsDefault);
   if (isDefault && !isFirst) {
     await trx.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();

@@ -4,8 +4,10 @@ import { cardProblem, normalizeCardNumber, type CardInput } from './card-rules.j
 
 export type { CardInput } from './card-rules.js';
 
-/** `cardProblem` as the API answers it: a 400 keyed on the field (under `prefix`). */
-/** A card expires on the real calendar (the gateway's), never on an account's test clock: `now` is the wall clock unless a test gives one. */
+/**
+ * `cardProblem` as the API answers it: a 400 keyed on the field (under `prefix`). A card expires on
+ * the real calendar (the gateway's), never on an account's test clock: `now` is the wall clock unless a test gives one.
+ */
 export function checkCard(card: CardInput, now = wallClockNow(), prefix = ''): { number: string; fullYear: number } {
   const problem = cardProblem(card, now);
   if (problem) throw ApiError.badRequest(problem.message, `${prefix}${problem.field}`);

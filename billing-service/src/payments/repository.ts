@@ -1,6 +1,7 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
+import type { InstanceLiveness } from '../db/instance-liveness.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery, reusableWriteByShape } from '../db/reusable-query.js';
 import type { PaymentMethodsTable, PaymentsNeedingAttentionTable, PaymentsTable } from '../db/schema.js';
@@ -119,7 +120,7 @@ const cardWithPaymentStatement = reusableWriteByShape((db: Queryable, rows: Card
   return db
     .with('newCard', (qc) => qc.insertInto('paymentMethods').values(rows.card).returningAll())
     .with('newEntry', (qc) =>
-      qc.insertInto('ledgerEntries').values({ accountId, customerId, entryType: 'payment', amount, openAmount: amount, invoiceId: null, dueAt: null, effectiveAt: now, description: null }).returning('id'),
+      qc.insertInto('ledgerEntries').values({ accountId, customerId, entryType: 'payment', amount, openAmount: amount, invoiceId: null, dueAt: null, effectiveAt: now, openedAt: now, description: null }).returning('id'),
     )
     .with('newPayment', (qc) =>
       qc
@@ -184,18 +185,68 @@ export async function findAllocations(db: Queryable, ledgerEntryIds: number[]) {
     .execute();
 }
 
-/** A customer's posted invoices with their ledger entries and what is still open on each. */
-export async function findOpenInvoiceEntries(db: Queryable, customerId: number, invoiceIds: number[]) {
+/**
+ * Whose allocation reservations an allocation check counts: the live ones (their holder's heartbeat
+ * runs, held_until not past; `instance` judges), except those of the charge `ownChargeKey` (its own,
+ * or an earlier run's under the same key).
+ */
+export interface ReservationsCounted {
+  instance: InstanceLiveness;
+  ownChargeKey: string | null;
+}
+
+/** SQL: true for a reservation (alias `r`) that still holds its amount and is not `ownChargeKey`'s. */
+function liveReservation(counted: ReservationsCounted) {
+  const notOwn = counted.ownChargeKey === null ? sql`` : sql`and r.charge_key <> ${counted.ownChargeKey}`;
+  return sql<SqlBool>`(r.held_until > now() and not ${counted.instance.holderGone('r.held_by')} ${notOwn})`;
+}
+
+/**
+ * A customer's posted invoices with their ledger entries, what is still open on each, and how much of
+ * that live allocation reservations of other charges hold (`reserved`).
+ */
+export async function findOpenInvoiceEntries(db: Queryable, customerId: number, invoiceIds: number[], counted: ReservationsCounted) {
   // An id no integer column can hold names no invoice (and must not reach the database as one).
   const storable = invoiceIds.filter(isStorableId);
   if (storable.length === 0) return [];
   return db
-    .selectFrom('ledgerEntries')
-    .select(['id', 'invoiceId', 'openAmount'])
-    .where('customerId', '=', customerId)
-    .where('entryType', '=', 'invoice')
-    .where('invoiceId', 'in', storable)
+    .selectFrom('ledgerEntries as e')
+    .select(['e.id', 'e.invoiceId', 'e.openAmount'])
+    .select(sql<string>`coalesce((select sum(r.amount) from allocation_reservations r where r.invoice_entry_id = e.id and ${liveReservation(counted)}), 0)::text`.as('reserved'))
+    .where('e.customerId', '=', customerId)
+    .where('e.entryType', '=', 'invoice')
+    .where('e.invoiceId', 'in', storable)
     .execute();
+}
+
+/**
+ * Holds `parts` of the customer's invoices for the charge `chargeKey` until `heldForMs` from now (the
+ * database's clock), in the name of `counted.instance`. Replaces the charge's earlier reservation (a
+ * retry under its key) and drops the customer's reservations that no longer hold. The caller holds
+ * the customer's lock and has checked the parts against what is open and reserved.
+ */
+export async function reserveAllocations(
+  db: Queryable,
+  counted: ReservationsCounted & { ownChargeKey: string },
+  reservation: { accountId: number; customerId: number; heldForMs: number; parts: Array<{ invoiceEntryId: number; amount: string }> },
+): Promise<void> {
+  const { accountId, customerId, heldForMs, parts } = reservation;
+  await db
+    .deleteFrom('allocationReservations as r')
+    .where('r.customerId', '=', customerId)
+    .where(sql<SqlBool>`(r.charge_key = ${counted.ownChargeKey} or not ${liveReservation({ instance: counted.instance, ownChargeKey: null })})`)
+    .execute();
+  if (parts.length === 0) return;
+  const heldUntil = sql<Date>`now() + ${heldForMs} * interval '1 millisecond'`;
+  await db
+    .insertInto('allocationReservations')
+    .values(parts.map((p) => ({ accountId, customerId, chargeKey: counted.ownChargeKey, invoiceEntryId: p.invoiceEntryId, amount: p.amount, heldBy: counted.instance.id, heldUntil })))
+    .execute();
+}
+
+/** Lets go of the reservation of the charge `chargeKey` (its outcome is recorded, or it was never made). */
+export async function releaseAllocations(db: Queryable, chargeKey: string): Promise<void> {
+  await db.deleteFrom('allocationReservations').where('chargeKey', '=', chargeKey).execute();
 }
 
 /** Several payments in one statement (a batch); their ids in the order given. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry, recordChange, recordChanges } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer, lockCustomers } from '../customers/repository.js';
+import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
@@ -18,7 +19,10 @@ import { findDefaultPaymentMethod, findPaymentMethod, type PaymentMethodRow } fr
 import { insertValidatedCard, lockCustomerForNewCard, newCardAuditChanges, type CardReadyToStore } from '../payment-methods/service.js';
 import { callGateway } from './call-gateway.js';
 import { gatewayIdempotencyKey } from './gateway/payment-gateway.js';
-import { findAllocations, findOpenInvoiceEntries, findPayment, findPaymentByIdempotencyKey, insertCardWithPayment, insertPayment, insertPaymentNeedingAttention, insertPayments, selectPayments, type NewPayment, type PaymentRow } from './repository.js';
+import {
+  findAllocations, findOpenInvoiceEntries, findPayment, findPaymentByIdempotencyKey, insertCardWithPayment, insertPayment, insertPaymentNeedingAttention, insertPayments,
+  releaseAllocations, reserveAllocations, selectPayments, type NewPayment, type PaymentRow, type ReservationsCounted,
+} from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
@@ -106,19 +110,28 @@ async function resolveCard(ctx: AppContext, caller: Caller, customer: CustomerRo
 
 /**
  * Explicit allocations must name the customer's posted invoices, be amounts of its currency, and fit
- * what is open (their sum per invoice: one invoice may be named twice) and what is paid.
+ * what is open (their sum per invoice: one invoice may be named twice) less what card payments in
+ * progress hold of it (their allocation reservations, `counted`), and what is paid.
  */
-async function checkExplicitAllocations(db: Queryable, customer: { id: number; currency: string }, amount: Money, allocations: NonNullable<CollectPaymentInput['paymentAllocations']>) {
-  const entries = await findOpenInvoiceEntries(db, customer.id, allocations.map((a) => a.invoiceId));
+async function checkExplicitAllocations(
+  db: Queryable,
+  counted: ReservationsCounted,
+  customer: { id: number; currency: string },
+  amount: Money,
+  allocations: NonNullable<CollectPaymentInput['paymentAllocations']>,
+) {
+  const entries = await findOpenInvoiceEntries(db, customer.id, allocations.map((a) => a.invoiceId), counted);
   const allocatedTo = new Map<number, Money>();
   const parts = allocations.map((a, i) => {
     const entry = entries.find((e) => e.invoiceId === a.invoiceId);
     if (!entry) throw ApiError.badRequest(`no posted invoice ${a.invoiceId} for this customer`, `paymentAllocations[${i}].invoiceId`);
     const part = amountInCurrency(a.amount, customer.currency, `paymentAllocations[${i}].amount`);
     const sum = (allocatedTo.get(a.invoiceId) ?? money(0)).plus(part);
-    if (sum.greaterThan(entry.openAmount)) {
+    const reserved = money(entry.reserved);
+    if (sum.greaterThan(money(entry.openAmount).minus(reserved))) {
       const what = sum.equals(part) ? 'more than' : `with the earlier allocations to invoice ${a.invoiceId}, more than`;
-      throw ApiError.badRequest(`${what} the invoice's outstanding ${entry.openAmount}`, `paymentAllocations[${i}].amount`);
+      const held = reserved.isZero() ? '' : ` less ${reserved.toString()} held for payments in progress`;
+      throw ApiError.badRequest(`${what} the invoice's outstanding ${entry.openAmount}${held}`, `paymentAllocations[${i}].amount`);
     }
     allocatedTo.set(a.invoiceId, sum);
     return { invoiceEntryId: entry.id, invoiceId: a.invoiceId, amount: part };
@@ -130,9 +143,10 @@ async function checkExplicitAllocations(db: Queryable, customer: { id: number; c
 /**
  * What a collection is checked for before any charge: the customer, the amount in
  * its currency, the card (given or default), the allocations. Throws the 400/404.
- * Bulk jobs run it on every item when they are submitted.
+ * Bulk jobs run it on every item when they are submitted. `chargeKey`: the gateway key the payment
+ * will be charged under (an earlier run's reservation under it does not count against it).
  */
-export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input: CollectPaymentInput) {
+export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input: CollectPaymentInput, chargeKey: string | null = null) {
   if (input.paymentAllocations?.length && input.autoAllocate) {
     throw ApiError.badRequest('give either autoAllocate or paymentAllocations, not both', 'autoAllocate');
   }
@@ -140,8 +154,34 @@ export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   const amount = amountInCurrency(input.amount, customer.currency, 'amount');
   const card = await resolveCard(ctx, caller, customer, input);
-  if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, customer, amount, input.paymentAllocations);
+  if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, { instance: ctx.instance, ownChargeKey: chargeKey }, customer, amount, input.paymentAllocations);
   return { customer, amount, card };
+}
+
+/**
+ * How long past the gateway's deadline an allocation reservation holds: recording a charge's answer
+ * takes milliseconds; a holder that could not let go (its database away) frees the invoice then.
+ */
+const RESERVATION_MARGIN_MS = 60_000;
+
+/**
+ * Checks a card payment's explicit allocations under the customer's lock and reserves them for the
+ * charge `chargeKey`, committed before the gateway is called: concurrent payments naming the same
+ * invoices, on any instance, queue on the lock and see this reservation, so the ones that no longer
+ * fit are refused (400) before their card is charged.
+ */
+async function reserveExplicitAllocations(ctx: AppContext, caller: Caller, customer: CustomerRow, amount: Money, allocations: NonNullable<CollectPaymentInput['paymentAllocations']>, chargeKey: string) {
+  const counted = { instance: ctx.instance, ownChargeKey: chargeKey };
+  await transactionWithRetry(ctx.db, async (trx) => {
+    await lockCustomer(trx, caller.accountId, customer.id);
+    const parts = await checkExplicitAllocations(trx, counted, customer, amount, allocations);
+    await reserveAllocations(trx, counted, {
+      accountId: caller.accountId,
+      customerId: customer.id,
+      heldForMs: ctx.payments.gatewayTimeoutMs + RESERVATION_MARGIN_MS,
+      parts: parts.map((p) => ({ invoiceEntryId: p.invoiceEntryId, amount: p.amount.toString() })),
+    });
+  });
 }
 
 export interface CollectOptions {
@@ -157,10 +197,18 @@ export interface CollectOptions {
 
 /**
  * Collects a payment. A card is charged through the gateway first (outside any
- * transaction); a decline is recorded as a failed payment and answered 402 with
+ * transaction); explicit allocations are checked and reserved under the customer's
+ * lock before that, so a payment that cannot be honoured is refused (400) before
+ * money moves. A decline is recorded as a failed payment and answered 402 with
  * the gateway's code. A success becomes a ledger entry allocated as asked
  * (explicitly, or to open invoices oldest first); the rest stays unallocated,
  * a deposit that activation later applies.
+ *
+ * Why a reservation rather than holding the customer's lock across the charge: a
+ * slow gateway (up to its deadline) would hold a database connection and stall
+ * every other change of the customer (its invoices, the billing clock, other
+ * payments), and the embedded database, one connection, could not even record the
+ * sandbox's charge meanwhile.
  */
 export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now?: Date, options: CollectOptions = {}): Promise<PaymentResponse> {
   now ??= await ctx.clock.now(caller.accountId);
@@ -180,7 +228,7 @@ export type PaymentOutcome =
 /** The 402 of a declined charge: the gateway's words and code, and the failed payment's id. */
 export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 'Declined' }>): ApiError {
   return new ApiError(402, [
-    { Key: 'Api Error', Value: `payment declined: ${outcome.message}` },
+    { Key: 'Api Error', Value: `payment declined: ${outcome.message}`, Code: 'card_declined' },
     { Key: 'declineCode', Value: outcome.declineCode },
     { Key: 'paymentActivityId', Value: String(outcome.payment.id) },
   ]);
@@ -198,7 +246,8 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
     if (earlier) return { status: 'Declined', payment: { id: earlier.id }, declineCode: earlier.declineCode ?? '', message: earlier.declineMessage ?? '' };
   }
   now ??= await ctx.clock.now(caller.accountId);
-  const { customer, amount, card } = await checkPaymentRequest(ctx, caller, input);
+  const chargeKey = gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID());
+  const { customer, amount, card } = await checkPaymentRequest(ctx, caller, input, chargeKey);
   const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
   const base: PaymentBase = {
     accountId: caller.accountId,
@@ -213,31 +262,43 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
     idempotencyKey: options.idempotencyKey ?? null,
   };
 
-  let transactionId: string | null = null;
-  if (card) {
-    const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID()));
-    if (!outcome.ok) {
-      const failedId = await ctx.db.transaction().execute(async (trx) => {
-        const id = await insertFailedPayment(trx, caller, base, outcome, { webhooks: ctx.webhooks, now });
-        await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
-        await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reason: outcome.message });
-        return id;
-      });
-      ctx.metrics?.paymentRecorded('Failed');
-      return { status: 'Declined', payment: { id: failedId }, declineCode: outcome.code, message: outcome.message };
+  // A card payment naming invoices reserves them before its card is charged, and lets go once the outcome is recorded.
+  const reserves = card !== null && Boolean(input.paymentAllocations?.length);
+  if (reserves) await reserveExplicitAllocations(ctx, caller, customer, amount, input.paymentAllocations!, chargeKey);
+  try {
+    let transactionId: string | null = null;
+    if (card) {
+      const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, chargeKey);
+      if (!outcome.ok) {
+        const failedId = await ctx.db.transaction().execute(async (trx) => {
+          if (reserves) await releaseAllocations(trx, chargeKey);
+          const id = await insertFailedPayment(trx, caller, base, outcome, { webhooks: ctx.webhooks, now });
+          await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
+          await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reason: outcome.message });
+          return id;
+        });
+        ctx.metrics?.paymentRecorded('Failed');
+        return { status: 'Declined', payment: { id: failedId }, declineCode: outcome.code, message: outcome.message };
+      }
+      transactionId = outcome.value.transactionId;
     }
-    transactionId = outcome.value.transactionId;
-  }
 
-  const paymentId = await ctx.db.transaction().execute(async (trx) => {
-    await lockCustomer(trx, caller.accountId, customer.id);
-    const id = await insertSucceededPayment(trx, caller, base, transactionId, input, { webhooks: ctx.webhooks, now });
-    await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
-    await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: input.reference ?? null });
-    return id;
-  });
-  ctx.metrics?.paymentRecorded('Succeeded');
-  return { status: 'Succeeded', payment: { id: paymentId } };
+    const paymentId = await ctx.db.transaction().execute(async (trx) => {
+      await lockCustomer(trx, caller.accountId, customer.id);
+      if (reserves) await releaseAllocations(trx, chargeKey);
+      const allocating = { counted: { instance: ctx.instance, ownChargeKey: chargeKey }, moneyMoved: card !== null };
+      const id = await insertSucceededPayment(trx, caller, base, transactionId, input, allocating, { webhooks: ctx.webhooks, now });
+      await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
+      await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: input.reference ?? null });
+      return id;
+    });
+    ctx.metrics?.paymentRecorded('Succeeded');
+    return { status: 'Succeeded', payment: { id: paymentId } };
+  } finally {
+    // Released with the outcome when it was recorded (then this finds nothing); otherwise (the gateway
+    // failed, recording failed) here. If even this fails, the reservation lapses at its held_until.
+    if (reserves) await releaseAllocations(ctx.db, chargeKey).catch(() => undefined);
+  }
 }
 
 /**
@@ -310,7 +371,7 @@ export async function recordPaymentBatch(ctx: AppContext, trx: Queryable, caller
     const paidInvoiceIds = [...new Set(own.filter((al) => invoiceOf.get(al.invoiceEntryId)!.open.isZero()).map((al) => al.invoiceId!))].sort((x, y) => x - y);
     return { owedAfter, paidInvoiceIds };
   });
-  await recordAllocations(trx, caller.accountId, allocations);
+  await recordAllocations(trx, caller.accountId, allocations, now);
   await recordChanges(
     trx,
     accepted.map((a, i) => ({ caller, entry: { entityType: 'Payment', entityId: paymentIds[i]!, action: 'create' as const, changes: { status: 'Succeeded', amount: String(a.base.amount), method: a.input.paymentMethod } } })),
@@ -353,6 +414,16 @@ async function insertFailedPayment(trx: Queryable, caller: Caller, base: Payment
   return id;
 }
 
+/**
+ * How a new payment's explicit allocations are checked under the lock: against what is open less the
+ * live reservations of other charges (`counted`); when they no longer fit, a payment whose money has
+ * moved (a card charged) is kept unallocated, any other is refused (the 400 rolls it back).
+ */
+interface AllocationCheck {
+  counted: ReservationsCounted;
+  moneyMoved: boolean;
+}
+
 /** The payment's ledger entry, the payment, its allocation and the audit entry; the caller holds the customer's lock. */
 async function insertSucceededPayment(
   trx: Queryable,
@@ -360,12 +431,13 @@ async function insertSucceededPayment(
   base: PaymentBase,
   transactionId: string | null,
   allocation: Pick<CollectPaymentInput, 'paymentAllocations' | 'autoAllocate' | 'autoAllocateOrder' | 'reference' | 'paymentMethod'>,
+  check: AllocationCheck,
   events: PaymentEvents,
 ): Promise<number> {
   const amount = money(String(base.amount));
   const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: base.customerId, entryType: 'payment', amount, effectiveAt: base.effectiveAt as Date, description: allocation.reference ?? null });
   const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
-  const allocations = await allocateNewPayment(trx, caller, base, entryId, allocation);
+  const allocations = await allocateNewPayment(trx, caller, base, entryId, allocation, check, events.now);
   await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: succeededPaymentAuditChanges(base, allocation.paymentMethod) });
   await announceSucceededPayment(trx, caller, base, id, allocations, events);
   return id;
@@ -378,17 +450,20 @@ async function allocateNewPayment(
   base: PaymentBase,
   entryId: number,
   allocation: Pick<CollectPaymentInput, 'paymentAllocations' | 'autoAllocate' | 'autoAllocateOrder'>,
+  check: AllocationCheck,
+  now: Date,
 ): Promise<Allocation[]> {
   if (allocation.paymentAllocations?.length) {
-    // Checked again under the lock; if an invoice changed meanwhile the money stays unallocated rather than lost.
-    const parts = await checkExplicitAllocations(trx, { id: base.customerId, currency: base.currency }, money(String(base.amount)), allocation.paymentAllocations).catch((error: unknown) => {
-      if (error instanceof ApiError) return [];
+    // Checked again under the lock. A charged card's reservation held its amounts, but other movements
+    // (automatic allocation, credits) may have taken them meanwhile: its money then stays unallocated rather than lost.
+    const parts = await checkExplicitAllocations(trx, check.counted, { id: base.customerId, currency: base.currency }, money(String(base.amount)), allocation.paymentAllocations).catch((error: unknown) => {
+      if (error instanceof ApiError && check.moneyMoved) return [];
       throw error;
     });
-    return allocateExplicitly(trx, caller.accountId, entryId, parts);
+    return allocateExplicitly(trx, caller.accountId, entryId, parts, now);
   }
   if (allocation.autoAllocate === false) return [];
-  return allocateAvailableFunds(trx, caller.accountId, base.customerId, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
+  return allocateAvailableFunds(trx, caller.accountId, base.customerId, now, allocation.autoAllocateOrder ?? 'OldestToNewest', entryId);
 }
 
 const succeededPaymentAuditChanges = (base: PaymentBase, method: string) => ({ status: 'Succeeded', amount: String(base.amount), method });
@@ -415,7 +490,7 @@ async function storeCardWithSucceededPayment(trx: Queryable, caller: Caller, car
     { actor: cardAudit.actor, source: cardAudit.source, cardChanges: cardAudit.changes, paymentChanges: audit('Payment', succeededPaymentAuditChanges(base, 'CreditCard')).changes },
   );
   await events.webhooks?.paymentMethod(trx, stored.card, 'paymentMethod.created', events.now);
-  const allocations = await allocateNewEntry(trx, caller.accountId, { id: stored.ledgerEntryId, open: money(String(base.amount)) }, stored.openInvoices);
+  const allocations = await allocateNewEntry(trx, caller.accountId, { id: stored.ledgerEntryId, open: money(String(base.amount)) }, stored.openInvoices, events.now);
   await announceSucceededPayment(trx, caller, base, stored.paymentId, allocations, events);
   return stored;
 }

@@ -117,7 +117,8 @@ export async function findProducts(db: Queryable, subscriptionIds: number[]): Pr
 
 export async function findCoupons(db: Queryable, subscriptionIds: number[]): Promise<SubscriptionCouponRow[]> {
   if (subscriptionIds.length === 0) return [];
-  return db.selectFrom('subscriptionCoupons').selectAll().where('subscriptionId', 'in', subscriptionIds).orderBy('couponCode').execute();
+  // in the order they were listed: the order they apply in
+  return db.selectFrom('subscriptionCoupons').selectAll().where('subscriptionId', 'in', subscriptionIds).orderBy('subscriptionId').orderBy('position').execute();
 }
 
 export async function insertSubscription(db: Queryable, row: Insertable<SubscriptionsTable>): Promise<number> {
@@ -219,15 +220,15 @@ export async function updateProduct(db: Queryable, id: number, row: Updateable<S
   await db.updateTable('subscriptionProducts').set(row).where('id', '=', id).execute();
 }
 
-/** Replaces the coupon list, keeping the usage count of coupons that stay. */
+/** Replaces the coupon list, in its order (the order they apply in), keeping the usage count of coupons that stay. */
 export async function replaceCoupons(db: Queryable, subscriptionId: number, codes: string[]) {
   const query = db.deleteFrom('subscriptionCoupons').where('subscriptionId', '=', subscriptionId);
   await (codes.length > 0 ? query.where('couponCode', 'not in', codes) : query).execute();
   if (codes.length > 0) {
     await db
       .insertInto('subscriptionCoupons')
-      .values(codes.map((couponCode) => ({ subscriptionId, couponCode })))
-      .onConflict((oc) => oc.columns(['subscriptionId', 'couponCode']).doNothing())
+      .values(codes.map((couponCode, position) => ({ subscriptionId, couponCode, position })))
+      .onConflict((oc) => oc.columns(['subscriptionId', 'couponCode']).doUpdateSet((eb) => ({ position: eb.ref('excluded.position') })))
       .execute();
   }
 }

@@ -153,6 +153,8 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
     if (!frequency.charges.some((c) => c.currency === customer.currency)) {
       throw ApiError.badRequest(`plan ${plan.code} is not offered in ${customer.currency}, the customer's currency`, 'planFrequencyId');
     }
+    // created on the account's clock (a test clock's time), as the customer was: not the database's own now()
+    const now = await ctx.clock.now(caller.accountId, trx);
     const subscriptionId = await insertSubscription(trx, {
       accountId: caller.accountId,
       customerId: customer.id,
@@ -169,7 +171,8 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
       suspendedAt: null,
       cancelledAt: null,
       cancellationOption: null,
-      modifiedAt: await ctx.clock.now(caller.accountId, trx),
+      createdAt: now,
+      modifiedAt: now,
     });
     // Each product at its catalogue price for this frequency and the customer's currency.
     const unitAmount = (list: Array<{ currency: string; amount: string }> | undefined) =>
@@ -194,7 +197,7 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
       }),
     );
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'create', changes: { ...input } });
-    await ctx.webhooks?.subscription(trx, caller.accountId, input.customerId, subscriptionId, 'subscription.created', await ctx.clock.now(caller.accountId, trx));
+    await ctx.webhooks?.subscription(trx, caller.accountId, input.customerId, subscriptionId, 'subscription.created', now);
     return subscriptionId;
   });
   return getSubscription(ctx, caller, id);
@@ -206,6 +209,7 @@ function assertSubscriptionStatusUnchanged(from: string, to: string) {
   throw ApiError.badRequest(
     `status cannot change from ${from} to ${to} through PUT; subscriptions follow their customer (POST /v1/customeractivation, /v1/customerhold, /v1/customercancellation)`,
     'status',
+    to === 'Draft' ? 'subscription_not_draft' : undefined,
   );
 }
 
@@ -314,11 +318,11 @@ function resolveCoupons(catalog: Catalog, coupons: ReadonlyArray<{ code: string 
   const codes: string[] = [];
   coupons.forEach((given, i) => {
     const coupon = catalog.coupons.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
-    if (!coupon) throw ApiError.badRequest(`unknown coupon code "${given.code}"`, `coupons[${i}].code`);
+    if (!coupon) throw ApiError.badRequest(`unknown coupon code "${given.code}"`, `coupons[${i}].code`, 'coupon_unknown');
     if (coupon.kind === 'Amount' && coupon.currency && coupon.currency !== currency) {
-      throw ApiError.badRequest(`coupon ${coupon.code} is in ${coupon.currency}, the subscription in ${currency}`, `coupons[${i}].code`);
+      throw ApiError.badRequest(`coupon ${coupon.code} is in ${coupon.currency}, the subscription in ${currency}`, `coupons[${i}].code`, 'coupon_inapplicable');
     }
-    if (codes.includes(coupon.code)) throw ApiError.badRequest(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`);
+    if (codes.includes(coupon.code)) throw ApiError.badRequest(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`, 'coupon_inapplicable');
     codes.push(coupon.code);
   });
   return codes;

@@ -14,21 +14,22 @@ async function readSetting(customerId: number) {
   return res.json();
 }
 
+// Unset flags answer the value in effect (false: not shown); the format has none.
 const NO_TRACKED_ITEM_DISPLAY = {
-  trackedItemDisplayFormat: null, showTrackedItemName: null, showTrackedItemReference: null, showTrackedItemDescription: null, showTrackedItemCreatedDate: null,
+  trackedItemDisplayFormat: null, showTrackedItemName: false, showTrackedItemReference: false, showTrackedItemDescription: false, showTrackedItemCreatedDate: false,
 };
 const NO_STATEMENT_SETTING = {
   option: null, type: null, interval: null, day: null, month: null, trackedItemDisplay: NO_TRACKED_ITEM_DISPLAY, statementActivityType: null,
 };
 
 describe('billing settings', () => {
-  it('exist for every customer with id = customer id, null meaning the account default', async () => {
+  it('exist for every customer with id = customer id, null meaning the account default where the spec allows null', async () => {
     const id = await newCustomer(t);
     const setting = await readSetting(id);
     expect(setting).toMatchObject({
       id,
       uri: `https://billing.test/v1/customerbillingsetting/${id}`,
-      term: null,
+      term: 'Net0',
       autoCollect: null,
       autoPostDraftInvoice: null,
       hasPaymentMethod: false,
@@ -118,12 +119,12 @@ describe('billing settings', () => {
     expect(updated.billingPeriodConfigurations).toHaveLength(2);
     expect(await readSetting(id)).toEqual(updated);
 
-    // Omitted fields become null again: PUT replaces.
+    // Omitted fields are unset again (PUT replaces): the account's default is in effect.
     const cleared = await t.call('PUT', '/v1/customerbillingsetting', { id });
-    expect(cleared.json()).toMatchObject({ term: null, standingPoNumber: null, rechargeType: null, billingPeriodConfigurations: [], customerBillingStatementSetting: NO_STATEMENT_SETTING });
+    expect(cleared.json()).toMatchObject({ term: 'Net0', pdfInvoiceEmailAttachmentOption: 'Details', standingPoNumber: null, rechargeType: null, billingPeriodConfigurations: [], customerBillingStatementSetting: NO_STATEMENT_SETTING });
   });
 
-  it('return trackedItemDisplay and customerBillingStatementSetting whole: every key, null where unset', async () => {
+  it('return trackedItemDisplay and customerBillingStatementSetting whole: every key, unset flags false, other unset keys null', async () => {
     const id = await newCustomer(t, { trackedItemDisplay: { showTrackedItemName: true } });
     const created = await readSetting(id);
     expect(created.trackedItemDisplay).toEqual({ ...NO_TRACKED_ITEM_DISPLAY, showTrackedItemName: true });

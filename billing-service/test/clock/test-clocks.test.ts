@@ -150,20 +150,22 @@ describe('an account\'s test clock', () => {
     await deliverWebhooks(); // the checkout's events
     const fromEvents = receiver.received.length;
 
-    // Two days after the renewal: retried daily, not suspended yet; the overview counts down on the account's time.
+    // Two days after the renewal: retried daily, not suspended yet; the overview counts down on the account's time
+    // (PoorStanding since 00:00 of the day after the renewal: a day and a half of the 3 days' grace gone).
     let summary = await advance(account, new Date(renewal.getTime() + 2 * DAY));
     expect(summary).toMatchObject({ invoicesPosted: 1, customersRenewed: 1, paymentsCollected: 0, paymentsFailed: 3, customersSuspended: 0 });
-    expect((await readOverview(t, customerId, account)).daysUntilSuspension).toBe(1);
+    expect((await readOverview(t, customerId, account)).daysUntilSuspension).toBe(2);
 
-    // Due on the renewal day, grace 3 days: suspended on day 3; cancelled 10 days after the suspension.
+    // Due on the renewal day, overdue from the next, grace 3 days: suspended at the advance's tick of day 4
+    // (noon, like every tick of this advance); cancelled 10 days after the suspension.
     summary = await advance(account, new Date(renewal.getTime() + 40 * DAY));
     expect(summary).toMatchObject({ customersSuspended: 1, customersCancelled: 1, customersReactivated: 0, paymentsCollected: 0 });
     expect((await readCustomer(t, customerId, account)).status).toBe('Cancelled');
-    const suspendedAt = renewal.getTime() + 3 * DAY;
+    const suspendedAt = renewal.getTime() + 4 * DAY;
     expect(new Date((await readOverview(t, customerId, account)).statusTimestamp).getTime()).toBe(suspendedAt + 10 * DAY);
     const failed = (await payments(account, customerId)).filter((p) => p.status === 'Failed');
-    // One attempt a day, from the renewal day (day 0) to the cancellation day (day 13, collected before cancelling) included.
-    expect(failed).toHaveLength(14);
+    // One attempt a day, from the renewal day (day 0) to the cancellation day (day 14, collected before cancelling) included.
+    expect(failed).toHaveLength(15);
 
     // Webhooks: delivered, verified, each once, dated on the account's clock.
     const secret = hook.json().secret as string;

@@ -20,12 +20,18 @@ async function overview(id: number) {
 /** Puts an entry on the customer's ledger, as invoice posting and payment collection will. */
 async function ledger(
   customerId: number,
-  entry: { entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance'; amount: string; openAmount: string; dueAt?: Date | null },
+  entry: { entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance'; amount: string; openAmount: string; dueAt?: Date | null; openedAt?: Date },
 ) {
   await t.database.db
     .insertInto('ledgerEntries')
     .values({ accountId: t.account.accountId, customerId, dueAt: null, ...entry })
     .execute();
+}
+
+/** 00:00 UTC `days` days before today: a due date (invoices are due on a calendar day). */
+function daysAgo(days: number): Date {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - days));
 }
 
 const SPEC_FIELDS = [
@@ -78,7 +84,8 @@ describe('GET /v1/customers/{id}/overview', () => {
 
   it('takes balances from the ledger: an overdue invoice makes the customer PoorStanding', async () => {
     const customer = await createCustomer(t, { firstName: 'Owing', lifetimeValue: -150 });
-    await ledger(customer.id, { entryType: 'invoice', amount: '30.10', openAmount: '30.10', dueAt: new Date(Date.now() - 3 * DAY - 3_600_000) });
+    // due 4 days ago, posted before: overdue (PoorStanding) since the day after, 3 days ago
+    await ledger(customer.id, { entryType: 'invoice', amount: '30.10', openAmount: '30.10', dueAt: daysAgo(4), openedAt: daysAgo(10) });
     await ledger(customer.id, { entryType: 'payment', amount: '50', openAmount: '12.35' });
 
     const view = await overview(customer.id);
@@ -95,7 +102,7 @@ describe('GET /v1/customers/{id}/overview', () => {
 
   it('counts the customer\'s own grace period and its extension down to suspension', async () => {
     const customer = await createCustomer(t, { billingSetting: { customerGracePeriod: 10, gracePeriodExtension: 2 } });
-    await ledger(customer.id, { entryType: 'invoice', amount: '5', openAmount: '5', dueAt: new Date(Date.now() - 3 * DAY - 3_600_000) });
+    await ledger(customer.id, { entryType: 'invoice', amount: '5', openAmount: '5', dueAt: daysAgo(4), openedAt: daysAgo(10) });
     const view = await overview(customer.id);
     expect(view.customerAccountStatus).toBe('PoorStanding');
     expect(view.daysUntilSuspension).toBe(9);

@@ -111,7 +111,9 @@ describe('GET /v1/customers: filters', () => {
     ['ErpEntityType:2', ['A', 'E']],
     ['ErpEntityType:1', ['B', 'C', 'D']],
     ['ErpId:ERP-A', ['A']],
-    ['ErpSynchStatusId:Disabled', ['B']],
+    // Disabled unless set: B's given, C, D and E by default
+    ['ErpSynchStatusId:Disabled', ['B', 'C', 'D', 'E']],
+    ['ErpSynchStatusId:Enabled', ['A']],
     ['PrimaryEmail:*@acme.example', ['A', 'D']],
     ['PrimaryPhone:555-0101', ['A']],
     ['AccountingId:102', ['B']],
@@ -121,6 +123,7 @@ describe('GET /v1/customers: filters', () => {
     ['CrmAccountType:Person', ['B']],
     ['CrmId:CRM-A', ['A']],
     ['CrmSynchStatus:Enabled', ['A']],
+    ['CrmSynchStatus:Disabled', ['B', 'C', 'D', 'E']],
     ['SecondaryEmail:alice@home.example', ['A']],
     ['SecondaryPhone:555-0102', ['A']],
     ['Status:Hold', ['D']],
@@ -196,6 +199,35 @@ describe('GET /v1/customers: sorting and paging', () => {
     expect((await list('sortOrder=Ascending&sortExpression=LastName')).letters).toEqual(['C', 'E', 'A', 'B', 'D']);
     expect((await list('sortOrder=Descending&sortExpression=LastName')).letters).toEqual(['D', 'B', 'A', 'E', 'C']);
     expect((await list('sortOrder=Descending&sortExpression=CreatedTimestamp')).letters).toEqual(['E', 'D', 'C', 'B', 'A']);
+  });
+
+  it('sorts text case-insensitively ("adams" before "Zed"), null first, ties broken by id, on every text field', async () => {
+    const account = await t.newAccount();
+    const people: Array<[string, Record<string, unknown>]> = [
+      ['Zed', { lastName: 'Zed', firstName: 'zoe', middleName: 'Zz', companyName: 'ZED Corp' }],
+      ['adams', { lastName: 'adams', firstName: 'Ann', middleName: 'b', companyName: 'acme' }],
+      ['none', {}],
+      ['Adams', { lastName: 'Adams', firstName: 'ann', middleName: 'B', companyName: 'Acme' }],
+      ['9lives', { lastName: '9lives', firstName: '9', middleName: '9', companyName: '9 Lives' }],
+      ['baker', { lastName: 'baker', firstName: 'Bea', middleName: 'a', companyName: 'beta' }],
+    ];
+    const nameOf = new Map<number, string>();
+    for (const [name, body] of people) nameOf.set((await createCustomer(t, body, account)).id, name);
+    const sorted = async (field: string, order: string, query = '') => {
+      const res = await t.call('GET', `/v1/customers?sortOrder=${order}&sortExpression=${field}${query ? `&query=${query}` : ''}`, undefined, { as: account });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as Array<{ id: number }>).map((c) => nameOf.get(c.id));
+    };
+    const ascending = ['none', '9lives', 'adams', 'Adams', 'baker', 'Zed'];
+    expect(await sorted('LastName', 'Ascending')).toEqual(ascending);
+    expect(await sorted('LastName', 'Descending')).toEqual([...ascending].reverse());
+    expect(await sorted('FirstName', 'Ascending')).toEqual(['none', '9lives', 'adams', 'Adams', 'baker', 'Zed']);
+    expect(await sorted('CompanyName', 'Ascending')).toEqual(['none', '9lives', 'adams', 'Adams', 'baker', 'Zed']);
+    expect(await sorted('MiddleName', 'Ascending')).toEqual(['none', '9lives', 'baker', 'adams', 'Adams', 'Zed']);
+    // a filter on the sort field's leading letters (which pages along the sort index) keeps the order
+    expect(await sorted('LastName', 'Ascending', 'LastName:A*')).toEqual(['adams', 'Adams']);
+    expect(await sorted('LastName', 'Descending', 'LastName:a*')).toEqual(['Adams', 'adams']);
+    expect(await sorted('LastName', 'Ascending', 'LastName:*a*')).toEqual(['adams', 'Adams', 'baker']);
   });
 
   it('sets the nine X-* headers for a middle page', async () => {
@@ -278,6 +310,18 @@ describe('GET /v1/customers: malformed requests and accounts', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.Key).toBe('Api Error');
     expect(errors[0]!.Value.startsWith('query not valid')).toBe(true);
+  });
+
+  it('refuses a CurrencyId that is neither an ISO 4217 numeric code nor a letter code, saying which forms it takes', async () => {
+    const res = await t.call('GET', '/v1/customers?query=CurrencyId:1', undefined, { as: shop });
+    expect(res.statusCode).toBe(400);
+    const [error] = errorsOf(res);
+    expect(error!.Key).toBe('Api Error');
+    expect(error!.Value).toMatch(/^query not valid: "1" is not a value of CurrencyId/);
+    // both forms, with the account's currencies as examples
+    expect(error!.Value).toContain('ISO 4217 numeric code');
+    expect(error!.Value).toContain('840 for USD');
+    expect(error!.Value).toContain('USD');
   });
 
   it('never lists another account\'s customers, even when they match', async () => {

@@ -180,8 +180,12 @@ describe('claims of a dead instance are taken over within seconds', () => {
       try {
         await worker.ready();
         await until('the delivery', async () => (received.some((text) => text.includes(`"id":${customerId}`)) ? true : undefined));
-        const rows = await t.database.db.selectFrom('webhookDeliveries').select(['status', 'attempts']).where('id', 'in', claimed.map((c) => c.id)).execute();
+        // The worker records the outcome after the receiver has the body: wait for the record, then check it.
+        const deliveryRows = () => t.database.db.selectFrom('webhookDeliveries').select(['status', 'attempts']).where('id', 'in', claimed.map((c) => c.id)).execute();
+        await until('the recorded outcome', async () => ((await deliveryRows()).every((r) => r.status !== 'Pending') ? true : undefined));
+        const rows = await deliveryRows();
         expect(rows.every((r) => r.status === 'Succeeded' && r.attempts === 1)).toBe(true);
+        expect(received.filter((text) => text.includes(`"id":${customerId}`))).toHaveLength(1);
       } finally {
         await worker.close();
       }

@@ -8,7 +8,7 @@ import { modelCatalog, runSequence } from './harness.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ catalog: modelCatalog() });
+  t = await startTestApp({ catalog: modelCatalog(), app: { testClocks: true } });
 });
 afterAll(async () => t?.close());
 

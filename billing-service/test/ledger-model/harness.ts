@@ -3,7 +3,10 @@
  * subscriptions, their coupons and billing period rules as the run's Setup says, dates chosen by the
  * test) and against the reference model (ledger-model.ts), and after every step checks the ledger's
  * invariants through the API and the database, and that the service agrees with the model on every
- * amount, discount, subscription period and coupon use.
+ * amount, discount, subscription period and coupon use. The app runs with test clocks: each run's
+ * account stands at noon of the model's day, so payments, refunds and postings made through the API
+ * happen when the model says (when an invoice was paid or reopened decides when its customer is
+ * PoorStanding).
  */
 import { expect } from 'vitest';
 import type { Catalog } from '../../src/catalog/schema.js';
@@ -51,6 +54,7 @@ export interface Run {
   /** t.call as the run's own account */
   call: TestApp['call'];
   caller: Caller;
+  accountId: number;
   customerId: number;
   /** In the order of the setup (model index → id). */
   subscriptionIds: number[];
@@ -63,6 +67,15 @@ export interface Run {
 }
 
 const card = { firstName: 'Model', lastName: 'Run', expirationMonth: 11, expirationYear: 35, cvv: '321' };
+
+/** Stands the account's test clock at `at` (set directly: an advance would also run the billing clock). */
+async function setAccountTime(t: TestApp, accountId: number, at: Date) {
+  await t.database.db
+    .insertInto('accountClocks')
+    .values({ accountId, frozenAt: at, firstAdvancedAt: at })
+    .onConflict((oc) => oc.column('accountId').doUpdateSet({ frozenAt: at }))
+    .execute();
+}
 
 /**
  * The demo catalogue (USD) with the model's other BASIC frequencies (every 2 and 3 months, every 2
@@ -113,8 +126,10 @@ export function describeSetup(setup: model.Setup): string {
  * whose charges are declined and a second card whose charges succeed; the model starts on `startDay`.
  */
 export async function startRun(t: TestApp, startDay: number, setup: model.Setup = model.ONE_MONTHLY): Promise<Run> {
+  if (!t.app.ctx.clock.testClocks) throw new Error('the ledger model runs on an app with test clocks (startTestApp({ app: { testClocks: true } }))');
   // An account per run: its own rate limits (1,000 requests a minute) and invoice numbers.
   const account = await t.newAccount();
+  await setAccountTime(t, account.accountId, noonOf(startDay));
   const call: TestApp['call'] = (method, url, body, options) => t.call(method, url, body, { as: account, ...options });
   const created = await call('POST', '/v1/customers', {
     firstName: 'Model',
@@ -137,7 +152,7 @@ export async function startRun(t: TestApp, startDay: number, setup: model.Setup 
   expect(declining.statusCode, declining.body).toBe(200);
   const good = await call('POST', '/v1/paymentmethods/creditcard', { customerId, cardNumber: '4242424242424242', isDefault: false, ...card });
   expect(good.statusCode, good.body).toBe(200);
-  return { t, call, caller: callerOf(account), customerId, subscriptionIds, cardId: declining.json().id, goodCardId: good.json().id, m: model.newModel(startDay, setup), log: [] };
+  return { t, call, caller: callerOf(account), accountId: account.accountId, customerId, subscriptionIds, cardId: declining.json().id, goodCardId: good.json().id, m: model.newModel(startDay, setup), log: [] };
 }
 
 /** Ends a run: the customer is cancelled so later runs' billing clocks leave it alone. */
@@ -176,7 +191,9 @@ export const coverage: Record<string, { ok: number; refused: number }> = {};
 export async function step(run: Run, c: Command): Promise<void> {
   const { t, caller, customerId, m } = run;
   const ctx = t.app.ctx;
-  run.log.push(`${isoDay(m.today + (c.type === 'clock' || c.type === 'wait' ? c.days : 0))} ${describeCommand(c)}`);
+  const day = m.today + (c.type === 'clock' || c.type === 'wait' ? c.days : 0);
+  run.log.push(`${isoDay(day)} ${describeCommand(c)}`);
+  await setAccountTime(t, run.accountId, noonOf(day));
   let expected: model.Outcome;
   let real: Real;
   const now = () => noonOf(m.today);

@@ -42,7 +42,7 @@ const KEEP_GOING = process.env.RENEW_MODEL_KEEP_GOING === '1';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ catalog: modelCatalog() });
+  t = await startTestApp({ catalog: modelCatalog(), app: { testClocks: true } });
 });
 afterAll(async () => t?.close());
 

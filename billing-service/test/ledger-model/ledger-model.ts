@@ -32,9 +32,14 @@
  *   posted, or left Draft with temporarilyDisableAutoPost (the subscriptions move on all the same).
  * - Billing clock tick, in order: renewals (Active customer, Active subscriptions: every period
  *   started on or before today, full price); [no collection: autoCollect off]; reactivation
- *   (Suspended, nothing due unpaid → Active, NoChargesForMissedPeriods: billing resumes at the first
- *   period start after today); suspension (Active, oldest unpaid posted invoice due 7 or more days
- *   ago); auto-cancel (Suspended 30 days or more → cancelled with None).
+ *   (Suspended, nothing overdue unpaid → Active, NoChargesForMissedPeriods: billing resumes at the
+ *   first period start after today); suspension (Active, PoorStanding for 7 days or more);
+ *   auto-cancel (Suspended 30 days or more → cancelled with None).
+ * - Overdue and PoorStanding: a posted invoice is overdue from 00:00 UTC of the day after its due
+ *   date. It keeps the customer PoorStanding from the later of that and its posting (or its
+ *   reopening by a refund, when it owed nothing before) until it owes nothing; overlapping spells are
+ *   one, and the grace period counts from the start of the spell running now. Every command runs at
+ *   noon UTC (a draft posted later opens then).
  * - Ledger: posted invoices, payments and credits have an open amount; a Draft invoice is not owed
  *   (no open amount, no dunning) until posted. Posting invoices and recording credits applies all
  *   the funds the customer holds (payments and credits, oldest first) to open invoices, oldest due
@@ -146,6 +151,10 @@ export interface Invoice {
   posted: boolean;
   /** Order of posting (the ledger's order): ties of the due date are paid in it. */
   postedSeq: number;
+  /** When it last began to owe (posted, or reopened by a refund), in half days (see atNoon). */
+  openedAt: number;
+  /** When it last came to owe nothing (null: never), in half days. */
+  settledAt: number | null;
 }
 export interface Source {
   /** refund: what a refund took from its payment (amount, open 0), in the order of the ledger. */
@@ -235,6 +244,12 @@ export type Outcome = { ok: true } | { ok: false; status: number; key?: string }
 const OK: Outcome = { ok: true };
 const refused = (status = 400, key?: string): Outcome => ({ ok: false, status, ...(key ? { key } : {}) });
 
+// ---------- time ----------
+
+/** Times in half days: 2 × day is 00:00 UTC of that day, 2 × day + 1 its noon, when every command runs. */
+const atMidnight = (day: number) => day * 2;
+const atNoon = (day: number) => day * 2 + 1;
+
 // ---------- ledger ----------
 
 function openInvoicesOldestDueFirst(m: Model): Invoice[] {
@@ -257,7 +272,9 @@ function apply(m: Model, sources: Source[]) {
 
 function allocate(m: Model, source: Source, invoice: number, part: bigint) {
   source.open -= part;
-  m.invoices[invoice]!.open -= part;
+  const inv = m.invoices[invoice]!;
+  inv.open -= part;
+  if (inv.open === 0n) inv.settledAt = atNoon(m.today);
   m.allocations.push({ source: m.sources.indexOf(source), invoice, amount: part });
 }
 
@@ -346,7 +363,16 @@ function bill(m: Model, rounds: Item[][], post: boolean) {
         sub.next = end;
       }
       const amount = lines.reduce((a, l) => a + netOf(l), 0n);
-      m.invoices.push({ amount, open: amount, due: m.today, lines, posted: post, postedSeq: post ? nextPostedSeq(m) : 0 });
+      m.invoices.push({
+        amount,
+        open: amount,
+        due: m.today,
+        lines,
+        posted: post,
+        postedSeq: post ? nextPostedSeq(m) : 0,
+        openedAt: atNoon(m.today),
+        settledAt: amount === 0n ? atNoon(m.today) : null,
+      });
       any = true;
     }
   }
@@ -419,21 +445,38 @@ function renew(m: Model) {
   bill(m, rounds, true);
 }
 
-function hasUnpaidDue(m: Model, dueBy: number): boolean {
-  return m.invoices.some((inv) => inv.posted && inv.open > 0n && inv.due <= dueBy);
+function hasUnpaidOverdue(m: Model): boolean {
+  return m.invoices.some((inv) => inv.posted && inv.open > 0n && inv.due < m.today);
+}
+
+/** Start of the PoorStanding spell running now (null: not PoorStanding). */
+function poorStandingSince(m: Model): number | null {
+  const now = atNoon(m.today);
+  const spells = m.invoices
+    .filter((inv) => inv.posted)
+    .map((inv) => ({ from: Math.max(inv.openedAt, atMidnight(inv.due + 1)), until: inv.open > 0n ? Infinity : (inv.settledAt ?? -Infinity) }))
+    .filter((spell) => spell.from <= now && spell.until > spell.from)
+    .sort((a, b) => a.from - b.from);
+  let running: { from: number; until: number } | null = null;
+  for (const spell of spells) {
+    if (running && spell.from <= running.until) running.until = Math.max(running.until, spell.until);
+    else running = { ...spell };
+  }
+  return running && running.until > now ? running.from : null;
 }
 
 /** One tick of the billing clock on `m.today`. */
 export function clockTick(m: Model): Outcome {
   renew(m);
-  if (m.status === 'Suspended' && !hasUnpaidDue(m, m.today)) {
+  const since = poorStandingSince(m);
+  if (m.status === 'Suspended' && !hasUnpaidOverdue(m)) {
     setStatus(m, 'Active');
     for (const s of m.subs) {
       if (s.status !== 'Suspended') continue;
       s.status = 'Active';
       if (s.next !== null && s.next <= m.today) s.next = missedStarts(m, s).firstFuture;
     }
-  } else if (m.status === 'Active' && hasUnpaidDue(m, m.today - GRACE_DAYS)) {
+  } else if (m.status === 'Active' && since !== null && atNoon(m.today) >= since + 2 * GRACE_DAYS) {
     setStatus(m, 'Suspended');
     for (const s of m.subs) if (s.status === 'Active') s.status = 'Suspended';
   } else if (m.status === 'Suspended' && m.today >= m.statusDay + AUTO_CANCEL_DAYS) {
@@ -560,6 +603,7 @@ export function postDraft(m: Model, index: number): Outcome {
   if (inv.posted) return refused(409);
   inv.posted = true;
   inv.postedSeq = nextPostedSeq(m);
+  inv.openedAt = atNoon(m.today);
   applyAllFunds(m);
   return OK;
 }
@@ -587,7 +631,9 @@ export function refund(m: Model, index: number, cents: bigint): Outcome {
     if (rest === 0n) break;
     const part = rest < a.amount ? rest : a.amount;
     a.amount -= part;
-    m.invoices[a.invoice]!.open += part;
+    const inv = m.invoices[a.invoice]!;
+    if (inv.open === 0n) inv.openedAt = atNoon(m.today);
+    inv.open += part;
     rest -= part;
   }
   payment.refunded += cents;

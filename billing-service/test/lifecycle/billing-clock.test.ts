@@ -107,9 +107,9 @@ describe('the billing clock', () => {
     expect((await payments(customerId)).map((p) => [p.status, p.declineCode])).toEqual([['Failed', 'card_declined'], ['Failed', 'card_declined']]);
     expect((await readCustomer(t, customerId)).customerAccountStatus).toBe('PoorStanding');
 
-    // Due 2025-07-01; the account's grace period is 7 days.
-    expect((await tick('2025-07-07', '23:00:00')).suspended).not.toContain(customerId);
-    expect((await tick('2025-07-08', '00:30:00')).suspended).toContain(customerId);
+    // Due 2025-07-01, so overdue (PoorStanding) from 2025-07-02; the account's grace period is 7 days.
+    expect((await tick('2025-07-08', '23:00:00')).suspended).not.toContain(customerId);
+    expect((await tick('2025-07-09', '00:30:00')).suspended).toContain(customerId);
     expect((await readCustomer(t, customerId)).status).toBe('Suspended');
     expect((await readSubscription(t, subscriptionId)).status).toBe('Suspended');
     // Suspended subscriptions are not renewed.
@@ -125,9 +125,10 @@ describe('the billing clock', () => {
   });
 
   it('counts the customer\'s own grace period and its extension', async () => {
+    // PoorStanding from 2025-09-02 (the day after the due date), 2 + 3 days.
     const { customerId } = await activatedOn('2025-09-01', { settings: { customerGracePeriod: 2, gracePeriodExtension: 3 } });
-    expect((await tick('2025-09-05', '23:00:00')).suspended).not.toContain(customerId);
-    expect((await tick('2025-09-06', '00:30:00')).suspended).toContain(customerId);
+    expect((await tick('2025-09-06', '23:00:00')).suspended).not.toContain(customerId);
+    expect((await tick('2025-09-07', '00:30:00')).suspended).toContain(customerId);
   });
 
   it('cancels a customer left suspended for the auto-cancel period, with the default cancel option', async () => {

@@ -149,6 +149,6 @@ describe('e-mail notifications', () => {
       expect.stringMatching(/^Renew demo store: invoice \d+ is overdue$/),
       'Renew demo store: your account is suspended',
     ]);
-    expect(mails.find((m) => m.subject.endsWith('suspended'))!.text).toContain('an invoice stayed unpaid 7 days past its due date');
+    expect(mails.find((m) => m.subject.endsWith('suspended'))!.text).toContain('an invoice stayed overdue for 7 days');
   });
 });

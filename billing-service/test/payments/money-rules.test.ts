@@ -72,7 +72,7 @@ describe('allocations: one invoice named twice', () => {
         await allocateExplicitly(trx, t.account.accountId, source, [
           { invoiceEntryId: Number(invoiceEntry.id), invoiceId, amount: money(25) },
           { invoiceEntryId: Number(invoiceEntry.id), invoiceId, amount: money(25) },
-        ]);
+        ], new Date());
       }),
     ).rejects.toThrow(/below zero/);
     expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json().outstandingBalance).toBe(29.99);

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { callOn, usdCadCatalog } from './subscription-fixtures.js';
-import { API_BASE as BASE, BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, createSubscription, newCustomer, readSubscription } from '../helpers/api-fixtures.js';
+import { API_BASE as BASE, BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, createCustomer, createSubscription, newCustomer, readSubscription } from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // test clocks on: an account whose clock was advanced creates subscriptions at its own time
+  t = await startTestApp({ app: { testClocks: true } });
 });
 afterAll(async () => t?.close());
 
@@ -78,6 +79,23 @@ describe('POST /v1/subscriptions', () => {
     });
     expect(Date.parse(created.createdTimestamp)).toBeGreaterThanOrEqual(before - 1000);
     expect(await readSubscription(t, id)).toEqual(created);
+  });
+
+  it('dates it on the account\'s clock (a test clock ahead of real time), as its customer, and the list filter finds it there', async () => {
+    const account = await t.newAccount();
+    const ahead = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 20 * 86_400_000); // 20 days ahead, on a whole minute
+    const advanced = await t.call('POST', '/v1/testclock/advance', { to: ahead.toISOString() }, { as: account });
+    expect(advanced.statusCode, advanced.body).toBe(200);
+    const customer = await createCustomer(t, {}, account);
+    expect(customer.createdTimestamp).toBe(ahead.toISOString());
+    const customerId = customer.id;
+    const created = await createSubscription(t, { customerId, planFrequencyId: BASIC_MONTHLY }, account);
+    expect(created.createdTimestamp).toBe(ahead.toISOString());
+    expect((await readSubscription(t, created.id, account)).createdTimestamp).toBe(ahead.toISOString());
+    // the list filter reads the stored date: created on the day the account's clock says
+    const onThatDay = await t.call('GET', `/v1/customers/${customerId}/subscriptions?query=CreatedTimestamp:${ahead.toISOString().slice(0, 10)}`, undefined, { as: account });
+    expect(onThatDay.statusCode, onThatDay.body).toBe(200);
+    expect(onThatDay.json().map((s: { id: number }) => s.id)).toEqual([created.id]);
   });
 
   it('counts a yearly charge as 1/12 of MRR: 199.00 a year is 16.58 a month', async () => {

@@ -200,9 +200,10 @@ describe('PUT /v1/subscriptions', () => {
   it('accepts and lists the coupons WELCOME10 (one period) and FIVEOFF (three periods)', async () => {
     const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
     const updated = await putOk({ ...read, coupons: [{ code: 'WELCOME10' }, { code: 'fiveoff' }] });
+    // in the order given (the order they apply in), each with the catalogue's spelling of its code
     expect(updated.coupons).toEqual([
-      { code: 'FIVEOFF', name: '5 off for three months', periodsUsed: 0, remainingPeriods: 3 },
       { code: 'WELCOME10', name: '10% off the first period', periodsUsed: 0, remainingPeriods: 1 },
+      { code: 'FIVEOFF', name: '5 off for three months', periodsUsed: 0, remainingPeriods: 3 },
     ]);
     // Sent back as read, they stay; an empty list removes them.
     expect((await putOk(updated)).coupons).toEqual(updated.coupons);

@@ -1,4 +1,4 @@
-import type { CardFieldsStyle } from '@renew/capture-service/hosted/card-fields-style.js';
+import type { CardFieldsStyle } from '@renew/capture-service/card-fields-style';
 import {
   fromPeer,
   readResult,
@@ -8,10 +8,10 @@ import {
   type CardFrameResult,
   type CardFrameSubmission,
   type ReceivedMessage,
-} from '@renew/capture-service/hosted/card-frame-protocol.js';
+} from '@renew/capture-service/card-frame-protocol';
 import type { Result } from './checkout-client.js';
 
-export type { CardFrameSubmission } from '@renew/capture-service/hosted/card-frame-protocol.js';
+export type { CardFrameSubmission } from '@renew/capture-service/card-frame-protocol';
 
 /** What the controller needs of the hosted card fields: send the card, get the outcome (never the card). */
 export interface CardFrameSender {

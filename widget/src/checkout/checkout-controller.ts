@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderChoice, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
+import type { CheckoutConfig, CompletedCheckout, CountryOption, ErrorResponse, OrderChoice, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
 import { CheckoutClient, type CardDetails, type Result } from './checkout-client.js';
 import { currentLocale, SOURCE_LOCALE, t, type MessageId } from './i18n/localization.js';
 import type { CardFrameSender } from './card-frame-channel.js';
@@ -203,7 +203,7 @@ export class CheckoutController implements ReactiveController {
 
   private cardRefused(result: Extract<Result<unknown>, { ok: false }>) {
     const keys = result.errors.map((e) => e.Key.toLowerCase());
-    if (keys.includes('recaptcha')) return this.update({ message: t('card.captchaAgain') });
+    if (result.errors.some((e) => e.Code === 'captcha_failed') || keys.includes('recaptcha')) return this.update({ message: t('card.captchaAgain') });
     const cardField = result.errors.find((e) => ['cardNumber', 'expirationMonth', 'expirationYear', 'cvv', 'firstName', 'lastName'].includes(e.Key));
     if (result.status === 400 && cardField) {
       // One field for the whole expiry date.
@@ -222,10 +222,10 @@ export class CheckoutController implements ReactiveController {
   private refused(result: Extract<Result<unknown>, { ok: false }>) {
     const fieldErrors: Record<string, string> = {};
     const general: string[] = [];
-    for (const { Key, Value } of result.errors) {
-      const field = FIELD_FOR_KEY[Key] ?? Key;
-      if (field === 'Api Error' || field === 'planFrequencyId') general.push(serverText(Value, 'error.general'));
-      else fieldErrors[field] = fieldText(field, Value);
+    for (const error of result.errors) {
+      const field = FIELD_FOR_KEY[error.Key] ?? error.Key;
+      if (field === 'Api Error' || field === 'planFrequencyId') general.push(serverText(error.Value, 'error.general'));
+      else fieldErrors[field] = fieldText(field, error, this.state.summary?.quantities ?? []);
     }
     // A refused name or e-mail is fixed on the customer step.
     if (Object.keys(fieldErrors).some((f) => CUSTOMER_FIELDS.includes(f))) this.go('customer');
@@ -263,10 +263,15 @@ function serverText(value: string, fallback: MessageId): string {
   return currentLocale() === SOURCE_LOCALE ? value : t(fallback);
 }
 
-/** A refused field, in the shopper's words: the coupon and the seats have messages of their own. */
-function fieldText(field: string, value: string): string {
-  if (field === 'couponCode') return t(/does not exist/.test(value) ? 'coupon.unknown' : 'coupon.inapplicable');
-  const bounds = /between (\d+) and (\d+)/.exec(value);
-  if (field.startsWith('quantities.') && bounds) return t('seats.bounds', bounds[1]!, bounds[2]!);
-  return serverText(value, 'error.field');
+/**
+ * A refused field, in the shopper's words: the coupon and the seats have messages of their own,
+ * chosen by the error's code, never by its English words (which may change); the seat bounds are
+ * the order's own.
+ */
+export function fieldText(field: string, error: ErrorResponse['Errors'][number], quantities: OrderSummary['quantities']): string {
+  if (error.Code === 'coupon_unknown') return t('coupon.unknown');
+  if (error.Code === 'coupon_inapplicable') return t('coupon.inapplicable');
+  const seats = error.Code === 'quantity_out_of_bounds' ? quantities.find((q) => `quantities.${q.code}` === field) : undefined;
+  if (seats) return t('seats.bounds', seats.minQuantity, seats.maxQuantity);
+  return serverText(error.Value, 'error.field');
 }

@@ -1,5 +1,5 @@
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { cardFieldsStyleFrom } from '@renew/capture-service/hosted/card-fields-style.js';
+import { cardFieldsStyleFrom } from '@renew/capture-service/card-fields-style';
 import { CardFrameChannel, type CapturedCard, type CardFrameSender, type CardFrameSubmission, type FrameValidity } from './card-frame-channel.js';
 import type { Result } from './checkout-client.js';
 

@@ -52,6 +52,18 @@ export interface CheckoutRequestContext {
 
 export type CheckoutHandler = (request: Request, context?: CheckoutRequestContext) => Promise<Response>;
 
+/**
+ * The billing API's refusal of the shopper's order, in the checkout's terms: the billing API's
+ * field keys name its own fields, while the shopper typed one coupon code. Branches on the
+ * error codes only (never on the English words, which may change).
+ */
+export function shopperRefusal(error: ApiError): ApiError {
+  if (error.hasCode('subscription_not_draft')) return ApiError.conflict(CHECKOUT_COMPLETE, 'customerId', 'checkout_complete');
+  if (error.hasCode('coupon_unknown')) return ApiError.badRequest('this coupon code does not exist', 'couponCode', 'coupon_unknown');
+  if (error.hasCode('coupon_inapplicable')) return ApiError.badRequest('this coupon cannot be used for this order', 'couponCode', 'coupon_inapplicable');
+  return error;
+}
+
 const CHECKOUT_COMPLETE = 'this checkout is complete: its order can no longer change (start a new checkout for another order)';
 
 /** Bodies the proxy accepts are small JSON objects; anything bigger is refused unread. */
@@ -226,13 +238,15 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         const product = choosable.find((p) => p.code === code);
         if (!product) throw ApiError.badRequest('the quantity of this product cannot be chosen', `quantities.${code}`);
         const min = product.minQuantity ?? 1;
-        if (quantity < min || quantity > product.maxQuantity!) throw ApiError.badRequest(`must be between ${min} and ${product.maxQuantity}`, `quantities.${code}`);
+        if (quantity < min || quantity > product.maxQuantity!) {
+          throw ApiError.badRequest(`must be between ${min} and ${product.maxQuantity}`, `quantities.${code}`, 'quantity_out_of_bounds');
+        }
       }
       // Checked before anything is written: once activated, the session may only read its own invoice.
       const customer = await api.call<CustomerResponse>('GET', `/v1/customers/${customerId}`);
       // One plan per checkout; a repeated request (double click, retry) is answered like the first.
       const existing = await api.call<SubscriptionResponse[]>('GET', `/v1/customers/${customerId}/subscriptions`);
-      if (customer.status !== 'Draft' || existing.some((s) => s.status !== 'Draft')) throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId');
+      if (customer.status !== 'Draft' || existing.some((s) => s.status !== 'Draft')) throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId', 'checkout_complete');
       if (existing.some((s) => s.planFrequency.id !== planFrequencyId)) {
         throw ApiError.conflict('this checkout already has another plan: start a new checkout to change it', 'planFrequencyId');
       }
@@ -300,13 +314,7 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         coupons: couponCode ? [{ code: couponCode }] : [],
       });
     } catch (error) {
-      if (error instanceof ApiError && error.statusCode === 400 && error.errors.some((e) => e.Key === 'status')) throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId');
-      if (error instanceof ApiError && error.statusCode === 400 && error.errors.some((e) => e.Key.startsWith('coupons'))) {
-        // The billing API's words name its own fields; the shopper typed one code.
-        const unknown = error.errors.some((e) => e.Value.startsWith('unknown coupon'));
-        throw ApiError.badRequest(unknown ? 'this coupon code does not exist' : 'this coupon cannot be used for this order', 'couponCode');
-      }
-      throw error;
+      throw error instanceof ApiError ? shopperRefusal(error) : error;
     }
   };
 

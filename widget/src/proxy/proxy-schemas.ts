@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorBodySchema } from '@renew/billing-service/http';
 
 /**
  * The checkout proxy's contract, in one place: the request schemas validate what
@@ -110,8 +111,5 @@ export const CompletedCheckoutResponse = z.object({
     .nullable(),
 });
 
-export const ErrorBodyResponse = z.object({
-  ErrorId: z.number(),
-  HttpStatusCode: z.number(),
-  Errors: z.array(z.object({ Key: z.string().describe('the field, or "Api Error"'), Value: z.string() })),
-});
+/** The spec's error body with its optional machine `Code`: the billing API's own schema. */
+export const ErrorBodyResponse = ErrorBodySchema;

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { MemoryRateLimitStore } from '@renew/billing-service/http';
-import { buildCaptureApp } from '@renew/capture-service/app.js';
-import { DevCaptcha } from '@renew/capture-service/captcha/dev-captcha.js';
+import { buildCaptureApp } from '@renew/capture-service/app';
+import { DevCaptcha } from '@renew/capture-service/dev-captcha';
 import { BASE_URL, startTestApp, type TestApp } from '../../../billing-service/test/helpers/test-app.js';
 import { SESSION_HEADER } from '../../src/checkout-contract.js';
 import { checkoutProxy, type CheckoutProxyOptions } from '../../src/proxy/checkout-proxy.js';

@@ -26,11 +26,13 @@ export interface ListField {
    * `{ '1': 'Individual', '2': 'Company' }`. Keys match case-insensitively.
    */
   aliases?: Readonly<Record<string, string>>;
+  /** Enum fields: what the aliases are, for the 400 that lists the accepted forms (e.g. 'the ISO 4217 numeric code'). */
+  aliasesAre?: string;
   /** Whether `sortExpression` may name this field; default true. */
   sortable?: boolean;
   /**
    * String fields: an index reads the field in sort order within the base query's scope
-   * (e.g. `(account_id, last_name collate "C" nulls first, id)`). A filter on the field's
+   * (e.g. `(account_id, lower(last_name) collate "C" nulls first, id)`). A filter on the field's
    * leading characters, sorted by the field, then pages by walking it (see runList).
    */
   sortIndexed?: boolean;

@@ -125,8 +125,10 @@ function enumValue(field: ListField, input: string): string {
   for (const [alias, stored] of Object.entries(field.aliases ?? {})) {
     if (alias.toLowerCase() === lower) return stored;
   }
-  const allowed = (field.values ?? []).join(', ');
-  throw queryNotValid(`${quote(input)} is not a value of ${field.name} (allowed: ${allowed})`);
+  // every accepted form: the values, and the aliases with what each stands for
+  const aliases = Object.entries(field.aliases ?? {}).map(([alias, stored]) => `${alias} for ${stored}`);
+  const aliasForms = aliases.length > 0 ? `, or ${field.aliasesAre ? `${field.aliasesAre}: ` : ''}${aliases.join(', ')}` : '';
+  throw queryNotValid(`${quote(input)} is not a value of ${field.name} (allowed: ${(field.values ?? []).join(', ')}${aliasForms})`);
 }
 
 /**

@@ -22,8 +22,9 @@ export interface ListResult<O> {
  * when the page is empty).
  *
  * Sorting: ascending puts nulls first, descending last; string and enum fields
- * sort `collate "C"` (byte order: '' < digits < uppercase < lowercase), which
- * matches the `collate "C"` indexes. `idColumn` breaks ties so pages are stable.
+ * sort case-insensitively, by `lower(x) collate "C"` ('' < digits < letters, so
+ * "adams" < "Zed"), which matches the `lower(x) collate "C"` sort indexes (migration
+ * 0026). `idColumn` breaks ties ("Adams" and "adams" too) so pages are stable.
  * The counts and the page query are planned with each call's values (PLAN_EACH_CALL).
  * `unfilteredCount`, when given, answers the base query's row count (X-MaxCount, and
  * X-Count without a filter) from a count the writes maintain, instead of `count(*)`.
@@ -48,7 +49,7 @@ export async function runList<O>(
   const offset = request.pageNumber * request.pageSize;
   const sortField = requireField(fields, request.sort.field);
   const ascending = request.sort.order === 'Ascending';
-  const sortExpression = isText(sortField) ? sql`${sortField.expression} collate "C"` : sortField.expression;
+  const sortExpression = isText(sortField) ? textSortKey(sortField.expression) : sortField.expression;
   const order = <Q extends SelectQueryBuilder<any, any, any>>(query: Q, sortKey: Expression<any>, id: Expression<any>, limit = request.pageSize, skip = offset): Q =>
     query
       .orderBy(sortKey, (ob) => (ascending ? ob.asc().nullsFirst() : ob.desc().nullsLast()))
@@ -59,20 +60,16 @@ export async function runList<O>(
     query.clearSelect().select([sql.ref(idColumn).as('listRowId'), sql`${sortExpression}`.as('listSortKey')]);
   const fromMatching = (matches: AliasedRawBuilder<{ listRowId: number; listSortKey: unknown }, 'matching'>) =>
     order(db.selectFrom(matches).select('matching.listRowId'), sql.ref('matching.listSortKey'), sql.ref('matching.listRowId'));
-  const ranges = sortField.sortIndexed ? leadingCharacterRanges(request) : undefined;
+  const range = sortField.sortIndexed ? leadingCharacterRange(request) : undefined;
   // The page's ids first (filter, sort and limit over the id alone), then the full
   // rows of just those ids: costly columns (subqueries, JSON) are built for one page only.
   const pageQuery = (
-    ranges
-      ? // each range walks the sort index and stops after the page's last row; merged in sort order
-        fromMatching(
-          sql<{ listRowId: number; listSortKey: unknown }>`(${sql.join(
-            ranges.map(([from, to]) => {
-              const inRange = filtered.where(sql<SqlBool>`${sortExpression} >= ${from}`);
-              return order(matching(to === undefined ? inRange : inRange.where(sql<SqlBool>`${sortExpression} < ${to}`)), sortExpression, sql.ref(idColumn), offset + request.pageSize, 0);
-            }),
-            sql` union all `,
-          )})`.as('matching'),
+    range
+      ? // the range walks the sort index and stops after the page's last row
+        order(
+          filtered.where(sql<SqlBool>`${sortExpression} >= ${range[0]}`).where(sql<SqlBool>`${sortExpression} < ${range[1]}`).clearSelect().select(sql.ref(idColumn).as('listRowId')),
+          sortExpression,
+          sql.ref(idColumn),
         )
       : matchesClusterInSortOrder(request)
         ? // a planner fence: find every match with the filter's index, then sort them
@@ -105,8 +102,8 @@ export async function runList<O>(
  * the page is full: for page 3 of `S*` over 100,000 customers that is 75,000
  * rows (58 ms). Finding the matches with the filter's own index and sorting
  * them took 24 ms there. Other filters keep the index walk (a date range on
- * the sort field is an index range already). Used when leadingCharacterRanges
- * gives no ranges (a field without a sort index, text starting with `*` or a
+ * the sort field is an index range already). Used when leadingCharacterRange
+ * gives no range (a field without a sort index, text starting with `*` or a
  * non-ASCII character).
  */
 function matchesClusterInSortOrder(request: ListRequest): boolean {
@@ -114,23 +111,29 @@ function matchesClusterInSortOrder(request: ListRequest): boolean {
 }
 
 /**
- * For a pattern or equality filter on a `sortIndexed` sort field whose text starts
- * with an ASCII character: the ranges of the sort order (`collate "C"`, byte order)
- * that hold every match. `lower(x) like 's%'` needs x to start with 'S' or 's', or
- * with a non-ASCII character (lower() may map one to 's', e.g. the Kelvin sign to 'k'):
- * [S, T), [s, t) and from U+0080 on. The page walks each range in sort order and stops
- * after the page (0.7 ms for page 3 of `S*` at 1,000,000 customers, where finding the
- * 116,664 matches and sorting them took 140 ms).
+ * The sort key of a text field: case-insensitive, then byte order (`''`, digits, letters), the
+ * expression of the `sortIndexed` indexes. lower() is the one the filters use (conditionSql), so a
+ * prefix filter's matches are one stretch of this order.
  */
-function leadingCharacterRanges(request: ListRequest): Array<[string, string | undefined]> | undefined {
+function textSortKey(expression: Expression<any>): RawBuilder<unknown> {
+  return sql`lower(${expression}) collate "C"`;
+}
+
+/**
+ * For a pattern or equality filter on a `sortIndexed` sort field whose text starts
+ * with an ASCII character: the range of the sort order (`lower(x) collate "C"`) that
+ * holds every match. `lower(x) like 's%'` means the sort key starts with 's': [s, t).
+ * The page walks the range in sort order and stops after the page (0.7 ms for page 3
+ * of `S*` at 1,000,000 customers, where finding the 116,664 matches and sorting them
+ * took 140 ms). Non-ASCII first characters are left to the general plan (JavaScript's
+ * and the database's lower() may differ there).
+ */
+function leadingCharacterRange(request: ListRequest): [string, string] | undefined {
   for (const c of request.conditions) {
     if (c.field !== request.sort.field || (c.op !== 'like' && c.op !== 'equals')) continue;
-    const first = (c.op === 'like' ? c.parts[0]! : c.value).charAt(0);
-    const code = first.charCodeAt(0);
-    if (first === '' || code >= 0x80) continue;
-    const next = (ch: string) => String.fromCharCode(ch.charCodeAt(0) + 1);
-    const cases = first.toUpperCase() === first.toLowerCase() ? [first] : [first.toUpperCase(), first.toLowerCase()];
-    return [...cases.map((ch): [string, string] => [ch, next(ch)]), [String.fromCharCode(0x80), undefined]];
+    const first = (c.op === 'like' ? c.parts[0]! : c.value).charAt(0).toLowerCase();
+    if (first === '' || first.charCodeAt(0) >= 0x80) continue;
+    return [first, String.fromCharCode(first.charCodeAt(0) + 1)];
   }
   return undefined;
 }

@@ -107,6 +107,37 @@ function period(start: string, end: string, fullStart: string, fullEnd: string):
 }
 
 /**
+ * The rest of the period `whole` from `from` (a date within it) to its end: the end and the full period stay,
+ * so the rest is prorated over the days of the full period (partial unless `from` is its first day).
+ */
+export function restOfPeriod(whole: BillingPeriod, from: string): BillingPeriod {
+  const day = toDayNumber(parseDate(from, 'billFrom'));
+  if (day < toDayNumber(parseDate(whole.start)) || day >= toDayNumber(parseDate(whole.end))) {
+    throw new RangeError(`billFrom: ${from} is not within the period ${whole.start} to ${whole.end}`);
+  }
+  return period(from, whole.end, whole.fullStart, whole.fullEnd);
+}
+
+/**
+ * Where the period that ends at `periodEnd` (exclusive) starts on the same grid: `numberOfIntervals`
+ * intervals back, on the anniversary day (`anchorDay`, default the day of periodEnd) or the rule's
+ * billing day (SpecifiedDate), clamped to the month length. The inverse of nextPeriodStart for a
+ * period end on that grid (the caller checks the fit when the grid may have changed since).
+ */
+export function periodStartBefore(
+  periodEnd: string,
+  interval: Interval,
+  numberOfIntervals: number,
+  rule: BillingPeriodRule = DEFAULT_BILLING_PERIOD_RULE,
+  anchorDay?: number | null,
+): string {
+  checkIntervals(numberOfIntervals);
+  const end = parseDate(periodEnd, 'periodEnd');
+  const day = rule.type === 'SpecifiedDate' ? rule.day : anchorDay;
+  return formatDate(dateInMonth(monthIndex(end) - numberOfIntervals * monthsPerInterval(interval), day ?? end.day));
+}
+
+/**
  * Where the period after the one starting at `periodStart` starts (the exclusive end of that
  * period); see billingPeriod for the rules. Jan 31 → Feb 28; with anchorDay 31, Feb 28 → Mar 31.
  */

@@ -1,5 +1,5 @@
 import { money, roundToCurrency, sumMoney, type Money } from '../../money/money.js';
-import { billingPeriod, ruleFor } from './billing-periods.js';
+import { billingPeriod, restOfPeriod, ruleFor } from './billing-periods.js';
 import { applySubscriptionDiscounts, rollUpDiscounts, type DiscountableLine } from './discounts.js';
 import { dueDate } from './due-date.js';
 import { groupSubscriptions } from './grouping.js';
@@ -20,13 +20,14 @@ export const SETUP_FEE_SUFFIX = ' (setup fee)';
  */
 function subscriptionLines(subscription: EngineSubscription, input: EngineInput): { lines: WorkLine[]; next: string; coupons: string[] } {
   const { currency } = input;
-  const period = billingPeriod(
+  const whole = billingPeriod(
     subscription.periodStart,
     subscription.interval,
     subscription.numberOfIntervals,
     ruleFor(subscription.interval, input.billingPeriods),
     subscription.anchorDay,
   );
+  const period = subscription.billFrom != null ? restOfPeriod(whole, subscription.billFrom) : whole;
   const factor = prorationFactor(period, subscription.isProrated);
   const lines: WorkLine[] = [];
   const line = (product: EngineProduct, kind: DraftCharge['kind'], unitPrice: Money, f: typeof factor): WorkLine => {
@@ -121,7 +122,7 @@ function buildInvoice(subscriptions: EngineSubscription[], input: EngineInput): 
 /**
  * The draft invoices for billing `input.subscriptions` on `input.effectiveDate`: one invoice per
  * group (see groupSubscriptions), each with the subscriptions' recurring charges for the period
- * starting at their periodStart (prorated when partial and the frequency is prorated), setup fees
+ * starting at their periodStart (or its rest from billFrom; prorated when partial and the frequency is prorated), setup fees
  * on a first invoice, discounts, taxes, totals and due date. Pure and deterministic: the same
  * input gives the same output, whatever the order of the subscriptions. Invalid input: RangeError.
  * No subscriptions: no invoices. A group whose lines are all dropped still gives an invoice

@@ -92,13 +92,16 @@ export function applyAmountCoupon(lines: DiscountableLine[], name: string, value
 
 /**
  * Discounts of one subscription's recurring lines on one invoice: each line's product discount
- * first, then the active coupons in order. Returns the codes of the coupons applied.
+ * first, then the active coupons in order. Returns the codes of the coupons applied (none without
+ * a recurring line).
  */
 export function applySubscriptionDiscounts(
   lines: Array<DiscountableLine & { product: EngineProduct }>,
   coupons: EngineCoupon[],
   currency: string,
 ): string[] {
+  // No recurring line on this invoice (every line dropped): nothing for a coupon to discount, so none is used up.
+  if (lines.length === 0) return [];
   for (const line of lines) if (line.product.discount) applyProductDiscount(line, line.product.discount, currency);
   const applied: string[] = [];
   for (const coupon of coupons) {

@@ -22,6 +22,8 @@ export {
   billingPeriod,
   DEFAULT_BILLING_PERIOD_RULE,
   nextPeriodStart,
+  periodStartBefore,
+  restOfPeriod,
   ruleFor,
   type BillingPeriod,
 } from './billing-periods.js';

@@ -64,6 +64,13 @@ export interface EngineSubscription {
    * last day of its month.
    */
   anchorDay?: number | null;
+  /**
+   * Bills only the rest of the period that starts at `periodStart`: from this date (within that
+   * period) to its end, as for a customer back mid-period. The period and the full period it
+   * belongs to stay what `periodStart` makes them, so the next period starts where it would have,
+   * and a prorated frequency charges the days from here to the end over the days of the full period.
+   */
+  billFrom?: string | null;
 }
 
 /** A billing period configuration (spec "Billing period configuration") for one interval. */

@@ -31,7 +31,8 @@ function checkRule(rule: BillingPeriodRule | undefined, interval: 'Monthly' | 'Y
  * Rejects input the engine cannot bill, with a RangeError naming the field: unknown currency or
  * term, bad dates, duplicate subscription ids, non-integer or < 1 numberOfIntervals, negative or
  * non-finite quantities, prices, fees, discount/coupon values and tax rates, a Periods coupon
- * without periods, a SpecifiedDate rule without its day (and month for Yearly).
+ * without periods, a SpecifiedDate rule without its day (and month for Yearly). A `billFrom` outside
+ * its period is refused when the period is computed (restOfPeriod).
  */
 export function validateInput(input: EngineInput) {
   if (typeof input.currency !== 'string' || !findCurrency(input.currency)) {
@@ -54,6 +55,7 @@ export function validateInput(input: EngineInput) {
       throw new RangeError(`${key}.numberOfIntervals: must be an integer of at least 1`);
     }
     parseDate(s.periodStart, `${key}.periodStart`);
+    if (s.billFrom != null) parseDate(s.billFrom, `${key}.billFrom`);
     s.products.forEach((p, j) => {
       const pk = `${key}.products[${j}]`;
       nonNegative(p.quantity, `${pk}.quantity`);

@@ -197,21 +197,26 @@ describe('runList filters', () => {
   });
 });
 
-/** Expected ascending order under collate "C": nulls first, then UTF-16 (= byte for ASCII) order. */
+/**
+ * Expected ascending order: nulls first, then lower-cased UTF-16 (= byte for ASCII) order, as
+ * `lower(x) collate "C"`. Array.prototype.sort is stable, so ties keep CUSTOMERS' order: the id order.
+ */
 function cOrder(a: string | null, b: string | null): number {
   if (a === b) return 0;
   if (a === null) return -1;
   if (b === null) return 1;
-  return a < b ? -1 : 1;
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+  return x === y ? 0 : x < y ? -1 : 1;
 }
 
 describe('runList sorting', () => {
-  it('sorts ascending: null, then digits, then letters (uppercase before lowercase)', async () => {
+  it('sorts ascending: null, then digits, then letters, case-insensitively (ties by id)', async () => {
     const { rows } = await list({ sortOrder: 'Ascending', sortExpression: 'LastName', pageSize: 1000 });
     const lastNames = rows.map((r) => r.lastName);
     expect(lastNames.slice(0, 5)).toEqual([null, '', '123', '50%_off', '9lives']);
-    expect(lastNames.indexOf('Adams')).toBeLessThan(lastNames.indexOf('adams'));
-    expect(lastNames.indexOf('Zed')).toBeLessThan(lastNames.indexOf('adams'));
+    // 'adams' (Hank) was created before 'Adams' (Ivy)
+    expect(lastNames.indexOf('adams')).toBeLessThan(lastNames.indexOf('Adams'));
+    expect(lastNames.indexOf('adams')).toBeLessThan(lastNames.indexOf('Zed'));
     expect(lastNames).toEqual(CUSTOMERS.map((c) => c.lastName ?? null).sort(cOrder));
   });
 
@@ -244,13 +249,13 @@ describe('runList sorting', () => {
       expect(pages).toEqual(expected);
     }
     const exact = await list({ query: 'LastName:adams', sortOrder: 'Ascending', sortExpression: 'LastName' });
-    expect(exact.rows.map((r) => r.firstName)).toEqual(['Ivy', 'Hank']);
+    expect(exact.rows.map((r) => r.firstName)).toEqual(['Hank', 'Ivy']);
   });
 
   it('sorts on a subquery field', async () => {
     const { rows } = await list({ sortOrder: 'Descending', sortExpression: 'CustomerReference.Reference1', pageSize: 2 });
-    // descending puts nulls last: 'other' (Bob) before 'REF-A' (Alice) since lowercase sorts after uppercase
-    expect(rows.map((r) => r.firstName)).toEqual(['Bob', 'Alice']);
+    // descending puts nulls last: 'REF-A' (Alice) before 'other' (Bob), case-insensitively
+    expect(rows.map((r) => r.firstName)).toEqual(['Alice', 'Bob']);
   });
 
   it('pages through ties without losing or repeating rows (id breaks ties)', async () => {
@@ -302,8 +307,8 @@ describe('runList paging', () => {
     const result = await runList(db, joined, request, fields, 'customers.id');
     expect(result.count).toBe(CUSTOMERS.filter((c) => c.status === 'Active' || c.status === 'Hold').length);
     expect(result.rows.slice(0, 2)).toEqual([
+      expect.objectContaining({ lastName: 'Zed', reference1: null }),
       expect.objectContaining({ lastName: 'smithson', reference1: 'other' }),
-      expect.objectContaining({ lastName: 'baker', reference1: null }),
     ]);
   });
 });

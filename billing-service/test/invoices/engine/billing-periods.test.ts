@@ -5,6 +5,8 @@ import {
   anniversaryPeriodStart,
   billingPeriod,
   nextPeriodStart,
+  periodStartBefore,
+  restOfPeriod,
   type BillingPeriodRule,
 } from '../../../src/invoices/engine/index.js';
 import { fromDayNumber, formatDate, toDayNumber, parseDate } from '../../../src/invoices/engine/dates.js';
@@ -111,6 +113,46 @@ describe('billing periods: SpecifiedDate', () => {
           expect(next.fullStart).toBe(period.end);
         },
       ),
+    );
+  });
+});
+
+describe('billing periods: the rest of a period, and the start of the period before an end', () => {
+  it('the rest keeps the end and the full period, so it is prorated over the whole period', () => {
+    const quarter = billingPeriod('2027-07-03', 'Monthly', 3);
+    expect(restOfPeriod(quarter, '2027-08-10')).toEqual({ start: '2027-08-10', end: '2027-10-03', fullStart: '2027-07-03', fullEnd: '2027-10-03', partial: true, days: 54, fullDays: 92 });
+    expect(restOfPeriod(quarter, '2027-07-03')).toEqual(quarter);
+    // A partial SpecifiedDate period: its rest is still measured against the full month.
+    expect(restOfPeriod(billingPeriod('2026-01-15', 'Monthly', 1, specified(1)), '2026-01-20')).toMatchObject({ days: 12, fullDays: 31, partial: true });
+    expect(() => restOfPeriod(quarter, '2027-10-03')).toThrow(/billFrom/);
+    expect(() => restOfPeriod(quarter, '2027-07-02')).toThrow(/billFrom/);
+  });
+
+  it.each([
+    // end, interval, n, rule, anchor day, start
+    ['2027-10-03', 'Monthly', 3, undefined, 3, '2027-07-03'],
+    ['2027-05-03', 'Monthly', 2, undefined, undefined, '2027-03-03'],
+    ['2026-02-28', 'Monthly', 1, undefined, 31, '2026-01-31'],
+    ['2026-04-30', 'Monthly', 3, undefined, 31, '2026-01-31'],
+    ['2029-01-03', 'Yearly', 2, undefined, undefined, '2027-01-03'],
+    ['2028-02-29', 'Yearly', 1, undefined, 29, '2027-02-28'],
+    ['2026-05-01', 'Monthly', 3, specified(1), undefined, '2026-02-01'],
+    ['2026-02-28', 'Monthly', 1, specified(30), undefined, '2026-01-30'],
+    ['2029-01-01', 'Yearly', 2, specified(1, 1), undefined, '2027-01-01'],
+  ] as const)('the period ending %s (%s × %i, %o, anchor day %s) starts %s', (end, interval, n, rule, anchorDay, start) => {
+    expect(periodStartBefore(end, interval, n, rule, anchorDay)).toBe(start);
+    expect(nextPeriodStart(start, interval, n, rule, anchorDay)).toBe(end);
+  });
+
+  it('is the inverse of nextPeriodStart on an anniversary grid (any start, any frequency)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3650 }), fc.constantFrom('Monthly' as const, 'Yearly' as const), fc.integer({ min: 1, max: 24 }), fc.nat(5), (offset, interval, n, k) => {
+        const anchor = addDays('2020-01-01', offset);
+        const start = anniversaryPeriodStart(anchor, interval, n, k);
+        const anchorDay = Number(anchor.slice(8, 10));
+        const end = nextPeriodStart(start, interval, n, undefined, anchorDay);
+        expect(periodStartBefore(end, interval, n, undefined, anchorDay)).toBe(start);
+      }),
     );
   });
 });

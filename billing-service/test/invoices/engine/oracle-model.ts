@@ -472,7 +472,8 @@ function subscriptionLines(s: ModelSubscription, input: ModelInput) {
     discount(line, 'Product discount', round(d.kind === 'Percentage' ? line.amount.times(value).div(Rational.HUNDRED) : value.times(line.factor)));
   }
   const applied: string[] = [];
-  for (const c of s.coupons) {
+  // README: a subscription whose recurring lines are all dropped uses up no coupon.
+  for (const c of recurring.length > 0 ? s.coupons : []) {
     if (!couponActive(c)) continue;
     applied.push(c.code);
     // README: "its name, else its code"; an empty name counts as no name.

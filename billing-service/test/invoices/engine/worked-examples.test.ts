@@ -249,6 +249,30 @@ const examples: Array<{ name: string; input: EngineInput; expected: Array<Return
     input: engineInput({ effectiveDate: '2026-02-28', subscriptions: [subscription({ periodStart: '2026-02-28', anchorDay: 31 })] }),
     expected: [{ ids: [1], lines: ['Recurring PRO 19.99'], subtotal: '19.99', discount: '0.00', taxes: [], total: '19.99', due: '2026-02-28', next: { 1: '2026-03-31' } }],
   },
+  {
+    // The quarter 2027-07-03 → 2027-10-03 (92 days), billed from 2027-08-10 (54 days left):
+    // 100.00 × 54/92 = 58.6956… → 58.70; 46.95 × 54/92 = 27.5576… → 27.56. The next quarter stays on the 3rd.
+    name: 'the rest of a prorated quarter, from billFrom to the anniversary',
+    input: engineInput({
+      effectiveDate: '2027-08-10',
+      subscriptions: [
+        subscription({
+          numberOfIntervals: 3,
+          isProrated: true,
+          periodStart: '2027-07-03',
+          billFrom: '2027-08-10',
+          products: [product({ productCode: 'SEAT', unitPrice: d('100.00') }), product({ productCode: 'SUPPORT', unitPrice: d('46.95') })],
+        }),
+      ],
+    }),
+    expected: [{ ids: [1], lines: ['Recurring SEAT 58.70', 'Recurring SUPPORT 27.56'], subtotal: '86.26', discount: '0.00', taxes: [], total: '86.26', due: '2027-08-10', next: { 1: '2027-10-03' } }],
+  },
+  {
+    // SpecifiedDate day 1, the partial first period 2026-01-15 → 2026-02-01 (full: January, 31 days), from the 20th: 19.99 × 12/31 = 7.7380… → 7.74.
+    name: 'the rest of a partial SpecifiedDate period is prorated over its full period',
+    input: engineInput({ effectiveDate: '2026-01-20', billingPeriods: specifiedDay1, subscriptions: [subscription({ isProrated: true, billFrom: '2026-01-20' })] }),
+    expected: [{ ids: [1], lines: ['Recurring PRO 7.74'], subtotal: '7.74', discount: '0.00', taxes: [], total: '7.74', due: '2026-01-20', next: { 1: '2026-02-01' } }],
+  },
 ];
 
 describe('invoice engine: worked examples', () => {
@@ -299,6 +323,15 @@ describe('invoice engine: worked examples', () => {
     expect(summarize(invoice)).toMatchObject({ ids: [1], lines: [], total: '0.00', next: { 1: '2026-02-15' } });
   });
 
+  it('uses up no coupon of a subscription whose recurring lines are all dropped (nothing to discount)', () => {
+    const once = coupon({ code: 'ONCE', duration: 'Once' });
+    const [dropped] = computeInvoices(engineInput({ subscriptions: [subscription({ products: [product({ included: false })], coupons: [once] })] }));
+    expect(dropped.couponsApplied).toEqual({ 1: [] });
+    const [zero] = computeInvoices(engineInput({ subscriptions: [subscription({ isFirstInvoice: true, products: [product({ unitPrice: d(0), setupFee: d(5) })], coupons: [once] })], showZeroDollarCharges: false }));
+    expect(zero.charges.map((c) => c.kind)).toEqual(['SetupFee']);
+    expect(zero.couponsApplied).toEqual({ 1: [] });
+  });
+
   it('reports coupons applied per subscription (also when they came to nothing)', () => {
     const [invoice] = computeInvoices(
       engineInput({
@@ -329,5 +362,7 @@ describe('invoice engine: worked examples', () => {
       computeInvoices(engineInput({ billingPeriods: { Yearly: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 1 } }, subscriptions: [subscription({ interval: 'Yearly' })] })),
     ).toThrow(/month/);
     expect(() => computeInvoices(engineInput({ subscriptions: [subscription({ periodStart: '2026-01-15', anchorDay: 31 })] }))).toThrow(/anchorDay/);
+    expect(() => computeInvoices(engineInput({ subscriptions: [subscription({ billFrom: '2026-02-15' })] }))).toThrow(/billFrom/);
+    expect(() => computeInvoices(engineInput({ subscriptions: [subscription({ billFrom: '2026-01-14' })] }))).toThrow(/billFrom/);
   });
 });

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * The machine codes an error item may carry (`Code`, beside the spec's `Key` and `Value`): stable
+ * names for refusals a client or the checkout acts on. The English `Value` may be reworded at any
+ * time; a client branches on `Code`. Declared once here; README "Error codes" and the OpenAPI
+ * document list them from this table.
+ */
+export const ERROR_CODES = {
+  coupon_unknown: 'the coupon code is not in the catalogue',
+  coupon_inapplicable: 'the coupon exists but cannot be used here (another currency, listed twice)',
+  quantity_out_of_bounds: "a quantity outside the product's minimum and maximum",
+  subscription_not_draft: 'the change needs a Draft subscription, and this one has moved on (activated meanwhile)',
+  checkout_complete: "the checkout's order was already activated; nothing more can change",
+  captcha_failed: 'the CAPTCHA token was already used, is not valid, or was solved on another site: solve it again',
+  capture_token_required: 'adding a card to this customer, or making a new card its default, needs a capture token from the shop',
+  card_declined: 'the card or the first payment was declined; the card was not kept',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
+
+/** One item of the spec's error body; `Code` is Renew's addition, present when the refusal has one. */
+export interface ErrorItem {
+  Key: string;
+  Value: string;
+  Code?: ErrorCode;
+}
+
+/** The spec's error body, with the optional `Code`: the `ErrorBody` component of the OpenAPI document. */
+export const ErrorBodySchema = z.object({
+  ErrorId: z.number().int(),
+  HttpStatusCode: z.number().int(),
+  Errors: z.array(
+    z.object({
+      Key: z.string().describe('"Api Error", or the path of the field in error'),
+      Value: z.string().describe('in English, for people; may be reworded'),
+      Code: ErrorCodeSchema.optional().describe('a stable machine code, for the refusals a client acts on'),
+    }),
+  ),
+});
