@@ -26,6 +26,7 @@ import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
 import * as caseInsensitiveSort from './migrations/0026-case-insensitive-sort.js';
 import * as customerPortal from './migrations/0027-customer-portal.js';
+import * as chargeCredits from './migrations/0028-charge-credits.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0025-account-status-and-synch-defaults': accountStatusAndSynchDefaults,
   '0026-case-insensitive-sort': caseInsensitiveSort,
   '0027-customer-portal': customerPortal,
+  '0028-charge-credits': chargeCredits,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -340,6 +340,10 @@ export interface InvoiceChargesTable {
   startServiceDate: ColumnType<string, string, string>;
   endServiceDate: ColumnType<string, string, string>;
   discounts: ColumnType<Array<{ name: string; amount: string }>, string, string>;
+  /** What credits reversed of this line so far (a recurring line: cancellations, unhold with ChargeForCurrentFullPeriod). */
+  creditedAmount: ColumnType<string, string | number | undefined, string | number>;
+  /** The day an unhold with ChargeForCurrentFullPeriod replaced this line's period (null: never). */
+  replacedOn: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface InvoiceTaxesTable {

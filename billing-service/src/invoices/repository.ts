@@ -194,19 +194,36 @@ export async function insertInvoice(
   return { id: row.id, invoiceNumber: Number(row.invoiceNumber) };
 }
 
-/** Recurring charges of the subscriptions on posted invoices whose service period runs on `day` (with their invoice's totals). */
+/**
+ * Recurring charges of the subscriptions on posted invoices whose service period runs on `day` (with
+ * their invoice's totals): started, not ended, and not replaced by an unhold with
+ * ChargeForCurrentFullPeriod (that period ended on the unhold day). Oldest invoice first.
+ */
 export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: number[], day: string) {
   if (subscriptionIds.length === 0) return [];
   return db
     .selectFrom('invoiceCharges')
     .innerJoin('invoices', 'invoices.id', 'invoiceCharges.invoiceId')
-    .select(['invoices.id as invoiceId', 'invoiceCharges.subscriptionId', 'invoiceCharges.taxableAmount', 'invoiceCharges.startServiceDate', 'invoiceCharges.endServiceDate', 'invoices.subtotal', 'invoices.totalDiscount', 'invoices.totalTaxes'])
+    .select([
+      'invoiceCharges.id',
+      'invoices.id as invoiceId',
+      'invoiceCharges.subscriptionId',
+      'invoiceCharges.taxableAmount',
+      'invoiceCharges.startServiceDate',
+      'invoiceCharges.endServiceDate',
+      'invoiceCharges.creditedAmount',
+      'invoices.subtotal',
+      'invoices.totalDiscount',
+      'invoices.totalTaxes',
+    ])
     .where('invoiceCharges.subscriptionId', 'in', subscriptionIds)
     .where('invoiceCharges.kind', '=', 'Recurring')
     .where('invoices.status', '=', 'Posted')
     .where('invoiceCharges.startServiceDate', '<=', day)
     .where('invoiceCharges.endServiceDate', '>', day)
+    .where((eb) => eb.or([eb('invoiceCharges.replacedOn', 'is', null), eb('invoiceCharges.replacedOn', '>', day)]))
     .orderBy('invoices.id')
+    .orderBy('invoiceCharges.position')
     .execute();
 }
 
@@ -214,4 +231,36 @@ export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: 
 export async function markOverdueNotified(db: Queryable, invoiceId: number, now: Date): Promise<boolean> {
   const result = await db.updateTable('invoices').set({ overdueNotifiedAt: now }).where('id', '=', invoiceId).where('overdueNotifiedAt', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Per invoice: what credits reversed of its lines (the part of its credits attributed to lines). */
+export async function creditedOnCharges(db: Queryable, invoiceIds: number[]): Promise<Map<number, string>> {
+  if (invoiceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('invoiceCharges')
+    .select(['invoiceId', sql<string>`sum(credited_amount)::text`.as('credited')])
+    .where('invoiceId', 'in', invoiceIds)
+    .groupBy('invoiceId')
+    .execute();
+  return new Map(rows.map((r) => [r.invoiceId, r.credited]));
+}
+
+/** Records what a credit reversed of each line (added to what earlier credits reversed). */
+export async function addChargeCredits(db: Queryable, credits: ReadonlyArray<{ chargeId: number; amount: string }>): Promise<void> {
+  if (credits.length === 0) return;
+  await sql`
+    update invoice_charges set credited_amount = credited_amount + credit.amount
+    from unnest(${credits.map((c) => c.chargeId)}::integer[], ${credits.map((c) => c.amount)}::numeric[]) as credit (charge_id, amount)
+    where invoice_charges.id = credit.charge_id`.execute(db);
+}
+
+/**
+ * An unhold with ChargeForCurrentFullPeriod replaced the period running on `day`: the subscriptions'
+ * recurring lines of it on posted invoices end there (their rest was just credited). A Draft's line
+ * was not credited and keeps its dates.
+ */
+export async function markChargesReplaced(db: Queryable, subscriptionIds: number[], day: string): Promise<void> {
+  const running = await recurringChargesRunningOn(db, subscriptionIds, day);
+  if (running.length === 0) return;
+  await db.updateTable('invoiceCharges').set({ replacedOn: day }).where('id', 'in', running.map((c) => c.id)).execute();
 }

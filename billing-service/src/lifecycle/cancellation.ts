@@ -8,7 +8,9 @@ import { loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '..
 import type { CustomerRow } from '../db/schema.js';
 import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { lockCustomerFor, transitionCustomer } from './transitions.js';
-import { creditReversals, reversibleAmounts } from './reversals.js';
+import { creditReversals } from './reversals.js';
+import { recurringChargesRunningOn } from '../invoices/repository.js';
+import { money } from '../money/money.js';
 import { billRounds, planCatchUp, restOfRunningPeriod } from './unhold.js';
 import { CANCELLATION_OPTIONS, type CancellationInput } from './schemas.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
@@ -67,7 +69,9 @@ export async function uncancelCustomer(ctx: AppContext, caller: Caller, customer
  * - the period running today was billed before the cancellation: if the cancellation credited the rest of
  *   it (Unearned, Full, and the rest was worth something), the days from today to its end are served again,
  *   so they are billed again, prorated (taking back that part of the credit, once); if nothing was credited
- *   (None, or a rest worth nothing: a 100 % coupon, a rest that rounds to 0), they are paid and nothing is billed.
+ *   (None, a rest worth nothing: a 100 % coupon, a rest that rounds to 0, a rest billed again before that
+ *   came to nothing, or a period whose invoice is still a Draft: drafts are never credited), they are paid
+ *   or still to be posted, and nothing is billed.
  * Either way a rest runs to the end of the period running today on the subscription's grid of periods.
  * Credits for days that stay unserved (from the cancellation to today) stay. One computation for all the
  * subscriptions, so a SingleInvoice customer gets one invoice.
@@ -76,15 +80,14 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, customer:
   if (revived.length === 0) return;
   const today = utcDate(now);
   const context = await loadBillingContext(trx, ctx.catalog, customer);
-  // Per invoice covering today: what of today's rest is still paid for (0 once credited), and what each line's rest is worth.
-  const rests = await reversibleAmounts(trx, revived.map((s) => s.id), 'Unearned', today, customer.currency);
+  const running = await recurringChargesRunningOn(trx, revived.map((s) => s.id), today);
   const periods: PeriodToBill[] = [];
   for (const s of revived) {
     if (s.nextPeriodStart !== null && s.nextPeriodStart <= today) {
       periods.push(...planCatchUp([s], today, context.billingPeriods, { serviceStartOption: 'ChargeForLastMissedPeriods', prorate: s.isProrated }).rounds.flat());
       continue;
     }
-    if (restWasCredited(s, rests)) periods.push(restOfRunningPeriod(s, today, context.billingPeriods));
+    if (restWasCredited(s, running)) periods.push(restOfRunningPeriod(s, today, context.billingPeriods));
   }
   const drafts = (await billRounds(trx, ctx.catalog, context, [periods], today)).flat();
   await saveInvoices(trx, context, drafts, { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
@@ -92,13 +95,14 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, customer:
 
 /**
  * Whether the cancellation credited the rest of the period running today for `s`: it was cancelled
- * with a reversing option, the invoices covering today have nothing of that rest left unpaid for, and
- * the rest of its own lines was worth something (a rest worth nothing was never credited, so there is
- * nothing to take back).
+ * with a reversing option, and the line last billed for that period (on a posted invoice, running
+ * today, from the subscription's current period start) carries a credit. Earlier lines of the period
+ * were credited before and billed again since; a line a Draft carries is not among them (never
+ * credited), nor a period an unhold with ChargeForCurrentFullPeriod replaced.
  */
-function restWasCredited(s: SubscriptionWithPlan, rests: Awaited<ReturnType<typeof reversibleAmounts>>): boolean {
+function restWasCredited(s: SubscriptionWithPlan, running: Awaited<ReturnType<typeof recurringChargesRunningOn>>): boolean {
   if (s.cancellationOption !== 'Unearned' && s.cancellationOption !== 'Full') return false;
-  const covering = rests.filter((r) => r.periods.some((p) => p.subscriptionId === s.id));
-  if (covering.length === 0 || !covering.every((r) => r.amount.isZero())) return false;
-  return covering.some((r) => r.periods.some((p) => p.subscriptionId === s.id && p.rest.greaterThan(0)));
+  const ofPeriod = running.filter((line) => Number(line.subscriptionId) === s.id && (s.currentPeriodStart === null || line.startServiceDate >= s.currentPeriodStart));
+  const last = ofPeriod[ofPeriod.length - 1];
+  return last !== undefined && money(last.creditedAmount).greaterThan(0);
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../app-context.js';
 import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type BillingContext, type PeriodToBill } from '../invoices/billing-run.js';
 import { nextPeriodStart, periodStartBefore, ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
 import { toInvoicePreview } from '../invoices/service.js';
+import { markChargesReplaced } from '../invoices/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
 import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
@@ -175,6 +176,8 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
       input.serviceStartOption === 'ChargeForCurrentFullPeriod'
         ? await creditReversals(trx, caller, customer, suspended.map((s) => s.id), 'Unearned', now, 'unserved rest of the period replaced on unhold')
         : undefined;
+    // The replaced period ends today: a later cancellation reverses the new period, not its served days.
+    if (input.serviceStartOption === 'ChargeForCurrentFullPeriod') await markChargesReplaced(trx, suspended.map((s) => s.id), utcDate(now));
     await transitionCustomer(ctx, trx, caller, customer, 'unhold', now, { serviceStartOption: input.serviceStartOption, ...(credit ? { credit: credit.toString() } : {}) });
     await skipToPeriodStarts(trx, skipTo);
     await moveSubscriptionAnchors(trx, anchorMoves);

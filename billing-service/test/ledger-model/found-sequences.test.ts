@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { runSequence } from './harness.js';
+import { modelCatalog, runSequence } from './harness.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ app: { testClocks: true } });
+  t = await startTestApp({ catalog: modelCatalog(), app: { testClocks: true } });
 });
 afterAll(async () => t?.close());
 
@@ -77,6 +77,83 @@ describe('sequences the ledger model found failing', () => {
       { type: 'wait', days: 27 },
       { type: 'cancel', option: 'Unearned' },
     ]);
+  });
+
+  // N1 (issue 24, third pass). Activated 10 Jan 2027: [10 Jan, 10 Feb). Hold on 15 Jan; unhold with
+  // ChargeForCurrentFullPeriod on 20 Jan credits the old period's rest (21 of 31 days) and bills
+  // [20 Jan, 20 Feb). The replaced period ends on 20 Jan, so cancel Full on 27 Jan reverses the new
+  // period only: 19.99. The service used to credit 26.44: it also reversed the old line's served days
+  // (19.99 − 13.54 credited before), as that line still ran past the cancellation day.
+  it('cancel Full after an unhold with CurrentFull reverses the new period, not the one it replaced', async () => {
+    await runSequence(t, '2027-01-10', [
+      { type: 'activate' },
+      { type: 'wait', days: 5 },
+      { type: 'hold' },
+      { type: 'wait', days: 5 },
+      { type: 'unhold', option: 'ChargeForCurrentFullPeriod', prorate: false },
+      { type: 'wait', days: 7 },
+      { type: 'cancel', option: 'Full' },
+    ]);
+  });
+
+  // N2. A monthly and a quarterly subscription on one invoice (SingleInvoice). Cancel Unearned on
+  // 15 Jan 2027 credits both rests on the activation invoice; uncancel on 24 Feb bills the monthly's
+  // new period and the quarterly's rest again; cancel Full then reverses the quarterly's line of the
+  // activation invoice less what was credited for THAT line: 54.99 − 51.94 = 3.05. The service used to
+  // deduct every credit against the invoice, the monthly's 16.77 too, and credited nothing for it.
+  it('deducts earlier credits per subscription, not per invoice (monthly + quarterly on one invoice)', async () => {
+    await runSequence(
+      t,
+      '2027-01-10',
+      [
+        { type: 'activate' },
+        { type: 'wait', days: 5 },
+        { type: 'cancel', option: 'Unearned' },
+        { type: 'wait', days: 40 },
+        { type: 'uncancel' },
+        { type: 'cancel', option: 'Full' },
+      ],
+      { subscriptions: [{ frequencyId: 11, coupons: [] }, { frequencyId: 14, coupons: [] }], rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' } },
+    );
+  });
+
+  // N3. Unhold with ChargeForCurrentFullPeriod and temporarilyDisableAutoPost on 20 Jan 2027: the
+  // old period's rest is credited and the new period [20 Jan, 20 Feb) is a Draft. Cancel Unearned on
+  // 23 Jan credits nothing of it (a draft is never credited), so uncancel the same day bills nothing
+  // (the days it covers are on the draft). The service used to bill [23 Jan, 20 Feb) again.
+  it('uncancel bills no rest that a still-Draft invoice covers', async () => {
+    await runSequence(t, '2027-01-10', [
+      { type: 'activate' },
+      { type: 'wait', days: 5 },
+      { type: 'hold' },
+      { type: 'wait', days: 5 },
+      { type: 'unhold', option: 'ChargeForCurrentFullPeriod', prorate: false, draft: true },
+      { type: 'wait', days: 3 },
+      { type: 'cancel', option: 'Unearned' },
+      { type: 'uncancel' },
+    ]);
+  });
+
+  // N4. FIVEOFF (5.00 for three periods) on the monthly: activated 10 Jan 2027 (19.99 − 5.00). Cancel
+  // Full on 8 Feb credits 14.99; uncancel the same day bills the rest [8 Feb, 10 Feb), 1.29, less
+  // FIVEOFF's second period: 0.00. Cancel Full again credits nothing (that rest was worth nothing),
+  // so uncancel bills nothing and FIVEOFF keeps its third period. The service used to post another
+  // 0.00 invoice (and use the coupon up): the first line's credited rest still counted.
+  it('uncancel after a cancellation that credited nothing bills no rest and uses no coupon period', async () => {
+    await runSequence(
+      t,
+      '2027-01-10',
+      [
+        { type: 'activate' },
+        { type: 'wait', days: 29 },
+        { type: 'cancel', option: 'Full' },
+        { type: 'uncancel' },
+        { type: 'cancel', option: 'Full' },
+        { type: 'uncancel' },
+        { type: 'clock', days: 2 },
+      ],
+      { subscriptions: [{ frequencyId: 11, coupons: ['FIVEOFF'] }], rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' } },
+    );
   });
 
   // Refunds (issue 16), written out rather than found: one payment pays the activation invoice

@@ -1,77 +1,160 @@
 /**
- * A small reference model of one customer's ledger on the demo catalogue's BASIC monthly
- * frequency (id 11: 19.99 a month, prorated, + 10.00 setup fee; no address, so no tax; terms
- * Net0, grace period 7 days, auto-cancel 30 days with None, autoCollect off: the demo defaults).
+ * A small reference model of one customer's ledger: one to three subscriptions of the BASIC plan
+ * on frequencies of 1, 2 and 3 months and 2 years (FREQUENCIES; the monthly one is the demo
+ * catalogue's, the others are added by the test's catalogue), each with coupons in a given order
+ * (COUPONS), billed on the customer's billing period rule per interval (SingleInvoice or
+ * MultipleInvoices, anchored on the customer's activation). No address, so no tax; terms Net0,
+ * grace period 7 days, auto-cancel 30 days with None, autoCollect off (the demo defaults).
  *
- * Written from README.md ("The billing clock", "Billing rules", "API conventions", "Refunds") and the spec,
- * not from the service's code: no import from src/. Money is whole cents (bigint); every share is
- * an exact rational rounded once, half away from zero (model-arith.ts). The rules it encodes:
+ * Written from README.md ("The billing clock", "Billing rules", "API conventions", "Refunds"), the
+ * invoice engine's README (periods, proration, discounts, coupons, invoices) and the spec, not from
+ * the service's code: no import from src/. Money is whole cents (bigint); every share is an exact
+ * rational rounded once, half away from zero (model-arith.ts). The rules it encodes:
  *
- * - Activation (Draft only): one period from today [today, today + 1 month) on the anniversary of
- *   today's day: 19.99 recurring + 10.00 setup fee, posted, due today (Net0).
- * - Anniversary periods: the next start is the anchor day of the next month, clamped to its
- *   length; the anchor is the activation day, moved to the unhold day by ChargeForCurrentFullPeriod.
- * - Billing clock tick, in order: renewals (Active customer, Active subscription: one invoice per
- *   period started on or before today, full price); [no collection: autoCollect off];
- *   reactivation (Suspended, nothing overdue unpaid → Active, NoChargesForMissedPeriods: billing
- *   resumes at the first period start after today); suspension (Active, PoorStanding for 7 days or
- *   more); auto-cancel (Suspended 30 days or more → cancelled with None).
- * - Overdue and PoorStanding: an invoice is overdue from 00:00 UTC of the day after its due date.
- *   It keeps the customer PoorStanding from the later of that and its posting (or its reopening by a
- *   refund, when it owed nothing before) until it owes nothing; overlapping spells are one, and the
- *   grace period counts from the start of the spell running now. Every command runs at noon UTC.
- * - Ledger: posted invoices, payments and credits have an open amount. Posting invoices and
- *   recording credits applies all the funds the customer holds (payments and credits, oldest
- *   first) to open invoices, oldest due first (ties: oldest invoice). A payment with autoAllocate
- *   (default) applies itself the same way; with autoAllocate:false it stays unallocated (until the
- *   next posting or credit); explicit paymentAllocations apply exactly what they name and are
- *   refused (400) when the parts for one invoice add up to more than it owes or all parts to more
- *   than the payment. A declined card payment is a Failed payment and changes no balance.
- * - Cancellation (any status but Cancelled), per invoice with a recurring line running today
- *   (start <= today < end): Full credits the line, Unearned round(line × days left / days of the
- *   line); what was credited against that invoice before is deducted (a period is never reversed
- *   twice). Credits are applied at once.
+ * - Periods: a frequency of N months (N years = 12·N months) runs from the anniversary in steps of N
+ *   months: the next start is N months on, on the anchor day, clamped to the month's length. The
+ *   anchor is the activation day, moved to the unhold day by ChargeForCurrentFullPeriod.
+ * - Lines: per subscription (ascending), its Recurring line then its SetupFee line (first invoice
+ *   only, never discounted, none when 0). A line for part of a period (from a day after its start)
+ *   costs round(price × days left / days of the period).
+ * - Coupons, per recurring line, in the subscription's input order: a coupon is active while
+ *   unused (Once), used fewer than `periods` times (Periods), always (Forever); each active one counts
+ *   one use on every invoice of its subscription, whatever it comes to. Percentage: round(value % ×
+ *   the line's amount before any discount); Amount: its value, not prorated; each capped at what is
+ *   left of the line; one that comes to 0 is not listed. Name: the coupon's name, else its code.
+ * - Invoices: one billing operation (an activation, a clock tick's renewals, an unhold, an uncancel)
+ *   bills on today, round by round: round k holds each subscription's k-th period to bill (a
+ *   subscription that missed three periods has one in each of the first three rounds). In a round,
+ *   SingleInvoice puts every subscription of the interval on one invoice (Monthly and Yearly share it
+ *   when both are SingleInvoice), MultipleInvoices gives each its own; invoices in order of their
+ *   first subscription. A posted invoice is due today (Net0).
+ * - Activation (Draft only): every Draft subscription starts a full period today, with its setup fee;
+ *   posted, or left Draft with temporarilyDisableAutoPost (the subscriptions move on all the same).
+ * - Billing clock tick, in order: renewals (Active customer, Active subscriptions: every period
+ *   started on or before today, full price); [no collection: autoCollect off]; reactivation
+ *   (Suspended, nothing overdue unpaid → Active, NoChargesForMissedPeriods: billing resumes at the
+ *   first period start after today); suspension (Active, PoorStanding for 7 days or more);
+ *   auto-cancel (Suspended 30 days or more → cancelled with None).
+ * - Overdue and PoorStanding: a posted invoice is overdue from 00:00 UTC of the day after its due
+ *   date. It keeps the customer PoorStanding from the later of that and its posting (or its
+ *   reopening by a refund, when it owed nothing before) until it owes nothing; overlapping spells are
+ *   one, and the grace period counts from the start of the spell running now. Every command runs at
+ *   noon UTC (a draft posted later opens then).
+ * - Ledger: posted invoices, payments and credits have an open amount; a Draft invoice is not owed
+ *   (no open amount, no dunning) until posted. Posting invoices and recording credits applies all
+ *   the funds the customer holds (payments and credits, oldest first) to open invoices, oldest due
+ *   first (ties, which the README leaves open: the one posted first, so a draft posted later comes
+ *   after the invoices posted before it). A payment with autoAllocate (default) applies itself the
+ *   same way; with autoAllocate:false it stays unallocated (until the next posting or credit); explicit
+ *   paymentAllocations apply exactly what they name and are refused (400) when the parts for one
+ *   invoice add up to more than it owes or all parts to more than the payment. A declined card
+ *   payment is a Failed payment and changes no balance. Posting a draft (POST /v1/invoices/{id}/post)
+ *   keeps its dates and applies held money; posting anything else is refused.
+ * - Cancellation (any status but Cancelled), per posted invoice, over its recurring lines of the
+ *   period running today (start <= today < end, and not a period an unhold with CurrentFull replaced:
+ *   that one ended on the unhold day): Full reverses a line's net amount (after discounts), Unearned
+ *   round(net × days left / days of the line), less what was credited for that line before (a period
+ *   is never reversed twice); one credit per invoice, applied at once.
  * - Uncancel (Cancelled): subscriptions cancelled with the customer (and activated once) come back.
- *   Periods started while cancelled: only the one running today is billed, from today, prorated by
- *   days left / days of that period (in full when it starts today); renewals then at the usual
- *   anniversary. If the period running today was billed before and the cancellation credited its
- *   rest (no covering invoice still holds the rest as of today), today → period end is billed
- *   again, prorated by days left / days of the period; otherwise nothing.
+ *   Periods started while cancelled: only the one running today is billed, from today to the end of
+ *   that period (the anniversary stays), prorated by days left / days of the period (in full when it
+ *   starts today). If the period running today was billed before and this cancellation credited its
+ *   rest (Unearned or Full, an amount above 0 on that period's own lines), today → period end is
+ *   billed again, prorated; otherwise (None, a rest worth nothing, a period whose invoice is still a
+ *   Draft) nothing is billed.
  * - Hold (Active): subscriptions suspended; nothing billed. Unhold (Hold), missed periods = period
- *   starts from the next one up to today: All = one invoice per missed period; Last = only the
- *   latest; None = nothing, billing resumes at the first period start after today; CurrentFull = a
- *   full period from today (anchor moves to today), after crediting the unserved rest of the
- *   replaced period as Unearned does. With `prorate`, the running (last missed) period, when it
- *   started before today, is billed from today: round(19.99 × days left / days of the period).
+ *   starts from the next one up to today: All = one per missed period; Last = only the latest; None
+ *   = nothing, billing resumes at the first period start after today; CurrentFull = a full period from
+ *   today (the anchor moves to today), after crediting the unserved rest of the replaced period as
+ *   Unearned does. With `prorate`, the running (last missed) period, when it started before today,
+ *   is billed from today to its end. temporarilyDisableAutoPost leaves the invoices Draft.
  */
-import { nextAnniversary, partsOf, roundShare } from './model-arith.js';
+import { addMonthsAnchored, partsOf, roundShare } from './model-arith.js';
 
-export const PRICE = 1999n;
-export const SETUP_FEE = 1000n;
 export const GRACE_DAYS = 7;
 export const AUTO_CANCEL_DAYS = 30;
+
+export type Interval = 'Monthly' | 'Yearly';
+export type InvoiceRule = 'SingleInvoice' | 'MultipleInvoices';
+
+/** A BASIC plan frequency (one product, SEAT × 1), prorated. */
+export interface Frequency {
+  id: number;
+  interval: Interval;
+  numberOfIntervals: number;
+  /** Months per period. */
+  months: number;
+  price: bigint;
+  setupFee: bigint;
+}
+
+export const FREQUENCIES: readonly Frequency[] = [
+  { id: 11, interval: 'Monthly', numberOfIntervals: 1, months: 1, price: 1999n, setupFee: 1000n },
+  { id: 13, interval: 'Monthly', numberOfIntervals: 2, months: 2, price: 3749n, setupFee: 0n },
+  { id: 14, interval: 'Monthly', numberOfIntervals: 3, months: 3, price: 5499n, setupFee: 500n },
+  { id: 15, interval: 'Yearly', numberOfIntervals: 2, months: 24, price: 37900n, setupFee: 0n },
+];
+
+export interface Coupon {
+  code: string;
+  name?: string;
+  kind: 'Percentage' | 'Amount';
+  /** Percent (Percentage) or cents (Amount). */
+  value: bigint;
+  duration: 'Once' | 'Periods' | 'Forever';
+  periods?: number;
+}
+
+/** The demo catalogue's two coupons, and three the test's catalogue adds. */
+export const COUPONS: readonly Coupon[] = [
+  { code: 'WELCOME10', name: '10% off the first period', kind: 'Percentage', value: 10n, duration: 'Once' },
+  { code: 'FIVEOFF', name: '5 off for three months', kind: 'Amount', value: 500n, duration: 'Periods', periods: 3 },
+  { code: 'FREE100', name: 'Free forever', kind: 'Percentage', value: 100n, duration: 'Forever' },
+  { code: 'FIRSTFREE', name: 'First period free', kind: 'Percentage', value: 100n, duration: 'Once' },
+  { code: 'HALF2', kind: 'Percentage', value: 50n, duration: 'Periods', periods: 2 },
+];
+
+export interface Setup {
+  /** Created in this order (ascending ids); coupons in the order given. */
+  subscriptions: Array<{ frequencyId: number; coupons: string[] }>;
+  rules: Record<Interval, InvoiceRule>;
+}
+export const ONE_MONTHLY: Setup = { subscriptions: [{ frequencyId: 11, coupons: [] }], rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' } };
 
 export type Status = 'Draft' | 'Active' | 'Hold' | 'Suspended' | 'Cancelled';
 export type CancelOption = 'None' | 'Unearned' | 'Full';
 export type StartOption = 'ChargeForAllMissedPeriods' | 'ChargeForLastMissedPeriods' | 'NoChargesForMissedPeriods' | 'ChargeForCurrentFullPeriod';
 
+export interface Discount {
+  name: string;
+  amount: bigint;
+}
 export interface Line {
+  /** The subscription's index in Model.subs. */
+  sub: number;
   kind: 'Recurring' | 'SetupFee';
   amount: bigint;
+  discounts: Discount[];
   start: number;
   end: number;
+  /** Credits recorded for this line (cancellation, unhold CurrentFull). */
+  credited: bigint;
+  /** The day an unhold with CurrentFull ended its period early (a new period started): no longer current from then. */
+  cut?: number;
 }
 export interface Invoice {
   amount: bigint;
+  /** What is owed on it; a draft owes nothing until posted. */
   open: bigint;
   due: number;
+  lines: Line[];
+  posted: boolean;
+  /** Order of posting (the ledger's order): ties of the due date are paid in it. */
+  postedSeq: number;
   /** When it last began to owe (posted, or reopened by a refund), in half days (see atNoon). */
   openedAt: number;
   /** When it last came to owe nothing (null: never), in half days. */
   settledAt: number | null;
-  lines: Line[];
-  /** Credits recorded against this invoice (cancellation, unhold CurrentFull). */
-  credited: bigint;
 }
 export interface Source {
   /** refund: what a refund took from its payment (amount, open 0), in the order of the ledger. */
@@ -89,20 +172,24 @@ export interface Payment {
   source?: number;
 }
 export interface Subscription {
+  index: number;
+  freq: Frequency;
+  coupons: Array<{ coupon: Coupon; used: number }>;
   status: 'Draft' | 'Active' | 'Suspended' | 'Cancelled';
   activated: boolean;
   anchor: number;
   periodStart: number | null;
   next: number | null;
   cancelledWithCustomer: boolean;
-  /** Day of the month of the activation (the anchor until an unhold with CurrentFull moves it). */
-  activatedDay: number | null;
+  /** What the last cancellation credited for the lines of the period running then (0 with None). */
+  creditedAtCancel: bigint;
 }
 export interface Model {
   today: number;
   status: Status;
   statusDay: number;
-  sub: Subscription;
+  rules: Record<Interval, InvoiceRule>;
+  subs: Subscription[];
   invoices: Invoice[];
   sources: Source[];
   payments: Payment[];
@@ -115,12 +202,36 @@ export interface Allocation {
   amount: bigint;
 }
 
-export function newModel(today: number): Model {
+export function frequencyOf(id: number): Frequency {
+  const f = FREQUENCIES.find((x) => x.id === id);
+  if (!f) throw new Error(`no frequency ${id} in the model`);
+  return f;
+}
+
+export function couponOf(code: string): Coupon {
+  const c = COUPONS.find((x) => x.code === code);
+  if (!c) throw new Error(`no coupon ${code} in the model`);
+  return c;
+}
+
+export function newModel(today: number, setup: Setup = ONE_MONTHLY): Model {
   return {
     today,
     status: 'Draft',
     statusDay: today,
-    sub: { status: 'Draft', activated: false, anchor: partsOf(today).day, periodStart: null, next: null, cancelledWithCustomer: false, activatedDay: null },
+    rules: { ...setup.rules },
+    subs: setup.subscriptions.map((s, index) => ({
+      index,
+      freq: frequencyOf(s.frequencyId),
+      coupons: s.coupons.map((code) => ({ coupon: couponOf(code), used: 0 })),
+      status: 'Draft',
+      activated: false,
+      anchor: partsOf(today).day,
+      periodStart: null,
+      next: null,
+      cancelledWithCustomer: false,
+      creditedAtCancel: 0n,
+    })),
     invoices: [],
     sources: [],
     payments: [],
@@ -144,8 +255,8 @@ const atNoon = (day: number) => day * 2 + 1;
 function openInvoicesOldestDueFirst(m: Model): Invoice[] {
   return m.invoices
     .map((inv, i) => ({ inv, i }))
-    .filter((x) => x.inv.open > 0n)
-    .sort((a, b) => a.inv.due - b.inv.due || a.i - b.i)
+    .filter((x) => x.inv.posted && x.inv.open > 0n)
+    .sort((a, b) => a.inv.due - b.inv.due || a.inv.postedSeq - b.inv.postedSeq)
     .map((x) => x.inv);
 }
 
@@ -153,6 +264,7 @@ function apply(m: Model, sources: Source[]) {
   for (const source of sources) {
     for (const inv of openInvoicesOldestDueFirst(m)) {
       if (source.open === 0n) break;
+      // biome-ignore lint/complexity/useMathMinMax: bigint minor units (Math.min takes numbers only)
       const part = source.open < inv.open ? source.open : inv.open;
       allocate(m, source, m.invoices.indexOf(inv), part);
     }
@@ -171,52 +283,135 @@ function applyAllFunds(m: Model) {
   apply(m, m.sources.filter((s) => s.open > 0n));
 }
 
-function post(m: Model, lines: Line[]) {
-  const amount = lines.reduce((a, l) => a + l.amount, 0n);
-  m.invoices.push({ amount, open: amount, due: m.today, openedAt: atNoon(m.today), settledAt: null, lines, credited: 0n });
+function nextPostedSeq(m: Model): number {
+  return m.invoices.reduce((max, inv) => Math.max(max, inv.postedSeq), 0) + 1;
 }
 
-function recurring(start: number, end: number, amount = PRICE): Line {
-  return { kind: 'Recurring', amount, start, end };
+export function netOf(line: Line): bigint {
+  return line.amount - line.discounts.reduce((a, d) => a + d.amount, 0n);
 }
 
-/** A period's price from `from` to its end, prorated by days left / days of the period. */
-function proratedLine(periodStart: number, end: number, from: number): Line {
-  if (from === periodStart) return recurring(periodStart, end);
-  return recurring(from, end, roundShare(PRICE, end - from, end - periodStart));
+// ---------- periods and billing ----------
+
+function nextStart(s: Subscription, start: number): number {
+  return addMonthsAnchored(start, s.freq.months, s.anchor);
 }
 
 /** Period starts from the subscription's next one up to today, and the first one after today. */
-function missedStarts(m: Model): { missed: number[]; firstFuture: number } {
+function missedStarts(m: Model, s: Subscription): { missed: number[]; firstFuture: number } {
   const missed: number[] = [];
-  let start = m.sub.next ?? m.today;
+  let start = s.next ?? m.today;
   while (start <= m.today) {
     missed.push(start);
-    start = nextAnniversary(start, m.sub.anchor);
+    start = nextStart(s, start);
   }
   return { missed, firstFuture: start };
 }
 
-/** Per invoice with recurring lines running today: what the option reverses, less what was credited against it. */
-function reversible(m: Model, option: 'Unearned' | 'Full'): Array<{ invoice: number; amount: bigint }> {
-  const out: Array<{ invoice: number; amount: bigint }> = [];
-  m.invoices.forEach((inv, i) => {
-    const running = inv.lines.filter((l) => l.kind === 'Recurring' && l.start <= m.today && m.today < l.end);
-    if (running.length === 0) return;
-    const total = running.reduce((a, l) => a + (option === 'Full' ? l.amount : roundShare(l.amount, l.end - m.today, l.end - l.start)), 0n);
-    const left = total - inv.credited;
-    out.push({ invoice: i, amount: left > 0n ? left : 0n });
-  });
+function couponIsActive(c: { coupon: Coupon; used: number }): boolean {
+  if (c.coupon.duration === 'Once') return c.used === 0;
+  if (c.coupon.duration === 'Periods') return c.used < (c.coupon.periods ?? 0);
+  return true;
+}
+
+/** The discounts of the subscription's active coupons on a recurring line of `amount`; each counts one use. */
+function couponDiscounts(s: Subscription, amount: bigint): Discount[] {
+  let left = amount;
+  const out: Discount[] = [];
+  for (const c of s.coupons) {
+    if (!couponIsActive(c)) continue;
+    c.used++;
+    let d = c.coupon.kind === 'Percentage' ? roundShare(amount, Number(c.coupon.value), 100) : c.coupon.value;
+    if (d > left) d = left;
+    left -= d;
+    if (d > 0n) out.push({ name: c.coupon.name ?? c.coupon.code, amount: d });
+  }
   return out;
 }
 
-function credit(m: Model, option: 'Unearned' | 'Full') {
-  const credits = reversible(m, option).filter((r) => r.amount > 0n);
-  for (const c of credits) {
-    m.sources.push({ kind: 'credit', amount: c.amount, open: c.amount, invoice: c.invoice });
-    m.invoices[c.invoice]!.credited += c.amount;
+/** One subscription's period to bill: [periodStart, end), charged from `from` (prorated when later). */
+interface Item {
+  sub: Subscription;
+  periodStart: number;
+  end: number;
+  from: number;
+  setupFee: boolean;
+}
+
+function invoiceGroup(m: Model, s: Subscription): string {
+  const own = m.rules[s.freq.interval];
+  if (own === 'MultipleInvoices') return `subscription ${s.index}`;
+  const other = m.rules[s.freq.interval === 'Monthly' ? 'Yearly' : 'Monthly'];
+  return other === 'SingleInvoice' ? 'single' : s.freq.interval;
+}
+
+/** Bills the rounds of one operation (see "Invoices" above); posted ones take the funds held. */
+function bill(m: Model, rounds: Item[][], post: boolean) {
+  let any = false;
+  for (const round of rounds) {
+    const groups = new Map<string, Item[]>();
+    for (const item of [...round].sort((a, b) => a.sub.index - b.sub.index)) {
+      const key = invoiceGroup(m, item.sub);
+      groups.set(key, [...(groups.get(key) ?? []), item]);
+    }
+    for (const items of groups.values()) {
+      const lines: Line[] = [];
+      for (const { sub, periodStart, end, from, setupFee } of items) {
+        const amount = from === periodStart ? sub.freq.price : roundShare(sub.freq.price, end - from, end - periodStart);
+        lines.push({ sub: sub.index, kind: 'Recurring', amount, discounts: couponDiscounts(sub, amount), start: from, end, credited: 0n });
+        if (setupFee && sub.freq.setupFee > 0n) lines.push({ sub: sub.index, kind: 'SetupFee', amount: sub.freq.setupFee, discounts: [], start: from, end, credited: 0n });
+        sub.periodStart = periodStart;
+        sub.next = end;
+      }
+      const amount = lines.reduce((a, l) => a + netOf(l), 0n);
+      m.invoices.push({
+        amount,
+        open: amount,
+        due: m.today,
+        lines,
+        posted: post,
+        postedSeq: post ? nextPostedSeq(m) : 0,
+        openedAt: atNoon(m.today),
+        settledAt: amount === 0n ? atNoon(m.today) : null,
+      });
+      any = true;
+    }
   }
-  if (credits.length > 0) applyAllFunds(m);
+  if (any && post) applyAllFunds(m);
+}
+
+/**
+ * Credits the subscriptions' lines running today on posted invoices as `option` says, less what was
+ * credited for each line before: one credit per invoice. Returns what each subscription got for the
+ * lines of its current period (not for the rest of a period an unhold with CurrentFull replaced).
+ */
+function credit(m: Model, option: 'Unearned' | 'Full', subs: Subscription[]): Map<number, bigint> {
+  const bySub = new Map<number, bigint>();
+  const indexes = new Set(subs.map((s) => s.index));
+  const sourcesBefore = m.sources.length;
+  m.invoices.forEach((inv, i) => {
+    if (!inv.posted) return;
+    let sum = 0n;
+    for (const l of inv.lines) {
+      if (l.kind !== 'Recurring' || !indexes.has(l.sub) || !runsToday(m, l)) continue;
+      const net = netOf(l);
+      const target = option === 'Full' ? net : roundShare(net, l.end - m.today, l.end - l.start);
+      const left = target - l.credited;
+      if (left <= 0n) continue;
+      l.credited += left;
+      sum += left;
+      const s = m.subs[l.sub]!;
+      if (s.periodStart !== null && s.next !== null && l.start >= s.periodStart && l.end <= s.next) bySub.set(l.sub, (bySub.get(l.sub) ?? 0n) + left);
+    }
+    if (sum > 0n) m.sources.push({ kind: 'credit', amount: sum, open: sum, invoice: i });
+  });
+  if (m.sources.length > sourcesBefore) applyAllFunds(m);
+  return bySub;
+}
+
+/** A line of the period running today: started, not ended, not replaced by a CurrentFull unhold. */
+function runsToday(m: Model, l: Line): boolean {
+  return l.start <= m.today && m.today < (l.cut ?? l.end);
 }
 
 function setStatus(m: Model, status: Status) {
@@ -226,43 +421,43 @@ function setStatus(m: Model, status: Status) {
 
 // ---------- commands ----------
 
-export function activate(m: Model): Outcome {
+export function activate(m: Model, post = true): Outcome {
   if (m.status !== 'Draft') return refused();
   setStatus(m, 'Active');
-  const s = m.sub;
-  if (s.status === 'Draft') {
+  const items: Item[] = [];
+  for (const s of m.subs) {
+    if (s.status !== 'Draft') continue;
     s.status = 'Active';
     s.activated = true;
     s.anchor = partsOf(m.today).day;
-    s.activatedDay = s.anchor;
-    s.periodStart = m.today;
-    s.next = nextAnniversary(m.today, s.anchor);
-    post(m, [recurring(m.today, s.next), { kind: 'SetupFee', amount: SETUP_FEE, start: m.today, end: s.next }]);
-    applyAllFunds(m);
+    items.push({ sub: s, periodStart: m.today, end: nextStart(s, m.today), from: m.today, setupFee: true });
   }
+  if (items.length > 0) bill(m, [items], post);
   return OK;
 }
 
 function renew(m: Model) {
-  const s = m.sub;
-  if (m.status !== 'Active' || s.status !== 'Active' || s.next === null || s.next > m.today) return;
-  while (s.next <= m.today) {
-    const end = nextAnniversary(s.next, s.anchor);
-    post(m, [recurring(s.next, end)]);
-    s.periodStart = s.next;
-    s.next = end;
+  if (m.status !== 'Active') return;
+  const rounds: Item[][] = [];
+  for (const s of m.subs) {
+    if (s.status !== 'Active' || s.next === null) continue;
+    for (const [k, start] of missedStarts(m, s).missed.entries()) {
+      rounds[k] ??= [];
+      rounds[k].push({ sub: s, periodStart: start, end: nextStart(s, start), from: start, setupFee: false });
+    }
   }
-  applyAllFunds(m);
+  bill(m, rounds, true);
 }
 
 function hasUnpaidOverdue(m: Model): boolean {
-  return m.invoices.some((inv) => inv.open > 0n && inv.due < m.today);
+  return m.invoices.some((inv) => inv.posted && inv.open > 0n && inv.due < m.today);
 }
 
 /** Start of the PoorStanding spell running now (null: not PoorStanding). */
 function poorStandingSince(m: Model): number | null {
   const now = atNoon(m.today);
   const spells = m.invoices
+    .filter((inv) => inv.posted)
     .map((inv) => ({ from: Math.max(inv.openedAt, atMidnight(inv.due + 1)), until: inv.open > 0n ? Infinity : (inv.settledAt ?? -Infinity) }))
     .filter((spell) => spell.from <= now && spell.until > spell.from)
     .sort((a, b) => a.from - b.from);
@@ -280,13 +475,14 @@ export function clockTick(m: Model): Outcome {
   const since = poorStandingSince(m);
   if (m.status === 'Suspended' && !hasUnpaidOverdue(m)) {
     setStatus(m, 'Active');
-    if (m.sub.status === 'Suspended') {
-      m.sub.status = 'Active';
-      if (m.sub.next !== null && m.sub.next <= m.today) m.sub.next = missedStarts(m).firstFuture;
+    for (const s of m.subs) {
+      if (s.status !== 'Suspended') continue;
+      s.status = 'Active';
+      if (s.next !== null && s.next <= m.today) s.next = missedStarts(m, s).firstFuture;
     }
   } else if (m.status === 'Active' && since !== null && atNoon(m.today) >= since + 2 * GRACE_DAYS) {
     setStatus(m, 'Suspended');
-    if (m.sub.status === 'Active') m.sub.status = 'Suspended';
+    for (const s of m.subs) if (s.status === 'Active') s.status = 'Suspended';
   } else if (m.status === 'Suspended' && m.today >= m.statusDay + AUTO_CANCEL_DAYS) {
     cancel(m, 'None');
   }
@@ -296,49 +492,58 @@ export function clockTick(m: Model): Outcome {
 export function hold(m: Model): Outcome {
   if (m.status !== 'Active') return refused();
   setStatus(m, 'Hold');
-  if (m.sub.status === 'Active') m.sub.status = 'Suspended';
+  for (const s of m.subs) if (s.status === 'Active') s.status = 'Suspended';
   return OK;
 }
 
-export function unhold(m: Model, option: StartOption, prorate: boolean): Outcome {
+export function unhold(m: Model, option: StartOption, prorate: boolean, post = true): Outcome {
   if (m.status !== 'Hold') return refused();
-  const s = m.sub;
   setStatus(m, 'Active');
-  if (s.status !== 'Suspended') return OK;
-  s.status = 'Active';
+  const subs = m.subs.filter((s) => s.status === 'Suspended');
+  for (const s of subs) s.status = 'Active';
+  if (subs.length === 0) return OK;
   if (option === 'ChargeForCurrentFullPeriod') {
-    credit(m, 'Unearned');
-    s.anchor = partsOf(m.today).day;
-    s.periodStart = m.today;
-    s.next = nextAnniversary(m.today, s.anchor);
-    post(m, [recurring(m.today, s.next)]);
-    applyAllFunds(m);
+    credit(m, 'Unearned', subs);
+    // The replaced period ends today (its rest was just credited): a later cancellation reverses the new
+    // period, not the old one's served days. A draft's line was not credited and keeps its dates.
+    const unheld = new Set(subs.map((s) => s.index));
+    for (const inv of m.invoices) {
+      if (!inv.posted) continue;
+      for (const l of inv.lines) if (l.kind === 'Recurring' && unheld.has(l.sub) && runsToday(m, l)) l.cut = m.today;
+    }
+    const items = subs.map((s): Item => {
+      s.anchor = partsOf(m.today).day;
+      return { sub: s, periodStart: m.today, end: nextStart(s, m.today), from: m.today, setupFee: false };
+    });
+    bill(m, [items], post);
     return OK;
   }
-  const { missed, firstFuture } = missedStarts(m);
-  if (option === 'NoChargesForMissedPeriods') {
-    s.next = firstFuture;
-    return OK;
+  const rounds: Item[][] = [];
+  for (const s of subs) {
+    const { missed, firstFuture } = missedStarts(m, s);
+    if (option === 'NoChargesForMissedPeriods') {
+      s.next = firstFuture;
+      continue;
+    }
+    const starts = option === 'ChargeForAllMissedPeriods' ? missed : missed.slice(-1);
+    starts.forEach((start, k) => {
+      const running = k === starts.length - 1 && prorate && start < m.today;
+      rounds[k] ??= [];
+      rounds[k].push({ sub: s, periodStart: start, end: nextStart(s, start), from: running ? m.today : start, setupFee: false });
+    });
   }
-  const starts = option === 'ChargeForAllMissedPeriods' ? missed : missed.slice(-1);
-  starts.forEach((start, i) => {
-    const end = nextAnniversary(start, s.anchor);
-    const current = i === starts.length - 1 && prorate && start < m.today;
-    post(m, [current ? proratedLine(start, end, m.today) : recurring(start, end)]);
-    s.periodStart = start;
-    s.next = end;
-  });
-  if (starts.length > 0) applyAllFunds(m);
+  bill(m, rounds, post);
   return OK;
 }
 
 export function cancel(m: Model, option: CancelOption): Outcome {
   if (m.status === 'Cancelled') return refused();
-  const s = m.sub;
-  if (s.status !== 'Cancelled') {
+  const subs = m.subs.filter((s) => s.status !== 'Cancelled');
+  const credited = option === 'None' ? new Map<number, bigint>() : credit(m, option, subs);
+  for (const s of subs) {
     s.status = 'Cancelled';
     s.cancelledWithCustomer = true;
-    if (option !== 'None') credit(m, option);
+    s.creditedAtCancel = credited.get(s.index) ?? 0n;
   }
   setStatus(m, 'Cancelled');
   return OK;
@@ -347,27 +552,22 @@ export function cancel(m: Model, option: CancelOption): Outcome {
 export function uncancel(m: Model): Outcome {
   if (m.status !== 'Cancelled') return refused();
   setStatus(m, 'Active');
-  const s = m.sub;
-  if (s.status !== 'Cancelled' || !s.cancelledWithCustomer || !s.activated) return OK;
-  s.status = 'Active';
-  s.cancelledWithCustomer = false;
-  if (s.next !== null && s.next <= m.today) {
-    // Periods started while cancelled: only the one running today, from today.
-    const { missed } = missedStarts(m);
-    const start = missed[missed.length - 1]!;
-    const end = nextAnniversary(start, s.anchor);
-    post(m, [proratedLine(start, end, m.today)]);
-    s.periodStart = start;
-    s.next = end;
-    applyAllFunds(m);
-    return OK;
+  const items: Item[] = [];
+  for (const s of m.subs) {
+    if (s.status !== 'Cancelled' || !s.cancelledWithCustomer || !s.activated) continue;
+    s.status = 'Active';
+    s.cancelledWithCustomer = false;
+    if (s.next !== null && s.next <= m.today) {
+      // Periods started while cancelled: only the one running today, from today to its end.
+      const { missed } = missedStarts(m, s);
+      const start = missed[missed.length - 1]!;
+      items.push({ sub: s, periodStart: start, end: nextStart(s, start), from: m.today, setupFee: false });
+    } else if (s.creditedAtCancel > 0n && s.periodStart !== null && s.next !== null) {
+      // The period running today was billed and its rest credited: billed again from today.
+      items.push({ sub: s, periodStart: s.periodStart, end: s.next, from: m.today, setupFee: false });
+    }
   }
-  // The period running today was billed before: billed again from today if its rest was credited.
-  const stillPaid = reversible(m, 'Unearned');
-  if (stillPaid.length > 0 && stillPaid.every((r) => r.amount === 0n) && s.periodStart !== null && s.next !== null) {
-    post(m, [proratedLine(s.periodStart, s.next, m.today)]);
-    applyAllFunds(m);
-  }
+  bill(m, [items], true);
   return OK;
 }
 
@@ -381,7 +581,7 @@ export function pay(m: Model, cents: bigint, mode: PaymentMode): Outcome {
   return OK;
 }
 
-/** Explicit allocations (invoice index in m.invoices, cents). */
+/** Explicit allocations (invoice index in m.invoices, of posted invoices, cents). */
 export function payExplicit(m: Model, cents: bigint, parts: Array<{ invoice: number; cents: bigint }>): Outcome {
   const sums = new Map<number, bigint>();
   for (const [i, part] of parts.entries()) {
@@ -402,11 +602,22 @@ export function declined(m: Model, cents: bigint): Outcome {
   return refused(402, 'declineCode');
 }
 
+/** Posts a draft invoice (index in m.invoices): its dates stay, the funds held are applied; anything else is refused. */
+export function postDraft(m: Model, index: number): Outcome {
+  const inv = m.invoices[index]!;
+  if (inv.posted) return refused(409);
+  inv.posted = true;
+  inv.postedSeq = nextPostedSeq(m);
+  inv.openedAt = atNoon(m.today);
+  applyAllFunds(m);
+  return OK;
+}
+
 /**
  * A refund of `cents` of payment `index` (README "Refunds"): refused (400 on originalPaymentId) for a
  * failed payment and (400 on amount) beyond what is left of it. It takes what the payment still holds
  * unallocated first, then undoes its allocations to invoices, newest invoice first (latest due date,
- * then the later invoice, then the later allocation): those invoices owe that much again. Nothing
+ * then the one posted later, then the later allocation): those invoices owe that much again. Nothing
  * else moves (no other funds are applied to the reopened invoices until the next posting or credit).
  */
 export function refund(m: Model, index: number, cents: bigint): Outcome {
@@ -420,9 +631,10 @@ export function refund(m: Model, index: number, cents: bigint): Outcome {
   const newestFirst = m.allocations
     .map((a, seq) => ({ a, seq }))
     .filter(({ a }) => a.source === payment.source && a.amount > 0n)
-    .sort((x, y) => m.invoices[y.a.invoice]!.due - m.invoices[x.a.invoice]!.due || y.a.invoice - x.a.invoice || y.seq - x.seq);
+    .sort((x, y) => m.invoices[y.a.invoice]!.due - m.invoices[x.a.invoice]!.due || m.invoices[y.a.invoice]!.postedSeq - m.invoices[x.a.invoice]!.postedSeq || y.seq - x.seq);
   for (const { a } of newestFirst) {
     if (rest === 0n) break;
+    // biome-ignore lint/complexity/useMathMinMax: bigint minor units (Math.min takes numbers only)
     const part = rest < a.amount ? rest : a.amount;
     a.amount -= part;
     const inv = m.invoices[a.invoice]!;

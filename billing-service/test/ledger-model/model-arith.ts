@@ -98,13 +98,15 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * The anniversary one month after the period starting on `start`: the next month, on the
- * anchor day, or the last day of that month when it is shorter (anchor 31: Jan 31 → Feb 28 → Mar 31).
+ * The period start `months` months after `start` (a start of the same period grid): that month, on
+ * the anchor day, or the last day of that month when it is shorter. Periods of N months (or N years,
+ * 12·N months) run from the anniversary in steps of N months (anchor 31, monthly: Jan 31 → Feb 28 → Mar 31).
  */
-export function nextAnniversary(start: number, anchorDay: number): number {
+export function addMonthsAnchored(start: number, months: number, anchorDay: number): number {
   const { year, month } = partsOf(start);
-  const ny = month === 12 ? year + 1 : year;
-  const nm = month === 12 ? 1 : month + 1;
+  const index = year * 12 + (month - 1) + months;
+  const ny = Math.floor(index / 12);
+  const nm = (index % 12) + 1;
   return dayOf(ny, nm, Math.min(anchorDay, daysInMonth(ny, nm)));
 }
 
