@@ -25,6 +25,7 @@ import * as allocationReservations from './migrations/0023-allocation-reservatio
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
 import * as caseInsensitiveSort from './migrations/0026-case-insensitive-sort.js';
+import * as customerLanguageAndHtmlEmails from './migrations/0028-customer-language-and-html-emails.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0024-subscription-coupon-order': subscriptionCouponOrder,
   '0025-account-status-and-synch-defaults': accountStatusAndSynchDefaults,
   '0026-case-insensitive-sort': caseInsensitiveSort,
+  '0028-customer-language-and-html-emails': customerLanguageAndHtmlEmails,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
