@@ -1,3 +1,4 @@
+/// <reference path="./mjml.d.ts" />
 import mjml2html from 'mjml';
 import type { CustomerLanguage } from '../catalog/schema.js';
 import type { EmailType } from '../email-preferences/schemas.js';

@@ -197,9 +197,10 @@ describe('refunding a payment', () => {
     const res = await refund({ originalPaymentId: payment.id, amount: '2.50', reference: 'overpaid' });
     expect(res.statusCode, res.body).toBe(200);
 
-    const [mail] = await mailTo(c.email, 'refund of 2.50 USD');
+    const [mail] = await mailTo(c.email, 'refund of $2.50');
     expect(mail, 'the Refund e-mail').toBeDefined();
-    expect(mail!.text).toContain(`We have refunded 2.50 USD of your payment of 12.50 USD made on ${payment.effectiveTimestamp.slice(0, 10)}, by check (overpaid).`);
+    const paidOn = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(payment.effectiveTimestamp.slice(0, 10)));
+    expect(mail!.text).toContain(`We have refunded $2.50 of your payment of $12.50 made on ${paidOn}, by check (overpaid).`);
 
     const worker = new WebhookDeliveryWorker(t.database.db, { allowHttp: true, allowPrivate: true, timeoutMs: 2_000 }, t.app.log);
     while ((await worker.runDue(new Date(Date.now() + 1000))) > 0);
