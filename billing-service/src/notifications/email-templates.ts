@@ -1,5 +1,4 @@
 /// <reference path="./mjml.d.ts" />
-import mjml2html from 'mjml';
 import type { CustomerLanguage } from '../catalog/schema.js';
 import type { EmailType } from '../email-preferences/schemas.js';
 import type { EmailActionFlow } from './email-action-links.js';
@@ -170,13 +169,14 @@ function textColourOn(hex: string): string {
   return (1.05 / (luminance + 0.05)) >= ((luminance + 0.05) / 0.05) ? '#ffffff' : '#111111';
 }
 
+// The fonts are the reader's own (a web font such as Roboto would make MJML link Google Fonts: a request that tells Google the e-mail was opened).
 function mjmlOf(e: Composed, branding: EmailBranding, language: CustomerLanguage): string {
   const colour = branding.color;
   const header = branding.logoUrl
     ? `<mj-image src="${escape(branding.logoUrl)}" alt="${escape(branding.name)}" width="160px" align="left" padding="0" />`
     : `<mj-text font-size="20px" font-weight="700" color="${colour}" padding="0">${escape(branding.name)}</mj-text>`;
   const table = e.table.length
-    ? `<mj-table padding="8px 0 16px" cellpadding="6px">${e.table
+    ? `<mj-table padding="8px 0 16px" cellpadding="6px" font-size="15px" color="#1f2933">${e.table
         .map((row) => {
           const style = row.strong ? 'font-weight:700;border-top:1px solid #d8dce3;' : 'border-top:1px solid #eef0f3;';
           return `<tr><td style="${style}">${escape(row.label)}</td><td style="${style}text-align:right;white-space:nowrap;">${escape(row.amount)}</td></tr>`;
@@ -191,7 +191,7 @@ function mjmlOf(e: Composed, branding: EmailBranding, language: CustomerLanguage
     <mj-title>${escape(e.subject)}</mj-title>
     <mj-preview>${escape(e.paragraphs[0] ?? e.subject)}</mj-preview>
     <mj-attributes>
-      <mj-all font-family="-apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif" />
+      <mj-all font-family="-apple-system, 'Segoe UI', Helvetica, Arial, sans-serif" />
       <mj-text font-size="16px" line-height="1.5" color="#1f2933" padding="0 0 12px" />
     </mj-attributes>
   </mj-head>
@@ -214,6 +214,8 @@ function mjmlOf(e: Composed, branding: EmailBranding, language: CustomerLanguage
 /** An e-mail to a customer in its language, as plain text and as HTML (MJML). */
 export async function renderEmail(input: EmailToRender): Promise<RenderedEmail> {
   const composed = compose(input);
+  // Loaded on the first e-mail: MJML and its HTML/CSS tooling are large, and most processes never write one.
+  const { default: mjml2html } = await import('mjml');
   const { html, errors } = await mjml2html(mjmlOf(composed, input.branding, input.language), { validationLevel: 'soft' });
   return { subject: composed.subject, text: plainText(composed, input.branding.name, EMAIL_WORDS[input.language]), html, mjmlErrors: errors.map((e) => e.formattedMessage) };
 }

@@ -69,6 +69,9 @@ describe("customers' e-mails", () => {
         expect(email.subject.length).toBeGreaterThan(BRAND.length + 3);
         expect(email.text).not.toMatch(TAG);
         expect(email.html).toContain(`lang="${language}"`);
+        // Nothing is loaded from elsewhere (no web font: a request that would tell the font's host the e-mail was opened).
+        const urls = [...email.html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]);
+        expect(new Set(urls), `${type} ${language}`).toEqual(new Set(type in { PaymentFailed: 1, CreditCardExpiry: 1, InvoiceOverdue: 1, CustomerSuspend: 1, InvoicePost: 1 } ? ['https://portal.test/x'] : []));
       }
     }
   });
