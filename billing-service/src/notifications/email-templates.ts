@@ -1,6 +1,7 @@
 /// <reference path="./mjml.d.ts" />
 import type { CustomerLanguage } from '../catalog/schema.js';
 import type { EmailType } from '../email-preferences/schemas.js';
+import { money as decimal } from '../money/money.js';
 import type { EmailActionFlow } from './email-action-links.js';
 import { emailFormats } from './email-formats.js';
 import { EMAIL_WORDS, type EmailWords, type Message } from './email-words/index.js';
@@ -117,12 +118,12 @@ function invoiceTable(words: EmailWords, language: CustomerLanguage, invoice: In
   const f = emailFormats(language);
   const money = (amount: string) => f.money(amount, invoice.currency);
   const rows: Composed['table'] = invoice.lines.map((line) => ({
-    label: Number(line.quantity) === 1 ? line.name : `${line.name} × ${f.quantity(line.quantity)}`,
+    label: decimal(line.quantity).equals(1) ? line.name : `${line.name} × ${f.quantity(line.quantity)}`,
     amount: money(line.amount),
   }));
-  const discounted = Number(invoice.totalDiscount) !== 0;
+  const discounted = !decimal(invoice.totalDiscount).isZero();
   if (discounted || invoice.taxes.length > 0) rows.push({ label: words.invoiceTable.subtotal, amount: money(invoice.subtotal) });
-  if (discounted) rows.push({ label: words.invoiceTable.discount, amount: money(`-${invoice.totalDiscount}`.replace('--', '')) });
+  if (discounted) rows.push({ label: words.invoiceTable.discount, amount: money(decimal(invoice.totalDiscount).negated().toString()) });
   for (const tax of invoice.taxes) rows.push({ label: `${tax.name} (${f.percent(tax.rate)})`, amount: money(tax.amount) });
   rows.push({ label: words.invoiceTable.total, amount: money(invoice.total), strong: true });
   return rows;
