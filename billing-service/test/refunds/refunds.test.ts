@@ -77,7 +77,7 @@ async function activeWithOpenInvoice(currency = 'USD') {
 }
 
 async function mailTo(address: string, subjectEnd: string) {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000; // a wait, not a timing: the outbox also sends the file's earlier e-mails (with PDFs) first
   for (;;) {
     const mails = smtp.received.filter((m) => m.to.includes(address) && m.subject.endsWith(subjectEnd));
     if (mails.length > 0 || Date.now() > deadline) return mails;
