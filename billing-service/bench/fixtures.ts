@@ -193,6 +193,7 @@ export const SAMPLE_CUSTOMER: CustomerResponse = {
   erpSynchStatus: 'Disabled',
   erpCustomerType: 'Individual',
   portalUserName: null,
+  language: 'en',
   parentId: null,
   accountingLatchType: null,
   accountingId: null,

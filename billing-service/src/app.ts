@@ -24,6 +24,7 @@ import { requireHttps } from './http/require-https.js';
 import { invoiceRoutes } from './invoices/routes.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
 import { noteRoutes } from './notes/routes.js';
+import type { EmailActionLinks } from './notifications/email-action-links.js';
 import type { EmailSettings } from './notifications/email-outbox-worker.js';
 import { observe, type ObservabilityOptions } from './observability/observe.js';
 import type { PaymentGateway } from './gateway/payment-gateway.js';
@@ -60,6 +61,8 @@ export interface AppOptions {
   billingClockMs?: number;
   /** E-mail notifications over SMTP; unset: none are written or sent. */
   email?: EmailSettings;
+  /** Where the buttons of e-mails that ask the customer to act lead; unset: the customer portal (PortalEmailLinks); null: no button. */
+  emailActionLinks?: EmailActionLinks | null;
   /** Webhook URL checks (RENEW_WEBHOOK_ALLOW_HTTP / _PRIVATE) and the delivery worker's settings. */
   webhooks?: WebhookWorkerOptions;
   /** The webhook delivery worker (default: on, polling every second); false: none in this app. */

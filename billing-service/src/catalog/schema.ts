@@ -24,6 +24,10 @@ export const EMAIL_TYPES = [
   'Refund', 'PendingExpiryRenewalNotice', 'DraftInvoice',
 ] as const;
 
+/** The languages Renew writes to customers in (e-mails; the checkout and the portal speak the same ones). */
+export const CUSTOMER_LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
+export type CustomerLanguage = (typeof CUSTOMER_LANGUAGES)[number];
+
 const AmountPerCurrency = z.object({ currency: CurrencyCode, amount: Money });
 
 /** A product's price on one frequency: per unit and period, and a one-time setup fee per unit. */
@@ -185,6 +189,19 @@ export const CatalogSchema = z
         editableEmailTypes: z.array(z.enum(EMAIL_TYPES)).default([]),
         /** Where "back to the shop" leads when the portal session names no returnUrl. */
         defaultReturnUrl: z.string().url().optional(),
+      })
+      .prefault({}),
+    /** How the customers' e-mails look and speak: the merchant's brand, and the language of customers who have none. */
+    emails: z
+      .object({
+        /** The name e-mails are signed with and their subject starts with (unset: `account.name`). */
+        brandName: z.string().trim().min(1).max(100).optional(),
+        /** The logo at the top of the HTML e-mails: an https URL the customer's mail client loads (unset: the brand name in text). */
+        logoUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
+        /** The colour of the e-mails' buttons and top rule: #rrggbb. */
+        brandColor: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb').default('#2f5bd3'),
+        /** The language of a customer who has none stored (`language` on the customer). */
+        defaultLanguage: z.enum(CUSTOMER_LANGUAGES).default('en'),
       })
       .prefault({}),
     /** Webhook endpoints an account may have at once (each event goes to at most this many: its fan-out). */

@@ -1,3 +1,4 @@
+import type { CustomerLanguage } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import type { UriBuilder } from '../http/uri.js';
 import { toJsonAmount } from '../money/money.js';
@@ -9,7 +10,7 @@ import type { CustomerResponse } from './schemas.js';
  * Customers as the API returns them, recurring revenue included (one more query for
  * the page's customers that have an Active subscription, unless read with the customer; none when no customer has).
  */
-export async function toCustomerResponses(db: Queryable, uris: UriBuilder, records: CustomerRecord[]): Promise<CustomerResponse[]> {
+export async function toCustomerResponses(db: Queryable, uris: UriBuilder, defaultLanguage: CustomerLanguage, records: CustomerRecord[]): Promise<CustomerResponse[]> {
   if (records.length === 0) return [];
   const subscribers = records.filter((r) => r.hasActiveSubscriptions).map((r) => r.id);
   const revenue = records.every((r) => r.activeSubscriptions !== undefined)
@@ -17,11 +18,11 @@ export async function toCustomerResponses(db: Queryable, uris: UriBuilder, recor
     : subscribers.length > 0
       ? await customerRecurringRevenue(db, records[0]!.accountId, subscribers)
       : new Map<number, never>();
-  return records.map((r) => toCustomerResponse(r, uris, revenue.get(r.id)));
+  return records.map((r) => toCustomerResponse(r, uris, defaultLanguage, revenue.get(r.id)));
 }
 
-/** The customer as the API returns it. */
-export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder, revenue?: { gross: string; net: string }): CustomerResponse {
+/** The customer as the API returns it; `defaultLanguage`: the account's, shown when the customer has none of its own. */
+export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder, defaultLanguage: CustomerLanguage, revenue?: { gross: string; net: string }): CustomerResponse {
   const uri = uris.resource('customers', c.id);
   return {
     id: c.id,
@@ -73,6 +74,7 @@ export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder, revenue?
     erpSynchStatus: c.erpSynchStatus as CustomerResponse['erpSynchStatus'],
     erpCustomerType: c.erpCustomerType,
     portalUserName: c.portalUserName,
+    language: (c.language as CustomerLanguage | null) ?? defaultLanguage,
     parentId: c.parentId,
     accountingLatchType: c.accountingLatchType,
     accountingId: c.accountingId,

@@ -24,7 +24,7 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     findBillingSetting(ctx.db, id),
     pendingChargesAndNextBilling(ctx.db, id),
   ]);
-  const [customer] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
+  const [customer] = await toCustomerResponses(ctx.db, ctx.uris, ctx.catalog.emails.defaultLanguage, [record]);
   const accountStatus = customer.customerAccountStatus;
   const dunning = effectiveBillingSettings(setting, ctx.catalog);
   return {

@@ -42,7 +42,7 @@ export async function customerRoutes(fastify: FastifyInstance) {
         baseQuery: selectCustomerRecords(app.ctx.db, request.caller.accountId, now),
         idColumn: 'customers.id',
         unfilteredCount: () => countCustomers(app.ctx.db, request.caller.accountId),
-        toResponses: (records) => toCustomerResponses(app.ctx.db, app.ctx.uris, records),
+        toResponses: (records) => toCustomerResponses(app.ctx.db, app.ctx.uris, app.ctx.catalog.emails.defaultLanguage, records),
       });
     },
   });

@@ -7,6 +7,7 @@ import {
   BillingStatementSetting,
   TrackedItemDisplay,
 } from '../billing-settings/schemas.js';
+import { CUSTOMER_LANGUAGES } from '../catalog/schema.js';
 import { CustomerIdParams, decimalInput, optionalText, sqlInteger } from '../http/field-schemas.js';
 
 /** Customer request and response schemas: they validate, type the handlers and document the API. */
@@ -123,6 +124,10 @@ const customerFields = {
   accountingId: integer.nullish(),
   marketingId: integer.nullish(),
   portalUserName: text(50),
+  language: z
+    .enum(CUSTOMER_LANGUAGES, { error: `must be one of ${CUSTOMER_LANGUAGES.join(', ')}` })
+    .nullish()
+    .describe("an extension of the spec: the language of the customer's e-mails; null: the account's default (catalogue emails.defaultLanguage); left out of a PUT: unchanged"),
 };
 
 export const CreateCustomerBody = z.object({
@@ -206,6 +211,7 @@ export const CustomerResponse = z.object({
   erpSynchStatus: z.enum(SYNCH_STATUSES),
   erpCustomerType: z.string().nullable(),
   portalUserName: z.string().nullable(),
+  language: z.enum(CUSTOMER_LANGUAGES).describe("an extension of the spec: the language of the customer's e-mails (its own, else the account's default)"),
   parentId: z.number().nullable(),
   accountingLatchType: z.string().nullable(),
   accountingId: z.number().nullable(),

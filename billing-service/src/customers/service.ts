@@ -30,7 +30,7 @@ type AddressInput = NonNullable<CreateCustomerInput['billing']>;
 export async function getCustomer(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
   const record = await findCustomerRecord(ctx.db, caller.accountId, id, await ctx.clock.now(caller.accountId));
   if (!record) throw ApiError.notFound('customer', id);
-  const [response] = await toCustomerResponses(ctx.db, ctx.uris, [record]);
+  const [response] = await toCustomerResponses(ctx.db, ctx.uris, ctx.catalog.emails.defaultLanguage, [record]);
   return response!;
 }
 
@@ -38,7 +38,7 @@ export async function getCustomer(ctx: AppContext, caller: Caller, id: number): 
 async function embeddedParts(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
   const record = await findCustomerRecord(ctx.db, caller.accountId, id, await ctx.clock.now(caller.accountId));
   if (!record) throw ApiError.notFound('customer', id);
-  return toCustomerResponse(record, ctx.uris);
+  return toCustomerResponse(record, ctx.uris, ctx.catalog.emails.defaultLanguage);
 }
 
 export async function getCustomerReference(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse['customerReference']> {
@@ -88,6 +88,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
           accountId: caller.accountId,
           ...customerColumns(input),
           portalUserName,
+          language: input.language ?? null,
           currency,
           crmSynchStatus: input.crmSynchStatus ?? 'Disabled',
           erpId: input.erpId ?? null,
@@ -130,7 +131,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
       });
       rememberEnabledEndpoints(trx, caller.accountId, enabledEndpoints);
       // the stored customer, as a read would show it (no subscription yet, so no recurring revenue)
-      const created = toCustomerResponse(record, ctx.uris);
+      const created = toCustomerResponse(record, ctx.uris, ctx.catalog.emails.defaultLanguage);
       await ctx.webhooks?.customer(trx, caller.accountId, record.id, 'customer.created', now, created);
       return created;
     })
@@ -183,7 +184,9 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
         if (input.parentId === input.id) throw ApiError.badRequest('a customer cannot be its own parent', 'parentId');
         await assertParentExists(trx, caller, input.parentId);
       }
-      const next = { ...customerColumns(input), portalUserName, erpCustomerType: input.companyName ? 'Company' : 'Individual' };
+      // language is an extension a client of the spec does not know: left out, it stays as it is.
+      const language = input.language === undefined ? current.language : input.language;
+      const next = { ...customerColumns(input), portalUserName, language, erpCustomerType: input.companyName ? 'Company' : 'Individual' };
       const changes = diffFields(current, next);
       await updateCustomerRow(trx, caller.accountId, input.id, { ...next, modifiedAt: await ctx.clock.now(caller.accountId, trx) });
       await writeReferenceAndAcquisition(trx, input.id, input.customerReference, codes, input.customerAcquisition);

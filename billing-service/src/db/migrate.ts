@@ -27,6 +27,7 @@ import * as accountStatusAndSynchDefaults from './migrations/0025-account-status
 import * as caseInsensitiveSort from './migrations/0026-case-insensitive-sort.js';
 import * as customerPortal from './migrations/0027-customer-portal.js';
 import * as chargeCredits from './migrations/0028-charge-credits.js';
+import * as customerLanguageAndHtmlEmails from './migrations/0029-customer-language-and-html-emails.js';
 
 /** Migrations are listed in code (not read from disk) so they run the same under tsx, tests and a bundle. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0026-case-insensitive-sort': caseInsensitiveSort,
   '0027-customer-portal': customerPortal,
   '0028-charge-credits': chargeCredits,
+  '0029-customer-language-and-html-emails': customerLanguageAndHtmlEmails,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -47,6 +47,8 @@ export interface CustomersTable {
   accountingId: number | null;
   accountingSyncToken: number | null;
   marketingId: number | null;
+  /** en, fr, de or es: the language of its e-mails; null: the catalogue's emails.defaultLanguage. */
+  language: ColumnType<string | null, string | null | undefined, string | null>;
   lifetimeValue: ColumnType<string, string | undefined, string>;
   createdAt: Generated<Date>;
   modifiedAt: Timestamp;
@@ -594,7 +596,10 @@ export interface EmailOutboxTable {
   emailType: string;
   toAddress: string;
   subject: string;
+  /** The plain-text body. */
   body: string;
+  /** The HTML alternative (null: a plain-text e-mail). */
+  htmlBody: ColumnType<string | null, string | null | undefined, string | null>;
   /** The invoice whose PDF the e-mail carries (made when it is sent). */
   attachedInvoiceId: Generated<number | null>;
   status: Generated<'Pending' | 'Sent' | 'Failed'>;

@@ -165,9 +165,10 @@ async function noticeExpiringCards(ctx: AppContext, now: Date, scope: ClockScope
   if (!ctx.notifier?.enabled) return [];
   return noticeOnce(ctx, await cardsExpiringThisMonth(ctx.db, now, scope), (trx, id) => markExpiryNotified(trx, id, now), (card) => ({
     type: 'CreditCardExpiry',
-    cardType: card.cardBrand ?? 'credit',
+    cardBrand: card.cardBrand,
     lastFour: card.lastFour ?? '????',
-    expiry: `${String(card.expirationMonth).padStart(2, '0')}/${String((card.expirationYear ?? 0) % 100).padStart(2, '0')}`,
+    expirationMonth: card.expirationMonth ?? 12,
+    expirationYear: card.expirationYear ?? 0,
   }));
 }
 
@@ -201,7 +202,7 @@ async function suspendIfOverdue(ctx: AppContext, ref: CustomerRef, now: Date): P
     if (!suspensionDue(poorStandingSince, settings, now)) return false;
     const reason = `an invoice stayed overdue for ${gracePeriodDays(settings)} days`;
     await transitionCustomer(ctx, trx, caller, customer, 'suspend', now, (suspended) => ({ reason, suspendedSubscriptions: suspended.map((s) => s.id) }));
-    await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerSuspend', reason });
+    await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerSuspend', overdueDays: gracePeriodDays(settings) });
     return true;
   });
 }

@@ -71,7 +71,7 @@ export class EmailOutboxWorker {
         let failure: Error | undefined;
         try {
           const attachments = await this.attachmentsOf(email);
-          await this.transport.sendMail({ from: this.settings.from, to: email.toAddress, subject: email.subject, text: email.body, attachments });
+          await this.transport.sendMail({ from: this.settings.from, to: email.toAddress, subject: email.subject, text: email.body, ...(email.htmlBody ? { html: email.htmlBody } : {}), attachments });
         } catch (error) {
           failure = error as Error;
         }

@@ -1,8 +1,10 @@
-import type { Catalog } from '../catalog/schema.js';
+import type { Catalog, CustomerLanguage } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import { isEmailEnabled } from '../email-preferences/enabled.js';
+import { findInvoice, findInvoiceLines } from '../invoices/repository.js';
 import type { CustomerNotifier, NotificationEvent, NotifiedCustomer } from '../outbox/notifications.js';
-import { renderEmail } from './email-templates.js';
+import type { EmailActionLinks } from './email-action-links.js';
+import { ACTION_FLOWS, renderEmail, type EmailBranding, type InvoiceLines } from './email-templates.js';
 import { insertOutboxEmail, insertOutboxEmails } from './outbox-repository.js';
 
 export type { NotifiedCustomer };
@@ -11,13 +13,20 @@ export type { NotifiedCustomer };
  * Puts the e-mail of an event in the outbox, in the caller's transaction: it
  * commits with the event or not at all. Nothing is written when e-mail is off
  * (no SMTP server configured), the customer has no address, or the customer's
- * preference for the type (else the account default) says no.
+ * preference for the type (else the account default) says no. The e-mail is
+ * written here, in the customer's language, as text and HTML; the link of its
+ * button (if it has one) is asked of `links` in the same transaction.
  */
 export class Notifier implements CustomerNotifier {
+  private readonly branding: EmailBranding;
+
   constructor(
     private readonly catalog: Catalog,
     readonly enabled: boolean,
-  ) {}
+    private readonly links?: EmailActionLinks,
+  ) {
+    this.branding = { name: catalog.emails.brandName ?? catalog.account.name, logoUrl: catalog.emails.logoUrl ?? null, color: catalog.emails.brandColor };
+  }
 
   async enqueue(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent): Promise<void> {
     const email = await this.outboxEmail(trx, customer, event, new Map());
@@ -46,15 +55,39 @@ export class Notifier implements CustomerNotifier {
     await insertOutboxEmail(trx, { accountId: customer.accountId, customerId: customer.id, emailType: email.emailType, toAddress: to, subject: email.subject, body: email.body, attachedInvoiceId: null });
   }
 
+  /** The language a customer's e-mails are written in. */
+  languageOf(customer: Pick<NotifiedCustomer, 'language'>): CustomerLanguage {
+    return (customer.language as CustomerLanguage | null) ?? this.catalog.emails.defaultLanguage;
+  }
+
   private async outboxEmail(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent, preferences: Map<string, Promise<boolean>>) {
     const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
     if (!this.enabled || !to) return null;
     const key = `${customer.id} ${event.type}`;
     if (!preferences.has(key)) preferences.set(key, isEmailEnabled(trx, this.catalog, customer.id, event.type));
     if (!(await preferences.get(key))) return null;
-    const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || 'customer';
-    const { subject, body } = renderEmail(this.catalog.account.name, name, event);
+    const language = this.languageOf(customer);
+    const flow = ACTION_FLOWS[event.type];
+    const actionUrl = flow && this.links ? await this.links.linkFor({ accountId: customer.accountId, customerId: customer.id, flow, language }, trx) : null;
+    const invoice = event.type === 'InvoicePost' ? await invoiceLines(trx, customer.accountId, event.invoiceId) : undefined;
+    const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || null;
+    const { subject, text, html } = await renderEmail({ branding: this.branding, language, customerName: name, event, invoice, actionUrl });
     const attachedInvoiceId = event.type === 'InvoicePost' ? event.invoiceId : null;
-    return { accountId: customer.accountId, customerId: customer.id, emailType: event.type, toAddress: to, subject, body, attachedInvoiceId };
+    return { accountId: customer.accountId, customerId: customer.id, emailType: event.type, toAddress: to, subject, body: text, htmlBody: html, attachedInvoiceId };
   }
+}
+
+/** The lines and totals of an invoice just posted in this transaction, as its e-mail lists them. */
+async function invoiceLines(trx: Queryable, accountId: number, invoiceId: number): Promise<InvoiceLines | undefined> {
+  const invoice = await findInvoice(trx, accountId, invoiceId);
+  if (!invoice) return undefined;
+  const { charges, taxes } = await findInvoiceLines(trx, [invoiceId]);
+  return {
+    currency: invoice.currency,
+    lines: charges.map((c) => ({ name: c.name, quantity: String(c.quantity), amount: String(c.amount) })),
+    subtotal: String(invoice.subtotal),
+    totalDiscount: String(invoice.totalDiscount),
+    taxes: taxes.map((t) => ({ name: t.name, rate: String(t.rate), amount: String(t.amount) })),
+    total: String(invoice.total),
+  };
 }

@@ -7,7 +7,7 @@ export type OutboxEmail = Selectable<EmailOutboxTable>;
 
 export async function insertOutboxEmail(
   trx: Queryable,
-  email: { accountId: number; customerId: number | null; emailType: string; toAddress: string; subject: string; body: string; attachedInvoiceId?: number | null },
+  email: { accountId: number; customerId: number | null; emailType: string; toAddress: string; subject: string; body: string; htmlBody?: string | null; attachedInvoiceId?: number | null },
 ) {
   await trx.insertInto('emailOutbox').values(email).execute();
 }

@@ -14,19 +14,21 @@ export interface NotifiedCustomer {
   lastName: string | null;
   companyName: string | null;
   primaryEmail: string | null;
+  /** en, fr, de, es; null: the catalogue's emails.defaultLanguage. */
+  language: string | null;
 }
 
 /** An event that may send the customer an e-mail (its type is the spec's e-mail type). */
 export type NotificationEvent =
   | { type: 'InvoicePost'; invoiceId: number; invoiceNumber: number; amount: string; currency: string; dueDate: string }
   | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
-  | { type: 'PaymentFailed'; amount: string; currency: string; reason: string }
+  | { type: 'PaymentFailed'; amount: string; currency: string; declineCode: string | null }
   | { type: 'Refund'; amount: string; currency: string; paymentAmount: string; paymentDate: string; method: string; reference: string | null }
   | { type: 'InvoiceOverdue'; invoiceNumber: number; outstanding: string; currency: string; dueDate: string }
   | { type: 'SubscriptionCancellation'; subscriptions: string[] }
-  | { type: 'CreditCardExpiry'; cardType: string; lastFour: string; expiry: string }
+  | { type: 'CreditCardExpiry'; cardBrand: string | null; lastFour: string; expirationMonth: number; expirationYear: number }
   | { type: 'CustomerActivation' }
-  | { type: 'CustomerSuspend'; reason: string };
+  | { type: 'CustomerSuspend'; overdueDays: number };
 
 export interface CustomerNotifier {
   /** False when e-mail is off (no SMTP server configured): callers may skip preparing events. */

@@ -266,7 +266,7 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
           if (reserves) await releaseAllocations(trx, chargeKey);
           const id = await insertFailedPayment(trx, caller, base, outcome, { webhooks: ctx.webhooks, now });
           await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
-          await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reason: outcome.message });
+          await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, declineCode: outcome.code });
           return id;
         });
         ctx.metrics?.paymentRecorded('Failed');

@@ -62,7 +62,7 @@ export async function endPortalSession(db: Queryable, tokenHash: string, now: Da
 export function customersByPrimaryEmail(db: Queryable, accountId: number, email: string) {
   return db
     .selectFrom('customers')
-    .select(['id', 'accountId', 'firstName', 'lastName', 'companyName', 'primaryEmail', 'status'])
+    .select(['id', 'accountId', 'firstName', 'lastName', 'companyName', 'primaryEmail', 'language', 'status'])
     .where('accountId', '=', accountId)
     .where((eb) => eb(eb.fn('lower', [eb.fn('trim', [eb.fn('split_part', [eb.fn('replace', ['primaryEmail', eb.val(';'), eb.val(',')]), eb.val(','), eb.val(1)])])]), '=', email.trim().toLowerCase()))
     .where('status', '!=', 'Cancelled')

@@ -30,7 +30,7 @@ export class WebhookEmitter implements ResourceWebhooks {
     return this.emit(trx, accountId, customerId, type, now, async () => {
       if (response) return response;
       const record = await findCustomerRecord(trx, accountId, customerId, now);
-      return record ? (await toCustomerResponses(trx, this.uris, [record]))[0] : null;
+      return record ? (await toCustomerResponses(trx, this.uris, this.catalog.emails.defaultLanguage, [record]))[0] : null;
     });
   }
 

@@ -126,7 +126,7 @@ describe('the InvoicePost e-mail', () => {
     const mail = find();
     expect(mail, 'the InvoicePost e-mail with its PDF').toBeDefined();
     expect(mail!.to).toEqual([expect.stringMatching(/^zoe\./)]);
-    expect(mail!.text).toContain(`Invoice ${invoice.invoiceNumber} for ${formatAmount(String(invoice.invoiceAmount), 2)} USD has been issued`);
+    expect(mail!.text).toContain(`Invoice ${invoice.invoiceNumber} for $${formatAmount(String(invoice.invoiceAmount), 2)} has been issued`);
     expect(mail!.text).toContain('The invoice is attached as a PDF.');
     const [attachment] = mail!.attachments;
     expect(attachment).toMatchObject({ filename, contentType: 'application/pdf' });

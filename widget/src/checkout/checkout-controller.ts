@@ -102,7 +102,8 @@ export class CheckoutController implements ReactiveController {
     await this.run(async () => {
       let started = this.state.started;
       if (!started || this.startedFrom !== startedFrom) {
-        const result = await this.client.startCheckout(details);
+        // The customer's e-mails are written in the language the shopper used here.
+        const result = await this.client.startCheckout({ ...details, language: currentLocale() });
         if (!result.ok) return this.refused(result);
         started = result.value;
         this.startedFrom = startedFrom;

@@ -207,8 +207,9 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     startCheckout: async (exchange): Promise<StartedCheckout> => {
       // Each new checkout is a customer in the merchant's books: fewer per address than other calls.
       await enforceRateLimit(store, headerSink(exchange.headers), `checkout-customers:${exchange.addressBudget}`, { perMinute: newCustomersPerMinute, perDay: newCustomersPerMinute * 60 });
-      const { firstName, lastName, email, address } = exchange.body as z.infer<typeof PROXY_ROUTES.startCheckout.body>;
+      const { firstName, lastName, email, address, language } = exchange.body as z.infer<typeof PROXY_ROUTES.startCheckout.body>;
       const customer = await billingFor(exchange).call<CustomerResponse>('POST', '/v1/customers', {
+        ...(language ? { language } : {}),
         firstName,
         lastName,
         primaryEmail: email,

@@ -13,6 +13,10 @@ const amount = z.string().regex(/^-?\d+(\.\d+)?$/).describe('a decimal amount, e
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('YYYY-MM-DD');
 
 export const ShopperDetailsBody = z.object({
+  language: z
+    .enum(['en', 'fr', 'de', 'es'], { error: 'must be one of en, fr, de, es' })
+    .optional()
+    .describe("the language the shopper used the checkout in: the customer's e-mails are written in it"),
   firstName: text(50),
   lastName: text(50),
   email: z.email('must be an e-mail address').max(255),

@@ -34,8 +34,9 @@ async function listen(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 }
 
-export async function startCheckoutHarness(): Promise<CheckoutHarness> {
-  const billing = await startTestApp();
+/** `billing`: the billing API's test options (e-mail over an SMTP stand-in, another catalogue…). */
+export async function startCheckoutHarness(options: { billing?: Parameters<typeof startTestApp>[0] } = {}): Promise<CheckoutHarness> {
+  const billing = await startTestApp(options.billing);
   const billingUrl = await listen(billing.app);
   const capture = await buildCaptureApp({
     db: billing.database.db,

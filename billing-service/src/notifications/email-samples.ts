@@ -1,0 +1,28 @@
+import type { InvoiceLines, NotificationEvent, NotificationType } from './email-templates.js';
+
+/** One event of every type an e-mail is written for, with believable values: for the previews and the tests. */
+export const SAMPLE_EVENTS: Record<NotificationType, NotificationEvent> = {
+  InvoicePost: { type: 'InvoicePost', invoiceId: 1, invoiceNumber: 1042, amount: '65.97', currency: 'EUR', dueDate: '2026-12-26' },
+  PaymentReceived: { type: 'PaymentReceived', amount: '65.97', currency: 'EUR', reference: 'CHK-77' },
+  PaymentFailed: { type: 'PaymentFailed', amount: '65.97', currency: 'EUR', declineCode: 'insufficient_funds' },
+  Refund: { type: 'Refund', amount: '12.50', currency: 'EUR', paymentAmount: '65.97', paymentDate: '2026-11-20', method: 'CreditCard', reference: null },
+  InvoiceOverdue: { type: 'InvoiceOverdue', invoiceNumber: 1042, outstanding: '65.97', currency: 'EUR', dueDate: '2026-11-26' },
+  SubscriptionCancellation: { type: 'SubscriptionCancellation', subscriptions: ['Pro', 'Extra storage'] },
+  CreditCardExpiry: { type: 'CreditCardExpiry', cardBrand: 'Visa', lastFour: '4242', expirationMonth: 12, expirationYear: 2026 },
+  CustomerActivation: { type: 'CustomerActivation' },
+  CustomerSuspend: { type: 'CustomerSuspend', overdueDays: 7 },
+};
+
+/** The lines and totals of the sample InvoicePost. */
+export const SAMPLE_INVOICE: InvoiceLines = {
+  currency: 'EUR',
+  lines: [
+    { name: 'Pro plan', quantity: '1', amount: '49.00' },
+    { name: 'Extra seats', quantity: '3', amount: '15.00' },
+    { name: 'Setup fee', quantity: '1', amount: '5.00' },
+  ],
+  subtotal: '69.00',
+  totalDiscount: '13.80',
+  taxes: [{ name: 'VAT', rate: '0.2', amount: '10.77' }],
+  total: '65.97',
+};

@@ -1,0 +1,55 @@
+import type { EmailWords } from './words.js';
+
+const ref = (reference: string | null) => (reference ? ` (${reference})` : '');
+
+export const en: EmailWords = {
+  hello: (name) => (name ? `Hello ${name},` : 'Hello,'),
+  footer: (brand) => `You receive this e-mail because you are a customer of ${brand}.`,
+  buttons: { paymentMethodUpdate: 'Update your card', payInvoices: 'Pay now', invoices: 'View your invoices' },
+  linkLine: (label, url) => `${label}: ${url}`,
+  invoiceTable: { subtotal: 'Subtotal', discount: 'Discount', total: 'Total' },
+  refundWays: { CreditCard: 'to your card', Cash: 'in cash', Check: 'by check', DirectDeposit: 'by direct deposit', ACH: 'by ACH transfer', other: 'as agreed with you' },
+  declines: {
+    insufficient_funds: 'the card has insufficient funds',
+    expired_card: 'the card has expired',
+    incorrect_cvc: 'the security code was not accepted',
+    other: 'the card was declined',
+  },
+  unknownCardBrand: 'payment',
+  InvoicePost: (v) => ({
+    subject: `${v.brand}: invoice ${v.number} for ${v.amount}`,
+    paragraphs: [`Invoice ${v.number} for ${v.amount} has been issued; it is due on ${v.dueDate}.`, 'The invoice is attached as a PDF.'],
+  }),
+  PaymentReceived: (v) => ({
+    subject: `${v.brand}: payment of ${v.amount} received`,
+    paragraphs: [`We received your payment of ${v.amount}${ref(v.reference)}. Thank you.`],
+  }),
+  PaymentFailed: (v) => ({
+    subject: `${v.brand}: your payment of ${v.amount} failed`,
+    paragraphs: [`Your payment of ${v.amount} could not be collected: ${v.reason}.`, 'Please update your payment method so your service continues.'],
+  }),
+  Refund: (v) => ({
+    subject: `${v.brand}: refund of ${v.amount}`,
+    paragraphs: [`We have refunded ${v.amount} of your payment of ${v.paymentAmount} made on ${v.paymentDate}, ${v.way}${ref(v.reference)}.`],
+  }),
+  InvoiceOverdue: (v) => ({
+    subject: `${v.brand}: invoice ${v.number} is overdue`,
+    paragraphs: [`Invoice ${v.number} was due on ${v.dueDate}; ${v.outstanding} is still unpaid. Please pay it to keep your service.`],
+  }),
+  SubscriptionCancellation: (v) => ({
+    subject: `${v.brand}: your subscription${v.count === 1 ? ' is' : 's are'} cancelled`,
+    paragraphs: [v.count === 1 ? `Your subscription ${v.subscriptions} is cancelled.` : `These subscriptions are cancelled: ${v.subscriptions}.`],
+  }),
+  CreditCardExpiry: (v) => ({
+    subject: `${v.brand}: your card ending ${v.lastFour} expires soon`,
+    paragraphs: [`Your ${v.cardBrand} card ending ${v.lastFour} expires at the end of ${v.expiry}.`, 'Please add a new card so your payments continue.'],
+  }),
+  CustomerActivation: (v) => ({
+    subject: `${v.brand}: your account is active`,
+    paragraphs: ['Your account and subscriptions are active. Welcome!'],
+  }),
+  CustomerSuspend: (v) => ({
+    subject: `${v.brand}: your account is suspended`,
+    paragraphs: [`Your account has been suspended: an invoice stayed overdue for ${v.overdueDays} days.`, 'It is restored as soon as the overdue balance is paid.'],
+  }),
+};

@@ -1,0 +1,62 @@
+import type { EmailWords } from './words.js';
+
+const ref = (reference: string | null) => (reference ? ` (${reference})` : '');
+
+export const es: EmailWords = {
+  hello: (name) => (name ? `Hola, ${name}:` : 'Hola:'),
+  footer: (brand) => `Recibe este correo porque es cliente de ${brand}.`,
+  buttons: { paymentMethodUpdate: 'Actualizar mi tarjeta', payInvoices: 'Pagar ahora', invoices: 'Ver mis facturas' },
+  linkLine: (label, url) => `${label}: ${url}`,
+  invoiceTable: { subtotal: 'Subtotal', discount: 'Descuento', total: 'Total' },
+  refundWays: {
+    CreditCard: 'en su tarjeta',
+    Cash: 'en efectivo',
+    Check: 'mediante cheque',
+    DirectDeposit: 'mediante transferencia',
+    ACH: 'mediante transferencia ACH',
+    other: 'según lo acordado con usted',
+  },
+  declines: {
+    insufficient_funds: 'la tarjeta no tiene fondos suficientes',
+    expired_card: 'la tarjeta ha caducado',
+    incorrect_cvc: 'el código de seguridad no se aceptó',
+    other: 'la tarjeta fue rechazada',
+  },
+  unknownCardBrand: 'de pago',
+  InvoicePost: (v) => ({
+    subject: `${v.brand}: factura ${v.number} por ${v.amount}`,
+    paragraphs: [`Se ha emitido la factura ${v.number} por ${v.amount}; vence el ${v.dueDate}.`, 'La factura va adjunta en PDF.'],
+  }),
+  PaymentReceived: (v) => ({
+    subject: `${v.brand}: pago de ${v.amount} recibido`,
+    paragraphs: [`Hemos recibido su pago de ${v.amount}${ref(v.reference)}. ¡Gracias!`],
+  }),
+  PaymentFailed: (v) => ({
+    subject: `${v.brand}: su pago de ${v.amount} no se ha podido cobrar`,
+    paragraphs: [`No hemos podido cobrar su pago de ${v.amount}: ${v.reason}.`, 'Actualice su método de pago para que su suscripción continúe.'],
+  }),
+  Refund: (v) => ({
+    subject: `${v.brand}: reembolso de ${v.amount}`,
+    paragraphs: [`Le hemos reembolsado ${v.amount} de su pago de ${v.paymentAmount} del ${v.paymentDate}, ${v.way}${ref(v.reference)}.`],
+  }),
+  InvoiceOverdue: (v) => ({
+    subject: `${v.brand}: la factura ${v.number} está vencida`,
+    paragraphs: [`La factura ${v.number} vencía el ${v.dueDate}; quedan ${v.outstanding} pendientes de pago. Páguela para mantener su suscripción.`],
+  }),
+  SubscriptionCancellation: (v) => ({
+    subject: v.count === 1 ? `${v.brand}: su suscripción está cancelada` : `${v.brand}: sus suscripciones están canceladas`,
+    paragraphs: [v.count === 1 ? `Su suscripción ${v.subscriptions} está cancelada.` : `Estas suscripciones están canceladas: ${v.subscriptions}.`],
+  }),
+  CreditCardExpiry: (v) => ({
+    subject: `${v.brand}: su tarjeta terminada en ${v.lastFour} caduca pronto`,
+    paragraphs: [`Su tarjeta ${v.cardBrand} terminada en ${v.lastFour} caduca a finales de ${v.expiry}.`, 'Añada una tarjeta nueva para que sus pagos continúen.'],
+  }),
+  CustomerActivation: (v) => ({
+    subject: `${v.brand}: su cuenta está activa`,
+    paragraphs: ['Su cuenta y sus suscripciones están activas. ¡Bienvenido!'],
+  }),
+  CustomerSuspend: (v) => ({
+    subject: `${v.brand}: su cuenta está suspendida`,
+    paragraphs: [`Su cuenta ha sido suspendida: una factura lleva ${v.overdueDays} días vencida.`, 'Se restablecerá en cuanto se pague el saldo vencido.'],
+  }),
+};

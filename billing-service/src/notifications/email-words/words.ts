@@ -1,0 +1,37 @@
+import type { EmailActionFlow } from '../email-action-links.js';
+
+/** A message's subject and its paragraphs, in one language. */
+export interface Message {
+  subject: string;
+  paragraphs: string[];
+}
+
+/**
+ * Every word an e-mail to a customer holds, in one language. Values come in already formatted
+ * for the language (amounts, dates, lists: see email-formats.ts), so a template only places them.
+ */
+export interface EmailWords {
+  hello(name: string | null): string;
+  /** Why the customer gets this e-mail (the footer). */
+  footer(brand: string): string;
+  /** The button of an e-mail that asks the customer to act, by the task it opens. */
+  buttons: Record<EmailActionFlow, string>;
+  /** The button's link in the plain-text e-mail. */
+  linkLine(label: string, url: string): string;
+  invoiceTable: { subtotal: string; discount: string; total: string };
+  /** How a refund reaches the customer, by refund method. */
+  refundWays: Record<'CreditCard' | 'Cash' | 'Check' | 'DirectDeposit' | 'ACH', string> & { other: string };
+  /** Why a card payment was refused, by the gateway's decline code. */
+  declines: { insufficient_funds: string; expired_card: string; incorrect_cvc: string; other: string };
+  /** A card whose brand is not known. */
+  unknownCardBrand: string;
+  InvoicePost(v: { brand: string; number: number; amount: string; dueDate: string }): Message;
+  PaymentReceived(v: { brand: string; amount: string; reference: string | null }): Message;
+  PaymentFailed(v: { brand: string; amount: string; reason: string }): Message;
+  Refund(v: { brand: string; amount: string; paymentAmount: string; paymentDate: string; way: string; reference: string | null }): Message;
+  InvoiceOverdue(v: { brand: string; number: number; outstanding: string; dueDate: string }): Message;
+  SubscriptionCancellation(v: { brand: string; subscriptions: string; count: number }): Message;
+  CreditCardExpiry(v: { brand: string; cardBrand: string; lastFour: string; expiry: string }): Message;
+  CustomerActivation(v: { brand: string }): Message;
+  CustomerSuspend(v: { brand: string; overdueDays: number }): Message;
+}

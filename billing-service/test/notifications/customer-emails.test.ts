@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUSTOMER_LANGUAGES, type CustomerLanguage } from '../../src/catalog/schema.js';
+import { findCustomerRow } from '../../src/customers/repository.js';
+import type { EmailActionLinks } from '../../src/notifications/email-action-links.js';
+import { SAMPLE_EVENTS, SAMPLE_INVOICE } from '../../src/notifications/email-samples.js';
+import { renderEmail, type NotificationEvent, type NotificationType } from '../../src/notifications/email-templates.js';
+import { ACTIVATION_FLAGS, activate, newSubscription } from '../helpers/api-fixtures.js';
+import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
+import { startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
+
+/** The customer portal's stand-in: answers a link per flow and customer, reading the customer in the e-mail's own transaction. */
+const askedFor: Array<{ customerId: number; flow: string; language: string; email: string | null }> = [];
+const links: EmailActionLinks = {
+  async linkFor(input, db) {
+    const row = await db.selectFrom('customers').select(['primaryEmail', 'lastName']).where('id', '=', input.customerId).executeTakeFirst();
+    askedFor.push({ customerId: input.customerId, flow: input.flow, language: input.language, email: row?.primaryEmail ?? null });
+    if (row?.lastName === 'Nolink') return null;
+    return `https://portal.test/${input.flow}/${input.customerId}?lang=${input.language}&t=a&b=<c>`;
+  },
+};
+
+const BRAND = 'Inkwell Paper';
+let t: TestApp;
+let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;
+beforeAll(async () => {
+  smtp = await startSmtpStandIn();
+  const catalog = testCatalog({ emails: { brandName: BRAND, brandColor: '#0f766e', logoUrl: 'https://cdn.inkwell.test/logo.png' } });
+  t = await startTestApp({ catalog, app: { email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 20, retryBaseMs: 50 }, emailActionLinks: links } });
+});
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
+
+let n = 0;
+async function customer(body: Record<string, unknown> = {}) {
+  n += 1;
+  const email = `ada.${n}@example.com`;
+  const res = await t.call('POST', '/v1/customers', { firstName: 'Ada', lastName: 'Lovelace', primaryEmail: email, ...body });
+  expect(res.statusCode, res.body).toBe(200);
+  return { id: res.json().id as number, email };
+}
+
+async function mailTo(address: string, count: number) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const mails = smtp.received.filter((m) => m.to.includes(address));
+    if (mails.length >= count || Date.now() > deadline) return mails;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Lower-case words of letters only (numbers, amounts, URLs and one-letter words left out). */
+function wordsOf(text: string): Set<string> {
+  const withoutUrls = text.replace(/https?:\/\/\S+/g, ' ');
+  return new Set((withoutUrls.toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => w.length > 1));
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const TAG = /<\/?[a-z][^>]*>/i;
+const TYPES = Object.keys(SAMPLE_EVENTS) as NotificationType[];
+
+describe("customers' e-mails", () => {
+  it('renders every type in every language as HTML that MJML accepts and as text without tags', async () => {
+    for (const type of TYPES) {
+      for (const language of CUSTOMER_LANGUAGES) {
+        const email = await renderEmail({ branding: { name: BRAND, logoUrl: null, color: '#0f766e' }, language, customerName: 'Ada', event: SAMPLE_EVENTS[type], invoice: SAMPLE_INVOICE, actionUrl: 'https://portal.test/x' });
+        expect(email.mjmlErrors, `${type} ${language}`).toEqual([]);
+        expect(email.subject.length).toBeGreaterThan(BRAND.length + 3);
+        expect(email.text).not.toMatch(TAG);
+        expect(email.html).toContain(`lang="${language}"`);
+        // Nothing is loaded from elsewhere (no web font: a request that would tell the font's host the e-mail was opened).
+        const urls = [...email.html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]);
+        expect(new Set(urls), `${type} ${language}`).toEqual(new Set(type in { PaymentFailed: 1, CreditCardExpiry: 1, InvoiceOverdue: 1, CustomerSuspend: 1, InvoicePost: 1 } ? ['https://portal.test/x'] : []));
+      }
+    }
+  });
+
+  it('sends every type in every language through the outbox as text with an HTML alternative', async () => {
+    const byLanguage = new Map<CustomerLanguage, { id: number; email: string }>();
+    for (const language of CUSTOMER_LANGUAGES) byLanguage.set(language, await customer({ language }));
+    for (const [language, c] of byLanguage) {
+      // Activation and the invoice it posts send two of them; the others are told of as the services do.
+      await newSubscription(t, c.id);
+      expect((await activate(t, c.id, ACTIVATION_FLAGS)).statusCode).toBe(200);
+      const row = (await findCustomerRow(t.database.db, t.account.accountId, c.id))!;
+      for (const type of TYPES.filter((ty) => ty !== 'CustomerActivation' && ty !== 'InvoicePost')) {
+        const event: NotificationEvent = SAMPLE_EVENTS[type];
+        await t.database.db.transaction().execute((trx) => t.app.ctx.notifier!.enqueue(trx, row, event));
+      }
+      const mails = await mailTo(c.email, TYPES.length);
+      expect(mails, language).toHaveLength(TYPES.length);
+      const subjects = new Set(mails.map((m) => m.subject));
+      expect(subjects.size, `${language}: one subject per type`).toBe(TYPES.length);
+      for (const mail of mails) {
+        expect(mail.text.trim().length, `${language} ${mail.subject}`).toBeGreaterThan(40);
+        // (the portal stand-in's links carry "<c>" on purpose: the HTML must escape it)
+        expect(mail.text.replace(/https?:\/\/\S+/g, '')).not.toMatch(TAG);
+        expect(mail.html).toMatch(/^<!doctype html>/i);
+        expect(mail.html).toContain(`lang="${language}"`);
+        expect(mail.html).toContain('https://cdn.inkwell.test/logo.png');
+        expect(mail.subject.startsWith(BRAND)).toBe(true);
+      }
+    }
+    // English, French, German and Spanish subjects of the same type differ.
+    const activation = await Promise.all([...byLanguage.values()].map(async (c) => (await mailTo(c.email, TYPES.length))[0]!.subject));
+    expect(new Set(activation).size).toBe(4);
+  });
+
+  it("writes a French customer's failed payment in French only, with the portal's link as its button", async () => {
+    const c = await customer({ language: 'fr' });
+    await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '4000000000009995', firstName: 'A', lastName: 'L', expirationMonth: 12, expirationYear: 40, cvv: '123' });
+    expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
+    const [mail] = await mailTo(c.email, 1);
+    expect(mail?.subject).toBe(`${BRAND}\u202f: échec de votre paiement de 5,00\u00a0$US`);
+
+    const url = `https://portal.test/paymentMethodUpdate/${c.id}?lang=fr&t=a&b=<c>`;
+    expect(askedFor).toContainEqual({ customerId: c.id, flow: 'paymentMethodUpdate', language: 'fr', email: c.email });
+    expect(mail!.text).toContain(`Mettre à jour ma carte\u202f: ${url}`);
+    const hrefs = [...mail!.html!.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+    expect(hrefs).toContain(url);
+    expect(mail!.html).toContain('Mettre à jour ma carte');
+
+    // Not one word of the English e-mail for the same event (the brand and the customer's name aside).
+    const english = await renderEmail({
+      branding: { name: BRAND, logoUrl: null, color: '#0f766e' },
+      language: 'en',
+      customerName: 'Ada Lovelace',
+      event: { type: 'PaymentFailed', amount: '5.00', currency: 'USD', declineCode: 'insufficient_funds' },
+      actionUrl: url,
+    });
+    const names = wordsOf(`${BRAND} Ada Lovelace`);
+    const englishWords = [...wordsOf(`${english.subject} ${english.text}`)].filter((w) => !names.has(w));
+    expect(englishWords.length).toBeGreaterThan(20);
+    const french = wordsOf(`${mail!.subject} ${mail!.text} ${mail!.html!.replace(/<style[\s\S]*?<\/style>/g, ' ').replace(/<[^>]+>/g, ' ')}`);
+    expect(englishWords.filter((w) => french.has(w))).toEqual([]);
+  });
+
+  it('gives no button when the portal answers no link', async () => {
+    const c = await customer({ lastName: 'Nolink' });
+    await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '4000000000009995', firstName: 'A', lastName: 'L', expirationMonth: 12, expirationYear: 40, cvv: '123' });
+    expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
+    const [mail] = await mailTo(c.email, 1);
+    expect(mail?.subject).toBe(`${BRAND}: your payment of $5.00 failed`);
+    expect(mail!.text).not.toContain('Update your card');
+    expect(mail!.html).not.toContain('Update your card');
+    expect(mail!.html).not.toContain('portal.test');
+  });
+
+  it("lists the posted invoice's lines and total, links to the invoices and keeps the PDF attached", async () => {
+    const c = await customer();
+    await newSubscription(t, c.id);
+    expect((await activate(t, c.id, ACTIVATION_FLAGS)).statusCode).toBe(200);
+    const [invoice] = (await t.call('GET', `/v1/Customers/${c.id}/Invoices`)).json();
+    const detail = (await t.call('GET', `/v1/Invoices/${invoice.id}`)).json();
+    const mail = (await mailTo(c.email, 2)).find((m) => m.subject.startsWith(`${BRAND}: invoice ${invoice.invoiceNumber}`));
+    expect(mail).toBeDefined();
+    const dollars = (amount: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(amount);
+    expect(detail.charges.length).toBeGreaterThan(0);
+    for (const charge of detail.charges) {
+      expect(mail!.text).toMatch(new RegExp(`${escapeRegExp(charge.name)} +${escapeRegExp(dollars(charge.amount))}`));
+      expect(mail!.html).toContain(charge.name);
+    }
+    expect(mail!.text).toMatch(new RegExp(`Total +${escapeRegExp(dollars(detail.invoiceAmount))}`));
+    expect(mail!.html).toContain(dollars(detail.invoiceAmount));
+    expect(mail!.text).toContain(`View your invoices: https://portal.test/invoices/${c.id}?lang=en&t=a&b=<c>`);
+    expect(mail!.attachments.map((a) => a.contentType)).toContain('application/pdf');
+  });
+});
