@@ -15,7 +15,7 @@ describe('e-mail of a payment collected on the capture host', () => {
     const customerId = await t.customer({ primaryEmail: 'ada@example.com' });
     const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '31.19' } }), { app });
     expect(res.statusCode, res.body).toBe(200);
-    expect(await outbox(customerId)).toEqual([{ emailType: 'PaymentReceived', toAddress: 'ada@example.com', subject: 'Renew demo store: payment of 31.19 USD received', status: 'Pending' }]);
+    expect(await outbox(customerId)).toEqual([{ emailType: 'PaymentReceived', toAddress: 'ada@example.com', subject: 'Renew demo store: payment of $31.19 received', status: 'Pending' }]);
   });
 
   it('is not written when e-mail is off, nor for a declined card', async () => {
