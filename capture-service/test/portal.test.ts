@@ -294,3 +294,32 @@ describe('sign-in by e-mail', () => {
     expect(answers).toEqual([202, 202, 202, 429]);
   });
 });
+
+describe('the portal pages', () => {
+  it('serve one document in the link language with the portal script, framing only this host, and the script bundles', async () => {
+    const page = await app.inject({ method: 'GET', url: '/portal/?lang=fr&flow=paymentMethodUpdate', remoteAddress: freshIp() });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<html lang="fr">');
+    expect(page.body).toContain('<title>Votre compte</title>');
+    expect(page.body).toContain('<renew-portal></renew-portal>');
+    expect(page.headers['content-security-policy']).toContain("frame-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    const script = await app.inject({ method: 'GET', url: '/portal/assets/portal.js', remoteAddress: freshIp() });
+    expect(script.statusCode, script.body.slice(0, 500)).toBe(200);
+    expect(script.headers['content-type']).toContain('text/javascript');
+    // The element and the widget's hosted card frame are in it; the card number never is a field of this script.
+    expect(script.body).toContain('renew-portal');
+    expect(script.body).toContain('renew-hosted-card-frame');
+    expect(script.body).not.toMatch(/cardNumber/);
+  }, 60_000);
+
+  it('lets the hosted card fields be framed by this host (the portal) even when shop domains are listed', async () => {
+    const restricted = await t.build({ capture: { allowedShopDomains: ['https://shop.example.com'] } });
+    const own = await restricted.inject({ method: 'GET', url: '/hosted/card-fields?origin=http://portal.example.com', remoteAddress: freshIp(), headers: { host: 'portal.example.com' } });
+    expect(own.statusCode, own.body).toBe(200);
+    expect(own.headers['content-security-policy']).toContain("frame-ancestors 'self' https://shop.example.com");
+    const stranger = await restricted.inject({ method: 'GET', url: '/hosted/card-fields?origin=https://evil.example.net', remoteAddress: freshIp() });
+    expect(stranger.statusCode).toBe(403);
+    await restricted.close();
+  });
+});

@@ -71,6 +71,24 @@ export function customersByPrimaryEmail(db: Queryable, accountId: number, email:
     .execute();
 }
 
+/**
+ * The live portal session that minted this (unspent, unexpired) capture token: its account and customer.
+ * Undefined for the API's tokens and for a session that has ended.
+ */
+export function findPortalCaptureSession(db: Queryable, captureTokenHash: string, now: Date) {
+  return db
+    .selectFrom('captureTokens')
+    .innerJoin('portalSessions', 'portalSessions.id', 'captureTokens.portalSessionId')
+    .select(['portalSessions.id as sessionId', 'portalSessions.accountId', 'portalSessions.customerId'])
+    .where('captureTokens.tokenHash', '=', captureTokenHash)
+    .where('captureTokens.spentAt', 'is', null)
+    .where('captureTokens.expiresAt', '>', now)
+    .where('portalSessions.endedAt', 'is', null)
+    .where('portalSessions.idleExpiresAt', '>', now)
+    .where('portalSessions.absoluteExpiresAt', '>', now)
+    .executeTakeFirst();
+}
+
 export async function insertPortalCancellation(db: Queryable, row: Insertable<PortalCancellationsTable>): Promise<PortalCancellationRow> {
   return db.insertInto('portalCancellations').values(row).returningAll().executeTakeFirstOrThrow();
 }

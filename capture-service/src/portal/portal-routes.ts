@@ -31,11 +31,20 @@ import {
   type PortalSession,
 } from '@renew/billing-service/portal';
 import type { PublicKeyAuthenticator } from '../public-key.js';
-import { portalOpenPage, portalPagePolicy, portalSignInPage, PORTAL_OPEN_SCRIPT, PORTAL_SIGN_IN_SCRIPT } from './portal-pages.js';
+import { fileURLToPath } from 'node:url';
+import { browserBundle } from '../hosted/card-fields-assets.js';
+import { sendAsset } from '../hosted/card-fields-routes.js';
+import { portalAppPage, portalOpenPage, portalPagePolicy, portalSignInPage, PORTAL_APP_SCRIPT_PATH, PORTAL_OPEN_SCRIPT, PORTAL_SIGN_IN_SCRIPT } from './portal-pages.js';
+
+const PORTAL_APP_ENTRY = fileURLToPath(new URL('./browser/portal-app.ts', import.meta.url));
 
 export const PORTAL_CSRF_HEADER = 'x-portal-csrf';
 /** A customer's portal requests, whatever address they come from (the address has its own limit, per capture host). */
 export const PORTAL_CUSTOMER_LIMITS = { perMinute: 60, perDay: 2000 };
+/** The budget of one customer's portal requests (the card form's captures spend it too). */
+export function portalCustomerBudgetKey(accountId: number, customerId: number): string {
+  return `portal-customer:${accountId}:${customerId}`;
+}
 /** Sign-in e-mails asked for one address: a few a minute, so nobody floods an inbox through the page. */
 export const PORTAL_SIGN_IN_LIMITS = { perMinute: 3, perDay: 20 };
 /** Sign-in requests from one client address (an IPv6 one by its /64), whatever addresses they name. */
@@ -88,7 +97,7 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     const token = readCookie(request, sessionCookieName(secureOf(request)));
     const csrf = request.headers[PORTAL_CSRF_HEADER];
     const found = await authenticatePortalSession(ctx, token, { write, csrfToken: Array.isArray(csrf) ? csrf[0] : csrf });
-    await enforceRateLimit(rateLimitStore, reply, `portal-customer:${found.accountId}:${found.customerId}`, PORTAL_CUSTOMER_LIMITS);
+    await enforceRateLimit(rateLimitStore, reply, portalCustomerBudgetKey(found.accountId, found.customerId), PORTAL_CUSTOMER_LIMITS);
     reply.header('cache-control', 'no-store');
     return found;
   };
@@ -112,6 +121,13 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     const { sessionToken: _secret, ...visible } = opened;
     return visible;
   });
+
+  // The portal's pages (after a link opened a session; without one they say so), and their script.
+  app.get('/portal/', page, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    return sendPage(reply, portalAppPage({ lang: typeof query.lang === 'string' ? query.lang : undefined }));
+  });
+  app.get(PORTAL_APP_SCRIPT_PATH, page, async (request, reply) => sendAsset(request, reply, await browserBundle(PORTAL_APP_ENTRY), 'text/javascript; charset=utf-8'));
 
   app.get('/portal/sign-in', page, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
@@ -147,7 +163,8 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     const file = await portalInvoicePdf(ctx, found, id);
     return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.content);
   });
-  app.post('/portal/api/card-capture-token', async (request, reply) => portalCardCaptureToken(ctx, await session(request, reply, true)));
+  // With the client address the card fields send as clientIp (the risk check's), as the widget's proxy gives it.
+  app.post('/portal/api/card-capture-token', async (request, reply) => ({ ...(await portalCardCaptureToken(ctx, await session(request, reply, true))), clientIp: request.ip }));
   app.post('/portal/api/default-card', async (request, reply) => {
     const found = await session(request, reply, true);
     return setPortalDefaultCard(ctx, found, parseBody(PortalDefaultCardBody, request.body).paymentMethodId);
