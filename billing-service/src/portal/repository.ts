@@ -93,11 +93,20 @@ export async function insertPortalCancellation(db: Queryable, row: Insertable<Po
   return db.insertInto('portalCancellations').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** The cancellation a customer asked for and has not withdrawn, if any. */
+/** The cancellation a customer asked for and has neither withdrawn nor seen carried out by the billing clock, if any. */
 export function findPendingCancellation(db: Queryable, subscriptionId: number): Promise<PortalCancellationRow | undefined> {
-  return db.selectFrom('portalCancellations').selectAll().where('subscriptionId', '=', subscriptionId).where('withdrawnAt', 'is', null).orderBy('id', 'desc').executeTakeFirst();
+  return db
+    .selectFrom('portalCancellations')
+    .selectAll()
+    .where('subscriptionId', '=', subscriptionId)
+    .where('withdrawnAt', 'is', null)
+    .where('carriedOutAt', 'is', null)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
 }
 
-export async function withdrawCancellation(db: Queryable, id: number, now: Date): Promise<void> {
-  await db.updateTable('portalCancellations').set({ withdrawnAt: now }).where('id', '=', id).execute();
+/** Withdraws a pending request; false when the billing clock carried it out meanwhile (or it was withdrawn). */
+export async function withdrawCancellation(db: Queryable, id: number, now: Date): Promise<boolean> {
+  const rows = await db.updateTable('portalCancellations').set({ withdrawnAt: now }).where('id', '=', id).where('withdrawnAt', 'is', null).where('carriedOutAt', 'is', null).returning('id').execute();
+  return rows.length === 1;
 }

@@ -290,7 +290,7 @@ export async function uncancelPortalSubscription(ctx: AppContext, session: Porta
     await uncancelCustomer(ctx, caller, session.customerId, now);
   }
   await ctx.db.transaction().execute(async (trx) => {
-    await withdrawCancellation(trx, pending.id, now);
+    if (!(await withdrawCancellation(trx, pending.id, now))) throw ApiError.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'update', changes: { portalCancellation: [{ mode: pending.mode, effectiveOn: pending.effectiveOn }, null] } });
   });
   return getPortalOverview(ctx, session);
