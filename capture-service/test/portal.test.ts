@@ -278,7 +278,10 @@ describe('sign-in by e-mail', () => {
     expect(known.statusCode).toBe(202);
     expect(unknown.statusCode).toBe(202);
     expect(known.body).toBe(unknown.body);
-    const sent = await api().database.db.selectFrom('emailOutbox').selectAll().where('emailType', '=', 'PortalSignIn').execute();
+    // Written after the answer (so both answer alike in time too): waited for.
+    const outbox = () => api().database.db.selectFrom('emailOutbox').selectAll().where('emailType', '=', 'PortalSignIn').execute();
+    await expect.poll(async () => (await outbox()).length, { timeout: 10_000 }).toBe(1);
+    const sent = await outbox();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ customerId, toAddress: email });
     const url = /https?:\/\/\S+\/portal\/open\?token=\S+/.exec(sent[0]!.body)![0];

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import type { PortalCancellationsTable, PortalLinksTable, PortalSessionsTable } from '../db/schema.js';
 
@@ -58,17 +58,26 @@ export async function endPortalSession(db: Queryable, tokenHash: string, now: Da
   await db.updateTable('portalSessions').set({ endedAt: now }).where('tokenHash', '=', tokenHash).where('endedAt', 'is', null).execute();
 }
 
+/**
+ * The first address of primary_email, without case: the expression of the index customers_primary_email_first
+ * (migration 0027), written with the same literals so that the planner uses the index.
+ */
+const FIRST_PRIMARY_EMAIL = sql<string>`lower(trim(split_part(replace(primary_email, ';', ','), ',', 1)))`;
+
 /** Customers of an account whose primary address is this one (compared without case; a list's first address counts). */
 export function customersByPrimaryEmail(db: Queryable, accountId: number, email: string) {
+  return customersByPrimaryEmailQuery(db, accountId, email).execute();
+}
+
+export function customersByPrimaryEmailQuery(db: Queryable, accountId: number, email: string) {
   return db
     .selectFrom('customers')
     .select(['id', 'accountId', 'firstName', 'lastName', 'companyName', 'primaryEmail', 'status'])
     .where('accountId', '=', accountId)
-    .where((eb) => eb(eb.fn('lower', [eb.fn('trim', [eb.fn('split_part', [eb.fn('replace', ['primaryEmail', eb.val(';'), eb.val(',')]), eb.val(','), eb.val(1)])])]), '=', email.trim().toLowerCase()))
+    .where(FIRST_PRIMARY_EMAIL, '=', email.trim().toLowerCase())
     .where('status', '!=', 'Cancelled')
     .orderBy('id')
-    .limit(5)
-    .execute();
+    .limit(5);
 }
 
 /**

@@ -142,7 +142,10 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     const input = parseBody(PortalSignInBody, { email: body.email, locale: body.locale || undefined });
     await enforceRateLimit(rateLimitStore, reply, `portal-sign-in:${caller.accountId}:${input.email.trim().toLowerCase()}`, PORTAL_SIGN_IN_LIMITS);
     await enforceRateLimit(rateLimitStore, reply, `portal-sign-in-ip:${addressBudgetKey(request.ip)}`, PORTAL_SIGN_IN_IP_LIMITS);
-    await requestSignInLink(ctx, { accountId: caller.accountId, email: input.email, locale: input.locale ?? null });
+    // The lookup and the e-mail happen once the answer is sent: a known address is not answered more slowly than an unknown one.
+    reply.raw.once('finish', () => {
+      requestSignInLink(ctx, { accountId: caller.accountId, email: input.email, locale: input.locale ?? null }).catch((error: unknown) => request.log.error({ err: error }, 'portal sign-in link not sent'));
+    });
     return reply.code(202).send({ message: 'If this address belongs to a customer, a sign-in link is on its way. It works once, within 15 minutes.' });
   });
 
