@@ -1,7 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { portalText } from '../../capture-service/src/portal/browser/portal-text.js';
-import { expect, portalProduct as p, test } from './fixtures.js';
+import { expect, newShopper, payWith, portalProduct as p, product, reachPayment, test } from './fixtures.js';
 
 /**
  * The customer portal in a real browser, on the product started for it (test clocks, e-mail to the
@@ -190,4 +190,17 @@ test('every portal page is axe-clean and fits 320 px without sideways scrolling'
     await axe(view);
     await fits(view);
   }
+});
+
+test("the demo store's Account page opens the portal for the shopper its checkout signed in", async ({ page, checkout }) => {
+  await reachPayment(checkout, newShopper());
+  await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+  await payWith(checkout, '4242 4242 4242 4242');
+  await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
+  await page.getByRole('link', { name: 'Account' }).click();
+  await expect(page).toHaveURL(new RegExp(`^${product.captureUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/portal/`));
+  await expect(portal(page).getByRole('heading', { name: 'Overview' })).toBeVisible();
+  await expect(portal(page).getByText(/Basic/).first()).toBeVisible();
+  // "Back to the shop" leads to the store that sent the customer.
+  await expect(portal(page).getByRole('link', { name: 'Back to the shop' })).toHaveAttribute('href', `${product.demoUrl}/`);
 });
