@@ -13,7 +13,7 @@ import { captureLoggerOptions } from './logging.js';
 import { collectParameters, validateParameters } from './params.js';
 import { PublicKeyAuthenticator } from './public-key.js';
 import { isOwnOrigin, registerCardFields } from './hosted/card-fields-routes.js';
-import { PORTAL_CUSTOMER_LIMITS, portalCustomerBudgetKey, registerPortal } from './portal/portal-routes.js';
+import { PORTAL_CUSTOMER_LIMITS, PORTAL_IP_LIMITS, portalCustomerBudgetKey, registerPortal } from './portal/portal-routes.js';
 import { portalCaptureCaller } from '@renew/billing-service/portal';
 
 export const CAPTURE_PATH = '/api/paymentsv2';
@@ -103,7 +103,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     }
     // Health checks and metrics are never limited (a probe must not be refused for probing).
     if (config?.public) return;
-    await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${addressBudgetKey(request.ip)}`, ipLimits);
+    if (config?.portal) await enforceRateLimit(options.rateLimitStore, reply, `portal-ip:${addressBudgetKey(request.ip)}`, PORTAL_IP_LIMITS);
+    else await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${addressBudgetKey(request.ip)}`, ipLimits);
   });
   observability.registerRoutes();
 

@@ -326,3 +326,24 @@ describe('the portal pages', () => {
     await restricted.close();
   });
 });
+
+describe('the portal per client address', () => {
+  it('has a budget of its own, apart from the captures’ (a view makes several requests)', async () => {
+    const tight = await t.build({ ipRateLimits: { perMinute: 2, perDay: 100 } });
+    try {
+      const customerId = await newCustomer(api());
+      const opened = await tight.inject({ method: 'POST', url: '/portal/open', remoteAddress: '203.0.113.77', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token: tokenOf((await portalLink(customerId)).url) }) });
+      expect(opened.statusCode, opened.body).toBe(200);
+      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+      const answers = [];
+      for (let i = 0; i < 5; i += 1) answers.push((await tight.inject({ method: 'GET', url: '/portal/api/overview', remoteAddress: '203.0.113.77', headers: { cookie } })).statusCode);
+      expect(answers).toEqual([200, 200, 200, 200, 200]);
+      // The captures' own limit still holds for that address.
+      const captures = [];
+      for (let i = 0; i < 3; i += 1) captures.push((await t.post({ ...t.params(customerId), publicApiKey: api().account.publicApiKey }, { app: tight, remoteAddress: '203.0.113.77' })).statusCode);
+      expect(captures[2]).toBe(429);
+    } finally {
+      await tight.close();
+    }
+  });
+});

@@ -119,7 +119,7 @@ test('a page on a site that is not one of the shop domains cannot frame the card
   // The capture host serves the page (the origin named is a shop domain); only frame-ancestors stands in the way.
   const direct = await fetch(framed);
   expect(direct.status).toBe(200);
-  expect(direct.headers.get('content-security-policy')).toContain(`frame-ancestors ${product.demoUrl}`);
+  expect(direct.headers.get('content-security-policy')).toContain(`frame-ancestors 'self' ${product.demoUrl}`);
 
   const elsewhere = createServer((_request, response) => {
     response.setHeader('content-type', 'text/html; charset=utf-8');

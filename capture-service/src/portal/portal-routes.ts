@@ -39,6 +39,15 @@ import { portalAppPage, portalOpenPage, portalPagePolicy, portalSignInPage, PORT
 const PORTAL_APP_ENTRY = fileURLToPath(new URL('./browser/portal-app.ts', import.meta.url));
 
 export const PORTAL_CSRF_HEADER = 'x-portal-csrf';
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** true: a portal route, limited per client address by PORTAL_IP_LIMITS (a portal page makes several requests) instead of the captures' limit. */
+    portal?: boolean;
+  }
+}
+
+/** A client address's portal requests (its pages read and write several times per view; each session is limited per customer too). */
+export const PORTAL_IP_LIMITS = { perMinute: 300, perDay: 10_000 };
 /** A customer's portal requests, whatever address they come from (the address has its own limit, per capture host). */
 export const PORTAL_CUSTOMER_LIMITS = { perMinute: 60, perDay: 2000 };
 /** The budget of one customer's portal requests (the card form's captures spend it too). */
@@ -92,6 +101,7 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   const secureOf = (request: FastifyRequest) => request.protocol === 'https';
   // Pages and their scripts are public (no limit, as the card fields); what spends a link or sends an e-mail is limited per address.
   const page = { config: { public: true } };
+  const portalRoute = { config: { portal: true } };
 
   const session = async (request: FastifyRequest, reply: FastifyReply, write: boolean): Promise<PortalSession> => {
     const token = readCookie(request, sessionCookieName(secureOf(request)));
@@ -110,7 +120,7 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   app.get(PORTAL_OPEN_SCRIPT.path, page, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_OPEN_SCRIPT.body));
 
   // Spends the link: a form post (the page) is answered with a redirect into the portal; JSON with the session's details.
-  app.post('/portal/open', async (request, reply) => {
+  app.post('/portal/open', portalRoute, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const opened = await openPortalLink(ctx, typeof body.token === 'string' ? body.token : '');
     const secure = secureOf(request);
@@ -136,7 +146,7 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   app.get(PORTAL_SIGN_IN_SCRIPT.path, page, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_SIGN_IN_SCRIPT.body));
 
   // The same 202 whether or not the address is a customer's: the page tells nobody who is one.
-  app.post('/portal/sign-in', async (request, reply) => {
+  app.post('/portal/sign-in', portalRoute, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const caller = await options.publicKeys.authenticate(body.account);
     const input = parseBody(PortalSignInBody, { email: body.email, locale: body.locale || undefined });
@@ -149,52 +159,52 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     return reply.code(202).send({ message: 'If this address belongs to a customer, a sign-in link is on its way. It works once, within 15 minutes.' });
   });
 
-  app.get('/portal/api/session', async (request, reply) => {
+  app.get('/portal/api/session', portalRoute, async (request, reply) => {
     const found = await session(request, reply, false);
     return { ...found, csrfToken: csrfTokenFor(readCookie(request, sessionCookieName(secureOf(request)))!) };
   });
-  app.post('/portal/api/sign-out', async (request, reply) => {
+  app.post('/portal/api/sign-out', portalRoute, async (request, reply) => {
     await session(request, reply, true);
     await endPortalSession(ctx, readCookie(request, sessionCookieName(secureOf(request))));
     return reply.header('set-cookie', sessionCookie('', secureOf(request), 0)).code(204).send();
   });
-  app.get('/portal/api/overview', async (request, reply) => getPortalOverview(ctx, await session(request, reply, false)));
-  app.get('/portal/api/invoices', async (request, reply) => listPortalInvoices(ctx, await session(request, reply, false)));
-  app.get('/portal/api/invoices/:id/pdf', async (request, reply) => {
+  app.get('/portal/api/overview', portalRoute, async (request, reply) => getPortalOverview(ctx, await session(request, reply, false)));
+  app.get('/portal/api/invoices', portalRoute, async (request, reply) => listPortalInvoices(ctx, await session(request, reply, false)));
+  app.get('/portal/api/invoices/:id/pdf', portalRoute, async (request, reply) => {
     const found = await session(request, reply, false);
     const { id } = parseBody(PortalIdParams, request.params);
     const file = await portalInvoicePdf(ctx, found, id);
     return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.content);
   });
   // With the client address the card fields send as clientIp (the risk check's), as the widget's proxy gives it.
-  app.post('/portal/api/card-capture-token', async (request, reply) => ({ ...(await portalCardCaptureToken(ctx, await session(request, reply, true))), clientIp: request.ip }));
-  app.post('/portal/api/default-card', async (request, reply) => {
+  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => ({ ...(await portalCardCaptureToken(ctx, await session(request, reply, true))), clientIp: request.ip }));
+  app.post('/portal/api/default-card', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return setPortalDefaultCard(ctx, found, parseBody(PortalDefaultCardBody, request.body).paymentMethodId);
   });
-  app.post('/portal/api/pay', async (request, reply) => {
+  app.post('/portal/api/pay', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     const key = request.headers['idempotency-key'];
     return payPortalInvoices(ctx, found, parseBody(PortalPayBody, request.body), typeof key === 'string' ? key.slice(0, 255) : undefined);
   });
-  app.post('/portal/api/subscriptions/:id/cancel', async (request, reply) => {
+  app.post('/portal/api/subscriptions/:id/cancel', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return cancelPortalSubscription(ctx, found, parseBody(PortalIdParams, request.params).id, parseBody(PortalCancelBody, request.body));
   });
-  app.post('/portal/api/subscriptions/:id/uncancel', async (request, reply) => {
+  app.post('/portal/api/subscriptions/:id/uncancel', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return uncancelPortalSubscription(ctx, found, parseBody(PortalIdParams, request.params).id);
   });
-  app.put('/portal/api/contact', async (request, reply) => {
+  app.put('/portal/api/contact', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalContact(ctx, found, parseBody(PortalContactBody, request.body));
   });
-  app.put('/portal/api/billing-address', async (request, reply) => {
+  app.put('/portal/api/billing-address', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalBillingAddress(ctx, found, parseBody(PortalBillingAddressBody, request.body));
   });
-  app.get('/portal/api/email-preferences', async (request, reply) => getPortalEmailPreferences(ctx, await session(request, reply, false)));
-  app.put('/portal/api/email-preferences', async (request, reply) => {
+  app.get('/portal/api/email-preferences', portalRoute, async (request, reply) => getPortalEmailPreferences(ctx, await session(request, reply, false)));
+  app.put('/portal/api/email-preferences', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalEmailPreferences(ctx, found, parseBody(PortalEmailPreferencesBody, request.body));
   });
