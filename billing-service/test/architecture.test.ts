@@ -199,7 +199,7 @@ const TABLE_OWNERS: Readonly<Record<string, string>> = {
   payments: 'payments', paymentsNeedingAttention: 'payments', allocationReservations: 'payments',
   refunds: 'refunds', refundUnallocations: 'refunds', captureTokens: 'capture-tokens',
   autoCollectionAttempts: 'lifecycle', bulkJobs: 'bulk', bulkJobRecords: 'bulk', emailOutbox: 'notifications',
-  portalLinks: 'portal', portalSessions: 'portal', portalCancellations: 'portal',
+  portalLinks: 'portal', portalSessions: 'portal', portalCancellations: 'lifecycle',
 };
 
 /**

@@ -13,7 +13,8 @@ import { captureLoggerOptions } from './logging.js';
 import { collectParameters, validateParameters } from './params.js';
 import { PublicKeyAuthenticator } from './public-key.js';
 import { isOwnOrigin, registerCardFields } from './hosted/card-fields-routes.js';
-import { registerPortal } from './portal/portal-routes.js';
+import { PORTAL_CUSTOMER_LIMITS, PORTAL_IP_LIMITS, portalCustomerBudgetKey, registerPortal } from './portal/portal-routes.js';
+import { portalCaptureCaller } from '@renew/billing-service/portal';
 
 export const CAPTURE_PATH = '/api/paymentsv2';
 /** An extension of the spec: the id of the first payment a capture collected (the body is the card, as the spec says). */
@@ -102,7 +103,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     }
     // Health checks and metrics are never limited (a probe must not be refused for probing).
     if (config?.public) return;
-    await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${addressBudgetKey(request.ip)}`, ipLimits);
+    if (config?.portal) await enforceRateLimit(options.rateLimitStore, reply, `portal-ip:${addressBudgetKey(request.ip)}`, PORTAL_IP_LIMITS);
+    else await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${addressBudgetKey(request.ip)}`, ipLimits);
   });
   observability.registerRoutes();
 
@@ -123,13 +125,15 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
       { kind: /json/i.test(contentType) ? 'json' : 'form', values: request.body },
     ]);
 
+    // The customer portal's card form sends no public key: its capture token, minted by a live portal session, names the account.
+    const portal = !raw.publicApiKey && typeof raw.captureToken === 'string' ? await portalCaptureCaller(app.ctx, raw.captureToken) : undefined;
     // The public key only names the account: every shop hands it out, so it authenticates nobody.
-    const caller = await authenticator.authenticate(raw.publicApiKey);
+    const caller = portal?.caller ?? (await authenticator.authenticate(raw.publicApiKey));
     request.caller = caller;
     const account = settingsFor(caller.accountId);
     const origin = request.headers.origin;
-    // The hosted card fields post from this host's own origin.
-    if (origin && !account.domains.allowsOrigin(origin) && !isOwnOrigin(request, origin)) {
+    // The hosted card fields post from this host's own origin (the portal's only from there).
+    if (origin && ((portal && !isOwnOrigin(request, origin)) || (!account.domains.allowsOrigin(origin) && !isOwnOrigin(request, origin)))) {
       reply.removeHeader('Access-Control-Allow-Origin');
       throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: `origin ${origin.slice(0, 200)} is not one of the account's shop domains` }]);
     }
@@ -137,16 +141,21 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     // Everything checkable without the CAPTCHA service comes first, so a token is not spent on a form error.
     const { input, errors } = validateParameters(raw);
     errors.push(...requirementErrors(raw, account));
+    if (!portal && raw.recaptcha === undefined) errors.push({ Key: 'recaptcha', Value: 'required' });
     if (input && errors.length === 0) errors.push(...localCardErrors(input));
     if (!input || errors.length > 0) throw new ApiError(400, errors);
 
-    // input.customerId is a storable id (params.ts): the customer is read with the token's claim
-    const customer = await verifyCaptcha(captcha, input.recaptcha, request.ip, account, { accountId: caller.accountId, customerId: input.customerId });
+    // input.customerId is a storable id (params.ts): the customer is read with the token's claim.
+    // A portal session stands in for the CAPTCHA: authenticated by its one-use link, limited per customer (README "Customer portal").
+    const customer = portal
+      ? undefined
+      : await verifyCaptcha(captcha, input.recaptcha ?? '', request.ip, account, { accountId: caller.accountId, customerId: input.customerId });
     // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
     const permission = await authorizeCapture(app.ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, account, undefined, customer);
     // Only now, authenticated by the CAPTCHA and the capture token (or the tokenless rule), does a request spend the key's
     // budget: a stranger's requests count against their address only. The capture host's budget is its own, apart from the billing API's.
-    await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
+    if (portal) await enforceRateLimit(options.rateLimitStore, reply, portalCustomerBudgetKey(caller.accountId, portal.customerId), PORTAL_CUSTOMER_LIMITS);
+    else await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
     const captured = await captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
     if (captured.paymentId !== null) reply.header(PAYMENT_ID_HEADER, String(captured.paymentId));
     return captured.card;

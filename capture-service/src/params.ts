@@ -119,7 +119,8 @@ const string = (what: string) => z.string({ error: required(what) });
 
 export const CaptureParameters = z.object({
   customerId: integer(1, 2_147_483_647, 'must be a customer id (a positive integer)'),
-  publicApiKey: string('must be a string').min(1, 'required'),
+  // Checked before validation (401 when missing), except for the portal's card form, whose capture token names the account.
+  publicApiKey: z.string({ error: 'must be a string' }).optional(),
   cardNumber: string('must be a string of digits')
     .max(30, 'not a valid card number')
     .regex(/^[\d\s-]+$/, 'must contain only digits, spaces or dashes'),
@@ -132,7 +133,8 @@ export const CaptureParameters = z.object({
   clientIp: z.string({ error: 'must be a string' }).refine((v) => isIP(v.trim()) !== 0, 'must be an IPv4 or IPv6 address').transform((v) => v.trim()).optional(),
   email: z.string({ error: 'must be a string' }).max(255, 'must be at most 255 characters').pipe(z.email('must be a valid e-mail address')).optional(),
   makeDefault: booleanValue.optional(),
-  recaptcha: string('must be a string: the CAPTCHA response token').max(8192, 'is too long to be a CAPTCHA token'),
+  // Required (app.ts) except for the portal's card form, whose portal session stands in for it.
+  recaptcha: z.string({ error: 'must be a string: the CAPTCHA response token' }).max(8192, 'is too long to be a CAPTCHA token').optional(),
   address1: z.string({ error: 'must be a string' }).max(50, 'must be at most 50 characters').optional(),
   address2: z.string({ error: 'must be a string' }).max(50, 'must be at most 50 characters').optional(),
   city: z.string({ error: 'must be a string' }).max(50, 'must be at most 50 characters').optional(),

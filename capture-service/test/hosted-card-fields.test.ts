@@ -60,11 +60,11 @@ describe('the card fields page', () => {
     expect(res.body).not.toMatch(/<style|style=|https?:\/\/(?!shop\.example\.com)/);
   });
 
-  it('may be framed only by the shop domains: each entry becomes a frame-ancestors source', async () => {
+  it('may be framed only by the shop domains and this host (the customer portal): each entry becomes a frame-ancestors source', async () => {
     const res = await page(`origin=${encodeURIComponent(SHOP)}`, restricted);
     expect(res.statusCode, res.body).toBe(200);
     expect(directives(res.headers['content-security-policy'] as string)['frame-ancestors']).toBe(
-      'https://shop.example.com http://shop2.example.org:* https://shop2.example.org:* http://*.example.net:* https://*.example.net:*',
+      "'self' https://shop.example.com http://shop2.example.org:* https://shop2.example.org:* http://*.example.net:* https://*.example.net:*",
     );
     // The shop page's origin the frame will talk to must be one of them.
     const other = await page(`origin=${encodeURIComponent('https://evil.example.com')}`, restricted);

@@ -62,8 +62,13 @@ describe('a suspended customer recovers through the portal', () => {
     // The card fields post the new card to the capture endpoint with the capture token the portal minted: the portal's own routes never see it.
     const minted = await portal('POST', '/portal/api/card-capture-token');
     expect(minted.statusCode, minted.body).toBe(200);
-    const captured = await t.post({ ...t.params(customerId), publicApiKey: account.publicApiKey, captureToken: minted.json().token, makeDefault: true }, { app });
+    // As the portal's card form sends it: no public key (the token names the account), no CAPTCHA (the session stands in for it).
+    const portalCapture = { ...t.params(customerId), publicApiKey: '', recaptcha: '', captureToken: minted.json().token, riskToken: minted.json().riskToken, clientIp: minted.json().clientIp, makeDefault: true };
+    const captured = await t.post(portalCapture, { app, encoding: 'json' });
     expect(captured.statusCode, captured.body).toBe(200);
+    // A capture token of the API (not a portal session's) still needs the public key and the CAPTCHA.
+    const apiToken = await t.captureToken(customerId, {}, account);
+    expect((await t.post({ ...portalCapture, captureToken: apiToken }, { app, encoding: 'json' })).statusCode).toBe(401);
     const overview = (await portal('GET', '/portal/api/overview')).json();
     expect(overview.defaultCard).toMatchObject({ id: captured.json().id, lastFour: '4242' });
     expect(overview.customer.status).toBe('Suspended');
@@ -78,5 +83,15 @@ describe('a suspended customer recovers through the portal', () => {
     expect((await call('GET', `/v1/Invoices/${renewalInvoice.id}`)).json().outstandingBalance).toBe(0);
     const events = await t.billing.database.db.selectFrom('webhookEvents').select('eventType').where('customerId', '=', customerId).orderBy('id').execute();
     expect(events.map((e) => e.eventType)).toEqual(expect.arrayContaining(['paymentMethod.created', 'payment.succeeded', 'customer.reactivated']));
+    // Audited as the portal's doing, not an API key's.
+    const audited = await t.billing.database.db.selectFrom('auditLog').select(['actor', 'source', 'entityType']).where('accountId', '=', account.accountId).where('source', '=', 'Portal').execute();
+    expect(audited.length).toBeGreaterThan(1);
+    expect(new Set(audited.map((a) => a.actor))).toEqual(new Set(['portal']));
+
+    // Once the session has ended, its unspent capture tokens no longer stand in for the CAPTCHA.
+    const another = await portal('POST', '/portal/api/card-capture-token');
+    expect((await portal('POST', '/portal/api/sign-out')).statusCode).toBe(204);
+    const afterSignOut = await t.post({ ...portalCapture, captureToken: another.json().token }, { app, encoding: 'json' });
+    expect(afterSignOut.statusCode, afterSignOut.body).toBe(401);
   }, 60_000);
 });

@@ -278,7 +278,10 @@ describe('sign-in by e-mail', () => {
     expect(known.statusCode).toBe(202);
     expect(unknown.statusCode).toBe(202);
     expect(known.body).toBe(unknown.body);
-    const sent = await api().database.db.selectFrom('emailOutbox').selectAll().where('emailType', '=', 'PortalSignIn').execute();
+    // Written after the answer (so both answer alike in time too): waited for.
+    const outbox = () => api().database.db.selectFrom('emailOutbox').selectAll().where('emailType', '=', 'PortalSignIn').execute();
+    await expect.poll(async () => (await outbox()).length, { timeout: 10_000 }).toBe(1);
+    const sent = await outbox();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ customerId, toAddress: email });
     const url = /https?:\/\/\S+\/portal\/open\?token=\S+/.exec(sent[0]!.body)![0];
@@ -292,5 +295,55 @@ describe('sign-in by e-mail', () => {
     const answers = [];
     for (let i = 0; i < 4; i += 1) answers.push((await signIn(email)).statusCode);
     expect(answers).toEqual([202, 202, 202, 429]);
+  });
+});
+
+describe('the portal pages', () => {
+  it('serve one document in the link language with the portal script, framing only this host, and the script bundles', async () => {
+    const page = await app.inject({ method: 'GET', url: '/portal/?lang=fr&flow=paymentMethodUpdate', remoteAddress: freshIp() });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<html lang="fr">');
+    expect(page.body).toContain('<title>Votre compte</title>');
+    expect(page.body).toContain('<renew-portal></renew-portal>');
+    expect(page.headers['content-security-policy']).toContain("frame-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    const script = await app.inject({ method: 'GET', url: '/portal/assets/portal.js', remoteAddress: freshIp() });
+    expect(script.statusCode, script.body.slice(0, 500)).toBe(200);
+    expect(script.headers['content-type']).toContain('text/javascript');
+    // The element and the widget's hosted card frame are in it; the card number never is a field of this script.
+    expect(script.body).toContain('renew-portal');
+    expect(script.body).toContain('renew-hosted-card-frame');
+    expect(script.body).not.toMatch(/cardNumber/);
+  }, 60_000);
+
+  it('lets the hosted card fields be framed by this host (the portal) even when shop domains are listed', async () => {
+    const restricted = await t.build({ capture: { allowedShopDomains: ['https://shop.example.com'] } });
+    const own = await restricted.inject({ method: 'GET', url: '/hosted/card-fields?origin=http://portal.example.com', remoteAddress: freshIp(), headers: { host: 'portal.example.com' } });
+    expect(own.statusCode, own.body).toBe(200);
+    expect(own.headers['content-security-policy']).toContain("frame-ancestors 'self' https://shop.example.com");
+    const stranger = await restricted.inject({ method: 'GET', url: '/hosted/card-fields?origin=https://evil.example.net', remoteAddress: freshIp() });
+    expect(stranger.statusCode).toBe(403);
+    await restricted.close();
+  });
+});
+
+describe('the portal per client address', () => {
+  it('has a budget of its own, apart from the captures’ (a view makes several requests)', async () => {
+    const tight = await t.build({ ipRateLimits: { perMinute: 2, perDay: 100 } });
+    try {
+      const customerId = await newCustomer(api());
+      const opened = await tight.inject({ method: 'POST', url: '/portal/open', remoteAddress: '203.0.113.77', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token: tokenOf((await portalLink(customerId)).url) }) });
+      expect(opened.statusCode, opened.body).toBe(200);
+      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+      const answers = [];
+      for (let i = 0; i < 5; i += 1) answers.push((await tight.inject({ method: 'GET', url: '/portal/api/overview', remoteAddress: '203.0.113.77', headers: { cookie } })).statusCode);
+      expect(answers).toEqual([200, 200, 200, 200, 200]);
+      // The captures' own limit still holds for that address.
+      const captures = [];
+      for (let i = 0; i < 3; i += 1) captures.push((await t.post({ ...t.params(customerId), publicApiKey: api().account.publicApiKey }, { app: tight, remoteAddress: '203.0.113.77' })).statusCode);
+      expect(captures[2]).toBe(429);
+    } finally {
+      await tight.close();
+    }
   });
 });

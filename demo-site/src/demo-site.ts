@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isProduction } from '@renew/billing-service';
 import { checkoutProxy, type CheckoutProxyOptions } from '@renew/widget/proxy';
+import { registerDemoAccount } from './demo-account.js';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
 /** The widget's build (`npm run build -w widget`): one ES module. */
@@ -59,6 +60,8 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
     decorateReply: false,
     allowedPath: (pathName) => serveSourceMaps || !pathName.endsWith('.map'),
   });
+  // "Account": the customer portal for the shopper signed in by their completed checkout (its hook sees the proxy's answers, so first).
+  registerDemoAccount(app, { billingApiUrl: options.checkout.billingApiUrl, apiKey: options.checkout.apiKey, ...(options.checkout.sessionSecret ? { secret: options.checkout.sessionSecret } : {}) });
   await app.register(checkoutProxy, { prefix: '/checkout', ...options.checkout });
   return app;
 }

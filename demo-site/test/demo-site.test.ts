@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { startTestApp, type TestApp } from '../../billing-service/test/helpers/test-app.js';
+import { demoAccountCookie } from '../src/demo-account.js';
 import { buildDemoSite } from '../src/demo-site.js';
 import { DEMO_KEYS_FILE, demoKeys, startDemoSite } from '../src/start-demo.js';
 
@@ -100,5 +101,37 @@ describe('the demo store keys', () => {
         keys: { apiKey: 'sk_wrong', publicApiKey: 'pk_wrong' }, captcha: { mode: 'dev', siteKey: null }, currency: 'USD',
       }),
     ).rejects.toThrow(/private API key is refused/);
+  });
+});
+
+describe("the demo store's Account page", () => {
+  it('sends the shopper signed in by their checkout to a portal session of their own, and anyone else to the plans', async () => {
+    const secret = 'demo-account-test-secret';
+    const withSecret = await buildDemoSite({
+      checkout: {
+        billingApiUrl: billingUrl, apiKey: billing.account.apiKey, captureUrl: 'http://127.0.0.1:8081', publicApiKey: billing.account.publicApiKey,
+        captcha: { mode: 'dev', siteKey: null }, currency: 'USD', sessionSecret: secret,
+      },
+    });
+    try {
+      const created = await billing.call('POST', '/v1/customers', {});
+      expect(created.statusCode, created.body).toBe(200);
+      const customerId = created.json().id as number;
+
+      const anonymous = await withSecret.inject({ method: 'GET', url: '/account' });
+      expect(anonymous.statusCode).toBe(200);
+      expect(anonymous.body).toContain('Subscribe first');
+      // A cookie naming a customer without the store's signature signs nobody in.
+      const forged = await withSecret.inject({ method: 'GET', url: '/account', headers: { cookie: `inkwell_account=${customerId}.forged` } });
+      expect(forged.body).toContain('Subscribe first');
+
+      const signedIn = await withSecret.inject({ method: 'GET', url: '/account', headers: { cookie: demoAccountCookie(secret, customerId) } });
+      expect(signedIn.statusCode, signedIn.body).toBe(303);
+      expect(signedIn.headers.location).toMatch(/\/portal\/open\?token=pl_[\w-]+$/);
+      const links = await billing.database.db.selectFrom('portalLinks').select(['customerId', 'kind', 'returnUrl']).where('customerId', '=', customerId).execute();
+      expect(links).toEqual([{ customerId, kind: 'session', returnUrl: 'http://localhost:80/' }]);
+    } finally {
+      await withSecret.close();
+    }
   });
 });

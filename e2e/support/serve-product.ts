@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { DEMO_CATALOG_PATH } from '@renew/billing-service';
 import { startProduct } from '../../scripts/start-product.js';
+import { startMailbox } from './mailbox.js';
 import { STAND_IN_SECRET, STAND_IN_SITE_KEY, startRecaptchaStandIn } from './recaptcha-stand-in.js';
 
 /** Marks the line with the addresses among the product's own log lines. */
@@ -21,6 +22,7 @@ async function start(env: Record<string, string>, catalogChanges: Record<string,
   const dataDir = mkdtempSync(path.join(tmpdir(), 'renew-e2e-'));
   dataDirs.push(dataDir);
   const apiKey = `sk_e2e_${randomBytes(16).toString('hex')}`;
+  const publicApiKey = `pk_e2e_${randomBytes(16).toString('hex')}`;
   // Every browser test shops from 127.0.0.1, and the proxy lets one address spend only 10 % of the
   // merchant's per-minute API budget: the demo catalogue with a budget the whole suite fits in.
   const catalogPath = path.join(dataDir, 'catalog.json');
@@ -35,13 +37,13 @@ async function start(env: Record<string, string>, catalogChanges: Record<string,
     RENEW_LOG_LEVEL: process.env.RENEW_LOG_LEVEL ?? 'warn',
     RENEW_API_KEY: apiKey,
     RENEW_CATALOG: catalogPath,
-    RENEW_PUBLIC_API_KEY: `pk_e2e_${randomBytes(16).toString('hex')}`,
+    RENEW_PUBLIC_API_KEY: publicApiKey,
     RENEW_BILLING_CLOCK_MS: '0',
     DATABASE_URL: '',
     ...env,
   });
   if (!product.demo) throw new Error(`the demo store did not start:\n${product.banner}`);
-  return { product, running: { demoUrl: product.demo.url, billingUrl: product.billing.url, captureUrl: product.captureUrl, apiKey } };
+  return { product, running: { demoUrl: product.demo.url, billingUrl: product.billing.url, captureUrl: product.captureUrl, apiKey, publicApiKey } };
 }
 
 /** A port free now, so the demo store's origin is known before the product starts. */
@@ -71,9 +73,18 @@ const google = await start({
   RENEW_RECAPTCHA_SITE_KEY: STAND_IN_SITE_KEY,
   RENEW_RECAPTCHA_SCRIPT_URL: `${recaptcha.url}/recaptcha/api.js`,
 });
-console.log(PRODUCT_LINE_PREFIX + JSON.stringify({ ...dev.running, google: { ...google.running, recaptchaStandInUrl: recaptcha.url } }));
+// The customer portal's tests: test clocks (a renewal that fails), e-mail to the SMTP stand-in (sign-in links),
+// and a catalogue that lets customers cancel either way and change two e-mail preferences.
+const mailbox = await startMailbox();
+const portal = await start(
+  { RENEW_CAPTCHA: 'dev', RENEW_TEST_CLOCKS: 'true', RENEW_SMTP_URL: mailbox.smtpUrl, RENEW_EMAIL_FROM: 'billing@shop.example' },
+  { portal: { cancelMode: 'either', editableEmailTypes: ['InvoicePost', 'PaymentReceived'], defaultReturnUrl: 'http://shop.example/account' } },
+);
+console.log(PRODUCT_LINE_PREFIX + JSON.stringify({ ...dev.running, google: { ...google.running, recaptchaStandInUrl: recaptcha.url }, portal: { ...portal.running, mailboxUrl: mailbox.url } }));
 
 const stop = async () => {
+  await portal.product.close();
+  await mailbox.close();
   await google.product.close();
   await dev.product.close();
   await recaptcha.close();

@@ -2,8 +2,11 @@ import { readFileSync } from 'node:fs';
 import { expect, test as base, type FrameLocator, type Locator, type Page } from '@playwright/test';
 import { PRODUCT_FILE } from '../support/global-setup.js';
 
-interface RunningProduct { demoUrl: string; billingUrl: string; captureUrl: string; apiKey: string }
-const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & { google: RunningProduct & { recaptchaStandInUrl: string } };
+interface RunningProduct { demoUrl: string; billingUrl: string; captureUrl: string; apiKey: string; publicApiKey: string }
+const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & {
+  google: RunningProduct & { recaptchaStandInUrl: string };
+  portal: RunningProduct & { mailboxUrl: string };
+};
 
 /** A running product (started by global-setup.ts): its addresses, and its billing API as the merchant's back office sees it (private key). */
 function productAt(p: RunningProduct) {
@@ -20,6 +23,27 @@ function productAt(p: RunningProduct) {
 
 /** The product with the development CAPTCHA. */
 export const product = productAt(running);
+/**
+ * The product the portal's tests use: test clocks, e-mail to the SMTP stand-in (read through `mailbox`),
+ * and any API call of the merchant's back office (`call`, private key).
+ */
+export const portalProduct = {
+  ...productAt(running.portal),
+  publicApiKey: running.portal.publicApiKey,
+  async call<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
+    const res = await fetch(new URL(path, running.portal.billingUrl), {
+      method,
+      headers: { authorization: `Basic ${running.portal.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  },
+  async emailsTo(address: string): Promise<Array<{ subject: string; text: string }>> {
+    return (await fetch(`${running.portal.mailboxUrl}/emails?to=${encodeURIComponent(address)}`)).json() as Promise<Array<{ subject: string; text: string }>>;
+  },
+};
+
 /** The product with reCAPTCHA, Google played by a local stand-in (support/recaptcha-stand-in.ts). */
 export const googleProduct = { ...productAt(running.google), recaptchaStandInUrl: running.google.recaptchaStandInUrl };
 

@@ -119,7 +119,7 @@ test('a page on a site that is not one of the shop domains cannot frame the card
   // The capture host serves the page (the origin named is a shop domain); only frame-ancestors stands in the way.
   const direct = await fetch(framed);
   expect(direct.status).toBe(200);
-  expect(direct.headers.get('content-security-policy')).toContain(`frame-ancestors ${product.demoUrl}`);
+  expect(direct.headers.get('content-security-policy')).toContain(`frame-ancestors 'self' ${product.demoUrl}`);
 
   const elsewhere = createServer((_request, response) => {
     response.setHeader('content-type', 'text/html; charset=utf-8');
@@ -130,7 +130,7 @@ test('a page on a site that is not one of the shop domains cannot frame the card
     const refusals: string[] = [];
     page.on('console', (message) => { if (/frame-ancestors/.test(message.text())) refusals.push(message.text()); });
     await page.goto(`http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/`);
-    await expect.poll(() => refusals).toEqual([expect.stringContaining(`frame-ancestors ${product.demoUrl}`)]);
+    await expect.poll(() => refusals).toEqual([expect.stringContaining(`frame-ancestors 'self' ${product.demoUrl}`)]);
     await expect(page.frameLocator('iframe').getByLabel('Card number')).toHaveCount(0);
     // The frame's script never ran there: it fetched nothing.
     expect(page.frames().some((f) => f.url().startsWith(`${product.captureUrl}/hosted/card-fields`) && f.url() !== 'about:blank')).toBe(false);

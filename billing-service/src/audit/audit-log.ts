@@ -37,7 +37,7 @@ export async function recordChanges(
 export function auditEntry(caller: Caller, entry: { entityType: string; action: AuditAction; changes: Record<string, unknown> }) {
   return {
     accountId: caller.accountId,
-    actor: caller.keyKind === 'system' ? 'system' : `${caller.keyKind} API key`,
+    actor: caller.actor ?? (caller.keyKind === 'system' ? 'system' : `${caller.keyKind} API key`),
     source: caller.auditSource,
     entityType: entry.entityType,
     action: entry.action,

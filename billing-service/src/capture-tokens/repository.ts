@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.js';
 
 export async function insertCaptureToken(
   db: Queryable,
-  token: { accountId: number; customerId: number; tokenHash: string; maxCollectionAmount: string | null; expiresAt: Date },
+  token: { accountId: number; customerId: number; tokenHash: string; maxCollectionAmount: string | null; expiresAt: Date; portalSessionId?: number | null },
 ): Promise<void> {
   await db.insertInto('captureTokens').values(token).execute();
 }

@@ -20,14 +20,15 @@ const NOT_VALID = 'is not valid: unknown, expired or already used; ask the shop 
  * customer, whatever its status, and make it the default, once, before the token expires.
  * The token is shown once; only its hash is kept.
  */
-export async function createCaptureToken(ctx: AppContext, caller: Caller, input: CreateCaptureTokenInput, now = wallClockNow()): Promise<CaptureTokenResponse> {
+/** `portalSessionId`: minted by that portal session (the customer portal's card form). */
+export async function createCaptureToken(ctx: AppContext, caller: Caller, input: CreateCaptureTokenInput, now = wallClockNow(), minted: { portalSessionId?: number } = {}): Promise<CaptureTokenResponse> {
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   const maxCollectionAmount = input.maxCollectionAmount != null ? amountInCurrency(input.maxCollectionAmount, customer.currency, 'maxCollectionAmount') : null;
   const token = `ct_${randomBytes(32).toString('base64url')}`;
   const expiresAt = new Date(now.getTime() + (input.expiresInSeconds ?? CAPTURE_TOKEN_DEFAULT_SECONDS) * 1000);
   await ctx.db.transaction().execute(async (trx) => {
-    await insertCaptureToken(trx, { accountId: caller.accountId, customerId: customer.id, tokenHash: hashToken(token), maxCollectionAmount: maxCollectionAmount?.toString() ?? null, expiresAt });
+    await insertCaptureToken(trx, { accountId: caller.accountId, customerId: customer.id, tokenHash: hashToken(token), maxCollectionAmount: maxCollectionAmount?.toString() ?? null, expiresAt, portalSessionId: minted.portalSessionId ?? null });
     await recordChange(trx, caller, {
       entityType: 'Customer',
       entityId: customer.id,

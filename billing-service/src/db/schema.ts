@@ -585,6 +585,8 @@ export interface CaptureTokensTable {
   maxCollectionAmount: ColumnType<string | null, string | null, string | null>;
   expiresAt: Date;
   spentAt: Date | null;
+  /** The portal session that minted the token (it stands in for the CAPTCHA while the session lives); null: the API's. */
+  portalSessionId: ColumnType<number | null, number | null | undefined, number | null>;
   createdAt: Generated<Date>;
 }
 
@@ -686,6 +688,8 @@ export interface PortalCancellationsTable {
   effectiveOn: ColumnType<string | null, string | null, string | null>;
   requestedAt: Date;
   withdrawnAt: Date | null;
+  /** When the billing clock carried out a periodEnd cancellation (null: not yet, or withdrawn). */
+  carriedOutAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
   createdAt: Generated<Date>;
 }
 

@@ -15,6 +15,8 @@ export interface Caller {
   auditSource: string;
   rateLimits: { perMinute: number; perDay: number };
   keyHash: string;
+  /** Who the audit log names; default: the key kind (`private API key`), or `system`. The portal's is `portal`. */
+  actor?: string;
 }
 
 const KEY_SHAPE = /^[A-Za-z0-9_\-.~+/=:]{8,512}$/;

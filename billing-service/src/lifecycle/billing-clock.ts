@@ -23,6 +23,9 @@ import {
   customersWithDueInvoices,
   customersWithOverdueInvoices,
   cardsExpiringThisMonth,
+  claimPeriodEndCancellations,
+  periodEndCancellationsDue,
+  releasePeriodEndCancellations,
   customersInStatus,
   overdueInvoicesNotNotified,
   ALL_ACCOUNTS,
@@ -218,8 +221,41 @@ async function cancelIfLongSuspended(ctx: AppContext, ref: CustomerRef, now: Dat
 }
 
 /**
+ * Carries out the cancellations a customer asked for in the portal "at the end of the period" once that
+ * period has ended, before anything renews it: the API's customer cancellation (cancelCustomer), with
+ * option None (the period was served and paid in full), audited as the clock's. The API cancels customers,
+ * not single subscriptions, so a customer is cancelled once every live subscription of theirs has a due
+ * request; until then the requests wait. The requests are claimed first (one statement), so of instances
+ * running the clock at once one carries them out; a failure gives the claim back for the next tick.
+ */
+async function carryOutPeriodEndCancellations(ctx: AppContext, today: string, now: Date, scope: ClockScope): Promise<number[]> {
+  const due = await periodEndCancellationsDue(ctx.db, today, scope);
+  const byCustomer = new Map<number, typeof due>();
+  for (const row of due) byCustomer.set(row.customerId, [...(byCustomer.get(row.customerId) ?? []), row]);
+  const cancelled: number[] = [];
+  for (const [customerId, requests] of byCustomer) {
+    const accountId = requests[0]!.accountId;
+    const live = await findSubscriptionsOfCustomers(ctx.db, accountId, [customerId], ['Active', 'Suspended']);
+    const requested = new Set(requests.map((r) => r.subscriptionId));
+    if (live.some((s) => !requested.has(s.id))) continue;
+    const claimed = await claimPeriodEndCancellations(ctx.db, requests.map((r) => r.id), now);
+    if (claimed.length === 0) continue;
+    try {
+      await cancelCustomer(ctx, systemCaller(accountId), { customerId, cancellationOption: 'None' }, now);
+      cancelled.push(customerId);
+    } catch (error) {
+      // Refused (the customer moved on meanwhile, e.g. cancelled through the API): nothing left to carry out.
+      if (error instanceof ApiError) continue;
+      await releasePeriodEndCancellations(ctx.db, claimed, now);
+      throw error;
+    }
+  }
+  return cancelled;
+}
+
+/**
  * One tick of the billing clock: the moves the system makes on its own, in this
- * order: renew what is due, collect what is owed, lift suspensions that were paid,
+ * order: carry out portal cancellations whose period ended, renew what is due, collect what is owed, lift suspensions that were paid,
  * suspend what stayed overdue past the grace period, cancel what stayed suspended.
  * Every move re-checks its condition under the customer's lock, so instances
  * running the clock at once on one database do each move once. `scope` limits
@@ -227,6 +263,7 @@ async function cancelIfLongSuspended(ctx: AppContext, ref: CustomerRef, now: Dat
  */
 export async function runBillingClock(ctx: AppContext, now = wallClockNow(), scope: ClockScope = ALL_ACCOUNTS): Promise<ClockTick> {
   const today = utcDate(now);
+  const cancelledAtPeriodEnd = await carryOutPeriodEndCancellations(ctx, today, now, scope);
   const renewed = await eachCustomer(await customersDueForRenewal(ctx.db, today, scope), (c) => renewCustomer(ctx, c, now));
   const collected: number[] = [];
   const declined: number[] = [];
@@ -240,7 +277,7 @@ export async function runBillingClock(ctx: AppContext, now = wallClockNow(), sco
   const reactivated = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.reactivate.from, scope), (c) => reactivateIfPaid(ctx, c, now));
   const suspended = await eachCustomer(await customersWithOverdueInvoices(ctx.db, now, TRANSITIONS.suspend.from, scope), (c) => suspendIfOverdue(ctx, c, now));
   const cancelled = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.autoCancel.from, scope), (c) => cancelIfLongSuspended(ctx, c, now));
-  return { renewed, overdueNotices, expiryNotices, collected, declined, reactivated, suspended, cancelled };
+  return { renewed, overdueNotices, expiryNotices, collected, declined, reactivated, suspended, cancelled: [...cancelledAtPeriodEnd, ...cancelled] };
 }
 
 /** Runs the billing clock every `intervalMs` in the background (the billing API starts one). */

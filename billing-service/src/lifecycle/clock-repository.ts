@@ -128,3 +128,42 @@ export function cardsExpiringThisMonth(db: Queryable, now: Date, scope: ClockSco
     .limit(500)
     .execute();
 }
+
+/**
+ * Cancellations customers asked for in the portal at the end of a period (portal_cancellations, mode periodEnd)
+ * whose period has ended by `today`, not withdrawn and not yet carried out, of Active or Suspended customers.
+ */
+export function periodEndCancellationsDue(db: Queryable, today: string, scope: ClockScope) {
+  return db
+    .selectFrom('portalCancellations')
+    .innerJoin('customers', 'customers.id', 'portalCancellations.customerId')
+    .select(['portalCancellations.id', 'portalCancellations.customerId', 'portalCancellations.accountId', 'portalCancellations.subscriptionId'])
+    .where(inScope(scope))
+    .where('customers.status', 'in', ['Active', 'Suspended'])
+    .where('portalCancellations.mode', '=', 'periodEnd')
+    .where('portalCancellations.effectiveOn', '<=', today)
+    .where('portalCancellations.withdrawnAt', 'is', null)
+    .where('portalCancellations.carriedOutAt', 'is', null)
+    .orderBy('portalCancellations.id')
+    .limit(BATCH)
+    .execute();
+}
+
+/** Claims these requests for carrying out (one statement: of instances racing, one gets each); the ids it got. */
+export async function claimPeriodEndCancellations(db: Queryable, ids: number[], now: Date): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .updateTable('portalCancellations')
+    .set({ carriedOutAt: now })
+    .where('id', 'in', ids)
+    .where('carriedOutAt', 'is', null)
+    .where('withdrawnAt', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Gives back a claim whose cancellation did not happen (a failure, not a refusal): the next tick tries again. */
+export async function releasePeriodEndCancellations(db: Queryable, ids: number[], claimedAt: Date): Promise<void> {
+  if (ids.length > 0) await db.updateTable('portalCancellations').set({ carriedOutAt: null }).where('id', 'in', ids).where('carriedOutAt', '=', claimedAt).execute();
+}

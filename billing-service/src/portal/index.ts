@@ -19,6 +19,7 @@ export {
   getPortalOverview,
   listPortalInvoices,
   payPortalInvoices,
+  portalCaptureCaller,
   portalCardCaptureToken,
   portalInvoicePdf,
   setPortalDefaultCard,

@@ -1,10 +1,9 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Queryable } from '../db/database.js';
-import type { PortalCancellationsTable, PortalLinksTable, PortalSessionsTable } from '../db/schema.js';
+import type { PortalLinksTable, PortalSessionsTable } from '../db/schema.js';
 
 export type PortalLinkRow = Selectable<PortalLinksTable>;
 export type PortalSessionRow = Selectable<PortalSessionsTable>;
-export type PortalCancellationRow = Selectable<PortalCancellationsTable>;
 
 export async function insertPortalLink(db: Queryable, row: Insertable<PortalLinksTable>): Promise<PortalLinkRow> {
   return db.insertInto('portalLinks').values(row).returningAll().executeTakeFirstOrThrow();
@@ -58,28 +57,43 @@ export async function endPortalSession(db: Queryable, tokenHash: string, now: Da
   await db.updateTable('portalSessions').set({ endedAt: now }).where('tokenHash', '=', tokenHash).where('endedAt', 'is', null).execute();
 }
 
+/**
+ * The first address of primary_email, without case: the expression of the index customers_primary_email_first
+ * (migration 0027), written with the same literals so that the planner uses the index.
+ */
+const FIRST_PRIMARY_EMAIL = sql<string>`lower(trim(split_part(replace(primary_email, ';', ','), ',', 1)))`;
+
 /** Customers of an account whose primary address is this one (compared without case; a list's first address counts). */
 export function customersByPrimaryEmail(db: Queryable, accountId: number, email: string) {
+  return customersByPrimaryEmailQuery(db, accountId, email).execute();
+}
+
+export function customersByPrimaryEmailQuery(db: Queryable, accountId: number, email: string) {
   return db
     .selectFrom('customers')
     .select(['id', 'accountId', 'firstName', 'lastName', 'companyName', 'primaryEmail', 'language', 'status'])
     .where('accountId', '=', accountId)
-    .where((eb) => eb(eb.fn('lower', [eb.fn('trim', [eb.fn('split_part', [eb.fn('replace', ['primaryEmail', eb.val(';'), eb.val(',')]), eb.val(','), eb.val(1)])])]), '=', email.trim().toLowerCase()))
+    .where(FIRST_PRIMARY_EMAIL, '=', email.trim().toLowerCase())
     .where('status', '!=', 'Cancelled')
     .orderBy('id')
-    .limit(5)
-    .execute();
+    .limit(5);
 }
 
-export async function insertPortalCancellation(db: Queryable, row: Insertable<PortalCancellationsTable>): Promise<PortalCancellationRow> {
-  return db.insertInto('portalCancellations').values(row).returningAll().executeTakeFirstOrThrow();
+/**
+ * The live portal session that minted this (unspent, unexpired) capture token: its account and customer.
+ * Undefined for the API's tokens and for a session that has ended.
+ */
+export function findPortalCaptureSession(db: Queryable, captureTokenHash: string, now: Date) {
+  return db
+    .selectFrom('captureTokens')
+    .innerJoin('portalSessions', 'portalSessions.id', 'captureTokens.portalSessionId')
+    .select(['portalSessions.id as sessionId', 'portalSessions.accountId', 'portalSessions.customerId'])
+    .where('captureTokens.tokenHash', '=', captureTokenHash)
+    .where('captureTokens.spentAt', 'is', null)
+    .where('captureTokens.expiresAt', '>', now)
+    .where('portalSessions.endedAt', 'is', null)
+    .where('portalSessions.idleExpiresAt', '>', now)
+    .where('portalSessions.absoluteExpiresAt', '>', now)
+    .executeTakeFirst();
 }
 
-/** The cancellation a customer asked for and has not withdrawn, if any. */
-export function findPendingCancellation(db: Queryable, subscriptionId: number): Promise<PortalCancellationRow | undefined> {
-  return db.selectFrom('portalCancellations').selectAll().where('subscriptionId', '=', subscriptionId).where('withdrawnAt', 'is', null).orderBy('id', 'desc').executeTakeFirst();
-}
-
-export async function withdrawCancellation(db: Queryable, id: number, now: Date): Promise<void> {
-  await db.updateTable('portalCancellations').set({ withdrawnAt: now }).where('id', '=', id).execute();
-}

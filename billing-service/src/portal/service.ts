@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { findAddressOfType } from '../addresses/repository.js';
 import { createAddress, updateAddress } from '../addresses/service.js';
@@ -29,7 +30,8 @@ import { findSubscription, findSubscriptionsOfCustomers } from '../subscriptions
 import { toSubscriptionResponses } from '../subscriptions/service.js';
 import { utcDate } from '../invoices/billing-run.js';
 import type { PortalSession } from './links.js';
-import { findPendingCancellation, insertPortalCancellation, withdrawCancellation } from './repository.js';
+import { findPendingCancellation, insertPortalCancellation, withdrawCancellation } from '../lifecycle/period-end-cancellation-repository.js';
+import { findPortalCaptureSession } from './repository.js';
 import type { PortalBillingAddressInput, PortalCancelInput, PortalContactInput, PortalEmailPreferencesInput } from './schemas.js';
 
 /**
@@ -38,9 +40,9 @@ import type { PortalBillingAddressInput, PortalCancelInput, PortalContactInput, 
  * An id of another customer's invoice, card or subscription is answered as unknown (404).
  */
 
-/** The caller the services see for a portal session: its account, audit source `Portal`, the account's limits. */
+/** The caller the services see for a portal session: its account, audit actor `portal` and source `Portal`, the account's limits. */
 export function portalCaller(ctx: AppContext, session: PortalSession): Caller {
-  return { accountId: session.accountId, keyKind: 'private', auditSource: 'Portal', rateLimits: ctx.catalog.rateLimits, keyHash: `portal-customer:${session.customerId}` };
+  return { accountId: session.accountId, keyKind: 'private', actor: 'portal', auditSource: 'Portal', rateLimits: ctx.catalog.rateLimits, keyHash: `portal-customer:${session.customerId}` };
 }
 
 function notAllowed(message: string): ApiError {
@@ -142,7 +144,30 @@ export async function portalInvoicePdf(ctx: AppContext, session: PortalSession, 
  */
 export async function portalCardCaptureToken(ctx: AppContext, session: PortalSession, options: { maxCollectionAmount?: string } = {}) {
   const caller = portalCaller(ctx, session);
-  return createCaptureToken(ctx, caller, { customerId: session.customerId, expiresInSeconds: 900, ...(options.maxCollectionAmount ? { maxCollectionAmount: options.maxCollectionAmount } : {}) });
+  const minted = await createCaptureToken(
+    ctx,
+    caller,
+    { customerId: session.customerId, expiresInSeconds: 900, ...(options.maxCollectionAmount ? { maxCollectionAmount: options.maxCollectionAmount } : {}) },
+    undefined,
+    { portalSessionId: session.id },
+  );
+  // What the card fields' frame sends besides the card: no CAPTCHA (the session stands in for it) and no public key (the token names the account).
+  return { ...minted, riskToken: `portal-${session.id}-${randomUUID()}` };
+}
+
+/**
+ * A capture the portal's card form sends (POST /api/paymentsv2 with a capture token a portal session minted, and
+ * no public key): the caller it is made as (the portal's, audit source `Portal`), the customer, and the session, whose
+ * per-customer limit it spends. The session stands in for the CAPTCHA: it was opened by a one-use link the merchant
+ * or the customer's own mailbox gave, and every request of it is limited per customer (README "Customer portal").
+ * Undefined when the token is not a live portal session's.
+ */
+export async function portalCaptureCaller(ctx: AppContext, captureToken: string): Promise<{ caller: Caller; customerId: number; sessionId: number } | undefined> {
+  if (typeof captureToken !== 'string' || captureToken.length > 200) return undefined;
+  const found = await findPortalCaptureSession(ctx.db, createHash('sha256').update(captureToken).digest('hex'), wallClockNow());
+  if (!found) return undefined;
+  const session = { id: found.sessionId, accountId: found.accountId, customerId: found.customerId } as PortalSession;
+  return { caller: portalCaller(ctx, session), customerId: found.customerId, sessionId: found.sessionId };
 }
 
 /** Makes one of the customer's cards the default (PUT /v1/creditCards' rule: the default moves, it is never left without one). */
@@ -266,7 +291,7 @@ export async function uncancelPortalSubscription(ctx: AppContext, session: Porta
     await uncancelCustomer(ctx, caller, session.customerId, now);
   }
   await ctx.db.transaction().execute(async (trx) => {
-    await withdrawCancellation(trx, pending.id, now);
+    if (!(await withdrawCancellation(trx, pending.id, now))) throw ApiError.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'update', changes: { portalCancellation: [{ mode: pending.mode, effectiveOn: pending.effectiveOn }, null] } });
   });
   return getPortalOverview(ctx, session);

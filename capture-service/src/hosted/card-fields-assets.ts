@@ -22,10 +22,20 @@ function asset(body: string): Asset {
  * from a fresh clone as in production, and nothing from anywhere but this
  * repository goes into it.
  */
-let script: Promise<Asset> | undefined;
+const bundles = new Map<string, Promise<Asset>>();
 export function cardFieldsScript(): Promise<Asset> {
-  script ??= build({
-    entryPoints: [SCRIPT_ENTRY],
+  return browserBundle(SCRIPT_ENTRY);
+}
+
+/**
+ * A browser script of this host, bundled as above on first use: the card fields' (this repository's code
+ * only) and the portal's (with Lit, from the workspace's node_modules, as the widget's bundle has it).
+ */
+export function browserBundle(entry: string): Promise<Asset> {
+  const known = bundles.get(entry);
+  if (known) return known;
+  const script = build({
+    entryPoints: [entry],
     bundle: true,
     write: false,
     format: 'esm',
@@ -34,8 +44,9 @@ export function cardFieldsScript(): Promise<Asset> {
     legalComments: 'none',
     logLevel: 'silent',
   }).then((result) => asset(result.outputFiles[0]!.text));
+  bundles.set(entry, script);
   // A failed build is tried again on the next request rather than remembered.
-  script.catch(() => (script = undefined));
+  script.catch(() => bundles.delete(entry));
   return script;
 }
 

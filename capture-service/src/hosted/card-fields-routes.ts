@@ -11,9 +11,10 @@ type ErrorEntry = { Key: string; Value: string };
 /**
  * The page's Content Security Policy: its own script, style and connections
  * only (the card goes to this origin and nowhere else), no forms, no base
- * re-pointing, and framed only by the account's shop domains.
+ * re-pointing, and framed only by the account's shop domains and this host's own pages (the customer portal).
  */
 export function cardFieldsPolicy(domains: ShopDomains): string {
+  const ancestors = domains.frameAncestors();
   return [
     "default-src 'none'",
     "script-src 'self'",
@@ -22,7 +23,7 @@ export function cardFieldsPolicy(domains: ShopDomains): string {
     "img-src 'self'",
     "form-action 'none'",
     "base-uri 'none'",
-    `frame-ancestors ${domains.frameAncestors()}`,
+    `frame-ancestors ${ancestors === "'none'" ? "'self'" : ancestors === '*' ? '*' : `'self' ${ancestors}`}`,
   ].join('; ');
 }
 
@@ -42,7 +43,7 @@ function exactOrigin(value: string): string | undefined {
  * domains), `lang` (a language tag; unsupported languages get English), and
  * the style keys. Anything else, or a value given twice, is a 400 keyed on it.
  */
-function readQuery(query: unknown, domains: ShopDomains) {
+function readQuery(query: unknown, domains: ShopDomains, ownOrigin: (origin: string) => boolean) {
   const given = (query ?? {}) as Record<string, string | string[] | undefined>;
   const errors: ErrorEntry[] = [];
   const style: Partial<Record<CardFieldsStyleKey, string>> = {};
@@ -66,13 +67,13 @@ function readQuery(query: unknown, domains: ShopDomains) {
   const parsedStyle = parseCardFieldsStyle(style);
   errors.push(...parsedStyle.errors);
   if (errors.length > 0) throw new ApiError(400, errors);
-  if (!domains.allowsOrigin(parentOrigin!)) {
+  if (!domains.allowsOrigin(parentOrigin!) && !ownOrigin(parentOrigin!)) {
     throw new ApiError(403, [{ Key: 'origin', Value: "is not one of the account's shop domains" }]);
   }
   return { parentOrigin: parentOrigin!, lang: cardFieldsLanguage(lang), style: parsedStyle.style };
 }
 
-async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, contentType: string) {
+export async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, contentType: string) {
   // Revalidated on every load: a new release's script is never mixed with an old page.
   reply.header('cache-control', 'no-cache').header('etag', asset.etag).header('x-content-type-options', 'nosniff');
   if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
@@ -87,7 +88,7 @@ async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: As
 export function registerCardFields(app: FastifyInstance, domains: ShopDomains): void {
   const assetRoute = { config: { public: true } };
   app.get(CARD_FIELDS_PATH, assetRoute, async (request, reply) => {
-    const config = readQuery(request.query, domains);
+    const config = readQuery(request.query, domains, (origin) => isOwnOrigin(request, origin));
     return reply
       .header('content-security-policy', cardFieldsPolicy(domains))
       .header('cache-control', 'no-store')

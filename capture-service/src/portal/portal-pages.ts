@@ -6,11 +6,12 @@
 
 type Lang = 'en' | 'fr' | 'de' | 'es';
 
-const TEXT: Record<Lang, { openTitle: string; openButton: string; openHint: string; signInTitle: string; email: string; send: string; sent: string }> = {
+const TEXT: Record<Lang, { openTitle: string; openButton: string; openHint: string; appTitle: string; signInTitle: string; email: string; send: string; sent: string }> = {
   en: {
     openTitle: 'Opening your account…',
     openButton: 'Continue to your account',
     openHint: 'If nothing happens, press the button.',
+    appTitle: 'Your account',
     signInTitle: 'Sign in to your account',
     email: 'E-mail address',
     send: 'Send me a sign-in link',
@@ -20,6 +21,7 @@ const TEXT: Record<Lang, { openTitle: string; openButton: string; openHint: stri
     openTitle: 'Ouverture de votre compte…',
     openButton: 'Accéder à votre compte',
     openHint: 'Si rien ne se passe, appuyez sur le bouton.',
+    appTitle: 'Votre compte',
     signInTitle: 'Connexion à votre compte',
     email: 'Adresse e-mail',
     send: 'M’envoyer un lien de connexion',
@@ -29,6 +31,7 @@ const TEXT: Record<Lang, { openTitle: string; openButton: string; openHint: stri
     openTitle: 'Ihr Konto wird geöffnet…',
     openButton: 'Weiter zu Ihrem Konto',
     openHint: 'Falls nichts passiert, drücken Sie die Schaltfläche.',
+    appTitle: 'Ihr Konto',
     signInTitle: 'Bei Ihrem Konto anmelden',
     email: 'E-Mail-Adresse',
     send: 'Anmeldelink senden',
@@ -38,6 +41,7 @@ const TEXT: Record<Lang, { openTitle: string; openButton: string; openHint: stri
     openTitle: 'Abriendo su cuenta…',
     openButton: 'Continuar a su cuenta',
     openHint: 'Si no ocurre nada, pulse el botón.',
+    appTitle: 'Su cuenta',
     signInTitle: 'Acceder a su cuenta',
     email: 'Correo electrónico',
     send: 'Enviarme un enlace de acceso',
@@ -54,9 +58,9 @@ function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** Own scripts, styles, connections and form posts only; never framed. */
+/** Own scripts, styles, connections, frames (the hosted card fields) and form posts only; never framed itself. */
 export function portalPagePolicy(): string {
-  return ["default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "connect-src 'self'", "img-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
+  return ["default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "connect-src 'self'", "img-src 'self'", "frame-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
 }
 
 const STYLE = `<style>
@@ -91,4 +95,16 @@ export function portalSignInPage(options: { account: string; lang?: string | und
   const t = TEXT[lang];
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(t.signInTitle)}</title>${STYLE}<script src="${PORTAL_SIGN_IN_SCRIPT.path}" defer></script></head>
 <body><main><h1>${escapeHtml(t.signInTitle)}</h1><form id="sign-in" method="post" action="/portal/sign-in"><input type="hidden" name="account" value="${escapeHtml(options.account)}"><input type="hidden" name="locale" value="${lang}"><label for="email">${escapeHtml(t.email)}</label><input id="email" name="email" type="email" autocomplete="email" required><p><button type="submit">${escapeHtml(t.send)}</button></p></form><p id="status" role="status" hidden>${escapeHtml(t.sent)}</p></main></body></html>`;
+}
+
+/** The portal's own script: `<renew-portal>` (browser/portal-app.ts), bundled by the host on first use. */
+export const PORTAL_APP_SCRIPT_PATH = '/portal/assets/portal.js';
+
+/** The portal's pages: one document whose element shows each view; the language is the link's (`lang`). */
+export function portalAppPage(options: { lang?: string | undefined }): string {
+  const lang = portalLanguage(options.lang);
+  const t = TEXT[lang];
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(t.appTitle)}</title>
+<style>:root{--renew-font:system-ui,sans-serif;--renew-text:#1a1a1a;--renew-accent:#0b5cad}body{margin:0;background:#fff}</style><script type="module" src="${PORTAL_APP_SCRIPT_PATH}"></script></head>
+<body><renew-portal></renew-portal></body></html>`;
 }

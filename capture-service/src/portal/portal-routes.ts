@@ -31,11 +31,29 @@ import {
   type PortalSession,
 } from '@renew/billing-service/portal';
 import type { PublicKeyAuthenticator } from '../public-key.js';
-import { portalOpenPage, portalPagePolicy, portalSignInPage, PORTAL_OPEN_SCRIPT, PORTAL_SIGN_IN_SCRIPT } from './portal-pages.js';
+import { fileURLToPath } from 'node:url';
+import { browserBundle } from '../hosted/card-fields-assets.js';
+import { sendAsset } from '../hosted/card-fields-routes.js';
+import { portalAppPage, portalOpenPage, portalPagePolicy, portalSignInPage, PORTAL_APP_SCRIPT_PATH, PORTAL_OPEN_SCRIPT, PORTAL_SIGN_IN_SCRIPT } from './portal-pages.js';
+
+const PORTAL_APP_ENTRY = fileURLToPath(new URL('./browser/portal-app.ts', import.meta.url));
 
 export const PORTAL_CSRF_HEADER = 'x-portal-csrf';
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** true: a portal route, limited per client address by PORTAL_IP_LIMITS (a portal page makes several requests) instead of the captures' limit. */
+    portal?: boolean;
+  }
+}
+
+/** A client address's portal requests (its pages read and write several times per view; each session is limited per customer too). */
+export const PORTAL_IP_LIMITS = { perMinute: 300, perDay: 10_000 };
 /** A customer's portal requests, whatever address they come from (the address has its own limit, per capture host). */
 export const PORTAL_CUSTOMER_LIMITS = { perMinute: 60, perDay: 2000 };
+/** The budget of one customer's portal requests (the card form's captures spend it too). */
+export function portalCustomerBudgetKey(accountId: number, customerId: number): string {
+  return `portal-customer:${accountId}:${customerId}`;
+}
 /** Sign-in e-mails asked for one address: a few a minute, so nobody floods an inbox through the page. */
 export const PORTAL_SIGN_IN_LIMITS = { perMinute: 3, perDay: 20 };
 /** Sign-in requests from one client address (an IPv6 one by its /64), whatever addresses they name. */
@@ -83,12 +101,13 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   const secureOf = (request: FastifyRequest) => request.protocol === 'https';
   // Pages and their scripts are public (no limit, as the card fields); what spends a link or sends an e-mail is limited per address.
   const page = { config: { public: true } };
+  const portalRoute = { config: { portal: true } };
 
   const session = async (request: FastifyRequest, reply: FastifyReply, write: boolean): Promise<PortalSession> => {
     const token = readCookie(request, sessionCookieName(secureOf(request)));
     const csrf = request.headers[PORTAL_CSRF_HEADER];
     const found = await authenticatePortalSession(ctx, token, { write, csrfToken: Array.isArray(csrf) ? csrf[0] : csrf });
-    await enforceRateLimit(rateLimitStore, reply, `portal-customer:${found.accountId}:${found.customerId}`, PORTAL_CUSTOMER_LIMITS);
+    await enforceRateLimit(rateLimitStore, reply, portalCustomerBudgetKey(found.accountId, found.customerId), PORTAL_CUSTOMER_LIMITS);
     reply.header('cache-control', 'no-store');
     return found;
   };
@@ -101,7 +120,7 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   app.get(PORTAL_OPEN_SCRIPT.path, page, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_OPEN_SCRIPT.body));
 
   // Spends the link: a form post (the page) is answered with a redirect into the portal; JSON with the session's details.
-  app.post('/portal/open', async (request, reply) => {
+  app.post('/portal/open', portalRoute, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const opened = await openPortalLink(ctx, typeof body.token === 'string' ? body.token : '');
     const secure = secureOf(request);
@@ -113,6 +132,13 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     return visible;
   });
 
+  // The portal's pages (after a link opened a session; without one they say so), and their script.
+  app.get('/portal/', page, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    return sendPage(reply, portalAppPage({ lang: typeof query.lang === 'string' ? query.lang : undefined }));
+  });
+  app.get(PORTAL_APP_SCRIPT_PATH, page, async (request, reply) => sendAsset(request, reply, await browserBundle(PORTAL_APP_ENTRY), 'text/javascript; charset=utf-8'));
+
   app.get('/portal/sign-in', page, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     return sendPage(reply, portalSignInPage({ account: typeof query.account === 'string' ? query.account : '', lang: typeof query.lang === 'string' ? query.lang : undefined }));
@@ -120,61 +146,65 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   app.get(PORTAL_SIGN_IN_SCRIPT.path, page, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_SIGN_IN_SCRIPT.body));
 
   // The same 202 whether or not the address is a customer's: the page tells nobody who is one.
-  app.post('/portal/sign-in', async (request, reply) => {
+  app.post('/portal/sign-in', portalRoute, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const caller = await options.publicKeys.authenticate(body.account);
     const input = parseBody(PortalSignInBody, { email: body.email, locale: body.locale || undefined });
     await enforceRateLimit(rateLimitStore, reply, `portal-sign-in:${caller.accountId}:${input.email.trim().toLowerCase()}`, PORTAL_SIGN_IN_LIMITS);
     await enforceRateLimit(rateLimitStore, reply, `portal-sign-in-ip:${addressBudgetKey(request.ip)}`, PORTAL_SIGN_IN_IP_LIMITS);
-    await requestSignInLink(ctx, { accountId: caller.accountId, email: input.email, locale: input.locale ?? null });
+    // The lookup and the e-mail happen once the answer is sent: a known address is not answered more slowly than an unknown one.
+    reply.raw.once('finish', () => {
+      requestSignInLink(ctx, { accountId: caller.accountId, email: input.email, locale: input.locale ?? null }).catch((error: unknown) => request.log.error({ err: error }, 'portal sign-in link not sent'));
+    });
     return reply.code(202).send({ message: 'If this address belongs to a customer, a sign-in link is on its way. It works once, within 15 minutes.' });
   });
 
-  app.get('/portal/api/session', async (request, reply) => {
+  app.get('/portal/api/session', portalRoute, async (request, reply) => {
     const found = await session(request, reply, false);
     return { ...found, csrfToken: csrfTokenFor(readCookie(request, sessionCookieName(secureOf(request)))!) };
   });
-  app.post('/portal/api/sign-out', async (request, reply) => {
+  app.post('/portal/api/sign-out', portalRoute, async (request, reply) => {
     await session(request, reply, true);
     await endPortalSession(ctx, readCookie(request, sessionCookieName(secureOf(request))));
     return reply.header('set-cookie', sessionCookie('', secureOf(request), 0)).code(204).send();
   });
-  app.get('/portal/api/overview', async (request, reply) => getPortalOverview(ctx, await session(request, reply, false)));
-  app.get('/portal/api/invoices', async (request, reply) => listPortalInvoices(ctx, await session(request, reply, false)));
-  app.get('/portal/api/invoices/:id/pdf', async (request, reply) => {
+  app.get('/portal/api/overview', portalRoute, async (request, reply) => getPortalOverview(ctx, await session(request, reply, false)));
+  app.get('/portal/api/invoices', portalRoute, async (request, reply) => listPortalInvoices(ctx, await session(request, reply, false)));
+  app.get('/portal/api/invoices/:id/pdf', portalRoute, async (request, reply) => {
     const found = await session(request, reply, false);
     const { id } = parseBody(PortalIdParams, request.params);
     const file = await portalInvoicePdf(ctx, found, id);
     return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.content);
   });
-  app.post('/portal/api/card-capture-token', async (request, reply) => portalCardCaptureToken(ctx, await session(request, reply, true)));
-  app.post('/portal/api/default-card', async (request, reply) => {
+  // With the client address the card fields send as clientIp (the risk check's), as the widget's proxy gives it.
+  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => ({ ...(await portalCardCaptureToken(ctx, await session(request, reply, true))), clientIp: request.ip }));
+  app.post('/portal/api/default-card', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return setPortalDefaultCard(ctx, found, parseBody(PortalDefaultCardBody, request.body).paymentMethodId);
   });
-  app.post('/portal/api/pay', async (request, reply) => {
+  app.post('/portal/api/pay', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     const key = request.headers['idempotency-key'];
     return payPortalInvoices(ctx, found, parseBody(PortalPayBody, request.body), typeof key === 'string' ? key.slice(0, 255) : undefined);
   });
-  app.post('/portal/api/subscriptions/:id/cancel', async (request, reply) => {
+  app.post('/portal/api/subscriptions/:id/cancel', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return cancelPortalSubscription(ctx, found, parseBody(PortalIdParams, request.params).id, parseBody(PortalCancelBody, request.body));
   });
-  app.post('/portal/api/subscriptions/:id/uncancel', async (request, reply) => {
+  app.post('/portal/api/subscriptions/:id/uncancel', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return uncancelPortalSubscription(ctx, found, parseBody(PortalIdParams, request.params).id);
   });
-  app.put('/portal/api/contact', async (request, reply) => {
+  app.put('/portal/api/contact', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalContact(ctx, found, parseBody(PortalContactBody, request.body));
   });
-  app.put('/portal/api/billing-address', async (request, reply) => {
+  app.put('/portal/api/billing-address', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalBillingAddress(ctx, found, parseBody(PortalBillingAddressBody, request.body));
   });
-  app.get('/portal/api/email-preferences', async (request, reply) => getPortalEmailPreferences(ctx, await session(request, reply, false)));
-  app.put('/portal/api/email-preferences', async (request, reply) => {
+  app.get('/portal/api/email-preferences', portalRoute, async (request, reply) => getPortalEmailPreferences(ctx, await session(request, reply, false)));
+  app.put('/portal/api/email-preferences', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalEmailPreferences(ctx, found, parseBody(PortalEmailPreferencesBody, request.body));
   });

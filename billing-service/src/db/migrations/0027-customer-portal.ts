@@ -6,7 +6,10 @@ import { sql, type Kysely } from 'kysely';
  * link); portal_sessions: what an opened link becomes. Only the SHA-256 of each token is kept, so a
  * copy of the database opens nothing. An e-mail action link supersedes the older ones of its
  * customer and flow (superseded_at). portal_cancellations: a cancellation a customer asked for in
- * the portal, with the reason they gave, and its withdrawal (uncancel).
+ * the portal, with the reason they gave, and its withdrawal (uncancel), and when the billing clock carried
+ * it out (carried_out_at). capture_tokens.portal_session_id: a capture token minted by a portal session,
+ * which stands in for the CAPTCHA while that session lives. customers_primary_email_first: the sign-in
+ * page's lookup (the first address of primary_email, without case) by index, not by scanning customers.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
@@ -54,8 +57,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       effective_on date,
       requested_at timestamptz not null,
       withdrawn_at timestamptz,
+      carried_out_at timestamptz,
       created_at timestamptz not null default now()
     );
     create index portal_cancellations_subscription on portal_cancellations (subscription_id);
+    alter table capture_tokens add column portal_session_id bigint references portal_sessions(id) on delete cascade;
+    create index customers_primary_email_first on customers (account_id, lower(trim(split_part(replace(primary_email, ';', ','), ',', 1))));
   `.execute(db);
 }
