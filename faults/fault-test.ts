@@ -56,14 +56,20 @@ async function freePort(): Promise<number> {
 
 class Cluster {
   readonly dir = mkdtempSync(path.join(tmpdir(), 'renew-faults-pg-'));
-  readonly bin = readdirSync('/usr/lib/postgresql').map((v) => `/usr/lib/postgresql/${v}/bin`).filter((b) => existsSync(`${b}/pg_ctl`)).sort().pop();
+  readonly bin = readdirSync('/usr/lib/postgresql')
+    .map((v) => `/usr/lib/postgresql/${v}/bin`)
+    .filter((b) => existsSync(`${b}/pg_ctl`))
+    .sort()
+    .pop();
   constructor(readonly port: number) {
     if (!this.bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql)');
   }
   private run(command: string) {
     const asRoot = process.getuid?.() === 0;
     if (asRoot) chmodSync(this.dir, 0o777);
-    const result = asRoot ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { encoding: 'utf8' }) : spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8' });
+    const result = asRoot
+      ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { encoding: 'utf8' })
+      : spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${command}: ${result.stderr || result.stdout}`);
   }
   get url() {
@@ -78,7 +84,9 @@ class Cluster {
     await admin.end();
   }
   start() {
-    this.run(`${this.bin}/pg_ctl -D ${this.dir}/data -l ${this.dir}/log -w -o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null`);
+    this.run(
+      `${this.bin}/pg_ctl -D ${this.dir}/data -l ${this.dir}/log -w -o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null`,
+    );
   }
   stop(mode: 'fast' | 'immediate') {
     this.run(`${this.bin}/pg_ctl -D ${this.dir}/data -m ${mode} -w stop >/dev/null`);
@@ -110,7 +118,12 @@ const instances: Instance[] = [];
 function startInstance(name: string, role: Instance['role'], port: number, env: NodeJS.ProcessEnv): Instance {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', role], {
     cwd: ROOT,
-    env: { ...process.env, ...env, RENEW_API_PORT: role === 'capture' ? '0' : String(port), RENEW_CAPTURE_PORT: role === 'capture' ? String(port) : '0' },
+    env: {
+      ...process.env,
+      ...env,
+      RENEW_API_PORT: role === 'capture' ? '0' : String(port),
+      RENEW_CAPTURE_PORT: role === 'capture' ? String(port) : '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = createWriteStream(path.join(logDir, `${name}.log`));
@@ -193,7 +206,12 @@ interface Answer {
 /** One request; a network failure is status 0. */
 async function send(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   try {
-    const response = await fetch(url, { method, headers: { ...AUTH, ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(45_000) });
+    const response = await fetch(url, {
+      method,
+      headers: { ...AUTH, ...headers },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(45_000),
+    });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -248,7 +266,12 @@ async function main() {
   catalog.rateLimits = { perMinute: 1_000_000, perDay: 10_000_000 };
   writeFileSync(catalogPath, JSON.stringify(catalog));
 
-  const ports = { lbApi: await freePort(), lbCapture: await freePort(), api: [await freePort(), await freePort(), await freePort()], capture: [await freePort(), await freePort()] };
+  const ports = {
+    lbApi: await freePort(),
+    lbCapture: await freePort(),
+    api: [await freePort(), await freePort(), await freePort()],
+    capture: [await freePort(), await freePort()],
+  };
   const lbApi = `http://127.0.0.1:${ports.lbApi}`;
   const lbCapture = `http://127.0.0.1:${ports.lbCapture}`;
   const env: NodeJS.ProcessEnv = {
@@ -270,7 +293,8 @@ async function main() {
 
   // The first API instance migrates the database and creates the account; the others then start together.
   startInstance('api1', 'api', ports.api[0]!, env);
-  if (!(await waitReady(`http://127.0.0.1:${ports.api[0]}/readyz`, 120_000))) throw new Error(`api1 did not start:\n${logTail(instances[0]!)}`);
+  if (!(await waitReady(`http://127.0.0.1:${ports.api[0]}/readyz`, 120_000)))
+    throw new Error(`api1 did not start:\n${logTail(instances[0]!)}`);
   startInstance('api2', 'api', ports.api[1]!, env);
   startInstance('api3', 'api', ports.api[2]!, env);
   startInstance('capture1', 'capture', ports.capture[0]!, env);
@@ -278,7 +302,8 @@ async function main() {
   const worker1 = startInstance('worker1', 'worker', 0, env);
   startInstance('worker2', 'worker', 0, env);
   for (const instance of instances.filter((i) => i.role !== 'worker')) {
-    if (!(await waitReady(`http://127.0.0.1:${instance.port}/readyz`, 120_000))) throw new Error(`${instance.name} did not start:\n${logTail(instance)}`);
+    if (!(await waitReady(`http://127.0.0.1:${instance.port}/readyz`, 120_000)))
+      throw new Error(`${instance.name} did not start:\n${logTail(instance)}`);
   }
   await sleep(3_000); // the workers print nothing on a port: give them their start
 
@@ -297,10 +322,14 @@ async function main() {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   haproxy.stderr!.pipe(createWriteStream(path.join(logDir, 'haproxy.log')));
-  if (!(await waitReady(`${lbApi}/readyz`, 20_000))) throw new Error(`HAProxy did not start: ${readFileSync(path.join(logDir, 'haproxy.log'), 'utf8')}`);
+  if (!(await waitReady(`${lbApi}/readyz`, 20_000)))
+    throw new Error(`HAProxy did not start: ${readFileSync(path.join(logDir, 'haproxy.log'), 'utf8')}`);
   figures.push(['start-up (cluster, 7 processes, HAProxy), s', (elapsed(startedAt) / 1000).toFixed(1)]);
 
-  const endpoint = await send(`${lbApi}/v1/webhookEndpoints`, 'POST', { url: `http://127.0.0.1:${hooks.port}/hooks`, eventTypes: ['customer.created', 'payment.succeeded'] });
+  const endpoint = await send(`${lbApi}/v1/webhookEndpoints`, 'POST', {
+    url: `http://127.0.0.1:${hooks.port}/hooks`,
+    eventTypes: ['customer.created', 'payment.succeeded'],
+  });
   if (endpoint.status !== 200) throw new Error(`webhook endpoint: ${JSON.stringify(endpoint.body)}`);
 
   // Customers for the bulk job (Check payments) made before the faults.
@@ -324,7 +353,13 @@ async function main() {
   async function oneCustomerRound(n: number) {
     // A unique mark per customer (the company name); one in ten has an e-mail address, so e-mails flow without flooding the catcher.
     const email = `shopper-${n}-${randomUUID().slice(0, 8)}`;
-    const created = await send(`${lbApi}/v1/customers`, 'POST', { firstName: 'Load', lastName: `Shopper ${n}`, companyName: email, ...(n % 10 === 0 ? { primaryEmail: `${email}@example.com` } : {}), currency: 'USD' });
+    const created = await send(`${lbApi}/v1/customers`, 'POST', {
+      firstName: 'Load',
+      lastName: `Shopper ${n}`,
+      companyName: email,
+      ...(n % 10 === 0 ? { primaryEmail: `${email}@example.com` } : {}),
+      currency: 'USD',
+    });
     count(created);
     if (created.status !== 200) {
       if (created.status === 0 || created.status >= 500) inDoubtCustomers.add(email);
@@ -337,16 +372,32 @@ async function main() {
       const token = await keyed(`${lbApi}/v1/captureTokens`, { customerId, maxCollectionAmount: 5 }, `token-${customerId}`);
       if (token.status !== 200) return;
       const form = new URLSearchParams({
-        publicApiKey: PUBLIC_KEY, customerId: String(customerId), cardNumber: '4242424242424242', firstName: 'Ada', lastName: 'Lovelace',
-        expirationMonth: '12', expirationYear: '30', cvv: '123', recaptcha: `tok-${randomUUID()}`, captureToken: token.body.token, 'paymentCollectOptions.collectionAmount': '5.00',
-        riskToken: 'rt_fault', clientIp: '203.0.113.7', email: 'ada@example.com',
+        publicApiKey: PUBLIC_KEY,
+        customerId: String(customerId),
+        cardNumber: '4242424242424242',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        expirationMonth: '12',
+        expirationYear: '30',
+        cvv: '123',
+        recaptcha: `tok-${randomUUID()}`,
+        captureToken: token.body.token,
+        'paymentCollectOptions.collectionAmount': '5.00',
+        riskToken: 'rt_fault',
+        clientIp: '203.0.113.7',
+        email: 'ada@example.com',
       });
       for (let attempt = 0; attempt < 60; attempt += 1) {
         form.set('recaptcha', `tok-${randomUUID()}`);
         let status = 0;
         let paymentId: string | null = null;
         try {
-          const response = await fetch(`${lbCapture}/api/paymentsv2`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, signal: AbortSignal.timeout(45_000) });
+          const response = await fetch(`${lbCapture}/api/paymentsv2`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: form,
+            signal: AbortSignal.timeout(45_000),
+          });
           status = response.status;
           paymentId = response.headers.get('renew-payment-id');
           await response.text();
@@ -364,7 +415,20 @@ async function main() {
       return;
     }
     const key = `card-${customerId}`;
-    const card = await keyed(`${lbApi}/v1/paymentmethods/creditcard`, { customerId, cardNumber: '4242424242424242', firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 30, cvv: '123', isDefault: true }, key);
+    const card = await keyed(
+      `${lbApi}/v1/paymentmethods/creditcard`,
+      {
+        customerId,
+        cardNumber: '4242424242424242',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        expirationMonth: 12,
+        expirationYear: 30,
+        cvv: '123',
+        isDefault: true,
+      },
+      key,
+    );
     if (card.status !== 200) {
       if (retryable(card.status)) stuckKeys.push(key);
       return;
@@ -384,7 +448,8 @@ async function main() {
       const others = liveApi();
       replay = await keyed(`${others[(n + attempt) % others.length]}/v1/payments`, body, paymentKey, 20_000);
     }
-    if (replay.status !== 200 || replay.body.id !== paid.body.id) replayMismatches.push(`${paymentKey}: ${replay.status} ${JSON.stringify(replay.body).slice(0, 200)}`);
+    if (replay.status !== 200 || replay.body.id !== paid.body.id)
+      replayMismatches.push(`${paymentKey}: ${replay.status} ${JSON.stringify(replay.body).slice(0, 200)}`);
   }
 
   let next = 0;
@@ -403,7 +468,12 @@ async function main() {
   await at(10);
   const bulk = await send(`${lbApi}/v1/bulkPaymentSubmit`, 'POST', {
     accountUploadType: 'bulkPayment',
-    data: Array.from({ length: BULK_RECORDS }, (_, i) => ({ customerId: bulkCustomers[i % bulkCustomers.length], reference: `BULK-${i}`, amount: 1 + (i % 5), paymentMethod: 'Check' })),
+    data: Array.from({ length: BULK_RECORDS }, (_, i) => ({
+      customerId: bulkCustomers[i % bulkCustomers.length],
+      reference: `BULK-${i}`,
+      amount: 1 + (i % 5),
+      paymentMethod: 'Check',
+    })),
   });
   if (bulk.status !== 200) throw new Error(`bulk submit: ${JSON.stringify(bulk.body).slice(0, 300)}`);
   const processed = await keyed(`${lbApi}/v1/BulkApi/Process`, { id: bulk.body.id }, `bulk-${bulk.body.id}`);
@@ -433,7 +503,10 @@ async function main() {
       if (!served) await sleep(100);
     }
     recoveries[mode] = elapsed(upAt);
-    check(ready.every(Boolean) && served, `after the ${mode} restart every live instance is ready and serves (${recoveries[mode]} ms after PostgreSQL was up)`);
+    check(
+      ready.every(Boolean) && served,
+      `after the ${mode} restart every live instance is ready and serves (${recoveries[mode]} ms after PostgreSQL was up)`,
+    );
   }
   await at(40);
   await restart('fast');
@@ -452,7 +525,13 @@ async function main() {
   let pendingOutbox = -1;
   while (performance.now() < drainedBy) {
     bulkStatus = (await db.query('select status from bulk_jobs where id = $1', [bulk.body.id])).rows[0].status;
-    pendingOutbox = Number((await db.query(`select (select count(*) from webhook_deliveries where status = 'Pending') + (select count(*) from email_outbox where status = 'Pending') as n`)).rows[0].n);
+    pendingOutbox = Number(
+      (
+        await db.query(
+          `select (select count(*) from webhook_deliveries where status = 'Pending') + (select count(*) from email_outbox where status = 'Pending') as n`,
+        )
+      ).rows[0].n,
+    );
     if (bulkStatus === 'Completed' && pendingOutbox === 0) break;
     await sleep(500);
   }
@@ -461,51 +540,109 @@ async function main() {
   check(stats.serverErrors === 0, `no 500 answered (${stats.serverErrors})`);
   for (const instance of instances) {
     if (instance.killed) continue;
-    check(instance.exited === undefined, `${instance.name} (${instance.role}) is still running${instance.exited ? `: exited ${instance.exited}\n${logTail(instance)}` : ''}`);
+    check(
+      instance.exited === undefined,
+      `${instance.name} (${instance.role}) is still running${instance.exited ? `: exited ${instance.exited}\n${logTail(instance)}` : ''}`,
+    );
   }
   check(haproxy.exitCode === null, 'HAProxy is still running');
-  for (const [mode, ms] of Object.entries(recoveries)) check(ms <= RECOVERY_LIMIT_MS, `recovery after the ${mode} restart within ${RECOVERY_LIMIT_MS / 1000} s (${ms} ms)`);
+  for (const [mode, ms] of Object.entries(recoveries))
+    check(ms <= RECOVERY_LIMIT_MS, `recovery after the ${mode} restart within ${RECOVERY_LIMIT_MS / 1000} s (${ms} ms)`);
 
   // every acknowledged customer once; those in doubt at most once
   const emails = [...acknowledgedCustomers.keys(), ...inDoubtCustomers];
-  const rows = (await db.query('select company_name as email, count(*)::int as n, min(id) as id from customers where company_name = any($1) group by company_name', [emails])).rows as Array<{ email: string; n: number; id: number }>;
+  const rows = (
+    await db.query(
+      'select company_name as email, count(*)::int as n, min(id) as id from customers where company_name = any($1) group by company_name',
+      [emails],
+    )
+  ).rows as Array<{ email: string; n: number; id: number }>;
   const byEmail = new Map(rows.map((r) => [r.email, r]));
   const missing = [...acknowledgedCustomers.keys()].filter((e) => byEmail.get(e)?.n !== 1);
-  check(missing.length === 0, `every acknowledged customer (${acknowledgedCustomers.size}) is stored exactly once${missing.length ? `: ${missing.slice(0, 5).join(', ')}` : ''}`);
+  check(
+    missing.length === 0,
+    `every acknowledged customer (${acknowledgedCustomers.size}) is stored exactly once${missing.length ? `: ${missing.slice(0, 5).join(', ')}` : ''}`,
+  );
   const doubled = [...inDoubtCustomers].filter((e) => (byEmail.get(e)?.n ?? 0) > 1);
   check(doubled.length === 0, `customers whose answer was lost (${inDoubtCustomers.size}) are stored at most once`);
 
   // every keyed payment once, with the answer replayed everywhere
-  const paymentCounts = (await db.query('select customer_id, count(*)::int as n from payments where customer_id = any($1) group by customer_id', [keyedPayments.map((p) => p.customerId)])).rows as Array<{ customer_id: number; n: number }>;
+  const paymentCounts = (
+    await db.query('select customer_id, count(*)::int as n from payments where customer_id = any($1) group by customer_id', [
+      keyedPayments.map((p) => p.customerId),
+    ])
+  ).rows as Array<{ customer_id: number; n: number }>;
   const twice = paymentCounts.filter((r) => r.n !== 1);
-  check(keyedPayments.length > 0 && twice.length === 0 && paymentCounts.length === keyedPayments.length, `every keyed payment (${keyedPayments.length}) is recorded exactly once${twice.length ? `: customers ${twice.map((r) => r.customer_id).slice(0, 5).join(', ')}` : ''}`);
-  check(replayMismatches.length === 0, `every replay on another instance got the first answer${replayMismatches.length ? `: ${replayMismatches.slice(0, 3).join('; ')}` : ''}`);
+  check(
+    keyedPayments.length > 0 && twice.length === 0 && paymentCounts.length === keyedPayments.length,
+    `every keyed payment (${keyedPayments.length}) is recorded exactly once${
+      twice.length
+        ? `: customers ${twice
+            .map((r) => r.customer_id)
+            .slice(0, 5)
+            .join(', ')}`
+        : ''
+    }`,
+  );
+  check(
+    replayMismatches.length === 0,
+    `every replay on another instance got the first answer${replayMismatches.length ? `: ${replayMismatches.slice(0, 3).join('; ')}` : ''}`,
+  );
   check(stuckKeys.length === 0, `no Idempotency-Key stayed "in progress" for the client (${stuckKeys.length})`);
   const claimed = Number((await db.query('select count(*) as n from idempotency_keys where response_status is null')).rows[0].n);
   check(claimed === 0, `no Idempotency-Key is left claimed in the database (${claimed})`);
   // The (database-backed) sandbox gateway's own record: every charge it made is one recorded payment, or was paid back.
-  const charges = (await db.query(`
+  const charges = (
+    await db.query(`
     select o.result_id as id,
            (select count(*)::int from payments p where p.gateway_transaction_id = o.result_id) as recorded,
            exists (select 1 from sandbox_gateway_operations r where r.kind = 'refund' and r.status = 'succeeded' and r.transaction_id = o.result_id) as refunded
-      from sandbox_gateway_operations o where o.kind = 'charge' and o.status = 'succeeded'`)).rows as Array<{ id: string; recorded: number; refunded: boolean }>;
+      from sandbox_gateway_operations o where o.kind = 'charge' and o.status = 'succeeded'`)
+  ).rows as Array<{ id: string; recorded: number; refunded: boolean }>;
   const unaccounted = charges.filter((c) => c.recorded !== 1 && !(c.recorded === 0 && c.refunded));
-  check(charges.length > 0 && unaccounted.length === 0, `every charge the gateway made is recorded exactly once or paid back (${charges.length} charges; ${unaccounted.length} not: ${JSON.stringify(unaccounted.slice(0, 3))})`);
-  figures.push(['gateway charges', charges.length], ['gateway charges paid back (compensations)', charges.filter((c) => c.recorded === 0).length]);
+  check(
+    charges.length > 0 && unaccounted.length === 0,
+    `every charge the gateway made is recorded exactly once or paid back (${charges.length} charges; ${unaccounted.length} not: ${JSON.stringify(unaccounted.slice(0, 3))})`,
+  );
+  figures.push(
+    ['gateway charges', charges.length],
+    ['gateway charges paid back (compensations)', charges.filter((c) => c.recorded === 0).length],
+  );
   const attention = Number((await db.query('select count(*) as n from payments_needing_attention')).rows[0].n);
   check(attention === 0, `no money needs an operator's attention (${attention})`);
 
   // captures: one payment per acknowledged capture, none for a customer twice
   const captureCustomers = captures.map((c) => c.customerId);
-  const capturePayments = (await db.query('select customer_id, count(*)::int as n from payments where customer_id = any($1) group by customer_id', [captureCustomers])).rows as Array<{ customer_id: number; n: number }>;
-  check(captures.length > 0 && capturePayments.length === captures.length && capturePayments.every((r) => r.n === 1), `every acknowledged capture with payment (${captures.length}) is recorded exactly once`);
+  const capturePayments = (
+    await db.query('select customer_id, count(*)::int as n from payments where customer_id = any($1) group by customer_id', [
+      captureCustomers,
+    ])
+  ).rows as Array<{ customer_id: number; n: number }>;
+  check(
+    captures.length > 0 && capturePayments.length === captures.length && capturePayments.every((r) => r.n === 1),
+    `every acknowledged capture with payment (${captures.length}) is recorded exactly once`,
+  );
 
   // the bulk job: every record paid once
-  const records = (await db.query(`select status, count(*)::int as n from bulk_job_records where job_id = $1 group by status`, [bulk.body.id])).rows as Array<{ status: string; n: number }>;
-  const bulkPayments = Number((await db.query(`select count(*) as n from payments p where p.id in (select payment_id from bulk_job_records where job_id = $1)`, [bulk.body.id])).rows[0].n);
+  const records = (
+    await db.query(`select status, count(*)::int as n from bulk_job_records where job_id = $1 group by status`, [bulk.body.id])
+  ).rows as Array<{ status: string; n: number }>;
+  const bulkPayments = Number(
+    (
+      await db.query(`select count(*) as n from payments p where p.id in (select payment_id from bulk_job_records where job_id = $1)`, [
+        bulk.body.id,
+      ])
+    ).rows[0].n,
+  );
   const bulkRefs = Number((await db.query(`select count(*) as n from payments where customer_id = any($1)`, [bulkCustomers])).rows[0].n);
-  check(bulkStatus === 'Completed' && records.length === 1 && records[0]!.status === 'Succeeded' && records[0]!.n === BULK_RECORDS, `the bulk job completed with every record (${BULK_RECORDS}) Succeeded: ${bulkStatus} ${JSON.stringify(records)}`);
-  check(bulkPayments === BULK_RECORDS && bulkRefs === BULK_RECORDS, `each bulk record paid exactly once (${bulkPayments} linked, ${bulkRefs} payments of the bulk customers)`);
+  check(
+    bulkStatus === 'Completed' && records.length === 1 && records[0]!.status === 'Succeeded' && records[0]!.n === BULK_RECORDS,
+    `the bulk job completed with every record (${BULK_RECORDS}) Succeeded: ${bulkStatus} ${JSON.stringify(records)}`,
+  );
+  check(
+    bulkPayments === BULK_RECORDS && bulkRefs === BULK_RECORDS,
+    `each bulk record paid exactly once (${bulkPayments} linked, ${bulkRefs} payments of the bulk customers)`,
+  );
 
   // webhooks and e-mails delivered (at least once; a delivery in flight on a killed instance may be sent again)
   const createdMissing = [...acknowledgedCustomers.values()].filter((id) => !webhookCustomers.has(id));
@@ -520,10 +657,16 @@ async function main() {
     pendingDetail = `: ${JSON.stringify(detail.rows)}`;
   }
   check(pendingOutbox === 0, `the webhook and e-mail outboxes drained (${pendingOutbox} pending${pendingDetail})`);
-  check(createdMissing.length === 0, `customer.created delivered for every acknowledged customer${createdMissing.length ? ` (missing ${createdMissing.length})` : ''}`);
+  check(
+    createdMissing.length === 0,
+    `customer.created delivered for every acknowledged customer${createdMissing.length ? ` (missing ${createdMissing.length})` : ''}`,
+  );
   const duplicateDeliveries = [...webhookIds.values()].filter((n) => n > 1).length;
   const sentEmails = Number((await db.query(`select count(*) as n from email_outbox where status = 'Sent'`)).rows[0].n);
-  check(emailsReceived.length >= sentEmails, `every e-mail marked sent reached the SMTP catcher (${emailsReceived.length} received, ${sentEmails} sent)`);
+  check(
+    emailsReceived.length >= sentEmails,
+    `every e-mail marked sent reached the SMTP catcher (${emailsReceived.length} received, ${sentEmails} sent)`,
+  );
   await db.end();
 
   figures.push(

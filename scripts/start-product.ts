@@ -41,7 +41,12 @@ export async function startProduct(env: NodeJS.ProcessEnv = process.env): Promis
     billing.app.ctx.portal.baseUrl = billing.config.capturePublicUrl ?? capture.url;
     const lines = [billingBanner(billing), `Card-capture host listening on ${capture.url} (POST ${capture.url}/api/paymentsv2)`];
 
-    const keys = demoKeys({ env, dataDir: billing.config.dataDir, embedded: billing.database.kind !== 'postgres', ...(billing.created ? { created: billing.created } : {}) });
+    const keys = demoKeys({
+      env,
+      dataDir: billing.config.dataDir,
+      embedded: billing.database.kind !== 'postgres',
+      ...(billing.created ? { created: billing.created } : {}),
+    });
     let demo: StartedProduct['demo'];
     if (keys) {
       // The store is a demo: when it cannot start, the API and the capture host still serve.

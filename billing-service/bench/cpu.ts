@@ -83,7 +83,7 @@ export function cpuSnapshot(serverPid?: number, postgresDatabase?: string): CpuS
       at: process.hrtime.bigint(),
       machineBusy: total - idle,
       machineTotal: total,
-      serverTicks: serverPid ? readStat(serverPid)?.ticks ?? 0 : 0,
+      serverTicks: serverPid ? (readStat(serverPid)?.ticks ?? 0) : 0,
       postgresTicks: postgresDatabase ? postgresBackendTicks(postgresDatabase) : new Map(),
       self: process.cpuUsage(),
     };

@@ -23,7 +23,14 @@ import { benchActivationPreview, type PreviewFigures } from './scenarios/activat
 import { benchBulk, type BulkFigures } from './scenarios/bulk.js';
 import { benchCapture, captureSpec, type CaptureFigures } from './scenarios/capture.js';
 import { benchCreateCustomer } from './scenarios/create-customer.js';
-import { benchGetCustomer, benchGetOnServer, benchPgliteQueries, benchPglitePointSelect, benchPointSelectFloor, type IdRange } from './scenarios/get-customer.js';
+import {
+  benchGetCustomer,
+  benchGetOnServer,
+  benchPgliteQueries,
+  benchPglitePointSelect,
+  benchPointSelectFloor,
+  type IdRange,
+} from './scenarios/get-customer.js';
 import { benchDirectLists, benchHttpLists } from './scenarios/lists.js';
 
 /** The customers made for the lifecycle and capture figures, in the benchmark process before the server starts. */
@@ -64,7 +71,13 @@ function poolsOrFailure(db: string, make: () => Promise<Pools>): Promise<Pools |
 export type LifecycleFigures = PreviewFigures & ActivationFigures & CaptureFigures & { bulk: BulkFigures };
 
 /** Preview latency and its GET baseline, activation and card-capture throughput, the bulk job, on a running server with the capture host. */
-async function benchLifecycle(db: string, app: RunningServer, pools: Pools, siteverify: SiteverifyStandIn, postgresDatabase?: string): Promise<LifecycleFigures> {
+async function benchLifecycle(
+  db: string,
+  app: RunningServer,
+  pools: Pools,
+  siteverify: SiteverifyStandIn,
+  postgresDatabase?: string,
+): Promise<LifecycleFigures> {
   const headers = { authorization: pools.lifecycleAccount.authorization, 'content-type': 'application/json' };
   // 5: preview, one at a time, and the GET of the same customers the same way
   const preview = await benchActivationPreview(db, app, pools.lifecycleAccount, pools.preview, postgresDatabase);
@@ -78,9 +91,17 @@ async function benchLifecycle(db: string, app: RunningServer, pools: Pools, site
 }
 
 /** The lifecycle and capture figures, or why they are missing; a failure there leaves the other figures of the database alone. */
-function lifecycleOrFailure(db: string, app: RunningServer, pools: Pools | string, siteverify: SiteverifyStandIn, postgresDatabase?: string): Promise<LifecycleFigures | string> {
+function lifecycleOrFailure(
+  db: string,
+  app: RunningServer,
+  pools: Pools | string,
+  siteverify: SiteverifyStandIn,
+  postgresDatabase?: string,
+): Promise<LifecycleFigures | string> {
   if (typeof pools === 'string') return Promise.resolve(pools);
-  return orFailure(`${db} preview/activation/capture figures`, `${db} preview/activation/capture`, () => benchLifecycle(db, app, pools, siteverify, postgresDatabase));
+  return orFailure(`${db} preview/activation/capture figures`, `${db} preview/activation/capture`, () =>
+    benchLifecycle(db, app, pools, siteverify, postgresDatabase),
+  );
 }
 
 export interface DatabaseFigures {
@@ -137,9 +158,12 @@ export async function benchPostgres(server: PostgresServer, catalog: Catalog, si
     const sampler = sampleBackendStates(database.url, database.name);
     let sample: WaitSample = { shares: [], samples: 0 };
     return {
-      probe: { start: () => sampler.start(), stop: async () => {
-        sample = await sampler.stop();
-      } },
+      probe: {
+        start: () => sampler.start(),
+        stop: async () => {
+          sample = await sampler.stop();
+        },
+      },
       result: () => sample,
     };
   };
@@ -147,16 +171,28 @@ export async function benchPostgres(server: PostgresServer, catalog: Catalog, si
   const main = await withServer(appSpec('postgres', true), async (app) => {
     log(`PostgreSQL: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
     const getProbe = probe();
-    const get = await benchGetCustomer('PostgreSQL GET /v1/customers/{id}', app, account, ids, { probe: getProbe.probe, postgresDatabase: database.name });
+    const get = await benchGetCustomer('PostgreSQL GET /v1/customers/{id}', app, account, ids, {
+      probe: getProbe.probe,
+      postgresDatabase: database.name,
+    });
     const lists = await benchHttpLists('PostgreSQL', app, account, database.name);
     const postProbe = probe();
-    const post = await benchCreateCustomer('PostgreSQL POST /v1/customers', app, postAccount, { probe: postProbe.probe, postgresDatabase: database.name });
+    const post = await benchCreateCustomer('PostgreSQL POST /v1/customers', app, postAccount, {
+      probe: postProbe.probe,
+      postgresDatabase: database.name,
+    });
     const lifecycle = await lifecycleOrFailure('PostgreSQL', app, pools, siteverify, database.name);
     return { get, lists, post, lifecycle, getBackends: getProbe.result(), postBackends: postProbe.result() };
   });
 
   // Diagnostic: the same GET with the per-process rate-limit store, to show what the shared PostgreSQL counter costs.
-  const getWithMemoryStore = await benchGetOnServer('PostgreSQL GET, MemoryRateLimitStore (diagnostic)', appSpec('memory'), account, ids, database.name);
+  const getWithMemoryStore = await benchGetOnServer(
+    'PostgreSQL GET, MemoryRateLimitStore (diagnostic)',
+    appSpec('memory'),
+    account,
+    ids,
+    database.name,
+  );
   // Diagnostic: the floor of any database-backed GET on this machine (HTTP + one pg round trip, nothing else).
   const pointSelectFloor = await benchPointSelectFloor(database.url, ids, database.name);
 
@@ -212,7 +248,9 @@ export async function benchPglite(catalog: Catalog, siteverify: SiteverifyStandI
     if (seedMs < SETTINGS.pgliteSeedLimitMs) {
       direct = await benchDirectLists('PGlite', handle.db, catalog, account.accountId);
     } else {
-      detail.notes.push(`PGlite list latency skipped: seeding ${integer(SEEDED_CUSTOMERS)} customers took ${seconds(seedMs)} (limit ${seconds(SETTINGS.pgliteSeedLimitMs)})`);
+      detail.notes.push(
+        `PGlite list latency skipped: seeding ${integer(SEEDED_CUSTOMERS)} customers took ${seconds(seedMs)} (limit ${seconds(SETTINGS.pgliteSeedLimitMs)})`,
+      );
     }
     pools = await poolsOrFailure('PGlite', () => makePools(handle.db, catalog, 'PGlite', 1));
   } finally {
@@ -222,14 +260,17 @@ export async function benchPglite(catalog: Catalog, siteverify: SiteverifyStandI
   // The baseline of target 2: PGlite itself, no Kysely, on the same data directory.
   const pointSelect = await benchPglitePointSelect(dataDir, ids);
 
-  const figures = await withServer({ kind: 'app', database: { dataDir }, rateLimitStore: 'memory', capture: captureSpec(siteverify) }, async (app) => {
-    log(`PGlite: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
-    const get = await benchGetCustomer('PGlite GET /v1/customers/{id}', app, account, ids);
-    const lists = direct.length > 0 ? await benchHttpLists('PGlite', app, account) : undefined;
-    const post = await benchCreateCustomer('PGlite POST /v1/customers', app, postAccount);
-    const lifecycle = await lifecycleOrFailure('PGlite', app, pools, siteverify);
-    return { get, post, lists, lifecycle };
-  });
+  const figures = await withServer(
+    { kind: 'app', database: { dataDir }, rateLimitStore: 'memory', capture: captureSpec(siteverify) },
+    async (app) => {
+      log(`PGlite: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
+      const get = await benchGetCustomer('PGlite GET /v1/customers/{id}', app, account, ids);
+      const lists = direct.length > 0 ? await benchHttpLists('PGlite', app, account) : undefined;
+      const post = await benchCreateCustomer('PGlite POST /v1/customers', app, postAccount);
+      const lifecycle = await lifecycleOrFailure('PGlite', app, pools, siteverify);
+      return { get, post, lists, lifecycle };
+    },
+  );
 
   return {
     description: `PGlite ${packageVersion('@electric-sql/pglite')} (PostgreSQL ${version}), data directory on disk in ${os.tmpdir()} like RENEW_DATA_DIR, one connection`,

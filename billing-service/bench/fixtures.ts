@@ -26,7 +26,12 @@ export async function createBenchAccount(db: Db, catalog: Catalog): Promise<Benc
     .set({ rateLimitPerMinute: BENCH_RATE_LIMIT, rateLimitPerDay: BENCH_RATE_LIMIT })
     .where('id', '=', created.account.id)
     .execute();
-  return { accountId: created.account.id, apiKey: created.apiKey, authorization: `Basic ${created.apiKey}`, publicApiKey: created.publicApiKey };
+  return {
+    accountId: created.account.id,
+    apiKey: created.apiKey,
+    authorization: `Basic ${created.apiKey}`,
+    publicApiKey: created.publicApiKey,
+  };
 }
 
 /**
@@ -119,7 +124,12 @@ export const NEW_CUSTOMER_BODY = {
 
 /** POST /v1/customeractivation (not a preview): the customer, its Draft subscriptions, the first invoice posted. */
 export function activationBody(customerId: number): string {
-  return JSON.stringify({ customerId, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
+  return JSON.stringify({
+    customerId,
+    activateAllSubscriptions: true,
+    activateAllDraftPurchases: false,
+    temporarilyDisableAutoPost: false,
+  });
 }
 
 /** What POST /api/paymentsv2 collects with the new card. */

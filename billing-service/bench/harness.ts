@@ -154,7 +154,9 @@ export async function throughput(
   noteDisturbance(label, result.cpu);
   if (result.non2xx > 0 || result.errors > 0) {
     runState.httpProblems = true;
-    detail.notes.push(`${label}: ${integer(result.non2xx)} non-2xx responses (${statusText(result.statusCodes)}), ${integer(result.errors)} errors, ${integer(result.timeouts)} timeouts`);
+    detail.notes.push(
+      `${label}: ${integer(result.non2xx)} non-2xx responses (${statusText(result.statusCodes)}), ${integer(result.errors)} errors, ${integer(result.timeouts)} timeouts`,
+    );
   }
   return result;
 }
@@ -163,7 +165,16 @@ export async function throughput(
 export function latencyRow(label: string, result: LoopResult, extra: string) {
   noteDisturbance(label, result.cpu);
   const other = result.cpu ? `${Math.round(result.cpu.other * 100)}%` : 'n/a';
-  detail.latencyRows.push([label, integer(result.count), ms(result.latencyMs.p50), ms(result.latencyMs.p95), ms(result.latencyMs.p99), `${integer(result.perSecond)}/s`, other, extra]);
+  detail.latencyRows.push([
+    label,
+    integer(result.count),
+    ms(result.latencyMs.p50),
+    ms(result.latencyMs.p95),
+    ms(result.latencyMs.p99),
+    `${integer(result.perSecond)}/s`,
+    other,
+    extra,
+  ]);
 }
 
 /** One request at a time over one keep-alive connection for `seconds`; non-2xx answers are noted. */
@@ -175,7 +186,14 @@ export async function sequentialHttp(
   postgresDatabase?: string,
 ): Promise<SequentialHttpResult> {
   log(`${label}: one request at a time, ${SETTINGS.loopWarmupSeconds} s warm-up + ${seconds} s`);
-  const result = await measureSequentialHttp({ baseUrl: app.url, ...spec, seconds, warmupSeconds: SETTINGS.loopWarmupSeconds, serverPid: app.pid, postgresDatabase });
+  const result = await measureSequentialHttp({
+    baseUrl: app.url,
+    ...spec,
+    seconds,
+    warmupSeconds: SETTINGS.loopWarmupSeconds,
+    serverPid: app.pid,
+    postgresDatabase,
+  });
   if (result.non2xx > 0) {
     runState.httpProblems = true;
     detail.notes.push(`${label}: ${integer(result.non2xx)} non-2xx responses (${statusText(result.statusCodes)})`);

@@ -74,8 +74,9 @@ export async function measureThroughput(spec: ThroughputSpec): Promise<Throughpu
   // tick, and its duration is that tick's: the run ends, and its CPU is read, at the last answer instead.
   let lastAnswer: { at: number; cpu: ReturnType<typeof cpuSnapshot> } | undefined;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(options(spec.requests ? { amount: spec.requests.measured } : { seconds: spec.seconds }), (error, finished) =>
-      error ? reject(error) : resolve(finished),
+    const instance = autocannon(
+      options(spec.requests ? { amount: spec.requests.measured } : { seconds: spec.seconds }),
+      (error, finished) => (error ? reject(error) : resolve(finished)),
     );
     if (!spec.requests) return;
     let answered = 0;
@@ -181,11 +182,20 @@ export function httpRequest(
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { agent, host: url.hostname, port: url.port, method, path, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         response.on('error', reject);
       },
     );

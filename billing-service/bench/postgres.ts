@@ -23,10 +23,19 @@ export async function providePostgres(log: (line: string) => void): Promise<Post
   if (given) {
     const version = await serverVersion(given);
     const where = new URL(given);
-    return { server: { url: given, description: `BENCH_DATABASE_URL (${where.hostname}:${where.port || 5432}), PostgreSQL ${version}`, stop: async () => {} } };
+    return {
+      server: {
+        url: given,
+        description: `BENCH_DATABASE_URL (${where.hostname}:${where.port || 5432}), PostgreSQL ${version}`,
+        stop: async () => {},
+      },
+    };
   }
   const binDir = findPostgresBinaries();
-  if (!binDir) return { skipped: 'no PostgreSQL binaries (initdb, pg_ctl) found in /usr/lib/postgresql/*/bin or on PATH, and BENCH_DATABASE_URL is not set' };
+  if (!binDir)
+    return {
+      skipped: 'no PostgreSQL binaries (initdb, pg_ctl) found in /usr/lib/postgresql/*/bin or on PATH, and BENCH_DATABASE_URL is not set',
+    };
   return { server: await startThrowawayCluster(binDir, log) };
 }
 
@@ -85,7 +94,8 @@ async function startThrowawayCluster(binDir: string, log: (line: string) => void
 
   try {
     if (asRoot) execFileSync('chown', ['postgres:', dir]);
-    const initdb = (locale: string[]) => run('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', ...locale, '--no-sync']);
+    const initdb = (locale: string[]) =>
+      run('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', ...locale, '--no-sync']);
     try {
       initdb(['--locale=C.UTF-8']);
     } catch {
@@ -218,9 +228,7 @@ export function sampleBackendStates(databaseUrl: string, databaseName: string, e
       if (timer) clearTimeout(timer);
       await inflight;
       await client.end().catch(() => undefined);
-      const shares = [...counts.entries()]
-        .map(([state, n]) => ({ state, share: total ? n / total : 0 }))
-        .sort((a, b) => b.share - a.share);
+      const shares = [...counts.entries()].map(([state, n]) => ({ state, share: total ? n / total : 0 })).sort((a, b) => b.share - a.share);
       return { shares, samples };
     },
   };

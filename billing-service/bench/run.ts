@@ -24,7 +24,9 @@ import { printLatencyDetail, printReport } from './summary.js';
 async function main() {
   console.log('Renew billing-service benchmark');
   console.log(`Machine: ${machineDescription()}`);
-  console.log(`Load average before the run: ${loadAverage()} (other processes on the machine share its cores and skew the figures; see "other" below)`);
+  console.log(
+    `Load average before the run: ${loadAverage()} (other processes on the machine share its cores and skew the figures; see "other" below)`,
+  );
   console.log(
     `Server under test: buildApp() in a child Node process (tsx), logger off, on 127.0.0.1 at a random port, next to the card-capture host ` +
       `(startCaptureService on the same database handle, as npm start runs it); ` +

@@ -21,7 +21,9 @@ export type ServerSpec =
       capture?: CaptureSpec;
     };
 
-export type ServerMessage = { type: 'listening'; port: number; capturePort?: number; startMs: number } | { type: 'failed'; message: string };
+export type ServerMessage =
+  | { type: 'listening'; port: number; capturePort?: number; startMs: number }
+  | { type: 'failed'; message: string };
 
 export interface RunningServer {
   url: string;

@@ -40,7 +40,14 @@ async function startCapture(spec: CaptureSpec, database: DatabaseHandle, catalog
       : { RENEW_CAPTCHA: 'dev' }),
   };
   // the rate-limit store is startCaptureService's default: PostgreSQL-backed on PostgreSQL, in memory on PGlite
-  return startCaptureService({ database, catalog, config: loadCaptureConfig(env, catalog), gateway, publicBaseUrl: 'http://127.0.0.1', logger: false });
+  return startCaptureService({
+    database,
+    catalog,
+    config: loadCaptureConfig(env, catalog),
+    gateway,
+    publicBaseUrl: 'http://127.0.0.1',
+    logger: false,
+  });
 }
 
 async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?: FastifyInstance; close(): Promise<void> }> {
@@ -48,7 +55,11 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?
     const pool = new pg.Pool({ connectionString: spec.databaseUrl, max: 10 });
     const app = Fastify();
     app.get<{ Params: { id: string } }>('/x/:id', async (request) => {
-      const result = await pool.query({ name: 'point_select', text: 'select * from customers where id = $1', values: [Number(request.params.id)] });
+      const result = await pool.query({
+        name: 'point_select',
+        text: 'select * from customers where id = $1',
+        values: [Number(request.params.id)],
+      });
       return result.rows[0];
     });
     return {
@@ -114,7 +125,12 @@ async function main() {
   });
   // the benchmark died: do not linger
   process.on('disconnect', () => void stop());
-  send({ type: 'listening', port, ...(server.capture ? { capturePort: portOf(server.capture) } : {}), startMs: performance.now() - started });
+  send({
+    type: 'listening',
+    port,
+    ...(server.capture ? { capturePort: portOf(server.capture) } : {}),
+    startMs: performance.now() - started,
+  });
 }
 
 main().catch((error: unknown) => {

@@ -18,15 +18,17 @@ const LIST_P50_TARGET_MS = 30;
 const PREVIEW_P50_TARGET_MS = 10;
 const CAPTURE_TARGET_RPS = 300;
 
-function summaryRows(
-  bare: BareFigures,
-  postgres: PostgresFigures | string,
-  pglite: PgliteFigures | string,
-): SummaryRow[] {
+function summaryRows(bare: BareFigures, postgres: PostgresFigures | string, pglite: PgliteFigures | string): SummaryRow[] {
   const rows: SummaryRow[] = [];
   const bareText = `bare Fastify GET ${rate(bare.get.requestsPerSecond)}`;
   const skipped = (target: string, measurement: string, reason: string, goal: string): SummaryRow => ({
-    target, measurement, result: 'skipped', baseline: reason, ratio: '—', goal, met: '—',
+    target,
+    measurement,
+    result: 'skipped',
+    baseline: reason,
+    ratio: '—',
+    goal,
+    met: '—',
   });
   // 4a, 4b: PostgreSQL (with the target); 4c, 4d: PGlite (reported)
   const listRows = (firstLetter: string, db: string, lists: DatabaseFigures['lists'] | string, hasTarget: boolean) =>
@@ -79,7 +81,10 @@ function summaryRows(
       met: metText(ratio >= PGLITE_GET_TARGET),
     });
   }
-  for (const [suffix, db, figures] of [['a', 'PostgreSQL', postgres], ['b', 'PGlite', pglite]] as const) {
+  for (const [suffix, db, figures] of [
+    ['a', 'PostgreSQL', postgres],
+    ['b', 'PGlite', pglite],
+  ] as const) {
     const measurement = `POST /v1/customers, ${db}`;
     if (typeof figures === 'string') {
       rows.push(skipped(`3${suffix}`, measurement, figures, 'report'));
@@ -98,7 +103,10 @@ function summaryRows(
   listRows('a', 'PostgreSQL', typeof postgres === 'string' ? postgres : postgres.lists, true);
   listRows('c', 'PGlite', typeof pglite === 'string' ? pglite : pglite.lists, false);
 
-  const lifecycles = [['a', 'PostgreSQL', postgres], ['b', 'PGlite', pglite]] as const;
+  const lifecycles = [
+    ['a', 'PostgreSQL', postgres],
+    ['b', 'PGlite', pglite],
+  ] as const;
   const lifecycleOf = (figures: PostgresFigures | PgliteFigures | string) => (typeof figures === 'string' ? figures : figures.lifecycle);
   // 5: activation preview, one at a time (the 10 ms target is the embedded database's)
   for (const [suffix, db, figures] of lifecycles) {
@@ -217,7 +225,12 @@ function cpuTargetRows(postgres: PostgresFigures | string, pglite: PgliteFigures
       goal: `≤ ${CPU_TARGETS.getServerOverFloor}×, ≥ ${percent(CPU_TARGETS.getRateOfFloor)}`,
       met: metText(getServer <= CPU_TARGETS.getServerOverFloor * floorServer && getRate >= CPU_TARGETS.getRateOfFloor),
     });
-    const cpuRow = (target: string, measurement: string, result: { cpu?: { server: number; postgres: number }; requestsPerSecond: number }, goal: { server: number; postgres: number }) => {
+    const cpuRow = (
+      target: string,
+      measurement: string,
+      result: { cpu?: { server: number; postgres: number }; requestsPerSecond: number },
+      goal: { server: number; postgres: number },
+    ) => {
       const server = microsPerRequest(result.cpu?.server, result.requestsPerSecond);
       const backends = microsPerRequest(result.cpu?.postgres, result.requestsPerSecond);
       rows.push({
@@ -236,7 +249,10 @@ function cpuTargetRows(postgres: PostgresFigures | string, pglite: PgliteFigures
       cpuRow('C4', 'Capture with collection, server + pg CPU per request', postgres.lifecycle.capture, CPU_TARGETS.capture);
     }
   }
-  for (const [db, figures] of [['PostgreSQL', postgres], ['PGlite', pglite]] as const) {
+  for (const [db, figures] of [
+    ['PostgreSQL', postgres],
+    ['PGlite', pglite],
+  ] as const) {
     if (typeof figures === 'string' || typeof figures.lifecycle === 'string') continue;
     const goal = CPU_TARGETS.bulkPerSecond[db];
     rows.push({
@@ -265,7 +281,9 @@ function backendText(sample: WaitSample): string {
 export function printLatencyDetail(withNotes = false) {
   console.log('');
   console.log('Latency runs (one at a time; "other CPU" = busy time of processes outside the benchmark, 100% = one core)');
-  console.log(table(['Run', 'samples', 'p50', 'p95', 'p99', 'rate', 'other CPU', 'notes'], detail.latencyRows, new Set([1, 2, 3, 4, 5, 6])));
+  console.log(
+    table(['Run', 'samples', 'p50', 'p95', 'p99', 'rate', 'other CPU', 'notes'], detail.latencyRows, new Set([1, 2, 3, 4, 5, 6])),
+  );
   if (!withNotes || detail.notes.length === 0) return;
   console.log('');
   console.log('Notes');
@@ -275,41 +293,84 @@ export function printLatencyDetail(withNotes = false) {
 export function printReport(bare: BareFigures | undefined, postgres: PostgresFigures | string, pglite: PgliteFigures | string) {
   console.log('');
   console.log('Settings');
-  console.log(`  Throughput: autocannon, ${SETTINGS.connections} connections, pipelining 1, ${SETTINGS.warmupSeconds} s warm-up then ${SETTINGS.seconds} s measured per run;`);
+  console.log(
+    `  Throughput: autocannon, ${SETTINGS.connections} connections, pipelining 1, ${SETTINGS.warmupSeconds} s warm-up then ${SETTINGS.seconds} s measured per run;`,
+  );
   console.log('              Authorization: Basic <private key>; no Accept-Encoding, so responses are not compressed.');
-  console.log(`  Latency:    list pages one request at a time over one keep-alive connection, ${SETTINGS.loopWarmupSeconds} s warm-up then ${SETTINGS.listSeconds} s; p50/p95 from every sample.`);
+  console.log(
+    `  Latency:    list pages one request at a time over one keep-alive connection, ${SETTINGS.loopWarmupSeconds} s warm-up then ${SETTINGS.listSeconds} s; p50/p95 from every sample.`,
+  );
   console.log(
     `  Accounts:   limits raised to ${integer(BENCH_RATE_LIMIT)} per minute and per day; POSTs use a second account so lists keep exactly ${integer(SEEDED_CUSTOMERS)} customers; ` +
       'previews and activations a third, captures a fourth.',
   );
-  console.log(`  Data:       ${integer(SEEDED_CUSTOMERS)} customers inserted with one insert … select from generate_series, then vacuum analyze; GETs pick a random one.`);
-  console.log(`  PostgreSQL: ${typeof postgres === 'string' ? postgres : `${postgres.description}; app pool 10 (openDatabase default); PostgresRateLimitStore on the counters pool (4 connections, synchronous_commit off) like src/main.ts; seeded in ${seconds(postgres.seedMs)}`}`);
-  console.log(`  PGlite:     ${typeof pglite === 'string' ? pglite : `${pglite.description}; MemoryRateLimitStore like src/main.ts; created+migrated in ${seconds(pglite.initMs)}, seeded in ${seconds(pglite.seedMs)}`}`);
-  const poolTimes = ([['PostgreSQL', postgres], ['PGlite', pglite]] as const)
+  console.log(
+    `  Data:       ${integer(SEEDED_CUSTOMERS)} customers inserted with one insert … select from generate_series, then vacuum analyze; GETs pick a random one.`,
+  );
+  console.log(
+    `  PostgreSQL: ${typeof postgres === 'string' ? postgres : `${postgres.description}; app pool 10 (openDatabase default); PostgresRateLimitStore on the counters pool (4 connections, synchronous_commit off) like src/main.ts; seeded in ${seconds(postgres.seedMs)}`}`,
+  );
+  console.log(
+    `  PGlite:     ${typeof pglite === 'string' ? pglite : `${pglite.description}; MemoryRateLimitStore like src/main.ts; created+migrated in ${seconds(pglite.initMs)}, seeded in ${seconds(pglite.seedMs)}`}`,
+  );
+  const poolTimes = (
+    [
+      ['PostgreSQL', postgres],
+      ['PGlite', pglite],
+    ] as const
+  )
     .map(([db, figures]) => `${db} ${typeof figures === 'string' || typeof figures.pools === 'string' ? 'n/a' : seconds(figures.pools.ms)}`)
     .join(', ');
   const activationPool = 1 + SETTINGS.activationRequests.warmup + SETTINGS.activationRequests.measured;
-  console.log(`  Lifecycle:  a third account; its customers are made before the server starts, in this process, with createCustomer (the POST body above) and`);
-  console.log(`              createSubscription for frequencies ${DRAFT_FREQUENCIES.join(', ')} (BASIC monthly, BASIC yearly, PRO monthly: 3 Draft subscriptions each), then analyze (${poolTimes}).`);
-  console.log(`              Preview: POST /v1/customeractivation?preview=true {customerId}, ${SETTINGS.previewCustomers} customers in rotation, one request at a time,`);
-  console.log(`              ${SETTINGS.loopWarmupSeconds} s warm-up then ${SETTINGS.previewSeconds} s; baseline GET /v1/customers/{id} of the same customers, measured the same way.`);
-  console.log(`              Activation: {customerId, activateAllSubscriptions:true, activateAllDraftPurchases:false, temporarilyDisableAutoPost:false}, a fresh Draft customer per request`);
-  console.log(`              from a pool of ${integer(activationPool)} (1 checked before the run, ${integer(SETTINGS.activationRequests.warmup)} warm-up, ${integer(SETTINGS.activationRequests.measured)} measured): a fixed number of requests, not a duration.`);
-  console.log(`  Capture:    POST /api/paymentsv2 (JSON) on the capture host of the server process, sandbox gateway, Visa 4242…4242 12/30 cvv 123 with riskToken/clientIp/email,`);
-  console.log(`              PaymentCollectOptions.collectionAmount ${CAPTURE_COLLECTION_AMOUNT}; ${integer(SETTINGS.captureCustomers)} customers of a fourth account in rotation (cards pile up on them);`);
-  console.log(`              a new recaptcha token per request, checked by the real SiteverifyCaptcha (RENEW_CAPTCHA=google) against a local siteverify stand-in`);
-  console.log(`              (node:http in this process, so its CPU counts under "autocannon"; answers {"success":true,"hostname":"localhost"} for any token with the secret);`);
-  console.log(`              account limits and RENEW_CAPTURE_IP_PER_MINUTE/DAY raised to ${integer(BENCH_RATE_LIMIT)}; rate-limit store as startCaptureService picks it.`);
+  console.log(
+    `  Lifecycle:  a third account; its customers are made before the server starts, in this process, with createCustomer (the POST body above) and`,
+  );
+  console.log(
+    `              createSubscription for frequencies ${DRAFT_FREQUENCIES.join(', ')} (BASIC monthly, BASIC yearly, PRO monthly: 3 Draft subscriptions each), then analyze (${poolTimes}).`,
+  );
+  console.log(
+    `              Preview: POST /v1/customeractivation?preview=true {customerId}, ${SETTINGS.previewCustomers} customers in rotation, one request at a time,`,
+  );
+  console.log(
+    `              ${SETTINGS.loopWarmupSeconds} s warm-up then ${SETTINGS.previewSeconds} s; baseline GET /v1/customers/{id} of the same customers, measured the same way.`,
+  );
+  console.log(
+    `              Activation: {customerId, activateAllSubscriptions:true, activateAllDraftPurchases:false, temporarilyDisableAutoPost:false}, a fresh Draft customer per request`,
+  );
+  console.log(
+    `              from a pool of ${integer(activationPool)} (1 checked before the run, ${integer(SETTINGS.activationRequests.warmup)} warm-up, ${integer(SETTINGS.activationRequests.measured)} measured): a fixed number of requests, not a duration.`,
+  );
+  console.log(
+    `  Capture:    POST /api/paymentsv2 (JSON) on the capture host of the server process, sandbox gateway, Visa 4242…4242 12/30 cvv 123 with riskToken/clientIp/email,`,
+  );
+  console.log(
+    `              PaymentCollectOptions.collectionAmount ${CAPTURE_COLLECTION_AMOUNT}; ${integer(SETTINGS.captureCustomers)} customers of a fourth account in rotation (cards pile up on them);`,
+  );
+  console.log(
+    `              a new recaptcha token per request, checked by the real SiteverifyCaptcha (RENEW_CAPTCHA=google) against a local siteverify stand-in`,
+  );
+  console.log(
+    `              (node:http in this process, so its CPU counts under "autocannon"; answers {"success":true,"hostname":"localhost"} for any token with the secret);`,
+  );
+  console.log(
+    `              account limits and RENEW_CAPTURE_IP_PER_MINUTE/DAY raised to ${integer(BENCH_RATE_LIMIT)}; rate-limit store as startCaptureService picks it.`,
+  );
 
   if (bare) {
     console.log('');
     console.log('Summary (each figure beside a baseline measured in this run; a missed target does not fail the run)');
     console.log(summaryTable(summaryRows(bare, postgres, pglite)));
-    console.log('  Ratio = result ÷ baseline; for the lists, HTTP p50 ÷ SQL-only p50 (the same runList() queries run in this process, no HTTP);');
-    console.log('  for the previews, preview p50 ÷ GET p50 of the same customers, both one request at a time; for the captures, 2xx responses per second ÷ bare POST.');
+    console.log(
+      '  Ratio = result ÷ baseline; for the lists, HTTP p50 ÷ SQL-only p50 (the same runList() queries run in this process, no HTTP);',
+    );
+    console.log(
+      '  for the previews, preview p50 ÷ GET p50 of the same customers, both one request at a time; for the captures, 2xx responses per second ÷ bare POST.',
+    );
     for (const query of LIST_QUERIES) console.log(`  ${query.label}: GET ${query.path}`);
     console.log('');
-    console.log('CPU per request beside the targets of issue 17 (server process and PostgreSQL backends; the floor is bare Fastify + one prepared pg point select, same run)');
+    console.log(
+      'CPU per request beside the targets of issue 17 (server process and PostgreSQL backends; the floor is bare Fastify + one prepared pg point select, same run)',
+    );
     console.log(summaryTable(cpuTargetRows(postgres, pglite)));
     console.log('  The list page at 1,000,000 customers is measured by the growth section: BENCH_SCALE=1 npm run bench.');
   }
@@ -320,7 +381,11 @@ export function printReport(bare: BareFigures | undefined, postgres: PostgresFig
       'the server process, the PostgreSQL backends of the bench database, autocannon, and everything else)',
   );
   console.log(
-    table(['Run', 'req/s', 'p50', 'p99', '2xx', 'non-2xx', 'errors', 'server CPU/req', 'pg CPU/req', 'CPU used (100% = one core)'], detail.throughputRows, new Set([1, 2, 3, 4, 5, 6, 7, 8])),
+    table(
+      ['Run', 'req/s', 'p50', 'p99', '2xx', 'non-2xx', 'errors', 'server CPU/req', 'pg CPU/req', 'CPU used (100% = one core)'],
+      detail.throughputRows,
+      new Set([1, 2, 3, 4, 5, 6, 7, 8]),
+    ),
   );
   printLatencyDetail();
 
@@ -343,7 +408,10 @@ export function printReport(bare: BareFigures | undefined, postgres: PostgresFig
     );
   }
   if (bare) observations.push(`Bare Fastify POST /x with the same JSON body: ${rate(bare.post.requestsPerSecond)}.`);
-  for (const [db, figures] of [['PostgreSQL', postgres], ['PGlite', pglite]] as const) {
+  for (const [db, figures] of [
+    ['PostgreSQL', postgres],
+    ['PGlite', pglite],
+  ] as const) {
     if (typeof figures === 'string' || typeof figures.lifecycle === 'string') continue;
     const l = figures.lifecycle;
     observations.push(
@@ -365,6 +433,7 @@ export function printReport(bare: BareFigures | undefined, postgres: PostgresFig
       `other processes kept ≥ ${Math.round(OTHER_CPU_WARNING * 100)}% of a core busy during ${detail.disturbedRuns.length} runs, whose figures are lower and noisier than on a quiet machine: ${detail.disturbedRuns.join(', ')}`,
     );
   }
-  if (!runState.httpProblems) console.log('  - every response was 2xx, no connection errors (429s would show here: the limits were raised)');
+  if (!runState.httpProblems)
+    console.log('  - every response was 2xx, no connection errors (429s would show here: the limits were raised)');
   for (const note of detail.notes) console.log(`  - ${note}`);
 }

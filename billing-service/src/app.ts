@@ -87,25 +87,50 @@ export interface AppOptions {
 }
 
 export const RATE_LIMIT_HEADERS = [
-  'X-Rate-Limit-Limit-Minute', 'X-Rate-Limit-Remaining-Minute', 'X-Rate-Limit-Reset-Minute',
-  'X-Rate-Limit-Limit-Day', 'X-Rate-Limit-Remaining-Day', 'X-Rate-Limit-Reset-Day',
+  'X-Rate-Limit-Limit-Minute',
+  'X-Rate-Limit-Remaining-Minute',
+  'X-Rate-Limit-Reset-Minute',
+  'X-Rate-Limit-Limit-Day',
+  'X-Rate-Limit-Remaining-Day',
+  'X-Rate-Limit-Reset-Day',
 ];
 export const LIST_HEADERS = [
-  'X-NextPage', 'X-Count', 'X-MaxCount', 'X-CurrentPage', 'X-PreviousPage', 'X-PageSize', 'X-MaxPageIndex',
-  'X-SortOrder', 'X-SortExpression',
+  'X-NextPage',
+  'X-Count',
+  'X-MaxCount',
+  'X-CurrentPage',
+  'X-PreviousPage',
+  'X-PageSize',
+  'X-MaxPageIndex',
+  'X-SortOrder',
+  'X-SortExpression',
 ];
 
 /** Builds the billing API: plugins for the cross-cutting concerns, in order, then one plugin per domain. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(
-    jsonApiServerOptions({ logger: options.logger, trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 1024 * 1024, https: options.https }),
+    jsonApiServerOptions({
+      logger: options.logger,
+      trustProxy: options.trustProxy,
+      bodyLimit: options.bodyLimit ?? 1024 * 1024,
+      https: options.https,
+    }),
   ).withTypeProvider<ZodTypeProvider>();
   const ctx = createAppContext({ ...options, emailEnabled: options.email !== undefined });
   ctx.webhookSafety = options.webhooks ?? {};
   // Bodies are JSON (the spec's Content-Type: application/json); an empty body is none, whatever its type; other types 415.
   await app.register(jsonApi, { ctx });
   const observability = observe(app, options.db, { ...options.observability, queues: true });
-  if (options.backgroundTasks !== false) await app.register(backgroundTasks, { ctx, observability, bulkWorker: options.bulkWorker, email: options.email, billingClockMs: options.billingClockMs, webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}), ...(options.refundSettlement !== undefined ? { refundSettlement: options.refundSettlement } : {}) });
+  if (options.backgroundTasks !== false)
+    await app.register(backgroundTasks, {
+      ctx,
+      observability,
+      bulkWorker: options.bulkWorker,
+      email: options.email,
+      billingClockMs: options.billingClockMs,
+      webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}),
+      ...(options.refundSettlement !== undefined ? { refundSettlement: options.refundSettlement } : {}),
+    });
   await app.register(cors, {
     origin: true,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
@@ -115,7 +140,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(compress, { global: true, threshold: 1024 });
   if (options.requireTls) await app.register(requireHttps);
-  await app.register(apiKeyAuth, { db: options.db, rateLimitStore: options.rateLimitStore, failedAttemptLimits: options.catalog.rateLimits });
+  await app.register(apiKeyAuth, {
+    db: options.db,
+    rateLimitStore: options.rateLimitStore,
+    failedAttemptLimits: options.catalog.rateLimits,
+  });
   await app.register(openApiDocs, { publicBaseUrl: options.publicBaseUrl });
   observability.registerRoutes();
 

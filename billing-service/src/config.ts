@@ -2,9 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
-const booleanString = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const booleanString = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 export const DEMO_CATALOG_PATH = fileURLToPath(new URL('../catalog/demo-catalog.json', import.meta.url));
 
@@ -38,7 +36,10 @@ const EnvSchema = z.object({
   RENEW_GATEWAY: z.enum(['sandbox']).default('sandbox'),
   RENEW_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** E-mail notifications: the SMTP server (smtp:// or smtps://, credentials in the URL) and the From address. */
-  RENEW_SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  RENEW_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   RENEW_EMAIL_FROM: z.string().min(3).default('billing@localhost'),
   /** How often the billing clock ticks (renewals, automatic collection, dunning); 0 turns it off on this instance. */
   RENEW_BILLING_CLOCK_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
@@ -99,7 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const production = isProduction(e);
   if (e.RENEW_TEST_CLOCKS && production) {
-    throw new Error('invalid configuration: RENEW_TEST_CLOCKS=true is refused in production (NODE_ENV or RENEW_ENV=production; test clocks move billing time, they are for rehearsals)');
+    throw new Error(
+      'invalid configuration: RENEW_TEST_CLOCKS=true is refused in production (NODE_ENV or RENEW_ENV=production; test clocks move billing time, they are for rehearsals)',
+    );
   }
   return {
     testClocks: e.RENEW_TEST_CLOCKS,

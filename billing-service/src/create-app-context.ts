@@ -12,7 +12,20 @@ import { SandboxGateway } from './gateway/sandbox-gateway.js';
 import { WebhookEmitter } from './webhooks/emitter.js';
 
 /** The context of one app (the billing API, the capture host): the sandbox gateway unless another is given. */
-export function createAppContext(options: { db: Db; catalog: Catalog; publicBaseUrl: string; gateway?: PaymentGateway; gatewayTimeoutMs?: number; emailEnabled?: boolean; emailActionLinks?: EmailActionLinks | null; portalBaseUrl?: string; testClocks?: boolean; role?: string; instance?: InstanceLiveness; liveness?: LivenessOptions }): AppContext {
+export function createAppContext(options: {
+  db: Db;
+  catalog: Catalog;
+  publicBaseUrl: string;
+  gateway?: PaymentGateway;
+  gatewayTimeoutMs?: number;
+  emailEnabled?: boolean;
+  emailActionLinks?: EmailActionLinks | null;
+  portalBaseUrl?: string;
+  testClocks?: boolean;
+  role?: string;
+  instance?: InstanceLiveness;
+  liveness?: LivenessOptions;
+}): AppContext {
   const uris = new UriBuilder(options.publicBaseUrl);
   // the e-mails' buttons open the customer portal unless the app was given other links (null: none)
   const links = options.emailActionLinks === undefined ? new PortalEmailLinks(() => context) : (options.emailActionLinks ?? undefined);

@@ -8,4 +8,12 @@ export type { AppContext } from './app-context.js';
 export { createAppContext } from './create-app-context.js';
 export { wallClockNow, type AccountClock } from './clock/account-clock.js';
 export { DEMO_CATALOG_PATH, isProduction, loadConfig, SANDBOX_IN_PRODUCTION_WARNING, type Config } from './config.js';
-export { billingBanner, openBillingResources, startBillingService, stopOnSignals, type BillingResources, type BillingRole, type StartedBilling } from './start-billing.js';
+export {
+  billingBanner,
+  openBillingResources,
+  startBillingService,
+  stopOnSignals,
+  type BillingResources,
+  type BillingRole,
+  type StartedBilling,
+} from './start-billing.js';

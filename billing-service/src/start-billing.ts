@@ -79,7 +79,11 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
     requireTls: config.requireTls,
     trustProxy: config.trustProxy,
     logger: loggerOptions(config.logLevel),
-    observability: { ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), ...(database.pools ? { pools: database.pools } : {}), processMetrics: true },
+    observability: {
+      ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+      ...(database.pools ? { pools: database.pools } : {}),
+      processMetrics: true,
+    },
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
   if (config.production && config.gateway.name === 'sandbox') app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
@@ -118,13 +122,16 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
 export function billingBanner(started: StartedBilling, role: BillingRole = 'all'): string {
   const { url, database, config, created } = started;
   const databaseName = database.kind === 'postgres' ? 'PostgreSQL' : `embedded, ${config.dataDir}`;
-  const lines = role === 'worker' ? [
-    `Renew worker running (database: ${databaseName}): billing clock ${config.billingClockMs ? `every ${config.billingClockMs} ms` : 'off'}, bulk payments, webhook deliveries${config.email ? ', e-mail outbox' : ''}; no port`,
-  ] : [
-    `Renew billing API listening on ${url} (database: ${databaseName})${role === 'api' ? '; background tasks run in `npm start -- worker` processes' : ''}`,
-    `API reference: ${url}/docs  OpenAPI: ${url}/v1/openapi.json`,
-    `Health: ${url}/healthz  ${url}/readyz  Metrics: ${url}/metrics (${config.metricsToken ? 'Bearer RENEW_METRICS_TOKEN' : 'loopback only; set RENEW_METRICS_TOKEN to scrape from elsewhere'})`,
-  ];
+  const lines =
+    role === 'worker'
+      ? [
+          `Renew worker running (database: ${databaseName}): billing clock ${config.billingClockMs ? `every ${config.billingClockMs} ms` : 'off'}, bulk payments, webhook deliveries${config.email ? ', e-mail outbox' : ''}; no port`,
+        ]
+      : [
+          `Renew billing API listening on ${url} (database: ${databaseName})${role === 'api' ? '; background tasks run in `npm start -- worker` processes' : ''}`,
+          `API reference: ${url}/docs  OpenAPI: ${url}/v1/openapi.json`,
+          `Health: ${url}/healthz  ${url}/readyz  Metrics: ${url}/metrics (${config.metricsToken ? 'Bearer RENEW_METRICS_TOKEN' : 'loopback only; set RENEW_METRICS_TOKEN to scrape from elsewhere'})`,
+        ];
   if (created) {
     lines.push(
       `Created the default account "${created.account.name}".`,

@@ -66,21 +66,27 @@ describe("the billing service's named surface", () => {
     expect(exportKeys.length).toBeGreaterThan(0);
     expect(exportKeys.filter((key) => key.includes('*'))).toEqual([]);
     // Each entry is a file that exists (a typo here would break every importer).
-    for (const target of Object.values(manifest.exports)) expect(() => readFileSync(path.join(ROOT, 'billing-service', target))).not.toThrow();
+    for (const target of Object.values(manifest.exports))
+      expect(() => readFileSync(path.join(ROOT, 'billing-service', target))).not.toThrow();
   });
 
   it('recognises an import of an internal path (the check can fail)', () => {
-    const source = "import { findCustomerRow } from '@renew/billing-service/customers/repository.js';\nimport { ApiError } from '@renew/billing-service/http';\n";
+    const source =
+      "import { findCustomerRow } from '@renew/billing-service/customers/repository.js';\nimport { ApiError } from '@renew/billing-service/http';\n";
     expect(unexported(billingSpecifiers(source), exportKeys)).toEqual(['@renew/billing-service/customers/repository.js']);
   });
 
   it('is all that capture-service, widget, demo-site, scripts and e2e import', () => {
-    const files = ['capture-service', 'widget', 'demo-site', 'scripts', 'e2e'].flatMap((folder) => typeScriptFiles(path.join(ROOT, folder)));
+    const files = ['capture-service', 'widget', 'demo-site', 'scripts', 'e2e'].flatMap((folder) =>
+      typeScriptFiles(path.join(ROOT, folder)),
+    );
     const imports = files.flatMap((file) =>
       billingSpecifiers(readFileSync(file, 'utf8')).map((specifier) => ({ file: path.relative(ROOT, file), specifier })),
     );
     // Not vacuous: the capture host, the widget and the launcher do import the billing service.
-    expect([...new Set(imports.map((i) => i.file.split('/')[0]))]).toEqual(expect.arrayContaining(['capture-service', 'widget', 'scripts']));
+    expect([...new Set(imports.map((i) => i.file.split('/')[0]))]).toEqual(
+      expect.arrayContaining(['capture-service', 'widget', 'scripts']),
+    );
     const outside = imports.filter((i) => unexported([i.specifier], exportKeys).length > 0);
     expect(outside).toEqual([]);
   });
@@ -88,14 +94,19 @@ describe("the billing service's named surface", () => {
   it('keeps Node out of the browser bundle: the browser code imports only card-rules (and types)', () => {
     const browserFiles = typeScriptFiles(path.join(ROOT, 'widget/src')).filter((file) => !file.includes(`${path.sep}proxy${path.sep}`));
     const valueImports = browserFiles.flatMap((file) =>
-      [...readFileSync(file, 'utf8').matchAll(/^import\s+(?!type\s)[^;]*?['"](@renew\/billing-service[^'"]*)['"]/gm)].map((match) => match[1]),
+      [...readFileSync(file, 'utf8').matchAll(/^import\s+(?!type\s)[^;]*?['"](@renew\/billing-service[^'"]*)['"]/gm)].map(
+        (match) => match[1],
+      ),
     );
     expect([...new Set(valueImports)]).toEqual([`${PACKAGE}/card-rules`]);
   });
 });
 
 describe('the capture host and the widget have named surfaces too', () => {
-  for (const [folder, allowed] of [['capture-service', []], ['widget', ['./dist/*']]] as const) {
+  for (const [folder, allowed] of [
+    ['capture-service', []],
+    ['widget', ['./dist/*']],
+  ] as const) {
     it(`${folder}: named entries, each an existing file (the built bundle's folder aside)`, () => {
       const manifest = JSON.parse(readFileSync(path.join(ROOT, folder, 'package.json'), 'utf8')) as { exports: Record<string, string> };
       const keys = Object.keys(manifest.exports);
@@ -114,7 +125,22 @@ describe('the capture host and the widget have named surfaces too', () => {
  * or takes a port that the wiring implements. Folders not listed are wiring (the top).
  */
 const LAYERS: ReadonlyArray<readonly string[]> = [
-  ['db', 'money', 'clock', 'http', 'audit', 'catalog', 'geo', 'observability', 'accounts', 'gateway', 'outbox', 'config.ts', 'app-context.ts', 'tasks'],
+  [
+    'db',
+    'money',
+    'clock',
+    'http',
+    'audit',
+    'catalog',
+    'geo',
+    'observability',
+    'accounts',
+    'gateway',
+    'outbox',
+    'config.ts',
+    'app-context.ts',
+    'tasks',
+  ],
   ['ledger'],
   ['plans', 'billing-settings', 'countries', 'addresses'],
   ['customers'],
@@ -153,10 +179,9 @@ function uphillImports(srcRoot: string): string[] {
 
 describe('layers: billing-service folders import only from their own layer or below', () => {
   it('finds an uphill import when there is one (the check can fail)', () => {
-    expect(relativeImports("import { x } from '../webhooks/events.js';\nimport type { Y } from './y.js';", 'customers/service.ts')).toEqual([
-      'webhooks/events.ts',
-      'customers/y.ts',
-    ]);
+    expect(relativeImports("import { x } from '../webhooks/events.js';\nimport type { Y } from './y.js';", 'customers/service.ts')).toEqual(
+      ['webhooks/events.ts', 'customers/y.ts'],
+    );
     expect(layerOf('customers/service.ts')).toBeLessThan(layerOf('webhooks/events.ts'));
     expect(layerOf('tasks/periodic-task.ts')).toBe(0);
     expect(layerOf('background/background-tasks.ts')).toBe(layerOf('webhooks/emitter.ts'));
@@ -173,7 +198,9 @@ describe('layers: billing-service folders import only from their own layer or be
 
   it('every folder of src/ has a layer (a new folder must be placed in the table)', () => {
     const srcRoot = path.join(ROOT, 'billing-service/src');
-    const folders = readdirSync(srcRoot, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(srcRoot, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     const placed = new Set(LAYERS.flat().map((entry) => entry.split('/')[0]));
     expect(folders.filter((folder) => !placed.has(folder))).toEqual([]);
   });
@@ -185,21 +212,51 @@ describe('layers: billing-service folders import only from their own layer or be
  * `ledgerEntryInsert`, `takeInvoiceNumber`, …), so the table's name is written in its owner only.
  */
 const TABLE_OWNERS: Readonly<Record<string, string>> = {
-  accounts: 'accounts', accountClocks: 'clock', serviceInstances: 'db', idempotencyKeys: 'http', rateLimitCounters: 'http',
-  auditLog: 'audit', sandboxGatewayOperations: 'gateway',
-  webhookEndpoints: 'outbox', webhookEvents: 'outbox', webhookDeliveries: 'outbox', webhookDeliveryAttempts: 'outbox',
-  ledgerEntries: 'ledger', ledgerAllocations: 'ledger',
-  plans: 'plans', planFrequencies: 'plans',
-  customerBillingSettings: 'billing-settings', customerBillingPeriodConfigurations: 'billing-settings',
-  addresses: 'addresses', customerAddressPreferences: 'addresses',
-  customers: 'customers', customerReferences: 'customers', customerSalesTrackingCodes: 'customers', customerAcquisitions: 'customers',
-  customerNotes: 'notes', customerEmailPreferences: 'email-preferences', paymentMethods: 'payment-methods',
-  subscriptions: 'subscriptions', subscriptionProducts: 'subscriptions', subscriptionCoupons: 'subscriptions',
-  invoices: 'invoices', invoiceCharges: 'invoices', invoiceTaxes: 'invoices',
-  payments: 'payments', paymentsNeedingAttention: 'payments', allocationReservations: 'payments',
-  refunds: 'refunds', refundUnallocations: 'refunds', captureTokens: 'capture-tokens',
-  autoCollectionAttempts: 'lifecycle', bulkJobs: 'bulk', bulkJobRecords: 'bulk', emailOutbox: 'notifications',
-  portalLinks: 'portal', portalSessions: 'portal', portalCancellations: 'lifecycle',
+  accounts: 'accounts',
+  accountClocks: 'clock',
+  serviceInstances: 'db',
+  idempotencyKeys: 'http',
+  rateLimitCounters: 'http',
+  auditLog: 'audit',
+  sandboxGatewayOperations: 'gateway',
+  webhookEndpoints: 'outbox',
+  webhookEvents: 'outbox',
+  webhookDeliveries: 'outbox',
+  webhookDeliveryAttempts: 'outbox',
+  ledgerEntries: 'ledger',
+  ledgerAllocations: 'ledger',
+  plans: 'plans',
+  planFrequencies: 'plans',
+  customerBillingSettings: 'billing-settings',
+  customerBillingPeriodConfigurations: 'billing-settings',
+  addresses: 'addresses',
+  customerAddressPreferences: 'addresses',
+  customers: 'customers',
+  customerReferences: 'customers',
+  customerSalesTrackingCodes: 'customers',
+  customerAcquisitions: 'customers',
+  customerNotes: 'notes',
+  customerEmailPreferences: 'email-preferences',
+  paymentMethods: 'payment-methods',
+  subscriptions: 'subscriptions',
+  subscriptionProducts: 'subscriptions',
+  subscriptionCoupons: 'subscriptions',
+  invoices: 'invoices',
+  invoiceCharges: 'invoices',
+  invoiceTaxes: 'invoices',
+  payments: 'payments',
+  paymentsNeedingAttention: 'payments',
+  allocationReservations: 'payments',
+  refunds: 'refunds',
+  refundUnallocations: 'refunds',
+  captureTokens: 'capture-tokens',
+  autoCollectionAttempts: 'lifecycle',
+  bulkJobs: 'bulk',
+  bulkJobRecords: 'bulk',
+  emailOutbox: 'notifications',
+  portalLinks: 'portal',
+  portalSessions: 'portal',
+  portalCancellations: 'lifecycle',
 };
 
 /**
@@ -235,7 +292,8 @@ function writesOutsideOwners(srcRoot: string): string[] {
 
 describe('one writer per table', () => {
   it('finds a write of another folder’s table when there is one (the check can fail)', () => {
-    const source = "qc.insertInto('auditLog').values(x); await insertJsonRows(db, 'ledger_entries', C, rows);\nsql`update payment_methods set is_default = false`; sql`delete from refunds where id = 1`";
+    const source =
+      "qc.insertInto('auditLog').values(x); await insertJsonRows(db, 'ledger_entries', C, rows);\nsql`update payment_methods set is_default = false`; sql`delete from refunds where id = 1`";
     expect(tableWrites(source).sort()).toEqual(['auditLog', 'ledgerEntries', 'paymentMethods', 'refunds']);
   });
 
@@ -256,7 +314,11 @@ describe('one writer per table', () => {
   });
 
   it('every owner folder of the table is a folder of src/', () => {
-    const folders = new Set(readdirSync(path.join(ROOT, 'billing-service/src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name));
+    const folders = new Set(
+      readdirSync(path.join(ROOT, 'billing-service/src'), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name),
+    );
     expect([...new Set(Object.values(TABLE_OWNERS))].filter((owner) => !folders.has(owner))).toEqual([]);
   });
 });

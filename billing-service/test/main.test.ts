@@ -28,7 +28,17 @@ async function demoStorePlans(output: string): Promise<{ page: string; plans: nu
 async function startService(env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: repositoryDir,
-    env: { ...process.env, RENEW_API_PORT: '0', RENEW_CAPTURE_PORT: '0', RENEW_DEMO_PORT: '0', RENEW_DATA_DIR: dataDir, RENEW_LOG_LEVEL: 'warn', DATABASE_URL: '', RENEW_CAPTCHA: 'dev', ...env },
+    env: {
+      ...process.env,
+      RENEW_API_PORT: '0',
+      RENEW_CAPTURE_PORT: '0',
+      RENEW_DEMO_PORT: '0',
+      RENEW_DATA_DIR: dataDir,
+      RENEW_LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      RENEW_CAPTCHA: 'dev',
+      ...env,
+    },
   });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -62,7 +72,11 @@ describe('npm start', () => {
       expect(printed).not.toBeNull();
       expect(service.output()).toMatch(/public API key: +pk_/);
       const capture = /Card-capture host listening on (http\S+)/.exec(service.output())![1]!;
-      const captureAnswer = await fetch(`${capture}/api/paymentsv2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const captureAnswer = await fetch(`${capture}/api/paymentsv2`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(captureAnswer.status).toBe(401);
       const res = await fetch(`${service.url}/v1/customers`, {
         method: 'POST',
@@ -74,13 +88,26 @@ describe('npm start', () => {
       expect(customer.uri).toMatch(new RegExp(`^${service.url}/v1/customers/\\d+$`));
       // An invoice PDF, rendered on a worker thread that compiles its TypeScript under tsx as the app does.
       const call = (method: string, url: string, body?: unknown) =>
-        fetch(`${service.url}${url}`, { method, headers: { authorization: `Basic ${printed![1]}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        fetch(`${service.url}${url}`, {
+          method,
+          headers: { authorization: `Basic ${printed![1]}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
       expect((await call('POST', '/v1/subscriptions', { customerId: customer.id, planFrequencyId: 11 })).status).toBe(200);
-      const activated = await call('POST', '/v1/customeractivation?view=sideeffects', { customerId: customer.id, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
+      const activated = await call('POST', '/v1/customeractivation?view=sideeffects', {
+        customerId: customer.id,
+        activateAllSubscriptions: true,
+        activateAllDraftPurchases: false,
+        temporarilyDisableAutoPost: false,
+      });
       expect(activated.status).toBe(200);
       const pdf = await call('GET', `/v1/Invoices/pdf/${(await activated.json()).invoices[0].id}`);
       expect(pdf.status).toBe(200);
-      expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
       const store = await demoStorePlans(service.output());
       expect(store.page).toContain('<renew-checkout');
       expect(store.plans).toBe(200);
@@ -125,7 +152,11 @@ describe('npm start', () => {
   it('listens on HTTPS when given a certificate and key', async () => {
     const certPath = path.join(dataDir, 'cert.pem');
     const keyPath = path.join(dataDir, 'key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', '/CN=localhost'],
+      { stdio: 'ignore' },
+    );
     const service = await startService({ RENEW_TLS_CERT: certPath, RENEW_TLS_KEY: keyPath, RENEW_REQUIRE_TLS: 'true' });
     try {
       expect(service.url).toMatch(/^https:/);

@@ -26,8 +26,16 @@ async function startRole(role: string, banner: RegExp): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', role], {
     cwd: repositoryDir,
     env: {
-      ...process.env, RENEW_API_PORT: '0', RENEW_CAPTURE_PORT: '0', RENEW_DATA_DIR: dataDir, RENEW_LOG_LEVEL: 'warn', DATABASE_URL: '', RENEW_CAPTCHA: 'dev',
-      RENEW_API_KEY: API_KEY, RENEW_PUBLIC_API_KEY: 'pk_roles_test_0123456789abcdef0123', RENEW_BILLING_CLOCK_MS: '1000',
+      ...process.env,
+      RENEW_API_PORT: '0',
+      RENEW_CAPTURE_PORT: '0',
+      RENEW_DATA_DIR: dataDir,
+      RENEW_LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      RENEW_CAPTCHA: 'dev',
+      RENEW_API_KEY: API_KEY,
+      RENEW_PUBLIC_API_KEY: 'pk_roles_test_0123456789abcdef0123',
+      RENEW_BILLING_CLOCK_MS: '1000',
     },
   });
   let output = '';
@@ -65,10 +73,23 @@ describe('npm start -- <role>', () => {
       expect(api.output()).not.toContain('Card-capture host');
       const ready = await (await fetch(`${url}/readyz`)).json();
       expect(ready.checks.backgroundTasks).toEqual({});
-      const customer = await (await fetch(`${url}/v1/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ firstName: 'Role', currency: 'USD' }) })).json();
-      const job = await (await fetch(`${url}/v1/bulkPaymentSubmit`, { method: 'POST', headers: auth, body: JSON.stringify({ accountUploadType: 'bulkPayment', data: [{ customerId: customer.id, reference: 'R-1', amount: 4, paymentMethod: 'Check' }] }) })).json();
+      const customer = await (
+        await fetch(`${url}/v1/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ firstName: 'Role', currency: 'USD' }) })
+      ).json();
+      const job = await (
+        await fetch(`${url}/v1/bulkPaymentSubmit`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({
+            accountUploadType: 'bulkPayment',
+            data: [{ customerId: customer.id, reference: 'R-1', amount: 4, paymentMethod: 'Check' }],
+          }),
+        })
+      ).json();
       jobId = job.id;
-      expect((await fetch(`${url}/v1/BulkApi/Process`, { method: 'POST', headers: auth, body: JSON.stringify({ id: jobId }) })).status).toBe(200);
+      expect(
+        (await fetch(`${url}/v1/BulkApi/Process`, { method: 'POST', headers: auth, body: JSON.stringify({ id: jobId }) })).status,
+      ).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect((await (await fetch(`${url}/v1/BulkApi/${jobId}`, { headers: auth })).json()).status).toBe('Processing');
     } finally {
@@ -77,7 +98,10 @@ describe('npm start -- <role>', () => {
   }, 90_000);
 
   it('worker: listens on no port and pays the bulk job the API queued', async () => {
-    const worker = await startRole('worker', /Renew worker running \(database: embedded[^)]*\): billing clock every 1000 ms, bulk payments, webhook deliveries; no port/);
+    const worker = await startRole(
+      'worker',
+      /Renew worker running \(database: embedded[^)]*\): billing clock every 1000 ms, bulk payments, webhook deliveries; no port/,
+    );
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     expect(worker.output()).not.toMatch(/listening on/);
     expect(await stop(worker.child)).toBe(0);
@@ -94,7 +118,11 @@ describe('npm start -- <role>', () => {
     const capture = await startRole('capture', /Card-capture host listening on (http\S+)/);
     try {
       expect(capture.output()).not.toContain('billing API listening');
-      const answer = await fetch(`${capture.match[1]}/api/paymentsv2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const answer = await fetch(`${capture.match[1]}/api/paymentsv2`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(answer.status).toBe(401);
       expect((await fetch(`${capture.match[1]}/readyz`)).status).toBe(200);
     } finally {

@@ -3,7 +3,15 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import { createAppContext } from '@renew/billing-service';
 import type { Catalog } from '@renew/billing-service/catalog';
 import type { Db, InstanceLiveness, LivenessOptions } from '@renew/billing-service/db';
-import { addressBudgetKey, ApiError, API_ERROR_KEY, enforceRateLimit, jsonApi, jsonApiServerOptions, type RateLimitStore } from '@renew/billing-service/http';
+import {
+  addressBudgetKey,
+  ApiError,
+  API_ERROR_KEY,
+  enforceRateLimit,
+  jsonApi,
+  jsonApiServerOptions,
+  type RateLimitStore,
+} from '@renew/billing-service/http';
 import { observe, type ObservabilityOptions } from '@renew/billing-service/observability';
 import { authorizeCapture, type CreditCardResponse, type PaymentGateway } from '@renew/billing-service/payments';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
@@ -24,8 +32,14 @@ export const PAYMENT_ID_HEADER = 'Renew-Payment-Id';
 export const DEFAULT_IP_RATE_LIMITS = { perMinute: 30, perDay: 1000 };
 
 const EXPOSED_HEADERS = [
-  'X-Rate-Limit-Limit-Minute', 'X-Rate-Limit-Remaining-Minute', 'X-Rate-Limit-Reset-Minute',
-  'X-Rate-Limit-Limit-Day', 'X-Rate-Limit-Remaining-Day', 'X-Rate-Limit-Reset-Day', 'Retry-After', PAYMENT_ID_HEADER,
+  'X-Rate-Limit-Limit-Minute',
+  'X-Rate-Limit-Remaining-Minute',
+  'X-Rate-Limit-Reset-Minute',
+  'X-Rate-Limit-Limit-Day',
+  'X-Rate-Limit-Remaining-Day',
+  'X-Rate-Limit-Reset-Day',
+  'Retry-After',
+  PAYMENT_ID_HEADER,
 ].join(', ');
 
 export interface CaptureAppOptions {
@@ -70,7 +84,12 @@ export interface CaptureAppOptions {
  */
 export async function buildCaptureApp(options: CaptureAppOptions): Promise<FastifyInstance> {
   const app = Fastify(
-    jsonApiServerOptions({ logger: captureLoggerOptions(options.logger), trustProxy: options.trustProxy, bodyLimit: options.bodyLimit ?? 16 * 1024, https: options.https }),
+    jsonApiServerOptions({
+      logger: captureLoggerOptions(options.logger),
+      trustProxy: options.trustProxy,
+      bodyLimit: options.bodyLimit ?? 16 * 1024,
+      https: options.https,
+    }),
   );
   // Bodies: JSON, or form fields (@fastify/formbody); anything else is 415.
   await app.register(jsonApi, {
@@ -84,7 +103,11 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
   const settings = captureSettingsFrom(options.catalog);
   const settingsFor = (_accountId: number): CaptureSettings => settings;
   const authenticator = new PublicKeyAuthenticator(options.db);
-  const captcha = { verifier: options.captcha, usedTokens: new UsedCaptchaTokens(options.db), ...(options.recaptchaSecret ? { serviceSecret: options.recaptchaSecret } : {}) };
+  const captcha = {
+    verifier: options.captcha,
+    usedTokens: new UsedCaptchaTokens(options.db),
+    ...(options.recaptchaSecret ? { serviceSecret: options.recaptchaSecret } : {}),
+  };
   const ipLimits = options.ipRateLimits ?? DEFAULT_IP_RATE_LIMITS;
 
   app.addHook('onRequest', async (request, reply) => {
@@ -103,7 +126,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     }
     // Health checks and metrics are never limited (a probe must not be refused for probing).
     if (config?.public) return;
-    if (config?.portal) await enforceRateLimit(options.rateLimitStore, reply, `portal-ip:${addressBudgetKey(request.ip)}`, PORTAL_IP_LIMITS);
+    if (config?.portal)
+      await enforceRateLimit(options.rateLimitStore, reply, `portal-ip:${addressBudgetKey(request.ip)}`, PORTAL_IP_LIMITS);
     else await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${addressBudgetKey(request.ip)}`, ipLimits);
   });
   observability.registerRoutes();
@@ -126,7 +150,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     ]);
 
     // The customer portal's card form sends no public key: its capture token, minted by a live portal session, names the account.
-    const portal = !raw.publicApiKey && typeof raw.captureToken === 'string' ? await portalCaptureCaller(app.ctx, raw.captureToken) : undefined;
+    const portal =
+      !raw.publicApiKey && typeof raw.captureToken === 'string' ? await portalCaptureCaller(app.ctx, raw.captureToken) : undefined;
     // The public key only names the account: every shop hands it out, so it authenticates nobody.
     const caller = portal?.caller ?? (await authenticator.authenticate(raw.publicApiKey));
     request.caller = caller;
@@ -149,12 +174,28 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     // A portal session stands in for the CAPTCHA: authenticated by its one-use link, limited per customer (README "Customer portal").
     const customer = portal
       ? undefined
-      : await verifyCaptcha(captcha, input.recaptcha ?? '', request.ip, account, { accountId: caller.accountId, customerId: input.customerId });
+      : await verifyCaptcha(captcha, input.recaptcha ?? '', request.ip, account, {
+          accountId: caller.accountId,
+          customerId: input.customerId,
+        });
     // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
-    const permission = await authorizeCapture(app.ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, account, undefined, customer);
+    const permission = await authorizeCapture(
+      app.ctx,
+      caller,
+      { customerId: input.customerId, captureToken: input.captureToken },
+      account,
+      undefined,
+      customer,
+    );
     // Only now, authenticated by the CAPTCHA and the capture token (or the tokenless rule), does a request spend the key's
     // budget: a stranger's requests count against their address only. The capture host's budget is its own, apart from the billing API's.
-    if (portal) await enforceRateLimit(options.rateLimitStore, reply, portalCustomerBudgetKey(caller.accountId, portal.customerId), PORTAL_CUSTOMER_LIMITS);
+    if (portal)
+      await enforceRateLimit(
+        options.rateLimitStore,
+        reply,
+        portalCustomerBudgetKey(caller.accountId, portal.customerId),
+        PORTAL_CUSTOMER_LIMITS,
+      );
     else await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
     const captured = await captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
     if (captured.paymentId !== null) reply.header(PAYMENT_ID_HEADER, String(captured.paymentId));

@@ -58,7 +58,11 @@ export function requirementErrors(raw: RawParameters, settings: CaptureSettings)
   const errors: ErrorEntry[] = [];
   if (settings.processing === 'builtin') {
     for (const name of RISK_FIELDS) {
-      if (raw[name] === undefined) errors.push({ Key: name, Value: 'required: the account uses the built-in payment processing, which needs riskToken, clientIp and email' });
+      if (raw[name] === undefined)
+        errors.push({
+          Key: name,
+          Value: 'required: the account uses the built-in payment processing, which needs riskToken, clientIp and email',
+        });
     }
   }
   if (settings.addressVerification) {
@@ -128,10 +132,18 @@ export async function verifyCaptcha(
   }
   if (!result.success) {
     const codes = result.errorCodes.length > 0 ? ` (${result.errorCodes.join(', ')})` : '';
-    throw ApiError.badRequest(`the CAPTCHA was not solved or the token is not valid${codes}; solve the CAPTCHA again`, 'recaptcha', 'captcha_failed');
+    throw ApiError.badRequest(
+      `the CAPTCHA was not solved or the token is not valid${codes}; solve the CAPTCHA again`,
+      'recaptcha',
+      'captcha_failed',
+    );
   }
   if (check.verifier.mode === 'google' && !settings.domains.allowsHostname(result.hostname)) {
-    throw ApiError.badRequest(`the CAPTCHA was solved on ${result.hostname ?? 'an unknown site'}, which is not one of the account's shop domains`, 'recaptcha', 'captcha_failed');
+    throw ApiError.badRequest(
+      `the CAPTCHA was solved on ${result.hostname ?? 'an unknown site'}, which is not one of the account's shop domains`,
+      'recaptcha',
+      'captcha_failed',
+    );
   }
   return claim.customer;
 }
@@ -140,7 +152,11 @@ export async function verifyCaptcha(
 function collectionFailure(failure: { message: string; declineCode?: string }): ErrorEntry[] {
   const { message, declineCode } = failure;
   return [
-    { Key: API_ERROR_KEY, Value: `payment failed: ${message}${declineCode ? ` (${declineCode})` : ''}; the card was not kept`, Code: 'card_declined' },
+    {
+      Key: API_ERROR_KEY,
+      Value: `payment failed: ${message}${declineCode ? ` (${declineCode})` : ''}; the card was not kept`,
+      Code: 'card_declined',
+    },
     ...(declineCode ? [{ Key: 'declineCode', Value: declineCode }] : []),
   ];
 }
@@ -151,7 +167,7 @@ function collectionFailure(failure: { message: string; declineCode?: string }): 
  */
 const MAY_NOT_MOVE_DEFAULT = {
   message:
-    'this customer already has a default card, which a capture without a capture token cannot replace: the shop\'s server mints one with POST /v1/captureTokens (or send makeDefault false to add the card beside the default)',
+    "this customer already has a default card, which a capture without a capture token cannot replace: the shop's server mints one with POST /v1/captureTokens (or send makeDefault false to add the card beside the default)",
   code: 'capture_token_required',
 } as const;
 
@@ -173,7 +189,7 @@ export async function captureCard(
   caller: Caller,
   input: CaptureInput,
   log: FastifyBaseLogger,
-  request: { settings: CaptureSettings; clientIp: string; /** Who the card may go to (authorizeCapture). */ permission: CapturePermission },
+  request: { settings: CaptureSettings; clientIp: string /** Who the card may go to (authorizeCapture). */; permission: CapturePermission },
 ): Promise<CapturedCard> {
   const amount = input.paymentCollectOptions?.collectionAmount;
   const { permission } = request;
@@ -187,9 +203,10 @@ export async function captureCard(
 
   // The risk signals go to the gateway whenever all three were sent (required with built-in processing);
   // the address is the one the request came from (through trusted proxies), not what the browser says.
-  const risk = input.riskToken !== undefined && input.clientIp !== undefined && input.email !== undefined
-    ? { riskToken: input.riskToken, clientIp: request.clientIp, email: input.email }
-    : null;
+  const risk =
+    input.riskToken !== undefined && input.clientIp !== undefined && input.email !== undefined
+      ? { riskToken: input.riskToken, clientIp: request.clientIp, email: input.email }
+      : null;
   const card = await validateCard(
     ctx,
     caller,

@@ -73,14 +73,18 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
   const anySecret = Boolean(e.RENEW_RECAPTCHA_SECRET || catalog?.capture.recaptchaSecret);
   const mode = e.RENEW_CAPTCHA ?? (anySecret ? 'google' : 'dev');
   if (!e.RENEW_CAPTCHA && mode === 'dev' && shared.production) {
-    throw new Error('invalid configuration: production (NODE_ENV or RENEW_ENV=production) needs RENEW_RECAPTCHA_SECRET (or RENEW_CAPTCHA=dev, which accepts any token)');
+    throw new Error(
+      'invalid configuration: production (NODE_ENV or RENEW_ENV=production) needs RENEW_RECAPTCHA_SECRET (or RENEW_CAPTCHA=dev, which accepts any token)',
+    );
   }
   // The development CAPTCHA accepts any token: as a default it serves only this machine.
   if (!e.RENEW_CAPTCHA && mode === 'dev' && !isLoopbackHost(shared.host)) {
-    throw new Error(`invalid configuration: listening on ${shared.host} (not loopback) needs RENEW_RECAPTCHA_SECRET, or RENEW_CAPTCHA=dev set explicitly (it accepts any token)`);
+    throw new Error(
+      `invalid configuration: listening on ${shared.host} (not loopback) needs RENEW_RECAPTCHA_SECRET, or RENEW_CAPTCHA=dev set explicitly (it accepts any token)`,
+    );
   }
   if (mode === 'google' && catalog && !anySecret) {
-    throw new Error('invalid configuration: RENEW_CAPTCHA=google needs RENEW_RECAPTCHA_SECRET or the catalogue\'s capture.recaptchaSecret');
+    throw new Error("invalid configuration: RENEW_CAPTCHA=google needs RENEW_RECAPTCHA_SECRET or the catalogue's capture.recaptchaSecret");
   }
   return {
     host: shared.host,

@@ -9,9 +9,25 @@ import { cardholderFields } from '@renew/billing-service/payments';
  * (the field reCAPTCHA's widget adds to a form) is accepted for `recaptcha`.
  */
 export const PARAMETER_NAMES = [
-  'customerId', 'publicApiKey', 'cardNumber', 'firstName', 'lastName', 'expirationMonth', 'expirationYear', 'cvv',
-  'riskToken', 'clientIp', 'email', 'makeDefault', 'recaptcha',
-  'address1', 'address2', 'city', 'stateId', 'countryId', 'postalZip',
+  'customerId',
+  'publicApiKey',
+  'cardNumber',
+  'firstName',
+  'lastName',
+  'expirationMonth',
+  'expirationYear',
+  'cvv',
+  'riskToken',
+  'clientIp',
+  'email',
+  'makeDefault',
+  'recaptcha',
+  'address1',
+  'address2',
+  'city',
+  'stateId',
+  'countryId',
+  'postalZip',
   // An extension of the spec: what the shop's server minted (POST /v1/captureTokens) for this customer.
   'captureToken',
 ] as const;
@@ -92,7 +108,11 @@ const required = (what: string) => (issue: { input?: unknown }) => (issue.input 
 function integer(min: number, max: number, message: string) {
   return z.preprocess(
     (v) => (typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v) ? Number(v) : v),
-    z.number({ error: required(message) }).int(message).min(min, message).max(max, message),
+    z
+      .number({ error: required(message) })
+      .int(message)
+      .min(min, message)
+      .max(max, message),
   );
 }
 
@@ -100,7 +120,11 @@ const optionalInteger = (min: number, max: number, message: string) => integer(m
 
 const twoDigitYear = z.preprocess(
   (v) => (typeof v === 'string' && /^\s*\d{1,2}\s*$/.test(v) ? Number(v) : typeof v === 'string' ? Number.NaN : v),
-  z.number({ error: required('must be two digits (YY)') }).int('must be two digits (YY)').min(0, 'must be two digits (YY)').max(99, 'must be two digits (YY)'),
+  z
+    .number({ error: required('must be two digits (YY)') })
+    .int('must be two digits (YY)')
+    .min(0, 'must be two digits (YY)')
+    .max(99, 'must be two digits (YY)'),
 );
 
 const booleanValue = z.preprocess(
@@ -130,8 +154,16 @@ export const CaptureParameters = z.object({
   expirationYear: twoDigitYear,
   cvv: string('must be a string of 3 or 4 digits (a string, so that leading zeros are kept)').regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
   riskToken: z.string({ error: 'must be a string' }).max(1000, 'must be at most 1000 characters').optional(),
-  clientIp: z.string({ error: 'must be a string' }).refine((v) => isIP(v.trim()) !== 0, 'must be an IPv4 or IPv6 address').transform((v) => v.trim()).optional(),
-  email: z.string({ error: 'must be a string' }).max(255, 'must be at most 255 characters').pipe(z.email('must be a valid e-mail address')).optional(),
+  clientIp: z
+    .string({ error: 'must be a string' })
+    .refine((v) => isIP(v.trim()) !== 0, 'must be an IPv4 or IPv6 address')
+    .transform((v) => v.trim())
+    .optional(),
+  email: z
+    .string({ error: 'must be a string' })
+    .max(255, 'must be at most 255 characters')
+    .pipe(z.email('must be a valid e-mail address'))
+    .optional(),
   makeDefault: booleanValue.optional(),
   // Required (app.ts) except for the portal's card form, whose portal session stands in for it.
   recaptcha: z.string({ error: 'must be a string: the CAPTCHA response token' }).max(8192, 'is too long to be a CAPTCHA token').optional(),

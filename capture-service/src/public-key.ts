@@ -29,7 +29,9 @@ export class PublicKeyAuthenticator {
     if (cached && cached.expires > now) return cached.caller;
     const account = await accountForKeyHash(this.db, keyHash);
     if (account?.keyKind === 'private') {
-      throw ApiError.unauthorized('a private API key is never accepted here; send the public API key (the private key must not appear in web pages)');
+      throw ApiError.unauthorized(
+        'a private API key is never accepted here; send the public API key (the private key must not appear in web pages)',
+      );
     }
     if (!account) {
       throw ApiError.unauthorized('publicApiKey not valid for this environment');

@@ -75,7 +75,9 @@ export class ShopDomains {
       return [`http://${host}:*`, `https://${host}:*`];
     });
     // Only what a CSP host-source may be: nothing that could end the directive or add another.
-    const safe = sources.filter((source) => /^https?:\/\/(\*\.)?[a-z0-9.-]+(:(\d{1,5}|\*))?$|^https?:\/\/\[[0-9a-f:.]+\](:(\d{1,5}|\*))?$/.test(source));
+    const safe = sources.filter((source) =>
+      /^https?:\/\/(\*\.)?[a-z0-9.-]+(:(\d{1,5}|\*))?$|^https?:\/\/\[[0-9a-f:.]+\](:(\d{1,5}|\*))?$/.test(source),
+    );
     return safe.length > 0 ? [...new Set(safe)].join(' ') : "'none'";
   }
 

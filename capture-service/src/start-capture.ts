@@ -55,14 +55,18 @@ function defaultLogger(level: string): FastifyServerOptions['logger'] {
 export async function startCaptureService(options: StartCaptureOptions): Promise<{ app: FastifyInstance; url: string }> {
   const config = options.config ?? loadCaptureConfig(process.env, options.catalog);
   if (config.captcha.mode === 'google' && !config.captcha.secret && !options.catalog.capture.recaptchaSecret) {
-    throw new Error('the card-capture host needs a reCAPTCHA secret: set RENEW_RECAPTCHA_SECRET or capture.recaptchaSecret in the catalogue (or RENEW_CAPTCHA=dev)');
+    throw new Error(
+      'the card-capture host needs a reCAPTCHA secret: set RENEW_RECAPTCHA_SECRET or capture.recaptchaSecret in the catalogue (or RENEW_CAPTCHA=dev)',
+    );
   }
   const host = options.host ?? config.host;
   const scheme = config.tls ? 'https' : 'http';
   const app = await buildCaptureApp({
     db: options.database.db,
     catalog: options.catalog,
-    rateLimitStore: options.rateLimitStore ?? (options.database.kind === 'postgres' ? new PostgresRateLimitStore(options.database.countersDb) : new MemoryRateLimitStore()),
+    rateLimitStore:
+      options.rateLimitStore ??
+      (options.database.kind === 'postgres' ? new PostgresRateLimitStore(options.database.countersDb) : new MemoryRateLimitStore()),
     captcha: options.captcha ?? captchaFromConfig(config),
     ...(config.captcha.secret ? { recaptchaSecret: config.captcha.secret } : {}),
     ...(options.gateway ? { gateway: options.gateway } : {}),
@@ -73,7 +77,11 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     testClocks: config.testClocks,
     trustProxy: config.trustProxy,
     requireTls: config.requireTls,
-    observability: { ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), ...(options.database.pools ? { pools: options.database.pools } : {}), processMetrics: true },
+    observability: {
+      ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+      ...(options.database.pools ? { pools: options.database.pools } : {}),
+      processMetrics: true,
+    },
     ...(config.tls ? { https: { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } } : {}),
   });
   if (config.production && !options.gateway) app.log.warn(SANDBOX_IN_PRODUCTION_WARNING);
@@ -81,7 +89,9 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     app.log.warn(CARD_FIELDS_FRAMED_BY_ANYONE_WARNING);
   }
   if (config.captcha.mode === 'dev') {
-    app.log.warn('card-capture host: CAPTCHA in dev mode (any non-empty token not beginning with "fail" is accepted); set RENEW_RECAPTCHA_SECRET for reCAPTCHA');
+    app.log.warn(
+      'card-capture host: CAPTCHA in dev mode (any non-empty token not beginning with "fail" is accepted); set RENEW_RECAPTCHA_SECRET for reCAPTCHA',
+    );
   }
   await app.listen({ host, port: options.port ?? config.port });
   const address = app.server.address();

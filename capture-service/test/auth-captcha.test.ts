@@ -45,7 +45,12 @@ describe('the reCAPTCHA token', () => {
     const params = t.params(customerId);
     const res = await t.post(params, { remoteAddress: '192.0.2.44' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(t.stub.calls.at(-1)).toEqual({ contentType: 'application/x-www-form-urlencoded', secret: SERVICE_SECRET, response: params.recaptcha, remoteip: '192.0.2.44' });
+    expect(t.stub.calls.at(-1)).toEqual({
+      contentType: 'application/x-www-form-urlencoded',
+      secret: SERVICE_SECRET,
+      response: params.recaptcha,
+      remoteip: '192.0.2.44',
+    });
   });
 
   it('missing: 400 keyed recaptcha, with no call to siteverify', async () => {
@@ -62,7 +67,13 @@ describe('the reCAPTCHA token', () => {
     const fresh = await t.customer();
     const res = await t.post(t.params(fresh, { recaptcha: 'forged-token' }));
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'recaptcha', Value: 'the CAPTCHA was not solved or the token is not valid (invalid-input-response); solve the CAPTCHA again', Code: 'captcha_failed' }]);
+    expect(errorsOf(res)).toEqual([
+      {
+        Key: 'recaptcha',
+        Value: 'the CAPTCHA was not solved or the token is not valid (invalid-input-response); solve the CAPTCHA again',
+        Code: 'captcha_failed',
+      },
+    ]);
     expect((await t.billing.call('GET', `/v1/customers/${fresh}/paymentMethods/creditCard`)).json()).toEqual([]);
   });
 
@@ -72,7 +83,9 @@ describe('the reCAPTCHA token', () => {
     const calls = t.stub.calls.length;
     const again = await t.post(params, { encoding: 'form' });
     expect(again.statusCode).toBe(400);
-    expect(errorsOf(again)).toEqual([{ Key: 'recaptcha', Value: 'this CAPTCHA token was already used; solve the CAPTCHA again', Code: 'captcha_failed' }]);
+    expect(errorsOf(again)).toEqual([
+      { Key: 'recaptcha', Value: 'this CAPTCHA token was already used; solve the CAPTCHA again', Code: 'captcha_failed' },
+    ]);
     expect(t.stub.calls.length).toBe(calls);
   });
 
@@ -95,7 +108,9 @@ describe('the reCAPTCHA token', () => {
     expect(errorsOf(res)[0]!.Key).toBe('captureToken');
     const again = await t.post({ ...unknown, customerId });
     expect(again.statusCode).toBe(400);
-    expect(errorsOf(again)).toEqual([{ Key: 'recaptcha', Value: 'this CAPTCHA token was already used; solve the CAPTCHA again', Code: 'captcha_failed' }]);
+    expect(errorsOf(again)).toEqual([
+      { Key: 'recaptcha', Value: 'this CAPTCHA token was already used; solve the CAPTCHA again', Code: 'captcha_failed' },
+    ]);
   });
 
   it('is kept only as a hash', async () => {
@@ -135,7 +150,13 @@ describe('the reCAPTCHA token', () => {
     const shops = await t.build({ capture: { allowedShopDomains: ['shop.example.com', '*.example.org'] } });
     const elsewhere = await t.post(t.params(customerId, { recaptcha: t.token('evil.example.net') }), { app: shops });
     expect(elsewhere.statusCode).toBe(400);
-    expect(errorsOf(elsewhere)).toEqual([{ Key: 'recaptcha', Value: "the CAPTCHA was solved on evil.example.net, which is not one of the account's shop domains", Code: 'captcha_failed' }]);
+    expect(errorsOf(elsewhere)).toEqual([
+      {
+        Key: 'recaptcha',
+        Value: "the CAPTCHA was solved on evil.example.net, which is not one of the account's shop domains",
+        Code: 'captcha_failed',
+      },
+    ]);
     expect((await t.post(t.params(customerId, { recaptcha: t.token('shop.example.com') }), { app: shops })).statusCode).toBe(200);
     expect((await t.post(t.params(customerId, { recaptcha: t.token('pay.example.org') }), { app: shops })).statusCode).toBe(200);
     // Without a list, any hostname will do.

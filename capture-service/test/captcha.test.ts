@@ -21,20 +21,31 @@ describe('SiteverifyCaptcha', () => {
     const captcha = new SiteverifyCaptcha({ url: stub.url });
     const token = stub.issue('s3cret', 'shop.example.com');
     expect(await captcha.verify(token, '203.0.113.9', 's3cret')).toEqual({ success: true, hostname: 'shop.example.com', errorCodes: [] });
-    expect(stub.calls.at(-1)).toEqual({ contentType: 'application/x-www-form-urlencoded', secret: 's3cret', response: token, remoteip: '203.0.113.9' });
+    expect(stub.calls.at(-1)).toEqual({
+      contentType: 'application/x-www-form-urlencoded',
+      secret: 's3cret',
+      response: token,
+      remoteip: '203.0.113.9',
+    });
   });
 
   it('passes on the error codes of a failure', async () => {
     const captcha = new SiteverifyCaptcha({ url: stub.url });
     expect(await captcha.verify('unknown', '203.0.113.9', 's3cret')).toEqual({ success: false, errorCodes: ['invalid-input-response'] });
-    expect(await captcha.verify(stub.issue('s3cret'), '203.0.113.9', 'other')).toEqual({ success: false, errorCodes: ['invalid-input-secret'] });
+    expect(await captcha.verify(stub.issue('s3cret'), '203.0.113.9', 'other')).toEqual({
+      success: false,
+      errorCodes: ['invalid-input-secret'],
+    });
   });
 
   it('throws CaptchaUnavailableError when the server fails, answers nonsense, hangs or is not there', async () => {
     const captcha = new SiteverifyCaptcha({ url: stub.url, timeoutMs: 200 });
     try {
       stub.behaviour = 'http500';
-      await expect(captcha.verify('t', '', 's3cret')).rejects.toMatchObject({ timedOut: false, message: 'the CAPTCHA service answered HTTP 500' });
+      await expect(captcha.verify('t', '', 's3cret')).rejects.toMatchObject({
+        timedOut: false,
+        message: 'the CAPTCHA service answered HTTP 500',
+      });
       stub.behaviour = 'not-json';
       await expect(captcha.verify('t', '', 's3cret')).rejects.toBeInstanceOf(CaptchaUnavailableError);
       stub.behaviour = 'hang';
@@ -43,7 +54,10 @@ describe('SiteverifyCaptcha', () => {
       stub.behaviour = 'ok';
     }
     const nowhere = new SiteverifyCaptcha({ url: 'http://127.0.0.1:1/siteverify', timeoutMs: 1000 });
-    await expect(nowhere.verify('t', '', 's3cret')).rejects.toMatchObject({ timedOut: false, message: 'the CAPTCHA service could not be reached' });
+    await expect(nowhere.verify('t', '', 's3cret')).rejects.toMatchObject({
+      timedOut: false,
+      message: 'the CAPTCHA service could not be reached',
+    });
   });
 });
 
@@ -116,7 +130,9 @@ describe('SiteverifyCaptcha over a kept-alive connection', () => {
         requests += 1;
         if (served) return socket.destroy();
         served = true;
-        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${answer.length}\r\nconnection: keep-alive\r\n\r\n${answer}`);
+        socket.write(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${answer.length}\r\nconnection: keep-alive\r\n\r\n${answer}`,
+        );
       });
       socket.on('error', () => undefined);
     });

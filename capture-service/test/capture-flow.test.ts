@@ -87,7 +87,9 @@ describe('the sandbox test cards', () => {
     ]);
     expect(await cardsOf(customerId)).toEqual([]);
     const payments = await paymentsOf(customerId);
-    expect(payments).toEqual([expect.objectContaining({ status: 'Failed', amount: 19.99, declineCode: code, source: 'SelfServicePortal' })]);
+    expect(payments).toEqual([
+      expect.objectContaining({ status: 'Failed', amount: 19.99, declineCode: code, source: 'SelfServicePortal' }),
+    ]);
     const rows = await t.billing.database.db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).execute();
     expect(rows).toEqual([expect.objectContaining({ isDefault: false, removedAt: expect.any(Date) })]);
   });
@@ -95,7 +97,9 @@ describe('the sandbox test cards', () => {
   it('a failed collection leaves the cards the customer already had, and their default, alone', async () => {
     const customerId = await t.customer();
     const first = (await t.post(t.params(customerId))).json();
-    const res = await t.post(t.params(customerId, { cardNumber: '4000000000009995', makeDefault: true, paymentCollectOptions: { collectionAmount: 5 } }));
+    const res = await t.post(
+      t.params(customerId, { cardNumber: '4000000000009995', makeDefault: true, paymentCollectOptions: { collectionAmount: 5 } }),
+    );
     expect(res.statusCode).toBe(400);
     expect(await cardsOf(customerId)).toEqual([expect.objectContaining({ id: first.id, isDefault: true })]);
   });
@@ -125,7 +129,11 @@ describe('a collection stored atomically with its card', () => {
 
   it('refunds the charge and stores nothing when storing fails after a successful charge', async () => {
     vanishing = await t.customer();
-    const original = await t.billing.database.db.selectFrom('customers').select('accountId').where('id', '=', vanishing).executeTakeFirstOrThrow();
+    const original = await t.billing.database.db
+      .selectFrom('customers')
+      .select('accountId')
+      .where('id', '=', vanishing)
+      .executeTakeFirstOrThrow();
     const vanishingGateway = new VanishingCustomerGateway(t.billing.database.db, (await t.billing.newAccount()).accountId);
     const app = await t.build({ gateway: vanishingGateway });
     const res = await t.post(t.params(vanishing, { paymentCollectOptions: { collectionAmount: '12.00' } }), { app });
@@ -144,7 +152,9 @@ describe('a collection stored atomically with its card', () => {
     const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '12.50' } }));
     expect(res.statusCode, res.body).toBe(200);
     const payments = await paymentsOf(customerId);
-    expect(payments).toEqual([expect.objectContaining({ status: 'Succeeded', amount: 12.5, paymentMethodId: res.json().id, unallocatedAmount: 12.5 })]);
+    expect(payments).toEqual([
+      expect.objectContaining({ status: 'Succeeded', amount: 12.5, paymentMethodId: res.json().id, unallocatedAmount: 12.5 }),
+    ]);
     expect(await cardsOf(customerId)).toEqual([expect.objectContaining({ id: res.json().id, isDefault: true })]);
   });
 });
@@ -154,7 +164,11 @@ describe('what is stored', () => {
     const customerId = await t.customer();
     const res = await t.post(t.params(customerId, { cardNumber: '5555 5555 5555 4444', cvv: '987' }));
     expect(res.statusCode, res.body).toBe(200);
-    const row = await t.billing.database.db.selectFrom('paymentMethods').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    const row = await t.billing.database.db
+      .selectFrom('paymentMethods')
+      .selectAll()
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ cardBrand: 'MasterCard', lastFour: '4444', expirationMonth: 12, expirationYear: 2030, isDefault: true });
     expect(row.gatewayToken).toMatch(/^sbx_ok_[0-9a-f]{24}$/);
     for (const value of Object.values(row)) {
@@ -189,7 +203,9 @@ describe('defaults', () => {
     expect(errorsOf(tokenless)[0]!.Key).toBe('makeDefault');
     // … with one (minted by the shop's server) it is.
     const captureToken = await t.captureToken(customerId);
-    const third = await t.post(t.params(customerId, { cardNumber: '378282246310005', cvv: '0123', makeDefault: 'true', captureToken }), { encoding: 'form' });
+    const third = await t.post(t.params(customerId, { cardNumber: '378282246310005', cvv: '0123', makeDefault: 'true', captureToken }), {
+      encoding: 'form',
+    });
     expect(third.statusCode, third.body).toBe(200);
     expect(third.json().isDefault).toBe(true);
     const fourth = await t.post(t.params(customerId, { makeDefault: false }));
@@ -209,7 +225,9 @@ describe('encodings and parameter names', () => {
     const customerId = await t.customer();
     const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '12.50' } }), { encoding });
     expect(res.statusCode, res.body).toBe(200);
-    expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ status: 'Succeeded', amount: 12.5, paymentMethodId: res.json().id })]);
+    expect(await paymentsOf(customerId)).toEqual([
+      expect.objectContaining({ status: 'Succeeded', amount: 12.5, paymentMethodId: res.json().id }),
+    ]);
   });
 
   it('merges the query string with a JSON body', async () => {
@@ -244,7 +262,12 @@ describe('encodings and parameter names', () => {
       'paymentcollectoptions.COLLECTIONAMOUNT': '3.00',
       unrelatedShopField: 'ignored',
     });
-    const res = await t.app.inject({ method: 'POST', url: '/API/PaymentsV2', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/API/PaymentsV2',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form.toString(),
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ expirationMonth: 7, expirationYear: 31, isDefault: true });
     expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ status: 'Succeeded', amount: 3 })]);
@@ -264,7 +287,10 @@ describe('encodings and parameter names', () => {
     const form = await t.post(t.params(customerId, { cvv: '012' }), { app: recording, encoding: 'form', remoteAddress: '198.51.100.23' });
     expect(form.statusCode, form.body).toBe(200);
     // The browser's own clientIp is not believed: it could name anyone.
-    const json = await t.post(t.params(customerId, { cvv: '007', riskToken: 'rt_json', clientIp: '192.0.2.1', email: 'grace@example.com' }), { app: recording, remoteAddress: '198.51.100.24' });
+    const json = await t.post(
+      t.params(customerId, { cvv: '007', riskToken: 'rt_json', clientIp: '192.0.2.1', email: 'grace@example.com' }),
+      { app: recording, remoteAddress: '198.51.100.24' },
+    );
     expect(json.statusCode, json.body).toBe(200);
     expect(gateway.validated.slice(before).map((c) => [c.cvv, c.risk])).toEqual([
       ['012', { riskToken: 'rt_7f3a9c', clientIp: '198.51.100.23', email: 'ada@example.com' }],
@@ -280,7 +306,14 @@ describe('collecting a payment with the new card', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ isDefault: true, maskedCardNumber: '************4242' });
     expect(await paymentsOf(customerId)).toEqual([
-      expect.objectContaining({ status: 'Succeeded', amount: 31.19, unallocatedAmount: 31.19, invoiceAllocations: [], paymentMethodId: res.json().id, source: 'SelfServicePortal' }),
+      expect.objectContaining({
+        status: 'Succeeded',
+        amount: 31.19,
+        unallocatedAmount: 31.19,
+        invoiceAllocations: [],
+        paymentMethodId: res.json().id,
+        source: 'SelfServicePortal',
+      }),
     ]);
     const overview = (await t.billing.call('GET', `/v1/customers/${customerId}/overview`)).json();
     expect(overview.unallocatedPayments).toBe(31.19);
@@ -292,11 +325,15 @@ describe('collecting a payment with the new card', () => {
     expect(invoice.outstandingBalance).toBeGreaterThan(0);
     // An Active customer: the shop's server mints a capture token for the amount due.
     const captureToken = await t.captureToken(customerId, { maxCollectionAmount: invoice.outstandingBalance });
-    const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: invoice.outstandingBalance }, captureToken }));
+    const res = await t.post(
+      t.params(customerId, { paymentCollectOptions: { collectionAmount: invoice.outstandingBalance }, captureToken }),
+    );
     expect(res.statusCode, res.body).toBe(200);
     const [payment] = await paymentsOf(customerId);
     expect(payment).toMatchObject({ status: 'Succeeded', amount: invoice.outstandingBalance, unallocatedAmount: 0 });
-    expect(payment!.invoiceAllocations).toEqual([expect.objectContaining({ invoiceId: invoice.id, amount: invoice.outstandingBalance, outstandingBalance: 0 })]);
+    expect(payment!.invoiceAllocations).toEqual([
+      expect.objectContaining({ invoiceId: invoice.id, amount: invoice.outstandingBalance, outstandingBalance: 0 }),
+    ]);
     const after = (await t.billing.call('GET', `/v1/Invoices/${invoice.id}`)).json();
     expect(after).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
   });
@@ -311,13 +348,24 @@ describe('collecting a payment with the new card', () => {
     const owed = Number((invoice.outstandingBalance - 1.25).toFixed(2));
     const [payment] = await paymentsOf(customerId);
     expect(payment).toMatchObject({ status: 'Succeeded', amount: 1.25, unallocatedAmount: 0, id: Number(res.headers['renew-payment-id']) });
-    expect(payment!.invoiceAllocations).toEqual([expect.objectContaining({ invoiceId: invoice.id, amount: 1.25, outstandingBalance: owed })]);
-    expect((await t.billing.call('GET', `/v1/Invoices/${invoice.id}`)).json()).toMatchObject({ status: 'PartiallyPaid', outstandingBalance: owed });
+    expect(payment!.invoiceAllocations).toEqual([
+      expect.objectContaining({ invoiceId: invoice.id, amount: 1.25, outstandingBalance: owed }),
+    ]);
+    expect((await t.billing.call('GET', `/v1/Invoices/${invoice.id}`)).json()).toMatchObject({
+      status: 'PartiallyPaid',
+      outstandingBalance: owed,
+    });
   });
 
   it("writes the card's and then the payment's webhook event, with a delivery to each subscribed endpoint", async () => {
     const db = t.billing.database.db;
-    const endpoint = { accountId: t.billing.account.accountId, description: null, secret: 'whsec_dGVzdA', failingSince: null, deletedAt: null };
+    const endpoint = {
+      accountId: t.billing.account.accountId,
+      description: null,
+      secret: 'whsec_dGVzdA',
+      failingSince: null,
+      deletedAt: null,
+    };
     const [both, cardsOnly] = await db
       .insertInto('webhookEndpoints')
       .values([
@@ -330,11 +378,23 @@ describe('collecting a payment with the new card', () => {
       const customerId = await t.customer();
       const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '12.00' } }));
       expect(res.statusCode, res.body).toBe(200);
-      const events = await db.selectFrom('webhookEvents').select(['id', 'eventType', 'payload']).where('customerId', '=', customerId).orderBy('id').execute();
+      const events = await db
+        .selectFrom('webhookEvents')
+        .select(['id', 'eventType', 'payload'])
+        .where('customerId', '=', customerId)
+        .orderBy('id')
+        .execute();
       expect(events.map((e) => e.eventType)).toEqual(['paymentMethod.created', 'payment.succeeded']);
       expect(events[0]!.payload).toMatchObject({ data: { id: res.json().id, customerId } });
-      expect(events[1]!.payload).toMatchObject({ data: { id: Number(res.headers['renew-payment-id']), amount: 12, paymentMethodId: res.json().id } });
-      const deliveries = await db.selectFrom('webhookDeliveries').select(['eventId', 'endpointId']).where('customerId', '=', customerId).orderBy('id').execute();
+      expect(events[1]!.payload).toMatchObject({
+        data: { id: Number(res.headers['renew-payment-id']), amount: 12, paymentMethodId: res.json().id },
+      });
+      const deliveries = await db
+        .selectFrom('webhookDeliveries')
+        .select(['eventId', 'endpointId'])
+        .where('customerId', '=', customerId)
+        .orderBy('id')
+        .execute();
       expect(deliveries).toEqual([
         { eventId: events[0]!.id, endpointId: both!.id },
         { eventId: events[0]!.id, endpointId: cardsOnly!.id },

@@ -31,7 +31,13 @@ async function cardsOf(customerId: number) {
 async function activeWithDefaultCard() {
   const { customerId } = await activeCustomer(t.billing);
   const card = await t.billing.call('POST', '/v1/paymentmethods/creditcard', {
-    customerId, cardNumber: '4242424242424242', firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 30, cvv: '123',
+    customerId,
+    cardNumber: '4242424242424242',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    expirationMonth: 12,
+    expirationYear: 30,
+    cvv: '123',
   });
   expect(card.statusCode, card.body).toBe(200);
   return { customerId, defaultCardId: card.json().id as number };
@@ -55,7 +61,10 @@ describe('who the public key may put a card on', () => {
     const again = await t.post(t.params(customerId, { cardNumber: '5555555555554444', makeDefault: true, captureToken }));
     expect(again.statusCode).toBe(400);
     expect(errorsOf(again)[0]!.Key).toBe('captureToken');
-    expect((await cardsOf(customerId)).map((c) => [c.id, c.isDefault])).toEqual([[defaultCardId, false], [first.json().id, true]]);
+    expect((await cardsOf(customerId)).map((c) => [c.id, c.isDefault])).toEqual([
+      [defaultCardId, false],
+      [first.json().id, true],
+    ]);
   });
 
   it('accepts the token under any casing and from the query string, and only for its own customer', async () => {
@@ -73,7 +82,9 @@ describe('who the public key may put a card on', () => {
   it('is not spent by a declined first payment', async () => {
     const { customerId } = await activeWithDefaultCard();
     const captureToken = await t.captureToken(customerId);
-    const declined = await t.post(t.params(customerId, { cardNumber: DECLINES_EVERY_CHARGE, captureToken, paymentCollectOptions: { collectionAmount: '5.00' } }));
+    const declined = await t.post(
+      t.params(customerId, { cardNumber: DECLINES_EVERY_CHARGE, captureToken, paymentCollectOptions: { collectionAmount: '5.00' } }),
+    );
     expect(declined.statusCode).toBe(400);
     expect(errorsOf(declined).map((e) => e.Key)).toContain('declineCode');
     const retry = await t.post(t.params(customerId, { captureToken, paymentCollectOptions: { collectionAmount: '5.00' } }));
@@ -84,8 +95,12 @@ describe('who the public key may put a card on', () => {
     const demo = testCatalog();
     expect(demo.capture.tokenlessCapture).toBe('never');
     const app = await buildCaptureApp({
-      db: t.billing.database.db, catalog: demo, rateLimitStore: new MemoryRateLimitStore(), captcha: new SiteverifyCaptcha({ url: t.stub.url, timeoutMs: 2000 }),
-      recaptchaSecret: SERVICE_SECRET, publicBaseUrl: BASE_URL,
+      db: t.billing.database.db,
+      catalog: demo,
+      rateLimitStore: new MemoryRateLimitStore(),
+      captcha: new SiteverifyCaptcha({ url: t.stub.url, timeoutMs: 2000 }),
+      recaptchaSecret: SERVICE_SECRET,
+      publicBaseUrl: BASE_URL,
     });
     try {
       // A Draft customer, whose id anyone can guess (they are sequential): no first card for a stranger.
@@ -133,7 +148,9 @@ describe('makeDefault', () => {
     for (const extra of [{}, { paymentCollectOptions: { collectionAmount: '5.00' } }]) {
       const takeover = await t.post(t.params(draft, { cardNumber: '5555555555554444', makeDefault: true, ...extra }));
       expect(takeover.statusCode, takeover.body).toBe(400);
-      expect(errorsOf(takeover)).toEqual([{ Key: 'makeDefault', Value: expect.stringContaining('capture token'), Code: 'capture_token_required' }]);
+      expect(errorsOf(takeover)).toEqual([
+        { Key: 'makeDefault', Value: expect.stringContaining('capture token'), Code: 'capture_token_required' },
+      ]);
     }
     // Nothing stored, nothing charged: the first card is still the only one, and the default.
     expect((await cardsOf(draft)).map((c) => [c.id, c.isDefault])).toEqual([[first.json().id, true]]);
@@ -156,10 +173,20 @@ describe('makeDefault', () => {
     const first = await t.post(t.params(draft));
     expect(first.statusCode, first.body).toBe(200);
     const captureToken = await t.captureToken(draft);
-    const moved = await t.post(t.params(draft, { cardNumber: '5555555555554444', makeDefault: true, captureToken, paymentCollectOptions: { collectionAmount: '5.00' } }));
+    const moved = await t.post(
+      t.params(draft, {
+        cardNumber: '5555555555554444',
+        makeDefault: true,
+        captureToken,
+        paymentCollectOptions: { collectionAmount: '5.00' },
+      }),
+    );
     expect(moved.statusCode, moved.body).toBe(200);
     expect(moved.json().isDefault).toBe(true);
-    expect((await cardsOf(draft)).map((c) => [c.id, c.isDefault])).toEqual([[first.json().id, false], [moved.json().id, true]]);
+    expect((await cardsOf(draft)).map((c) => [c.id, c.isDefault])).toEqual([
+      [first.json().id, false],
+      [moved.json().id, true],
+    ]);
   });
 });
 
@@ -179,9 +206,11 @@ describe('the first payment has a ceiling', () => {
     const trillion = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '999999999999' } }));
     expect(trillion.statusCode).toBe(400);
     expect(errorsOf(trillion)[0]!.Key).toBe('paymentCollectOptions.collectionAmount');
-    expect((await cardsOf(customerId))).toEqual([]);
+    expect(await cardsOf(customerId)).toEqual([]);
     const lower = await t.build({ capture: { maxCollectionAmount: '50' } });
-    expect((await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '50.01' } }), { app: lower })).statusCode).toBe(400);
+    expect((await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '50.01' } }), { app: lower })).statusCode).toBe(
+      400,
+    );
     expect((await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '10000' } }))).statusCode).toBe(200);
   });
 });
@@ -193,7 +222,12 @@ describe('rate limits the public key cannot be used to exhaust', () => {
     const draft = await t.customer({}, account);
     // The public key sent to the billing API, from one address, far more often than the key's limit.
     for (let i = 0; i < 8; i++) {
-      const refused = await t.billing.app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: `Basic ${account.publicApiKey}` }, remoteAddress: '203.0.113.66' });
+      const refused = await t.billing.app.inject({
+        method: 'GET',
+        url: '/v1/customers',
+        headers: { authorization: `Basic ${account.publicApiKey}` },
+        remoteAddress: '203.0.113.66',
+      });
       expect([401, 429]).toContain(refused.statusCode);
     }
     const capture = await t.post(t.params(draft, { publicApiKey: account.publicApiKey }));

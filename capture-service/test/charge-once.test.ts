@@ -35,7 +35,9 @@ describe('a capture token with a first payment', () => {
     const gateway = new CountingGateway(t.billing.database.db);
     const app = await t.build({ gateway });
     const responses = await Promise.all(
-      Array.from({ length: 8 }, () => t.post(t.params(customerId, { captureToken, paymentCollectOptions: { collectionAmount: '15.00' } }), { app })),
+      Array.from({ length: 8 }, () =>
+        t.post(t.params(customerId, { captureToken, paymentCollectOptions: { collectionAmount: '15.00' } }), { app }),
+      ),
     );
     const statuses = responses.map((r) => r.statusCode).sort();
     expect(statuses, responses.map((r) => r.body).join('\n')).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
@@ -43,14 +45,20 @@ describe('a capture token with a first payment', () => {
     expect(gateway.chargesMade).toBe(1);
     const payments = await t.billing.call('GET', `/v1/customers/${customerId}/payments`);
     expect(payments.json()).toHaveLength(1);
-    const refunds = await t.billing.database.db.selectFrom('sandboxGatewayOperations').select('idempotencyKey').where('kind', '=', 'refund').execute();
+    const refunds = await t.billing.database.db
+      .selectFrom('sandboxGatewayOperations')
+      .select('idempotencyKey')
+      .where('kind', '=', 'refund')
+      .execute();
     expect(refunds.filter((r) => r.idempotencyKey.includes('compensate_'))).toEqual([]);
   });
 
   it('gives the token back when the charge is declined, so the shopper can try another card', async () => {
     const customerId = await t.customer();
     const captureToken = await t.captureToken(customerId);
-    const declined = await t.post(t.params(customerId, { captureToken, cardNumber: '4000000000000341', paymentCollectOptions: { collectionAmount: '15.00' } }));
+    const declined = await t.post(
+      t.params(customerId, { captureToken, cardNumber: '4000000000000341', paymentCollectOptions: { collectionAmount: '15.00' } }),
+    );
     expect(declined.statusCode, declined.body).toBe(400);
     expect(errorsOf(declined).find((e) => e.Key === 'declineCode')?.Value).toBe('card_declined');
     const paid = await t.post(t.params(customerId, { captureToken, paymentCollectOptions: { collectionAmount: '15.00' } }));
@@ -77,7 +85,14 @@ describe('a charge that can be neither stored nor refunded', () => {
 
   it('is recorded as needing attention, counted, logged at error level and announced by webhook', async () => {
     // An operator's endpoint on a local receiver: a billing API instance that allows http and private addresses registers it.
-    const billing = await buildApp({ db: t.billing.database.db, catalog: t.billing.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, webhooks: { allowHttp: true, allowPrivate: true }, webhookWorker: false });
+    const billing = await buildApp({
+      db: t.billing.database.db,
+      catalog: t.billing.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      webhooks: { allowHttp: true, allowPrivate: true },
+      webhookWorker: false,
+    });
     const hook = await billing.inject({
       method: 'POST',
       url: '/v1/webhookEndpoints',
@@ -92,22 +107,58 @@ describe('a charge that can be neither stored nor refunded', () => {
     const gateway = new VanishingCustomerGateway(t.billing.database.db, customerId, (await t.billing.newAccount()).accountId);
     const app = await t.build({ gateway, logger });
     // 4000 0000 0000 5126: charges succeed, every refund is refused.
-    const res = await t.post(t.params(customerId, { cardNumber: '4000000000005126', paymentCollectOptions: { collectionAmount: '12.00' } }), { app });
+    const res = await t.post(
+      t.params(customerId, { cardNumber: '4000000000005126', paymentCollectOptions: { collectionAmount: '12.00' } }),
+      { app },
+    );
     expect(res.statusCode, res.body).toBe(400);
 
-    const attention = await t.billing.database.db.selectFrom('paymentsNeedingAttention').selectAll().where('customerId', '=', customerId).execute();
+    const attention = await t.billing.database.db
+      .selectFrom('paymentsNeedingAttention')
+      .selectAll()
+      .where('customerId', '=', customerId)
+      .execute();
     expect(attention).toHaveLength(1);
-    expect(attention[0]).toMatchObject({ accountId: t.account.accountId, reason: 'compensation_failed', amount: '12', currency: 'USD', gatewayCode: 'refund_failed', resolvedAt: null });
-    const charged = await t.billing.database.db.selectFrom('sandboxGatewayOperations').selectAll().where('kind', '=', 'charge').where('resultId', '=', attention[0]!.gatewayTransactionId).execute();
+    expect(attention[0]).toMatchObject({
+      accountId: t.account.accountId,
+      reason: 'compensation_failed',
+      amount: '12',
+      currency: 'USD',
+      gatewayCode: 'refund_failed',
+      resolvedAt: null,
+    });
+    const charged = await t.billing.database.db
+      .selectFrom('sandboxGatewayOperations')
+      .selectAll()
+      .where('kind', '=', 'charge')
+      .where('resultId', '=', attention[0]!.gatewayTransactionId)
+      .execute();
     expect(charged).toHaveLength(1);
 
-    const events = await t.billing.database.db.selectFrom('webhookEvents').selectAll().where('eventType', '=', 'payment.needs_attention').execute();
+    const events = await t.billing.database.db
+      .selectFrom('webhookEvents')
+      .selectAll()
+      .where('eventType', '=', 'payment.needs_attention')
+      .execute();
     expect(events).toHaveLength(1);
-    const payload = (typeof events[0]!.payload === 'string' ? JSON.parse(events[0]!.payload) : events[0]!.payload) as { data: Record<string, unknown> };
-    expect(payload.data).toMatchObject({ id: attention[0]!.id, customerId, gatewayTransactionId: attention[0]!.gatewayTransactionId, amount: 12, currency: 'USD', gatewayCode: 'refund_failed' });
+    const payload = (typeof events[0]!.payload === 'string' ? JSON.parse(events[0]!.payload) : events[0]!.payload) as {
+      data: Record<string, unknown>;
+    };
+    expect(payload.data).toMatchObject({
+      id: attention[0]!.id,
+      customerId,
+      gatewayTransactionId: attention[0]!.gatewayTransactionId,
+      amount: 12,
+      currency: 'USD',
+      gatewayCode: 'refund_failed',
+    });
 
     const errorLine = logged.find((line) => line.level === 50 && String(line.msg).includes('needs attention'));
-    expect(errorLine).toMatchObject({ gatewayTransactionId: attention[0]!.gatewayTransactionId, amount: '12', needsAttentionId: attention[0]!.id });
+    expect(errorLine).toMatchObject({
+      gatewayTransactionId: attention[0]!.gatewayTransactionId,
+      amount: '12',
+      needsAttentionId: attention[0]!.id,
+    });
     expect(JSON.stringify(logged)).not.toContain('4000000000005126');
 
     const metrics = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' });

@@ -60,7 +60,10 @@ describe('loadCaptureConfig', () => {
     // Production in any casing, or said by RENEW_ENV.
     for (const env of [{ NODE_ENV: 'Production' }, { RENEW_ENV: 'production' }]) {
       expect(() => loadCaptureConfig(env), JSON.stringify(env)).toThrow(/needs RENEW_RECAPTCHA_SECRET/);
-      expect(loadCaptureConfig({ ...env, RENEW_CAPTCHA: 'dev' }), JSON.stringify(env)).toMatchObject({ production: true, requireTls: true });
+      expect(loadCaptureConfig({ ...env, RENEW_CAPTCHA: 'dev' }), JSON.stringify(env)).toMatchObject({
+        production: true,
+        requireTls: true,
+      });
     }
     expect(loadCaptureConfig({ NODE_ENV: 'production', RENEW_CAPTCHA: 'dev' }).captcha.mode).toBe('dev');
     expect(() => loadCaptureConfig({ RENEW_CAPTCHA: 'google' }, catalog)).toThrow(/needs RENEW_RECAPTCHA_SECRET/);
@@ -83,34 +86,71 @@ describe('startCaptureService', () => {
   it('runs beside the billing API on the same database: customer created there, card added here, read back there', async () => {
     database = await createTestDatabase();
     const { publicApiKey, apiKey } = await createAccount(database.db, catalog);
-    const billing = await buildApp({ db: database.db, catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: 'http://127.0.0.1' });
+    const billing = await buildApp({
+      db: database.db,
+      catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: 'http://127.0.0.1',
+    });
     await billing.listen({ host: '127.0.0.1', port: 0 });
     const billingUrl = `http://127.0.0.1:${(billing.server.address() as AddressInfo).port}`;
     const config = loadCaptureConfig({ RENEW_CAPTCHA: 'dev' });
-    const { app, url } = await startCaptureService({ database, catalog, config, host: '127.0.0.1', port: 0, publicBaseUrl: billingUrl, logger: false });
+    const { app, url } = await startCaptureService({
+      database,
+      catalog,
+      config,
+      host: '127.0.0.1',
+      port: 0,
+      publicBaseUrl: billingUrl,
+      logger: false,
+    });
     try {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const auth = { authorization: `Basic ${apiKey}`, 'content-type': 'application/json' };
-      const customer = await (await fetch(`${billingUrl}/v1/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ firstName: 'Ada' }) })).json();
+      const customer = await (
+        await fetch(`${billingUrl}/v1/customers`, { method: 'POST', headers: auth, body: JSON.stringify({ firstName: 'Ada' }) })
+      ).json();
       // The shop's server mints the capture token (the demo catalogue refuses tokenless captures).
-      const { token } = await (await fetch(`${billingUrl}/v1/captureTokens`, { method: 'POST', headers: auth, body: JSON.stringify({ customerId: customer.id }) })).json();
+      const { token } = await (
+        await fetch(`${billingUrl}/v1/captureTokens`, { method: 'POST', headers: auth, body: JSON.stringify({ customerId: customer.id }) })
+      ).json();
       const form = new URLSearchParams({
-        customerId: String(customer.id), captureToken: token, publicApiKey, cardNumber: '4242 4242 4242 4242', firstName: 'Ada', lastName: 'Lovelace',
-        expirationMonth: '12', expirationYear: '30', cvv: '123', riskToken: 'rt', clientIp: '203.0.113.1', email: 'ada@example.com',
-        recaptcha: 'dev-token-1', 'PaymentCollectOptions.collectionAmount': '10.00',
+        customerId: String(customer.id),
+        captureToken: token,
+        publicApiKey,
+        cardNumber: '4242 4242 4242 4242',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        expirationMonth: '12',
+        expirationYear: '30',
+        cvv: '123',
+        riskToken: 'rt',
+        clientIp: '203.0.113.1',
+        email: 'ada@example.com',
+        recaptcha: 'dev-token-1',
+        'PaymentCollectOptions.collectionAmount': '10.00',
       });
       const res = await fetch(`${url}/api/paymentsv2`, { method: 'POST', body: form, headers: { origin: 'https://shop.example.com' } });
       expect(res.status, await res.clone().text()).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
       const card = await res.json();
-      expect(card).toMatchObject({ maskedCardNumber: '************4242', isDefault: true, uri: `${billingUrl}/v1/paymentMethods/${card.id}/creditCard` });
+      expect(card).toMatchObject({
+        maskedCardNumber: '************4242',
+        isDefault: true,
+        uri: `${billingUrl}/v1/paymentMethods/${card.id}/creditCard`,
+      });
       const read = await fetch(card.uri, { headers: { authorization: `Basic ${apiKey}` } });
       expect(await read.json()).toMatchObject({ id: card.id, customerId: customer.id, isDefault: true });
-      const payments = await (await fetch(`${billingUrl}/v1/customers/${customer.id}/payments`, { headers: { authorization: `Basic ${apiKey}` } })).json();
+      const payments = await (
+        await fetch(`${billingUrl}/v1/customers/${customer.id}/payments`, { headers: { authorization: `Basic ${apiKey}` } })
+      ).json();
       expect(payments).toEqual([expect.objectContaining({ amount: 10, status: 'Succeeded', paymentMethodId: card.id })]);
       const reused = await fetch(`${url}/api/paymentsv2`, { method: 'POST', body: form });
       expect(reused.status).toBe(400);
-      const failing = await fetch(`${url}/api/paymentsv2`, { method: 'POST', body: new URLSearchParams({ ...Object.fromEntries(form), recaptcha: 'fail' }) });
+      const failing = await fetch(`${url}/api/paymentsv2`, {
+        method: 'POST',
+        body: new URLSearchParams({ ...Object.fromEntries(form), recaptcha: 'fail' }),
+      });
       expect(failing.status).toBe(400);
     } finally {
       await app.close();
@@ -122,7 +162,14 @@ describe('startCaptureService', () => {
     database ??= await createTestDatabase();
     const config = { ...loadCaptureConfig({}), captcha: { ...loadCaptureConfig({}).captcha, mode: 'google' as const } };
     await expect(startCaptureService({ database, catalog, config, port: 0, logger: false })).rejects.toThrow(/needs a reCAPTCHA secret/);
-    const started = await startCaptureService({ database, catalog: withAccountSecret, config, port: 0, logger: false, captcha: new DevCaptcha() });
+    const started = await startCaptureService({
+      database,
+      catalog: withAccountSecret,
+      config,
+      port: 0,
+      logger: false,
+      captcha: new DevCaptcha(),
+    });
     await started.app.close();
   });
 
@@ -131,9 +178,18 @@ describe('startCaptureService', () => {
     const config = loadCaptureConfig({ RENEW_CAPTCHA: 'dev' });
     const warningsWith = async (allowedShopDomains: string[]) => {
       const lines: string[] = [];
-      const stream = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
+      const stream = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
       const started = await startCaptureService({
-        database: database!, catalog: parseCatalog({ ...catalog, capture: { allowedShopDomains } }), config, host: '127.0.0.1', port: 0,
+        database: database!,
+        catalog: parseCatalog({ ...catalog, capture: { allowedShopDomains } }),
+        config,
+        host: '127.0.0.1',
+        port: 0,
         logger: { level: 'warn', stream } as never,
       });
       await started.app.close();

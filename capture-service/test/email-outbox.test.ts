@@ -7,7 +7,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const outbox = (customerId: number) => t.billing.database.db.selectFrom('emailOutbox').select(['emailType', 'toAddress', 'subject', 'status']).where('customerId', '=', customerId).execute();
+const outbox = (customerId: number) =>
+  t.billing.database.db
+    .selectFrom('emailOutbox')
+    .select(['emailType', 'toAddress', 'subject', 'status'])
+    .where('customerId', '=', customerId)
+    .execute();
 
 describe('e-mail of a payment collected on the capture host', () => {
   it('is written to the outbox with the payment when e-mail is on (the billing API sends it)', async () => {
@@ -15,7 +20,14 @@ describe('e-mail of a payment collected on the capture host', () => {
     const customerId = await t.customer({ primaryEmail: 'ada@example.com' });
     const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '31.19' } }), { app });
     expect(res.statusCode, res.body).toBe(200);
-    expect(await outbox(customerId)).toEqual([{ emailType: 'PaymentReceived', toAddress: 'ada@example.com', subject: 'Renew demo store: payment of $31.19 received', status: 'Pending' }]);
+    expect(await outbox(customerId)).toEqual([
+      {
+        emailType: 'PaymentReceived',
+        toAddress: 'ada@example.com',
+        subject: 'Renew demo store: payment of $31.19 received',
+        status: 'Pending',
+      },
+    ]);
   });
 
   it('is not written when e-mail is off, nor for a declined card', async () => {
@@ -25,7 +37,9 @@ describe('e-mail of a payment collected on the capture host', () => {
 
     const app = await t.build({ emailEnabled: true });
     const declined = await t.customer({ primaryEmail: 'declined@example.com' });
-    const res = await t.post(t.params(declined, { cardNumber: '4000000000000341', paymentCollectOptions: { collectionAmount: '5.00' } }), { app });
+    const res = await t.post(t.params(declined, { cardNumber: '4000000000000341', paymentCollectOptions: { collectionAmount: '5.00' } }), {
+      app,
+    });
     expect(res.statusCode).toBe(400);
     expect(await outbox(declined)).toEqual([]);
   });

@@ -19,8 +19,21 @@ import { buildCaptureApp } from '../src/app.js';
 import { SiteverifyCaptcha } from '../src/captcha/siteverify-captcha.js';
 import { startTestApp, testCatalog, type TestApp } from '../../billing-service/test/helpers/test-app.js';
 import {
-  bodyArb, check, encodePart, formatStats, FuzzFailure, headerSafe, newStats, ODD_CONTENT_TYPES, oddHeaderValue, rawPayloads, replayOptions, runsPerOperation,
-  type FuzzRequest, type Refs, type Schema, 
+  bodyArb,
+  check,
+  encodePart,
+  formatStats,
+  FuzzFailure,
+  headerSafe,
+  newStats,
+  ODD_CONTENT_TYPES,
+  oddHeaderValue,
+  rawPayloads,
+  replayOptions,
+  runsPerOperation,
+  type FuzzRequest,
+  type Refs,
+  type Schema,
 } from '../../billing-service/test/fuzz/fuzz-kit.js';
 import { KNOWN } from '../../billing-service/test/fuzz/known-findings.js';
 import { SiteverifyStub } from './helpers/siteverify-stub.js';
@@ -56,9 +69,25 @@ const CAPTURE_SCHEMA: Schema = {
     stateId: { type: 'integer' },
     countryId: { type: 'integer', minimum: 1, maximum: 999 },
     postalZip: { type: 'string', maxLength: 10 },
-    paymentCollectOptions: { type: 'object', properties: { collectionAmount: { anyOf: [{ type: 'number' }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] } } },
+    paymentCollectOptions: {
+      type: 'object',
+      properties: { collectionAmount: { anyOf: [{ type: 'number' }, { type: 'string', pattern: '^\\d+(\\.\\d+)?$' }] } },
+    },
   },
-  required: ['customerId', 'publicApiKey', 'cardNumber', 'firstName', 'lastName', 'expirationMonth', 'expirationYear', 'cvv', 'riskToken', 'clientIp', 'email', 'recaptcha'],
+  required: [
+    'customerId',
+    'publicApiKey',
+    'cardNumber',
+    'firstName',
+    'lastName',
+    'expirationMonth',
+    'expirationYear',
+    'cvv',
+    'riskToken',
+    'clientIp',
+    'email',
+    'recaptcha',
+  ],
 };
 
 let billing: TestApp;
@@ -148,14 +177,37 @@ describe('fuzzing the card-capture host', () => {
       collectionamount: [1, '2.50', '0.01', 0],
     };
     const valid = {
-      customerId: customers[0], publicApiKey: billing.account.publicApiKey, cardNumber: '4242424242424242', firstName: 'Ada', lastName: 'Lovelace',
-      expirationMonth: 12, expirationYear: 30, cvv: '123', riskToken: 'rt_7f3a9c', clientIp: '203.0.113.7', email: 'ada@example.com', recaptcha: FRESH_TOKEN,
+      customerId: customers[0],
+      publicApiKey: billing.account.publicApiKey,
+      cardNumber: '4242424242424242',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      expirationMonth: 12,
+      expirationYear: 30,
+      cvv: '123',
+      riskToken: 'rt_7f3a9c',
+      clientIp: '203.0.113.7',
+      email: 'ada@example.com',
+      recaptcha: FRESH_TOKEN,
     };
-    const seeds = [valid, { ...valid, makeDefault: true, paymentCollectOptions: { collectionAmount: '1.00' } }, { ...valid, publicApiKey: otherAccount.publicApiKey }, { ...valid, publicApiKey: billing.account.apiKey }];
+    const seeds = [
+      valid,
+      { ...valid, makeDefault: true, paymentCollectOptions: { collectionAmount: '1.00' } },
+      { ...valid, publicApiKey: otherAccount.publicApiKey },
+      { ...valid, publicApiKey: billing.account.apiKey },
+    ];
     // One capture and one collection before measuring: the first of each compiles its code path (JIT, lazy
     // imports), which on a busy machine alone can pass the CPU budget; the budget is for what a request costs.
-    for (const warmUp of [{ ...valid, customerId: customers[2] }, { ...valid, customerId: customers[2], paymentCollectOptions: { collectionAmount: '1.00' } }]) {
-      const res = await capture.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(withTokens(warmUp)) });
+    for (const warmUp of [
+      { ...valid, customerId: customers[2] },
+      { ...valid, customerId: customers[2], paymentCollectOptions: { collectionAmount: '1.00' } },
+    ]) {
+      const res = await capture.inject({
+        method: 'POST',
+        url: '/api/paymentsv2',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(withTokens(warmUp)),
+      });
       expect(res.statusCode, res.body).toBe(200);
     }
 
@@ -166,20 +218,53 @@ describe('fuzzing the card-capture host', () => {
         raw: rawPayloads,
         rename: fc.constantFrom(undefined, undefined, undefined, undefined, undefined, 'upper', 'lower', 'g-recaptcha'),
         repeat: fc.constantFrom(undefined, undefined, undefined, undefined, 'customerId', 'cardNumber', 'recaptcha'),
-        contentType: fc.oneof({ arbitrary: fc.constant(undefined), weight: 10 }, { arbitrary: fc.constantFrom(...ODD_CONTENT_TYPES), weight: 2 }, { arbitrary: oddHeaderValue, weight: 1 }),
-        origin: fc.oneof({ arbitrary: fc.constant(undefined), weight: 8 }, { arbitrary: fc.constantFrom('https://shop.example.com', 'null', 'https://evil.example', 'http://[::1]', 'x'.repeat(3000)), weight: 1 }, { arbitrary: oddHeaderValue, weight: 1 }),
+        contentType: fc.oneof(
+          { arbitrary: fc.constant(undefined), weight: 10 },
+          { arbitrary: fc.constantFrom(...ODD_CONTENT_TYPES), weight: 2 },
+          { arbitrary: oddHeaderValue, weight: 1 },
+        ),
+        origin: fc.oneof(
+          { arbitrary: fc.constant(undefined), weight: 8 },
+          {
+            arbitrary: fc.constantFrom('https://shop.example.com', 'null', 'https://evil.example', 'http://[::1]', 'x'.repeat(3000)),
+            weight: 1,
+          },
+          { arbitrary: oddHeaderValue, weight: 1 },
+        ),
         extraHeaders: fc.oneof(
           { arbitrary: fc.constant({}), weight: 8 },
-          { arbitrary: fc.constantFrom<Record<string, string>>({ authorization: `Basic ${'A'.repeat(10_000)}` }, { authorization: 'Bearer x' }, { 'x-forwarded-for': '1.1.1.1, garbage' }, { 'idempotency-key': 'k'.repeat(300) }, { 'accept-encoding': 'gzip' }, { 'content-encoding': 'gzip' }, { accept: 'text/html' }), weight: 1 },
+          {
+            arbitrary: fc.constantFrom<Record<string, string>>(
+              { authorization: `Basic ${'A'.repeat(10_000)}` },
+              { authorization: 'Bearer x' },
+              { 'x-forwarded-for': '1.1.1.1, garbage' },
+              { 'idempotency-key': 'k'.repeat(300) },
+              { 'accept-encoding': 'gzip' },
+              { 'content-encoding': 'gzip' },
+              { accept: 'text/html' },
+            ),
+            weight: 1,
+          },
         ),
         target: fc.oneof(
           { arbitrary: fc.constant({ method: 'POST', url: '/api/paymentsv2' }), weight: 30 },
           {
             arbitrary: fc.constantFrom(
-              { method: 'GET', url: '/api/paymentsv2' }, { method: 'PUT', url: '/api/paymentsv2' }, { method: 'DELETE', url: '/api/paymentsv2' }, { method: 'PATCH', url: '/api/paymentsv2' },
-              { method: 'OPTIONS', url: '/api/paymentsv2' }, { method: 'POST', url: '/api/paymentsv2/' }, { method: 'POST', url: '/API/PAYMENTSV2' }, { method: 'POST', url: '/api/paymentsv2/1' },
-              { method: 'POST', url: `/api/paymentsv2/${'9'.repeat(300)}` }, { method: 'POST', url: '/api/%zz' }, { method: 'POST', url: '/api/paymentsv2%00' }, { method: 'POST', url: '/v1/customers' },
-              { method: 'POST', url: '/' }, { method: 'POST', url: '/api/paymentsv2?%' }, { method: 'POST', url: '/api/paymentsv2?customerId=1&customerId=2' },
+              { method: 'GET', url: '/api/paymentsv2' },
+              { method: 'PUT', url: '/api/paymentsv2' },
+              { method: 'DELETE', url: '/api/paymentsv2' },
+              { method: 'PATCH', url: '/api/paymentsv2' },
+              { method: 'OPTIONS', url: '/api/paymentsv2' },
+              { method: 'POST', url: '/api/paymentsv2/' },
+              { method: 'POST', url: '/API/PAYMENTSV2' },
+              { method: 'POST', url: '/api/paymentsv2/1' },
+              { method: 'POST', url: `/api/paymentsv2/${'9'.repeat(300)}` },
+              { method: 'POST', url: '/api/%zz' },
+              { method: 'POST', url: '/api/paymentsv2%00' },
+              { method: 'POST', url: '/v1/customers' },
+              { method: 'POST', url: '/' },
+              { method: 'POST', url: '/api/paymentsv2?%' },
+              { method: 'POST', url: '/api/paymentsv2?customerId=1&customerId=2' },
             ),
             weight: 2,
           },
@@ -187,7 +272,8 @@ describe('fuzzing the card-capture host', () => {
       })
       .map(({ body, encoding, raw, rename, repeat, contentType, origin, extraHeaders, target }): FuzzRequest => {
         let value = withTokens(body.value);
-        if (rename && value && typeof value === 'object' && !Array.isArray(value)) value = recased(value as Record<string, unknown>, rename);
+        if (rename && value && typeof value === 'object' && !Array.isArray(value))
+          value = recased(value as Record<string, unknown>, rename);
         const headers: Record<string, string> = { ...extraHeaders };
         if (origin !== undefined) headers.origin = headerSafe(origin);
         let url = target.url;
@@ -206,20 +292,66 @@ describe('fuzzing the card-capture host', () => {
           payload = raw;
           headers['content-type'] = contentType ?? 'application/json';
         }
-        const how = [body.how, `as ${encoding}`, rename && `names ${rename}`, repeat && `${repeat} repeated`, contentType !== undefined && 'odd content-type', origin !== undefined && 'origin', target.url !== '/api/paymentsv2' || target.method !== 'POST' ? `${target.method} ${target.url}` : ''].filter(Boolean).join(', ');
+        const how = [
+          body.how,
+          `as ${encoding}`,
+          rename && `names ${rename}`,
+          repeat && `${repeat} repeated`,
+          contentType !== undefined && 'odd content-type',
+          origin !== undefined && 'origin',
+          target.url !== '/api/paymentsv2' || target.method !== 'POST' ? `${target.method} ${target.url}` : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
         return { method: target.method, url, headers, ...(payload !== undefined ? { payload } : {}), remoteAddress: '203.0.113.99', how };
       });
 
     // Warm-up, not measured: the first card stored compiles and loads what every later one reuses.
-    for (const params of [valid, { ...valid, paymentCollectOptions: { collectionAmount: '1.00' } }, { ...valid, cardNumber: '4000000000000002' }]) {
-      await capture.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(withTokens(params)), remoteAddress: '203.0.113.99' });
-      await capture.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: formOf(withTokens(params) as Record<string, unknown>), remoteAddress: '203.0.113.99' });
+    for (const params of [
+      valid,
+      { ...valid, paymentCollectOptions: { collectionAmount: '1.00' } },
+      { ...valid, cardNumber: '4000000000000002' },
+    ]) {
+      await capture.inject({
+        method: 'POST',
+        url: '/api/paymentsv2',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(withTokens(params)),
+        remoteAddress: '203.0.113.99',
+      });
+      await capture.inject({
+        method: 'POST',
+        url: '/api/paymentsv2',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: formOf(withTokens(params) as Record<string, unknown>),
+        remoteAddress: '203.0.113.99',
+      });
     }
 
     const examples: FuzzRequest[] = [
-      { method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...valid, recaptcha: stub.issue(SECRET, HOST), firstName: '\ud800' }), remoteAddress: '203.0.113.99', how: 'lone surrogate firstName' },
-      { method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: '['.repeat(6000) + ']'.repeat(6000), remoteAddress: '203.0.113.99', how: 'deep nesting' },
-      { method: 'POST', url: `/api/paymentsv2?${formOf({ ...valid, recaptcha: 'x', address1: 'a'.repeat(51) })}`, headers: {}, remoteAddress: '203.0.113.99', how: 'address1 of 51 in the query string' },
+      {
+        method: 'POST',
+        url: '/api/paymentsv2',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ ...valid, recaptcha: stub.issue(SECRET, HOST), firstName: '\ud800' }),
+        remoteAddress: '203.0.113.99',
+        how: 'lone surrogate firstName',
+      },
+      {
+        method: 'POST',
+        url: '/api/paymentsv2',
+        headers: { 'content-type': 'application/json' },
+        payload: '['.repeat(6000) + ']'.repeat(6000),
+        remoteAddress: '203.0.113.99',
+        how: 'deep nesting',
+      },
+      {
+        method: 'POST',
+        url: `/api/paymentsv2?${formOf({ ...valid, recaptcha: 'x', address1: 'a'.repeat(51) })}`,
+        headers: {},
+        remoteAddress: '203.0.113.99',
+        how: 'address1 of 51 in the query string',
+      },
     ];
     try {
       await fc.assert(
@@ -231,11 +363,18 @@ describe('fuzzing the card-capture host', () => {
     } catch (error) {
       stats.ms = Date.now() - started;
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-      const head = (error instanceof Error ? error.message : String(error)).split('\n').filter((l) => /^Property failed|^\{ seed|^Shrunk/.test(l)).join(' ');
-      throw new FuzzFailure(`POST /api/paymentsv2: ${cause instanceof FuzzFailure ? cause.message : `unexpected error ${cause?.stack ?? String(error).slice(0, 2000)}`}\n  (${head})`);
+      const head = (error instanceof Error ? error.message : String(error))
+        .split('\n')
+        .filter((l) => /^Property failed|^\{ seed|^Shrunk/.test(l))
+        .join(' ');
+      throw new FuzzFailure(
+        `POST /api/paymentsv2: ${cause instanceof FuzzFailure ? cause.message : `unexpected error ${cause?.stack ?? String(error).slice(0, 2000)}`}\n  (${head})`,
+      );
     }
     stats.ms = Date.now() - started;
-    const known = [...stats.known.entries()].map(([id, v]) => `${KNOWN.find((k) => k.id === id)!.message}\n  seen ${v.count}× on POST /api/paymentsv2, e.g. ${v.example}`);
+    const known = [...stats.known.entries()].map(
+      ([id, v]) => `${KNOWN.find((k) => k.id === id)!.message}\n  seen ${v.count}× on POST /api/paymentsv2, e.g. ${v.example}`,
+    );
     expect(known, `POST /api/paymentsv2:\n${known.join('\n')}`).toEqual([]);
     // The fuzzing reached past validation: some requests stored a card.
     expect(stats.byStatus[200] ?? 0, JSON.stringify(stats.byStatus)).toBeGreaterThan(0);

@@ -20,7 +20,12 @@ beforeAll(async () => {
   t = await startCaptureTest();
   open = t.app;
   logged = [];
-  const stream = new Writable({ write(chunk, _encoding, done) { logged.push(String(chunk)); done(); } });
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      logged.push(String(chunk));
+      done();
+    },
+  });
   restricted = await t.build({
     capture: { allowedShopDomains: [SHOP, 'shop2.example.org', '*.example.net'] },
     captcha: new DevCaptcha(),
@@ -29,8 +34,15 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const page = (query: string, app = open) => app.inject({ method: 'GET', url: `/hosted/card-fields?${query}`, remoteAddress: freshIp(), headers: { host: CAPTURE_HOST } });
-const directives = (policy: string | undefined) => Object.fromEntries((policy ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values.join(' ')]));
+const page = (query: string, app = open) =>
+  app.inject({ method: 'GET', url: `/hosted/card-fields?${query}`, remoteAddress: freshIp(), headers: { host: CAPTURE_HOST } });
+const directives = (policy: string | undefined) =>
+  Object.fromEntries(
+    (policy ?? '')
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values.join(' ')]),
+  );
 
 describe('the card fields page', () => {
   it('is our own HTML under a policy that allows only our own script, style and connections', async () => {
@@ -51,7 +63,11 @@ describe('the card fields page', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
     // Labelled fields, errors linked and announced; our script and stylesheet only, nothing inline.
-    for (const [id, label] of [['cardNumber', 'Card number'], ['expiry', 'Expiry date (MM / YY)'], ['cvv', 'Security code (CVV)']]) {
+    for (const [id, label] of [
+      ['cardNumber', 'Card number'],
+      ['expiry', 'Expiry date (MM / YY)'],
+      ['cvv', 'Security code (CVV)'],
+    ]) {
       expect(res.body).toContain(`<label for="${id}" id="${id}-label">${label}</label>`);
       expect(res.body).toMatch(new RegExp(`<input id="${id}"[^>]*aria-describedby="${id}-error"`));
       expect(res.body).toContain(`<p class="error" id="${id}-error" aria-live="polite"></p>`);
@@ -74,19 +90,29 @@ describe('the card fields page', () => {
   });
 
   it('never widens a restricted list: entries unusable in a policy are left out, and none left means no site', async () => {
-    const odd = await t.build({ capture: { allowedShopDomains: ["shop.example.com; script-src *", "'unsafe-inline'"] } });
-    const res = await odd.inject({ method: 'GET', url: `/hosted/card-fields?origin=${encodeURIComponent(SHOP)}`, remoteAddress: freshIp() });
+    const odd = await t.build({ capture: { allowedShopDomains: ['shop.example.com; script-src *', "'unsafe-inline'"] } });
+    const res = await odd.inject({
+      method: 'GET',
+      url: `/hosted/card-fields?origin=${encodeURIComponent(SHOP)}`,
+      remoteAddress: freshIp(),
+    });
     // Neither entry matches the shop's origin: refused before any page; the policy is still checked on an allowed one.
     expect(res.statusCode).toBe(403);
     const { ShopDomains } = await import('../src/shop-domains.js');
-    expect(new ShopDomains(["shop.example.com; script-src *", "'unsafe-inline'"]).frameAncestors()).toBe("'none'");
+    expect(new ShopDomains(['shop.example.com; script-src *', "'unsafe-inline'"]).frameAncestors()).toBe("'none'");
     expect(new ShopDomains(['http://localhost:3000', 'evil example']).frameAncestors()).toBe('http://localhost:3000');
   });
 
   it('needs the exact origin of the shop page, and refuses unknown or repeated parameters', async () => {
-    expect(errorsOf(await page(''))).toEqual([{ Key: 'origin', Value: "required: the origin of the shop's page that embeds the card fields" }]);
-    expect(errorsOf(await page(`origin=${encodeURIComponent('https://shop.example.com/checkout')}`))).toEqual([{ Key: 'origin', Value: 'must be an origin: scheme://host[:port]' }]);
-    expect(errorsOf(await page('origin=javascript:alert(1)'))).toEqual([{ Key: 'origin', Value: 'must be an origin: scheme://host[:port]' }]);
+    expect(errorsOf(await page(''))).toEqual([
+      { Key: 'origin', Value: "required: the origin of the shop's page that embeds the card fields" },
+    ]);
+    expect(errorsOf(await page(`origin=${encodeURIComponent('https://shop.example.com/checkout')}`))).toEqual([
+      { Key: 'origin', Value: 'must be an origin: scheme://host[:port]' },
+    ]);
+    expect(errorsOf(await page('origin=javascript:alert(1)'))).toEqual([
+      { Key: 'origin', Value: 'must be an origin: scheme://host[:port]' },
+    ]);
     const unknown = await page(`origin=${encodeURIComponent(SHOP)}&css=${encodeURIComponent('body{display:none}')}`);
     expect(unknown.statusCode).toBe(400);
     expect(errorsOf(unknown).map((e) => e.Key)).toEqual(['css']);
@@ -107,7 +133,9 @@ describe('the card fields page', () => {
       expect(res.body).toContain(`<html lang="${spoken}">`);
       expect(res.body).toContain(`>${label}</label>`);
     }
-    expect(errorsOf(await page(`origin=${encodeURIComponent(SHOP)}&lang=${encodeURIComponent('"><script>')}`))).toEqual([{ Key: 'lang', Value: 'must be a language tag (en, fr, de-CH…)' }]);
+    expect(errorsOf(await page(`origin=${encodeURIComponent(SHOP)}&lang=${encodeURIComponent('"><script>')}`))).toEqual([
+      { Key: 'lang', Value: 'must be a language tag (en, fr, de-CH…)' },
+    ]);
   });
 
   it('takes the merchant style as checked values, never as CSS text', async () => {
@@ -124,7 +152,9 @@ describe('the card fields page', () => {
     });
     const res = await page(good.toString());
     expect(res.statusCode, res.body).toBe(200);
-    const config = JSON.parse(/data-config="([^"]*)"/.exec(res.body)![1]!.replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&#38;/g, '&'));
+    const config = JSON.parse(
+      /data-config="([^"]*)"/.exec(res.body)![1]!.replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&#38;/g, '&'),
+    );
     expect(config).toEqual({
       parentOrigin: SHOP,
       lang: 'en',
@@ -153,7 +183,16 @@ describe('the card fields page', () => {
     });
     const refused = await page(bad.toString());
     expect(refused.statusCode).toBe(400);
-    expect(errorsOf(refused).map((e) => e.Key)).toEqual(['fontFamily', 'fontSize', 'textColor', 'backgroundColor', 'borderColor', 'focusColor', 'errorColor', 'borderRadius']);
+    expect(errorsOf(refused).map((e) => e.Key)).toEqual([
+      'fontFamily',
+      'fontSize',
+      'textColor',
+      'backgroundColor',
+      'borderColor',
+      'focusColor',
+      'errorColor',
+      'borderRadius',
+    ]);
     // No refused value is repeated back.
     expect(refused.body).not.toMatch(/evil|expression|background:url/);
   });
@@ -168,7 +207,11 @@ describe('the card fields script and stylesheet', () => {
     // The shared rules are in it (Luhn), and nothing is loaded from anywhere else.
     expect(script.body).toContain('renew-card-fields/1');
     expect(script.body).not.toMatch(/https?:\/\/|import\(|importScripts/);
-    const again = await open.inject({ method: 'GET', url: '/hosted/card-fields.js', headers: { 'if-none-match': script.headers.etag as string } });
+    const again = await open.inject({
+      method: 'GET',
+      url: '/hosted/card-fields.js',
+      headers: { 'if-none-match': script.headers.etag as string },
+    });
     expect(again.statusCode).toBe(304);
 
     const css = await open.inject({ method: 'GET', url: '/hosted/card-fields.css' });
@@ -180,10 +223,16 @@ describe('the card fields script and stylesheet', () => {
 });
 
 describe('a capture from the card fields (their own origin)', () => {
-  it('is accepted from this host\'s own origin where the shop domains are restricted, and other origins are still refused', async () => {
+  it("is accepted from this host's own origin where the shop domains are restricted, and other origins are still refused", async () => {
     const customerId = await t.customer();
     const captureToken = await t.captureToken(customerId);
-    const params = t.params(customerId, { cardNumber: '4242424242424242', cvv: '468', recaptcha: `dev-${Date.now()}`, captureToken, paymentCollectOptions: { collectionAmount: '12.00' } });
+    const params = t.params(customerId, {
+      cardNumber: '4242424242424242',
+      cvv: '468',
+      recaptcha: `dev-${Date.now()}`,
+      captureToken,
+      paymentCollectOptions: { collectionAmount: '12.00' },
+    });
     const elsewhere = await t.post(params, { app: restricted, headers: { origin: 'https://evil.example.com', host: CAPTURE_HOST } });
     expect(elsewhere.statusCode).toBe(403);
     const own = await t.post(params, { app: restricted, headers: { origin: `http://${CAPTURE_HOST}`, host: CAPTURE_HOST } });

@@ -16,7 +16,10 @@ afterAll(async () => t?.close());
 
 describe('the public key can do nothing but add a card', () => {
   it('GET on the capture endpoint is 405, other paths 404', async () => {
-    const get = await t.app.inject({ method: 'GET', url: `/api/paymentsv2?publicApiKey=${t.account.publicApiKey}&customerId=${customerId}` });
+    const get = await t.app.inject({
+      method: 'GET',
+      url: `/api/paymentsv2?publicApiKey=${t.account.publicApiKey}&customerId=${customerId}`,
+    });
     expect(get.statusCode).toBe(405);
     expect(get.headers.allow).toBe('POST');
     for (const url of [`/v1/customers/${customerId}`, `/v1/customers/${customerId}/paymentMethods/creditCard`, '/api/payments', '/']) {
@@ -27,7 +30,11 @@ describe('the public key can do nothing but add a card', () => {
   });
 
   it('is refused by the billing API', async () => {
-    const res = await t.billing.app.inject({ method: 'GET', url: `/v1/customers/${customerId}`, headers: { authorization: `Basic ${t.account.publicApiKey}` } });
+    const res = await t.billing.app.inject({
+      method: 'GET',
+      url: `/v1/customers/${customerId}`,
+      headers: { authorization: `Basic ${t.account.publicApiKey}` },
+    });
     expect(res.statusCode).toBe(401);
     expect(errorsOf(res)[0]!.Value).toMatch(/public API key/);
   });
@@ -71,7 +78,11 @@ describe('CORS', () => {
     });
 
     it('answers preflight broadly (the account is only known from the body)', async () => {
-      const preflight = await shops.inject({ method: 'OPTIONS', url: '/api/paymentsv2', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const preflight = await shops.inject({
+        method: 'OPTIONS',
+        url: '/api/paymentsv2',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       expect(preflight.statusCode).toBe(204);
       expect(preflight.headers['access-control-allow-origin']).toBe('https://evil.example');
     });
@@ -113,7 +124,11 @@ describe('rate limits', () => {
     const res = await t.post(t.params(customerId), { app: limited, remoteAddress: ip });
     expect(res.statusCode).toBe(429);
     expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'rate limit exceeded: 3 requests per minute' }]);
-    expect(res.headers).toMatchObject({ 'x-rate-limit-limit-minute': '3', 'x-rate-limit-remaining-minute': '0', 'x-rate-limit-limit-day': '100' });
+    expect(res.headers).toMatchObject({
+      'x-rate-limit-limit-minute': '3',
+      'x-rate-limit-remaining-minute': '0',
+      'x-rate-limit-limit-day': '100',
+    });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.headers['x-rate-limit-reset-minute']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
     expect((await t.post(t.params(customerId), { app: limited, remoteAddress: '192.0.2.100' })).statusCode).toBe(200);
@@ -139,7 +154,11 @@ describe('rate limits', () => {
   it("does not let strangers spend the key's budget: requests that fail authentication count against their address only", async () => {
     await awayFromMinuteBoundary();
     const account = await t.billing.newAccount();
-    await t.billing.database.db.updateTable('accounts').set({ rateLimitPerMinute: 1000, rateLimitPerDay: 100_000 }).where('id', '=', account.accountId).execute();
+    await t.billing.database.db
+      .updateTable('accounts')
+      .set({ rateLimitPerMinute: 1000, rateLimitPerDay: 100_000 })
+      .where('id', '=', account.accountId)
+      .execute();
     const app = await t.build({ ipRateLimits: DEFAULT_IP_RATE_LIMITS });
     const shopper = await t.customer({}, account);
     // 1,010 requests carrying the public key, from 60 addresses, each under its per-address limit (30 a minute):
@@ -147,14 +166,20 @@ describe('rate limits', () => {
     const answers = new Map<number, number>();
     for (let i = 0; i < 1010; i++) {
       const remoteAddress = `203.0.113.${100 + (i % 60)}`;
-      const params = i % 2 === 0 ? { publicApiKey: account.publicApiKey } : t.params(shopper, { publicApiKey: account.publicApiKey, recaptcha: `forged-${i}` });
+      const params =
+        i % 2 === 0
+          ? { publicApiKey: account.publicApiKey }
+          : t.params(shopper, { publicApiKey: account.publicApiKey, recaptcha: `forged-${i}` });
       const res = await t.post(params, { app, remoteAddress });
       answers.set(res.statusCode, (answers.get(res.statusCode) ?? 0) + 1);
     }
     expect(Object.fromEntries(answers)).toEqual({ 400: 1010 });
     // The shopper's real capture (the shop's capture token, a solved CAPTCHA) still goes through.
     const captureToken = await t.captureToken(shopper, {}, account);
-    const real = await t.post(t.params(shopper, { publicApiKey: account.publicApiKey, captureToken }), { app, remoteAddress: '198.51.100.200' });
+    const real = await t.post(t.params(shopper, { publicApiKey: account.publicApiKey, captureToken }), {
+      app,
+      remoteAddress: '198.51.100.200',
+    });
     expect(real.statusCode, real.body).toBe(200);
     // It was the first request to count against the key.
     expect(real.headers['x-rate-limit-remaining-minute']).toBe('999');
@@ -166,7 +191,10 @@ describe('rate limits', () => {
     // 35 addresses of 2001:db8:aa:bb::/64: one budget of 30 a minute between them.
     const statuses: number[] = [];
     for (let i = 1; i <= 35; i++) {
-      const res = await t.post({ publicApiKey: t.account.publicApiKey }, { app, remoteAddress: `2001:db8:aa:bb:${i.toString(16)}:0:0:${(i * 7).toString(16)}` });
+      const res = await t.post(
+        { publicApiKey: t.account.publicApiKey },
+        { app, remoteAddress: `2001:db8:aa:bb:${i.toString(16)}:0:0:${(i * 7).toString(16)}` },
+      );
       statuses.push(res.statusCode);
     }
     expect(statuses).toEqual([...new Array<number>(30).fill(400), ...new Array<number>(5).fill(429)]);

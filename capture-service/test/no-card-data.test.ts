@@ -28,12 +28,36 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** Card numbers and CVVs of the run: each CVV used once, none a substring of anything else the run produces. */
-const RUN: Array<{ cardNumber: string; cvv: string; encoding: 'json' | 'form' | 'query'; extra?: Record<string, unknown>; status: number }> = [
+const RUN: Array<{
+  cardNumber: string;
+  cvv: string;
+  encoding: 'json' | 'form' | 'query';
+  extra?: Record<string, unknown>;
+  status: number;
+}> = [
   { cardNumber: '4242424242424242', cvv: '913', encoding: 'json', status: 200 },
-  { cardNumber: '5555555555554444', cvv: '857', encoding: 'form', extra: { paymentCollectOptions: { collectionAmount: '20.00' } }, status: 200 },
+  {
+    cardNumber: '5555555555554444',
+    cvv: '857',
+    encoding: 'form',
+    extra: { paymentCollectOptions: { collectionAmount: '20.00' } },
+    status: 200,
+  },
   { cardNumber: '378282246310005', cvv: '7319', encoding: 'query', status: 200 },
-  { cardNumber: '4000000000009995', cvv: '642', encoding: 'query', extra: { paymentCollectOptions: { collectionAmount: '9.00' } }, status: 400 },
-  { cardNumber: '4000000000000341', cvv: '586', encoding: 'form', extra: { paymentCollectOptions: { collectionAmount: '9.00' } }, status: 400 },
+  {
+    cardNumber: '4000000000009995',
+    cvv: '642',
+    encoding: 'query',
+    extra: { paymentCollectOptions: { collectionAmount: '9.00' } },
+    status: 400,
+  },
+  {
+    cardNumber: '4000000000000341',
+    cvv: '586',
+    encoding: 'form',
+    extra: { paymentCollectOptions: { collectionAmount: '9.00' } },
+    status: 400,
+  },
   { cardNumber: '4000000000000002', cvv: '528', encoding: 'json', status: 400 },
   { cardNumber: '4000000000000127', cvv: '731', encoding: 'query', status: 400 },
   { cardNumber: '4111111111111112', cvv: '376', encoding: 'query', status: 400 }, // fails Luhn
@@ -68,7 +92,9 @@ async function textOfEveryTable(): Promise<string> {
   expect(columns.rows.length).toBeGreaterThan(50);
   const parts: string[] = [];
   for (const { tableName, columnName } of columns.rows) {
-    const rows = await sql<{ v: string }>`select ${sql.ref(columnName)}::text as v from ${sql.table(tableName)} where ${sql.ref(columnName)} is not null`.execute(db);
+    const rows = await sql<{
+      v: string;
+    }>`select ${sql.ref(columnName)}::text as v from ${sql.table(tableName)} where ${sql.ref(columnName)} is not null`.execute(db);
     for (const row of rows.rows) parts.push(`${tableName}.${columnName}=${row.v}`);
   }
   return parts.join('\n');
@@ -78,7 +104,10 @@ describe('card data is never stored or logged', () => {
   it('runs every kind of request', async () => {
     const customerId = await t.customer();
     for (const step of RUN) {
-      const res = await t.post(t.params(customerId, { cardNumber: step.cardNumber, cvv: step.cvv, ...step.extra }), { app, encoding: step.encoding });
+      const res = await t.post(t.params(customerId, { cardNumber: step.cardNumber, cvv: step.cvv, ...step.extra }), {
+        app,
+        encoding: step.encoding,
+      });
       expect(res.statusCode, `${step.cardNumber}: ${res.body}`).toBe(step.status);
       expect(res.body).not.toContain(step.cardNumber);
       expect(res.body).not.toMatch(cvvPattern(step.cvv));
@@ -100,11 +129,19 @@ describe('card data is never stored or logged', () => {
     const lost = await app.inject({ method: 'POST', url: `/nowhere?cardNumber=${cardNumber}&cvv=${cvv}` });
     expect(lost.statusCode).toBe(404);
     expect(lost.body).not.toContain(cardNumber);
-    const json = await app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...p, customerId: 'x' }) });
+    const json = await app.inject({
+      method: 'POST',
+      url: '/api/paymentsv2',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ ...p, customerId: 'x' }),
+    });
     expect(json.statusCode).toBe(400);
     // A malformed HTTP request carrying card data in its request line: answered, its bytes not logged.
     await app.listen({ host: '127.0.0.1', port: 0 });
-    const answer = await rawRequest((app.server.address() as AddressInfo).port, `POST /api/paymentsv2?cardNumber=${cardNumber}&cvv=${cvv} HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n`);
+    const answer = await rawRequest(
+      (app.server.address() as AddressInfo).port,
+      `POST /api/paymentsv2?cardNumber=${cardNumber}&cvv=${cvv} HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request/);
     expect(answer).toContain('"HttpStatusCode":400');
     // Anything that logs card fields or a body by mistake is redacted.

@@ -47,7 +47,10 @@ describe('the capture host: /healthz, /readyz, /metrics', () => {
     expect(sample(before, 'renew_payments_total{status="failed"}')).toBe(0);
 
     expect((await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '12.50' } }), { app })).statusCode).toBe(200);
-    expect((await t.post(t.params(customerId, { cardNumber: '4000000000009995', paymentCollectOptions: { collectionAmount: '5.00' } }), { app })).statusCode).toBe(400);
+    expect(
+      (await t.post(t.params(customerId, { cardNumber: '4000000000009995', paymentCollectOptions: { collectionAmount: '5.00' } }), { app }))
+        .statusCode,
+    ).toBe(400);
     const res = await app.inject({ method: 'GET', url: '/metrics' });
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(sample(res.body, 'renew_payments_total{status="succeeded"}')).toBe(1);
@@ -56,11 +59,18 @@ describe('the capture host: /healthz, /readyz, /metrics', () => {
     expect(sample(res.body, 'renew_http_requests_total{method="POST",route="/api/paymentsv2",status_code="400"}')).toBe(1);
     // The capture host has no queues of its own, and the billing API's metrics are not mixed in.
     expect(res.body).not.toContain('renew_email_outbox_pending');
-    expect(sample((await t.billing.app.inject({ method: 'GET', url: '/metrics' })).body, 'renew_payments_total{status="succeeded"}')).toBe(0);
+    expect(sample((await t.billing.app.inject({ method: 'GET', url: '/metrics' })).body, 'renew_payments_total{status="succeeded"}')).toBe(
+      0,
+    );
   });
 
   it('without a token, refuses /metrics to a non-loopback client (403), whatever the CORS origin', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: freshIp(), headers: { origin: 'https://shop.example.com' } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      remoteAddress: freshIp(),
+      headers: { origin: 'https://shop.example.com' },
+    });
     expect(res.statusCode).toBe(403);
     expect(errorsOf(res)[0]!.Value).toMatch(/loopback/);
   });
@@ -78,7 +88,12 @@ describe('the capture host: /healthz, /readyz, /metrics', () => {
       const refused = await app.inject({ method: 'GET', url: '/metrics' });
       expect(refused.statusCode).toBe(401);
       expect(errorsOf(refused)[0]!.Value).toMatch(/Bearer/);
-      const ok = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.50', headers: { authorization: `Bearer ${TOKEN}` } });
+      const ok = await app.inject({
+        method: 'GET',
+        url: '/metrics',
+        remoteAddress: '203.0.113.50',
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(ok.statusCode).toBe(200);
       expect(ok.body).toContain('renew_http_requests_total');
     } finally {
@@ -88,7 +103,12 @@ describe('the capture host: /healthz, /readyz, /metrics', () => {
 
   it('probes answer over plain HTTP where HTTPS is required; captures and /metrics do not', async () => {
     const app = await buildCaptureApp({
-      db: t.billing.database.db, catalog: testCatalog(), rateLimitStore: new MemoryRateLimitStore(), captcha: new DevCaptcha(), publicBaseUrl: BASE_URL, requireTls: true,
+      db: t.billing.database.db,
+      catalog: testCatalog(),
+      rateLimitStore: new MemoryRateLimitStore(),
+      captcha: new DevCaptcha(),
+      publicBaseUrl: BASE_URL,
+      requireTls: true,
     });
     try {
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

@@ -38,24 +38,54 @@ describe('a suspended customer recovers through the portal', () => {
     await newSubscription(t.billing, customerId, undefined, account);
     expect((await call('POST', '/v1/paymentmethods/creditcard', { customerId, ...TEST_CARD })).statusCode).toBe(200);
     const setting = (await call('GET', `/v1/customerbillingsetting/${customerId}`)).json();
-    expect((await call('PUT', '/v1/customerbillingsetting', { ...setting, autoCollect: true, customerGracePeriod: 3, gracePeriodExtension: 0, customerAutoCancel: 30 })).statusCode).toBe(200);
+    expect(
+      (
+        await call('PUT', '/v1/customerbillingsetting', {
+          ...setting,
+          autoCollect: true,
+          customerGracePeriod: 3,
+          gracePeriodExtension: 0,
+          customerAutoCancel: 30,
+        })
+      ).statusCode,
+    ).toBe(200);
     expect((await activate(t.billing, customerId, ACTIVATION_FLAGS, '', account)).statusCode).toBe(200);
-    expect((await call('POST', '/v1/payments', { customerId, amount: 29.99, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true })).statusCode).toBe(200);
-    const declining = await call('POST', '/v1/paymentmethods/creditcard', { customerId, ...TEST_CARD, cardNumber: '4000000000000341', isDefault: true });
+    expect(
+      (await call('POST', '/v1/payments', { customerId, amount: 29.99, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true }))
+        .statusCode,
+    ).toBe(200);
+    const declining = await call('POST', '/v1/paymentmethods/creditcard', {
+      customerId,
+      ...TEST_CARD,
+      cardNumber: '4000000000000341',
+      isDefault: true,
+    });
     expect(declining.statusCode, declining.body).toBe(200);
     await advance(account, new Date(monthsAhead(3, 10).getTime() + 6 * DAY));
     expect((await call('GET', `/v1/customers/${customerId}`)).json().status).toBe('Suspended');
-    const [renewalInvoice] = (await call('GET', `/v1/customers/${customerId}/invoices`)).json().filter((i: { outstandingBalance: number }) => i.outstandingBalance > 0);
+    const [renewalInvoice] = (await call('GET', `/v1/customers/${customerId}/invoices`))
+      .json()
+      .filter((i: { outstandingBalance: number }) => i.outstandingBalance > 0);
     expect(renewalInvoice).toBeDefined();
 
     // The shop opens a portal session; the customer's browser opens its link.
     const session = await call('POST', '/v1/portalSessions', { customerId, flow: 'paymentMethodUpdate' });
     expect(session.statusCode, session.body).toBe(200);
     const token = new URL(session.json().url).searchParams.get('token');
-    const opened = await app.inject({ method: 'POST', url: '/portal/open', remoteAddress: freshIp(), headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token }) });
+    const opened = await app.inject({
+      method: 'POST',
+      url: '/portal/open',
+      remoteAddress: freshIp(),
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ token }),
+    });
     expect(opened.statusCode, opened.body).toBe(200);
     expect(opened.json()).toMatchObject({ flow: 'paymentMethodUpdate', customerId });
-    const headers = { cookie: String(opened.headers['set-cookie']).split(';')[0]!, 'x-portal-csrf': opened.json().csrfToken, 'content-type': 'application/json' };
+    const headers = {
+      cookie: String(opened.headers['set-cookie']).split(';')[0]!,
+      'x-portal-csrf': opened.json().csrfToken,
+      'content-type': 'application/json',
+    };
     const portal = (method: 'GET' | 'POST', url: string, body: unknown = {}) =>
       app.inject({ method, url, remoteAddress: freshIp(), headers, ...(method === 'POST' ? { payload: JSON.stringify(body) } : {}) });
 
@@ -63,7 +93,15 @@ describe('a suspended customer recovers through the portal', () => {
     const minted = await portal('POST', '/portal/api/card-capture-token');
     expect(minted.statusCode, minted.body).toBe(200);
     // As the portal's card form sends it: no public key (the token names the account), no CAPTCHA (the session stands in for it).
-    const portalCapture = { ...t.params(customerId), publicApiKey: '', recaptcha: '', captureToken: minted.json().token, riskToken: minted.json().riskToken, clientIp: minted.json().clientIp, makeDefault: true };
+    const portalCapture = {
+      ...t.params(customerId),
+      publicApiKey: '',
+      recaptcha: '',
+      captureToken: minted.json().token,
+      riskToken: minted.json().riskToken,
+      clientIp: minted.json().clientIp,
+      makeDefault: true,
+    };
     const captured = await t.post(portalCapture, { app, encoding: 'json' });
     expect(captured.statusCode, captured.body).toBe(200);
     // A capture token of the API (not a portal session's) still needs the public key and the CAPTCHA.
@@ -81,10 +119,22 @@ describe('a suspended customer recovers through the portal', () => {
     // Active at once, by the API's reading; the webhooks of the recovery are written for the shop.
     expect((await call('GET', `/v1/customers/${customerId}`)).json().status).toBe('Active');
     expect((await call('GET', `/v1/Invoices/${renewalInvoice.id}`)).json().outstandingBalance).toBe(0);
-    const events = await t.billing.database.db.selectFrom('webhookEvents').select('eventType').where('customerId', '=', customerId).orderBy('id').execute();
-    expect(events.map((e) => e.eventType)).toEqual(expect.arrayContaining(['paymentMethod.created', 'payment.succeeded', 'customer.reactivated']));
+    const events = await t.billing.database.db
+      .selectFrom('webhookEvents')
+      .select('eventType')
+      .where('customerId', '=', customerId)
+      .orderBy('id')
+      .execute();
+    expect(events.map((e) => e.eventType)).toEqual(
+      expect.arrayContaining(['paymentMethod.created', 'payment.succeeded', 'customer.reactivated']),
+    );
     // Audited as the portal's doing, not an API key's.
-    const audited = await t.billing.database.db.selectFrom('auditLog').select(['actor', 'source', 'entityType']).where('accountId', '=', account.accountId).where('source', '=', 'Portal').execute();
+    const audited = await t.billing.database.db
+      .selectFrom('auditLog')
+      .select(['actor', 'source', 'entityType'])
+      .where('accountId', '=', account.accountId)
+      .where('source', '=', 'Portal')
+      .execute();
     expect(audited.length).toBeGreaterThan(1);
     expect(new Set(audited.map((a) => a.actor))).toEqual(new Set(['portal']));
 

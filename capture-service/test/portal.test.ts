@@ -25,7 +25,13 @@ async function portalLink(customerId: number, body: Record<string, unknown> = {}
 const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
 
 function openLink(token: string, remoteAddress = freshIp()) {
-  return app.inject({ method: 'POST', url: '/portal/open', remoteAddress, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token }) });
+  return app.inject({
+    method: 'POST',
+    url: '/portal/open',
+    remoteAddress,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ token }),
+  });
 }
 
 interface Session {
@@ -60,7 +66,11 @@ function portal(session: Session, method: 'GET' | 'POST' | 'PUT', url: string, b
 function expectRefusal(res: LightMyRequestResponse, status: number, code?: string) {
   expect(res.statusCode, res.body).toBe(status);
   const body = res.json();
-  expect(body).toMatchObject({ ErrorId: expect.any(Number), HttpStatusCode: status, Errors: [expect.objectContaining({ Key: expect.any(String), Value: expect.any(String) })] });
+  expect(body).toMatchObject({
+    ErrorId: expect.any(Number),
+    HttpStatusCode: status,
+    Errors: [expect.objectContaining({ Key: expect.any(String), Value: expect.any(String) })],
+  });
   if (code) expect(body.Errors[0].Code).toBe(code);
   return body;
 }
@@ -83,13 +93,23 @@ describe('POST /v1/portalSessions', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(rows)).not.toContain(tokenOf(link.url));
-    const audit = await api().database.db.selectFrom('auditLog').selectAll().where('entityType', '=', 'Customer').where('entityId', '=', customerId).execute();
+    const audit = await api()
+      .database.db.selectFrom('auditLog')
+      .selectAll()
+      .where('entityType', '=', 'Customer')
+      .where('entityId', '=', customerId)
+      .execute();
     expect(audit.some((a) => JSON.stringify(a.changes).includes('portalSession'))).toBe(true);
   });
 
   it('refuses the public key, an unknown customer, and a cancel flow without its subscription', async () => {
     const customerId = await newCustomer(api());
-    const publicKey = await api().app.inject({ method: 'POST', url: '/v1/portalSessions', headers: { authorization: `Basic ${api().account.publicApiKey}`, 'content-type': 'application/json' }, payload: JSON.stringify({ customerId }) });
+    const publicKey = await api().app.inject({
+      method: 'POST',
+      url: '/v1/portalSessions',
+      headers: { authorization: `Basic ${api().account.publicApiKey}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ customerId }),
+    });
     expectRefusal(publicKey, 401);
     expectRefusal(await api().call('POST', '/v1/portalSessions', { customerId: 999_999 }), 404);
     const noSubscription = expectRefusal(await api().call('POST', '/v1/portalSessions', { customerId, flow: 'subscriptionCancel' }), 400);
@@ -109,7 +129,13 @@ describe('opening a link', () => {
       expect(page.headers['content-type']).toContain('text/html');
       expect(page.body).toContain('method="post" action="/portal/open"');
     }
-    const form = await app.inject({ method: 'POST', url: '/portal/open', remoteAddress: freshIp(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${token}` });
+    const form = await app.inject({
+      method: 'POST',
+      url: '/portal/open',
+      remoteAddress: freshIp(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `token=${token}`,
+    });
     expect(form.statusCode, form.body).toBe(303);
     expect(form.headers.location).toBe('/portal/');
     expectRefusal(await openLink(token), 410, 'portal_link_used');
@@ -118,7 +144,11 @@ describe('opening a link', () => {
   it('refuses an expired link and a made-up one with the spec error body', async () => {
     const customerId = await newCustomer(api());
     const link = await portalLink(customerId);
-    await api().database.db.updateTable('portalLinks').set({ expiresAt: new Date(Date.now() - 1000) }).where('id', '=', link.id).execute();
+    await api()
+      .database.db.updateTable('portalLinks')
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where('id', '=', link.id)
+      .execute();
     expectRefusal(await openLink(tokenOf(link.url)), 410, 'portal_link_expired');
     expectRefusal(await openLink('pl_not-a-real-token'), 400, 'portal_link_invalid');
   });
@@ -148,7 +178,11 @@ describe('a portal session', () => {
     expect((await api().call('GET', `/v1/customers/${customerId}`)).json().firstName).toBe('Grace');
     expect((await portal(session, 'POST', '/portal/api/sign-out')).statusCode).toBe(204);
     expectRefusal(await portal(session, 'GET', '/portal/api/overview'), 401, 'portal_session_expired');
-    expectRefusal(await app.inject({ method: 'GET', url: '/portal/api/overview', remoteAddress: freshIp() }), 401, 'portal_session_expired');
+    expectRefusal(
+      await app.inject({ method: 'GET', url: '/portal/api/overview', remoteAddress: freshIp() }),
+      401,
+      'portal_session_expired',
+    );
   });
 
   it("shows the overview with the API's own figures", async () => {
@@ -164,9 +198,21 @@ describe('a portal session', () => {
     expect(overview.balance).toBeGreaterThan(0);
     expect(overview.customer).toMatchObject({ id: customerId, status: fromApi.status, currency: fromApi.currency });
     expect(overview.subscriptions).toEqual([
-      expect.objectContaining({ id: subscriptionIds[0], planName: subscription.planName, status: 'Active', nextChargeDate: subscription.nextPeriodStartDate, nextChargeAmount: subscription.amount }),
+      expect.objectContaining({
+        id: subscriptionIds[0],
+        planName: subscription.planName,
+        status: 'Active',
+        nextChargeDate: subscription.nextPeriodStartDate,
+        nextChargeAmount: subscription.amount,
+      }),
     ]);
-    expect(overview.defaultCard).toMatchObject({ brand: 'Visa', lastFour: '4242', expirationMonth: 12, expirationYear: 2030, expiringSoon: false });
+    expect(overview.defaultCard).toMatchObject({
+      brand: 'Visa',
+      lastFour: '4242',
+      expirationMonth: 12,
+      expirationYear: 2030,
+      expiringSoon: false,
+    });
   });
 
   it("cannot read or change another customer's invoices, cards or subscriptions (every route with the other's ids)", async () => {
@@ -204,7 +250,11 @@ describe('a portal session', () => {
     await addCard(customerId);
     const link = await createEmailActionLink(app.ctx, { accountId: api().account.accountId, customerId, flow: 'payInvoices' });
     const session = await openSession(tokenOf(link.url));
-    expectRefusal(await portal(session, 'POST', `/portal/api/subscriptions/${subscriptionIds[0]}/cancel`, { mode: 'periodEnd' }), 403, 'portal_action_not_allowed');
+    expectRefusal(
+      await portal(session, 'POST', `/portal/api/subscriptions/${subscriptionIds[0]}/cancel`, { mode: 'periodEnd' }),
+      403,
+      'portal_action_not_allowed',
+    );
     expectRefusal(await portal(session, 'PUT', '/portal/api/contact', { firstName: 'Mallory' }), 403, 'portal_action_not_allowed');
     expect((await api().call('GET', `/v1/subscriptions/${subscriptionIds[0]}`)).json().status).toBe('Active');
     const paid = await portal(session, 'POST', '/portal/api/pay', {});
@@ -212,7 +262,12 @@ describe('a portal session', () => {
     expect(paid.json()).toMatchObject({ status: 'Succeeded', source: 'SelfServicePortal', amount: invoices[0]!.invoiceAmount });
     const invoice = (await api().call('GET', `/v1/Invoices/${invoices[0]!.id}`)).json();
     expect(invoice.outstandingBalance).toBe(0);
-    const audit = await api().database.db.selectFrom('auditLog').select('source').where('entityType', '=', 'Payment').where('entityId', '=', paid.json().paymentActivityId).execute();
+    const audit = await api()
+      .database.db.selectFrom('auditLog')
+      .select('source')
+      .where('entityType', '=', 'Payment')
+      .where('entityId', '=', paid.json().paymentActivityId)
+      .execute();
     expect(audit.map((a) => a.source)).toEqual(['Portal']);
   });
 
@@ -221,11 +276,22 @@ describe('a portal session', () => {
     const session = await openSession(tokenOf((await portalLink(customerId)).url));
     const id = subscriptionIds[0]!;
     // The catalogue's default lets customers cancel at period end only.
-    expectRefusal(await portal(session, 'POST', `/portal/api/subscriptions/${id}/cancel`, { mode: 'now' }), 403, 'portal_action_not_allowed');
-    const cancelled = await portal(session, 'POST', `/portal/api/subscriptions/${id}/cancel`, { mode: 'periodEnd', reason: 'too expensive' });
+    expectRefusal(
+      await portal(session, 'POST', `/portal/api/subscriptions/${id}/cancel`, { mode: 'now' }),
+      403,
+      'portal_action_not_allowed',
+    );
+    const cancelled = await portal(session, 'POST', `/portal/api/subscriptions/${id}/cancel`, {
+      mode: 'periodEnd',
+      reason: 'too expensive',
+    });
     expect(cancelled.statusCode, cancelled.body).toBe(200);
     const subscription = (await api().call('GET', `/v1/subscriptions/${id}`)).json();
-    expect(cancelled.json().subscriptions[0].cancellation).toEqual({ mode: 'periodEnd', effectiveDate: subscription.nextPeriodStartDate, reason: 'too expensive' });
+    expect(cancelled.json().subscriptions[0].cancellation).toEqual({
+      mode: 'periodEnd',
+      effectiveDate: subscription.nextPeriodStartDate,
+      reason: 'too expensive',
+    });
     expectRefusal(await portal(session, 'POST', `/portal/api/subscriptions/${id}/cancel`, { mode: 'periodEnd' }), 409);
     const uncancelled = await portal(session, 'POST', `/portal/api/subscriptions/${id}/uncancel`);
     expect(uncancelled.statusCode, uncancelled.body).toBe(200);
@@ -239,10 +305,20 @@ describe('details a customer keeps up to date', () => {
   it('creates, then updates, the billing address through the address service, and only on this customer', async () => {
     const customerId = await newCustomer(api());
     const session = await openSession(tokenOf((await portalLink(customerId)).url));
-    const created = await portal(session, 'PUT', '/portal/api/billing-address', { line1: '1 Rue de Rivoli', city: 'Paris', postalZip: '75001', countryId: 250 });
+    const created = await portal(session, 'PUT', '/portal/api/billing-address', {
+      line1: '1 Rue de Rivoli',
+      city: 'Paris',
+      postalZip: '75001',
+      countryId: 250,
+    });
     expect(created.statusCode, created.body).toBe(200);
     expect(created.json()).toMatchObject({ addressType: 'Billing', line1: '1 Rue de Rivoli', city: 'Paris' });
-    const updated = await portal(session, 'PUT', '/portal/api/billing-address', { line1: '2 Rue de Rivoli', city: 'Paris', postalZip: '75001', countryId: 250 });
+    const updated = await portal(session, 'PUT', '/portal/api/billing-address', {
+      line1: '2 Rue de Rivoli',
+      city: 'Paris',
+      postalZip: '75001',
+      countryId: 250,
+    });
     expect(updated.json().id).toBe(created.json().id);
     const fromApi = (await api().call('GET', `/v1/Addresses/${created.json().id}`)).json();
     expect(fromApi).toMatchObject({ line1: '2 Rue de Rivoli', customerAddressPreferenceId: customerId });
@@ -254,7 +330,10 @@ describe('details a customer keeps up to date', () => {
     const customerId = await newCustomer(api());
     const session = await openSession(tokenOf((await portalLink(customerId)).url));
     expect((await portal(session, 'GET', '/portal/api/email-preferences')).json()).toEqual([]);
-    const refused = expectRefusal(await portal(session, 'PUT', '/portal/api/email-preferences', { preferences: [{ emailType: 'InvoicePost', enabled: false }] }), 400);
+    const refused = expectRefusal(
+      await portal(session, 'PUT', '/portal/api/email-preferences', { preferences: [{ emailType: 'InvoicePost', enabled: false }] }),
+      400,
+    );
     expect(refused.Errors[0].Key).toBe('preferences[0].emailType');
   });
 });
@@ -318,10 +397,19 @@ describe('the portal pages', () => {
 
   it('lets the hosted card fields be framed by this host (the portal) even when shop domains are listed', async () => {
     const restricted = await t.build({ capture: { allowedShopDomains: ['https://shop.example.com'] } });
-    const own = await restricted.inject({ method: 'GET', url: '/hosted/card-fields?origin=http://portal.example.com', remoteAddress: freshIp(), headers: { host: 'portal.example.com' } });
+    const own = await restricted.inject({
+      method: 'GET',
+      url: '/hosted/card-fields?origin=http://portal.example.com',
+      remoteAddress: freshIp(),
+      headers: { host: 'portal.example.com' },
+    });
     expect(own.statusCode, own.body).toBe(200);
     expect(own.headers['content-security-policy']).toContain("frame-ancestors 'self' https://shop.example.com");
-    const stranger = await restricted.inject({ method: 'GET', url: '/hosted/card-fields?origin=https://evil.example.net', remoteAddress: freshIp() });
+    const stranger = await restricted.inject({
+      method: 'GET',
+      url: '/hosted/card-fields?origin=https://evil.example.net',
+      remoteAddress: freshIp(),
+    });
     expect(stranger.statusCode).toBe(403);
     await restricted.close();
   });
@@ -332,15 +420,33 @@ describe('the portal per client address', () => {
     const tight = await t.build({ ipRateLimits: { perMinute: 2, perDay: 100 } });
     try {
       const customerId = await newCustomer(api());
-      const opened = await tight.inject({ method: 'POST', url: '/portal/open', remoteAddress: '203.0.113.77', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token: tokenOf((await portalLink(customerId)).url) }) });
+      const opened = await tight.inject({
+        method: 'POST',
+        url: '/portal/open',
+        remoteAddress: '203.0.113.77',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ token: tokenOf((await portalLink(customerId)).url) }),
+      });
       expect(opened.statusCode, opened.body).toBe(200);
       const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
       const answers = [];
-      for (let i = 0; i < 5; i += 1) answers.push((await tight.inject({ method: 'GET', url: '/portal/api/overview', remoteAddress: '203.0.113.77', headers: { cookie } })).statusCode);
+      for (let i = 0; i < 5; i += 1)
+        answers.push(
+          (await tight.inject({ method: 'GET', url: '/portal/api/overview', remoteAddress: '203.0.113.77', headers: { cookie } }))
+            .statusCode,
+        );
       expect(answers).toEqual([200, 200, 200, 200, 200]);
       // The captures' own limit still holds for that address.
       const captures = [];
-      for (let i = 0; i < 3; i += 1) captures.push((await t.post({ ...t.params(customerId), publicApiKey: api().account.publicApiKey }, { app: tight, remoteAddress: '203.0.113.77' })).statusCode);
+      for (let i = 0; i < 3; i += 1)
+        captures.push(
+          (
+            await t.post(
+              { ...t.params(customerId), publicApiKey: api().account.publicApiKey },
+              { app: tight, remoteAddress: '203.0.113.77' },
+            )
+          ).statusCode,
+        );
       expect(captures[2]).toBe(429);
     } finally {
       await tight.close();

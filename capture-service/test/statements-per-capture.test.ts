@@ -25,7 +25,8 @@ beforeAll(async () => {
   t = await startCaptureTest({ billing: { backgroundTasks: false } });
   pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string } | undefined)?.text ?? '');
-    if (counting && !NOT_THE_CAPTURES.test(text)) statements += (args[0] as object | undefined)?.constructor?.name === 'QueryAfterBegin' ? 2 : 1;
+    if (counting && !NOT_THE_CAPTURES.test(text))
+      statements += (args[0] as object | undefined)?.constructor?.name === 'QueryAfterBegin' ? 2 : 1;
     return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof originalQuery;
 });

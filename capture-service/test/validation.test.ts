@@ -51,9 +51,24 @@ describe('every validation failure is 400 keyed on the canonical field, before t
     ['email not an address', { email: 'not-an-address' }, 'email', /valid e-mail/],
     ['clientIp not an address', { clientIp: '999.1.1.1' }, 'clientIp', /IPv4 or IPv6/],
     ['riskToken over 1000', { riskToken: long(1001) }, 'riskToken', /at most 1000/],
-    ['collectionAmount zero', { paymentCollectOptions: { collectionAmount: '0' } }, 'paymentCollectOptions.collectionAmount', 'must be more than 0'],
-    ['collectionAmount negative', { paymentCollectOptions: { collectionAmount: -5 } }, 'paymentCollectOptions.collectionAmount', /decimal number/],
-    ['collectionAmount not a number', { paymentCollectOptions: { collectionAmount: 'ten' } }, 'paymentCollectOptions.collectionAmount', /decimal number/],
+    [
+      'collectionAmount zero',
+      { paymentCollectOptions: { collectionAmount: '0' } },
+      'paymentCollectOptions.collectionAmount',
+      'must be more than 0',
+    ],
+    [
+      'collectionAmount negative',
+      { paymentCollectOptions: { collectionAmount: -5 } },
+      'paymentCollectOptions.collectionAmount',
+      /decimal number/,
+    ],
+    [
+      'collectionAmount not a number',
+      { paymentCollectOptions: { collectionAmount: 'ten' } },
+      'paymentCollectOptions.collectionAmount',
+      /decimal number/,
+    ],
     ['paymentCollectOptions not an object', { paymentCollectOptions: 'ten' }, 'paymentCollectOptions', /must be an object/],
     ['recaptcha missing', { recaptcha: undefined }, 'recaptcha', 'required'],
     ['recaptcha empty', { recaptcha: '' }, 'recaptcha', 'required'],
@@ -79,17 +94,32 @@ describe('every validation failure is 400 keyed on the canonical field, before t
   it('reports the same failures for form fields, keyed the same', async () => {
     const res = await t.post(t.params(customerId, { expirationMonth: '13', cvv: 'abc', makeDefault: 'maybe' }), { encoding: 'form' });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res).map((e) => e.Key).sort()).toEqual(['cvv', 'expirationMonth', 'makeDefault']);
+    expect(
+      errorsOf(res)
+        .map((e) => e.Key)
+        .sort(),
+    ).toEqual(['cvv', 'expirationMonth', 'makeDefault']);
   });
 
   it('lists every problem at once', async () => {
-    const res = await t.post(t.params(customerId, { cardNumber: undefined, firstName: undefined, expirationMonth: 0, recaptcha: undefined }));
-    expect(errorsOf(res).map((e) => e.Key).sort()).toEqual(['cardNumber', 'expirationMonth', 'firstName', 'recaptcha']);
+    const res = await t.post(
+      t.params(customerId, { cardNumber: undefined, firstName: undefined, expirationMonth: 0, recaptcha: undefined }),
+    );
+    expect(
+      errorsOf(res)
+        .map((e) => e.Key)
+        .sort(),
+    ).toEqual(['cardNumber', 'expirationMonth', 'firstName', 'recaptcha']);
   });
 
   it('refuses a form field given twice, and a name given twice with different values', async () => {
     const form = `${new URLSearchParams(t.params(customerId) as Record<string, string>).toString()}&cvv=999`;
-    const twice = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form });
+    const twice = await t.app.inject({
+      method: 'POST',
+      url: '/api/paymentsv2',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form,
+    });
     expect(twice.statusCode).toBe(400);
     expect(errorsOf(twice)).toEqual([{ Key: 'cvv', Value: 'is given more than once' }]);
     const cased = await t.post({ ...t.params(customerId), CardNumber: '5555555555554444' });
@@ -105,7 +135,10 @@ describe('every validation failure is 400 keyed on the canonical field, before t
     const cases: Array<[payload: string, key: string]> = [
       [`{"cvv":${JSON.stringify(params.cvv)},${json.slice(1)}`, 'cvv'],
       [`{"cardNumber":"5555555555554444",${json.slice(1)}`, 'cardNumber'],
-      [`{"paymentCollectOptions":{"collectionAmount":"1.00","collectionAmount":"900.00"},${json.slice(1)}`, 'paymentCollectOptions.collectionAmount'],
+      [
+        `{"paymentCollectOptions":{"collectionAmount":"1.00","collectionAmount":"900.00"},${json.slice(1)}`,
+        'paymentCollectOptions.collectionAmount',
+      ],
     ];
     for (const [payload, key] of cases) {
       const res = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload });
@@ -118,16 +151,36 @@ describe('every validation failure is 400 keyed on the canonical field, before t
   });
 
   it('refuses bodies that are not a JSON object or form fields', async () => {
-    const array = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: '[1,2]' });
+    const array = await t.app.inject({
+      method: 'POST',
+      url: '/api/paymentsv2',
+      headers: { 'content-type': 'application/json' },
+      payload: '[1,2]',
+    });
     expect(array.statusCode).toBe(400);
     expect(errorsOf(array)[0]!.Value).toMatch(/JSON object/);
-    const malformed = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload: '{"cardNumber":' });
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: '/api/paymentsv2',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"cardNumber":',
+    });
     expect(malformed.statusCode).toBe(400);
     expect(errorsOf(malformed)[0]!.Value).toBe('body is not valid JSON');
-    const text = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'text/plain' }, payload: 'cardNumber=1' });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/api/paymentsv2',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'cardNumber=1',
+    });
     expect(text.statusCode).toBe(415);
     expect(errorsOf(text)[0]!.Value).toMatch(/x-www-form-urlencoded or application\/json/);
-    const multipart = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x--' });
+    const multipart = await t.app.inject({
+      method: 'POST',
+      url: '/api/paymentsv2',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '--x--',
+    });
     expect(multipart.statusCode).toBe(415);
   });
 
@@ -158,17 +211,35 @@ describe("the account's settings", () => {
     expect(missing.statusCode).toBe(400);
     expect(errorsOf(missing).map((e) => e.Key)).toEqual(['address1', 'city', 'countryId', 'postalZip']);
     expect(errorsOf(missing)[0]!.Value).toMatch(/verifies card addresses/);
-    const address = { address1: '1 Main St', address2: 'Suite 5', city: 'Albany', countryId: '840', stateId: '84000862', postalZip: '12207' };
+    const address = {
+      address1: '1 Main St',
+      address2: 'Suite 5',
+      city: 'Albany',
+      countryId: '840',
+      stateId: '84000862',
+      postalZip: '12207',
+    };
     const res = await t.post(t.params(customerId, address), { app: verifying, encoding: 'form' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ address1: '1 Main St', address2: 'Suite 5', city: 'Albany', countryId: 840, country: 'United States of America', stateId: 84000862, postalZip: '12207' });
+    expect(res.json()).toMatchObject({
+      address1: '1 Main St',
+      address2: 'Suite 5',
+      city: 'Albany',
+      countryId: 840,
+      country: 'United States of America',
+      stateId: 84000862,
+      postalZip: '12207',
+    });
     expect(res.json().state).toMatch(/New York/);
   });
 });
 
 describe('text the billing API could not store', () => {
   it('refuses a lone surrogate or a NUL in any parameter, keyed on it', async () => {
-    for (const [field, value] of [['firstName', 'Ada\ud800'], ['lastName', 'Love\u0000lace']] as const) {
+    for (const [field, value] of [
+      ['firstName', 'Ada\ud800'],
+      ['lastName', 'Love\u0000lace'],
+    ] as const) {
       const res = await t.post(t.params(customerId, { [field]: value }));
       expect(res.statusCode).toBe(400);
       expect(errorsOf(res)[0]!.Key).toBe(field);

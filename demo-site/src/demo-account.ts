@@ -62,7 +62,13 @@ export function registerDemoAccount(app: FastifyInstance, options: DemoAccountOp
   app.get('/account', async (request, reply) => {
     const customerId = cookies.read(cookieOf(request));
     if (customerId === undefined) {
-      return reply.type('text/html; charset=utf-8').send(page('<p>Subscribe first: your account opens here once your checkout is complete.</p><p><a href="/#pricing">See the plans</a></p>'));
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(
+          page(
+            '<p>Subscribe first: your account opens here once your checkout is complete.</p><p><a href="/#pricing">See the plans</a></p>',
+          ),
+        );
     }
     // What a merchant adds: a portal session for the signed-in customer, then a redirect to it.
     const origin = `${request.protocol}://${request.host}`;
@@ -73,7 +79,10 @@ export function registerDemoAccount(app: FastifyInstance, options: DemoAccountOp
     });
     if (!response.ok) {
       request.log.warn({ status: response.status }, 'portal session refused');
-      return reply.code(502).type('text/html; charset=utf-8').send(page('<p>Your account cannot be opened right now. Please try again in a moment.</p>'));
+      return reply
+        .code(502)
+        .type('text/html; charset=utf-8')
+        .send(page('<p>Your account cannot be opened right now. Please try again in a moment.</p>'));
     }
     const { url } = (await response.json()) as { url: string };
     return reply.header('cache-control', 'no-store').redirect(url, 303);

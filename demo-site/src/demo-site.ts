@@ -61,7 +61,11 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
     allowedPath: (pathName) => serveSourceMaps || !pathName.endsWith('.map'),
   });
   // "Account": the customer portal for the shopper signed in by their completed checkout (its hook sees the proxy's answers, so first).
-  registerDemoAccount(app, { billingApiUrl: options.checkout.billingApiUrl, apiKey: options.checkout.apiKey, ...(options.checkout.sessionSecret ? { secret: options.checkout.sessionSecret } : {}) });
+  registerDemoAccount(app, {
+    billingApiUrl: options.checkout.billingApiUrl,
+    apiKey: options.checkout.apiKey,
+    ...(options.checkout.sessionSecret ? { secret: options.checkout.sessionSecret } : {}),
+  });
   await app.register(checkoutProxy, { prefix: '/checkout', ...options.checkout });
   return app;
 }

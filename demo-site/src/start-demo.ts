@@ -17,7 +17,12 @@ export const DEMO_KEYS_FILE = 'demo-store-keys.json';
  * set, else the ones the first start created (saved in the embedded database's
  * folder, readable by its owner only, so `npm start` works again after a restart).
  */
-export function demoKeys(options: { env: NodeJS.ProcessEnv; dataDir: string; embedded: boolean; created?: DemoKeys }): DemoKeys | undefined {
+export function demoKeys(options: {
+  env: NodeJS.ProcessEnv;
+  dataDir: string;
+  embedded: boolean;
+  created?: DemoKeys;
+}): DemoKeys | undefined {
   const { env, dataDir, embedded, created } = options;
   const file = path.join(dataDir, DEMO_KEYS_FILE);
   if (created) {
@@ -45,12 +50,19 @@ export interface StartDemoOptions {
 
 /** Builds the storefront, checks its key against the billing API, listens. */
 export async function startDemoSite(options: StartDemoOptions): Promise<{ app: FastifyInstance; url: string }> {
-  const probe = await fetch(new URL('/v1/Plans?pageSize=1', options.billingApiUrl), { headers: { authorization: `Basic ${options.keys.apiKey}` } }).catch((error: Error) => {
+  const probe = await fetch(new URL('/v1/Plans?pageSize=1', options.billingApiUrl), {
+    headers: { authorization: `Basic ${options.keys.apiKey}` },
+  }).catch((error: Error) => {
     const cause = error.cause instanceof Error ? error.cause.message : error.message;
-    throw new Error(`the billing API at ${options.billingApiUrl} cannot be reached (${cause}); with HTTPS and a certificate of your own, let Node trust it: NODE_EXTRA_CA_CERTS=cert.pem`);
+    throw new Error(
+      `the billing API at ${options.billingApiUrl} cannot be reached (${cause}); with HTTPS and a certificate of your own, let Node trust it: NODE_EXTRA_CA_CERTS=cert.pem`,
+    );
   });
   await probe.body?.cancel();
-  if (probe.status === 401) throw new Error("the demo store's private API key is refused by the billing API: set RENEW_API_KEY and RENEW_PUBLIC_API_KEY to this account's keys");
+  if (probe.status === 401)
+    throw new Error(
+      "the demo store's private API key is refused by the billing API: set RENEW_API_KEY and RENEW_PUBLIC_API_KEY to this account's keys",
+    );
   // The merchant key's own per-minute limit, as the billing API states it: a shopper may cause 10 % of it.
   const merchantPerMinute = Number(probe.headers.get('x-rate-limit-limit-minute')) || undefined;
   const app = await buildDemoSite({

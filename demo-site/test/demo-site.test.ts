@@ -17,8 +17,12 @@ beforeAll(async () => {
   billingUrl = `http://127.0.0.1:${(billing.app.server.address() as { port: number }).port}`;
   site = await buildDemoSite({
     checkout: {
-      billingApiUrl: billingUrl, apiKey: billing.account.apiKey, captureUrl: 'http://127.0.0.1:8081', publicApiKey: billing.account.publicApiKey,
-      captcha: { mode: 'dev', siteKey: null }, currency: 'USD',
+      billingApiUrl: billingUrl,
+      apiKey: billing.account.apiKey,
+      captureUrl: 'http://127.0.0.1:8081',
+      publicApiKey: billing.account.publicApiKey,
+      captcha: { mode: 'dev', siteKey: null },
+      currency: 'USD',
     },
   });
 });
@@ -36,7 +40,7 @@ describe('the demo storefront', () => {
     expect(page.body).toContain('<renew-checkout proxy="/checkout"></renew-checkout>');
     const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self' https://www.google.com/recaptcha/");
-    expect(csp).toContain('connect-src \'self\' http://127.0.0.1:8081');
+    expect(csp).toContain("connect-src 'self' http://127.0.0.1:8081");
     // The hosted card fields (the default) are an iframe of the capture host.
     expect(csp).toContain('frame-src http://127.0.0.1:8081 https://www.google.com/recaptcha/');
     expect(csp).not.toContain('unsafe-inline');
@@ -49,8 +53,12 @@ describe('the demo storefront', () => {
     expect((await site.inject({ method: 'GET', url: '/widget/renew-checkout.js.map' })).statusCode).toBe(200);
     const production = await buildDemoSite({
       checkout: {
-        billingApiUrl: billingUrl, apiKey: billing.account.apiKey, captureUrl: 'http://127.0.0.1:8081', publicApiKey: billing.account.publicApiKey,
-        captcha: { mode: 'dev', siteKey: null }, currency: 'USD',
+        billingApiUrl: billingUrl,
+        apiKey: billing.account.apiKey,
+        captureUrl: 'http://127.0.0.1:8081',
+        publicApiKey: billing.account.publicApiKey,
+        captcha: { mode: 'dev', siteKey: null },
+        currency: 'USD',
       },
       serveSourceMaps: false,
     });
@@ -90,15 +98,23 @@ describe('the demo store keys', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(created);
     expect(demoKeys({ env: {}, dataDir, embedded: true })).toEqual(created);
     // Keys given in the environment win; on PostgreSQL nothing is written or read.
-    expect(demoKeys({ env: { RENEW_API_KEY: 'sk_env', RENEW_PUBLIC_API_KEY: 'pk_env' }, dataDir, embedded: true })).toEqual({ apiKey: 'sk_env', publicApiKey: 'pk_env' });
+    expect(demoKeys({ env: { RENEW_API_KEY: 'sk_env', RENEW_PUBLIC_API_KEY: 'pk_env' }, dataDir, embedded: true })).toEqual({
+      apiKey: 'sk_env',
+      publicApiKey: 'pk_env',
+    });
     expect(demoKeys({ env: {}, dataDir, embedded: false })).toBeUndefined();
   });
 
   it('refuses to start the store with a key the billing API does not accept', async () => {
     await expect(
       startDemoSite({
-        host: '127.0.0.1', port: 0, billingApiUrl: billingUrl, captureUrl: 'http://127.0.0.1:8081',
-        keys: { apiKey: 'sk_wrong', publicApiKey: 'pk_wrong' }, captcha: { mode: 'dev', siteKey: null }, currency: 'USD',
+        host: '127.0.0.1',
+        port: 0,
+        billingApiUrl: billingUrl,
+        captureUrl: 'http://127.0.0.1:8081',
+        keys: { apiKey: 'sk_wrong', publicApiKey: 'pk_wrong' },
+        captcha: { mode: 'dev', siteKey: null },
+        currency: 'USD',
       }),
     ).rejects.toThrow(/private API key is refused/);
   });
@@ -109,8 +125,13 @@ describe("the demo store's Account page", () => {
     const secret = 'demo-account-test-secret';
     const withSecret = await buildDemoSite({
       checkout: {
-        billingApiUrl: billingUrl, apiKey: billing.account.apiKey, captureUrl: 'http://127.0.0.1:8081', publicApiKey: billing.account.publicApiKey,
-        captcha: { mode: 'dev', siteKey: null }, currency: 'USD', sessionSecret: secret,
+        billingApiUrl: billingUrl,
+        apiKey: billing.account.apiKey,
+        captureUrl: 'http://127.0.0.1:8081',
+        publicApiKey: billing.account.publicApiKey,
+        captcha: { mode: 'dev', siteKey: null },
+        currency: 'USD',
+        sessionSecret: secret,
       },
     });
     try {
@@ -122,13 +143,25 @@ describe("the demo store's Account page", () => {
       expect(anonymous.statusCode).toBe(200);
       expect(anonymous.body).toContain('Subscribe first');
       // A cookie naming a customer without the store's signature signs nobody in.
-      const forged = await withSecret.inject({ method: 'GET', url: '/account', headers: { cookie: `inkwell_account=${customerId}.forged` } });
+      const forged = await withSecret.inject({
+        method: 'GET',
+        url: '/account',
+        headers: { cookie: `inkwell_account=${customerId}.forged` },
+      });
       expect(forged.body).toContain('Subscribe first');
 
-      const signedIn = await withSecret.inject({ method: 'GET', url: '/account', headers: { cookie: demoAccountCookie(secret, customerId) } });
+      const signedIn = await withSecret.inject({
+        method: 'GET',
+        url: '/account',
+        headers: { cookie: demoAccountCookie(secret, customerId) },
+      });
       expect(signedIn.statusCode, signedIn.body).toBe(303);
       expect(signedIn.headers.location).toMatch(/\/portal\/open\?token=pl_[\w-]+$/);
-      const links = await billing.database.db.selectFrom('portalLinks').select(['customerId', 'kind', 'returnUrl']).where('customerId', '=', customerId).execute();
+      const links = await billing.database.db
+        .selectFrom('portalLinks')
+        .select(['customerId', 'kind', 'returnUrl'])
+        .where('customerId', '=', customerId)
+        .execute();
       expect(links).toEqual([{ customerId, kind: 'session', returnUrl: 'http://localhost:80/' }]);
     } finally {
       await withSecret.close();

@@ -5,7 +5,9 @@ import { RenewCheckout } from '@renew/checkout-react';
 
 function Shop() {
   const [steps, setSteps] = useState<string[]>([]);
-  return createElement('main', null,
+  return createElement(
+    'main',
+    null,
     createElement(RenewCheckout, { proxy: '/checkout', lang: 'de', coupons: 'off', onStep: (e) => setSteps((s) => [...s, e.detail.step]) }),
     createElement('p', { id: 'steps' }, steps.join(',')),
   );

@@ -20,8 +20,11 @@ const SYSTEM_CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/us
  *   of each switch, so they would replace the lists Playwright passes itself.
  */
 function keepArg(arg: string): boolean {
-  return !['--disable-web-security', '--allow-running-insecure-content', '--single-process'].includes(arg)
-    && !arg.startsWith('--disable-features=') && !arg.startsWith('--enable-features=');
+  return (
+    !['--disable-web-security', '--allow-running-insecure-content', '--single-process'].includes(arg) &&
+    !arg.startsWith('--disable-features=') &&
+    !arg.startsWith('--enable-features=')
+  );
 }
 
 /**

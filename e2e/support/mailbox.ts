@@ -11,7 +11,9 @@ export async function startMailbox() {
   const reader = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://mailbox');
     const to = (url.searchParams.get('to') ?? '').toLowerCase();
-    const emails = smtp.received.filter((e) => e.to.some((address) => address.toLowerCase() === to)).map((e) => ({ subject: e.subject, text: e.text }));
+    const emails = smtp.received
+      .filter((e) => e.to.some((address) => address.toLowerCase() === to))
+      .map((e) => ({ subject: e.subject, text: e.text }));
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(emails));
   });
   await new Promise<void>((resolve) => reader.listen(0, '127.0.0.1', () => resolve()));

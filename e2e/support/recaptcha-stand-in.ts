@@ -10,7 +10,11 @@ export const STAND_IN_SECRET = 'e2e-recaptcha-secret';
  * `/recaptcha/api/siteverify` answers the siteverify protocol (form `secret`,
  * `response`, `remoteip` → `{success, hostname, error-codes}`) for those tokens.
  */
-export async function startRecaptchaStandIn(): Promise<{ url: string; stats: { verified: number; refused: number }; close(): Promise<void> }> {
+export async function startRecaptchaStandIn(): Promise<{
+  url: string;
+  stats: { verified: number; refused: number };
+  close(): Promise<void>;
+}> {
   const stats = { verified: 0, refused: 0 };
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://stand-in');
@@ -28,10 +32,18 @@ export async function startRecaptchaStandIn(): Promise<{ url: string; stats: { v
       request.on('end', () => {
         const form = new URLSearchParams(body);
         const token = form.get('response') ?? '';
-        const errors = form.get('secret') !== STAND_IN_SECRET ? ['invalid-input-secret'] : token.startsWith(`standin.${STAND_IN_SITE_KEY}.`) ? [] : ['invalid-input-response'];
+        const errors =
+          form.get('secret') !== STAND_IN_SECRET
+            ? ['invalid-input-secret']
+            : token.startsWith(`standin.${STAND_IN_SITE_KEY}.`)
+              ? []
+              : ['invalid-input-response'];
         if (errors.length === 0) stats.verified += 1;
         else stats.refused += 1;
-        const answer = errors.length === 0 ? { success: true, challenge_ts: new Date().toISOString(), hostname: '127.0.0.1' } : { success: false, 'error-codes': errors };
+        const answer =
+          errors.length === 0
+            ? { success: true, challenge_ts: new Date().toISOString(), hostname: '127.0.0.1' }
+            : { success: false, 'error-codes': errors };
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       });
       return;

@@ -43,16 +43,21 @@ async function start(env: Record<string, string>, catalogChanges: Record<string,
     ...env,
   });
   if (!product.demo) throw new Error(`the demo store did not start:\n${product.banner}`);
-  return { product, running: { demoUrl: product.demo.url, billingUrl: product.billing.url, captureUrl: product.captureUrl, apiKey, publicApiKey } };
+  return {
+    product,
+    running: { demoUrl: product.demo.url, billingUrl: product.billing.url, captureUrl: product.captureUrl, apiKey, publicApiKey },
+  };
 }
 
 /** A port free now, so the demo store's origin is known before the product starts. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    const server = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
   });
 }
 
@@ -65,7 +70,10 @@ const demoPort = await freePort();
 const demoCapture = (JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')) as { capture?: Record<string, unknown> }).capture;
 
 const recaptcha = await startRecaptchaStandIn();
-const dev = await start({ RENEW_CAPTCHA: 'dev', RENEW_DEMO_PORT: String(demoPort) }, { capture: { ...demoCapture, allowedShopDomains: [`http://127.0.0.1:${demoPort}`] } });
+const dev = await start(
+  { RENEW_CAPTCHA: 'dev', RENEW_DEMO_PORT: String(demoPort) },
+  { capture: { ...demoCapture, allowedShopDomains: [`http://127.0.0.1:${demoPort}`] } },
+);
 const google = await start({
   RENEW_CAPTCHA: 'google',
   RENEW_RECAPTCHA_SECRET: STAND_IN_SECRET,
@@ -78,9 +86,22 @@ const google = await start({
 const mailbox = await startMailbox();
 const portal = await start(
   { RENEW_CAPTCHA: 'dev', RENEW_TEST_CLOCKS: 'true', RENEW_SMTP_URL: mailbox.smtpUrl, RENEW_EMAIL_FROM: 'billing@shop.example' },
-  { portal: { cancelMode: 'either', editableEmailTypes: ['InvoicePost', 'PaymentReceived'], defaultReturnUrl: 'http://shop.example/account' } },
+  {
+    portal: {
+      cancelMode: 'either',
+      editableEmailTypes: ['InvoicePost', 'PaymentReceived'],
+      defaultReturnUrl: 'http://shop.example/account',
+    },
+  },
 );
-console.log(PRODUCT_LINE_PREFIX + JSON.stringify({ ...dev.running, google: { ...google.running, recaptchaStandInUrl: recaptcha.url }, portal: { ...portal.running, mailboxUrl: mailbox.url } }));
+console.log(
+  PRODUCT_LINE_PREFIX +
+    JSON.stringify({
+      ...dev.running,
+      google: { ...google.running, recaptchaStandInUrl: recaptcha.url },
+      portal: { ...portal.running, mailboxUrl: mailbox.url },
+    }),
+);
 
 const stop = async () => {
   await portal.product.close();

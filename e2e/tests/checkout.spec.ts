@@ -1,9 +1,24 @@
 import { readFile } from 'node:fs/promises';
-import { cardFrame, customerByEmail, expect, newShopper, payWith, product, reachPayment, requestsTo, test, useDirectCardFields } from './fixtures.js';
+import {
+  cardFrame,
+  customerByEmail,
+  expect,
+  newShopper,
+  payWith,
+  product,
+  reachPayment,
+  requestsTo,
+  test,
+  useDirectCardFields,
+} from './fixtures.js';
 
 // The checkout as merchants get it by default: the card in the capture host's frame (card-fields="hosted").
 
-test('a shopper subscribes to Pro, pays the previewed total with a test card, and the subscription is active', async ({ page, checkout, problems }) => {
+test('a shopper subscribes to Pro, pays the previewed total with a test card, and the subscription is active', async ({
+  page,
+  checkout,
+  problems,
+}) => {
   const shopper = newShopper();
   await reachPayment(checkout, shopper, /Pro.*per month/);
   // 5 seats × 8.00 + support 9.00 + setup 25.00 = 74.00; New York sales tax 4 % = 2.96.
@@ -20,9 +35,13 @@ test('a shopper subscribes to Pro, pays the previewed total with a test card, an
 
   const customer = await customerByEmail(shopper.email);
   expect(customer?.status).toBe('Active');
-  const cards = await product.api<Array<{ maskedCardNumber: string; isDefault: boolean }>>(`/v1/customers/${customer!.id}/paymentMethods/creditCard`);
+  const cards = await product.api<Array<{ maskedCardNumber: string; isDefault: boolean }>>(
+    `/v1/customers/${customer!.id}/paymentMethods/creditCard`,
+  );
   expect(cards).toEqual([expect.objectContaining({ maskedCardNumber: '************4242', isDefault: true })]);
-  const invoices = await product.api<Array<{ invoiceAmount: number; outstandingBalance: number; status: string }>>(`/v1/Customers/${customer!.id}/Invoices`);
+  const invoices = await product.api<Array<{ invoiceAmount: number; outstandingBalance: number; status: string }>>(
+    `/v1/Customers/${customer!.id}/Invoices`,
+  );
   expect(invoices).toEqual([expect.objectContaining({ invoiceAmount: 76.96, outstandingBalance: 0, status: 'Paid' })]);
 
   // The done step offers the invoice as a PDF, through the merchant's proxy with this checkout's session.
@@ -73,7 +92,9 @@ test('after three refused cards the form locks', async ({ checkout }) => {
     await payWith(checkout, '4000 0000 0000 9995');
     await expect(checkout.getByRole('alert')).toContainText('This card could not be used');
   }
-  await expect(checkout.getByRole('alert')).toHaveText('This card could not be used, and no more attempts are allowed. Please contact the shop.');
+  await expect(checkout.getByRole('alert')).toHaveText(
+    'This card could not be used, and no more attempts are allowed. Please contact the shop.',
+  );
   await expect(checkout.getByRole('button', { name: /^Pay / })).toBeDisabled();
   // The fields in the frame are locked too.
   await expect(cardFrame(checkout).getByLabel('Card number')).toBeDisabled();

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { expect, test as base, type FrameLocator, type Locator, type Page } from '@playwright/test';
 import { PRODUCT_FILE } from '../support/global-setup.js';
 
-interface RunningProduct { demoUrl: string; billingUrl: string; captureUrl: string; apiKey: string; publicApiKey: string }
+interface RunningProduct {
+  demoUrl: string;
+  billingUrl: string;
+  captureUrl: string;
+  apiKey: string;
+  publicApiKey: string;
+}
 const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & {
   google: RunningProduct & { recaptchaStandInUrl: string };
   portal: RunningProduct & { mailboxUrl: string };
@@ -40,14 +46,20 @@ export const portalProduct = {
     return (await res.json()) as T;
   },
   async emailsTo(address: string): Promise<Array<{ subject: string; text: string }>> {
-    return (await fetch(`${running.portal.mailboxUrl}/emails?to=${encodeURIComponent(address)}`)).json() as Promise<Array<{ subject: string; text: string }>>;
+    return (await fetch(`${running.portal.mailboxUrl}/emails?to=${encodeURIComponent(address)}`)).json() as Promise<
+      Array<{ subject: string; text: string }>
+    >;
   },
 };
 
 /** The product with reCAPTCHA, Google played by a local stand-in (support/recaptcha-stand-in.ts). */
 export const googleProduct = { ...productAt(running.google), recaptchaStandInUrl: running.google.recaptchaStandInUrl };
 
-export interface Shopper { firstName: string; lastName: string; email: string }
+export interface Shopper {
+  firstName: string;
+  lastName: string;
+  email: string;
+}
 
 let shopperNumber = 0;
 export function newShopper(): Shopper {
@@ -59,7 +71,9 @@ export const test = base.extend<{ checkout: Locator; problems: string[] }>({
   // Console errors and CSP violations on the store page: a test fails on any.
   problems: async ({ page }, use) => {
     const problems: string[] = [];
-    page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
     page.on('pageerror', (error) => problems.push(error.message));
     await use(problems);
   },
@@ -132,6 +146,8 @@ export async function customerByEmail(email: string, at: { api: typeof product.a
 
 export function requestsTo(page: Page, origin: string): string[] {
   const seen: string[] = [];
-  page.on('request', (request) => { if (request.url().startsWith(origin)) seen.push(`${request.method()} ${request.url()}`); });
+  page.on('request', (request) => {
+    if (request.url().startsWith(origin)) seen.push(`${request.method()} ${request.url()}`);
+  });
   return seen;
 }

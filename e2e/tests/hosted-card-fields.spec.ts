@@ -17,11 +17,15 @@ import { cardFrame, customerByEmail, expect, fillCard, newShopper, product, reac
 function installSpy() {
   const spy = { events: [] as string[], messages: [] as string[], bodies: [] as string[], unreachableFrames: 0 };
   for (const type of ['keydown', 'keypress', 'keyup', 'beforeinput', 'input', 'paste', 'change']) {
-    document.addEventListener(type, (event) => {
-      const e = event as KeyboardEvent & InputEvent;
-      const target = event.composedPath()[0] as HTMLInputElement | undefined;
-      spy.events.push(`${type}:${e.key ?? e.data ?? ''}:${target?.value ?? ''}`);
-    }, true);
+    document.addEventListener(
+      type,
+      (event) => {
+        const e = event as KeyboardEvent & InputEvent;
+        const target = event.composedPath()[0] as HTMLInputElement | undefined;
+        spy.events.push(`${type}:${e.key ?? e.data ?? ''}:${target?.value ?? ''}`);
+      },
+      true,
+    );
   }
   window.addEventListener('message', (event) => spy.messages.push(JSON.stringify(event.data)), true);
   const realFetch = window.fetch.bind(window);
@@ -71,7 +75,10 @@ async function spyReport(page: import('@playwright/test').Page): Promise<SpyRepo
   });
 }
 
-test('the proof: a script on the merchant page finds neither the card number nor the CVV, before or after paying', async ({ page, checkout }) => {
+test('the proof: a script on the merchant page finds neither the card number nor the CVV, before or after paying', async ({
+  page,
+  checkout,
+}) => {
   const shopper = newShopper();
   await reachPayment(checkout, shopper);
   await checkout.getByRole('button', { name: 'Continue to payment' }).click();
@@ -128,18 +135,25 @@ test('a page on a site that is not one of the shop domains cannot frame the card
   await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
   try {
     const refusals: string[] = [];
-    page.on('console', (message) => { if (/frame-ancestors/.test(message.text())) refusals.push(message.text()); });
+    page.on('console', (message) => {
+      if (/frame-ancestors/.test(message.text())) refusals.push(message.text());
+    });
     await page.goto(`http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/`);
     await expect.poll(() => refusals).toEqual([expect.stringContaining(`frame-ancestors 'self' ${product.demoUrl}`)]);
     await expect(page.frameLocator('iframe').getByLabel('Card number')).toHaveCount(0);
     // The frame's script never ran there: it fetched nothing.
-    expect(page.frames().some((f) => f.url().startsWith(`${product.captureUrl}/hosted/card-fields`) && f.url() !== 'about:blank')).toBe(false);
+    expect(page.frames().some((f) => f.url().startsWith(`${product.captureUrl}/hosted/card-fields`) && f.url() !== 'about:blank')).toBe(
+      false,
+    );
   } finally {
     await new Promise((resolve) => elsewhere.close(resolve));
   }
 });
 
-test('accessible across the frame: labels, focus order from the name into the card fields and out, announced errors, axe inside the frame', async ({ page, checkout }) => {
+test('accessible across the frame: labels, focus order from the name into the card fields and out, announced errors, axe inside the frame', async ({
+  page,
+  checkout,
+}) => {
   await reachPayment(checkout, newShopper());
   await checkout.getByRole('button', { name: 'Continue to payment' }).click();
   await expect(checkout.locator('renew-hosted-card-frame[ready]')).toBeAttached();
@@ -178,7 +192,7 @@ test('accessible across the frame: labels, focus order from the name into the ca
   expect(JSON.stringify(results.passes)).toContain('cardNumber');
 });
 
-test('at 320 px the fields fit, and the frame\'s height follows its content as errors come and go', async ({ page, checkout }) => {
+test("at 320 px the fields fit, and the frame's height follows its content as errors come and go", async ({ page, checkout }) => {
   await page.setViewportSize({ width: 320, height: 800 });
   await reachPayment(checkout, newShopper());
   await checkout.getByRole('button', { name: 'Continue to payment' }).click();
@@ -188,9 +202,18 @@ test('at 320 px the fields fit, and the frame\'s height follows its content as e
   const measure = async () => ({
     frameHeight: Math.round((await iframe.boundingBox())!.height),
     frameWidth: Math.round((await iframe.boundingBox())!.width),
-    content: await frame.locator('html').evaluate((html) => ({ height: Math.ceil(html.getBoundingClientRect().height), scrollWidth: html.scrollWidth, clientWidth: html.clientWidth })),
+    content: await frame.locator('html').evaluate((html) => ({
+      height: Math.ceil(html.getBoundingClientRect().height),
+      scrollWidth: html.scrollWidth,
+      clientWidth: html.clientWidth,
+    })),
   });
-  await expect.poll(async () => { const m = await measure(); return m.frameHeight - m.content.height; }).toBe(0);
+  await expect
+    .poll(async () => {
+      const m = await measure();
+      return m.frameHeight - m.content.height;
+    })
+    .toBe(0);
   const calm = await measure();
   // The frame takes the width the checkout gives it (at 320 px, the checkout's own layout decides that) and nothing inside overflows it.
   const stepWidth = Math.round((await checkout.locator('renew-card-step form').boundingBox())!.width);
@@ -210,10 +233,15 @@ test('at 320 px the fields fit, and the frame\'s height follows its content as e
   await checkout.getByRole('button', { name: /^Pay / }).click();
   await expect(frame.getByText('Enter a valid card number.')).toBeVisible();
   await expect.poll(async () => (await measure()).frameHeight).toBeGreaterThan(calm.frameHeight);
-  await expect.poll(async () => { const m = await measure(); return m.frameHeight - m.content.height; }).toBe(0);
+  await expect
+    .poll(async () => {
+      const m = await measure();
+      return m.frameHeight - m.content.height;
+    })
+    .toBe(0);
 });
 
-test('the fields speak the page\'s language', async ({ checkout }) => {
+test("the fields speak the page's language", async ({ checkout }) => {
   await reachPayment(checkout, newShopper());
   await checkout.evaluate((element) => element.setAttribute('lang', 'fr'));
   await checkout.getByRole('button', { name: 'Passer au paiement' }).click();

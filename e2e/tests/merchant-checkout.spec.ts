@@ -1,11 +1,25 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
-import { customerByEmail, expect, fillCard, newShopper, payWith, product, reachAddress, reachPayment, test, useDirectCardFields } from './fixtures.js';
+import {
+  customerByEmail,
+  expect,
+  fillCard,
+  newShopper,
+  payWith,
+  product,
+  reachAddress,
+  reachPayment,
+  test,
+  useDirectCardFields,
+} from './fixtures.js';
 
 /** axe-core on the checkout as it is now (open shadow roots included): any violation fails. */
 async function expectAccessible(page: Page, where: string) {
   const results = await new AxeBuilder({ page }).include('renew-checkout').analyze();
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), where).toEqual([]);
+  expect(
+    results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    where,
+  ).toEqual([]);
 }
 
 /** Every text the shopper sees or hears in the checkout, through its shadow roots (labels, buttons, aria-labels, placeholders). */
@@ -27,11 +41,16 @@ function shownText(checkout: Locator): Promise<string> {
 }
 
 /** Words of the checkout's English that must not appear on a French screen (the catalogue's own names, such as "Basic", are the merchant's). */
-const ENGLISH_WORDS = /\b(Continue|Back|Step|Plan|Details|Review|Payment|Done|Your|due|today|Pay|per month|Card|Expiry|Security|Thank|Address|City|Postal|Country|Coupon|Apply|Then|cancel|renews)\b/;
+const ENGLISH_WORDS =
+  /\b(Continue|Back|Step|Plan|Details|Review|Payment|Done|Your|due|today|Pay|per month|Card|Expiry|Security|Thank|Address|City|Postal|Country|Coupon|Apply|Then|cancel|renews)\b/;
 
-const noHorizontalScroll = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth <= document.scrollingElement!.clientWidth);
+const noHorizontalScroll = (page: Page) =>
+  page.evaluate(() => document.scrollingElement!.scrollWidth <= document.scrollingElement!.clientWidth);
 
-test('a French shopper checks out from plan to done with no English word on screen, amounts and dates in French', async ({ page, problems }) => {
+test('a French shopper checks out from plan to done with no English word on screen, amounts and dates in French', async ({
+  page,
+  problems,
+}) => {
   await page.goto(`${product.demoUrl}/?lang=fr`);
   const checkout = page.locator('renew-checkout');
   // The widget's own card inputs (direct mode): their words, grouping and brand in French. The hosted frame's French: hosted-card-fields.spec.ts.
@@ -95,7 +114,9 @@ test('a French shopper checks out from plan to done with no English word on scre
   // The date promised is the billing API's next period.
   const customer = await customerByEmail(shopper.email);
   const [subscription] = await product.api<Array<{ nextPeriodStartDate: string }>>(`/v1/customers/${customer!.id}/subscriptions`);
-  const promised = new Intl.DateTimeFormat('fr', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${subscription!.nextPeriodStartDate.slice(0, 10)}T00:00:00Z`));
+  const promised = new Intl.DateTimeFormat('fr', { dateStyle: 'long', timeZone: 'UTC' }).format(
+    new Date(`${subscription!.nextPeriodStartDate.slice(0, 10)}T00:00:00Z`),
+  );
   expect(renewal).toContain(`à partir du ${promised}`);
   // The refused coupon is a 400 answer, which the browser logs; nothing else may be.
   expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
@@ -149,12 +170,16 @@ test('three seats on the per-seat plan: the preview follows, and the invoice is 
   expect(invoice!.status).toBe('Paid');
 });
 
-test('the review and payment steps state the renewal with the next charge date; the pay button the amount due today', async ({ checkout }) => {
+test('the review and payment steps state the renewal with the next charge date; the pay button the amount due today', async ({
+  checkout,
+}) => {
   const shopper = newShopper();
   await reachPayment(checkout, shopper);
   const renewal = checkout.locator('[data-renewal]');
   const shown = (await renewal.innerText()).trim();
-  expect(shown).toMatch(/^Then \$19\.99 plus tax per month, from [A-Z][a-z]+ \d{1,2}, \d{4}\. Your subscription renews automatically until you cancel; you can cancel any time\.$/);
+  expect(shown).toMatch(
+    /^Then \$19\.99 plus tax per month, from [A-Z][a-z]+ \d{1,2}, \d{4}\. Your subscription renews automatically until you cancel; you can cancel any time\.$/,
+  );
   await checkout.getByRole('button', { name: 'Continue to payment' }).click();
   expect((await checkout.locator('[data-renewal]').innerText()).trim()).toBe(shown);
   await expect(checkout.getByRole('button', { name: 'Pay $31.19' })).toBeVisible();
@@ -162,7 +187,9 @@ test('the review and payment steps state the renewal with the next charge date; 
   await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
   const customer = await customerByEmail(shopper.email);
   const [subscription] = await product.api<Array<{ nextPeriodStartDate: string }>>(`/v1/customers/${customer!.id}/subscriptions`);
-  const date = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${subscription!.nextPeriodStartDate.slice(0, 10)}T00:00:00Z`));
+  const date = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(
+    new Date(`${subscription!.nextPeriodStartDate.slice(0, 10)}T00:00:00Z`),
+  );
   expect(shown).toContain(`from ${date}.`);
 });
 

@@ -9,7 +9,14 @@ import { expect, newShopper, payWith, portalProduct as p, product, reachPayment,
  * link, cancel and uncancel, invoice PDFs, the French portal, axe, and 320 px.
  */
 
-const TEST_CARD = { cardNumber: '4242424242424242', firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 30, cvv: '123' };
+const TEST_CARD = {
+  cardNumber: '4242424242424242',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  expirationMonth: 12,
+  expirationYear: 30,
+  cvv: '123',
+};
 const BASIC_MONTHLY = 11;
 const DAY = 86_400_000;
 
@@ -22,11 +29,27 @@ function newEmail(): string {
 /** A customer Active on Basic monthly with a card, its first invoice posted (and paid when `pay`). */
 async function activeCustomer(options: { email?: string; pay?: boolean } = {}) {
   const email = options.email ?? newEmail();
-  const customer = await p.call<{ id: number }>('POST', '/v1/customers', { firstName: 'Ada', lastName: `Lovelace${customerNumber}`, primaryEmail: email, currency: 'USD' });
+  const customer = await p.call<{ id: number }>('POST', '/v1/customers', {
+    firstName: 'Ada',
+    lastName: `Lovelace${customerNumber}`,
+    primaryEmail: email,
+    currency: 'USD',
+  });
   await p.call('POST', '/v1/subscriptions', { customerId: customer.id, planFrequencyId: BASIC_MONTHLY });
   await p.call('POST', '/v1/paymentmethods/creditcard', { customerId: customer.id, ...TEST_CARD });
-  await p.call('POST', '/v1/customeractivation', { customerId: customer.id, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
-  if (options.pay) await p.call('POST', '/v1/payments', { customerId: customer.id, amount: 29.99, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true });
+  await p.call('POST', '/v1/customeractivation', {
+    customerId: customer.id,
+    activateAllSubscriptions: true,
+    activateAllDraftPurchases: false,
+    temporarilyDisableAutoPost: false,
+  });
+  if (options.pay)
+    await p.call('POST', '/v1/payments', {
+      customerId: customer.id,
+      amount: 29.99,
+      paymentMethod: 'CreditCard',
+      useDefaultPaymentMethod: true,
+    });
   return { id: customer.id, email };
 }
 
@@ -41,7 +64,11 @@ async function openPortal(page: Page, customerId: number, body: Record<string, u
 const portal = (page: Page) => page.locator('renew-portal');
 const cardFrame = (page: Page) => portal(page).locator('iframe[title="Card details"]').contentFrame();
 
-async function fillCard(page: Page, number: string, labels = { number: 'Card number', expiry: 'Expiry date (MM / YY)', cvv: 'Security code (CVV)' }) {
+async function fillCard(
+  page: Page,
+  number: string,
+  labels = { number: 'Card number', expiry: 'Expiry date (MM / YY)', cvv: 'Security code (CVV)' },
+) {
   await expect(portal(page).locator('renew-hosted-card-frame[ready]')).toBeAttached();
   await cardFrame(page).getByLabel(labels.number).fill(number);
   await cardFrame(page).getByLabel(labels.expiry).fill('12 / 30');
@@ -51,24 +78,43 @@ async function fillCard(page: Page, number: string, labels = { number: 'Card num
 /** Every page of the portal, by its deep link. */
 const VIEWS = ['overview', 'card', 'pay', 'invoices', 'details'] as const;
 
-
-test('a customer suspended after a failed renewal opens a portal link, enters a new card in the hosted fields, pays, and is Active with the payment allocated', async ({ page }) => {
+test('a customer suspended after a failed renewal opens a portal link, enters a new card in the hosted fields, pays, and is Active with the payment allocated', async ({
+  page,
+}) => {
   const now = new Date();
-  await p.call('POST', '/v1/testclock/advance', { to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 10, 12)).toISOString() });
+  await p.call('POST', '/v1/testclock/advance', {
+    to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 10, 12)).toISOString(),
+  });
   const customer = await activeCustomer({ pay: true });
   const setting = await p.call<Record<string, unknown>>('GET', `/v1/customerbillingsetting/${customer.id}`);
-  await p.call('PUT', '/v1/customerbillingsetting', { ...setting, autoCollect: true, customerGracePeriod: 3, gracePeriodExtension: 0, customerAutoCancel: 30 });
+  await p.call('PUT', '/v1/customerbillingsetting', {
+    ...setting,
+    autoCollect: true,
+    customerGracePeriod: 3,
+    gracePeriodExtension: 0,
+    customerAutoCancel: 30,
+  });
   // The card starts declining; the renewal fails and, past the grace period, the customer is suspended.
-  await p.call('POST', '/v1/paymentmethods/creditcard', { customerId: customer.id, ...TEST_CARD, cardNumber: '4000000000000341', isDefault: true });
-  await p.call('POST', '/v1/testclock/advance', { to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 3, 10, 12) + 6 * DAY).toISOString() });
+  await p.call('POST', '/v1/paymentmethods/creditcard', {
+    customerId: customer.id,
+    ...TEST_CARD,
+    cardNumber: '4000000000000341',
+    isDefault: true,
+  });
+  await p.call('POST', '/v1/testclock/advance', {
+    to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 3, 10, 12) + 6 * DAY).toISOString(),
+  });
   expect((await p.call<{ status: string }>('GET', `/v1/customers/${customer.id}`)).status).toBe('Suspended');
-  const unpaid = (await p.call<Array<{ id: number; outstandingBalance: number }>>('GET', `/v1/customers/${customer.id}/invoices`)).filter((i) => i.outstandingBalance > 0);
+  const unpaid = (await p.call<Array<{ id: number; outstandingBalance: number }>>('GET', `/v1/customers/${customer.id}/invoices`)).filter(
+    (i) => i.outstandingBalance > 0,
+  );
   expect(unpaid).toHaveLength(1);
 
   const seenByPortalScript: string[] = [];
   page.on('request', (request) => {
     // The card goes from the frame to the capture endpoint; the portal's own requests never carry it.
-    if (request.frame() === page.mainFrame() && (request.postData() ?? '').includes('4242424242424242')) seenByPortalScript.push(request.url());
+    if (request.frame() === page.mainFrame() && (request.postData() ?? '').includes('4242424242424242'))
+      seenByPortalScript.push(request.url());
   });
   await openPortal(page, customer.id, { flow: 'paymentMethodUpdate' });
   await expect(portal(page).getByRole('heading', { name: 'Update your card' })).toBeVisible();
@@ -83,8 +129,14 @@ test('a customer suspended after a failed renewal opens a portal link, enters a 
 
   expect((await p.call<{ status: string }>('GET', `/v1/customers/${customer.id}`)).status).toBe('Active');
   expect((await p.call<{ outstandingBalance: number }>('GET', `/v1/Invoices/${unpaid[0]!.id}`)).outstandingBalance).toBe(0);
-  const payments = await p.call<Array<{ source: string; status: string; invoiceAllocations: Array<{ invoiceId: number }> }>>('GET', `/v1/customers/${customer.id}/payments`);
-  expect(payments.find((pay) => pay.source === 'SelfServicePortal')).toMatchObject({ status: 'Succeeded', invoiceAllocations: [expect.objectContaining({ invoiceId: unpaid[0]!.id })] });
+  const payments = await p.call<Array<{ source: string; status: string; invoiceAllocations: Array<{ invoiceId: number }> }>>(
+    'GET',
+    `/v1/customers/${customer.id}/payments`,
+  );
+  expect(payments.find((pay) => pay.source === 'SelfServicePortal')).toMatchObject({
+    status: 'Succeeded',
+    invoiceAllocations: [expect.objectContaining({ invoiceId: unpaid[0]!.id })],
+  });
   expect(seenByPortalScript).toEqual([]);
 });
 
@@ -129,7 +181,13 @@ test('a customer downloads an invoice as a PDF', async ({ page }) => {
   const customer = await activeCustomer();
   await openPortal(page, customer.id, { flow: 'invoices' });
   await expect(portal(page).getByRole('heading', { name: 'Invoices' })).toBeVisible();
-  const [download] = await Promise.all([page.waitForEvent('download'), portal(page).getByRole('link', { name: /^Download invoice .* \(PDF\)$/ }).first().click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    portal(page)
+      .getByRole('link', { name: /^Download invoice .* \(PDF\)$/ })
+      .first()
+      .click(),
+  ]);
   expect(download.suggestedFilename()).toMatch(/\.pdf$/);
   const stream = await download.createReadStream();
   const chunks: Buffer[] = [];
@@ -149,7 +207,9 @@ function visibleText(page: Page): Promise<string> {
 test('the French portal shows no English', async ({ page }) => {
   const customer = await activeCustomer();
   await openPortal(page, customer.id, { locale: 'fr' });
-  const english = Object.values(portalText('en')).filter((value) => !Object.values(portalText('fr')).includes(value) && !value.includes('|') && value.length > 3);
+  const english = Object.values(portalText('en')).filter(
+    (value) => !Object.values(portalText('fr')).includes(value) && !value.includes('|') && value.length > 3,
+  );
   for (const view of VIEWS) {
     await page.evaluate((hash) => (location.hash = hash), view);
     await expect(portal(page).locator('main h2')).toBeVisible();
@@ -159,7 +219,11 @@ test('the French portal shows no English', async ({ page }) => {
     expect(text).toContain('Votre compte');
     for (const template of english) {
       // A template's words, its placeholders aside, must not be on screen.
-      for (const piece of template.split(/\{\d\}/).map((s) => s.trim()).filter((s) => s.length > 3)) expect(text, `${view}: "${piece}"`).not.toContain(piece);
+      for (const piece of template
+        .split(/\{\d\}/)
+        .map((s) => s.trim())
+        .filter((s) => s.length > 3))
+        expect(text, `${view}: "${piece}"`).not.toContain(piece);
     }
   }
   // The card fields in the frame speak French too.
@@ -175,7 +239,8 @@ test('every portal page is axe-clean and fits 320 px without sideways scrolling'
     const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
     expect(results.violations.map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
   };
-  const fits = async (where: string) => expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(320);
+  const fits = async (where: string) =>
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(320);
 
   await page.goto(`${p.captureUrl}/portal/sign-in?account=${encodeURIComponent(p.publicApiKey)}`);
   await axe('sign-in');
@@ -186,7 +251,12 @@ test('every portal page is axe-clean and fits 320 px without sideways scrolling'
   for (const view of [...VIEWS, `cancel-${subscriptions[0]!.id}`]) {
     await page.evaluate((hash) => (location.hash = hash), view);
     await expect(portal(page).locator('main h2')).toBeVisible();
-    if (view === 'card' || view === 'pay') await expect(portal(page).locator('renew-hosted-card-frame[ready]').or(portal(page).getByRole('button', { name: /^Pay / }))).toBeAttached();
+    if (view === 'card' || view === 'pay')
+      await expect(
+        portal(page)
+          .locator('renew-hosted-card-frame[ready]')
+          .or(portal(page).getByRole('button', { name: /^Pay / })),
+      ).toBeAttached();
     await axe(view);
     await fits(view);
   }

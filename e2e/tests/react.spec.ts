@@ -19,10 +19,16 @@ test.beforeAll(async () => {
 
 test('the React wrapper renders <renew-checkout> with its props, and its events reach the React callbacks', async ({ page }) => {
   await page.route(`${product.demoUrl}/react-shop`, (route) =>
-    route.fulfill({ contentType: 'text/html', body: '<!doctype html><html lang="en"><title>React shop</title><div id="root"></div><script type="module" src="/react-shop/main.js"></script>' }),
+    route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><html lang="en"><title>React shop</title><div id="root"></div><script type="module" src="/react-shop/main.js"></script>',
+    }),
   );
   await page.route(`${product.demoUrl}/react-shop/*.js`, (route) =>
-    route.fulfill({ contentType: 'text/javascript', body: readFileSync(path.join(outDir, path.basename(new URL(route.request().url()).pathname)), 'utf8') }),
+    route.fulfill({
+      contentType: 'text/javascript',
+      body: readFileSync(path.join(outDir, path.basename(new URL(route.request().url()).pathname)), 'utf8'),
+    }),
   );
   await page.goto(`${product.demoUrl}/react-shop`);
   const checkout = page.locator('renew-checkout');

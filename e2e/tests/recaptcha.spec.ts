@@ -1,7 +1,11 @@
 import { customerByEmail, expect, fillCard, googleProduct, newShopper, reachPayment, test } from './fixtures.js';
 
-test('with reCAPTCHA, the widget shows it from the light DOM and the capture host verifies its token with siteverify', async ({ page, problems }) => {
-  const stats = async () => (await (await fetch(`${googleProduct.recaptchaStandInUrl}/stats`)).json()) as { verified: number; refused: number };
+test('with reCAPTCHA, the widget shows it from the light DOM and the capture host verifies its token with siteverify', async ({
+  page,
+  problems,
+}) => {
+  const stats = async () =>
+    (await (await fetch(`${googleProduct.recaptchaStandInUrl}/stats`)).json()) as { verified: number; refused: number };
   await page.goto(googleProduct.demoUrl);
   const checkout = page.locator('renew-checkout');
   const shopper = newShopper();

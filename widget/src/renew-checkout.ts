@@ -12,7 +12,14 @@ import './checkout/steps/summary-step.js';
 
 export type { CheckoutMessages, MessageId } from './checkout/i18n/localization.js';
 
-const STEPS: Array<[CheckoutStep, MessageId]> = [['plan', 'step.plan'], ['customer', 'step.customer'], ['address', 'step.address'], ['summary', 'step.summary'], ['card', 'step.card'], ['done', 'step.done']];
+const STEPS: Array<[CheckoutStep, MessageId]> = [
+  ['plan', 'step.plan'],
+  ['customer', 'step.customer'],
+  ['address', 'step.address'],
+  ['summary', 'step.summary'],
+  ['card', 'step.card'],
+  ['done', 'step.done'],
+];
 
 /**
  * `<renew-checkout>`: the whole checkout in one element. Load the script, put the
@@ -115,10 +122,12 @@ export class RenewCheckout extends LitElement {
         @renew-hosted-card-submitted=${(e: HTMLElementEventMap['renew-hosted-card-submitted']) => this.submitCard(e.detail)}
         @renew-activation-retry=${() => c.activate()}
         @renew-invoice-download=${() => c.downloadInvoicePdf()}>
-      ${current < 0
-        ? nothing
-        : html`<ol aria-label=${t('steps.label')}>${STEPS.map(([step, label]) => html`<li aria-current=${step === s.step ? 'step' : 'false'}>${t(label)}</li>`)}</ol>
-            <p class="step-count">${t('steps.count', current + 1, STEPS.length, t(STEPS[current]![1]))}</p>`}
+      ${
+        current < 0
+          ? nothing
+          : html`<ol aria-label=${t('steps.label')}>${STEPS.map(([step, label]) => html`<li aria-current=${step === s.step ? 'step' : 'false'}>${t(label)}</li>`)}</ol>
+            <p class="step-count">${t('steps.count', current + 1, STEPS.length, t(STEPS[current]![1]))}</p>`
+      }
       ${this.renderStep()}
     </div>`;
   }
@@ -175,7 +184,9 @@ export class RenewCheckout extends LitElement {
     const token = detail.captchaToken ?? this.recaptcha?.token() ?? '';
     // An unsolved reCAPTCHA: ask for it here rather than spend an attempt on the capture host.
     if (!token) return this.controller!.captchaMissing();
-    await ('card' in detail ? this.controller!.submitCard(detail.card, token) : this.controller!.submitCardThroughFrame(detail.frame, detail.cardholder, token));
+    await ('card' in detail
+      ? this.controller!.submitCard(detail.card, token)
+      : this.controller!.submitCardThroughFrame(detail.frame, detail.cardholder, token));
     this.recaptcha?.reset();
   }
 }

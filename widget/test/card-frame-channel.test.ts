@@ -7,12 +7,26 @@ import { CardFrameChannel } from '../src/checkout/card-frame-channel.js';
  * page's window (an EventTarget) and the frame's window (records what it is sent).
  */
 const FRAME_ORIGIN = 'https://payments.example.com';
-const SUBMISSION: CardFrameSubmission = { publicApiKey: 'pk_1', customerId: 7, captureToken: 'ct_1', recaptcha: 'dev-1', firstName: 'Grace', lastName: 'Hopper', riskToken: 'rt', clientIp: '203.0.113.9', email: 'grace@example.com', makeDefault: true, collectionAmount: '31.19' };
+const SUBMISSION: CardFrameSubmission = {
+  publicApiKey: 'pk_1',
+  customerId: 7,
+  captureToken: 'ct_1',
+  recaptcha: 'dev-1',
+  firstName: 'Grace',
+  lastName: 'Hopper',
+  riskToken: 'rt',
+  clientIp: '203.0.113.9',
+  email: 'grace@example.com',
+  makeDefault: true,
+  collectionAmount: '31.19',
+};
 
 function setUp() {
   const page = new EventTarget();
   const sent: Array<{ message: Record<string, unknown>; targetOrigin: string }> = [];
-  const frameWindow = { postMessage: (message: unknown, targetOrigin: string) => sent.push({ message: message as Record<string, unknown>, targetOrigin }) };
+  const frameWindow = {
+    postMessage: (message: unknown, targetOrigin: string) => sent.push({ message: message as Record<string, unknown>, targetOrigin }),
+  };
   const heights: number[] = [];
   const channel = new CardFrameChannel({
     frameOrigin: FRAME_ORIGIN,
@@ -25,7 +39,13 @@ function setUp() {
   channel.start();
   /** A message event on the page, as the browser delivers it. */
   const deliver = (data: unknown, from: { origin?: string; source?: unknown } = {}) =>
-    page.dispatchEvent(Object.assign(new Event('message'), { data, origin: from.origin ?? FRAME_ORIGIN, source: 'source' in from ? from.source : frameWindow }));
+    page.dispatchEvent(
+      Object.assign(new Event('message'), {
+        data,
+        origin: from.origin ?? FRAME_ORIGIN,
+        source: 'source' in from ? from.source : frameWindow,
+      }),
+    );
   const fromFrame = (message: Record<string, unknown> & { type: string }) => deliver(wrap(channel.channel, message));
   return { channel, sent, heights, deliver, fromFrame, frameWindow };
 }
@@ -43,7 +63,7 @@ describe('the widget side of the card frame channel', () => {
     b.channel.stop();
   });
 
-  it('becomes ready and follows the frame\'s height only on messages from the frame\'s origin, window and channel', () => {
+  it("becomes ready and follows the frame's height only on messages from the frame's origin, window and channel", () => {
     current = setUp();
     const t = current;
     t.deliver(wrap(t.channel.channel, { type: 'ready', height: 180 }), { origin: 'https://evil.example.com' });
@@ -60,12 +80,17 @@ describe('the widget side of the card frame channel', () => {
     expect(t.heights).toEqual([180, 232]);
   });
 
-  it('sends commands only to the frame\'s exact origin, with the channel id, and never anything of the card', async () => {
+  it("sends commands only to the frame's exact origin, with the channel id, and never anything of the card", async () => {
     current = setUp();
     const t = current;
     t.fromFrame({ type: 'ready', height: 180 });
     const outcome = t.channel.submit(SUBMISSION);
-    expect(t.sent).toEqual([{ targetOrigin: FRAME_ORIGIN, message: { protocol: 'renew-card-fields/1', channel: t.channel.channel, type: 'submit', id: '1', submission: SUBMISSION } }]);
+    expect(t.sent).toEqual([
+      {
+        targetOrigin: FRAME_ORIGIN,
+        message: { protocol: 'renew-card-fields/1', channel: t.channel.channel, type: 'submit', id: '1', submission: SUBMISSION },
+      },
+    ]);
     t.fromFrame({ type: 'captured', replyTo: '1', cardId: 55, maskedCardNumber: '************4242', brand: 'Visa', paymentId: 91 });
     expect(await outcome).toEqual({ ok: true, value: { id: 55, maskedCardNumber: '************4242', brand: 'Visa', paymentId: 91 } });
   });
@@ -78,11 +103,28 @@ describe('the widget side of the card frame channel', () => {
     const forged = { type: 'captured', replyTo: '1', cardId: 1, maskedCardNumber: '************0000', brand: 'Visa', paymentId: 1 };
     t.deliver(wrap(t.channel.channel, forged), { origin: 'https://shop.example.com', source: undefined });
     t.deliver(wrap('forged-channel-id-123456', forged));
-    t.fromFrame({ type: 'refused', replyTo: '1', status: 400, errors: [{ Key: 'Api Error', Value: 'payment failed: the card was declined (card_declined); the card was not kept' }, { Key: 'declineCode', Value: 'card_declined' }], declined: true, declineCode: 'card_declined' });
-    expect(await outcome).toEqual({ ok: false, status: 400, errors: [{ Key: 'Api Error', Value: 'payment failed: the card was declined (card_declined); the card was not kept' }, { Key: 'declineCode', Value: 'card_declined' }] });
+    t.fromFrame({
+      type: 'refused',
+      replyTo: '1',
+      status: 400,
+      errors: [
+        { Key: 'Api Error', Value: 'payment failed: the card was declined (card_declined); the card was not kept' },
+        { Key: 'declineCode', Value: 'card_declined' },
+      ],
+      declined: true,
+      declineCode: 'card_declined',
+    });
+    expect(await outcome).toEqual({
+      ok: false,
+      status: 400,
+      errors: [
+        { Key: 'Api Error', Value: 'payment failed: the card was declined (card_declined); the card was not kept' },
+        { Key: 'declineCode', Value: 'card_declined' },
+      ],
+    });
   });
 
-  it('reports the frame\'s own refusal (nothing sent) as field errors, and a silent frame as unreachable', async () => {
+  it("reports the frame's own refusal (nothing sent) as field errors, and a silent frame as unreachable", async () => {
     current = setUp();
     const t = current;
     expect(await t.channel.validate()).toEqual({ valid: false, errors: {}, message: expect.stringMatching(/not loaded/) });
@@ -93,6 +135,10 @@ describe('the widget side of the card frame channel', () => {
     const refusedInFrame = t.channel.submit(SUBMISSION);
     t.fromFrame({ type: 'validity', replyTo: '2', valid: false, errors: { cvv: 'Enter the 3-digit security code.' } });
     expect(await refusedInFrame).toEqual({ ok: false, status: 400, errors: [{ Key: 'cvv', Value: 'Enter the 3-digit security code.' }] });
-    expect(await t.channel.submit(SUBMISSION)).toEqual({ ok: false, status: 0, errors: [{ Key: 'Api Error', Value: expect.stringMatching(/did not answer/) }] });
+    expect(await t.channel.submit(SUBMISSION)).toEqual({
+      ok: false,
+      status: 0,
+      errors: [{ Key: 'Api Error', Value: expect.stringMatching(/did not answer/) }],
+    });
   });
 });

@@ -22,7 +22,10 @@ it('creates the customer in the language the shopper uses the checkout in', asyn
   }
   expect(currentLocale()).toBe('fr');
   const host = { addController() {}, removeController() {}, requestUpdate() {}, updateComplete: Promise.resolve(true) };
-  const controller = new CheckoutController(host as unknown as ReactiveControllerHost, h.proxyUrl, { onStep: () => {}, onComplete: () => {} });
+  const controller = new CheckoutController(host as unknown as ReactiveControllerHost, h.proxyUrl, {
+    onStep: () => {},
+    onComplete: () => {},
+  });
   await controller.load();
   controller.choosePlan(11);
   const { address, ...person } = SHOPPER;

@@ -11,7 +11,14 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 const { address: NEW_YORK, ...PERSON } = SHOPPER;
-const card = (cardNumber: string) => ({ cardNumber, firstName: 'Grace', lastName: 'Hopper', expirationMonth: 12, expirationYear: 30, cvv: '123' });
+const card = (cardNumber: string) => ({
+  cardNumber,
+  firstName: 'Grace',
+  lastName: 'Hopper',
+  expirationMonth: 12,
+  expirationYear: 30,
+  cvv: '123',
+});
 let solved = 0;
 /** A dev CAPTCHA token: any non-empty token not starting with "fail" passes, once. */
 const captcha = () => `dev-token-${++solved}-${Date.now()}`;
@@ -20,7 +27,15 @@ const captcha = () => `dev-token-${++solved}-${Date.now()}`;
 function startController(proxyUrl = h.proxyUrl) {
   const steps: CheckoutStep[] = [];
   const completions: CompletedCheckout[] = [];
-  const host = { renders: 0, addController() {}, removeController() {}, requestUpdate() { host.renders++; }, updateComplete: Promise.resolve(true) };
+  const host = {
+    renders: 0,
+    addController() {},
+    removeController() {},
+    requestUpdate() {
+      host.renders++;
+    },
+    updateComplete: Promise.resolve(true),
+  };
   const controller = new CheckoutController(host as ReactiveControllerHost, proxyUrl, {
     onStep: (step) => steps.push(step),
     onComplete: (completed) => completions.push(completed),
@@ -42,7 +57,8 @@ async function atCardStep(email: string, planFrequencyId = 11) {
   return { ...started, customerId: controller.state.started!.customerId };
 }
 
-const paymentsOf = async (customerId: number) => (await h.billing.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<{ status: string }>;
+const paymentsOf = async (customerId: number) =>
+  (await h.billing.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<{ status: string }>;
 
 describe('the checkout controller, driven against the real proxy, capture host and billing API', () => {
   it('takes a shopper from choosing a plan to a paid, active subscription', async () => {
@@ -65,11 +81,18 @@ describe('the checkout controller, driven against the real proxy, capture host a
     await controller.submitCard(card('4242424242424242'), captcha());
     expect(controller.state).toMatchObject({ step: 'done', paid: true, busy: false, failedCardAttempts: 0 });
     const customerId = controller.state.started!.customerId;
-    expect(controller.state.completed).toMatchObject({ customerId, status: 'Active', invoice: { total: '31.19', amountPaid: '31.19', status: 'Paid' } });
+    expect(controller.state.completed).toMatchObject({
+      customerId,
+      status: 'Active',
+      invoice: { total: '31.19', amountPaid: '31.19', status: 'Paid' },
+    });
     expect(completions).toEqual([controller.state.completed]);
     expect(steps).toEqual(['plan', 'customer', 'address', 'summary', 'card', 'done']);
     expect(host.renders).toBeGreaterThan(0);
-    expect((await h.billing.call('GET', `/v1/customers/${customerId}`)).json()).toMatchObject({ status: 'Active', primaryEmail: 'happy-path@example.com' });
+    expect((await h.billing.call('GET', `/v1/customers/${customerId}`)).json()).toMatchObject({
+      status: 'Active',
+      primaryEmail: 'happy-path@example.com',
+    });
   });
 
   it('counts each declined card as a failed attempt and locks the card form after the last one, sending nothing more', async () => {
@@ -77,9 +100,11 @@ describe('the checkout controller, driven against the real proxy, capture host a
     for (let attempt = 1; attempt <= MAX_CARD_ATTEMPTS; attempt++) {
       await controller.submitCard(card('4000000000000341'), captcha());
       expect(controller.state).toMatchObject({ step: 'card', paid: false, failedCardAttempts: attempt, captchaRound: attempt });
-      expect(controller.state.message).toBe(attempt < MAX_CARD_ATTEMPTS
-        ? 'This card could not be used. Check the details or use another card.'
-        : 'This card could not be used, and no more attempts are allowed. Please contact the shop.');
+      expect(controller.state.message).toBe(
+        attempt < MAX_CARD_ATTEMPTS
+          ? 'This card could not be used. Check the details or use another card.'
+          : 'This card could not be used, and no more attempts are allowed. Please contact the shop.',
+      );
       expect(controller.cardLocked).toBe(attempt >= MAX_CARD_ATTEMPTS);
     }
     const declined = await paymentsOf(customerId);
@@ -87,7 +112,12 @@ describe('the checkout controller, driven against the real proxy, capture host a
 
     // Locked: even a good card is not sent to the capture host.
     await controller.submitCard(card('4242424242424242'), captcha());
-    expect(controller.state).toMatchObject({ step: 'card', paid: false, failedCardAttempts: MAX_CARD_ATTEMPTS, captchaRound: MAX_CARD_ATTEMPTS });
+    expect(controller.state).toMatchObject({
+      step: 'card',
+      paid: false,
+      failedCardAttempts: MAX_CARD_ATTEMPTS,
+      captchaRound: MAX_CARD_ATTEMPTS,
+    });
     expect(await paymentsOf(customerId)).toEqual(declined);
     expect(completions).toEqual([]);
     expect((await h.billing.call('GET', `/v1/customers/${customerId}`)).json().status).toBe('Draft');
@@ -99,14 +129,23 @@ describe('the checkout controller, driven against the real proxy, capture host a
   ])('counts a card %s as a failed attempt, with the same generic message (no hints for card testers)', async (_why, cardNumber) => {
     const { controller } = await atCardStep(`generic-${cardNumber}@example.com`);
     await controller.submitCard(card(cardNumber), captcha());
-    expect(controller.state).toMatchObject({ step: 'card', failedCardAttempts: 1, message: 'This card could not be used. Check the details or use another card.' });
+    expect(controller.state).toMatchObject({
+      step: 'card',
+      failedCardAttempts: 1,
+      message: 'This card could not be used. Check the details or use another card.',
+    });
     expect(controller.state.fieldErrors).toEqual({});
   });
 
   it('asks for the CAPTCHA again, without counting a failed card attempt, when the CAPTCHA token is refused', async () => {
     const { controller, customerId } = await atCardStep('robot-check@example.com');
     await controller.submitCard(card('4242424242424242'), 'fail-this-one');
-    expect(controller.state).toMatchObject({ step: 'card', failedCardAttempts: 0, captchaRound: 1, message: 'Please confirm you are not a robot, then try again.' });
+    expect(controller.state).toMatchObject({
+      step: 'card',
+      failedCardAttempts: 0,
+      captchaRound: 1,
+      message: 'Please confirm you are not a robot, then try again.',
+    });
     expect(await paymentsOf(customerId)).toEqual([]);
 
     // A token works once: reusing one after a decline is a CAPTCHA refusal too, not a second decline.
@@ -114,7 +153,12 @@ describe('the checkout controller, driven against the real proxy, capture host a
     await controller.submitCard(card('4000000000000341'), token);
     expect(controller.state.failedCardAttempts).toBe(1);
     await controller.submitCard(card('4242424242424242'), token);
-    expect(controller.state).toMatchObject({ step: 'card', failedCardAttempts: 1, captchaRound: 3, message: 'Please confirm you are not a robot, then try again.' });
+    expect(controller.state).toMatchObject({
+      step: 'card',
+      failedCardAttempts: 1,
+      captchaRound: 3,
+      message: 'Please confirm you are not a robot, then try again.',
+    });
 
     await controller.submitCard(card('4242424242424242'), captcha());
     expect(controller.state.step).toBe('done');
@@ -125,7 +169,11 @@ describe('the checkout controller, driven against the real proxy, capture host a
     const { url } = await h.buildShop({ apiKey: 'a-revoked-key' });
     const { controller, steps } = startController(url);
     await controller.load();
-    expect(controller.state).toMatchObject({ step: 'unavailable', plans: [], message: 'The checkout is not available right now. Please try again later.' });
+    expect(controller.state).toMatchObject({
+      step: 'unavailable',
+      plans: [],
+      message: 'The checkout is not available right now. Please try again later.',
+    });
     controller.choosePlan(11);
     expect(controller.state.step).toBe('unavailable');
     // onStep backs the element's renew-checkout-step event, documented "on every step change".
@@ -176,7 +224,9 @@ describe('the checkout controller, driven against the real proxy, capture host a
     expect(controller.state.summary).toMatchObject({ customerId: second, subtotal: '199.00', total: '206.96' });
 
     const planOf = async (customerId: number) =>
-      ((await h.billing.call('GET', `/v1/customers/${customerId}/subscriptions`)).json() as Array<{ planFrequency: { id: number } }>).map((s) => s.planFrequency.id);
+      ((await h.billing.call('GET', `/v1/customers/${customerId}/subscriptions`)).json() as Array<{ planFrequency: { id: number } }>).map(
+        (s) => s.planFrequency.id,
+      );
     expect(await planOf(first)).toEqual([11]);
     expect(await planOf(second)).toEqual([12]);
     expect((await h.billing.call('GET', `/v1/customers/${second}`)).json().status).toBe('Draft');

@@ -53,7 +53,9 @@ async function orderThrough(send: (path: string, init?: RequestInit) => Promise<
   expect(await summary.json()).toMatchObject({ customerId, total: '29.11', coupon: { code: 'WELCOME10' } });
   const refused = await send(`/customers/${customerId}/subscriptions`, json({ planFrequencyId: 11, couponCode: 'NOPE' }, session));
   expect(refused.status).toBe(400);
-  expect(((await refused.json()) as { Errors: unknown[] }).Errors).toEqual([{ Key: 'couponCode', Value: 'this coupon code does not exist', Code: 'coupon_unknown' }]);
+  expect(((await refused.json()) as { Errors: unknown[] }).Errors).toEqual([
+    { Key: 'couponCode', Value: 'this coupon code does not exist', Code: 'coupon_unknown' },
+  ]);
   const malformed = await send('/customers', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"firstName":' });
   expect(malformed.status).toBe(400);
   if (seesRawBody) {
@@ -63,7 +65,9 @@ async function orderThrough(send: (path: string, init?: RequestInit) => Promise<
       body: '{"planFrequencyId":11,"couponCode":"WELCOME10","couponCode":"WELCOME10"}',
     });
     expect(twice.status).toBe(400);
-    expect(((await twice.json()) as { Errors: unknown[] }).Errors).toEqual([{ Key: 'couponCode', Value: 'is given more than once in the same object' }]);
+    expect(((await twice.json()) as { Errors: unknown[] }).Errors).toEqual([
+      { Key: 'couponCode', Value: 'is given more than once in the same object' },
+    ]);
   }
   const unknown = await send('/nope');
   expect(unknown.status).toBe(404);
@@ -88,10 +92,15 @@ describe('the checkout proxy in every framework', () => {
   it("runs as Next.js route handlers: GET and POST called with real Requests, the shopper's address from the nearest proxy", async () => {
     const { GET, POST } = nextCheckoutRoutes({ ...h.proxyOptions, basePath: '/checkout' });
     await orderThrough((path, init) => {
-      const request = new Request(`https://shop.example.com/checkout${path}`, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-forwarded-for': '198.51.100.1, 203.0.113.5' } });
+      const request = new Request(`https://shop.example.com/checkout${path}`, {
+        ...init,
+        headers: { ...(init?.headers as Record<string, string>), 'x-forwarded-for': '198.51.100.1, 203.0.113.5' },
+      });
       return request.method === 'POST' ? POST(request) : GET(request);
     });
-    const config = await GET(new Request('https://shop.example.com/checkout/config', { headers: { 'x-forwarded-for': 'forged, 203.0.113.5' } }));
+    const config = await GET(
+      new Request('https://shop.example.com/checkout/config', { headers: { 'x-forwarded-for': 'forged, 203.0.113.5' } }),
+    );
     expect(((await config.json()) as { clientIp: string }).clientIp).toBe('203.0.113.5');
   });
 
@@ -106,7 +115,15 @@ describe("the proxy's OpenAPI document", () => {
     expect(res.status).toBe(200);
     const document = (await res.json()) as { openapi: string; paths: Record<string, Record<string, any>> };
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.paths).sort()).toEqual(['/config', '/countries', '/customers', '/customers/{customerId}/activation', '/customers/{customerId}/invoices/{invoiceId}/pdf', '/customers/{customerId}/subscriptions', '/plans']);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/config',
+      '/countries',
+      '/customers',
+      '/customers/{customerId}/activation',
+      '/customers/{customerId}/invoices/{invoiceId}/pdf',
+      '/customers/{customerId}/subscriptions',
+      '/plans',
+    ]);
     const order = document.paths['/customers/{customerId}/subscriptions']!.post;
     expect(order.security).toEqual([{ checkoutSession: [] }]);
     expect(order.requestBody.content['application/json'].schema.properties.couponCode.maxLength).toBe(255);

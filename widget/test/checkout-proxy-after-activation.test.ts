@@ -22,19 +22,35 @@ describe('a checkout session once its customer is activated', () => {
     const before = await subscriptionOf(customerId);
     expect(before).toMatchObject({ status: 'Active', coupons: [] });
     expect(before.subscriptionProducts.find((p: { productCode: string }) => p.productCode === 'SEAT').quantity).toBe(1);
-    const tokensBefore = await h.billing.database.db.selectFrom('captureTokens').select(({ fn }) => fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const tokensBefore = await h.billing.database.db
+      .selectFrom('captureTokens')
+      .select(({ fn }) => fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
 
-    for (const change of [{ planFrequencyId: 21, quantities: { SEAT: 50 } }, { planFrequencyId: 21, quantities: { SEAT: 1 }, couponCode: 'WELCOME10' }, { planFrequencyId: 21 }]) {
+    for (const change of [
+      { planFrequencyId: 21, quantities: { SEAT: 50 } },
+      { planFrequencyId: 21, quantities: { SEAT: 1 }, couponCode: 'WELCOME10' },
+      { planFrequencyId: 21 },
+    ]) {
       const res = await h.proxy('POST', `/customers/${customerId}/subscriptions`, change, session);
       expect(res.statusCode, JSON.stringify(change)).toBe(409);
-      expect(errorsOf(res)).toEqual([{ Key: 'customerId', Value: 'this checkout is complete: its order can no longer change (start a new checkout for another order)', Code: 'checkout_complete' }]);
+      expect(errorsOf(res)).toEqual([
+        {
+          Key: 'customerId',
+          Value: 'this checkout is complete: its order can no longer change (start a new checkout for another order)',
+          Code: 'checkout_complete',
+        },
+      ]);
     }
     const after = await subscriptionOf(customerId);
     expect(after.subscriptionProducts).toEqual(before.subscriptionProducts);
     expect(after.coupons).toEqual([]);
     expect(after.amount).toBe(before.amount);
     // No capture token was minted for the Active customer either.
-    const tokensAfter = await h.billing.database.db.selectFrom('captureTokens').select(({ fn }) => fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const tokensAfter = await h.billing.database.db
+      .selectFrom('captureTokens')
+      .select(({ fn }) => fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(tokensAfter.n)).toBe(Number(tokensBefore.n));
 
     // What it may still do: read its own invoice, and see its checkout completed.

@@ -21,7 +21,7 @@ async function merchantRemaining(): Promise<number> {
   return Number(res.headers['x-rate-limit-remaining-minute']);
 }
 
-describe('what one shopper address can spend of the merchant\'s budget', () => {
+describe("what one shopper address can spend of the merchant's budget", () => {
   it('stays within 10 % of the per-minute limit however it hammers the checkout', async () => {
     // The account default: 1,000 calls a minute; so at most 100 from one shopper address.
     const { app } = await h.buildShop({ perIpPerMinute: 100_000, merchantPerMinute: 1000, perIpNewCustomersPerMinute: 1000 });
@@ -71,7 +71,13 @@ async function awayFromMinuteBoundary() {
  */
 async function hammerFrom(app: FastifyInstance, remoteAddress: string, orders: number): Promise<string | null> {
   const send = (url: string, body: unknown, session?: string) =>
-    app.inject({ method: 'POST', url: `/checkout${url}`, remoteAddress, headers: { 'content-type': 'application/json', ...(session ? { [SESSION_HEADER]: session } : {}) }, payload: JSON.stringify(body) });
+    app.inject({
+      method: 'POST',
+      url: `/checkout${url}`,
+      remoteAddress,
+      headers: { 'content-type': 'application/json', ...(session ? { [SESSION_HEADER]: session } : {}) },
+      payload: JSON.stringify(body),
+    });
   const started = await send('/customers', SHOPPER);
   if (started.statusCode === 429) return errorsOf(started)[0]!.Value;
   expect(started.statusCode, started.body).toBe(200);
@@ -84,7 +90,7 @@ async function hammerFrom(app: FastifyInstance, remoteAddress: string, orders: n
   return null;
 }
 
-describe('what all shoppers together can spend of the merchant\'s budget', () => {
+describe("what all shoppers together can spend of the merchant's budget", () => {
   it('stays within half of the per-minute limit however many addresses join in, so the back office keeps the rest', async () => {
     await awayFromMinuteBoundary();
     // Told the merchant's limit is 200 a minute: 20 calls per address, 100 for all shoppers together.

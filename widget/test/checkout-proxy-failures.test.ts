@@ -38,7 +38,11 @@ async function closedPortUrl(): Promise<string> {
 describe('the checkout proxy when things go wrong', () => {
   it('answers 502 with the spec error body when the billing API cannot be reached', async () => {
     const { app } = await h.buildShop({ billingApiUrl: await closedPortUrl() });
-    for (const [method, path, body] of [['GET', '/plans'], ['GET', '/countries'], ['POST', '/customers', SHOPPER]] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/plans'],
+      ['GET', '/countries'],
+      ['POST', '/customers', SHOPPER],
+    ] as const) {
       const res = await h.proxy(method, path, body, undefined, app);
       expect(res.statusCode, path).toBe(502);
       expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the billing service cannot be reached' }]);
@@ -47,13 +51,18 @@ describe('the checkout proxy when things go wrong', () => {
 
   it('answers 502, not 401, when the merchant configured a wrong private key (the shopper cannot fix it)', async () => {
     const { app } = await h.buildShop({ apiKey: 'not-the-key' });
-    for (const [method, path, body] of [['GET', '/plans'], ['POST', '/customers', { ...SHOPPER, email: 'wrong-key@example.com' }]] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/plans'],
+      ['POST', '/customers', { ...SHOPPER, email: 'wrong-key@example.com' }],
+    ] as const) {
       const res = await h.proxy(method, path, body, undefined, app);
       expect(res.statusCode, path).toBe(502);
       expect(errorsOf(res)[0]!.Value).toBe('the billing service refused the request (401)');
       expect(res.body).not.toContain('not-the-key');
     }
-    const created = await sql<{ n: number }>`select count(*)::int as n from customers where primary_email = ${'wrong-key@example.com'}`.execute(h.billing.database.db);
+    const created = await sql<{
+      n: number;
+    }>`select count(*)::int as n from customers where primary_email = ${'wrong-key@example.com'}`.execute(h.billing.database.db);
     expect(created.rows[0]!.n).toBe(0);
   });
 
@@ -137,7 +146,11 @@ describe('the checkout proxy when things go wrong', () => {
   });
 
   it('answers an unknown proxy path with 404 and the spec error body', async () => {
-    for (const [method, path] of [['GET', '/nope'], ['POST', '/customers/1/nope'], ['GET', '/customers']] as const) {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['POST', '/customers/1/nope'],
+      ['GET', '/customers'],
+    ] as const) {
       const res = await h.proxy(method, path);
       expect(res.statusCode, path).toBe(404);
       expect(errorsOf(res)[0]!.Value).toMatch(/not found/);
@@ -155,7 +168,9 @@ describe('the checkout proxy when things go wrong', () => {
     const { customerId, session } = (await h.proxy('POST', '/customers', SHOPPER)).json();
     for (const payload of ['{', '{"planFrequencyId":"eleven"}', '{}']) {
       const res = await h.shop.inject({
-        method: 'POST', url: `/checkout/customers/${customerId}/subscriptions`, payload,
+        method: 'POST',
+        url: `/checkout/customers/${customerId}/subscriptions`,
+        payload,
         headers: { 'content-type': 'application/json', [SESSION_HEADER]: session },
       });
       expect(res.statusCode, payload).toBe(400);

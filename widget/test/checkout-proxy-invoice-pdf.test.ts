@@ -35,7 +35,11 @@ describe("the checkout's invoice PDF", () => {
       const res = await downloadPdf(mine.customerId, invoiceId, mine.session);
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await res.json()).toEqual({ ErrorId: expect.any(Number), HttpStatusCode: 404, Errors: [{ Key: 'Api Error', Value: `invoice with id ${invoiceId} not found` }] });
+      expect(await res.json()).toEqual({
+        ErrorId: expect.any(Number),
+        HttpStatusCode: 404,
+        Errors: [{ Key: 'Api Error', Value: `invoice with id ${invoiceId} not found` }],
+      });
     }
   });
 

@@ -20,7 +20,12 @@ describe('the order a shopper configures: coupons, seats, renewal terms', () => 
     const discounted = await order({ planFrequencyId: 11, couponCode: 'welcome10' });
     expect(discounted.statusCode, discounted.body).toBe(200);
     // 10 % off the 19.99 period (not the setup fee) = 2.00; tax 4 % on 27.99 = 1.12.
-    expect(discounted.json()).toMatchObject({ totalDiscount: '2.00', totalTaxes: '1.12', total: '29.11', coupon: { code: 'WELCOME10', name: '10% off the first period' } });
+    expect(discounted.json()).toMatchObject({
+      totalDiscount: '2.00',
+      totalTaxes: '1.12',
+      total: '29.11',
+      coupon: { code: 'WELCOME10', name: '10% off the first period' },
+    });
     const subscription = (await h.billing.call('GET', `/v1/customers/${customerId}/subscriptions`)).json()[0];
     expect(subscription.coupons).toEqual([expect.objectContaining({ code: 'WELCOME10' })]);
     // The capture token follows the new total.
@@ -47,7 +52,13 @@ describe('the order a shopper configures: coupons, seats, renewal terms', () => 
     expect(three.json().total).toBe(Number(preview.total).toFixed(2));
     expect(three.json().lines).toContainEqual(expect.objectContaining({ name: 'Seat', quantity: 3, amount: '24.00' }));
     expect(three.json().quantities[0].quantity).toBe(3);
-    expect(three.json().renewal).toMatchObject({ amount: '33.00', interval: 'Monthly', numberOfIntervals: 1, plusTax: true, discountContinues: false });
+    expect(three.json().renewal).toMatchObject({
+      amount: '33.00',
+      interval: 'Monthly',
+      numberOfIntervals: 1,
+      plusTax: true,
+      discountContinues: false,
+    });
     expect(Number(three.json().total)).toBeLessThan(Number(first.json().total));
   });
 
@@ -72,7 +83,14 @@ describe('the order a shopper configures: coupons, seats, renewal terms', () => 
     const { customerId, first } = await startOrder();
     const preview = (await h.billing.call('POST', '/v1/customeractivation?preview=true', { customerId })).json().invoicePreview;
     const recurring = preview.draftCharges.find((c: { chargeType: string }) => c.chargeType === 'Recurring');
-    expect(first.json().renewal).toEqual({ amount: '19.99', interval: 'Monthly', numberOfIntervals: 1, nextChargeDate: recurring.endServiceDate, plusTax: true, discountContinues: false });
+    expect(first.json().renewal).toEqual({
+      amount: '19.99',
+      interval: 'Monthly',
+      numberOfIntervals: 1,
+      nextChargeDate: recurring.endServiceDate,
+      plusTax: true,
+      discountContinues: false,
+    });
     // A month after the first period starts.
     const start = new Date(`${recurring.startServiceDate}T00:00:00Z`);
     const next = new Date(`${first.json().renewal.nextChargeDate}T00:00:00Z`);

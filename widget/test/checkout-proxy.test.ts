@@ -12,8 +12,18 @@ const capture = async (customerId: number, amount: string | null, cardNumber = '
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      customerId, publicApiKey: h.billing.account.publicApiKey, cardNumber, firstName: 'Grace', lastName: 'Hopper',
-      expirationMonth: 12, expirationYear: 30, cvv: '123', recaptcha: `dev-${Math.random()}`, riskToken: 'rt', clientIp: '203.0.113.9', email: 'grace@example.com',
+      customerId,
+      publicApiKey: h.billing.account.publicApiKey,
+      cardNumber,
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      expirationMonth: 12,
+      expirationYear: 30,
+      cvv: '123',
+      recaptcha: `dev-${Math.random()}`,
+      riskToken: 'rt',
+      clientIp: '203.0.113.9',
+      email: 'grace@example.com',
       ...(amount ? { paymentCollectOptions: { collectionAmount: amount } } : {}),
       ...(captureToken ? { captureToken } : {}),
     }),
@@ -24,7 +34,16 @@ const capture = async (customerId: number, amount: string | null, cardNumber = '
 describe('the checkout proxy', () => {
   it('runs the eight steps: plan, customer with address, subscription and preview, card and payment on the capture host, activation', async () => {
     const plans = (await h.proxy('GET', '/plans')).json();
-    expect(plans).toContainEqual(expect.objectContaining({ planFrequencyId: 11, planCode: 'BASIC', recurringPrice: '19.99', setupFee: '10.00', currency: 'USD', interval: 'Monthly' }));
+    expect(plans).toContainEqual(
+      expect.objectContaining({
+        planFrequencyId: 11,
+        planCode: 'BASIC',
+        recurringPrice: '19.99',
+        setupFee: '10.00',
+        currency: 'USD',
+        interval: 'Monthly',
+      }),
+    );
 
     const started = await h.proxy('POST', '/customers', SHOPPER);
     expect(started.statusCode, started.body).toBe(200);
@@ -34,7 +53,14 @@ describe('the checkout proxy', () => {
 
     const summary = await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session);
     expect(summary.statusCode, summary.body).toBe(200);
-    expect(summary.json()).toMatchObject({ customerId, currency: 'USD', subtotal: '29.99', totalTaxes: '1.20', total: '31.19', taxes: [{ name: 'Sales tax', amount: '1.20' }] });
+    expect(summary.json()).toMatchObject({
+      customerId,
+      currency: 'USD',
+      subtotal: '29.99',
+      totalTaxes: '1.20',
+      total: '31.19',
+      taxes: [{ name: 'Sales tax', amount: '1.20' }],
+    });
 
     // The proxy minted a capture token for this customer, capped at the total; the widget sends it.
     const { captureToken } = summary.json();
@@ -44,7 +70,11 @@ describe('the checkout proxy', () => {
     expect((await capture(customerId, summary.json().total, '4242424242424242', captureToken)).status).toBe(200);
     const done = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
     expect(done.statusCode, done.body).toBe(200);
-    expect(done.json()).toMatchObject({ customerId, status: 'Active', invoice: { total: '31.19', amountPaid: '31.19', outstandingBalance: '0.00', status: 'Paid' } });
+    expect(done.json()).toMatchObject({
+      customerId,
+      status: 'Active',
+      invoice: { total: '31.19', amountPaid: '31.19', outstandingBalance: '0.00', status: 'Paid' },
+    });
 
     // A second click answers like the first and activates nothing twice.
     const again = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
@@ -57,7 +87,12 @@ describe('the checkout proxy', () => {
     const { captureToken } = (await h.proxy('POST', `/customers/${customerId}/subscriptions`, { planFrequencyId: 11 }, session)).json();
     const unpaid = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
     expect(unpaid.statusCode).toBe(402);
-    expect(errorsOf(unpaid)).toEqual([{ Key: 'payment', Value: 'the payment received does not cover the first invoice: the customer holds 0.00, less than the 31.19 activation would post' }]);
+    expect(errorsOf(unpaid)).toEqual([
+      {
+        Key: 'payment',
+        Value: 'the payment received does not cover the first invoice: the customer holds 0.00, less than the 31.19 activation would post',
+      },
+    ]);
 
     expect((await capture(customerId, '1.00', '4242424242424242', captureToken)).status).toBe(200);
     const underpaid = await h.proxy('POST', `/customers/${customerId}/activation`, {}, session);
@@ -77,9 +112,17 @@ describe('the checkout proxy', () => {
   });
 
   it('answers bad shopper input with the spec error body keyed on the field', async () => {
-    const res = await h.proxy('POST', '/customers', { ...SHOPPER, email: 'not-an-email', address: { ...SHOPPER.address, state: 'New York' } });
+    const res = await h.proxy('POST', '/customers', {
+      ...SHOPPER,
+      email: 'not-an-email',
+      address: { ...SHOPPER.address, state: 'New York' },
+    });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res).map((e) => e.Key).sort()).toEqual(['address.state', 'email']);
+    expect(
+      errorsOf(res)
+        .map((e) => e.Key)
+        .sort(),
+    ).toEqual(['address.state', 'email']);
   });
 
   it('keeps one plan per checkout: a repeated request is answered alike, another plan is 409', async () => {
@@ -98,7 +141,13 @@ describe('the checkout proxy', () => {
 
   it('gives the browser what it needs for the capture host, and never the private key', async () => {
     const res = await h.proxy('GET', '/config');
-    expect(res.json()).toEqual({ captureUrl: h.captureUrl, publicApiKey: h.billing.account.publicApiKey, captcha: { mode: 'dev', siteKey: null, scriptUrl: null }, currency: 'USD', clientIp: '127.0.0.1' });
+    expect(res.json()).toEqual({
+      captureUrl: h.captureUrl,
+      publicApiKey: h.billing.account.publicApiKey,
+      captcha: { mode: 'dev', siteKey: null, scriptUrl: null },
+      currency: 'USD',
+      clientIp: '127.0.0.1',
+    });
     for (const path of ['/config', '/plans', '/countries']) {
       expect((await h.proxy('GET', path)).body).not.toContain(h.billing.account.apiKey);
     }

@@ -11,9 +11,14 @@ const SEATS = [{ code: 'SEAT', name: 'Seat', quantity: 5, minQuantity: 2, maxQua
 describe('the proxy translates the billing API refusals by their codes', () => {
   it('an unknown or inapplicable coupon becomes an error on the coupon field, with its code', () => {
     const unknown = shopperRefusal(ApiError.badRequest(REWORDED, 'coupons[0].code', 'coupon_unknown'));
-    expect([unknown.statusCode, unknown.errors]).toEqual([400, [{ Key: 'couponCode', Value: 'this coupon code does not exist', Code: 'coupon_unknown' }]]);
+    expect([unknown.statusCode, unknown.errors]).toEqual([
+      400,
+      [{ Key: 'couponCode', Value: 'this coupon code does not exist', Code: 'coupon_unknown' }],
+    ]);
     const inapplicable = shopperRefusal(ApiError.badRequest(REWORDED, 'coupons[0].code', 'coupon_inapplicable'));
-    expect(inapplicable.errors).toEqual([{ Key: 'couponCode', Value: 'this coupon cannot be used for this order', Code: 'coupon_inapplicable' }]);
+    expect(inapplicable.errors).toEqual([
+      { Key: 'couponCode', Value: 'this coupon cannot be used for this order', Code: 'coupon_inapplicable' },
+    ]);
   });
 
   it('a subscription that is no longer a draft means the checkout is complete (409)', () => {
@@ -29,14 +34,22 @@ describe('the proxy translates the billing API refusals by their codes', () => {
 });
 
 describe("the widget's messages follow the codes", () => {
-  it('coupon and seat refusals get the checkout\'s own words even when the English changes', () => {
-    expect(fieldText('couponCode', { Key: 'couponCode', Value: REWORDED, Code: 'coupon_unknown' }, SEATS)).toBe('This coupon code does not exist.');
-    expect(fieldText('couponCode', { Key: 'couponCode', Value: REWORDED, Code: 'coupon_inapplicable' }, SEATS)).toBe('This coupon cannot be used for this order.');
+  it("coupon and seat refusals get the checkout's own words even when the English changes", () => {
+    expect(fieldText('couponCode', { Key: 'couponCode', Value: REWORDED, Code: 'coupon_unknown' }, SEATS)).toBe(
+      'This coupon code does not exist.',
+    );
+    expect(fieldText('couponCode', { Key: 'couponCode', Value: REWORDED, Code: 'coupon_inapplicable' }, SEATS)).toBe(
+      'This coupon cannot be used for this order.',
+    );
     // The bounds are the order's own, not read from the message.
-    expect(fieldText('quantities.SEAT', { Key: 'quantities.SEAT', Value: REWORDED, Code: 'quantity_out_of_bounds' }, SEATS)).toBe('Choose between 2 and 40.');
+    expect(fieldText('quantities.SEAT', { Key: 'quantities.SEAT', Value: REWORDED, Code: 'quantity_out_of_bounds' }, SEATS)).toBe(
+      'Choose between 2 and 40.',
+    );
   });
 
-  it('without a code, the service\'s words are shown as they are (English)', () => {
-    expect(fieldText('couponCode', { Key: 'couponCode', Value: 'this coupon code does not exist' }, SEATS)).toBe('this coupon code does not exist');
+  it("without a code, the service's words are shown as they are (English)", () => {
+    expect(fieldText('couponCode', { Key: 'couponCode', Value: 'this coupon code does not exist' }, SEATS)).toBe(
+      'this coupon code does not exist',
+    );
   });
 });

@@ -17,7 +17,13 @@ export interface PreviewFigures {
   previewShape: string;
 }
 
-export async function benchActivationPreview(db: string, app: RunningServer, account: BenchAccount, customers: number[], postgresDatabase?: string): Promise<PreviewFigures> {
+export async function benchActivationPreview(
+  db: string,
+  app: RunningServer,
+  account: BenchAccount,
+  customers: number[],
+  postgresDatabase?: string,
+): Promise<PreviewFigures> {
   const headers = { authorization: account.authorization, 'content-type': 'application/json' };
   const previewPath = '/v1/customeractivation?preview=true';
   const first = await expectOk(app, 'POST', previewPath, headers, JSON.stringify({ customerId: customers[0] }));
@@ -35,7 +41,11 @@ export async function benchActivationPreview(db: string, app: RunningServer, acc
     { method: 'POST', path: previewPath, body: () => JSON.stringify({ customerId: nextPreview() }), headers },
     postgresDatabase,
   );
-  latencyRow(`${db} activation preview (3 Draft subscriptions), HTTP`, preview, `${customers.length} customers in rotation; ${previewShape}; non-2xx ${integer(preview.non2xx)}`);
+  latencyRow(
+    `${db} activation preview (3 Draft subscriptions), HTTP`,
+    preview,
+    `${customers.length} customers in rotation; ${previewShape}; non-2xx ${integer(preview.non2xx)}`,
+  );
 
   const nextGet = rotation(customers);
   const previewGet = await sequentialHttp(
@@ -45,6 +55,10 @@ export async function benchActivationPreview(db: string, app: RunningServer, acc
     { method: 'GET', path: () => `/v1/customers/${nextGet()}`, headers: { authorization: account.authorization } },
     postgresDatabase,
   );
-  latencyRow(`${db} GET /v1/customers/{id}, one at a time (preview baseline)`, previewGet, `the same ${customers.length} customers; non-2xx ${integer(previewGet.non2xx)}`);
+  latencyRow(
+    `${db} GET /v1/customers/{id}, one at a time (preview baseline)`,
+    previewGet,
+    `the same ${customers.length} customers; non-2xx ${integer(previewGet.non2xx)}`,
+  );
   return { preview, previewGet, previewShape };
 }

@@ -15,7 +15,13 @@ export interface ActivationFigures {
   activationCheck: string;
 }
 
-export async function benchActivation(db: string, app: RunningServer, account: BenchAccount, customers: number[], postgresDatabase?: string): Promise<ActivationFigures> {
+export async function benchActivation(
+  db: string,
+  app: RunningServer,
+  account: BenchAccount,
+  customers: number[],
+  postgresDatabase?: string,
+): Promise<ActivationFigures> {
   const headers = { authorization: account.authorization, 'content-type': 'application/json' };
   await expectOk(app, 'POST', '/v1/customeractivation', headers, activationBody(customers[0]));
   let taken = 1;

@@ -13,7 +13,12 @@ export function benchBare(): Promise<BareFigures> {
     const body = JSON.stringify(NEW_CUSTOMER_BODY);
     return {
       get: await throughput('bare Fastify GET /x (baseline)', server, { method: 'GET', path: '/x' }),
-      post: await throughput('bare Fastify POST /x (same body as the POST)', server, { method: 'POST', path: '/x', headers: { 'content-type': 'application/json' }, body }),
+      post: await throughput('bare Fastify POST /x (same body as the POST)', server, {
+        method: 'POST',
+        path: '/x',
+        headers: { 'content-type': 'application/json' },
+        body,
+      }),
     };
   });
 }

@@ -32,11 +32,17 @@ export async function benchBulk(app: RunningServer, customers: number[], headers
   try {
     log(`bulk payments: ${BULK_BASELINE_REQUESTS} POST /v1/payments one at a time (baseline)`);
     const sequentialStart = performance.now();
-    for (let i = 0; i < BULK_BASELINE_REQUESTS; i++) await call('POST', '/v1/payments', { customerId: next(), amount: '1.00', paymentMethod: 'Cash' });
+    for (let i = 0; i < BULK_BASELINE_REQUESTS; i++)
+      await call('POST', '/v1/payments', { customerId: next(), amount: '1.00', paymentMethod: 'Cash' });
     const sequentialPerSecond = BULK_BASELINE_REQUESTS / ((performance.now() - sequentialStart) / 1000);
 
     log(`bulk payments: a job of ${integer(BULK_RECORDS)} Cash payments, submitted then processed`);
-    const items = Array.from({ length: BULK_RECORDS }, (_, i) => ({ customerId: next(), amount: '1.00', paymentMethod: 'Cash', reference: `bench-${i}` }));
+    const items = Array.from({ length: BULK_RECORDS }, (_, i) => ({
+      customerId: next(),
+      amount: '1.00',
+      paymentMethod: 'Cash',
+      reference: `bench-${i}`,
+    }));
     const submitStart = performance.now();
     const job = await call('POST', '/v1/bulkPaymentSubmit', { accountUploadType: 'bulkPayment', data: items });
     const submitMs = performance.now() - submitStart;

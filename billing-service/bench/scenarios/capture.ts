@@ -16,7 +16,11 @@ export interface CaptureFigures {
 }
 
 /** How the server process starts its capture host: the real SiteverifyCaptcha against the stand-in. */
-export const captureSpec = (siteverify: SiteverifyStandIn): CaptureSpec => ({ captcha: 'siteverify' as const, verifyUrl: siteverify.url, secret: siteverify.secret });
+export const captureSpec = (siteverify: SiteverifyStandIn): CaptureSpec => ({
+  captcha: 'siteverify' as const,
+  verifyUrl: siteverify.url,
+  secret: siteverify.secret,
+});
 
 const RUN_ID = Math.random().toString(36).slice(2, 10);
 let captureTokens = 0;
@@ -26,7 +30,14 @@ function freshToken(): string {
   return `bench-${RUN_ID}-${captureTokens}`;
 }
 
-export async function benchCapture(db: string, app: RunningServer, publicKey: string, customers: number[], siteverify: SiteverifyStandIn, postgresDatabase?: string): Promise<CaptureFigures> {
+export async function benchCapture(
+  db: string,
+  app: RunningServer,
+  publicKey: string,
+  customers: number[],
+  siteverify: SiteverifyStandIn,
+  postgresDatabase?: string,
+): Promise<CaptureFigures> {
   if (!app.captureUrl) throw new Error('the server process did not start the card-capture host');
   const captureHost: RunningServer = { ...app, url: app.captureUrl };
   const captureHeaders = { 'content-type': 'application/json' };

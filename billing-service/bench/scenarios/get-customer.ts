@@ -32,8 +32,16 @@ export async function benchGetCustomer(
 }
 
 /** Diagnostic: the same GET on a server of its own (another rate-limit store), no check before. */
-export function benchGetOnServer(label: string, spec: ServerSpec, account: BenchAccount, ids: IdRange, postgresDatabase: string): Promise<ThroughputResult> {
-  return withServer(spec, (app) => throughput(label, app, { method: 'GET', path: getPath(ids), headers: { authorization: account.authorization }, postgresDatabase }));
+export function benchGetOnServer(
+  label: string,
+  spec: ServerSpec,
+  account: BenchAccount,
+  ids: IdRange,
+  postgresDatabase: string,
+): Promise<ThroughputResult> {
+  return withServer(spec, (app) =>
+    throughput(label, app, { method: 'GET', path: getPath(ids), headers: { authorization: account.authorization }, postgresDatabase }),
+  );
 }
 
 /** Diagnostic: the floor of any database-backed GET on this machine (HTTP + one pg round trip, nothing else). */
@@ -48,7 +56,11 @@ export function benchPointSelectFloor(databaseUrl: string, ids: IdRange, postgre
 }
 
 /** PGlite in the benchmark process: a Kysely point select and the GET's own query, one at a time. */
-export async function benchPgliteQueries(db: Db, accountId: number, ids: IdRange): Promise<{ kyselyPointSelect: LoopResult; appQuery: LoopResult }> {
+export async function benchPgliteQueries(
+  db: Db,
+  accountId: number,
+  ids: IdRange,
+): Promise<{ kyselyPointSelect: LoopResult; appQuery: LoopResult }> {
   log(`PGlite: Kysely point select, ${SETTINGS.loopSeconds} s`);
   const kyselyPointSelect = await measureLoop(
     () => db.selectFrom('customers').selectAll().where('id', '=', randomIdIn(ids)).executeTakeFirst(),
@@ -57,7 +69,11 @@ export async function benchPgliteQueries(db: Db, accountId: number, ids: IdRange
   );
   latencyRow('PGlite point select, Kysely selectFrom(customers)', kyselyPointSelect, 'in-process, sequential');
   log(`PGlite: findCustomerRecord (the GET's query), ${SETTINGS.loopSeconds} s`);
-  const appQuery = await measureLoop(() => findCustomerRecord(db, accountId, randomIdIn(ids), new Date()), SETTINGS.loopSeconds, SETTINGS.loopWarmupSeconds);
+  const appQuery = await measureLoop(
+    () => findCustomerRecord(db, accountId, randomIdIn(ids), new Date()),
+    SETTINGS.loopSeconds,
+    SETTINGS.loopWarmupSeconds,
+  );
   latencyRow("PGlite findCustomerRecord (the GET's query)", appQuery, 'in-process, sequential');
   return { kyselyPointSelect, appQuery };
 }

@@ -27,7 +27,9 @@ const SEEDED_PLAN_FREQUENCY = 11;
 const INVOICES_PER_CUSTOMER = 3;
 
 export function growthSizes(): number[] {
-  const given = process.env.BENCH_SCALE_SIZES?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const given = process.env.BENCH_SCALE_SIZES?.split(',')
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
   return given && given.length > 0 ? [...given].sort((a, b) => a - b) : DEFAULT_SIZES;
 }
 
@@ -80,11 +82,17 @@ async function seedSubscriptionsAndInvoices(db: Db, accountId: number, afterId: 
     select i.account_id, i.customer_id, 'invoice', i.total, 0, i.id, i.due_at, i.effective_at, i.created_at
     from invoices i where i.account_id = ${accountId} and i.customer_id > ${afterId}
   `.execute(db);
-  await sql`update accounts set next_invoice_number = (select coalesce(max(invoice_number), 0) + 1 from invoices where account_id = ${accountId}) where id = ${accountId}`.execute(db);
+  await sql`update accounts set next_invoice_number = (select coalesce(max(invoice_number), 0) + 1 from invoices where account_id = ${accountId}) where id = ${accountId}`.execute(
+    db,
+  );
 }
 
 async function countOf(db: Db, table: 'subscriptions' | 'invoices', accountId: number): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('accountId', '=', accountId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('accountId', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -128,17 +136,39 @@ export async function benchGrowth(server: PostgresServer, catalog: Catalog): Pro
       await seedHandle.close();
     }
     seeded = size;
-    log(`growth: ${integer(ids.count)} customers, ${integer(subscriptions)} subscriptions, ${integer(invoices)} invoices (seeded in ${seconds(seedMs)})`);
+    log(
+      `growth: ${integer(ids.count)} customers, ${integer(subscriptions)} subscriptions, ${integer(invoices)} invoices (seeded in ${seconds(seedMs)})`,
+    );
 
     const row = await withServer({ kind: 'app', database: { databaseUrl: database.url }, rateLimitStore: 'postgres' }, async (app) => {
       const auth = { authorization: account.authorization };
       const at = `at ${integer(size)}`;
-      const get = await sequentialHttp(`growth GET /v1/customers/{id} ${at}`, app, MEASURE_SECONDS, { path: () => `/v1/customers/${randomIdIn(ids)}`, headers: auth }, database.name);
-      latencyRow(`growth ${at}: GET /v1/customers/{id}, one at a time`, get, `random customer of ${integer(ids.count)}; non-2xx ${integer(get.non2xx)}`);
+      const get = await sequentialHttp(
+        `growth GET /v1/customers/{id} ${at}`,
+        app,
+        MEASURE_SECONDS,
+        { path: () => `/v1/customers/${randomIdIn(ids)}`, headers: auth },
+        database.name,
+      );
+      latencyRow(
+        `growth ${at}: GET /v1/customers/{id}, one at a time`,
+        get,
+        `random customer of ${integer(ids.count)}; non-2xx ${integer(get.non2xx)}`,
+      );
       const lists: SequentialHttpResult[] = [];
       for (const [i, query] of LIST_QUERIES.entries()) {
-        const list = await sequentialHttp(`growth list ${i + 1} ${at}`, app, MEASURE_SECONDS, { path: query.path, headers: auth }, database.name);
-        latencyRow(`growth ${at}: list ${i + 1}, HTTP`, list, `X-Count ${integer(Number(list.lastHeaders['x-count']))} of ${integer(Number(list.lastHeaders['x-maxcount']))}; non-2xx ${integer(list.non2xx)}`);
+        const list = await sequentialHttp(
+          `growth list ${i + 1} ${at}`,
+          app,
+          MEASURE_SECONDS,
+          { path: query.path, headers: auth },
+          database.name,
+        );
+        latencyRow(
+          `growth ${at}: list ${i + 1}, HTTP`,
+          list,
+          `X-Count ${integer(Number(list.lastHeaders['x-count']))} of ${integer(Number(list.lastHeaders['x-maxcount']))}; non-2xx ${integer(list.non2xx)}`,
+        );
         lists.push(list);
       }
       const nextPreview = rotation(previewCustomers);
@@ -146,10 +176,19 @@ export async function benchGrowth(server: PostgresServer, catalog: Catalog): Pro
         `growth activation preview ${at}`,
         app,
         MEASURE_SECONDS,
-        { method: 'POST', path: '/v1/customeractivation?preview=true', body: () => JSON.stringify({ customerId: nextPreview() }), headers: { ...auth, 'content-type': 'application/json' } },
+        {
+          method: 'POST',
+          path: '/v1/customeractivation?preview=true',
+          body: () => JSON.stringify({ customerId: nextPreview() }),
+          headers: { ...auth, 'content-type': 'application/json' },
+        },
         database.name,
       );
-      latencyRow(`growth ${at}: activation preview (3 Draft subscriptions)`, preview, `8 customers in rotation; non-2xx ${integer(preview.non2xx)}`);
+      latencyRow(
+        `growth ${at}: activation preview (3 Draft subscriptions)`,
+        preview,
+        `8 customers in rotation; non-2xx ${integer(preview.non2xx)}`,
+      );
       return { get, lists, preview };
     });
     rows.push({ customers: ids.count, subscriptions, invoices, seedMs, ...row });
@@ -163,7 +202,16 @@ export function growthTable(rows: GrowthRow[]): string {
   const p = (r: SequentialHttpResult) => `${ms(r.latencyMs.p50)} (${ms(r.latencyMs.p95)})`;
   return table(
     ['customers', 'subscriptions', 'invoices', 'seeded in', 'GET p50 (p95)', 'list 1 p50 (p95)', 'list 2 p50 (p95)', 'preview p50 (p95)'],
-    rows.map((r) => [integer(r.customers), integer(r.subscriptions), integer(r.invoices), seconds(r.seedMs), p(r.get), p(r.lists[0]!), p(r.lists[1]!), p(r.preview)]),
+    rows.map((r) => [
+      integer(r.customers),
+      integer(r.subscriptions),
+      integer(r.invoices),
+      seconds(r.seedMs),
+      p(r.get),
+      p(r.lists[0]!),
+      p(r.lists[1]!),
+      p(r.preview),
+    ]),
     new Set([0, 1, 2, 3, 4, 5, 6, 7]),
   );
 }

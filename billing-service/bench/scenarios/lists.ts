@@ -16,16 +16,35 @@ import type { RunningServer } from '../server-process.js';
 const DEFAULT_SORT = { field: 'Id', order: 'Ascending' } as const;
 
 /** One list page over HTTP, one request at a time. */
-async function sequentialList(label: string, server: RunningServer, account: BenchAccount, query: (typeof LIST_QUERIES)[number], postgresDatabase?: string) {
+async function sequentialList(
+  label: string,
+  server: RunningServer,
+  account: BenchAccount,
+  query: (typeof LIST_QUERIES)[number],
+  postgresDatabase?: string,
+) {
   await expectOk(server, 'GET', query.path, { authorization: account.authorization });
-  const result = await sequentialHttp(label, server, SETTINGS.listSeconds, { path: query.path, headers: { authorization: account.authorization } }, postgresDatabase);
+  const result = await sequentialHttp(
+    label,
+    server,
+    SETTINGS.listSeconds,
+    { path: query.path, headers: { authorization: account.authorization } },
+    postgresDatabase,
+  );
   const matched = `X-Count ${integer(Number(result.lastHeaders['x-count']))} of ${integer(Number(result.lastHeaders['x-maxcount']))}`;
   latencyRow(label, result, `${matched}; non-2xx ${integer(result.non2xx)}`);
   return result;
 }
 
 /** The list endpoint's own database work (runList: filtered count, total count, page), without HTTP. */
-async function directList(label: string, db: Db, catalog: Catalog, accountId: number, query: (typeof LIST_QUERIES)[number], postgresDatabase?: string) {
+async function directList(
+  label: string,
+  db: Db,
+  catalog: Catalog,
+  accountId: number,
+  query: (typeof LIST_QUERIES)[number],
+  postgresDatabase?: string,
+) {
   const now = new Date();
   const fields = customerListFields(catalog)(now);
   const request = parseListRequest(listInputFromUrl(query.path), fields, DEFAULT_SORT);
@@ -41,7 +60,13 @@ async function directList(label: string, db: Db, catalog: Catalog, accountId: nu
 }
 
 /** Every list query in the benchmark process (`<db> list N, SQL only (runList)`). */
-export async function benchDirectLists(db: string, handle: Db, catalog: Catalog, accountId: number, postgresDatabase?: string): Promise<LoopResult[]> {
+export async function benchDirectLists(
+  db: string,
+  handle: Db,
+  catalog: Catalog,
+  accountId: number,
+  postgresDatabase?: string,
+): Promise<LoopResult[]> {
   const results: LoopResult[] = [];
   for (const [i, query] of LIST_QUERIES.entries()) {
     results.push(await directList(`${db} list ${i + 1}, SQL only (runList)`, handle, catalog, accountId, query, postgresDatabase));
@@ -50,8 +75,14 @@ export async function benchDirectLists(db: string, handle: Db, catalog: Catalog,
 }
 
 /** Every list query over HTTP on a running server (`<db> list N, HTTP`). */
-export async function benchHttpLists(db: string, app: RunningServer, account: BenchAccount, postgresDatabase?: string): Promise<SequentialHttpResult[]> {
+export async function benchHttpLists(
+  db: string,
+  app: RunningServer,
+  account: BenchAccount,
+  postgresDatabase?: string,
+): Promise<SequentialHttpResult[]> {
   const results: SequentialHttpResult[] = [];
-  for (const [i, query] of LIST_QUERIES.entries()) results.push(await sequentialList(`${db} list ${i + 1}, HTTP`, app, account, query, postgresDatabase));
+  for (const [i, query] of LIST_QUERIES.entries())
+    results.push(await sequentialList(`${db} list ${i + 1}, HTTP`, app, account, query, postgresDatabase));
   return results;
 }

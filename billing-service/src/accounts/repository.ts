@@ -28,7 +28,10 @@ export async function findAccountByKeyHash(db: Queryable, keyHash: string): Prom
 }
 
 export async function countAccounts(db: Queryable): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

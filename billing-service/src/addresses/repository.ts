@@ -15,7 +15,12 @@ export async function findCustomerAddresses(db: Queryable, customerId: number): 
 }
 
 export async function findAddressOfType(db: Queryable, customerId: number, addressType: string): Promise<AddressRow | undefined> {
-  return db.selectFrom('addresses').selectAll().where('customerId', '=', customerId).where('addressType', '=', addressType).executeTakeFirst();
+  return db
+    .selectFrom('addresses')
+    .selectAll()
+    .where('customerId', '=', customerId)
+    .where('addressType', '=', addressType)
+    .executeTakeFirst();
 }
 
 export async function insertAddressRow(db: Queryable, row: Insertable<AddressesTable>): Promise<AddressRow> {

@@ -9,13 +9,7 @@ import {
   UpdateAddressBody,
   UpdateAddressPreferencesBody,
 } from './schemas.js';
-import {
-  createAddress,
-  getAddress,
-  getAddressPreferences,
-  updateAddress,
-  updateAddressPreferences,
-} from './service.js';
+import { createAddress, getAddress, getAddressPreferences, updateAddress, updateAddressPreferences } from './service.js';
 
 const tags = ['Addresses'];
 
@@ -28,7 +22,12 @@ export async function addressRoutes(fastify: FastifyInstance) {
   });
 
   app.post('/v1/Addresses', {
-    schema: { tags, summary: "Create a customer's billing or shipping address (one of each)", body: CreateAddressBody, response: { 200: AddressResponse } },
+    schema: {
+      tags,
+      summary: "Create a customer's billing or shipping address (one of each)",
+      body: CreateAddressBody,
+      response: { 200: AddressResponse },
+    },
     handler: async (request) => createAddress(app.ctx, request.caller, request.body),
   });
 
@@ -38,12 +37,22 @@ export async function addressRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/v1/customerAddressPreferences/:customerId', {
-    schema: { tags, summary: "Read a customer's address preferences with its addresses", params: CustomerIdParams, response: { 200: AddressPreferencesResponse } },
+    schema: {
+      tags,
+      summary: "Read a customer's address preferences with its addresses",
+      params: CustomerIdParams,
+      response: { 200: AddressPreferencesResponse },
+    },
     handler: async (request) => getAddressPreferences(app.ctx, request.caller, request.params.customerId),
   });
 
   app.put('/v1/CustomerAddressPreferences', {
-    schema: { tags, summary: "Replace a customer's address preferences", body: UpdateAddressPreferencesBody, response: { 200: AddressPreferencesResponse } },
+    schema: {
+      tags,
+      summary: "Replace a customer's address preferences",
+      body: UpdateAddressPreferencesBody,
+      response: { 200: AddressPreferencesResponse },
+    },
     handler: async (request) => updateAddressPreferences(app.ctx, request.caller, request.body),
   });
 }

@@ -98,8 +98,16 @@ export const UpdateAddressPreferencesBody = z
     for (const name of ['useBillingAddressAsShippingAddress', 'useBillingAsShipping'] as const) {
       if (name in body && body[name] === null) ctx.addIssue({ code: 'custom', path: [name], message: conversionError });
     }
-    if (body.useBillingAddressAsShippingAddress != null && body.useBillingAsShipping != null && body.useBillingAddressAsShippingAddress !== body.useBillingAsShipping) {
-      ctx.addIssue({ code: 'custom', path: ['useBillingAsShipping'], message: 'another name for useBillingAddressAsShippingAddress: give one value' });
+    if (
+      body.useBillingAddressAsShippingAddress != null &&
+      body.useBillingAsShipping != null &&
+      body.useBillingAddressAsShippingAddress !== body.useBillingAsShipping
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['useBillingAsShipping'],
+        message: 'another name for useBillingAddressAsShippingAddress: give one value',
+      });
     }
   });
 export type UpdateAddressPreferencesInput = z.infer<typeof UpdateAddressPreferencesBody>;

@@ -77,7 +77,12 @@ export async function createAddress(ctx: AppContext, caller: Caller, input: Crea
       const customer = await lockCustomer(trx, caller.accountId, input.customerAddressPreferenceId);
       if (!customer) throw ApiError.notFound('customer', input.customerAddressPreferenceId);
       if (await findAddressOfType(trx, customer.id, input.addressType)) throw ApiError.badRequest(oneOfEachType(input.addressType));
-      const created = await insertAddressRow(trx, { accountId: caller.accountId, customerId: customer.id, addressType: input.addressType, ...columns });
+      const created = await insertAddressRow(trx, {
+        accountId: caller.accountId,
+        customerId: customer.id,
+        addressType: input.addressType,
+        ...columns,
+      });
       await recordChange(trx, caller, { entityType: 'Address', entityId: created.id, action: 'create', changes: { ...input } });
       return created;
     })
@@ -97,10 +102,18 @@ export async function updateAddress(ctx: AppContext, caller: Caller, input: Upda
       throw ApiError.badRequest('an address cannot move to another customer', 'customerAddressPreferenceId');
     }
     if (input.addressType != null && input.addressType !== current.addressType) {
-      throw ApiError.badRequest(`addressType cannot change (it is ${current.addressType}); create a ${input.addressType} address instead`, 'addressType');
+      throw ApiError.badRequest(
+        `addressType cannot change (it is ${current.addressType}); create a ${input.addressType} address instead`,
+        'addressType',
+      );
     }
     const updated = await updateAddressRow(trx, current.id, columns);
-    await recordChange(trx, caller, { entityType: 'Address', entityId: current.id, action: 'update', changes: diffFields(current, columns) });
+    await recordChange(trx, caller, {
+      entityType: 'Address',
+      entityId: current.id,
+      action: 'update',
+      changes: diffFields(current, columns),
+    });
     return updated;
   });
   return toAddressResponse(row, ctx.uris);
@@ -147,7 +160,8 @@ export async function updateAddressPreferences(
     if (!customer) throw ApiError.notFound('customer', input.id);
     // Left out (under both names), the flag keeps its stored value; only an explicit null is refused (by the schema).
     const current = await findAddressPreferences(trx, customer.id);
-    const useBillingAsShipping = input.useBillingAddressAsShippingAddress ?? input.useBillingAsShipping ?? current?.useBillingAddressAsShippingAddress ?? false;
+    const useBillingAsShipping =
+      input.useBillingAddressAsShippingAddress ?? input.useBillingAsShipping ?? current?.useBillingAddressAsShippingAddress ?? false;
     await saveAddressPreferences(trx, {
       customerId: customer.id,
       contactName: input.contactName ?? null,
@@ -156,19 +170,36 @@ export async function updateAddressPreferences(
     });
     for (const address of embedded) {
       if (address.input.addressType != null && address.input.addressType !== address.type) {
-        throw ApiError.badRequest(`the ${address.key.slice(0, -1)} is the ${address.type} address; its addressType cannot be ${address.input.addressType}`, `${address.key}addressType`);
+        throw ApiError.badRequest(
+          `the ${address.key.slice(0, -1)} is the ${address.type} address; its addressType cannot be ${address.input.addressType}`,
+          `${address.key}addressType`,
+        );
       }
       if (address.input.customerAddressPreferenceId != null && address.input.customerAddressPreferenceId !== customer.id) {
         throw ApiError.badRequest('an address cannot move to another customer', `${address.key}customerAddressPreferenceId`);
       }
       const existing = await findAddressOfType(trx, customer.id, address.type);
       if (address.input.id != null && address.input.id !== existing?.id) {
-        throw ApiError.badRequest(`address ${address.input.id} is not this customer's ${address.type.toLowerCase()} address`, `${address.key}id`);
+        throw ApiError.badRequest(
+          `address ${address.input.id} is not this customer's ${address.type.toLowerCase()} address`,
+          `${address.key}id`,
+        );
       }
       if (existing) await updateAddressRow(trx, existing.id, address.columns);
-      else await insertAddressRow(trx, { accountId: caller.accountId, customerId: customer.id, addressType: address.type, ...address.columns });
+      else
+        await insertAddressRow(trx, {
+          accountId: caller.accountId,
+          customerId: customer.id,
+          addressType: address.type,
+          ...address.columns,
+        });
     }
-    await recordChange(trx, caller, { entityType: 'CustomerAddressPreferences', entityId: customer.id, action: 'update', changes: { ...input } });
+    await recordChange(trx, caller, {
+      entityType: 'CustomerAddressPreferences',
+      entityId: customer.id,
+      action: 'update',
+      changes: { ...input },
+    });
     return readAddressPreferences(trx, ctx.uris, customer.id);
   });
 }

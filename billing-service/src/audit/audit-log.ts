@@ -24,13 +24,29 @@ export async function recordChange(
 /** Records several changes in one statement (a batch of payments), in the order given. */
 export async function recordChanges(
   db: Queryable,
-  changes: Array<{ caller: Caller; entry: { entityType: string; entityId: number; action: AuditAction; changes: Record<string, unknown> } }>,
+  changes: Array<{
+    caller: Caller;
+    entry: { entityType: string; entityId: number; action: AuditAction; changes: Record<string, unknown> };
+  }>,
 ): Promise<void> {
   const rows = changes.map(({ caller, entry }) => {
     const row = auditEntry(caller, entry);
-    return { account_id: row.accountId, actor: row.actor, source: row.source, entity_type: row.entityType, entity_id: entry.entityId, action: row.action, changes: entry.changes };
+    return {
+      account_id: row.accountId,
+      actor: row.actor,
+      source: row.source,
+      entity_type: row.entityType,
+      entity_id: entry.entityId,
+      action: row.action,
+      changes: entry.changes,
+    };
   });
-  await insertJsonRows(db, 'audit_log', 'account_id integer, actor text, source text, entity_type text, entity_id integer, action text, changes jsonb', rows);
+  await insertJsonRows(
+    db,
+    'audit_log',
+    'account_id integer, actor text, source text, entity_type text, entity_id integer, action text, changes jsonb',
+    rows,
+  );
 }
 
 /** The audit row of a change, for a write that inserts it with other rows in one statement. */
@@ -47,8 +63,16 @@ export function auditEntry(caller: Caller, entry: { entityType: string; action: 
 
 // Every write records one: compiled once (see reusableQuery).
 const insertAuditEntry = reusableQuery(
-  (db: Queryable, accountId: number, actor: string, source: string, entityType: string, entityId: number, action: AuditAction, changes: string) =>
-    db.insertInto('auditLog').values({ accountId, actor, source, entityType, entityId, action, changes }),
+  (
+    db: Queryable,
+    accountId: number,
+    actor: string,
+    source: string,
+    entityType: string,
+    entityId: number,
+    action: AuditAction,
+    changes: string,
+  ) => db.insertInto('auditLog').values({ accountId, actor, source, entityType, entityId, action, changes }),
 );
 
 /** The fields whose values differ between two versions of a row, as {field: [before, after]}. */
@@ -66,6 +90,9 @@ export function diffFields(before: Record<string, unknown>, after: Record<string
  * The audit log's insert as a piece of another folder's combined statement (a data-modifying CTE:
  * `db.with('newAudit', (qc) => auditInsert(qc, rows))`): this folder stays the table's one writer.
  */
-export function auditInsert(qc: QueryCreator<Database>, rows: InsertObject<Database, 'auditLog'> | Array<InsertObject<Database, 'auditLog'>>) {
+export function auditInsert(
+  qc: QueryCreator<Database>,
+  rows: InsertObject<Database, 'auditLog'> | Array<InsertObject<Database, 'auditLog'>>,
+) {
   return qc.insertInto('auditLog').values(rows);
 }

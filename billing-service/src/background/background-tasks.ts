@@ -40,11 +40,22 @@ export const backgroundTasks = fp<BackgroundTaskOptions>(
       run(worker, worker.task);
     }
     if (options.email) {
-      const sender = new EmailOutboxWorker(options.ctx.db, options.email, app.log, (accountId, invoiceId) => invoicePdf(options.ctx, accountId, invoiceId), options.ctx.instance);
+      const sender = new EmailOutboxWorker(
+        options.ctx.db,
+        options.email,
+        app.log,
+        (accountId, invoiceId) => invoicePdf(options.ctx, accountId, invoiceId),
+        options.ctx.instance,
+      );
       run(sender, sender.task);
     }
     if (options.webhooks !== false) {
-      const sender = new WebhookDeliveryWorker(options.ctx.db, { onEndpointDisabled: endpointDisabledEmail(options.ctx), ...options.webhooks }, app.log, options.ctx.instance);
+      const sender = new WebhookDeliveryWorker(
+        options.ctx.db,
+        { onEndpointDisabled: endpointDisabledEmail(options.ctx), ...options.webhooks },
+        app.log,
+        options.ctx.instance,
+      );
       run(sender, sender.task);
     }
     if (options.refundSettlement !== false) {

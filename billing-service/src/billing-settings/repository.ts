@@ -85,12 +85,18 @@ export async function replaceBillingPeriods(
 ) {
   await db.deleteFrom('customerBillingPeriodConfigurations').where('customerId', '=', customerId).execute();
   if (rows.length > 0) {
-    await db.insertInto('customerBillingPeriodConfigurations').values(rows.map((r) => ({ customerId, ...r }))).execute();
+    await db
+      .insertInto('customerBillingPeriodConfigurations')
+      .values(rows.map((r) => ({ customerId, ...r })))
+      .execute();
   }
 }
 
 /** The customer's payment methods on file (not removed): whether any, and which is the default. */
-export async function paymentMethodsOnFile(db: Queryable, customerId: number): Promise<{ any: boolean; defaultId: number | null; ids: number[] }> {
+export async function paymentMethodsOnFile(
+  db: Queryable,
+  customerId: number,
+): Promise<{ any: boolean; defaultId: number | null; ids: number[] }> {
   const rows = await db
     .selectFrom('paymentMethods')
     .select(['id', 'isDefault'])
@@ -102,13 +108,23 @@ export async function paymentMethodsOnFile(db: Queryable, customerId: number): P
 
 /** Moves the default flag to one method; the partial unique index keeps a single default. */
 export async function setDefaultPaymentMethod(db: Queryable, customerId: number, paymentMethodId: number, now: Date) {
-  await db.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
+  await db
+    .updateTable('paymentMethods')
+    .set({ isDefault: false })
+    .where('customerId', '=', customerId)
+    .where('isDefault', '=', true)
+    .execute();
   await db.updateTable('paymentMethods').set({ isDefault: true, modifiedAt: now }).where('id', '=', paymentMethodId).execute();
 }
 
 /** Automatic collection off: the customer's last card was removed, so there is nothing to collect with. */
 export async function turnOffAutoCollect(db: Queryable, customerId: number): Promise<void> {
-  await db.updateTable('customerBillingSettings').set({ autoCollect: false }).where('customerId', '=', customerId).where('autoCollect', '=', true).execute();
+  await db
+    .updateTable('customerBillingSettings')
+    .set({ autoCollect: false })
+    .where('customerId', '=', customerId)
+    .where('autoCollect', '=', true)
+    .execute();
 }
 
 /** A new customer's billing setting, as a piece of the customer creation's one statement (customers/repository.ts). */
@@ -117,6 +133,9 @@ export function billingSettingInsert(qc: QueryCreator<Database>, rows: Array<Ins
 }
 
 /** A new customer's billing period configurations, as a piece of the customer creation's one statement (customers/repository.ts). */
-export function billingPeriodConfigurationsInsert(qc: QueryCreator<Database>, rows: Array<InsertObject<Database, 'customerBillingPeriodConfigurations'>>) {
+export function billingPeriodConfigurationsInsert(
+  qc: QueryCreator<Database>,
+  rows: Array<InsertObject<Database, 'customerBillingPeriodConfigurations'>>,
+) {
   return qc.insertInto('customerBillingPeriodConfigurations').values(rows);
 }

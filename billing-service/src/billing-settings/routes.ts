@@ -10,12 +10,23 @@ export async function billingSettingRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.get('/v1/customerbillingsetting/:customerId', {
-    schema: { tags, summary: "Read a customer's billing setting: the values in effect (null = the account's default, for fields the spec types 'or null')", params: CustomerIdParams, response: { 200: BillingSettingResponse } },
+    schema: {
+      tags,
+      summary:
+        "Read a customer's billing setting: the values in effect (null = the account's default, for fields the spec types 'or null')",
+      params: CustomerIdParams,
+      response: { 200: BillingSettingResponse },
+    },
     handler: async (request) => getBillingSetting(app.ctx, request.caller, request.params.customerId),
   });
 
   app.put('/v1/customerbillingsetting', {
-    schema: { tags, summary: "Replace a customer's billing setting (read, modify, send back)", body: UpdateBillingSettingBody, response: { 200: BillingSettingResponse } },
+    schema: {
+      tags,
+      summary: "Replace a customer's billing setting (read, modify, send back)",
+      body: UpdateBillingSettingBody,
+      response: { 200: BillingSettingResponse },
+    },
     handler: async (request) => updateBillingSetting(app.ctx, request.caller, request.body),
   });
 }

@@ -8,7 +8,10 @@ export const BILLING_PERIOD_TYPES = ['SpecifiedDate', 'CustomerActivation', 'Fir
 export const BILLING_PERIOD_RULES = ['SingleInvoice', 'MultipleInvoices', 'OneInvoicePerDay', 'Prompt'] as const;
 export const INTERVALS = ['Monthly', 'Yearly'] as const;
 export const SERVICE_START_OPTIONS = [
-  'ChargeForAllMissedPeriods', 'ChargeForLastMissedPeriods', 'NoChargesForMissedPeriods', 'ChargeForCurrentFullPeriod',
+  'ChargeForAllMissedPeriods',
+  'ChargeForLastMissedPeriods',
+  'NoChargesForMissedPeriods',
+  'ChargeForCurrentFullPeriod',
 ] as const;
 export const STATEMENT_OPTIONS = ['Detailed', 'BySubscription', 'Summarized', 'Disabled'] as const;
 export const STATEMENT_TYPES = ['CustomerAnniversary', 'SpecifiedDate'] as const;

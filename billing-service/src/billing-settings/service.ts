@@ -21,15 +21,21 @@ import type { BillingSettingResponse, StoredStatementSetting, StoredTrackedItemD
 
 /** Presentation flags kept together in one JSON column: they only shape invoices and PDFs. */
 const PRESENTATION_FIELDS = [
-  'rollUpPdfsByPlanProduct', 'rollUpPdfsDisplayName', 'rollUpPdfsDisplayDescription', 'rollUpPdfsDisplayAllUnitPrices',
-  'pdfInvoiceEmailAttachmentOption', 'trackedItemDisplay',
+  'rollUpPdfsByPlanProduct',
+  'rollUpPdfsDisplayName',
+  'rollUpPdfsDisplayDescription',
+  'rollUpPdfsDisplayAllUnitPrices',
+  'pdfInvoiceEmailAttachmentOption',
+  'trackedItemDisplay',
 ] as const;
 
 type TrackedItemDisplayValue = StoredTrackedItemDisplay;
 type StatementSettingValue = StoredStatementSetting;
 
 /** Nested objects are stored whole: every key, null where unset (also when nothing was ever set). */
-export function wholeTrackedItemDisplay(value: Partial<Record<keyof TrackedItemDisplayValue, unknown>> | null | undefined): TrackedItemDisplayValue {
+export function wholeTrackedItemDisplay(
+  value: Partial<Record<keyof TrackedItemDisplayValue, unknown>> | null | undefined,
+): TrackedItemDisplayValue {
   const v = (value ?? {}) as Partial<TrackedItemDisplayValue>;
   return {
     trackedItemDisplayFormat: v.trackedItemDisplayFormat ?? null,
@@ -40,7 +46,9 @@ export function wholeTrackedItemDisplay(value: Partial<Record<keyof TrackedItemD
   };
 }
 
-export function wholeStatementSetting(value: Partial<Record<keyof StatementSettingValue, unknown>> | null | undefined): StatementSettingValue {
+export function wholeStatementSetting(
+  value: Partial<Record<keyof StatementSettingValue, unknown>> | null | undefined,
+): StatementSettingValue {
   const v = (value ?? {}) as Partial<StatementSettingValue>;
   return {
     option: v.option ?? null,
@@ -114,8 +122,12 @@ async function readBillingSetting(db: Queryable, uris: UriBuilder, catalog: Cata
     rollUpPdfsDisplayDescription: flag('rollUpPdfsDisplayDescription'),
     rollUpPdfsDisplayAllUnitPrices: flag('rollUpPdfsDisplayAllUnitPrices'),
     // the invoice e-mail attaches the detailed PDF
-    pdfInvoiceEmailAttachmentOption: (presentation.pdfInvoiceEmailAttachmentOption as BillingSettingResponse['pdfInvoiceEmailAttachmentOption'] | null | undefined) ?? 'Details',
-    trackedItemDisplay: trackedItemDisplayInEffect(wholeTrackedItemDisplay(presentation.trackedItemDisplay as TrackedItemDisplayValue | null | undefined)),
+    pdfInvoiceEmailAttachmentOption:
+      (presentation.pdfInvoiceEmailAttachmentOption as BillingSettingResponse['pdfInvoiceEmailAttachmentOption'] | null | undefined) ??
+      'Details',
+    trackedItemDisplay: trackedItemDisplayInEffect(
+      wholeTrackedItemDisplay(presentation.trackedItemDisplay as TrackedItemDisplayValue | null | undefined),
+    ),
     customerBillingStatementSetting: { ...statement, trackedItemDisplay: trackedItemDisplayInEffect(statement.trackedItemDisplay) },
     defaultPaymentMethodId: methods.defaultId,
     postReadyChargesOnRenew: row.postReadyChargesOnRenew,
@@ -130,7 +142,11 @@ export async function getBillingSetting(ctx: AppContext, caller: Caller, custome
 }
 
 /** Full replacement of a customer's billing setting, checked against the customer's state in one transaction. */
-export async function updateBillingSetting(ctx: AppContext, caller: Caller, input: UpdateBillingSettingInput): Promise<BillingSettingResponse> {
+export async function updateBillingSetting(
+  ctx: AppContext,
+  caller: Caller,
+  input: UpdateBillingSettingInput,
+): Promise<BillingSettingResponse> {
   checkBillingPeriodConfigurations(input.billingPeriodConfigurations ?? []);
   const statement = input.customerBillingStatementSetting;
   if (statement) checkPeriodDayAndMonth(statement, 'customerBillingStatementSetting');
@@ -151,7 +167,10 @@ export async function updateBillingSetting(ctx: AppContext, caller: Caller, inpu
     }
     if (input.defaultPaymentMethodId != null && input.defaultPaymentMethodId !== methods.defaultId) {
       if (!methods.ids.includes(input.defaultPaymentMethodId)) {
-        throw ApiError.badRequest(`payment method ${input.defaultPaymentMethodId} is not on file for this customer`, 'defaultPaymentMethodId');
+        throw ApiError.badRequest(
+          `payment method ${input.defaultPaymentMethodId} is not on file for this customer`,
+          'defaultPaymentMethodId',
+        );
       }
       await setDefaultPaymentMethod(trx, customer.id, input.defaultPaymentMethodId, await ctx.clock.now(caller.accountId, trx));
     }
@@ -194,7 +213,13 @@ export async function updateBillingSetting(ctx: AppContext, caller: Caller, inpu
     await replaceBillingPeriods(
       trx,
       customer.id,
-      (input.billingPeriodConfigurations ?? []).map((p) => ({ interval: p.interval, type: p.type, rule: p.rule, day: p.day ?? null, month: p.month ?? null })),
+      (input.billingPeriodConfigurations ?? []).map((p) => ({
+        interval: p.interval,
+        type: p.type,
+        rule: p.rule,
+        day: p.day ?? null,
+        month: p.month ?? null,
+      })),
     );
     // The audit entry lists changed columns and changed presentation flags alike.
     const { presentation: _stored, customerId: _id, ...columns } = row;

@@ -73,7 +73,11 @@ export class BulkPaymentWorker {
     while (!this.task.stopped) {
       const batch = await claimRecords(this.ctx.db, this.ctx.instance, wallClockNow(), this.staleAfterMs, limit);
       if (batch.length === 0) break;
-      const { oneAtATime } = await collectBulkBatch(this.ctx, batch, { parallel: this.parallel, batchPayments: this.batchPayments, log: this.log });
+      const { oneAtATime } = await collectBulkBatch(this.ctx, batch, {
+        parallel: this.parallel,
+        batchPayments: this.batchPayments,
+        log: this.log,
+      });
       limit = oneAtATime === 0 ? this.paymentBatchSize : this.batchSize;
     }
     if (!this.task.stopped) await completeFinishedBulkJobs(this.ctx, wallClockNow());

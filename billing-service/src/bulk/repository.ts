@@ -9,7 +9,17 @@ export type RecordCounts = Record<BulkRecordStatus, number>;
 
 export async function insertJob(
   trx: Queryable,
-  job: { accountId: number; status: BulkJobStatus; fileName: string | null; reference: string | null; auditSource: string; totalRecords: number; successfulRecords: number; failedRecords: number; importingAt: Date },
+  job: {
+    accountId: number;
+    status: BulkJobStatus;
+    fileName: string | null;
+    reference: string | null;
+    auditSource: string;
+    totalRecords: number;
+    successfulRecords: number;
+    failedRecords: number;
+    importingAt: Date;
+  },
 ): Promise<number> {
   const row = await trx.insertInto('bulkJobs').values(job).returning('id').executeTakeFirstOrThrow();
   return row.id;
@@ -40,7 +50,12 @@ export function findJob(db: Queryable, accountId: number, jobId: number, options
 }
 
 export async function countRecords(db: Queryable, jobId: number): Promise<RecordCounts> {
-  const rows = await db.selectFrom('bulkJobRecords').select(['status', sql<string>`count(*)`.as('count')]).where('jobId', '=', jobId).groupBy('status').execute();
+  const rows = await db
+    .selectFrom('bulkJobRecords')
+    .select(['status', sql<string>`count(*)`.as('count')])
+    .where('jobId', '=', jobId)
+    .groupBy('status')
+    .execute();
   const counts: RecordCounts = { Invalid: 0, Pending: 0, Processing: 0, Succeeded: 0, Failed: 0, Cancelled: 0 };
   for (const row of rows) counts[row.status] = Number(row.count);
   return counts;
@@ -50,12 +65,27 @@ export function findRecords(db: Queryable, jobId: number) {
   return db.selectFrom('bulkJobRecords').selectAll().where('jobId', '=', jobId).orderBy('position').execute();
 }
 
-export async function setJobStatus(trx: Queryable, jobId: number, status: BulkJobStatus, now: Date, extra: { processedAt?: Date; completedAt?: Date } = {}) {
-  await trx.updateTable('bulkJobs').set({ status, modifiedAt: now, ...extra }).where('id', '=', jobId).execute();
+export async function setJobStatus(
+  trx: Queryable,
+  jobId: number,
+  status: BulkJobStatus,
+  now: Date,
+  extra: { processedAt?: Date; completedAt?: Date } = {},
+) {
+  await trx
+    .updateTable('bulkJobs')
+    .set({ status, modifiedAt: now, ...extra })
+    .where('id', '=', jobId)
+    .execute();
 }
 
 export async function cancelPendingRecords(trx: Queryable, jobId: number, now: Date): Promise<number> {
-  const result = await trx.updateTable('bulkJobRecords').set({ status: 'Cancelled', processedAt: now }).where('jobId', '=', jobId).where('status', '=', 'Pending').executeTakeFirst();
+  const result = await trx
+    .updateTable('bulkJobRecords')
+    .set({ status: 'Cancelled', processedAt: now })
+    .where('jobId', '=', jobId)
+    .where('status', '=', 'Pending')
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -66,23 +96,48 @@ export async function cancelPendingRecords(trx: Queryable, jobId: number, now: D
  * unexpectedly), is claimed again; its charge reuses the record's idempotency key,
  * so the gateway recognises it and it is never charged twice.
  */
-export async function claimRecords(db: Db, instance: InstanceLiveness, now: Date, staleAfterMs: number, limit: number): Promise<ClaimedRecord[]> {
+export async function claimRecords(
+  db: Db,
+  instance: InstanceLiveness,
+  now: Date,
+  staleAfterMs: number,
+  limit: number,
+): Promise<ClaimedRecord[]> {
   return db.transaction().execute(async (trx) => {
     const next = await trx
       .selectFrom('bulkJobRecords as r')
       .innerJoin('bulkJobs as j', 'j.id', 'r.jobId')
       .select(['r.id', 'j.accountId', 'j.auditSource'])
       .where('j.status', '=', 'Processing')
-      .where((eb) => eb.or([eb('r.status', '=', 'Pending'), eb.and([eb('r.status', '=', 'Processing'), eb.or([eb('r.claimedAt', '<', new Date(now.getTime() - staleAfterMs)), instance.holderGone('r.claimed_by')])])]))
+      .where((eb) =>
+        eb.or([
+          eb('r.status', '=', 'Pending'),
+          eb.and([
+            eb('r.status', '=', 'Processing'),
+            eb.or([eb('r.claimedAt', '<', new Date(now.getTime() - staleAfterMs)), instance.holderGone('r.claimed_by')]),
+          ]),
+        ]),
+      )
       .orderBy('r.id')
       .limit(limit)
       .forUpdate('r')
       .skipLocked()
       .execute();
     if (next.length === 0) return [];
-    const claimed = await trx.updateTable('bulkJobRecords').set({ status: 'Processing', claimedAt: now, claimedBy: instance.id }).where('id', 'in', next.map((r) => r.id)).returningAll().execute();
+    const claimed = await trx
+      .updateTable('bulkJobRecords')
+      .set({ status: 'Processing', claimedAt: now, claimedBy: instance.id })
+      .where(
+        'id',
+        'in',
+        next.map((r) => r.id),
+      )
+      .returningAll()
+      .execute();
     const jobOf = new Map(next.map((r) => [r.id, r]));
-    return claimed.sort((a, b) => a.id - b.id).map((r) => ({ ...r, accountId: jobOf.get(r.id)!.accountId, auditSource: jobOf.get(r.id)!.auditSource }));
+    return claimed
+      .sort((a, b) => a.id - b.id)
+      .map((r) => ({ ...r, accountId: jobOf.get(r.id)!.accountId, auditSource: jobOf.get(r.id)!.auditSource }));
   });
 }
 
@@ -93,10 +148,20 @@ export async function findRecordPaymentId(db: Queryable, recordId: number): Prom
   return row?.paymentId ?? null;
 }
 
-export async function finishRecord(trx: Queryable, recordId: number, outcome: { status: 'Succeeded' | 'Failed'; paymentId: number | null; errors: Array<{ Key: string; Value: string }> | null }, now: Date) {
+export async function finishRecord(
+  trx: Queryable,
+  recordId: number,
+  outcome: { status: 'Succeeded' | 'Failed'; paymentId: number | null; errors: Array<{ Key: string; Value: string }> | null },
+  now: Date,
+) {
   await trx
     .updateTable('bulkJobRecords')
-    .set({ status: outcome.status, paymentId: outcome.paymentId, errors: outcome.errors ? JSON.stringify(outcome.errors) : null, processedAt: now })
+    .set({
+      status: outcome.status,
+      paymentId: outcome.paymentId,
+      errors: outcome.errors ? JSON.stringify(outcome.errors) : null,
+      processedAt: now,
+    })
     .where('id', '=', recordId)
     .execute();
 }
@@ -106,9 +171,22 @@ export async function finishRecord(trx: Queryable, recordId: number, outcome: { 
  * transaction that pays them when `forUpdate`; a record another instance claimed again meanwhile,
  * or one already finished, is left out.
  */
-export async function findHeldRecords(db: Queryable, records: Array<{ id: number; claimedAt: Date | null }>, options: { forUpdate?: boolean } = {}): Promise<Set<number>> {
+export async function findHeldRecords(
+  db: Queryable,
+  records: Array<{ id: number; claimedAt: Date | null }>,
+  options: { forUpdate?: boolean } = {},
+): Promise<Set<number>> {
   if (records.length === 0) return new Set();
-  let query = db.selectFrom('bulkJobRecords').select(['id', 'claimedAt']).where('id', 'in', records.map((r) => r.id)).where('status', '=', 'Processing').orderBy('id');
+  let query = db
+    .selectFrom('bulkJobRecords')
+    .select(['id', 'claimedAt'])
+    .where(
+      'id',
+      'in',
+      records.map((r) => r.id),
+    )
+    .where('status', '=', 'Processing')
+    .orderBy('id');
   if (options.forUpdate) query = query.forUpdate();
   const rows = await query.execute();
   const claims = new Map(records.map((r) => [r.id, r.claimedAt?.getTime()]));
@@ -116,7 +194,16 @@ export async function findHeldRecords(db: Queryable, records: Array<{ id: number
 }
 
 /** Several records' outcomes in one statement (finishRecord for a batch). */
-export async function finishRecords(trx: Queryable, outcomes: Array<{ recordId: number; status: 'Succeeded' | 'Failed'; paymentId: number | null; errors: Array<{ Key: string; Value: string }> | null }>, now: Date) {
+export async function finishRecords(
+  trx: Queryable,
+  outcomes: Array<{
+    recordId: number;
+    status: 'Succeeded' | 'Failed';
+    paymentId: number | null;
+    errors: Array<{ Key: string; Value: string }> | null;
+  }>,
+  now: Date,
+) {
   if (outcomes.length === 0) return;
   const rows = outcomes.map((o) => ({ id: o.recordId, status: o.status, payment_id: o.paymentId, errors: o.errors }));
   await sql`
@@ -132,7 +219,14 @@ export async function completeFinishedJobs(db: Queryable, now: Date): Promise<Ar
     .set({ status: 'Completed', completedAt: now, modifiedAt: now })
     .where('status', '=', 'Processing')
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('bulkJobRecords').select('id').whereRef('bulkJobRecords.jobId', '=', 'bulkJobs.id').where('bulkJobRecords.status', 'in', ['Pending', 'Processing']))),
+      not(
+        exists(
+          selectFrom('bulkJobRecords')
+            .select('id')
+            .whereRef('bulkJobRecords.jobId', '=', 'bulkJobs.id')
+            .where('bulkJobRecords.status', 'in', ['Pending', 'Processing']),
+        ),
+      ),
     )
     .returning(['id', 'accountId'])
     .execute();

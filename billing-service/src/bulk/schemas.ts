@@ -14,7 +14,9 @@ export const BulkPaymentItem = z.preprocess((item) => {
   const withSource = { source: 'Import', ...item } as Record<string, unknown>;
   if (!Array.isArray(withSource.paymentAllocations)) return withSource;
   const allocations = withSource.paymentAllocations.map((a: unknown) =>
-    a && typeof a === 'object' && 'invoiceID' in a && !('invoiceId' in a) ? { ...(a as object), invoiceId: (a as { invoiceID: unknown }).invoiceID } : a,
+    a && typeof a === 'object' && 'invoiceID' in a && !('invoiceId' in a)
+      ? { ...(a as object), invoiceId: (a as { invoiceID: unknown }).invoiceID }
+      : a,
   );
   return { ...withSource, paymentAllocations: allocations };
 }, CollectPaymentBody);
@@ -28,8 +30,20 @@ export const SubmitBulkPaymentsBody = z.object({
 });
 export type SubmitBulkPaymentsInput = z.infer<typeof SubmitBulkPaymentsBody>;
 
-export const BulkJobIdParams = z.object({ bulkJobId: z.coerce.number().int().positive().max(2 ** 31 - 1) });
-export const ProcessBulkJobBody = z.object({ id: z.number().int().positive().max(2 ** 31 - 1) });
+export const BulkJobIdParams = z.object({
+  bulkJobId: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 31 - 1),
+});
+export const ProcessBulkJobBody = z.object({
+  id: z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 31 - 1),
+});
 export const BulkJobQuerystring = z.object({ view: z.enum(['full', 'Full', 'summary', 'Summary']).optional() });
 
 export const BulkRecordResponse = z.object({

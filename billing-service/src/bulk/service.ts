@@ -31,14 +31,23 @@ import { transactionWithRetry } from '../db/conflict-retry.js';
 type Errors = ErrorBody['Errors'];
 
 function requireBulkEnabled(ctx: AppContext) {
-  if (!ctx.catalog.bulk.enabled) throw new ApiError(403, [{ Key: 'Api Error', Value: 'bulk jobs are not activated for this account; ask the provider to activate them' }]);
+  if (!ctx.catalog.bulk.enabled)
+    throw new ApiError(403, [
+      { Key: 'Api Error', Value: 'bulk jobs are not activated for this account; ask the provider to activate them' },
+    ]);
 }
 
 /** An item's problems, keyed as in the submitted body (`data[3].amount`). */
-async function checkItem(ctx: AppContext, caller: Caller, item: unknown, index: number): Promise<{ input?: CollectPaymentInput; errors: Errors }> {
+async function checkItem(
+  ctx: AppContext,
+  caller: Caller,
+  item: unknown,
+  index: number,
+): Promise<{ input?: CollectPaymentInput; errors: Errors }> {
   const prefix = `data[${index}]`;
   const parsed = BulkPaymentItem.safeParse(item);
-  if (!parsed.success) return { errors: parsed.error.issues.map((issue) => ({ Key: fieldKey([...[prefix], ...issue.path]), Value: issue.message })) };
+  if (!parsed.success)
+    return { errors: parsed.error.issues.map((issue) => ({ Key: fieldKey([...[prefix], ...issue.path]), Value: issue.message })) };
   try {
     await checkPaymentRequest(ctx, caller, parsed.data);
     return { input: parsed.data, errors: [] };
@@ -54,7 +63,12 @@ async function checkItem(ctx: AppContext, caller: Caller, item: unknown, index: 
  * (Pending) and the refused ones with their errors (Invalid). Nothing is charged
  * until the job is processed. One transaction: the job and all its records, or nothing.
  */
-export async function submitBulkPayments(ctx: AppContext, caller: Caller, input: SubmitBulkPaymentsInput, now?: Date): Promise<BulkJobResponse> {
+export async function submitBulkPayments(
+  ctx: AppContext,
+  caller: Caller,
+  input: SubmitBulkPaymentsInput,
+  now?: Date,
+): Promise<BulkJobResponse> {
   now ??= await ctx.clock.now(caller.accountId);
   requireBulkEnabled(ctx);
   const max = ctx.catalog.bulk.maxRecords;
@@ -77,16 +91,31 @@ export async function submitBulkPayments(ctx: AppContext, caller: Caller, input:
     await insertRecords(
       trx,
       id,
-      checked.map((c, position) => ({ position, item: c.input ?? input.data[position], status: c.errors.length === 0 ? 'Pending' : 'Invalid', errors: c.errors.length ? c.errors : null })),
+      checked.map((c, position) => ({
+        position,
+        item: c.input ?? input.data[position],
+        status: c.errors.length === 0 ? 'Pending' : 'Invalid',
+        errors: c.errors.length ? c.errors : null,
+      })),
     );
-    await recordChange(trx, caller, { entityType: 'BulkJob', entityId: id, action: 'create', changes: { status: 'Validated', totalRecords: checked.length, failedRecords: checked.length - valid } });
+    await recordChange(trx, caller, {
+      entityType: 'BulkJob',
+      entityId: id,
+      action: 'create',
+      changes: { status: 'Validated', totalRecords: checked.length, failedRecords: checked.length - valid },
+    });
     return id;
   });
   return getBulkJob(ctx, caller, jobId, false);
 }
 
 /** Changes a job of the caller's account under its row lock (Process and Cancel racing each other serialize), then reads it back. */
-async function changeJob(ctx: AppContext, caller: Caller, jobId: number, change: (trx: Queryable, job: BulkJobRow) => Promise<void>): Promise<BulkJobResponse> {
+async function changeJob(
+  ctx: AppContext,
+  caller: Caller,
+  jobId: number,
+  change: (trx: Queryable, job: BulkJobRow) => Promise<void>,
+): Promise<BulkJobResponse> {
   requireBulkEnabled(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     const job = await findJob(trx, caller.accountId, jobId, { forUpdate: true });
@@ -102,7 +131,12 @@ export async function processBulkJob(ctx: AppContext, caller: Caller, jobId: num
   const response = await changeJob(ctx, caller, jobId, async (trx, job) => {
     if (job.status !== 'Validated') throw ApiError.badRequest(`the job is ${job.status}; only a Validated job can be processed`, 'id');
     await setJobStatus(trx, jobId, 'Processing', now, { processedAt: now });
-    await recordChange(trx, caller, { entityType: 'BulkJob', entityId: jobId, action: 'update', changes: { status: ['Validated', 'Processing'] } });
+    await recordChange(trx, caller, {
+      entityType: 'BulkJob',
+      entityId: jobId,
+      action: 'update',
+      changes: { status: ['Validated', 'Processing'] },
+    });
   });
   ctx.bulkWorker?.wake();
   return response;
@@ -112,10 +146,16 @@ export async function processBulkJob(ctx: AppContext, caller: Caller, jobId: num
 export async function cancelBulkJob(ctx: AppContext, caller: Caller, jobId: number, now?: Date): Promise<BulkJobResponse> {
   now ??= await ctx.clock.now(caller.accountId);
   return changeJob(ctx, caller, jobId, async (trx, job) => {
-    if (job.status === 'Completed' || job.status === 'Cancelled') throw ApiError.badRequest(`the job is ${job.status}; there is nothing left to cancel`);
+    if (job.status === 'Completed' || job.status === 'Cancelled')
+      throw ApiError.badRequest(`the job is ${job.status}; there is nothing left to cancel`);
     const cancelled = await cancelPendingRecords(trx, jobId, now);
     await setJobStatus(trx, jobId, 'Cancelled', now, { completedAt: now });
-    await recordChange(trx, caller, { entityType: 'BulkJob', entityId: jobId, action: 'update', changes: { status: [job.status, 'Cancelled'], cancelledRecords: cancelled } });
+    await recordChange(trx, caller, {
+      entityType: 'BulkJob',
+      entityId: jobId,
+      action: 'update',
+      changes: { status: [job.status, 'Cancelled'], cancelledRecords: cancelled },
+    });
   });
 }
 
@@ -147,7 +187,12 @@ export async function getBulkJob(ctx: AppContext, caller: Caller, jobId: number,
   return toBulkJobResponse(ctx, job, counts, records);
 }
 
-function toBulkJobResponse(ctx: AppContext, job: BulkJobRow, counts: Awaited<ReturnType<typeof countRecords>>, records?: BulkRecordRow[]): BulkJobResponse {
+function toBulkJobResponse(
+  ctx: AppContext,
+  job: BulkJobRow,
+  counts: Awaited<ReturnType<typeof countRecords>>,
+  records?: BulkRecordRow[],
+): BulkJobResponse {
   const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
   return {
     accountId: job.accountId,
@@ -199,10 +244,21 @@ function toBulkJobResponse(ctx: AppContext, job: BulkJobRow, counts: Awaited<Ret
  */
 export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, now?: Date): Promise<void> {
   now ??= await ctx.clock.now(record.accountId);
-  const caller: Caller = { accountId: record.accountId, keyKind: 'private', auditSource: record.auditSource, rateLimits: { perMinute: 0, perDay: 0 }, keyHash: '' };
+  const caller: Caller = {
+    accountId: record.accountId,
+    keyKind: 'private',
+    auditSource: record.auditSource,
+    rateLimits: { perMinute: 0, perDay: 0 },
+    keyHash: '',
+  };
   const parsed = BulkPaymentItem.safeParse(record.item);
   if (!parsed.success) {
-    await finishRecord(ctx.db, record.id, { status: 'Failed', paymentId: null, errors: [{ Key: 'Api Error', Value: 'the stored item is no longer valid' }] }, now);
+    await finishRecord(
+      ctx.db,
+      record.id,
+      { status: 'Failed', paymentId: null, errors: [{ Key: 'Api Error', Value: 'the stored item is no longer valid' }] },
+      now,
+    );
     return;
   }
   try {
@@ -210,16 +266,32 @@ export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, 
     await recordPayment(ctx, caller, parsed.data, now, {
       idempotencyKey: `bulk-record-${record.id}`,
       alsoInTransaction: (trx, payment) =>
-        finishRecord(trx, record.id, {
-          status: payment.status,
-          paymentId: payment.id,
-          errors: payment.status === 'Failed' ? [{ Key: 'Api Error', Value: `payment declined: ${payment.message}` }, { Key: 'declineCode', Value: payment.declineCode }] : null,
-        }, now),
+        finishRecord(
+          trx,
+          record.id,
+          {
+            status: payment.status,
+            paymentId: payment.id,
+            errors:
+              payment.status === 'Failed'
+                ? [
+                    { Key: 'Api Error', Value: `payment declined: ${payment.message}` },
+                    { Key: 'declineCode', Value: payment.declineCode },
+                  ]
+                : null,
+          },
+          now,
+        ),
     });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     // A check that no longer holds at processing time: no payment was recorded.
-    await finishRecord(ctx.db, record.id, { status: 'Failed', paymentId: await findRecordPaymentId(ctx.db, record.id), errors: error.errors }, now);
+    await finishRecord(
+      ctx.db,
+      record.id,
+      { status: 'Failed', paymentId: await findRecordPaymentId(ctx.db, record.id), errors: error.errors },
+      now,
+    );
   }
 }
 
@@ -238,7 +310,9 @@ export async function collectBulkBatch(
 ): Promise<{ oneAtATime: number }> {
   const items = records.map((record) => ({ record, parsed: BulkPaymentItem.safeParse(record.item) }));
   const customerOf = (r: (typeof items)[number]) => `${r.record.accountId} ${r.parsed.success ? r.parsed.data.customerId : ''}`;
-  const oneAtATime = new Set(items.filter((r) => !r.parsed.success || !paysInBatch(r.parsed.data) || !options.batchPayments).map(customerOf));
+  const oneAtATime = new Set(
+    items.filter((r) => !r.parsed.success || !paysInBatch(r.parsed.data) || !options.batchPayments).map(customerOf),
+  );
   const together = items.filter((r) => !oneAtATime.has(customerOf(r)));
   const single = items.filter((r) => oneAtATime.has(customerOf(r)));
   // Lanes side by side, each taking the next customer's records and paying them in record order.
@@ -259,11 +333,17 @@ export async function collectBulkBatch(
   const batch = async () => {
     if (together.length === 0) return;
     try {
-      await payTogether(ctx, together.map((r) => ({ ...r.record, input: r.parsed.data! })));
+      await payTogether(
+        ctx,
+        together.map((r) => ({ ...r.record, input: r.parsed.data! })),
+      );
     } catch (error) {
       options.log?.warn({ err: error, records: together.length }, 'bulk: a batch of payments failed; paying its records one at a time');
       // Only those still held: if the failure hid a commit that went through, they are finished already.
-      const held = await findHeldRecords(ctx.db, together.map((r) => r.record));
+      const held = await findHeldRecords(
+        ctx.db,
+        together.map((r) => r.record),
+      );
       await lanes(together.filter((r) => held.has(r.record.id)));
     }
   };
@@ -277,7 +357,13 @@ async function payTogether(ctx: AppContext, records: Array<ClaimedRecord & { inp
   for (const record of records) {
     const key = `${record.accountId} ${record.auditSource}`;
     if (!callers.has(key)) {
-      const caller: Caller = { accountId: record.accountId, keyKind: 'private', auditSource: record.auditSource, rateLimits: { perMinute: 0, perDay: 0 }, keyHash: '' };
+      const caller: Caller = {
+        accountId: record.accountId,
+        keyKind: 'private',
+        auditSource: record.auditSource,
+        rateLimits: { perMinute: 0, perDay: 0 },
+        keyHash: '',
+      };
       callers.set(key, { caller, now: await ctx.clock.now(record.accountId), records: [] });
     }
     callers.get(key)!.records.push(record);
@@ -287,10 +373,20 @@ async function payTogether(ctx: AppContext, records: Array<ClaimedRecord & { inp
     let count = 0;
     for (const { caller, now, records: own } of callers.values()) {
       const mine = own.filter((r) => held.has(r.id));
-      const outcomes = await recordPaymentBatch(ctx, trx, caller, mine.map((r) => r.input), now);
+      const outcomes = await recordPaymentBatch(
+        ctx,
+        trx,
+        caller,
+        mine.map((r) => r.input),
+        now,
+      );
       await finishRecords(
         trx,
-        outcomes.map((o, i) => (o.status === 'Succeeded' ? { recordId: mine[i]!.id, status: 'Succeeded', paymentId: o.paymentId, errors: null } : { recordId: mine[i]!.id, status: 'Failed', paymentId: null, errors: o.errors })),
+        outcomes.map((o, i) =>
+          o.status === 'Succeeded'
+            ? { recordId: mine[i]!.id, status: 'Succeeded', paymentId: o.paymentId, errors: null }
+            : { recordId: mine[i]!.id, status: 'Failed', paymentId: null, errors: o.errors },
+        ),
         now,
       );
       count += outcomes.filter((o) => o.status === 'Succeeded').length;

@@ -2,13 +2,25 @@ import type { Queryable } from '../db/database.js';
 
 export async function insertCaptureToken(
   db: Queryable,
-  token: { accountId: number; customerId: number; tokenHash: string; maxCollectionAmount: string | null; expiresAt: Date; portalSessionId?: number | null },
+  token: {
+    accountId: number;
+    customerId: number;
+    tokenHash: string;
+    maxCollectionAmount: string | null;
+    expiresAt: Date;
+    portalSessionId?: number | null;
+  },
 ): Promise<void> {
   await db.insertInto('captureTokens').values(token).execute();
 }
 
 export function findCaptureToken(db: Queryable, accountId: number, tokenHash: string) {
-  return db.selectFrom('captureTokens').selectAll().where('accountId', '=', accountId).where('tokenHash', '=', tokenHash).executeTakeFirst();
+  return db
+    .selectFrom('captureTokens')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('tokenHash', '=', tokenHash)
+    .executeTakeFirst();
 }
 
 /** Spends a token: false when it was spent (or expired) meanwhile, so two captures with one token store one card. */

@@ -21,14 +21,28 @@ const NOT_VALID = 'is not valid: unknown, expired or already used; ask the shop 
  * The token is shown once; only its hash is kept.
  */
 /** `portalSessionId`: minted by that portal session (the customer portal's card form). */
-export async function createCaptureToken(ctx: AppContext, caller: Caller, input: CreateCaptureTokenInput, now = wallClockNow(), minted: { portalSessionId?: number } = {}): Promise<CaptureTokenResponse> {
+export async function createCaptureToken(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateCaptureTokenInput,
+  now = wallClockNow(),
+  minted: { portalSessionId?: number } = {},
+): Promise<CaptureTokenResponse> {
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
-  const maxCollectionAmount = input.maxCollectionAmount != null ? amountInCurrency(input.maxCollectionAmount, customer.currency, 'maxCollectionAmount') : null;
+  const maxCollectionAmount =
+    input.maxCollectionAmount != null ? amountInCurrency(input.maxCollectionAmount, customer.currency, 'maxCollectionAmount') : null;
   const token = `ct_${randomBytes(32).toString('base64url')}`;
   const expiresAt = new Date(now.getTime() + (input.expiresInSeconds ?? CAPTURE_TOKEN_DEFAULT_SECONDS) * 1000);
   await ctx.db.transaction().execute(async (trx) => {
-    await insertCaptureToken(trx, { accountId: caller.accountId, customerId: customer.id, tokenHash: hashToken(token), maxCollectionAmount: maxCollectionAmount?.toString() ?? null, expiresAt, portalSessionId: minted.portalSessionId ?? null });
+    await insertCaptureToken(trx, {
+      accountId: caller.accountId,
+      customerId: customer.id,
+      tokenHash: hashToken(token),
+      maxCollectionAmount: maxCollectionAmount?.toString() ?? null,
+      expiresAt,
+      portalSessionId: minted.portalSessionId ?? null,
+    });
     await recordChange(trx, caller, {
       entityType: 'Customer',
       entityId: customer.id,
@@ -36,7 +50,12 @@ export async function createCaptureToken(ctx: AppContext, caller: Caller, input:
       changes: { captureToken: 'issued', expiresAt: expiresAt.toISOString(), maxCollectionAmount: maxCollectionAmount?.toString() ?? null },
     });
   });
-  return { token, customerId: customer.id, maxCollectionAmount: maxCollectionAmount ? toJsonAmount(maxCollectionAmount) : null, expiresTimestamp: expiresAt.toISOString() };
+  return {
+    token,
+    customerId: customer.id,
+    maxCollectionAmount: maxCollectionAmount ? toJsonAmount(maxCollectionAmount) : null,
+    expiresTimestamp: expiresAt.toISOString(),
+  };
 }
 
 // Capture tokens are short-lived credentials: they expire on the wall clock, not an account's test clock.
@@ -49,11 +68,21 @@ export interface CaptureGrant {
 }
 
 /** Checks a token the capture host was given (400 keyed `captureToken` when it cannot be used). */
-export async function checkCaptureToken(db: Queryable, accountId: number, token: string, customerId: number, now = wallClockNow()): Promise<CaptureGrant> {
+export async function checkCaptureToken(
+  db: Queryable,
+  accountId: number,
+  token: string,
+  customerId: number,
+  now = wallClockNow(),
+): Promise<CaptureGrant> {
   const row = token.length <= 200 ? await findCaptureToken(db, accountId, hashToken(token)) : undefined;
   if (!row || row.spentAt !== null || row.expiresAt.getTime() <= now.getTime()) throw ApiError.badRequest(NOT_VALID, 'captureToken');
   if (row.customerId !== customerId) throw ApiError.badRequest('was issued for another customer', 'captureToken');
-  return { tokenId: row.id, customerId: row.customerId, maxCollectionAmount: row.maxCollectionAmount === null ? null : money(row.maxCollectionAmount) };
+  return {
+    tokenId: row.id,
+    customerId: row.customerId,
+    maxCollectionAmount: row.maxCollectionAmount === null ? null : money(row.maxCollectionAmount),
+  };
 }
 
 /** Spends the token in the transaction that stores the card: two captures with one token store one card. */
@@ -66,7 +95,11 @@ export async function spendCaptureGrant(trx: Queryable, grant: CaptureGrant, now
  * racing with one token, one charges, the others get the used-token 400 (they would otherwise all
  * charge, and all but one be refunded). Returns the claim, to give back if nothing was charged.
  */
-export async function claimCaptureGrant(db: Queryable, grant: CaptureGrant, now = wallClockNow()): Promise<{ tokenId: number; claimedAt: Date }> {
+export async function claimCaptureGrant(
+  db: Queryable,
+  grant: CaptureGrant,
+  now = wallClockNow(),
+): Promise<{ tokenId: number; claimedAt: Date }> {
   await spendCaptureGrant(db, grant, now);
   return { tokenId: grant.tokenId, claimedAt: now };
 }
@@ -87,7 +120,7 @@ export interface CapturePermission {
   maxCollectionAmount: Money;
 }
 
-const TOKEN_NEEDED = 'a capture token is needed to add a card to this customer: the shop\'s server gets one with POST /v1/captureTokens';
+const TOKEN_NEEDED = "a capture token is needed to add a card to this customer: the shop's server gets one with POST /v1/captureTokens";
 
 /**
  * Who the public key may put a card on. With a capture token: its customer, whatever its status,
@@ -106,7 +139,8 @@ export async function authorizeCapture(
   known?: CustomerRow,
 ): Promise<CapturePermission> {
   const accountCap = money(policy.maxCollectionAmount);
-  const readCustomer = (id: number) => (known?.id === id && known.accountId === caller.accountId ? known : findCustomerRow(ctx.db, caller.accountId, id));
+  const readCustomer = (id: number) =>
+    known?.id === id && known.accountId === caller.accountId ? known : findCustomerRow(ctx.db, caller.accountId, id);
   if (request.captureToken !== undefined) {
     const grant = await checkCaptureToken(ctx.db, caller.accountId, request.captureToken, request.customerId, now);
     const customer = await readCustomer(grant.customerId);
@@ -115,6 +149,7 @@ export async function authorizeCapture(
   }
   if (policy.tokenlessCapture === 'never') throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
   const customer = await readCustomer(request.customerId);
-  if (!customer || (policy.tokenlessCapture === 'draftOnly' && customer.status !== 'Draft')) throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
+  if (!customer || (policy.tokenlessCapture === 'draftOnly' && customer.status !== 'Draft'))
+    throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
   return { customer, grant: null, mayMoveDefault: policy.tokenlessCapture === 'any', maxCollectionAmount: accountCap };
 }

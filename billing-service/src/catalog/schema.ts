@@ -18,10 +18,24 @@ export const TERMS = ['Net0', 'Net5', 'Net7', 'Net10', 'Net15', 'Net21', 'Net30'
 export type Term = (typeof TERMS)[number];
 export const CANCEL_OPTIONS = ['Full', 'None', 'Unearned'] as const;
 export const EMAIL_TYPES = [
-  'InvoicePost', 'PaymentReceived', 'InvoiceOverdue', 'PasswordReset', 'PaymentFailed', 'CustomerActivation',
-  'SubscriptionActivation', 'SubscriptionCancellation', 'CustomerCredentialCreate', 'CustomerCredentialPasswordReset',
-  'CustomerSuspend', 'PaymentMethodUpdate', 'CreditCardExpiry', 'StatementNotification', 'UpcomingBillingNotification',
-  'Refund', 'PendingExpiryRenewalNotice', 'DraftInvoice',
+  'InvoicePost',
+  'PaymentReceived',
+  'InvoiceOverdue',
+  'PasswordReset',
+  'PaymentFailed',
+  'CustomerActivation',
+  'SubscriptionActivation',
+  'SubscriptionCancellation',
+  'CustomerCredentialCreate',
+  'CustomerCredentialPasswordReset',
+  'CustomerSuspend',
+  'PaymentMethodUpdate',
+  'CreditCardExpiry',
+  'StatementNotification',
+  'UpcomingBillingNotification',
+  'Refund',
+  'PendingExpiryRenewalNotice',
+  'DraftInvoice',
 ] as const;
 
 /** The languages Renew writes to customers in (e-mails; the checkout and the portal speak the same ones). */
@@ -61,11 +75,22 @@ const PlanProduct = z
   })
   .superRefine((product, ctx) => {
     if (product.minQuantity !== undefined && product.maxQuantity === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['maxQuantity'], message: 'set maxQuantity too: minQuantity alone does not let shoppers choose a quantity' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxQuantity'],
+        message: 'set maxQuantity too: minQuantity alone does not let shoppers choose a quantity',
+      });
     }
     const min = product.minQuantity ?? 1;
-    if (product.maxQuantity !== undefined && (product.maxQuantity < min || product.quantity < min || product.quantity > product.maxQuantity)) {
-      ctx.addIssue({ code: 'custom', path: ['quantity'], message: `must lie within minQuantity (${min}) and maxQuantity (${product.maxQuantity})` });
+    if (
+      product.maxQuantity !== undefined &&
+      (product.maxQuantity < min || product.quantity < min || product.quantity > product.maxQuantity)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quantity'],
+        message: `must lie within minQuantity (${min}) and maxQuantity (${product.maxQuantity})`,
+      });
     }
   });
 
@@ -86,7 +111,11 @@ const Plan = z
     for (const [i, f] of plan.frequencies.entries()) {
       for (const [j, price] of f.prices.entries()) {
         if (!codes.has(price.product)) {
-          ctx.addIssue({ code: 'custom', path: ['frequencies', i, 'prices', j, 'product'], message: `no product ${price.product} in plan ${plan.code}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['frequencies', i, 'prices', j, 'product'],
+            message: `no product ${price.product} in plan ${plan.code}`,
+          });
         }
       }
     }
@@ -131,7 +160,12 @@ export const CatalogSchema = z
       .default({ name: 'Renew demo account' }),
     currencies: z.object({ default: CurrencyCode, allowed: z.array(CurrencyCode).min(1) }),
     salesTrackingCodes: z
-      .array(z.object({ type: z.string().min(1).max(255), codes: z.array(z.object({ code: z.string().max(255), name: z.string().max(255).optional() })) }))
+      .array(
+        z.object({
+          type: z.string().min(1).max(255),
+          codes: z.array(z.object({ code: z.string().max(255), name: z.string().max(255).optional() })),
+        }),
+      )
       .max(5)
       .default([]),
     defaults: z
@@ -173,16 +207,29 @@ export const CatalogSchema = z
          */
         tokenlessCapture: z.enum(['draftOnly', 'never', 'any']).default('never'),
         /** The largest first payment the capture host collects when the capture token sets none (account's default currency). */
-        maxCollectionAmount: z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/)]).transform(String).default('10000'),
+        maxCollectionAmount: z
+          .union([z.number(), z.string().regex(/^\d+(\.\d+)?$/)])
+          .transform(String)
+          .default('10000'),
       })
       .prefault({}),
     /** The customer portal (README "Customer portal"), served by the card-capture host. */
     portal: z
       .object({
         /** How long a portal session lives without use (sliding). */
-        sessionMinutes: z.number().int().min(5).max(24 * 60).default(60),
+        sessionMinutes: z
+          .number()
+          .int()
+          .min(5)
+          .max(24 * 60)
+          .default(60),
         /** The longest a portal session lives, however busy (the absolute cap). */
-        sessionMaxMinutes: z.number().int().min(5).max(7 * 24 * 60).default(12 * 60),
+        sessionMaxMinutes: z
+          .number()
+          .int()
+          .min(5)
+          .max(7 * 24 * 60)
+          .default(12 * 60),
         /** How a customer may cancel a subscription in the portal: at the end of its period, at once, either, or not at all. */
         cancelMode: z.enum(['periodEnd', 'now', 'either', 'none']).default('periodEnd'),
         /** The e-mail types whose preference a customer may change in the portal. */
@@ -197,9 +244,15 @@ export const CatalogSchema = z
         /** The name e-mails are signed with and their subject starts with (unset: `account.name`). */
         brandName: z.string().trim().min(1).max(100).optional(),
         /** The logo at the top of the HTML e-mails: an https URL the customer's mail client loads (unset: the brand name in text). */
-        logoUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).max(2000).optional(),
+        logoUrl: z
+          .url({ protocol: /^https$/, error: 'must be an https URL' })
+          .max(2000)
+          .optional(),
         /** The colour of the e-mails' buttons and top rule: #rrggbb. */
-        brandColor: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb').default('#2f5bd3'),
+        brandColor: z
+          .string()
+          .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb')
+          .default('#2f5bd3'),
         /** The language of a customer who has none stored (`language` on the customer). */
         defaultLanguage: z.enum(CUSTOMER_LANGUAGES).default('en'),
       })
@@ -207,7 +260,9 @@ export const CatalogSchema = z
     /** Webhook endpoints an account may have at once (each event goes to at most this many: its fan-out). */
     webhooks: z.object({ maxEndpoints: z.number().int().positive().max(1000).default(16) }).prefault({}),
     /** Bulk payment jobs are activated for the account by the provider (the spec's prerequisite). */
-    bulk: z.object({ enabled: z.boolean().default(false), maxRecords: z.number().int().positive().max(100_000).default(10_000) }).prefault({}),
+    bulk: z
+      .object({ enabled: z.boolean().default(false), maxRecords: z.number().int().positive().max(100_000).default(10_000) })
+      .prefault({}),
     taxRates: z.array(TaxRate).default([]),
     plans: z.array(Plan).default([]),
     coupons: z.array(Coupon).default([]),
@@ -216,7 +271,8 @@ export const CatalogSchema = z
     const frequencyIds = new Set<number>();
     for (const [i, plan] of catalog.plans.entries()) {
       for (const [j, f] of plan.frequencies.entries()) {
-        if (frequencyIds.has(f.id)) ctx.addIssue({ code: 'custom', path: ['plans', i, 'frequencies', j, 'id'], message: `frequency id ${f.id} is used twice` });
+        if (frequencyIds.has(f.id))
+          ctx.addIssue({ code: 'custom', path: ['plans', i, 'frequencies', j, 'id'], message: `frequency id ${f.id} is used twice` });
         frequencyIds.add(f.id);
       }
     }

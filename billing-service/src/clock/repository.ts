@@ -25,7 +25,14 @@ export async function findAccountClock(db: Queryable, accountId: number): Promis
  * claim was taken from an advance whose instance died (its heartbeat stopped) or that
  * started more than `staleAfterMs` ago; 'busy' when a live advance holds it.
  */
-export async function claimClockForAdvance(db: Queryable, instance: InstanceLiveness, accountId: number, from: Date, wallNow: Date, staleAfterMs: number): Promise<'claimed' | 'resumed' | 'busy'> {
+export async function claimClockForAdvance(
+  db: Queryable,
+  instance: InstanceLiveness,
+  accountId: number,
+  from: Date,
+  wallNow: Date,
+  staleAfterMs: number,
+): Promise<'claimed' | 'resumed' | 'busy'> {
   await db
     .insertInto('accountClocks')
     .values({ accountId, frozenAt: from, firstAdvancedAt: wallNow, advancingSince: null })
@@ -51,7 +58,13 @@ export async function claimClockForAdvance(db: Queryable, instance: InstanceLive
 }
 
 /** Whether an advance holds the account's clock: one started less than `staleAfterMs` ago whose instance is alive. */
-export async function isAdvancing(db: Queryable, instance: InstanceLiveness, accountId: number, wallNow: Date, staleAfterMs: number): Promise<boolean> {
+export async function isAdvancing(
+  db: Queryable,
+  instance: InstanceLiveness,
+  accountId: number,
+  wallNow: Date,
+  staleAfterMs: number,
+): Promise<boolean> {
   const row = await db
     .selectFrom('accountClocks as c')
     .select('c.accountId')
@@ -102,7 +115,11 @@ export async function countPostedInvoices(db: Queryable, accountId: number, from
 }
 
 /** E-mails and webhook events the account's outboxes received since `since` (real time). */
-export async function countOutboxWritesSince(db: Queryable, accountId: number, since: Date): Promise<{ emails: number; webhookEvents: number }> {
+export async function countOutboxWritesSince(
+  db: Queryable,
+  accountId: number,
+  since: Date,
+): Promise<{ emails: number; webhookEvents: number }> {
   const { rows } = await sql<{ emails: string; webhookEvents: string }>`
     select (select count(*) from email_outbox where account_id = ${accountId} and created_at >= ${since}) as emails,
            (select count(*) from webhook_events where account_id = ${accountId} and created_at >= ${since}) as "webhookEvents"`.execute(db);

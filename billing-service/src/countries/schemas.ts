@@ -16,7 +16,5 @@ export const CountryResponse = z.object({
 export type CountryResponse = z.infer<typeof CountryResponse>;
 
 export const CountryIdParams = z.object({
-  countryId: z
-    .string()
-    .describe('The ISO 3166-1 numeric id (124), or instead the alpha-2 (CA) or alpha-3 (CAN) code, in any letter case'),
+  countryId: z.string().describe('The ISO 3166-1 numeric id (124), or instead the alpha-2 (CA) or alpha-3 (CAN) code, in any letter case'),
 });

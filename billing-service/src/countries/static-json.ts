@@ -52,7 +52,10 @@ export function sendStaticJson(request: FastifyRequest, reply: FastifyReply, con
   const matched = matchingTag(request.headers['if-none-match'], content.etags);
   if (matched) {
     // `*` matches any current representation: answer with the one this request would get.
-    return reply.code(304).header('ETag', matched === '*' ? chosen.etag : matched).send();
+    return reply
+      .code(304)
+      .header('ETag', matched === '*' ? chosen.etag : matched)
+      .send();
   }
   reply.header('ETag', chosen.etag).type('application/json; charset=utf-8');
   if (chosen.encoding) reply.header('Content-Encoding', chosen.encoding);

@@ -10,7 +10,12 @@ import type { CustomerResponse } from './schemas.js';
  * Customers as the API returns them, recurring revenue included (one more query for
  * the page's customers that have an Active subscription, unless read with the customer; none when no customer has).
  */
-export async function toCustomerResponses(db: Queryable, uris: UriBuilder, defaultLanguage: CustomerLanguage, records: CustomerRecord[]): Promise<CustomerResponse[]> {
+export async function toCustomerResponses(
+  db: Queryable,
+  uris: UriBuilder,
+  defaultLanguage: CustomerLanguage,
+  records: CustomerRecord[],
+): Promise<CustomerResponse[]> {
   if (records.length === 0) return [];
   const subscribers = records.filter((r) => r.hasActiveSubscriptions).map((r) => r.id);
   const revenue = records.every((r) => r.activeSubscriptions !== undefined)
@@ -22,7 +27,12 @@ export async function toCustomerResponses(db: Queryable, uris: UriBuilder, defau
 }
 
 /** The customer as the API returns it; `defaultLanguage`: the account's, shown when the customer has none of its own. */
-export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder, defaultLanguage: CustomerLanguage, revenue?: { gross: string; net: string }): CustomerResponse {
+export function toCustomerResponse(
+  c: CustomerRecord,
+  uris: UriBuilder,
+  defaultLanguage: CustomerLanguage,
+  revenue?: { gross: string; net: string },
+): CustomerResponse {
   const uri = uris.resource('customers', c.id);
   return {
     id: c.id,
@@ -89,6 +99,10 @@ export function toCustomerResponse(c: CustomerRecord, uris: UriBuilder, defaultL
  * Recurring revenue of customers: the sum over their Active subscriptions (the
  * spec's "current subscriptions only"), in one query for any number of customers.
  */
-export async function customerRecurringRevenue(db: Queryable, accountId: number, customerIds: number[]): Promise<Map<number, { gross: string; net: string }>> {
+export async function customerRecurringRevenue(
+  db: Queryable,
+  accountId: number,
+  customerIds: number[],
+): Promise<Map<number, { gross: string; net: string }>> {
   return recurringRevenueByCustomer(await findActiveSubscriptionsWithProducts(db, accountId, customerIds));
 }

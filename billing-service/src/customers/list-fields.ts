@@ -29,7 +29,10 @@ const salesTrackingCode = (position: number, part: 'code' | 'name'): ListField =
  */
 export function customerListFields(catalog: Catalog): (now: Date) => ListField[] {
   const timeless = timelessCustomerListFields(catalog);
-  return (now) => [{ name: 'AccountStatus', type: 'enum', values: ACCOUNT_STATUSES, expression: customerAccountStatusSql(now) }, ...timeless];
+  return (now) => [
+    { name: 'AccountStatus', type: 'enum', values: ACCOUNT_STATUSES, expression: customerAccountStatusSql(now) },
+    ...timeless,
+  ];
 }
 
 function timelessCustomerListFields(catalog: Catalog): ListField[] {
@@ -65,7 +68,13 @@ function timelessCustomerListFields(catalog: Catalog): ListField[] {
     sortIndexedText('LastName', column('lastName')),
     text('MiddleName', column('middleName')),
     { name: 'ModifiedTimestamp', type: 'date', expression: column('modifiedAt') },
-    { name: 'ErpEntityType', type: 'enum', values: ['Individual', 'Company'], aliases: { '1': 'Individual', '2': 'Company' }, expression: column('erpCustomerType') },
+    {
+      name: 'ErpEntityType',
+      type: 'enum',
+      values: ['Individual', 'Company'],
+      aliases: { '1': 'Individual', '2': 'Company' },
+      expression: column('erpCustomerType'),
+    },
     text('ErpId', column('erpId')),
     { name: 'ErpSynchStatusId', type: 'enum', values: SYNCH_STATUSES, expression: column('erpSynchStatus') },
     { name: 'ParentId', type: 'integer', expression: column('parentId') },

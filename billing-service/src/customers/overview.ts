@@ -48,7 +48,10 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     unallocatedCredits: toJsonAmount(balances.unallocatedCredits),
     unallocatedOpeningBalance: toJsonAmount(balances.unallocatedOpeningBalance),
     currency: record.currency,
-    daysUntilSuspension: accountStatus === 'PoorStanding' && statusChanges.poorStandingSince ? daysUntilSuspension(statusChanges.poorStandingSince, dunning, now) : null,
+    daysUntilSuspension:
+      accountStatus === 'PoorStanding' && statusChanges.poorStandingSince
+        ? daysUntilSuspension(statusChanges.poorStandingSince, dunning, now)
+        : null,
     daysUntilCancellation: daysUntilCancellation({ status: customer.status, statusAt: record.statusAt }, dunning, now),
     // the last move into or out of PoorStanding (derived from the ledger), or of the stored status (creation)
     customerAccountStatusTimestamp: latest(record.accountStatusAt, statusChanges.lastChangeAt).toISOString(),

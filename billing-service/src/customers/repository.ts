@@ -71,7 +71,9 @@ export function selectCustomerRecords(db: Queryable, accountId: number, now: Dat
       sql<SalesTrackingCodeRow[]>`coalesce((
         select json_agg(json_build_object('position', s.position, 'type', s.type, 'code', s.code, 'name', s.name) order by s.position)
         from customer_sales_tracking_codes s where s.customer_id = customers.id), '[]'::json)`.as('salesTrackingCodes'),
-      sql<boolean>`exists (select 1 from subscriptions a where a.customer_id = customers.id and a.status = 'Active')`.as('hasActiveSubscriptions'),
+      sql<boolean>`exists (select 1 from subscriptions a where a.customer_id = customers.id and a.status = 'Active')`.as(
+        'hasActiveSubscriptions',
+      ),
     ])
     .where('customers.accountId', '=', accountId);
 }
@@ -129,9 +131,16 @@ export async function replaceCustomerReference(
 ) {
   await db.deleteFrom('customerSalesTrackingCodes').where('customerId', '=', customerId).execute();
   await db.deleteFrom('customerReferences').where('customerId', '=', customerId).execute();
-  if (reference) await db.insertInto('customerReferences').values({ customerId, ...reference }).execute();
+  if (reference)
+    await db
+      .insertInto('customerReferences')
+      .values({ customerId, ...reference })
+      .execute();
   if (codes.length > 0) {
-    await db.insertInto('customerSalesTrackingCodes').values(codes.map((c) => ({ customerId, ...c }))).execute();
+    await db
+      .insertInto('customerSalesTrackingCodes')
+      .values(codes.map((c) => ({ customerId, ...c })))
+      .execute();
   }
 }
 
@@ -141,7 +150,11 @@ export async function replaceCustomerAcquisition(
   acquisition: Omit<CustomerAcquisitionsTable, 'customerId'> | null,
 ) {
   await db.deleteFrom('customerAcquisitions').where('customerId', '=', customerId).execute();
-  if (acquisition) await db.insertInto('customerAcquisitions').values({ customerId, ...acquisition }).execute();
+  if (acquisition)
+    await db
+      .insertInto('customerAcquisitions')
+      .values({ customerId, ...acquisition })
+      .execute();
 }
 
 type Row<T> = Omit<Insertable<T>, 'customerId'>;
@@ -166,7 +179,10 @@ export interface NewCustomer {
   enabledEndpoints: EnabledEndpoint[];
 }
 
-type NewCustomerStatementRow = Omit<CustomerRecord, 'salesTrackingCodes'> & { salesTrackingCodes: SalesTrackingCodeRow[]; enabledEndpoints: EnabledEndpoint[] };
+type NewCustomerStatementRow = Omit<CustomerRecord, 'salesTrackingCodes'> & {
+  salesTrackingCodes: SalesTrackingCodeRow[];
+  enabledEndpoints: EnabledEndpoint[];
+};
 
 /**
  * The one statement of a customer creation: data-modifying CTEs insert the customer and every
@@ -184,7 +200,12 @@ const newCustomerStatement = reusableWriteByShape((db: Queryable, rows: NewCusto
   const present = new Set<string>();
   type Piece<T extends keyof Database & string> = (qc: QueryCreator<Database>, rows: Array<InsertObject<Database, T>>) => unknown;
   // Each part is inserted by its table's owner's piece (one writer per table).
-  const add = <T extends keyof Database & string>(name: string, piece: Piece<T>, values: Array<InsertObject<Database, T>>, returning: string[] = []) => {
+  const add = <T extends keyof Database & string>(
+    name: string,
+    piece: Piece<T>,
+    values: Array<InsertObject<Database, T>>,
+    returning: string[] = [],
+  ) => {
     // an absent part (no reference, no addresses) adds no CTE
     if (values.length === 0) return;
     present.add(name);
@@ -195,20 +216,44 @@ const newCustomerStatement = reusableWriteByShape((db: Queryable, rows: NewCusto
   };
   // the customer's own tables
   const referencesInsert: Piece<'customerReferences'> = (qc, values) => qc.insertInto('customerReferences').values(values);
-  const salesTrackingCodesInsert: Piece<'customerSalesTrackingCodes'> = (qc, values) => qc.insertInto('customerSalesTrackingCodes').values(values);
+  const salesTrackingCodesInsert: Piece<'customerSalesTrackingCodes'> = (qc, values) =>
+    qc.insertInto('customerSalesTrackingCodes').values(values);
   const acquisitionInsert: Piece<'customerAcquisitions'> = (qc, values) => qc.insertInto('customerAcquisitions').values(values);
   const { reference, acquisition } = rows;
   add('newBillingSetting', billingSettingInsert, [{ ...rows.billingSetting, customerId }]);
   add('newAddressPreference', addressPreferenceInsert, [{ ...rows.addressPreference, customerId }]);
   add('newAudit', auditInsert, [{ ...rows.audit, entityId: customerId }]);
   add('newReference', referencesInsert, reference ? [{ ...reference, customerId }] : [], ['reference1', 'reference2', 'reference3']);
-  add('newSalesTrackingCodes', salesTrackingCodesInsert, rows.salesTrackingCodes.map((code) => ({ ...code, customerId })), ['position', 'type', 'code', 'name']);
-  add('newAcquisition', acquisitionInsert, acquisition ? [{ ...acquisition, customerId }] : [], ['adContent', 'campaign', 'keyword', 'landingPage', 'medium', 'source']);
-  add('newBillingPeriods', billingPeriodConfigurationsInsert, rows.billingPeriodConfigurations.map((period) => ({ ...period, customerId })));
-  add('newAddresses', addressesInsert, rows.addresses.map((address) => ({ ...address, customerId })));
-  const from = (cte: string, column: string) => (present.has(cte) ? sql`(select ${sql.ref(column)} from ${sql.table(cte)})` : sql`null::text`).as(column);
+  add(
+    'newSalesTrackingCodes',
+    salesTrackingCodesInsert,
+    rows.salesTrackingCodes.map((code) => ({ ...code, customerId })),
+    ['position', 'type', 'code', 'name'],
+  );
+  add('newAcquisition', acquisitionInsert, acquisition ? [{ ...acquisition, customerId }] : [], [
+    'adContent',
+    'campaign',
+    'keyword',
+    'landingPage',
+    'medium',
+    'source',
+  ]);
+  add(
+    'newBillingPeriods',
+    billingPeriodConfigurationsInsert,
+    rows.billingPeriodConfigurations.map((period) => ({ ...period, customerId })),
+  );
+  add(
+    'newAddresses',
+    addressesInsert,
+    rows.addresses.map((address) => ({ ...address, customerId })),
+  );
+  const from = (cte: string, column: string) =>
+    (present.has(cte) ? sql`(select ${sql.ref(column)} from ${sql.table(cte)})` : sql`null::text`).as(column);
   const codes = present.has('newSalesTrackingCodes')
-    ? sql<SalesTrackingCodeRow[]>`(select json_agg(json_build_object('position', s.position, 'type', s.type, 'code', s.code, 'name', s.name) order by s.position) from new_sales_tracking_codes s)`
+    ? sql<
+        SalesTrackingCodeRow[]
+      >`(select json_agg(json_build_object('position', s.position, 'type', s.type, 'code', s.code, 'name', s.name) order by s.position) from new_sales_tracking_codes s)`
     : sql<SalesTrackingCodeRow[]>`'[]'::json`;
   return query
     .selectFrom('newCustomer')
@@ -232,7 +277,13 @@ export async function insertNewCustomer(db: Queryable, rows: NewCustomerRows): P
 
 /** Whether any customer of the account names this one as its parent. */
 export async function hasChildren(db: Queryable, accountId: number, id: number): Promise<boolean> {
-  const row = await db.selectFrom('customers').select('id').where('accountId', '=', accountId).where('parentId', '=', id).limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('accountId', '=', accountId)
+    .where('parentId', '=', id)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -254,11 +305,18 @@ export function isPortalUserNameConflict(error: unknown): boolean {
 }
 
 /** Draft invoices not yet posted (pending charges) and the earliest next period start of Active subscriptions. */
-export async function pendingChargesAndNextBilling(db: Queryable, customerId: number): Promise<{ pendingCharges: string; nextBillingDate: string | null }> {
+export async function pendingChargesAndNextBilling(
+  db: Queryable,
+  customerId: number,
+): Promise<{ pendingCharges: string; nextBillingDate: string | null }> {
   const row = await db
     .selectNoFrom([
-      sql<string>`coalesce((select sum(total) from invoices where customer_id = ${customerId} and status = 'Draft'), 0)`.as('pendingCharges'),
-      sql<string | null>`(select min(next_period_start) from subscriptions where customer_id = ${customerId} and status = 'Active')`.as('nextBillingDate'),
+      sql<string>`coalesce((select sum(total) from invoices where customer_id = ${customerId} and status = 'Draft'), 0)`.as(
+        'pendingCharges',
+      ),
+      sql<string | null>`(select min(next_period_start) from subscriptions where customer_id = ${customerId} and status = 'Active')`.as(
+        'nextBillingDate',
+      ),
     ])
     .executeTakeFirstOrThrow();
   return { pendingCharges: row.pendingCharges, nextBillingDate: row.nextBillingDate };
@@ -304,5 +362,8 @@ export async function findActiveSubscriptionsWithProducts(db: Queryable, account
 
 /** A customer's new status, as a piece of the lifecycle's combined transition statement (lifecycle/transition-repository.ts). */
 export function customerStatusUpdate(qc: QueryCreator<Database>, customer: { id: number; status: string; now: Date }) {
-  return qc.updateTable('customers').set({ status: customer.status, statusAt: customer.now, modifiedAt: customer.now }).where('id', '=', customer.id);
+  return qc
+    .updateTable('customers')
+    .set({ status: customer.status, statusAt: customer.now, modifiedAt: customer.now })
+    .where('id', '=', customer.id);
 }

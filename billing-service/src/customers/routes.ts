@@ -33,7 +33,12 @@ export async function customerRoutes(fastify: FastifyInstance) {
   const fieldsAt = customerListFields(app.ctx.catalog);
 
   app.get('/v1/customers', {
-    schema: { tags, summary: 'List, filter, sort and page customers', querystring: ListQuerystring, response: { 200: z.array(CustomerResponse) } },
+    schema: {
+      tags,
+      summary: 'List, filter, sort and page customers',
+      querystring: ListQuerystring,
+      response: { 200: z.array(CustomerResponse) },
+    },
     handler: async (request, reply) => {
       const now = await app.ctx.clock.now(request.caller.accountId);
       return listRoute(request, reply, {
@@ -59,17 +64,33 @@ export async function customerRoutes(fastify: FastifyInstance) {
 
   // The embedded objects' `uri` values answer a GET with the object as embedded.
   app.get('/v1/customers/:customerId/customerReference', {
-    schema: { tags, summary: "Read a customer's customerReference", params: CustomerIdParams, response: { 200: CustomerReferenceResponse } },
+    schema: {
+      tags,
+      summary: "Read a customer's customerReference",
+      params: CustomerIdParams,
+      response: { 200: CustomerReferenceResponse },
+    },
     handler: async (request) => getCustomerReference(app.ctx, request.caller, request.params.customerId),
   });
 
   app.get('/v1/customers/:customerId/customerReference/salesTrackingCodes/:salesTrackingCodeId', {
-    schema: { tags, summary: "Read one of a customer's sales tracking codes", params: SalesTrackingCodeParams, response: { 200: SalesTrackingCodeResponse } },
-    handler: async (request) => getSalesTrackingCode(app.ctx, request.caller, request.params.customerId, request.params.salesTrackingCodeId),
+    schema: {
+      tags,
+      summary: "Read one of a customer's sales tracking codes",
+      params: SalesTrackingCodeParams,
+      response: { 200: SalesTrackingCodeResponse },
+    },
+    handler: async (request) =>
+      getSalesTrackingCode(app.ctx, request.caller, request.params.customerId, request.params.salesTrackingCodeId),
   });
 
   app.get('/v1/customers/:customerId/customerAcquisition', {
-    schema: { tags, summary: "Read a customer's customerAcquisition", params: CustomerIdParams, response: { 200: CustomerAcquisitionResponse } },
+    schema: {
+      tags,
+      summary: "Read a customer's customerAcquisition",
+      params: CustomerIdParams,
+      response: { 200: CustomerAcquisitionResponse },
+    },
     handler: async (request) => getCustomerAcquisition(app.ctx, request.caller, request.params.customerId),
   });
 
@@ -79,7 +100,12 @@ export async function customerRoutes(fastify: FastifyInstance) {
   });
 
   app.put('/v1/customers', {
-    schema: { tags, summary: 'Replace a customer (read, modify, send back)', body: UpdateCustomerBody, response: { 200: CustomerResponse } },
+    schema: {
+      tags,
+      summary: 'Replace a customer (read, modify, send back)',
+      body: UpdateCustomerBody,
+      response: { 200: CustomerResponse },
+    },
     handler: async (request) => updateCustomer(app.ctx, request.caller, request.body),
   });
 }

@@ -69,7 +69,9 @@ export const CreateBillingSettingInput = z.object({
   billingPeriodConfigurations: z.array(BillingPeriodConfiguration).max(2).nullish(),
   trackedItemDisplay: TrackedItemDisplay.nullish(),
   customerBillingStatementSetting: BillingStatementSetting.nullish(),
-  defaultPaymentMethodId: z.null({ error: 'a new customer has no payment method yet: add one, then set it in the billing setting' }).optional(),
+  defaultPaymentMethodId: z
+    .null({ error: 'a new customer has no payment method yet: add one, then set it in the billing setting' })
+    .optional(),
 });
 
 /** Customer-create address: 2-letter ISO country and state codes. */
@@ -127,7 +129,9 @@ const customerFields = {
   language: z
     .enum(CUSTOMER_LANGUAGES, { error: `must be one of ${CUSTOMER_LANGUAGES.join(', ')}` })
     .nullish()
-    .describe("an extension of the spec: the language of the customer's e-mails; null: the account's default (catalogue emails.defaultLanguage); left out of a PUT: unchanged"),
+    .describe(
+      "an extension of the spec: the language of the customer's e-mails; null: the account's default (catalogue emails.defaultLanguage); left out of a PUT: unchanged",
+    ),
 };
 
 export const CreateCustomerBody = z.object({
@@ -211,7 +215,9 @@ export const CustomerResponse = z.object({
   erpSynchStatus: z.enum(SYNCH_STATUSES),
   erpCustomerType: z.string().nullable(),
   portalUserName: z.string().nullable(),
-  language: z.enum(CUSTOMER_LANGUAGES).describe("an extension of the spec: the language of the customer's e-mails (its own, else the account's default)"),
+  language: z
+    .enum(CUSTOMER_LANGUAGES)
+    .describe("an extension of the spec: the language of the customer's e-mails (its own, else the account's default)"),
   parentId: z.number().nullable(),
   accountingLatchType: z.string().nullable(),
   accountingId: z.number().nullable(),
@@ -243,7 +249,9 @@ export const CustomerOverviewResponse = z.object({
   createdTimestamp: z.string(),
   status: z.enum(CUSTOMER_STATUSES),
   customerAccountStatus: z.enum(ACCOUNT_STATUSES),
-  pendingCharges: z.number().describe('the totals of Draft invoices: not owed until posted (POST /v1/Invoices/{id}/post), so not in arBalance'),
+  pendingCharges: z
+    .number()
+    .describe('the totals of Draft invoices: not owed until posted (POST /v1/Invoices/{id}/post), so not in arBalance'),
   arBalance: z.number().describe('what posted invoices still owe (Draft invoices are not counted)'),
   unallocatedPayments: z.number(),
   unallocatedCredits: z.number(),

@@ -45,11 +45,20 @@ export async function getCustomerReference(ctx: AppContext, caller: Caller, id: 
   return (await embeddedParts(ctx, caller, id)).customerReference;
 }
 
-export async function getCustomerAcquisition(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse['customerAcquisition']> {
+export async function getCustomerAcquisition(
+  ctx: AppContext,
+  caller: Caller,
+  id: number,
+): Promise<CustomerResponse['customerAcquisition']> {
   return (await embeddedParts(ctx, caller, id)).customerAcquisition;
 }
 
-export async function getSalesTrackingCode(ctx: AppContext, caller: Caller, id: number, codeId: number): Promise<CustomerResponse['customerReference']['salesTrackingCodes'][number]> {
+export async function getSalesTrackingCode(
+  ctx: AppContext,
+  caller: Caller,
+  id: number,
+  codeId: number,
+): Promise<CustomerResponse['customerReference']['salesTrackingCodes'][number]> {
   const code = (await embeddedParts(ctx, caller, id)).customerReference.salesTrackingCodes.find((c) => c.id === codeId);
   if (!code) throw ApiError.notFound('sales tracking code', codeId);
   return code;
@@ -59,7 +68,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
   const currency = resolveNewCustomerCurrency(ctx.catalog, input.currency);
   const codes = resolveSalesTrackingCodes(ctx.catalog, input.customerReference?.salesTrackingCodes);
   if (input.portalUserName != null && input.username != null && input.portalUserName !== input.username) {
-    throw ApiError.badRequest('username is the create body\'s name for portalUserName: give one value', 'username');
+    throw ApiError.badRequest("username is the create body's name for portalUserName: give one value", 'username');
   }
   const portalUserName = input.portalUserName ?? input.username ?? null;
   const billing = input.billing ? resolveAddress(input.billing, 'billing') : null;
@@ -70,8 +79,15 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
   const statement = setting.customerBillingStatementSetting;
   if (statement) checkPeriodDayAndMonth(statement, 'billingSetting.customerBillingStatementSetting');
   const periods = newCustomerBillingPeriods(input);
-  if (input.trackedItemDisplay && setting.trackedItemDisplay && JSON.stringify(input.trackedItemDisplay) !== JSON.stringify(setting.trackedItemDisplay)) {
-    throw ApiError.badRequest('trackedItemDisplay is also given at the top level, with other values: give it once', 'billingSetting.trackedItemDisplay');
+  if (
+    input.trackedItemDisplay &&
+    setting.trackedItemDisplay &&
+    JSON.stringify(input.trackedItemDisplay) !== JSON.stringify(setting.trackedItemDisplay)
+  ) {
+    throw ApiError.badRequest(
+      'trackedItemDisplay is also given at the top level, with other values: give it once',
+      'billingSetting.trackedItemDisplay',
+    );
   }
 
   const now = await ctx.clock.now(caller.accountId);
@@ -79,10 +95,22 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
     .transaction()
     .execute(async (trx) => {
       if (input.parentId != null) await assertParentExists(trx, caller, input.parentId);
-      const { rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
-        pdfInvoiceEmailAttachmentOption, rechargeThresholdAmount, rechargeTargetAmount, acquisitionCost, taxExempt,
-        billingPeriodConfigurations: _periods, trackedItemDisplay: settingTrackedItemDisplay,
-        customerBillingStatementSetting: _statement, defaultPaymentMethodId: _noPaymentMethodYet, ...columns } = setting;
+      const {
+        rollUpPdfsByPlanProduct,
+        rollUpPdfsDisplayName,
+        rollUpPdfsDisplayDescription,
+        rollUpPdfsDisplayAllUnitPrices,
+        pdfInvoiceEmailAttachmentOption,
+        rechargeThresholdAmount,
+        rechargeTargetAmount,
+        acquisitionCost,
+        taxExempt,
+        billingPeriodConfigurations: _periods,
+        trackedItemDisplay: settingTrackedItemDisplay,
+        customerBillingStatementSetting: _statement,
+        defaultPaymentMethodId: _noPaymentMethodYet,
+        ...columns
+      } = setting;
       const { record, enabledEndpoints } = await insertNewCustomer(trx, {
         customer: {
           accountId: caller.accountId,
@@ -112,8 +140,12 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
           rechargeTargetAmount: rechargeTargetAmount ?? null,
           acquisitionCost: acquisitionCost ?? null,
           presentation: JSON.stringify({
-            rollUpPdfsByPlanProduct, rollUpPdfsDisplayName, rollUpPdfsDisplayDescription, rollUpPdfsDisplayAllUnitPrices,
-            pdfInvoiceEmailAttachmentOption, trackedItemDisplay: input.trackedItemDisplay ?? settingTrackedItemDisplay ?? null,
+            rollUpPdfsByPlanProduct,
+            rollUpPdfsDisplayName,
+            rollUpPdfsDisplayDescription,
+            rollUpPdfsDisplayAllUnitPrices,
+            pdfInvoiceEmailAttachmentOption,
+            trackedItemDisplay: input.trackedItemDisplay ?? settingTrackedItemDisplay ?? null,
           }),
           customerBillingStatementSetting: statement ? JSON.stringify(wholeStatementSetting(statement)) : null,
         },
@@ -160,7 +192,10 @@ function newCustomerBillingPeriods(input: CreateCustomerInput) {
       );
     }
   });
-  return [...periods, ...nested.map((p) => ({ interval: p.interval, type: p.type, rule: p.rule, day: p.day ?? null, month: p.month ?? null }))];
+  return [
+    ...periods,
+    ...nested.map((p) => ({ interval: p.interval, type: p.type, rule: p.rule, day: p.day ?? null, month: p.month ?? null })),
+  ];
 }
 
 export async function updateCustomer(ctx: AppContext, caller: Caller, input: UpdateCustomerInput): Promise<CustomerResponse> {
@@ -208,9 +243,7 @@ function assertStatusChangeAllowed(from: string, to: string, id: number) {
   // Only the clock suspends: the spec's "only the system suspends customers", keyed on no field.
   if (route && 'systemOnly' in route) throw ApiError.badRequest(`only the system ${route.systemOnly}s customers`);
   throw ApiError.badRequest(
-    route
-      ? `status cannot change from ${from} to ${to} through PUT; use ${route.endpoint}`
-      : `status cannot change from ${from} to ${to}`,
+    route ? `status cannot change from ${from} to ${to} through PUT; use ${route.endpoint}` : `status cannot change from ${from} to ${to}`,
     'status',
   );
 }
@@ -249,7 +282,9 @@ async function writeReferenceAndAcquisition(
 }
 
 function referenceColumns(reference: CustomerReferenceInput | null | undefined) {
-  return reference ? { reference1: reference.reference1 ?? null, reference2: reference.reference2 ?? null, reference3: reference.reference3 ?? null } : null;
+  return reference
+    ? { reference1: reference.reference1 ?? null, reference2: reference.reference2 ?? null, reference3: reference.reference3 ?? null }
+    : null;
 }
 
 function acquisitionColumns(acquisition: CreateCustomerInput['customerAcquisition']) {

@@ -28,7 +28,12 @@ export const CUSTOMER_TRANSITIONS: Readonly<Record<TransitionName, CustomerTrans
   activate: { event: 'customer.activated', from: ['Draft'], to: 'Active', endpoint: () => 'POST /v1/customeractivation' },
   hold: { event: 'customer.held', from: ['Active'], to: 'Hold', endpoint: (id) => `POST /v1/customerhold/${id}` },
   unhold: { event: 'customer.unheld', from: ['Hold'], to: 'Active', endpoint: () => 'POST /v1/customers/unhold' },
-  cancel: { event: 'customer.cancelled', from: ['Draft', 'Active', 'Hold', 'Suspended'], to: 'Cancelled', endpoint: () => 'POST /v1/customercancellation' },
+  cancel: {
+    event: 'customer.cancelled',
+    from: ['Draft', 'Active', 'Hold', 'Suspended'],
+    to: 'Cancelled',
+    endpoint: () => 'POST /v1/customercancellation',
+  },
   uncancel: { event: 'customer.uncancelled', from: ['Cancelled'], to: 'Active', endpoint: (id) => `POST /v1/customers/uncancel/${id}` },
   // The billing clock's own moves (lifecycle/billing-clock.ts); when, is customers/dunning.ts.
   suspend: { event: 'customer.suspended', from: ['Active'], to: 'Suspended' },

@@ -22,7 +22,14 @@ export async function lockCustomer(db: Queryable, accountId: number, id: number)
 export function lockCustomers(db: Queryable, accountId: number, ids: number[]): Promise<CustomerRow[]> {
   const storable = [...new Set(ids.filter(isStorableId))];
   if (storable.length === 0) return Promise.resolve([]);
-  return db.selectFrom('customers').selectAll().where('accountId', '=', accountId).where('id', 'in', storable).orderBy('id').forUpdate().execute();
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('id', 'in', storable)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }
 
 export async function customerExists(db: Queryable, accountId: number, id: number): Promise<boolean> {

@@ -75,7 +75,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // While the server is down or unreachable a request fails within seconds (a 503) instead of hanging.
     const connectionTimeoutMillis = options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS;
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types, connectionTimeoutMillis });
-    const countersPool = new pg.Pool({ connectionString: options.databaseUrl, max: 4, types, connectionTimeoutMillis, options: '-c synchronous_commit=off' });
+    const countersPool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 4,
+      types,
+      connectionTimeoutMillis,
+      options: '-c synchronous_commit=off',
+    });
     // An idle connection can be closed by the server (restart, admin, network); the pool
     // replaces it on next use. Without a listener that event would end the process.
     for (const p of [pool, countersPool]) p.on('error', (error) => options.onIdleConnectionError?.(error));

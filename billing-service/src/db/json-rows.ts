@@ -8,9 +8,20 @@ import type { Queryable } from './database.js';
  * new rows' identities in the order given when `returnIds`: the rows are inserted in that order, so
  * their identities ascend with it.
  */
-export async function insertJsonRows(db: Queryable, table: string, columns: string, rows: Array<Record<string, unknown>>, returnIds = false): Promise<number[]> {
+export async function insertJsonRows(
+  db: Queryable,
+  table: string,
+  columns: string,
+  rows: Array<Record<string, unknown>>,
+  returnIds = false,
+): Promise<number[]> {
   if (rows.length === 0) return [];
-  const list = sql.raw(columns.split(',').map((column) => column.trim().split(' ')[0]).join(', '));
+  const list = sql.raw(
+    columns
+      .split(',')
+      .map((column) => column.trim().split(' ')[0])
+      .join(', '),
+  );
   const definition = sql.raw(columns);
   const inserted = await sql<{ id: number | string }>`
     insert into ${sql.raw(table)} (${list})

@@ -95,7 +95,8 @@ export class PreparedStatementPool implements PostgresPool {
           beginHeldBack = false;
           // nothing ran since the begin: there is nothing to commit or roll back
           if (text === 'commit' || text === 'rollback') return { command: text.toUpperCase(), rowCount: null, rows: [] };
-          if (values && values.length > 0) return runAfterBegin(client, { name: this.names.nameFor(text), text, values }).catch(noteLostConnection);
+          if (values && values.length > 0)
+            return runAfterBegin(client, { name: this.names.nameFor(text), text, values }).catch(noteLostConnection);
           await client.query('begin').catch(noteLostConnection);
         }
         return run(text, values).catch(noteLostConnection);
@@ -150,7 +151,10 @@ interface PgConnection {
   execute(config: { portal: string; rows: number }): void;
 }
 
-function runAfterBegin(client: pg.PoolClient, config: { name: string | undefined; text: string; values: unknown[] }): Promise<pg.QueryResult> {
+function runAfterBegin(
+  client: pg.PoolClient,
+  config: { name: string | undefined; text: string; values: unknown[] },
+): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
     const callback = (error: Error | null, results: pg.QueryResult | pg.QueryResult[]) => {
       if (error) reject(error);

@@ -23,7 +23,8 @@ export function reusableQuery<Args extends unknown[], Row>(build: (db: Queryable
     const slots = Array.from({ length: count }, (_, i) => new Slot(i)) as unknown as Args;
     const compiled = build(db, ...slots).compile();
     const used = new Set(compiled.parameters.filter((p) => p instanceof Slot).map((p) => (p as Slot).index));
-    if (used.size !== count) throw new Error('reusableQuery: every argument must be used as a value in the query (an object argument cannot be looked into)');
+    if (used.size !== count)
+      throw new Error('reusableQuery: every argument must be used as a value in the query (an object argument cannot be looked into)');
     return { sql: compiled.sql, parameters: compiled.parameters };
   };
   return async (db: Queryable, ...args: Args): Promise<Row[]> => {

@@ -235,7 +235,11 @@ export interface PlansTable {
   description: string | null;
   longDescription: string | null;
   status: string;
-  products: ColumnType<Array<{ code: string; name: string; description?: string; quantity: number; minQuantity?: number; maxQuantity?: number }>, string, string>;
+  products: ColumnType<
+    Array<{ code: string; name: string; description?: string; quantity: number; minQuantity?: number; maxQuantity?: number }>,
+    string,
+    string
+  >;
   modifiedAt: Timestamp;
 }
 

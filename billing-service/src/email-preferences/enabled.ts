@@ -20,4 +20,3 @@ export async function isEmailEnabled(db: Queryable, catalog: Catalog, customerId
   const enabled = isStorableId(customerId) ? await selectEmailPreference(db, customerId, emailType) : null;
   return enabled ?? accountDefault(catalog, emailType);
 }
-

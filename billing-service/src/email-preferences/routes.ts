@@ -5,7 +5,8 @@ import { EmailPreferencesResponse, UpdateEmailPreferencesBody } from './schemas.
 import { getEmailPreferences, updateEmailPreferences } from './service.js';
 
 const tags = ['E-mail preferences'];
-const defaults = 'accountDefault comes from the account configuration (defaults.emailPreferences); a type it does not list defaults to true.';
+const defaults =
+  'accountDefault comes from the account configuration (defaults.emailPreferences); a type it does not list defaults to true.';
 
 export async function emailPreferenceRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

@@ -14,9 +14,20 @@ const EmailTypeInput = z.enum(EMAIL_TYPES, { error: `unknown e-mail type; expect
  * Left out it means null.
  */
 const EnabledInput = z
-  .union([z.boolean(), z.null(), z.string().trim().toLowerCase().pipe(z.enum(['true', 'false', 'null']))], {
-    error: 'must be true, false or null (account default)',
-  })
+  .union(
+    [
+      z.boolean(),
+      z.null(),
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .pipe(z.enum(['true', 'false', 'null'])),
+    ],
+    {
+      error: 'must be true, false or null (account default)',
+    },
+  )
   .describe('true, false, or null = the account default (also the strings "true", "false", "null"; left out = null)')
   .optional()
   .transform((value): boolean | null => (value === true || value === 'true' ? true : value === false || value === 'false' ? false : null));

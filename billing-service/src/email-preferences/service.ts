@@ -53,7 +53,11 @@ export async function getEmailPreferences(ctx: AppContext, caller: Caller, custo
 }
 
 /** PUT: the given set replaces the stored one; types left out become null (account default). */
-export async function updateEmailPreferences(ctx: AppContext, caller: Caller, input: UpdateEmailPreferencesInput): Promise<EmailPreferencesResponse> {
+export async function updateEmailPreferences(
+  ctx: AppContext,
+  caller: Caller,
+  input: UpdateEmailPreferencesInput,
+): Promise<EmailPreferencesResponse> {
   const next = new Map<string, boolean | null>();
   input.preferences.forEach((p, i) => {
     if (next.has(p.emailType)) throw ApiError.badRequest(`${p.emailType} is given more than once`, `preferences[${i}].emailType`);

@@ -5,7 +5,11 @@ import { GatewayUnavailableError, withGatewayTimeout } from './payment-gateway.j
  * A gateway call under the configured deadline; an unavailable gateway is 504 (timeout) or 502, never a hang.
  * `consequence` tells the client what that left behind (a charge: nothing charged or stored).
  */
-export async function callGateway<T>(ctx: { payments: { gatewayTimeoutMs: number } }, call: (signal: AbortSignal) => Promise<T>, consequence = 'nothing was charged or stored, try again'): Promise<T> {
+export async function callGateway<T>(
+  ctx: { payments: { gatewayTimeoutMs: number } },
+  call: (signal: AbortSignal) => Promise<T>,
+  consequence = 'nothing was charged or stored, try again',
+): Promise<T> {
   try {
     return await withGatewayTimeout(ctx.payments.gatewayTimeoutMs, call);
   } catch (error) {

@@ -33,12 +33,18 @@ export type GatewayOutcome<T> = { ok: true; value: T } | { ok: false; code: stri
 export interface PaymentGateway {
   readonly name: string;
   validateCard(card: CardToValidate, signal: AbortSignal): Promise<GatewayOutcome<ValidatedCard>>;
-  charge(request: { token: string; amount: Money; currency: string; idempotencyKey: string }, signal: AbortSignal): Promise<GatewayOutcome<{ transactionId: string }>>;
+  charge(
+    request: { token: string; amount: Money; currency: string; idempotencyKey: string },
+    signal: AbortSignal,
+  ): Promise<GatewayOutcome<{ transactionId: string }>>;
   /**
    * Pays back `amount` of a charge (all of it or a part). A refusal (the processor's code) is an outcome;
    * a retry with one idempotency key refunds once.
    */
-  refund(request: { transactionId: string; amount: Money; currency: string; idempotencyKey: string }, signal: AbortSignal): Promise<GatewayOutcome<{ refundId: string }>>;
+  refund(
+    request: { transactionId: string; amount: Money; currency: string; idempotencyKey: string },
+    signal: AbortSignal,
+  ): Promise<GatewayOutcome<{ refundId: string }>>;
   /**
    * The refund made (or refused) under this idempotency key, as `refund` answered it; null when the
    * gateway never received one (settles a refund whose answer was lost in a crash).

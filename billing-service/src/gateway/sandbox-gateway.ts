@@ -52,7 +52,12 @@ export class SandboxGateway implements PaymentGateway {
     };
   }
 
-  async charge(request: { token: string; amount: Money; currency: string; idempotencyKey: string }): Promise<GatewayOutcome<{ transactionId: string }>> {
+  async charge(request: {
+    token: string;
+    amount: Money;
+    currency: string;
+    idempotencyKey: string;
+  }): Promise<GatewayOutcome<{ transactionId: string }>> {
     const behaviour = /^sbx_([a-z]+)_/.exec(request.token)?.[1];
     if (!behaviour) return { ok: false, code: 'invalid_token', message: 'the payment method token is not known to the gateway' };
     if (behaviour === 'decline') return { ok: false, code: 'card_declined', message: 'the card was declined' };
@@ -71,7 +76,12 @@ export class SandboxGateway implements PaymentGateway {
     return { ok: true, value: { transactionId: operation.resultId! } };
   }
 
-  async refund(request: { transactionId: string; amount: Money; currency: string; idempotencyKey: string }): Promise<GatewayOutcome<{ refundId: string }>> {
+  async refund(request: {
+    transactionId: string;
+    amount: Money;
+    currency: string;
+    idempotencyKey: string;
+  }): Promise<GatewayOutcome<{ refundId: string }>> {
     const behaviour = /^sbxch_(?:([a-z]+)_)?[0-9a-f]+$/.exec(request.transactionId);
     if (!behaviour) return { ok: false, code: 'invalid_charge', message: 'unknown charge' };
     const refused = behaviour[1] === 'norefund';

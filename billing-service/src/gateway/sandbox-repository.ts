@@ -22,6 +22,15 @@ export async function recordOperationOnce(db: Queryable, operation: NewOperation
   return earlier;
 }
 
-export function findOperation(db: Queryable, kind: SandboxOperationRow['kind'], idempotencyKey: string): Promise<SandboxOperationRow | undefined> {
-  return db.selectFrom('sandboxGatewayOperations').selectAll().where('kind', '=', kind).where('idempotencyKey', '=', idempotencyKey).executeTakeFirst();
+export function findOperation(
+  db: Queryable,
+  kind: SandboxOperationRow['kind'],
+  idempotencyKey: string,
+): Promise<SandboxOperationRow | undefined> {
+  return db
+    .selectFrom('sandboxGatewayOperations')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('idempotencyKey', '=', idempotencyKey)
+    .executeTakeFirst();
 }

@@ -21,9 +21,10 @@ export interface ResolvedLocation {
 export function resolveLocation(input: LocationInput, keys: { country: string; state: string }): ResolvedLocation {
   let country: Country | undefined;
   if (input.country !== null && input.country !== undefined && input.country !== '') {
-    country = typeof input.country === 'number' || /^\d+$/.test(input.country)
-      ? countryById(Number(input.country))
-      : countryByAlpha2(input.country);
+    country =
+      typeof input.country === 'number' || /^\d+$/.test(input.country)
+        ? countryById(Number(input.country))
+        : countryByAlpha2(input.country);
     if (!country) throw ApiError.badRequest(`unknown country ${JSON.stringify(input.country)}`, keys.country);
   }
   if (input.state === null || input.state === undefined || input.state === '') {

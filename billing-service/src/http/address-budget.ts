@@ -11,5 +11,8 @@ export function addressBudgetKey(ip: string): string {
   if (!ipaddr.IPv6.isValid(address)) return ip;
   const parsed = ipaddr.IPv6.parse(address);
   if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
-  return `${parsed.parts.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${parsed.parts
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }

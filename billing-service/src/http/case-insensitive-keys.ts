@@ -119,7 +119,10 @@ function canonicalize(value: unknown, shape: KeyShape | undefined, path: Propert
     const key = field?.key ?? sent;
     const earlier = sentAs.get(key);
     if (earlier !== undefined) {
-      throw ApiError.badRequest(`is given twice (as ${JSON.stringify(earlier)} and ${JSON.stringify(sent)}); property names are case-insensitive`, fieldKey([...path, key]));
+      throw ApiError.badRequest(
+        `is given twice (as ${JSON.stringify(earlier)} and ${JSON.stringify(sent)}); property names are case-insensitive`,
+        fieldKey([...path, key]),
+      );
     }
     sentAs.set(key, sent);
     const childShape = field ? field.shape() : shape.values?.();

@@ -20,7 +20,8 @@ export const ERROR_CODES = {
   portal_link_superseded: 'a newer e-mail link of the same kind replaced this one: use the newest e-mail',
   portal_link_invalid: 'the portal link is not one this service issued',
   portal_session_expired: 'the portal session ended (signed out, idle too long, or at its time limit): open a new link',
-  portal_action_not_allowed: "the portal session may not do this: an e-mail link may only update the card and pay, and the catalogue's portal settings bound the rest",
+  portal_action_not_allowed:
+    "the portal session may not do this: an e-mail link may only update the card and pay, and the catalogue's portal settings bound the rest",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

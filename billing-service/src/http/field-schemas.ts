@@ -17,7 +17,10 @@ export const sqlInteger = z
 
 /** A decimal amount as a JSON number or a string; kept as its exact string for decimal.js. */
 export const decimalInput = z
-  .union([z.number().refine((v) => Number.isFinite(v), 'must be a decimal number'), z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number')])
+  .union([
+    z.number().refine((v) => Number.isFinite(v), 'must be a decimal number'),
+    z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal number'),
+  ])
   .transform((v) => String(v));
 
 /** The `{customerId}` of every route under /v1/customers/{customerId}/…. */

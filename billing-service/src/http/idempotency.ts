@@ -22,7 +22,12 @@ let lastSweep = 0;
  * the next retry within seconds. Keys are per account and
  * remembered for 24 hours (IDEMPOTENCY_KEY_TTL_MS); older ones are forgotten.
  */
-export async function withIdempotency<T>(request: FastifyRequest, reply: FastifyReply, endpoint: string, run: () => Promise<T>): Promise<T> {
+export async function withIdempotency<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  endpoint: string,
+  run: () => Promise<T>,
+): Promise<T> {
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (!key) return run();
@@ -32,7 +37,9 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
   // A route without a body schema (POST /v1/Invoices/{id}/post) has had no depth check: the fingerprint recurses.
   const unstorable = unstorableText(request.body);
   if (unstorable) throw ApiError.badRequest(unstorable.problem, fieldKey(unstorable.path));
-  const requestHash = createHash('sha256').update(JSON.stringify({ endpoint, body: fingerprintBody(request.body) })).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify({ endpoint, body: fingerprintBody(request.body) }))
+    .digest('hex');
   const now = wallClockNow().getTime(); // idempotency keys expire on the wall clock, never an account's test clock
   sweepExpiredKeys(db, now);
 
@@ -57,7 +64,12 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
       if (!first) return withIdempotency(request, reply, endpoint, run); // the first failed and freed the key
       if (first.createdAt.getTime() < now - IDEMPOTENCY_KEY_TTL_MS) {
         // remembered for too long: forget it (unless another request has just claimed the key afresh) and start again
-        await db.deleteFrom('idempotencyKeys').where('accountId', '=', accountId).where('key', '=', key).where('createdAt', '<', new Date(now - IDEMPOTENCY_KEY_TTL_MS)).execute();
+        await db
+          .deleteFrom('idempotencyKeys')
+          .where('accountId', '=', accountId)
+          .where('key', '=', key)
+          .where('createdAt', '<', new Date(now - IDEMPOTENCY_KEY_TTL_MS))
+          .execute();
         return withIdempotency(request, reply, endpoint, run);
       }
       // Freed by a server-side failure (kept, not deleted: a commit whose answer was lost with the
@@ -77,7 +89,8 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
       // The first request's instance died without answering: take the key over (one taker wins) and run the
       // request again. Whatever it had started is recognised by the key: the gateway is passed the same key.
       if (first.holderGone && first.claimedBy !== null && (await takeOverKey(db, accountId, key, first.claimedBy, instance.id))) break;
-      if (wallClockNow().getTime() > deadline) throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
+      if (wallClockNow().getTime() > deadline)
+        throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
@@ -92,7 +105,14 @@ export async function withIdempotency<T>(request: FastifyRequest, reply: Fastify
       .where('key', '=', key)
       .where('claimedBy', '=', instance.id)
       .execute();
-  const release = () => db.updateTable('idempotencyKeys').set({ claimedBy: null }).where('accountId', '=', accountId).where('key', '=', key).where('claimedBy', '=', instance.id).execute();
+  const release = () =>
+    db
+      .updateTable('idempotencyKeys')
+      .set({ claimedBy: null })
+      .where('accountId', '=', accountId)
+      .where('key', '=', key)
+      .where('claimedBy', '=', instance.id)
+      .execute();
   let result: T;
   try {
     result = await run();
@@ -125,7 +145,13 @@ async function settleKey(write: () => Promise<unknown>): Promise<void> {
 }
 
 /** Claims a key freed by a server-side failure for a new run (of this request); false when another retry was first. */
-async function claimFreedKey(db: FastifyRequest['server']['ctx']['db'], accountId: number, key: string, request: { endpoint: string; requestHash: string }, self: string): Promise<boolean> {
+async function claimFreedKey(
+  db: FastifyRequest['server']['ctx']['db'],
+  accountId: number,
+  key: string,
+  request: { endpoint: string; requestHash: string },
+  self: string,
+): Promise<boolean> {
   const taken = await db
     .updateTable('idempotencyKeys')
     .set({ claimedBy: self, endpoint: request.endpoint, requestHash: request.requestHash })
@@ -138,7 +164,13 @@ async function claimFreedKey(db: FastifyRequest['server']['ctx']['db'], accountI
 }
 
 /** Moves a key claimed by a dead instance to this one; false when another taker was first. */
-async function takeOverKey(db: FastifyRequest['server']['ctx']['db'], accountId: number, key: string, deadHolder: string, self: string): Promise<boolean> {
+async function takeOverKey(
+  db: FastifyRequest['server']['ctx']['db'],
+  accountId: number,
+  key: string,
+  deadHolder: string,
+  self: string,
+): Promise<boolean> {
   const taken = await db
     .updateTable('idempotencyKeys')
     .set({ claimedBy: self })

@@ -24,15 +24,21 @@ export function jsonApiServerOptions(options: {
     clientErrorHandler: (error, socket) => {
       if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || !socket.writable) return;
       const body = JSON.stringify(errorBody(400, [{ Key: API_ERROR_KEY, Value: 'malformed HTTP request' }]));
-      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     },
     // Errors Fastify answers before any route or hook runs (a path segment over 100 characters, a URL
     // it cannot decode) get the spec's error body too.
     frameworkErrors: (error, _request, reply) => {
       if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        return sendError(reply, 414, [{ Key: API_ERROR_KEY, Value: 'a part of the path is longer than 100 characters: no such id exists' }]);
+        return sendError(reply, 414, [
+          { Key: API_ERROR_KEY, Value: 'a part of the path is longer than 100 characters: no such id exists' },
+        ]);
       }
-      return sendError(reply, 400, [{ Key: API_ERROR_KEY, Value: error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid' : 'the request cannot be routed' }]);
+      return sendError(reply, 400, [
+        { Key: API_ERROR_KEY, Value: error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid' : 'the request cannot be routed' },
+      ]);
     },
     ...(options.https ? { https: options.https } : {}),
   } as FastifyServerOptions;

@@ -1,14 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
-import {
-  listInputFromUrl,
-  parseListRequest,
-  runList,
-  setListHeaders,
-  type ListField,
-  type ListSort,
-} from './lists/index.js';
+import { listInputFromUrl, parseListRequest, runList, setListHeaders, type ListField, type ListSort } from './lists/index.js';
 
 export { ListQuerystring } from './lists/index.js';
 

@@ -29,7 +29,10 @@ export function defaultLogStream(isTty: boolean = process.stdout.isTTY === true)
  * their query string (a form-encoded card capture can carry card data there).
  * Without a stream: pretty at a terminal, JSON lines otherwise (defaultLogStream).
  */
-export function loggerOptions(level: string, stream: NodeJS.WritableStream | undefined = defaultLogStream()): NonNullable<FastifyServerOptions['logger']> {
+export function loggerOptions(
+  level: string,
+  stream: NodeJS.WritableStream | undefined = defaultLogStream(),
+): NonNullable<FastifyServerOptions['logger']> {
   return {
     level,
     ...(stream ? { stream } : {}),

@@ -19,7 +19,8 @@ export const openApiDocs = fp<{ publicBaseUrl: string }>(
         info: {
           title: 'Renew billing API',
           version: '1.0.0',
-          description: 'Subscription billing: customers, settings, plans, subscriptions, invoices, payments. Errors are {ErrorId, HttpStatusCode, Errors:[{Key, Value, Code?}]} (components.schemas.ErrorBody); branch on Code, not on the English Value.',
+          description:
+            'Subscription billing: customers, settings, plans, subscriptions, invoices, payments. Errors are {ErrorId, HttpStatusCode, Errors:[{Key, Value, Code?}]} (components.schemas.ErrorBody); branch on Code, not on the English Value.',
         },
         servers: [{ url: options.publicBaseUrl }],
         components: {

@@ -9,14 +9,14 @@ import type { ResourceWebhooks } from '../outbox/webhook-events.js';
 import { rememberEnabledEndpoints } from '../outbox/webhook-repository.js';
 import type { CustomerNotifier } from '../outbox/notifications.js';
 import { effectiveUnitPrice } from '../plans/recurring-revenue.js';
-import { advanceSubscriptionPeriods, countCouponUses, findCoupons, findProducts, type SubscriptionMove } from '../subscriptions/repository.js';
 import {
-  computeInvoices,
-  type BillingPeriodRule,
-  type DraftInvoice,
-  type EngineInput,
-  type EngineSubscription,
-} from './engine/index.js';
+  advanceSubscriptionPeriods,
+  countCouponUses,
+  findCoupons,
+  findProducts,
+  type SubscriptionMove,
+} from '../subscriptions/repository.js';
+import { computeInvoices, type BillingPeriodRule, type DraftInvoice, type EngineInput, type EngineSubscription } from './engine/index.js';
 import { findBillingRunInputs, insertInvoice, type BilledCoupon, type BilledProduct, type BilledSubscription } from './repository.js';
 import { taxRatesFor } from './tax-rates.js';
 
@@ -45,7 +45,11 @@ export interface SubscriptionLines {
  * come with it, for the transaction's events.
  */
 export async function loadBillingRun(db: Queryable, catalog: Catalog, customer: CustomerRow, statuses: readonly string[]) {
-  const { inputs, subscriptions, products, coupons, holdsFunds, enabledWebhookEndpoints } = await findBillingRunInputs(db, customer.id, statuses);
+  const { inputs, subscriptions, products, coupons, holdsFunds, enabledWebhookEndpoints } = await findBillingRunInputs(
+    db,
+    customer.id,
+    statuses,
+  );
   const lines: SubscriptionLines = { products, coupons };
   // the events of this transaction (customer.activated, invoice.posted) go to these, without another read
   rememberEnabledEndpoints(db, customer.accountId, enabledWebhookEndpoints);
@@ -78,7 +82,12 @@ export interface PeriodToBill {
 }
 
 /** Builds the engine's subscriptions from stored subscriptions, their products and coupons. */
-export async function engineSubscriptions(db: Queryable, catalog: Catalog, periods: PeriodToBill[], lines?: SubscriptionLines): Promise<EngineSubscription[]> {
+export async function engineSubscriptions(
+  db: Queryable,
+  catalog: Catalog,
+  periods: PeriodToBill[],
+  lines?: SubscriptionLines,
+): Promise<EngineSubscription[]> {
   const ids = [...new Set(periods.map((p) => p.subscription.id))];
   const { products, coupons }: SubscriptionLines = lines ?? (await readLines(db, ids));
   return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, billFrom, prorate, couponUses }) => ({
@@ -109,7 +118,17 @@ export async function engineSubscriptions(db: Queryable, catalog: Catalog, perio
         const coupon = catalog.coupons.find((k) => k.code === c.couponCode);
         if (!coupon) return [];
         const periodsUsed = c.periodsUsed + (couponUses?.[c.couponCode] ?? 0);
-        return [{ code: coupon.code, name: coupon.name ?? null, kind: coupon.kind, value: money(coupon.value), duration: coupon.duration, periods: coupon.periods ?? null, periodsUsed }];
+        return [
+          {
+            code: coupon.code,
+            name: coupon.name ?? null,
+            kind: coupon.kind,
+            value: money(coupon.value),
+            duration: coupon.duration,
+            periods: coupon.periods ?? null,
+            periodsUsed,
+          },
+        ];
       }),
   }));
 }
@@ -193,7 +212,8 @@ export async function saveInvoices(
       { subscriptionMoves: { moves, now: options.now }, ledgerEntry: options.post },
     );
     ids.push(invoiceId);
-    if (options.post) await announcePostedInvoice(db, customer, { id: invoiceId, invoiceNumber, total: draft.total, dueDate: draft.dueDate }, options);
+    if (options.post)
+      await announcePostedInvoice(db, customer, { id: invoiceId, invoiceNumber, total: draft.total, dueDate: draft.dueDate }, options);
   }
   if (options.post && drafts.length > 0 && options.holdsFunds !== false) await applyHeldFunds(db, customer, options);
   return ids;
@@ -223,7 +243,13 @@ export async function announcePostedInvoice(
  */
 export async function applyHeldFunds(db: Queryable, customer: CustomerRow, options: { now: Date; webhooks?: ResourceWebhooks }) {
   const allocations = await allocateAvailableFunds(db, customer.accountId, customer.id, options.now);
-  await options.webhooks?.paidInvoices(db, customer.accountId, customer.id, allocations.map((a) => a.invoiceId), options.now);
+  await options.webhooks?.paidInvoices(
+    db,
+    customer.accountId,
+    customer.id,
+    allocations.map((a) => a.invoiceId),
+    options.now,
+  );
 }
 
 /** Each billed subscription moves to its next period (and its current one, when a recurring charge starts it). */

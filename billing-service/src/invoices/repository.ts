@@ -7,14 +7,22 @@ import { enabledEndpointsJson } from '../outbox/webhook-repository.js';
 import type { Queryable } from '../db/database.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { Database, InvoiceChargesTable, InvoiceTaxesTable } from '../db/schema.js';
-import { advanceSubscriptionPeriodsSql, type SubscriptionCouponRow, type SubscriptionMove, type SubscriptionProductRow, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import {
+  advanceSubscriptionPeriodsSql,
+  type SubscriptionCouponRow,
+  type SubscriptionMove,
+  type SubscriptionProductRow,
+  type SubscriptionWithPlan,
+} from '../subscriptions/repository.js';
 import type { DraftInvoice } from './engine/index.js';
 
 /** Invoices with what the ledger says of them: amount paid (allocated) and outstanding. */
 export function selectInvoices(db: Queryable, accountId: number) {
   return db
     .selectFrom('invoices')
-    .leftJoin('ledgerEntries', (join) => join.onRef('ledgerEntries.invoiceId', '=', 'invoices.id').on('ledgerEntries.entryType', '=', 'invoice'))
+    .leftJoin('ledgerEntries', (join) =>
+      join.onRef('ledgerEntries.invoiceId', '=', 'invoices.id').on('ledgerEntries.entryType', '=', 'invoice'),
+    )
     .selectAll('invoices')
     .select([
       sql<string>`coalesce(ledger_entries.amount - ledger_entries.open_amount, 0)`.as('totalPayments'),
@@ -48,7 +56,10 @@ export async function markDraftPosted(db: Queryable, accountId: number, id: numb
     .executeTakeFirst();
 }
 
-export async function findInvoiceLines(db: Queryable, invoiceIds: number[]): Promise<{ charges: InvoiceChargeRow[]; taxes: InvoiceTaxRow[] }> {
+export async function findInvoiceLines(
+  db: Queryable,
+  invoiceIds: number[],
+): Promise<{ charges: InvoiceChargeRow[]; taxes: InvoiceTaxRow[] }> {
   if (invoiceIds.length === 0) return { charges: [], taxes: [] };
   const [charges, taxes] = await Promise.all([
     db.selectFrom('invoiceCharges').selectAll().where('invoiceId', 'in', invoiceIds).orderBy('invoiceId').orderBy('position').execute(),
@@ -61,7 +72,17 @@ export async function findInvoiceLines(db: Queryable, invoiceIds: number[]): Pro
 export type BilledSubscription = Pick<SubscriptionWithPlan, 'id' | 'name' | 'interval' | 'numberOfIntervals' | 'isProrated'>;
 export type BilledProduct = Pick<
   SubscriptionProductRow,
-  'subscriptionId' | 'productCode' | 'name' | 'description' | 'quantity' | 'catalogPrice' | 'priceOverride' | 'setupFee' | 'included' | 'discountKind' | 'discountValue'
+  | 'subscriptionId'
+  | 'productCode'
+  | 'name'
+  | 'description'
+  | 'quantity'
+  | 'catalogPrice'
+  | 'priceOverride'
+  | 'setupFee'
+  | 'included'
+  | 'discountKind'
+  | 'discountValue'
 >;
 export type BilledCoupon = Pick<SubscriptionCouponRow, 'subscriptionId' | 'couponCode' | 'periodsUsed'>;
 
@@ -85,7 +106,9 @@ const billingRunInputsById = reusableQuery((db: Queryable, customerId: number, s
         'periodsUsed', k.periods_used) order by k.subscription_id, k.position)
         from subscription_coupons k where k.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedCoupons'),
       // unallocated money (what allocateAvailableFunds would apply): without any, posting allocates nothing
-      sql<boolean>`exists (select 1 from ledger_entries l where l.customer_id = c.id and l.open_amount > 0 and l.entry_type in ('payment', 'credit'))`.as('holdsFunds'),
+      sql<boolean>`exists (select 1 from ledger_entries l where l.customer_id = c.id and l.open_amount > 0 and l.entry_type in ('payment', 'credit'))`.as(
+        'holdsFunds',
+      ),
       // the events an activation emits need them: read here, not by a statement of their own
       enabledEndpointsJson(sql<number>`c.account_id`).as('enabledWebhookEndpoints'),
     ])
@@ -99,9 +122,24 @@ const billingRunInputsById = reusableQuery((db: Queryable, customerId: number, s
  */
 export async function findBillingRunInputs(db: Queryable, customerId: number, statuses: readonly string[]) {
   const row = (await billingRunInputsById(db, customerId, [...statuses]))[0];
-  if (!row) return { inputs: billingInputsOf(undefined, customerId), subscriptions: [], products: [], coupons: [], holdsFunds: false, enabledWebhookEndpoints: [] };
+  if (!row)
+    return {
+      inputs: billingInputsOf(undefined, customerId),
+      subscriptions: [],
+      products: [],
+      coupons: [],
+      holdsFunds: false,
+      enabledWebhookEndpoints: [],
+    };
   const { billedSubscriptions, billedProducts, billedCoupons, holdsFunds, enabledWebhookEndpoints, ...inputs } = row;
-  return { inputs: billingInputsOf(inputs, customerId), subscriptions: billedSubscriptions, products: billedProducts, coupons: billedCoupons, holdsFunds, enabledWebhookEndpoints };
+  return {
+    inputs: billingInputsOf(inputs, customerId),
+    subscriptions: billedSubscriptions,
+    products: billedProducts,
+    coupons: billedCoupons,
+    holdsFunds,
+    enabledWebhookEndpoints,
+  };
 }
 
 /**
@@ -113,7 +151,14 @@ export async function findBillingRunInputs(db: Queryable, customerId: number, st
  */
 export async function insertInvoice(
   db: Queryable,
-  invoice: { accountId: number; customerId: number; status: 'Draft' | 'Posted'; terms: string; poNumber: string | null; postedAt: Date | null },
+  invoice: {
+    accountId: number;
+    customerId: number;
+    status: 'Draft' | 'Posted';
+    terms: string;
+    poNumber: string | null;
+    postedAt: Date | null;
+  },
   draft: DraftInvoice,
   with_: { subscriptionMoves?: { moves: SubscriptionMove[]; now: Date }; ledgerEntry?: boolean } = {},
 ): Promise<{ id: number; invoiceNumber: number }> {
@@ -148,7 +193,23 @@ export async function insertInvoice(
     query = query.with('newCharges', (qc) =>
       qc
         .insertInto('invoiceCharges')
-        .columns(['invoiceId', 'subscriptionId', 'position', 'kind', 'productCode', 'name', 'description', 'quantity', 'unitPrice', 'proratedUnitPrice', 'amount', 'taxableAmount', 'startServiceDate', 'endServiceDate', 'discounts'])
+        .columns([
+          'invoiceId',
+          'subscriptionId',
+          'position',
+          'kind',
+          'productCode',
+          'name',
+          'description',
+          'quantity',
+          'unitPrice',
+          'proratedUnitPrice',
+          'amount',
+          'taxableAmount',
+          'startServiceDate',
+          'endServiceDate',
+          'discounts',
+        ])
         .expression(
           sql`select ${invoiceId}, c.subscription_id, (c.position - 1)::smallint, c.kind, c.product_code, c.name, c.description,
             c.quantity, c.unit_price, c.prorated_unit_price, c.amount, c.taxable_amount, c.start_service_date, c.end_service_date, c.discounts::jsonb
@@ -166,13 +227,20 @@ export async function insertInvoice(
   }
   if (draft.taxes.length > 0) {
     query = query.with('newTaxes', (qc) =>
-      qc.insertInto('invoiceTaxes').values(draft.taxes.map((t, position) => ({ invoiceId, position, name: t.name, rate: t.rate.toString(), amount: t.amount.toString() }))),
+      qc
+        .insertInto('invoiceTaxes')
+        .values(
+          draft.taxes.map((t, position) => ({ invoiceId, position, name: t.name, rate: t.rate.toString(), amount: t.amount.toString() })),
+        ),
     ) as unknown as WithNewInvoice;
   }
   const moved = with_.subscriptionMoves;
   if (moved && moved.moves.length > 0) {
     // a raw update is a valid CTE body (Kysely's types list only its builders, and it adds no parentheses to raw SQL)
-    query = query.with('movedSubscriptions', () => sql`(${advanceSubscriptionPeriodsSql(moved.moves, moved.now)})` as never) as unknown as WithNewInvoice;
+    query = query.with(
+      'movedSubscriptions',
+      () => sql`(${advanceSubscriptionPeriodsSql(moved.moves, moved.now)})` as never,
+    ) as unknown as WithNewInvoice;
   }
   if (with_.ledgerEntry) {
     const total = draft.total.toString();
@@ -229,7 +297,12 @@ export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: 
 
 /** Marks an invoice's overdue notice as given; false when another instance did it first. */
 export async function markOverdueNotified(db: Queryable, invoiceId: number, now: Date): Promise<boolean> {
-  const result = await db.updateTable('invoices').set({ overdueNotifiedAt: now }).where('id', '=', invoiceId).where('overdueNotifiedAt', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('invoices')
+    .set({ overdueNotifiedAt: now })
+    .where('id', '=', invoiceId)
+    .where('overdueNotifiedAt', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -262,5 +335,13 @@ export async function addChargeCredits(db: Queryable, credits: ReadonlyArray<{ c
 export async function markChargesReplaced(db: Queryable, subscriptionIds: number[], day: string): Promise<void> {
   const running = await recurringChargesRunningOn(db, subscriptionIds, day);
   if (running.length === 0) return;
-  await db.updateTable('invoiceCharges').set({ replacedOn: day }).where('id', 'in', running.map((c) => c.id)).execute();
+  await db
+    .updateTable('invoiceCharges')
+    .set({ replacedOn: day })
+    .where(
+      'id',
+      'in',
+      running.map((c) => c.id),
+    )
+    .execute();
 }

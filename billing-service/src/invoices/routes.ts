@@ -35,10 +35,11 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
   app.post('/v1/Invoices/:invoiceId/post', {
     schema: {
       tags,
-      summary: 'Post a Draft invoice with its own dates, applying the money the customer holds (an extension; Idempotency-Key: a retry gets the first answer)',
+      summary:
+        'Post a Draft invoice with its own dates, applying the money the customer holds (an extension; Idempotency-Key: a retry gets the first answer)',
       description:
         'A Draft invoice (activation or unhold with temporarilyDisableAutoPost, renewals without autoPostDraftInvoice) is not owed until posted: ' +
-        "the overview counts it in pendingCharges, not arBalance. Posting keeps its effective and due dates and service periods, writes it to the ledger, " +
+        'the overview counts it in pendingCharges, not arBalance. Posting keeps its effective and due dates and service periods, writes it to the ledger, ' +
         'emits invoice.posted and the InvoicePost e-mail, and applies unallocated payments and credits. 409 (key invoiceId) for an invoice that is not a Draft.',
       params: InvoiceIdParams,
       headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
@@ -47,7 +48,9 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
     handler: async (request, reply) => {
       const { invoiceId } = request.params;
       // the id is the whole request (there is no body): one key, one invoice
-      return withIdempotency(request, reply, `POST /v1/Invoices/${invoiceId}/post`, () => postDraftInvoice(app.ctx, request.caller, invoiceId));
+      return withIdempotency(request, reply, `POST /v1/Invoices/${invoiceId}/post`, () =>
+        postDraftInvoice(app.ctx, request.caller, invoiceId),
+      );
     },
   });
 
@@ -67,7 +70,13 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/v1/Customers/:customerId/Invoices', {
-    schema: { tags, summary: "List a customer's invoices", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(InvoiceResponse) } },
+    schema: {
+      tags,
+      summary: "List a customer's invoices",
+      params: CustomerIdParams,
+      querystring: ListQuerystring,
+      response: { 200: z.array(InvoiceResponse) },
+    },
     handler: async (request, reply) =>
       listCustomerChildren(request, reply, request.params.customerId, {
         fields: invoiceListFields,

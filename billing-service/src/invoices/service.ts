@@ -41,7 +41,10 @@ function chargeResponse(c: InvoiceChargeRow) {
 }
 
 export async function toInvoiceResponses(db: Queryable, uris: UriBuilder, invoices: InvoiceRow[]): Promise<InvoiceResponse[]> {
-  const { charges, taxes } = await findInvoiceLines(db, invoices.map((i) => i.id));
+  const { charges, taxes } = await findInvoiceLines(
+    db,
+    invoices.map((i) => i.id),
+  );
   return invoices.map((invoice) => ({
     invoiceNumber: invoice.invoiceNumber,
     postedTimestamp: invoice.postedAt?.toISOString() ?? null,
@@ -50,7 +53,9 @@ export async function toInvoiceResponses(db: Queryable, uris: UriBuilder, invoic
     charges: charges.filter((c) => c.invoiceId === invoice.id).map(chargeResponse),
     subtotal: toJsonAmount(invoice.subtotal),
     totalDiscount: toJsonAmount(invoice.totalDiscount),
-    taxes: taxes.filter((t) => t.invoiceId === invoice.id).map((t) => ({ name: t.name, rate: toJsonAmount(t.rate), amount: toJsonAmount(t.amount) })),
+    taxes: taxes
+      .filter((t) => t.invoiceId === invoice.id)
+      .map((t) => ({ name: t.name, rate: toJsonAmount(t.rate), amount: toJsonAmount(t.amount) })),
     totalTaxes: toJsonAmount(invoice.totalTaxes),
     invoiceAmount: toJsonAmount(invoice.total),
     totalPayments: toJsonAmount(invoice.totalPayments),
@@ -103,8 +108,18 @@ export async function postDraftInvoice(ctx: AppContext, caller: Caller, id: numb
       // owed from now: a draft posted after its due date is overdue (PoorStanding) from its posting
       openedAt: now,
     });
-    await recordChange(trx, caller, { entityType: 'Invoice', entityId: id, action: 'update', changes: { status: ['Draft', 'Posted'], postedTimestamp: [null, now.toISOString()] } });
-    await announcePostedInvoice(trx, customer, { id, invoiceNumber: posted.invoiceNumber, total, dueDate: utcDate(posted.dueAt) }, { now, notifier: ctx.notifier, webhooks: ctx.webhooks });
+    await recordChange(trx, caller, {
+      entityType: 'Invoice',
+      entityId: id,
+      action: 'update',
+      changes: { status: ['Draft', 'Posted'], postedTimestamp: [null, now.toISOString()] },
+    });
+    await announcePostedInvoice(
+      trx,
+      customer,
+      { id, invoiceNumber: posted.invoiceNumber, total, dueDate: utcDate(posted.dueAt) },
+      { now, notifier: ctx.notifier, webhooks: ctx.webhooks },
+    );
     await applyHeldFunds(trx, customer, { now, webhooks: ctx.webhooks });
   });
   return getInvoice(ctx, caller, id);

@@ -6,7 +6,10 @@ import { money, type Money } from '../money/money.js';
  * The account's tax rates that apply at an address: rates for its country with
  * no state, plus rates for its state. No address (or a tax-exempt customer): none.
  */
-export function taxRatesFor(catalog: Catalog, address: { countryId: number | null; stateId: number | null } | undefined): Array<{ name: string; rate: Money }> {
+export function taxRatesFor(
+  catalog: Catalog,
+  address: { countryId: number | null; stateId: number | null } | undefined,
+): Array<{ name: string; rate: Money }> {
   if (!address?.countryId) return [];
   const country = countryById(address.countryId)?.iso;
   const stateCode = address.stateId ? stateById(address.stateId)?.code.split('-')[1] : undefined;

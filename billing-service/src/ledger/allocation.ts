@@ -86,7 +86,9 @@ export interface LockedOpenInvoiceEntry {
  * predate the lock).
  */
 export function lockedOpenInvoiceEntries(accountId: number, customerId: number) {
-  return sql<LockedOpenInvoiceEntry[]>`(select coalesce(json_agg(json_build_object('id', e.id, 'openAmount', e.open_amount::text, 'invoiceId', e.invoice_id, 'dueAt', e.due_at) order by e.id) filter (where e.entry_type = 'invoice'), '[]'::json)
+  return sql<
+    LockedOpenInvoiceEntry[]
+  >`(select coalesce(json_agg(json_build_object('id', e.id, 'openAmount', e.open_amount::text, 'invoiceId', e.invoice_id, 'dueAt', e.due_at) order by e.id) filter (where e.entry_type = 'invoice'), '[]'::json)
     from (select id, entry_type, open_amount, invoice_id, due_at from ledger_entries
       where customer_id = ${customerId} and account_id = ${accountId} and open_amount > 0 and entry_type in ('payment', 'credit', 'invoice') order by id for update) as e)`;
 }
@@ -95,9 +97,20 @@ export function lockedOpenInvoiceEntries(accountId: number, customerId: number) 
  * allocateAvailableFunds for one new entry (`source`, inserted by the statement that read
  * `lockedInvoices` with lockedOpenInvoiceEntries, so not among them): oldest due invoice first.
  */
-export function allocateNewEntry(db: Queryable, accountId: number, source: { id: number; open: Money }, lockedInvoices: LockedOpenInvoiceEntry[], at: Date): Promise<Allocation[]> {
+export function allocateNewEntry(
+  db: Queryable,
+  accountId: number,
+  source: { id: number; open: Money },
+  lockedInvoices: LockedOpenInvoiceEntry[],
+  at: Date,
+): Promise<Allocation[]> {
   const invoices = invoicesInPayingOrder(
-    lockedInvoices.map((e) => ({ id: e.id, invoiceId: e.invoiceId, dueAt: e.dueAt === null ? null : new Date(e.dueAt), open: money(e.openAmount) })),
+    lockedInvoices.map((e) => ({
+      id: e.id,
+      invoiceId: e.invoiceId,
+      dueAt: e.dueAt === null ? null : new Date(e.dueAt),
+      open: money(e.openAmount),
+    })),
     'OldestToNewest',
   );
   return applyFunds(db, accountId, [source], invoices, at);
@@ -135,7 +148,10 @@ async function applyFunds(
  * Which source pays how much of which invoice: the sources in order, each to the invoices in order,
  * until one side runs out. Lowers the `open` amounts it uses (exact, decimal.js); writes nothing.
  */
-export function planAllocations(sources: Array<{ id: number; open: Money }>, invoices: Array<{ id: number; open: Money; invoiceId: number | null }>): Allocation[] {
+export function planAllocations(
+  sources: Array<{ id: number; open: Money }>,
+  invoices: Array<{ id: number; open: Money; invoiceId: number | null }>,
+): Allocation[] {
   const allocations: Allocation[] = [];
   let s = 0;
   let i = 0;
@@ -159,18 +175,30 @@ export function planAllocations(sources: Array<{ id: number; open: Money }>, inv
  * last guard). A breach is a bug: it throws. An entry it empties is settled `at` (the account's time:
  * an invoice settled leaves PoorStanding then, see account-status.ts).
  */
-export async function recordAllocation(db: Queryable, accountId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money, at: Date) {
+export async function recordAllocation(
+  db: Queryable,
+  accountId: number,
+  sourceEntryId: number,
+  invoiceEntryId: number,
+  amount: Money,
+  at: Date,
+) {
   if (!amount.greaterThan(0)) throw new Error(`ledger: allocation of ${amount.toString()} is not positive`);
   const updated = await db
     .updateTable('ledgerEntries')
-    .set({ openAmount: sql`open_amount - ${amount.toString()}::numeric`, settledAt: settledWhenEmptied(sql`${amount.toString()}::numeric`, at) })
+    .set({
+      openAmount: sql`open_amount - ${amount.toString()}::numeric`,
+      settledAt: settledWhenEmptied(sql`${amount.toString()}::numeric`, at),
+    })
     .where('id', 'in', [sourceEntryId, invoiceEntryId])
     .where('accountId', '=', accountId)
     .where('openAmount', '>=', amount.toString())
     .returning('id')
     .execute();
   if (updated.length !== 2) {
-    throw new Error(`ledger: allocating ${amount.toString()} from entry ${sourceEntryId} to ${invoiceEntryId} would leave an open amount below zero`);
+    throw new Error(
+      `ledger: allocating ${amount.toString()} from entry ${sourceEntryId} to ${invoiceEntryId} would leave an open amount below zero`,
+    );
   }
   await db.insertInto('ledgerAllocations').values({ accountId, sourceEntryId, invoiceEntryId, amount: amount.toString() }).execute();
 }
@@ -197,7 +225,12 @@ export async function recordAllocations(db: Queryable, accountId: number, alloca
     db,
     'ledger_allocations',
     'account_id integer, source_entry_id bigint, invoice_entry_id bigint, amount numeric',
-    allocations.map((a) => ({ account_id: accountId, source_entry_id: a.sourceEntryId, invoice_entry_id: a.invoiceEntryId, amount: a.amount.toString() })),
+    allocations.map((a) => ({
+      account_id: accountId,
+      source_entry_id: a.sourceEntryId,
+      invoice_entry_id: a.invoiceEntryId,
+      amount: a.amount.toString(),
+    })),
   );
 }
 

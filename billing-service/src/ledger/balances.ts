@@ -24,7 +24,9 @@ export async function customerBalances(db: Queryable, customerId: number): Promi
       sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'payment'), 0)`.as('unallocatedPayments'),
       sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'credit'), 0)`.as('unallocatedCredits'),
       sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'opening_balance'), 0)`.as('unallocatedOpeningBalance'),
-      sql<string>`coalesce(sum(amount) filter (where entry_type = 'payment'), 0) - coalesce(sum(amount) filter (where entry_type = 'refund'), 0)`.as('netPayments'),
+      sql<string>`coalesce(sum(amount) filter (where entry_type = 'payment'), 0) - coalesce(sum(amount) filter (where entry_type = 'refund'), 0)`.as(
+        'netPayments',
+      ),
       sql<Date | null>`min(due_at) filter (where entry_type = 'invoice' and open_amount > 0)`.as('oldestOpenInvoiceDueAt'),
     ])
     .executeTakeFirstOrThrow();

@@ -9,7 +9,18 @@ export type LedgerEntryType = 'invoice' | 'payment' | 'credit' | 'refund' | 'ope
 
 // On every invoice and payment: compiled once (see reusableQuery).
 const insertLedgerEntry = reusableQuery(
-  (db: Queryable, accountId: number, customerId: number, entryType: LedgerEntryType, amount: string, invoiceId: number | null, dueAt: Date | null, effectiveAt: Date, openedAt: Date, description: string | null) =>
+  (
+    db: Queryable,
+    accountId: number,
+    customerId: number,
+    entryType: LedgerEntryType,
+    amount: string,
+    invoiceId: number | null,
+    dueAt: Date | null,
+    effectiveAt: Date,
+    openedAt: Date,
+    description: string | null,
+  ) =>
     db
       .insertInto('ledgerEntries')
       .values({ accountId, customerId, entryType, amount, openAmount: amount, invoiceId, dueAt, effectiveAt, openedAt, description })
@@ -37,14 +48,33 @@ export async function addLedgerEntry(
   },
 ): Promise<number> {
   const amount = entry.amount.toString();
-  const [row] = await insertLedgerEntry(db, entry.accountId, entry.customerId, entry.entryType, amount, entry.invoiceId ?? null, entry.dueAt ?? null, entry.effectiveAt, entry.openedAt ?? entry.effectiveAt, entry.description ?? null);
+  const [row] = await insertLedgerEntry(
+    db,
+    entry.accountId,
+    entry.customerId,
+    entry.entryType,
+    amount,
+    entry.invoiceId ?? null,
+    entry.dueAt ?? null,
+    entry.effectiveAt,
+    entry.openedAt ?? entry.effectiveAt,
+    entry.description ?? null,
+  );
   return row!.id;
 }
 
 /** Credits recorded against these invoices. */
-export async function creditsAgainstInvoices(db: Queryable, invoiceIds: number[]): Promise<Array<{ invoiceId: number | null; amount: string }>> {
+export async function creditsAgainstInvoices(
+  db: Queryable,
+  invoiceIds: number[],
+): Promise<Array<{ invoiceId: number | null; amount: string }>> {
   if (invoiceIds.length === 0) return [];
-  return db.selectFrom('ledgerEntries').select(['invoiceId', 'amount']).where('entryType', '=', 'credit').where('invoiceId', 'in', invoiceIds).execute();
+  return db
+    .selectFrom('ledgerEntries')
+    .select(['invoiceId', 'amount'])
+    .where('entryType', '=', 'credit')
+    .where('invoiceId', 'in', invoiceIds)
+    .execute();
 }
 
 /** Adds several entries in one statement (a batch of payments), each as addLedgerEntry would; their ids in the order given. */

@@ -55,7 +55,10 @@ export async function payBackPayment(
       reopened.set(invoiceId, (reopened.get(invoiceId) ?? money(0)).plus(take));
       short = short.minus(take);
     }
-    if (short.greaterThan(0)) throw new Error(`ledger: payment entry ${paymentEntryId} holds ${short.toString()} less than the refund of ${refund.amount.toString()}`);
+    if (short.greaterThan(0))
+      throw new Error(
+        `ledger: payment entry ${paymentEntryId} holds ${short.toString()} less than the refund of ${refund.amount.toString()}`,
+      );
   }
   const refundEntryId = await addLedgerEntry(db, {
     accountId,
@@ -73,7 +76,15 @@ export async function payBackPayment(
  * Takes `amount` of an allocation back: the source and the invoice each hold that much open again; one
  * that held nothing open is reopened `at` (an overdue invoice reopened puts the customer in PoorStanding then).
  */
-async function undoAllocation(db: Queryable, accountId: number, allocationId: number, sourceEntryId: number, invoiceEntryId: number, amount: Money, at: Date) {
+async function undoAllocation(
+  db: Queryable,
+  accountId: number,
+  allocationId: number,
+  sourceEntryId: number,
+  invoiceEntryId: number,
+  amount: Money,
+  at: Date,
+) {
   const value = amount.toString();
   const shrunk = await db
     .updateTable('ledgerAllocations')
@@ -83,16 +94,25 @@ async function undoAllocation(db: Queryable, accountId: number, allocationId: nu
     .returning('id')
     .execute();
   if (shrunk.length === 0) {
-    const removed = await db.deleteFrom('ledgerAllocations').where('id', '=', allocationId).where('amount', '=', value).returning('id').execute();
+    const removed = await db
+      .deleteFrom('ledgerAllocations')
+      .where('id', '=', allocationId)
+      .where('amount', '=', value)
+      .returning('id')
+      .execute();
     if (removed.length === 0) throw new Error(`ledger: allocation ${allocationId} holds less than ${value}`);
   }
   const reopened = await db
     .updateTable('ledgerEntries')
-    .set({ openAmount: sql`open_amount + ${value}::numeric`, openedAt: sql`case when open_amount = 0 then ${at}::timestamptz else opened_at end` })
+    .set({
+      openAmount: sql`open_amount + ${value}::numeric`,
+      openedAt: sql`case when open_amount = 0 then ${at}::timestamptz else opened_at end`,
+    })
     .where('id', 'in', [sourceEntryId, invoiceEntryId])
     .where('accountId', '=', accountId)
     .where(sql<boolean>`open_amount + ${value}::numeric <= amount`)
     .returning('id')
     .execute();
-  if (reopened.length !== 2) throw new Error(`ledger: undoing ${value} of allocation ${allocationId} would leave an open amount above its entry's amount`);
+  if (reopened.length !== 2)
+    throw new Error(`ledger: undoing ${value} of allocation ${allocationId} would leave an open amount above its entry's amount`);
 }

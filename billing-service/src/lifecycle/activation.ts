@@ -26,10 +26,21 @@ export interface ActivationOptions {
  * subscriptions become Active, the first invoice is created and posted unless
  * temporarilyDisableAutoPost, and available funds are allocated to it.
  */
-export async function activateCustomer(ctx: AppContext, caller: Caller, input: ActivationInput, options: ActivationOptions): Promise<LifecycleResponse> {
+export async function activateCustomer(
+  ctx: AppContext,
+  caller: Caller,
+  input: ActivationInput,
+  options: ActivationOptions,
+): Promise<LifecycleResponse> {
   if (!options.preview) {
-    const missing = (['activateAllSubscriptions', 'activateAllDraftPurchases', 'temporarilyDisableAutoPost'] as const).filter((f) => input[f] == null);
-    if (missing.length > 0) throw new ApiError(400, missing.map((f) => ({ Key: f, Value: 'required unless preview is true' })));
+    const missing = (['activateAllSubscriptions', 'activateAllDraftPurchases', 'temporarilyDisableAutoPost'] as const).filter(
+      (f) => input[f] == null,
+    );
+    if (missing.length > 0)
+      throw new ApiError(
+        400,
+        missing.map((f) => ({ Key: f, Value: 'required unless preview is true' })),
+      );
   }
   const now = options.now ?? (await ctx.clock.now(caller.accountId));
   const today = utcDate(now);
@@ -41,8 +52,18 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
     // the lock first, the rest after it: a statement that waited for the lock reads with the snapshot it began with
     const customer = await lockCustomerFor(trx, caller, input.customerId, 'activate');
     // the billing context, the Draft subscriptions with their products and coupons, and whether the customer holds funds: one read
-    const { context, subscriptions, lines, holdsFunds } = await loadBillingRun(trx, ctx.catalog, customer, activateSubscriptions ? TRANSITIONS.activate.subscriptions.from : []);
-    const periods: PeriodToBill[] = subscriptions.map((s) => ({ subscription: s, periodStart: today, isFirstInvoice: true, anchorDay: now.getUTCDate() }));
+    const { context, subscriptions, lines, holdsFunds } = await loadBillingRun(
+      trx,
+      ctx.catalog,
+      customer,
+      activateSubscriptions ? TRANSITIONS.activate.subscriptions.from : [],
+    );
+    const periods: PeriodToBill[] = subscriptions.map((s) => ({
+      subscription: s,
+      periodStart: today,
+      isFirstInvoice: true,
+      anchorDay: now.getUTCDate(),
+    }));
     const invoices = await computeCustomerInvoices(trx, ctx.catalog, context, periods, {
       effectiveDate: today,
       showZeroDollarCharges: options.showZeroDollarCharges,
@@ -51,10 +72,25 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
     if (options.preview) return { invoices, invoiceIds: [] as number[] };
     if (input.requireFullPayment) await checkFullyPaid(trx, customer, invoices);
 
-    await transitionCustomer(ctx, trx, caller, customer, 'activate', now, { activateAllSubscriptions: activateSubscriptions }, { withSubscriptions: activateSubscriptions });
+    await transitionCustomer(
+      ctx,
+      trx,
+      caller,
+      customer,
+      'activate',
+      now,
+      { activateAllSubscriptions: activateSubscriptions },
+      { withSubscriptions: activateSubscriptions },
+    );
     await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerActivation' });
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;
-    const invoiceIds = await saveInvoices(trx, context, invoices, { post, now, notifier: ctx.notifier, webhooks: ctx.webhooks, holdsFunds });
+    const invoiceIds = await saveInvoices(trx, context, invoices, {
+      post,
+      now,
+      notifier: ctx.notifier,
+      webhooks: ctx.webhooks,
+      holdsFunds,
+    });
     return { invoices, invoiceIds };
   });
 
@@ -65,7 +101,14 @@ export async function activateCustomer(ctx: AppContext, caller: Caller, input: A
   }
   if (!options.sideEffects) return customer;
   const rows = await Promise.all(result.invoiceIds.map((id) => findInvoice(ctx.db, caller.accountId, id)));
-  return { ...customer, invoices: await toInvoiceResponses(ctx.db, ctx.uris, rows.filter((r) => r !== undefined)) };
+  return {
+    ...customer,
+    invoices: await toInvoiceResponses(
+      ctx.db,
+      ctx.uris,
+      rows.filter((r) => r !== undefined),
+    ),
+  };
 }
 
 /**
@@ -79,6 +122,11 @@ async function checkFullyPaid(trx: Queryable, customer: { id: number; currency: 
   const held = unallocatedPayments.plus(unallocatedCredits);
   if (held.lessThan(due)) {
     const places = minorUnits(customer.currency);
-    throw new ApiError(402, [{ Key: 'requireFullPayment', Value: `the customer holds ${held.toFixed(places)}, less than the ${due.toFixed(places)} activation would post` }]);
+    throw new ApiError(402, [
+      {
+        Key: 'requireFullPayment',
+        Value: `the customer holds ${held.toFixed(places)}, less than the ${due.toFixed(places)} activation would post`,
+      },
+    ]);
   }
 }

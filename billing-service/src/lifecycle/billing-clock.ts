@@ -80,11 +80,25 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
   const today = utcDate(now);
   return ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomerIn(trx, systemCaller(ref.accountId), ref.id, ['Active']);
-    const due = (await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Active'])).filter((s) => s.nextPeriodStart !== null && s.nextPeriodStart <= today);
+    const due = (await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Active'])).filter(
+      (s) => s.nextPeriodStart !== null && s.nextPeriodStart <= today,
+    );
     if (due.length === 0) return false;
     const context = await loadBillingContext(trx, ctx.catalog, customer);
-    const { rounds } = await catchUpInvoices(trx, ctx.catalog, context, due, { serviceStartOption: 'ChargeForAllMissedPeriods', prorate: false }, now);
-    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
+    const { rounds } = await catchUpInvoices(
+      trx,
+      ctx.catalog,
+      context,
+      due,
+      { serviceStartOption: 'ChargeForAllMissedPeriods', prorate: false },
+      now,
+    );
+    await saveInvoices(trx, context, rounds.flat(), {
+      post: context.settings.autoPostDraftInvoice,
+      now,
+      notifier: ctx.notifier,
+      webhooks: ctx.webhooks,
+    });
     for (const s of due) await ctx.webhooks?.subscription(trx, ref.accountId, customer.id, s.id, 'subscription.renewed', now);
     return true;
   });
@@ -111,7 +125,16 @@ async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): 
   const outcome = await recordPayment(
     ctx,
     systemCaller(ref.accountId),
-    { customerId: customer.id, amount: due.toString(), paymentMethod: 'CreditCard', useDefaultPaymentMethod: true, source: 'Automatic', autoAllocate: true, autoAllocateOrder: 'OldestToNewest', reference: `automatic collection ${today}` },
+    {
+      customerId: customer.id,
+      amount: due.toString(),
+      paymentMethod: 'CreditCard',
+      useDefaultPaymentMethod: true,
+      source: 'Automatic',
+      autoAllocate: true,
+      autoAllocateOrder: 'OldestToNewest',
+      reference: `automatic collection ${today}`,
+    },
     now,
     { idempotencyKey: `auto-collect-${customer.id}-${today}` },
   );
@@ -159,20 +182,26 @@ async function noticeOverdueInvoices(ctx: AppContext, now: Date, scope: ClockSco
       currency: invoice.currency,
       dueDate: new Date(invoice.dueAt).toISOString().slice(0, 10),
     }),
-    (trx, invoice) => ctx.webhooks?.invoice(trx, invoice.accountId, invoice.customerId, invoice.id, 'invoice.overdue', now) ?? Promise.resolve(),
+    (trx, invoice) =>
+      ctx.webhooks?.invoice(trx, invoice.accountId, invoice.customerId, invoice.id, 'invoice.overdue', now) ?? Promise.resolve(),
   );
 }
 
 /** Tells the customer, once per card, that a card in use expires at the end of this month. */
 async function noticeExpiringCards(ctx: AppContext, now: Date, scope: ClockScope): Promise<number[]> {
   if (!ctx.notifier?.enabled) return [];
-  return noticeOnce(ctx, await cardsExpiringThisMonth(ctx.db, now, scope), (trx, id) => markExpiryNotified(trx, id, now), (card) => ({
-    type: 'CreditCardExpiry',
-    cardBrand: card.cardBrand,
-    lastFour: card.lastFour ?? '????',
-    expirationMonth: card.expirationMonth ?? 12,
-    expirationYear: card.expirationYear ?? 0,
-  }));
+  return noticeOnce(
+    ctx,
+    await cardsExpiringThisMonth(ctx.db, now, scope),
+    (trx, id) => markExpiryNotified(trx, id, now),
+    (card) => ({
+      type: 'CreditCardExpiry',
+      cardBrand: card.cardBrand,
+      lastFour: card.lastFour ?? '????',
+      expirationMonth: card.expirationMonth ?? 12,
+      expirationYear: card.expirationYear ?? 0,
+    }),
+  );
 }
 
 /** Suspended → Active once nothing overdue is left unpaid; billing resumes as the customer's service start option says (the clock, and a payment in the portal at once). */
@@ -185,11 +214,23 @@ export async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: D
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const suspended = await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], TRANSITIONS.reactivate.subscriptions.from);
     const option = context.settings.customerServiceStartOption;
-    const { rounds, skipTo, anchorMoves } = await catchUpInvoices(trx, ctx.catalog, context, suspended, { serviceStartOption: option, prorate: false }, now);
+    const { rounds, skipTo, anchorMoves } = await catchUpInvoices(
+      trx,
+      ctx.catalog,
+      context,
+      suspended,
+      { serviceStartOption: option, prorate: false },
+      now,
+    );
     await moveSubscriptionAnchors(trx, anchorMoves);
     await transitionCustomer(ctx, trx, caller, customer, 'reactivate', now, { reason: 'overdue balance paid', serviceStartOption: option });
     await skipToPeriodStarts(trx, skipTo);
-    await saveInvoices(trx, context, rounds.flat(), { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
+    await saveInvoices(trx, context, rounds.flat(), {
+      post: context.settings.autoPostDraftInvoice,
+      now,
+      notifier: ctx.notifier,
+      webhooks: ctx.webhooks,
+    });
     return true;
   });
 }
@@ -204,7 +245,10 @@ async function suspendIfOverdue(ctx: AppContext, ref: CustomerRef, now: Date): P
     const { settings } = await loadBillingContext(trx, ctx.catalog, customer);
     if (!suspensionDue(poorStandingSince, settings, now)) return false;
     const reason = `an invoice stayed overdue for ${gracePeriodDays(settings)} days`;
-    await transitionCustomer(ctx, trx, caller, customer, 'suspend', now, (suspended) => ({ reason, suspendedSubscriptions: suspended.map((s) => s.id) }));
+    await transitionCustomer(ctx, trx, caller, customer, 'suspend', now, (suspended) => ({
+      reason,
+      suspendedSubscriptions: suspended.map((s) => s.id),
+    }));
     await ctx.notifier?.enqueue(trx, customer, { type: 'CustomerSuspend', overdueDays: gracePeriodDays(settings) });
     return true;
   });
@@ -216,7 +260,13 @@ async function cancelIfLongSuspended(ctx: AppContext, ref: CustomerRef, now: Dat
   if (!customer) return false;
   const { settings } = await loadBillingContext(ctx.db, ctx.catalog, customer);
   if (!autoCancelDue(customer, settings, now)) return false;
-  await cancelCustomer(ctx, systemCaller(ref.accountId), { customerId: ref.id, cancellationOption: settings.defaultCancelOption }, now, 'autoCancel');
+  await cancelCustomer(
+    ctx,
+    systemCaller(ref.accountId),
+    { customerId: ref.id, cancellationOption: settings.defaultCancelOption },
+    now,
+    'autoCancel',
+  );
   return true;
 }
 
@@ -238,7 +288,11 @@ async function carryOutPeriodEndCancellations(ctx: AppContext, today: string, no
     const live = await findSubscriptionsOfCustomers(ctx.db, accountId, [customerId], ['Active', 'Suspended']);
     const requested = new Set(requests.map((r) => r.subscriptionId));
     if (live.some((s) => !requested.has(s.id))) continue;
-    const claimed = await claimPeriodEndCancellations(ctx.db, requests.map((r) => r.id), now);
+    const claimed = await claimPeriodEndCancellations(
+      ctx.db,
+      requests.map((r) => r.id),
+      now,
+    );
     if (claimed.length === 0) continue;
     try {
       await cancelCustomer(ctx, systemCaller(accountId), { customerId, cancellationOption: 'None' }, now);
@@ -274,17 +328,37 @@ export async function runBillingClock(ctx: AppContext, now = wallClockNow(), sco
   }
   const overdueNotices = await noticeOverdueInvoices(ctx, now, scope);
   const expiryNotices = await noticeExpiringCards(ctx, now, scope);
-  const reactivated = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.reactivate.from, scope), (c) => reactivateIfPaid(ctx, c, now));
-  const suspended = await eachCustomer(await customersWithOverdueInvoices(ctx.db, now, TRANSITIONS.suspend.from, scope), (c) => suspendIfOverdue(ctx, c, now));
-  const cancelled = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.autoCancel.from, scope), (c) => cancelIfLongSuspended(ctx, c, now));
-  return { renewed, overdueNotices, expiryNotices, collected, declined, reactivated, suspended, cancelled: [...cancelledAtPeriodEnd, ...cancelled] };
+  const reactivated = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.reactivate.from, scope), (c) =>
+    reactivateIfPaid(ctx, c, now),
+  );
+  const suspended = await eachCustomer(await customersWithOverdueInvoices(ctx.db, now, TRANSITIONS.suspend.from, scope), (c) =>
+    suspendIfOverdue(ctx, c, now),
+  );
+  const cancelled = await eachCustomer(await customersInStatus(ctx.db, TRANSITIONS.autoCancel.from, scope), (c) =>
+    cancelIfLongSuspended(ctx, c, now),
+  );
+  return {
+    renewed,
+    overdueNotices,
+    expiryNotices,
+    collected,
+    declined,
+    reactivated,
+    suspended,
+    cancelled: [...cancelledAtPeriodEnd, ...cancelled],
+  };
 }
 
 /** Runs the billing clock every `intervalMs` in the background (the billing API starts one). */
 export function billingClockTask(ctx: AppContext, log: FastifyBaseLogger, intervalMs: number): PeriodicTask {
-  return new PeriodicTask('billing clock', intervalMs, async () => {
-    // Accounts whose test clock stands still are moved by their advances only.
-    const tick = await runBillingClock(ctx, wallClockNow(), ctx.clock.testClocks ? { kind: 'realTimeAccounts' } : ALL_ACCOUNTS);
-    if (Object.values(tick).some((ids) => ids.length > 0)) log.info({ billingClock: tick }, 'billing clock');
-  }, log);
+  return new PeriodicTask(
+    'billing clock',
+    intervalMs,
+    async () => {
+      // Accounts whose test clock stands still are moved by their advances only.
+      const tick = await runBillingClock(ctx, wallClockNow(), ctx.clock.testClocks ? { kind: 'realTimeAccounts' } : ALL_ACCOUNTS);
+      if (Object.values(tick).some((ids) => ids.length > 0)) log.info({ billingClock: tick }, 'billing clock');
+    },
+    log,
+  );
 }

@@ -21,9 +21,17 @@ const OPTIONS_MESSAGE = `allowable options are ${CANCELLATION_OPTIONS.join(', ')
  * Any status but Cancelled → Cancelled (the billing clock's auto-cancel: Suspended only); subscriptions
  * are cancelled with the same option.
  */
-export async function cancelCustomer(ctx: AppContext, caller: Caller, input: CancellationInput, now?: Date, transition: 'cancel' | 'autoCancel' = 'cancel'): Promise<void> {
+export async function cancelCustomer(
+  ctx: AppContext,
+  caller: Caller,
+  input: CancellationInput,
+  now?: Date,
+  transition: 'cancel' | 'autoCancel' = 'cancel',
+): Promise<void> {
   now ??= await ctx.clock.now(caller.accountId);
-  const option = CANCELLATION_OPTIONS.find((o) => typeof input.cancellationOption === 'string' && o.toLowerCase() === input.cancellationOption.toLowerCase());
+  const option = CANCELLATION_OPTIONS.find(
+    (o) => typeof input.cancellationOption === 'string' && o.toLowerCase() === input.cancellationOption.toLowerCase(),
+  );
   if (!option) throw ApiError.badRequest(OPTIONS_MESSAGE);
   await transactionWithRetry(ctx.db, async (trx) => {
     const { customer, moved: cancelled } = await transitionCustomer(
@@ -34,7 +42,15 @@ export async function cancelCustomer(ctx: AppContext, caller: Caller, input: Can
       transition,
       now,
       async (moved, locked) => {
-        const credit = await creditReversals(trx, caller, locked, moved.map((s) => s.id), option, now, `${option} reversal on cancellation`);
+        const credit = await creditReversals(
+          trx,
+          caller,
+          locked,
+          moved.map((s) => s.id),
+          option,
+          now,
+          `${option} reversal on cancellation`,
+        );
         return { cancellationOption: option, credit: credit.toString() };
       },
       { cancellationOption: option },
@@ -57,7 +73,13 @@ export async function uncancelCustomer(ctx: AppContext, caller: Caller, customer
     const cancelled = await findSubscriptionsOfCustomers(trx, caller.accountId, [locked.id], ['Cancelled']);
     const { customer, moved: revived } = await transitionCustomer(ctx, trx, caller, locked, 'uncancel', now);
     const revivedIds = new Set(revived.map((r) => r.id));
-    await billForReturnedService(ctx, trx, customer, cancelled.filter((s) => revivedIds.has(s.id)), now);
+    await billForReturnedService(
+      ctx,
+      trx,
+      customer,
+      cancelled.filter((s) => revivedIds.has(s.id)),
+      now,
+    );
   });
   return getCustomer(ctx, caller, customerId);
 }
@@ -80,17 +102,31 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, customer:
   if (revived.length === 0) return;
   const today = utcDate(now);
   const context = await loadBillingContext(trx, ctx.catalog, customer);
-  const running = await recurringChargesRunningOn(trx, revived.map((s) => s.id), today);
+  const running = await recurringChargesRunningOn(
+    trx,
+    revived.map((s) => s.id),
+    today,
+  );
   const periods: PeriodToBill[] = [];
   for (const s of revived) {
     if (s.nextPeriodStart !== null && s.nextPeriodStart <= today) {
-      periods.push(...planCatchUp([s], today, context.billingPeriods, { serviceStartOption: 'ChargeForLastMissedPeriods', prorate: s.isProrated }).rounds.flat());
+      periods.push(
+        ...planCatchUp([s], today, context.billingPeriods, {
+          serviceStartOption: 'ChargeForLastMissedPeriods',
+          prorate: s.isProrated,
+        }).rounds.flat(),
+      );
       continue;
     }
     if (restWasCredited(s, running)) periods.push(restOfRunningPeriod(s, today, context.billingPeriods));
   }
   const drafts = (await billRounds(trx, ctx.catalog, context, [periods], today)).flat();
-  await saveInvoices(trx, context, drafts, { post: context.settings.autoPostDraftInvoice, now, notifier: ctx.notifier, webhooks: ctx.webhooks });
+  await saveInvoices(trx, context, drafts, {
+    post: context.settings.autoPostDraftInvoice,
+    now,
+    notifier: ctx.notifier,
+    webhooks: ctx.webhooks,
+  });
 }
 
 /**
@@ -102,7 +138,9 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, customer:
  */
 function restWasCredited(s: SubscriptionWithPlan, running: Awaited<ReturnType<typeof recurringChargesRunningOn>>): boolean {
   if (s.cancellationOption !== 'Unearned' && s.cancellationOption !== 'Full') return false;
-  const ofPeriod = running.filter((line) => Number(line.subscriptionId) === s.id && (s.currentPeriodStart === null || line.startServiceDate >= s.currentPeriodStart));
+  const ofPeriod = running.filter(
+    (line) => Number(line.subscriptionId) === s.id && (s.currentPeriodStart === null || line.startServiceDate >= s.currentPeriodStart),
+  );
   const last = ofPeriod[ofPeriod.length - 1];
   return last !== undefined && money(last.creditedAmount).greaterThan(0);
 }

@@ -57,12 +57,22 @@ export function customersWithDueInvoices(db: Queryable, now: Date, statuses: rea
 }
 
 /** Customers in these statuses with a posted invoice overdue at `now` and still open (PoorStanding): candidates for suspension. */
-export function customersWithOverdueInvoices(db: Queryable, now: Date, statuses: readonly string[], scope: ClockScope): Promise<CustomerRef[]> {
+export function customersWithOverdueInvoices(
+  db: Queryable,
+  now: Date,
+  statuses: readonly string[],
+  scope: ClockScope,
+): Promise<CustomerRef[]> {
   return customersWithOpenInvoices(db, statuses, scope, isOverdueSql('ledgerEntries.dueAt', now));
 }
 
 /** Customers in these statuses with a posted invoice still open that meets `dueCondition` (on `ledgerEntries.dueAt`). */
-function customersWithOpenInvoices(db: Queryable, statuses: readonly string[], scope: ClockScope, dueCondition: RawBuilder<SqlBool>): Promise<CustomerRef[]> {
+function customersWithOpenInvoices(
+  db: Queryable,
+  statuses: readonly string[],
+  scope: ClockScope,
+  dueCondition: RawBuilder<SqlBool>,
+): Promise<CustomerRef[]> {
   return db
     .selectFrom('customers')
     .select(['customers.id', 'customers.accountId'])
@@ -85,12 +95,24 @@ function customersWithOpenInvoices(db: Queryable, statuses: readonly string[], s
 
 /** Customers in these statuses (those a transition of the billing clock starts from). */
 export function customersInStatus(db: Queryable, statuses: readonly string[], scope: ClockScope): Promise<CustomerRef[]> {
-  return db.selectFrom('customers').select(['id', 'accountId']).where(inScope(scope)).where('status', 'in', statuses).orderBy('id').limit(BATCH).execute();
+  return db
+    .selectFrom('customers')
+    .select(['id', 'accountId'])
+    .where(inScope(scope))
+    .where('status', 'in', statuses)
+    .orderBy('id')
+    .limit(BATCH)
+    .execute();
 }
 
 /** Claims today's automatic collection attempt for a customer: false when it was already made (here or by another instance). */
 export async function claimCollectionAttempt(db: Queryable, customerId: number, today: string): Promise<boolean> {
-  const rows = await db.insertInto('autoCollectionAttempts').values({ customerId, attemptDate: today }).onConflict((oc) => oc.doNothing()).returning('customerId').execute();
+  const rows = await db
+    .insertInto('autoCollectionAttempts')
+    .values({ customerId, attemptDate: today })
+    .onConflict((oc) => oc.doNothing())
+    .returning('customerId')
+    .execute();
   return rows.length === 1;
 }
 
@@ -98,9 +120,19 @@ export async function claimCollectionAttempt(db: Queryable, customerId: number, 
 export function overdueInvoicesNotNotified(db: Queryable, now: Date, scope: ClockScope) {
   return db
     .selectFrom('invoices')
-    .innerJoin('ledgerEntries', (join) => join.onRef('ledgerEntries.invoiceId', '=', 'invoices.id').on('ledgerEntries.entryType', '=', 'invoice'))
+    .innerJoin('ledgerEntries', (join) =>
+      join.onRef('ledgerEntries.invoiceId', '=', 'invoices.id').on('ledgerEntries.entryType', '=', 'invoice'),
+    )
     .innerJoin('customers', 'customers.id', 'invoices.customerId')
-    .select(['invoices.id', 'invoices.customerId', 'invoices.accountId', 'invoices.invoiceNumber', 'invoices.currency', 'invoices.dueAt', 'ledgerEntries.openAmount'])
+    .select([
+      'invoices.id',
+      'invoices.customerId',
+      'invoices.accountId',
+      'invoices.invoiceNumber',
+      'invoices.currency',
+      'invoices.dueAt',
+      'ledgerEntries.openAmount',
+    ])
     .where(inScope(scope))
     .where('invoices.status', '=', 'Posted')
     .where('invoices.overdueNotifiedAt', 'is', null)
@@ -117,7 +149,15 @@ export function cardsExpiringThisMonth(db: Queryable, now: Date, scope: ClockSco
   return db
     .selectFrom('paymentMethods')
     .innerJoin('customers', 'customers.id', 'paymentMethods.customerId')
-    .select(['paymentMethods.id', 'paymentMethods.customerId', 'paymentMethods.accountId', 'paymentMethods.cardBrand', 'paymentMethods.lastFour', 'paymentMethods.expirationMonth', 'paymentMethods.expirationYear'])
+    .select([
+      'paymentMethods.id',
+      'paymentMethods.customerId',
+      'paymentMethods.accountId',
+      'paymentMethods.cardBrand',
+      'paymentMethods.lastFour',
+      'paymentMethods.expirationMonth',
+      'paymentMethods.expirationYear',
+    ])
     .where(inScope(scope))
     .where('paymentMethods.removedAt', 'is', null)
     .where('paymentMethods.expiryNotifiedAt', 'is', null)
@@ -137,7 +177,12 @@ export function periodEndCancellationsDue(db: Queryable, today: string, scope: C
   return db
     .selectFrom('portalCancellations')
     .innerJoin('customers', 'customers.id', 'portalCancellations.customerId')
-    .select(['portalCancellations.id', 'portalCancellations.customerId', 'portalCancellations.accountId', 'portalCancellations.subscriptionId'])
+    .select([
+      'portalCancellations.id',
+      'portalCancellations.customerId',
+      'portalCancellations.accountId',
+      'portalCancellations.subscriptionId',
+    ])
     .where(inScope(scope))
     .where('customers.status', 'in', ['Active', 'Suspended'])
     .where('portalCancellations.mode', '=', 'periodEnd')
@@ -165,5 +210,11 @@ export async function claimPeriodEndCancellations(db: Queryable, ids: number[], 
 
 /** Gives back a claim whose cancellation did not happen (a failure, not a refusal): the next tick tries again. */
 export async function releasePeriodEndCancellations(db: Queryable, ids: number[], claimedAt: Date): Promise<void> {
-  if (ids.length > 0) await db.updateTable('portalCancellations').set({ carriedOutAt: null }).where('id', 'in', ids).where('carriedOutAt', '=', claimedAt).execute();
+  if (ids.length > 0)
+    await db
+      .updateTable('portalCancellations')
+      .set({ carriedOutAt: null })
+      .where('id', 'in', ids)
+      .where('carriedOutAt', '=', claimedAt)
+      .execute();
 }

@@ -28,6 +28,13 @@ export function findPendingCancellation(db: Queryable, subscriptionId: number): 
 
 /** Withdraws a pending request; false when the billing clock carried it out meanwhile (or it was withdrawn). */
 export async function withdrawCancellation(db: Queryable, id: number, now: Date): Promise<boolean> {
-  const rows = await db.updateTable('portalCancellations').set({ withdrawnAt: now }).where('id', '=', id).where('withdrawnAt', 'is', null).where('carriedOutAt', 'is', null).returning('id').execute();
+  const rows = await db
+    .updateTable('portalCancellations')
+    .set({ withdrawnAt: now })
+    .where('id', '=', id)
+    .where('withdrawnAt', 'is', null)
+    .where('carriedOutAt', 'is', null)
+    .returning('id')
+    .execute();
   return rows.length === 1;
 }

@@ -56,11 +56,18 @@ export async function reversibleAmounts(
     }
     const rest = roundToCurrency(numerator.dividedBy(denominator), currency);
     const left = rest.minus(line.creditedAmount);
-    return { invoiceId: line.invoiceId, chargeId: line.id, subscriptionId: Number(line.subscriptionId), left: left.greaterThan(0) ? left : money(0) };
+    return {
+      invoiceId: line.invoiceId,
+      chargeId: line.id,
+      subscriptionId: Number(line.subscriptionId),
+      left: left.greaterThan(0) ? left : money(0),
+    };
   });
   return invoiceIds.map((invoiceId) => {
     const ofInvoice = lines.filter((l) => l.invoiceId === invoiceId).map(({ invoiceId: _, ...line }) => line);
-    const unattributed = sumMoney(credited.filter((c) => c.invoiceId === invoiceId).map((c) => money(c.amount))).minus(attributed.get(invoiceId) ?? 0);
+    const unattributed = sumMoney(credited.filter((c) => c.invoiceId === invoiceId).map((c) => money(c.amount))).minus(
+      attributed.get(invoiceId) ?? 0,
+    );
     const left = sumMoney(ofInvoice.map((l) => l.left)).minus(unattributed.greaterThan(0) ? unattributed : 0);
     return { invoiceId, amount: left.greaterThan(0) ? left : money(0), lines: ofInvoice };
   });
@@ -81,7 +88,9 @@ export async function creditReversals(
   now: Date,
   description: string,
 ): Promise<Money> {
-  const reversals = (await reversibleAmounts(trx, subscriptionIds, option, utcDate(now), customer.currency)).filter((r) => r.amount.greaterThan(0));
+  const reversals = (await reversibleAmounts(trx, subscriptionIds, option, utcDate(now), customer.currency)).filter((r) =>
+    r.amount.greaterThan(0),
+  );
   for (const reversal of reversals) {
     // The credit is recorded against each line it reverses, line by line up to what is left of it.
     let toAttribute = reversal.amount;
@@ -106,4 +115,3 @@ export async function creditReversals(
   if (reversals.length > 0) await allocateAvailableFunds(trx, caller.accountId, customer.id, now);
   return sumMoney(reversals.map((r) => r.amount));
 }
-

@@ -13,7 +13,10 @@ const flag = z
 export const ActivationQuery = z.object({
   preview: flag,
   showZeroDollarCharges: flag,
-  view: z.string().regex(/^sideeffects$/i, 'the only view is sideeffects').optional(),
+  view: z
+    .string()
+    .regex(/^sideeffects$/i, 'the only view is sideeffects')
+    .optional(),
 });
 
 export const ActivationBody = z.object({

@@ -29,6 +29,8 @@ export async function writeTransition(
     return [];
   }
   const { set, ...move } = subscriptions;
-  const withMoved = query.with('movedSubscriptions', (qc) => moveSubscriptionsOfCustomerQuery(qc as unknown as QueryCreator<Database>, customer.id, move, set)) as unknown as WithMoved;
+  const withMoved = query.with('movedSubscriptions', (qc) =>
+    moveSubscriptionsOfCustomerQuery(qc as unknown as QueryCreator<Database>, customer.id, move, set),
+  ) as unknown as WithMoved;
   return withMoved.selectFrom('movedSubscriptions').selectAll().execute();
 }

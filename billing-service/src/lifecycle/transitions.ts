@@ -48,19 +48,26 @@ const C = CUSTOMER_TRANSITIONS;
 
 /** The customer lifecycle with its subscriptions: every status change a customer makes, and only these. */
 export const TRANSITIONS: Readonly<Record<TransitionName, Transition>> = {
-  activate: { ...C.activate, subscriptions: { from: ['Draft'], to: 'Active', stamp: (now) => ({ activatedAt: now, currentPeriodStart: utcDate(now) }) } },
+  activate: {
+    ...C.activate,
+    subscriptions: { from: ['Draft'], to: 'Active', stamp: (now) => ({ activatedAt: now, currentPeriodStart: utcDate(now) }) },
+  },
   hold: { ...C.hold, subscriptions: suspendSubscriptions },
   unhold: { ...C.unhold, subscriptions: resumeSubscriptions },
   cancel: { ...C.cancel, subscriptions: cancelSubscriptions },
   uncancel: {
     ...C.uncancel,
-    subscriptions: { from: ['Cancelled'], to: 'Active', cancelledWithCustomer: true, stamp: () => ({ cancelledAt: null, cancellationOption: null }) },
+    subscriptions: {
+      from: ['Cancelled'],
+      to: 'Active',
+      cancelledWithCustomer: true,
+      stamp: () => ({ cancelledAt: null, cancellationOption: null }),
+    },
   },
   suspend: { ...C.suspend, subscriptions: suspendSubscriptions },
   reactivate: { ...C.reactivate, subscriptions: resumeSubscriptions },
   autoCancel: { ...C.autoCancel, subscriptions: cancelSubscriptions },
 };
-
 
 /**
  * Locks the customer for the rest of the transaction and checks it is in one of
@@ -79,7 +86,6 @@ export function lockCustomerFor(db: Queryable, caller: Caller, customerId: numbe
   return lockCustomerIn(db, caller, customerId, TRANSITIONS[name].from);
 }
 
-
 /**
  * Makes a transition: locks the customer (given by id; a row is one already
  * locked by lockCustomerFor), moves its subscriptions as the table says, sets
@@ -93,12 +99,15 @@ export async function transitionCustomer(
   customerOrId: CustomerRow | number,
   name: TransitionName,
   now: Date,
-  details: Record<string, unknown> | ((moved: MovedSubscription[], customer: CustomerRow) => Promise<Record<string, unknown>> | Record<string, unknown>) = {},
+  details:
+    | Record<string, unknown>
+    | ((moved: MovedSubscription[], customer: CustomerRow) => Promise<Record<string, unknown>> | Record<string, unknown>) = {},
   options: TransitionOptions = {},
 ): Promise<{ customer: CustomerRow; moved: MovedSubscription[] }> {
   const t = TRANSITIONS[name];
   const customer = typeof customerOrId === 'number' ? await lockCustomerFor(db, caller, customerOrId, name) : customerOrId;
-  if (!t.from.some((s) => s === customer.status)) throw new Error(`${name} cannot start from ${customer.status}: lock the customer with lockCustomerFor first`);
+  if (!t.from.some((s) => s === customer.status))
+    throw new Error(`${name} cannot start from ${customer.status}: lock the customer with lockCustomerFor first`);
   const { from, to, cancelledWithCustomer, stamp } = t.subscriptions;
   const move = { from, to, cancelledAt: cancelledWithCustomer ? customer.statusAt : undefined };
   const set = { ...stamp(now, options), modifiedAt: now };
@@ -111,7 +120,12 @@ export async function transitionCustomer(
     moved = withSubscriptions ? await moveSubscriptionsOfCustomer(db, customer.id, move, set) : [];
     await writeTransition(db, { id: customer.id, status: t.to, now }, audit(await details(moved, customer)));
   } else {
-    moved = await writeTransition(db, { id: customer.id, status: t.to, now }, audit(details), withSubscriptions ? { ...move, set } : undefined);
+    moved = await writeTransition(
+      db,
+      { id: customer.id, status: t.to, now },
+      audit(details),
+      withSubscriptions ? { ...move, set } : undefined,
+    );
   }
   await ctx.webhooks?.customer(db, customer.accountId, customer.id, t.event, now);
   return { customer, moved };

@@ -1,13 +1,25 @@
 import { getCustomer } from '../customers/service.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { computeCustomerInvoices, loadBillingContext, saveInvoices, utcDate, type BillingContext, type PeriodToBill } from '../invoices/billing-run.js';
+import {
+  computeCustomerInvoices,
+  loadBillingContext,
+  saveInvoices,
+  utcDate,
+  type BillingContext,
+  type PeriodToBill,
+} from '../invoices/billing-run.js';
 import { nextPeriodStart, periodStartBefore, ruleFor, type BillingPeriodRule, type DraftInvoice } from '../invoices/engine/index.js';
 import { toInvoicePreview } from '../invoices/service.js';
 import { markChargesReplaced } from '../invoices/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
-import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import {
+  findSubscriptionsOfCustomers,
+  moveSubscriptionAnchors,
+  skipToPeriodStarts,
+  type SubscriptionWithPlan,
+} from '../subscriptions/repository.js';
 import { creditReversals } from './reversals.js';
 import { lockCustomerFor, TRANSITIONS, transitionCustomer } from './transitions.js';
 import type { LifecycleResponse, UnholdInput } from './schemas.js';
@@ -37,7 +49,11 @@ export function anchorDayOf(s: SubscriptionWithPlan): number | null {
  * start up to today, period after period under the customer's billing period
  * rule for its interval (the rule its invoices are computed with).
  */
-export function missedPeriodStarts(s: SubscriptionWithPlan, today: string, rule?: BillingPeriodRule): { missed: string[]; firstFuture: string } {
+export function missedPeriodStarts(
+  s: SubscriptionWithPlan,
+  today: string,
+  rule?: BillingPeriodRule,
+): { missed: string[]; firstFuture: string } {
   const anchorDay = anchorDayOf(s);
   const missed: string[] = [];
   let start = s.nextPeriodStart ?? today;
@@ -88,7 +104,13 @@ export function planCatchUp(
     }
     starts.forEach((start, i) => {
       const fromToday = i === starts.length - 1 && input.prorate === true && start < today;
-      bill(i, { subscription: s, periodStart: start, isFirstInvoice: false, anchorDay, ...(fromToday ? { billFrom: today, prorate: true } : {}) });
+      bill(i, {
+        subscription: s,
+        periodStart: start,
+        isFirstInvoice: false,
+        anchorDay,
+        ...(fromToday ? { billFrom: today, prorate: true } : {}),
+      });
     });
   }
   return plan;
@@ -101,7 +123,11 @@ export function planCatchUp(
  * longer leads there (the customer's billing period rule changed since it was billed), the rest
  * runs from today to the next billing date of the rule now in force.
  */
-export function restOfRunningPeriod(s: SubscriptionWithPlan, today: string, billingPeriods: BillingContext['billingPeriods']): PeriodToBill {
+export function restOfRunningPeriod(
+  s: SubscriptionWithPlan,
+  today: string,
+  billingPeriods: BillingContext['billingPeriods'],
+): PeriodToBill {
   const end = s.nextPeriodStart ?? today;
   const rule = ruleFor(s.interval, billingPeriods);
   const anchorDay = anchorDayOf(s);
@@ -129,7 +155,10 @@ export async function billRounds(
   const couponUses = new Map<number, Record<string, number>>();
   for (const round of rounds) {
     const periods = round.map((p) => ({ ...p, couponUses: { ...couponUses.get(p.subscription.id) } }));
-    const computed = await computeCustomerInvoices(db, catalog, context, periods, { effectiveDate: today, showZeroDollarCharges: showZeroDollarCharges ?? undefined });
+    const computed = await computeCustomerInvoices(db, catalog, context, periods, {
+      effectiveDate: today,
+      showZeroDollarCharges: showZeroDollarCharges ?? undefined,
+    });
     for (const draft of computed) {
       for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) {
         const uses = couponUses.get(Number(subscriptionId)) ?? {};
@@ -174,11 +203,27 @@ export async function unholdCustomer(ctx: AppContext, caller: Caller, input: Unh
     // (as cancellation's Unearned computes it), so no day is paid twice.
     const credit =
       input.serviceStartOption === 'ChargeForCurrentFullPeriod'
-        ? await creditReversals(trx, caller, customer, suspended.map((s) => s.id), 'Unearned', now, 'unserved rest of the period replaced on unhold')
+        ? await creditReversals(
+            trx,
+            caller,
+            customer,
+            suspended.map((s) => s.id),
+            'Unearned',
+            now,
+            'unserved rest of the period replaced on unhold',
+          )
         : undefined;
     // The replaced period ends today: a later cancellation reverses the new period, not its served days.
-    if (input.serviceStartOption === 'ChargeForCurrentFullPeriod') await markChargesReplaced(trx, suspended.map((s) => s.id), utcDate(now));
-    await transitionCustomer(ctx, trx, caller, customer, 'unhold', now, { serviceStartOption: input.serviceStartOption, ...(credit ? { credit: credit.toString() } : {}) });
+    if (input.serviceStartOption === 'ChargeForCurrentFullPeriod')
+      await markChargesReplaced(
+        trx,
+        suspended.map((s) => s.id),
+        utcDate(now),
+      );
+    await transitionCustomer(ctx, trx, caller, customer, 'unhold', now, {
+      serviceStartOption: input.serviceStartOption,
+      ...(credit ? { credit: credit.toString() } : {}),
+    });
     await skipToPeriodStarts(trx, skipTo);
     await moveSubscriptionAnchors(trx, anchorMoves);
     const post = !input.temporarilyDisableAutoPost && context.settings.autoPostDraftInvoice;

@@ -32,16 +32,28 @@ export async function noteRoutes(fastify: FastifyInstance) {
   });
 
   const deleteSchema = { tags, summary: 'Delete a note', params: NoteIdParams, response: { 204: z.null() } };
-  const deleteHandler = async (request: { caller: import('../http/auth.js').Caller; params: { noteId: number } }, reply: import('fastify').FastifyReply) => {
+  const deleteHandler = async (
+    request: { caller: import('../http/auth.js').Caller; params: { noteId: number } },
+    reply: import('fastify').FastifyReply,
+  ) => {
     await deleteCustomerNote(app.ctx, request.caller, request.params.noteId);
     return reply.code(204).send();
   };
   app.delete('/v1/customerNotes/:noteId', { schema: deleteSchema, handler: deleteHandler });
   // The form some existing clients use.
-  app.delete('/v1/customerNotes/Delete/:noteId', { schema: { ...deleteSchema, summary: 'Delete a note (older path form)' }, handler: deleteHandler });
+  app.delete('/v1/customerNotes/Delete/:noteId', {
+    schema: { ...deleteSchema, summary: 'Delete a note (older path form)' },
+    handler: deleteHandler,
+  });
 
   app.get('/v1/customers/:customerId/notes', {
-    schema: { tags, summary: "List a customer's notes", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(NoteResponse) } },
+    schema: {
+      tags,
+      summary: "List a customer's notes",
+      params: CustomerIdParams,
+      querystring: ListQuerystring,
+      response: { 200: z.array(NoteResponse) },
+    },
     handler: async (request, reply) =>
       listCustomerChildren(request, reply, request.params.customerId, {
         fields: noteListFields,

@@ -34,7 +34,12 @@ export async function addCustomerNote(ctx: AppContext, caller: Caller, input: Cr
       // Who wrote it: the name the client gives, else the audit source of the call.
       userWhoCreatedNote: input.userWhoCreatedNote ?? caller.auditSource,
     });
-    await recordChange(trx, caller, { entityType: 'CustomerNote', entityId: note.id, action: 'create', changes: { customerId: input.customerId, note: input.note } });
+    await recordChange(trx, caller, {
+      entityType: 'CustomerNote',
+      entityId: note.id,
+      action: 'create',
+      changes: { customerId: input.customerId, note: input.note },
+    });
     return note;
   });
   return toNoteResponse(row, ctx.uris);
@@ -44,6 +49,11 @@ export async function deleteCustomerNote(ctx: AppContext, caller: Caller, noteId
   await ctx.db.transaction().execute(async (trx) => {
     const deleted = await deleteNote(trx, caller.accountId, noteId);
     if (!deleted) throw ApiError.notFound('note', noteId);
-    await recordChange(trx, caller, { entityType: 'CustomerNote', entityId: noteId, action: 'delete', changes: { customerId: deleted.customerId, note: deleted.note } });
+    await recordChange(trx, caller, {
+      entityType: 'CustomerNote',
+      entityId: noteId,
+      action: 'delete',
+      changes: { customerId: deleted.customerId, note: deleted.note },
+    });
   });
 }

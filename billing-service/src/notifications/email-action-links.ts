@@ -12,5 +12,8 @@ export type EmailActionFlow = 'paymentMethodUpdate' | 'payInvoices' | 'invoices'
  * waiting on it would wait forever. null: no link, and the e-mail has no button.
  */
 export interface EmailActionLinks {
-  linkFor(input: { accountId: number; customerId: number; flow: EmailActionFlow; language: CustomerLanguage }, db: Queryable): Promise<string | null>;
+  linkFor(
+    input: { accountId: number; customerId: number; flow: EmailActionFlow; language: CustomerLanguage },
+    db: Queryable,
+  ): Promise<string | null>;
 }

@@ -71,7 +71,14 @@ export class EmailOutboxWorker {
         let failure: Error | undefined;
         try {
           const attachments = await this.attachmentsOf(email);
-          await this.transport.sendMail({ from: this.settings.from, to: email.toAddress, subject: email.subject, text: email.body, ...(email.htmlBody ? { html: email.htmlBody } : {}), attachments });
+          await this.transport.sendMail({
+            from: this.settings.from,
+            to: email.toAddress,
+            subject: email.subject,
+            text: email.body,
+            ...(email.htmlBody ? { html: email.htmlBody } : {}),
+            attachments,
+          });
         } catch (error) {
           failure = error as Error;
         }
@@ -81,7 +88,10 @@ export class EmailOutboxWorker {
           continue;
         }
         const attempts = email.attempts + 1;
-        const retryAt = attempts >= MAX_EMAIL_ATTEMPTS ? null : new Date(wallClockNow().getTime() + (this.settings.retryBaseMs ?? 30_000) * 2 ** (attempts - 1));
+        const retryAt =
+          attempts >= MAX_EMAIL_ATTEMPTS
+            ? null
+            : new Date(wallClockNow().getTime() + (this.settings.retryBaseMs ?? 30_000) * 2 ** (attempts - 1));
         await this.unrecorded.write(() => markAttemptFailed(this.db, email.id, failure.message, retryAt));
       }
     }

@@ -72,7 +72,12 @@ function message(words: EmailWords, language: CustomerLanguage, brand: string, e
   const f = emailFormats(language);
   switch (event.type) {
     case 'InvoicePost':
-      return words.InvoicePost({ brand, number: event.invoiceNumber, amount: f.money(event.amount, event.currency), dueDate: f.date(event.dueDate) });
+      return words.InvoicePost({
+        brand,
+        number: event.invoiceNumber,
+        amount: f.money(event.amount, event.currency),
+        dueDate: f.date(event.dueDate),
+      });
     case 'PaymentReceived':
       return words.PaymentReceived({ brand, amount: f.money(event.amount, event.currency), reference: event.reference });
     case 'PaymentFailed': {
@@ -92,12 +97,22 @@ function message(words: EmailWords, language: CustomerLanguage, brand: string, e
       });
     }
     case 'InvoiceOverdue':
-      return words.InvoiceOverdue({ brand, number: event.invoiceNumber, outstanding: f.money(event.outstanding, event.currency), dueDate: f.date(event.dueDate) });
+      return words.InvoiceOverdue({
+        brand,
+        number: event.invoiceNumber,
+        outstanding: f.money(event.outstanding, event.currency),
+        dueDate: f.date(event.dueDate),
+      });
     case 'SubscriptionCancellation':
       return words.SubscriptionCancellation({ brand, subscriptions: f.list(event.subscriptions), count: event.subscriptions.length });
     case 'CreditCardExpiry': {
       const year = event.expirationYear < 100 ? 2000 + event.expirationYear : event.expirationYear;
-      return words.CreditCardExpiry({ brand, cardBrand: event.cardBrand ?? words.unknownCardBrand, lastFour: event.lastFour, expiry: f.monthYear(event.expirationMonth, year) });
+      return words.CreditCardExpiry({
+        brand,
+        cardBrand: event.cardBrand ?? words.unknownCardBrand,
+        lastFour: event.lastFour,
+        expiry: f.monthYear(event.expirationMonth, year),
+      });
     }
     case 'CustomerActivation':
       return words.CustomerActivation({ brand });
@@ -150,7 +165,8 @@ function plainText(e: Composed, brand: string, words: EmailWords): string {
   return blocks.join('\n\n');
 }
 
-const escapeHtml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escapeHtml = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** Black or white, whichever reads better on the brand colour (WCAG relative luminance). */
 function textColourOn(hex: string): string {
@@ -159,7 +175,7 @@ function textColourOn(hex: string): string {
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   }) as [number, number, number];
   const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  return (1.05 / (luminance + 0.05)) >= ((luminance + 0.05) / 0.05) ? '#ffffff' : '#111111';
+  return 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.05 ? '#ffffff' : '#111111';
 }
 
 // The fonts are the reader's own (a web font such as Roboto would make MJML link Google Fonts: a request that tells Google the e-mail was opened).
@@ -210,5 +226,10 @@ export async function renderEmail(input: EmailToRender): Promise<RenderedEmail> 
   // Loaded on the first e-mail: MJML and its HTML/CSS tooling are large, and most processes never write one.
   const { default: mjml2html } = await import('mjml');
   const { html, errors } = await mjml2html(mjmlOf(composed, input.branding, input.language), { validationLevel: 'soft' });
-  return { subject: composed.subject, text: plainText(composed, input.branding.name, EMAIL_WORDS[input.language]), html, mjmlErrors: errors.map((e) => e.formattedMessage) };
+  return {
+    subject: composed.subject,
+    text: plainText(composed, input.branding.name, EMAIL_WORDS[input.language]),
+    html,
+    mjmlErrors: errors.map((e) => e.formattedMessage),
+  };
 }

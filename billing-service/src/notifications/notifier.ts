@@ -25,7 +25,11 @@ export class Notifier implements CustomerNotifier {
     readonly enabled: boolean,
     private readonly links?: EmailActionLinks,
   ) {
-    this.branding = { name: catalog.emails.brandName ?? catalog.account.name, logoUrl: catalog.emails.logoUrl ?? null, color: catalog.emails.brandColor };
+    this.branding = {
+      name: catalog.emails.brandName ?? catalog.account.name,
+      logoUrl: catalog.emails.logoUrl ?? null,
+      color: catalog.emails.brandColor,
+    };
   }
 
   async enqueue(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent): Promise<void> {
@@ -49,10 +53,22 @@ export class Notifier implements CustomerNotifier {
    * An e-mail the customer asked for (a portal sign-in link), already written: sent whatever the
    * preferences say (it answers the customer's own request), when e-mail is on and there is an address.
    */
-  async enqueueRequested(trx: Queryable, customer: NotifiedCustomer, email: { emailType: string; subject: string; body: string }): Promise<void> {
+  async enqueueRequested(
+    trx: Queryable,
+    customer: NotifiedCustomer,
+    email: { emailType: string; subject: string; body: string },
+  ): Promise<void> {
     const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
     if (!this.enabled || !to) return;
-    await insertOutboxEmail(trx, { accountId: customer.accountId, customerId: customer.id, emailType: email.emailType, toAddress: to, subject: email.subject, body: email.body, attachedInvoiceId: null });
+    await insertOutboxEmail(trx, {
+      accountId: customer.accountId,
+      customerId: customer.id,
+      emailType: email.emailType,
+      toAddress: to,
+      subject: email.subject,
+      body: email.body,
+      attachedInvoiceId: null,
+    });
   }
 
   /** The language a customer's e-mails are written in. */
@@ -60,7 +76,12 @@ export class Notifier implements CustomerNotifier {
     return (customer.language as CustomerLanguage | null) ?? this.catalog.emails.defaultLanguage;
   }
 
-  private async outboxEmail(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent, preferences: Map<string, Promise<boolean>>) {
+  private async outboxEmail(
+    trx: Queryable,
+    customer: NotifiedCustomer,
+    event: NotificationEvent,
+    preferences: Map<string, Promise<boolean>>,
+  ) {
     const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
     if (!this.enabled || !to) return null;
     const key = `${customer.id} ${event.type}`;
@@ -68,12 +89,22 @@ export class Notifier implements CustomerNotifier {
     if (!(await preferences.get(key))) return null;
     const language = this.languageOf(customer);
     const flow = ACTION_FLOWS[event.type];
-    const actionUrl = flow && this.links ? await this.links.linkFor({ accountId: customer.accountId, customerId: customer.id, flow, language }, trx) : null;
+    const actionUrl =
+      flow && this.links ? await this.links.linkFor({ accountId: customer.accountId, customerId: customer.id, flow, language }, trx) : null;
     const invoice = event.type === 'InvoicePost' ? await invoiceLines(trx, customer.accountId, event.invoiceId) : undefined;
     const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || null;
     const { subject, text, html } = await renderEmail({ branding: this.branding, language, customerName: name, event, invoice, actionUrl });
     const attachedInvoiceId = event.type === 'InvoicePost' ? event.invoiceId : null;
-    return { accountId: customer.accountId, customerId: customer.id, emailType: event.type, toAddress: to, subject, body: text, htmlBody: html, attachedInvoiceId };
+    return {
+      accountId: customer.accountId,
+      customerId: customer.id,
+      emailType: event.type,
+      toAddress: to,
+      subject,
+      body: text,
+      htmlBody: html,
+      attachedInvoiceId,
+    };
   }
 }
 

@@ -7,7 +7,16 @@ export type OutboxEmail = Selectable<EmailOutboxTable>;
 
 export async function insertOutboxEmail(
   trx: Queryable,
-  email: { accountId: number; customerId: number | null; emailType: string; toAddress: string; subject: string; body: string; htmlBody?: string | null; attachedInvoiceId?: number | null },
+  email: {
+    accountId: number;
+    customerId: number | null;
+    emailType: string;
+    toAddress: string;
+    subject: string;
+    body: string;
+    htmlBody?: string | null;
+    attachedInvoiceId?: number | null;
+  },
 ) {
   await trx.insertInto('emailOutbox').values(email).execute();
 }
@@ -24,7 +33,13 @@ export async function insertOutboxEmails(trx: Queryable, emails: Array<Parameter
  * this instance dies mid-send, another picks them up as soon as its heartbeat is
  * stale (seconds), or after the lease (a send that hung).
  */
-export async function claimDueEmails(db: Db, instance: InstanceLiveness, now: Date, limit: number, leaseMs: number): Promise<OutboxEmail[]> {
+export async function claimDueEmails(
+  db: Db,
+  instance: InstanceLiveness,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+): Promise<OutboxEmail[]> {
   return db.transaction().execute(async (trx) => {
     const due = await trx
       .selectFrom('emailOutbox')
@@ -40,7 +55,11 @@ export async function claimDueEmails(db: Db, instance: InstanceLiveness, now: Da
     return trx
       .updateTable('emailOutbox')
       .set({ nextAttemptAt: new Date(now.getTime() + leaseMs), claimedBy: instance.id })
-      .where('id', 'in', due.map((d) => d.id))
+      .where(
+        'id',
+        'in',
+        due.map((d) => d.id),
+      )
       .returningAll()
       .execute();
   });
@@ -48,17 +67,31 @@ export async function claimDueEmails(db: Db, instance: InstanceLiveness, now: Da
 
 /** Makes an instance's claims due again at once (claims it holds but is not working on: see the e-mail worker). */
 export async function releaseClaimsOf(db: Queryable, instanceId: string) {
-  await db.updateTable('emailOutbox').set({ claimedBy: null, nextAttemptAt: sql`now()` }).where('claimedBy', '=', instanceId).where('status', '=', 'Pending').execute();
+  await db
+    .updateTable('emailOutbox')
+    .set({ claimedBy: null, nextAttemptAt: sql`now()` })
+    .where('claimedBy', '=', instanceId)
+    .where('status', '=', 'Pending')
+    .execute();
 }
 
 export async function markSent(db: Queryable, id: number, now: Date) {
-  await db.updateTable('emailOutbox').set({ status: 'Sent', sentAt: now, attempts: sql`attempts + 1`, claimedBy: null }).where('id', '=', id).execute();
+  await db
+    .updateTable('emailOutbox')
+    .set({ status: 'Sent', sentAt: now, attempts: sql`attempts + 1`, claimedBy: null })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function markAttemptFailed(db: Queryable, id: number, error: string, retryAt: Date | null) {
   await db
     .updateTable('emailOutbox')
-    .set({ attempts: sql`attempts + 1`, lastError: error.slice(0, 1000), claimedBy: null, ...(retryAt ? { nextAttemptAt: retryAt } : { status: 'Failed' }) })
+    .set({
+      attempts: sql`attempts + 1`,
+      lastError: error.slice(0, 1000),
+      claimedBy: null,
+      ...(retryAt ? { nextAttemptAt: retryAt } : { status: 'Failed' }),
+    })
     .where('id', '=', id)
     .execute();
 }

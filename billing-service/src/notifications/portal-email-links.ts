@@ -13,8 +13,15 @@ export class PortalEmailLinks implements EmailActionLinks {
   /** `context`: the app's context, read when an e-mail is written (the notifier is part of it). */
   constructor(private readonly context: () => AppContext) {}
 
-  async linkFor(input: { accountId: number; customerId: number; flow: EmailActionFlow; language: CustomerLanguage }, db: Queryable): Promise<string | null> {
-    const link = await createEmailActionLink(this.context(), { accountId: input.accountId, customerId: input.customerId, flow: input.flow, locale: input.language }, db);
+  async linkFor(
+    input: { accountId: number; customerId: number; flow: EmailActionFlow; language: CustomerLanguage },
+    db: Queryable,
+  ): Promise<string | null> {
+    const link = await createEmailActionLink(
+      this.context(),
+      { accountId: input.accountId, customerId: input.customerId, flow: input.flow, locale: input.language },
+      db,
+    );
     return link.url;
   }
 }

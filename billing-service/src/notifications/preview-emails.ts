@@ -14,7 +14,11 @@ import { SAMPLE_EVENTS, SAMPLE_INVOICE } from './email-samples.js';
  */
 const folder = fileURLToPath(new URL('../../email-previews/', import.meta.url));
 const catalog = loadCatalog(process.env.RENEW_CATALOG ?? DEMO_CATALOG_PATH);
-const branding = { name: catalog.emails.brandName ?? catalog.account.name, logoUrl: catalog.emails.logoUrl ?? null, color: catalog.emails.brandColor };
+const branding = {
+  name: catalog.emails.brandName ?? catalog.account.name,
+  logoUrl: catalog.emails.logoUrl ?? null,
+  color: catalog.emails.brandColor,
+};
 
 mkdirSync(folder, { recursive: true });
 const rows: string[] = [];

@@ -44,10 +44,31 @@ export class ServiceMetrics implements TaskObserver {
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.taskRuns = new Counter({ name: 'renew_background_task_runs_total', help: 'Runs of a background task (failed ones included)', labelNames: ['task'], registers });
-    this.taskFailures = new Counter({ name: 'renew_background_task_failures_total', help: 'Runs of a background task that failed (logged; the next run carries on)', labelNames: ['task'], registers });
-    this.taskDuration = new Histogram({ name: 'renew_background_task_duration_seconds', help: 'Time a background task run took', labelNames: ['task'], buckets: DURATION_BUCKETS, registers });
-    this.payments = new Counter({ name: 'renew_payments_total', help: 'Payments recorded, by outcome (succeeded; failed: declined by the gateway)', labelNames: ['status'], registers });
+    this.taskRuns = new Counter({
+      name: 'renew_background_task_runs_total',
+      help: 'Runs of a background task (failed ones included)',
+      labelNames: ['task'],
+      registers,
+    });
+    this.taskFailures = new Counter({
+      name: 'renew_background_task_failures_total',
+      help: 'Runs of a background task that failed (logged; the next run carries on)',
+      labelNames: ['task'],
+      registers,
+    });
+    this.taskDuration = new Histogram({
+      name: 'renew_background_task_duration_seconds',
+      help: 'Time a background task run took',
+      labelNames: ['task'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.payments = new Counter({
+      name: 'renew_payments_total',
+      help: 'Payments recorded, by outcome (succeeded; failed: declined by the gateway)',
+      labelNames: ['status'],
+      registers,
+    });
     this.payments.inc({ status: 'succeeded' }, 0);
     this.payments.inc({ status: 'failed' }, 0);
     this.paymentsNeedingAttention = new Counter({
@@ -120,7 +141,11 @@ export class ServiceMetrics implements TaskObserver {
       registers,
       async collect() {
         try {
-          const row = await db.selectFrom('emailOutbox').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'Pending').executeTakeFirst();
+          const row = await db
+            .selectFrom('emailOutbox')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', '=', 'Pending')
+            .executeTakeFirst();
           this.set(Number(row?.n ?? 0));
         } catch {
           this.set(Number.NaN);

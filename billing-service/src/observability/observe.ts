@@ -48,7 +48,12 @@ export class Observability {
     private readonly db: Db,
     private readonly options: ObservabilityOptions & { queues?: boolean },
   ) {
-    this.metrics = new ServiceMetrics({ db, queues: options.queues ?? false, processMetrics: options.processMetrics ?? false, ...(options.pools ? { pools: options.pools } : {}) });
+    this.metrics = new ServiceMetrics({
+      db,
+      queues: options.queues ?? false,
+      processMetrics: options.processMetrics ?? false,
+      ...(options.pools ? { pools: options.pools } : {}),
+    });
     this.metrics.watchTasks(() => this.tasks);
   }
 
@@ -62,7 +67,10 @@ export class Observability {
   registerRoutes() {
     const app = this.app;
     const hidden = { hide: true } as Record<string, unknown>;
-    app.get(HEALTH_PATH, { config: { public: true, probe: true }, schema: hidden }, async () => ({ status: 'ok', uptimeSeconds: Math.round(process.uptime()) }));
+    app.get(HEALTH_PATH, { config: { public: true, probe: true }, schema: hidden }, async () => ({
+      status: 'ok',
+      uptimeSeconds: Math.round(process.uptime()),
+    }));
 
     app.get(READY_PATH, { config: { public: true, probe: true }, schema: hidden }, async (request, reply) => {
       const report = await checkReadiness(this.db, this.tasks, request.log);
@@ -170,6 +178,11 @@ export function metricsGuard(token: string | undefined) {
       throw ApiError.unauthorized('GET /metrics needs Authorization: Bearer <RENEW_METRICS_TOKEN>');
     }
     if (isLoopback(request.socket.remoteAddress) && isLoopback(request.ip)) return;
-    throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'the metrics are served to loopback clients only; set RENEW_METRICS_TOKEN to scrape them from elsewhere' }]);
+    throw new ApiError(403, [
+      {
+        Key: API_ERROR_KEY,
+        Value: 'the metrics are served to loopback clients only; set RENEW_METRICS_TOKEN to scrape them from elsewhere',
+      },
+    ]);
   };
 }

@@ -23,7 +23,15 @@ export type NotificationEvent =
   | { type: 'InvoicePost'; invoiceId: number; invoiceNumber: number; amount: string; currency: string; dueDate: string }
   | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
   | { type: 'PaymentFailed'; amount: string; currency: string; declineCode: string | null }
-  | { type: 'Refund'; amount: string; currency: string; paymentAmount: string; paymentDate: string; method: string; reference: string | null }
+  | {
+      type: 'Refund';
+      amount: string;
+      currency: string;
+      paymentAmount: string;
+      paymentDate: string;
+      method: string;
+      reference: string | null;
+    }
   | { type: 'InvoiceOverdue'; invoiceNumber: number; outstanding: string; currency: string; dueDate: string }
   | { type: 'SubscriptionCancellation'; subscriptions: string[] }
   | { type: 'CreditCardExpiry'; cardBrand: string | null; lastFour: string; expirationMonth: number; expirationYear: number }

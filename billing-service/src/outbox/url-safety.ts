@@ -70,7 +70,11 @@ export async function resolveSafely(url: URL, safety: WebhookUrlSafety): Promise
       const why = forbiddenAddressReason(a.address);
       if (!why) continue;
       // What a name resolves to stays unsaid: the answer would map the network behind this server.
-      throw new UnsafeUrlError(literal ? `${host} is ${why}; only public addresses are allowed` : `host ${host} does not resolve to a public address; only public addresses are allowed`);
+      throw new UnsafeUrlError(
+        literal
+          ? `${host} is ${why}; only public addresses are allowed`
+          : `host ${host} does not resolve to a public address; only public addresses are allowed`,
+      );
     }
   }
   return addresses;
@@ -84,7 +88,10 @@ export async function checkWebhookUrl(raw: string, safety: WebhookUrlSafety, tim
     await Promise.race([
       resolveSafely(url, safety),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new UnsafeUrlError(`host ${hostOf(url)} could not be resolved within ${timeoutMs / 1000} s`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new UnsafeUrlError(`host ${hostOf(url)} could not be resolved within ${timeoutMs / 1000} s`)),
+          timeoutMs,
+        );
       }),
     ]);
   } finally {
@@ -117,7 +124,7 @@ const rangeWords = (range: string) => RANGE_WORDS[range] ?? 'a reserved address'
 
 /** The IPv4 address in 32 bits of an IPv6 address, from 16-bit part `at` on. */
 function v4At(parts: number[], at: number, xor = 0): ipaddr.IPv4 {
-  const bits = ((((parts[at]! << 16) | parts[at + 1]!) ^ xor) >>> 0);
+  const bits = (((parts[at]! << 16) | parts[at + 1]!) ^ xor) >>> 0;
   return new ipaddr.IPv4([bits >>> 24, (bits >>> 16) & 0xff, (bits >>> 8) & 0xff, bits & 0xff]);
 }
 

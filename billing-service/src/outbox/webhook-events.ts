@@ -36,7 +36,13 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
  */
 export async function emitWebhookEvent(
   trx: Queryable,
-  event: { accountId: number; customerId: number | null; type: WebhookEventType; data: unknown | (() => Promise<unknown>); /** When it happened: the account's time. */ now: Date },
+  event: {
+    accountId: number;
+    customerId: number | null;
+    type: WebhookEventType;
+    data: unknown | (() => Promise<unknown>) /** When it happened: the account's time. */;
+    now: Date;
+  },
 ): Promise<void> {
   const endpoints = await findEnabledEndpoints(trx, event.accountId);
   const subscribed = endpoints.filter((e) => e.eventTypes.includes('*') || e.eventTypes.includes(event.type));
@@ -45,7 +51,13 @@ export async function emitWebhookEvent(
   const timestamp = event.now.toISOString();
   const data = typeof event.data === 'function' ? await (event.data as () => Promise<unknown>)() : event.data;
   const payload = { id: publicId, type: event.type, timestamp, accountId: event.accountId, data };
-  const eventId = await insertEvent(trx, { publicId, accountId: event.accountId, customerId: event.customerId, eventType: event.type, payload: JSON.stringify(payload) });
+  const eventId = await insertEvent(trx, {
+    publicId,
+    accountId: event.accountId,
+    customerId: event.customerId,
+    eventType: event.type,
+    payload: JSON.stringify(payload),
+  });
   await insertDeliveries(
     trx,
     subscribed.map((e) => ({ accountId: event.accountId, eventId, endpointId: e.id, customerId: event.customerId })),
@@ -60,19 +72,41 @@ export async function emitWebhookEvents(
   trx: Queryable,
   events: Array<{ accountId: number; customerId: number | null; type: WebhookEventType; data: () => Promise<unknown>; now: Date }>,
 ): Promise<void> {
-  const rows: Array<{ publicId: string; accountId: number; customerId: number | null; eventType: string; payload: unknown; endpointIds: number[] }> = [];
+  const rows: Array<{
+    publicId: string;
+    accountId: number;
+    customerId: number | null;
+    eventType: string;
+    payload: unknown;
+    endpointIds: number[];
+  }> = [];
   for (const event of events) {
     const endpoints = await findEnabledEndpoints(trx, event.accountId);
     const subscribed = endpoints.filter((e) => e.eventTypes.includes('*') || e.eventTypes.includes(event.type));
     if (subscribed.length === 0) continue;
     const publicId = `evt_${randomUUID().replace(/-/g, '')}`;
-    const payload = { id: publicId, type: event.type, timestamp: event.now.toISOString(), accountId: event.accountId, data: await event.data() };
-    rows.push({ publicId, accountId: event.accountId, customerId: event.customerId, eventType: event.type, payload, endpointIds: subscribed.map((e) => e.id) });
+    const payload = {
+      id: publicId,
+      type: event.type,
+      timestamp: event.now.toISOString(),
+      accountId: event.accountId,
+      data: await event.data(),
+    };
+    rows.push({
+      publicId,
+      accountId: event.accountId,
+      customerId: event.customerId,
+      eventType: event.type,
+      payload,
+      endpointIds: subscribed.map((e) => e.id),
+    });
   }
   const eventIds = await insertEvents(trx, rows);
   await insertDeliveries(
     trx,
-    rows.flatMap((r, i) => r.endpointIds.map((endpointId) => ({ accountId: r.accountId, eventId: eventIds[i]!, endpointId, customerId: r.customerId }))),
+    rows.flatMap((r, i) =>
+      r.endpointIds.map((endpointId) => ({ accountId: r.accountId, eventId: eventIds[i]!, endpointId, customerId: r.customerId })),
+    ),
   );
 }
 
@@ -84,7 +118,14 @@ export async function emitWebhookEvents(
  */
 export interface ResourceWebhooks {
   customer(trx: Queryable, accountId: number, customerId: number, type: WebhookEventType, now: Date, response?: object): Promise<void>;
-  subscription(trx: Queryable, accountId: number, customerId: number, subscriptionId: number, type: WebhookEventType, now: Date): Promise<void>;
+  subscription(
+    trx: Queryable,
+    accountId: number,
+    customerId: number,
+    subscriptionId: number,
+    type: WebhookEventType,
+    now: Date,
+  ): Promise<void>;
   invoice(trx: Queryable, accountId: number, customerId: number, invoiceId: number, type: WebhookEventType, now: Date): Promise<void>;
   payment(trx: Queryable, accountId: number, customerId: number, paymentId: number, type: WebhookEventType, now: Date): Promise<void>;
   paymentMethod(trx: Queryable, row: { accountId: number; customerId: number }, type: WebhookEventType, now: Date): Promise<void>;
@@ -97,5 +138,10 @@ export interface ResourceWebhooks {
    * (its `data` given: the batch knows each payment as it stood when made), then invoice.paid for
    * each invoice it finished paying.
    */
-  paymentsSucceeded(trx: Queryable, accountId: number, payments: Array<{ customerId: number; data: () => Promise<unknown>; paidInvoiceIds: number[] }>, now: Date): Promise<void>;
+  paymentsSucceeded(
+    trx: Queryable,
+    accountId: number,
+    payments: Array<{ customerId: number; data: () => Promise<unknown>; paidInvoiceIds: number[] }>,
+    now: Date,
+  ): Promise<void>;
 }

@@ -19,7 +19,9 @@ export const enabledEndpointsJson = (accountId: number | RawBuilder<number>) => 
   from webhook_endpoints e where e.account_id = ${accountId} and e.status = 'Enabled' and e.deleted_at is null)`;
 
 // Every write that emits an event reads them: compiled once (see reusableQuery).
-const enabledEndpointsRead = reusableQuery((db: Queryable, accountId: number) => db.selectNoFrom(enabledEndpointsJson(accountId).as('endpoints')));
+const enabledEndpointsRead = reusableQuery((db: Queryable, accountId: number) =>
+  db.selectNoFrom(enabledEndpointsJson(accountId).as('endpoints')),
+);
 const enabledEndpoints = async (db: Queryable, accountId: number) => (await enabledEndpointsRead(db, accountId))[0]!.endpoints;
 
 const endpointsKey = (accountId: number) => `enabled webhook endpoints of account ${accountId}`;
@@ -47,19 +49,48 @@ export async function insertEvent(
 }
 
 /** Several events in one statement (a batch of changes); their ids in the order given. */
-export function insertEvents(db: Queryable, events: Array<{ publicId: string; accountId: number; customerId: number | null; eventType: string; payload: unknown }>): Promise<number[]> {
-  const rows = events.map((e) => ({ public_id: e.publicId, account_id: e.accountId, customer_id: e.customerId, event_type: e.eventType, payload: e.payload }));
-  return insertJsonRows(db, 'webhook_events', 'public_id text, account_id integer, customer_id integer, event_type text, payload jsonb', rows, true);
+export function insertEvents(
+  db: Queryable,
+  events: Array<{ publicId: string; accountId: number; customerId: number | null; eventType: string; payload: unknown }>,
+): Promise<number[]> {
+  const rows = events.map((e) => ({
+    public_id: e.publicId,
+    account_id: e.accountId,
+    customer_id: e.customerId,
+    event_type: e.eventType,
+    payload: e.payload,
+  }));
+  return insertJsonRows(
+    db,
+    'webhook_events',
+    'public_id text, account_id integer, customer_id integer, event_type text, payload jsonb',
+    rows,
+    true,
+  );
 }
 
-export async function insertDeliveries(db: Queryable, deliveries: Array<{ accountId: number; eventId: number; endpointId: number; customerId: number | null }>) {
+export async function insertDeliveries(
+  db: Queryable,
+  deliveries: Array<{ accountId: number; eventId: number; endpointId: number; customerId: number | null }>,
+) {
   if (deliveries.length === 0) return;
   await db.insertInto('webhookDeliveries').values(deliveries).execute();
 }
 
 // ---------------------------------------------------------------- endpoints
 
-const ENDPOINT_COLUMNS = ['id', 'accountId', 'url', 'eventTypes', 'description', 'status', 'secret', 'failingSince', 'createdAt', 'modifiedAt'] as const;
+const ENDPOINT_COLUMNS = [
+  'id',
+  'accountId',
+  'url',
+  'eventTypes',
+  'description',
+  'status',
+  'secret',
+  'failingSince',
+  'createdAt',
+  'modifiedAt',
+] as const;
 
 /** The account's endpoints that are not deleted (the list's base query). */
 export function selectEndpoints(db: Queryable, accountId: number) {
@@ -72,7 +103,12 @@ export function selectEndpoints(db: Queryable, accountId: number) {
 
 export type EndpointRow = Awaited<ReturnType<ReturnType<typeof selectEndpoints>['executeTakeFirstOrThrow']>>;
 
-export async function findEndpoint(db: Queryable, accountId: number, id: number, options: { forUpdate?: boolean } = {}): Promise<EndpointRow | undefined> {
+export async function findEndpoint(
+  db: Queryable,
+  accountId: number,
+  id: number,
+  options: { forUpdate?: boolean } = {},
+): Promise<EndpointRow | undefined> {
   if (!isStorableId(id)) return undefined;
   let query = selectEndpoints(db, accountId).where('webhookEndpoints.id', '=', id);
   if (options.forUpdate) query = query.forUpdate();
@@ -94,7 +130,14 @@ export async function updateEndpoint(
   db: Queryable,
   accountId: number,
   id: number,
-  changes: { url?: string; eventTypes?: string[]; description?: string | null; status?: string; secret?: string; failingSince?: Date | null },
+  changes: {
+    url?: string;
+    eventTypes?: string[];
+    description?: string | null;
+    status?: string;
+    secret?: string;
+    failingSince?: Date | null;
+  },
   now: Date,
 ): Promise<EndpointRow> {
   const { eventTypes, ...rest } = changes;
@@ -224,7 +267,14 @@ export const WEBHOOK_SENDS_PER_ENDPOINT = 8;
  * second, and within an account each endpoint's first before any endpoint's second; so a slow
  * endpoint holds only its own slots and a busy account does not take every free one.
  */
-export async function claimDueDeliveries(db: Db, instance: InstanceLiveness, now: Date, limit: number, leaseMs: number, perEndpoint = WEBHOOK_SENDS_PER_ENDPOINT): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  instance: InstanceLiveness,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+  perEndpoint = WEBHOOK_SENDS_PER_ENDPOINT,
+): Promise<ClaimedDelivery[]> {
   return db.transaction().execute(async (trx) => {
     const claimable = sql<SqlBool>`(d.claimed_until is null or d.claimed_until <= ${now} or ${instance.holderGone('d.claimed_by')})`;
     // Ranked without a lock (window functions cannot be locked), then locked and checked again.
@@ -254,7 +304,11 @@ export async function claimDueDeliveries(db: Db, instance: InstanceLiveness, now
       for update of d skip locked`.execute(trx);
     if (due.rows.length === 0) return [];
     const ids = due.rows.map((d) => Number(d.id));
-    await trx.updateTable('webhookDeliveries').set({ claimedUntil: new Date(now.getTime() + leaseMs), claimedBy: instance.id }).where('id', 'in', ids).execute();
+    await trx
+      .updateTable('webhookDeliveries')
+      .set({ claimedUntil: new Date(now.getTime() + leaseMs), claimedBy: instance.id })
+      .where('id', 'in', ids)
+      .execute();
     const rows = await trx
       .selectFrom('webhookDeliveries as d')
       .innerJoin('webhookEndpoints as e', 'e.id', 'd.endpointId')
@@ -279,26 +333,52 @@ export async function claimDueDeliveries(db: Db, instance: InstanceLiveness, now
 
 /** How many endpoints (not deleted) the account has. */
 export async function countEndpoints(db: Queryable, accountId: number): Promise<number> {
-  const row = await db.selectFrom('webhookEndpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('accountId', '=', accountId).where('deletedAt', 'is', null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('webhookEndpoints')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('accountId', '=', accountId)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** Frees an instance's claims at once (claims it holds but is not working on: see the delivery worker). */
 export async function releaseDeliveryClaimsOf(db: Queryable, instanceId: string) {
-  await db.updateTable('webhookDeliveries').set({ claimedBy: null, claimedUntil: null }).where('claimedBy', '=', instanceId).where('status', '=', 'Pending').execute();
+  await db
+    .updateTable('webhookDeliveries')
+    .set({ claimedBy: null, claimedUntil: null })
+    .where('claimedBy', '=', instanceId)
+    .where('status', '=', 'Pending')
+    .execute();
 }
 
-export async function insertAttempt(db: Queryable, attempt: { deliveryId: number; attemptedAt: Date; httpStatus: number | null; error: string | null; durationMs: number }) {
+export async function insertAttempt(
+  db: Queryable,
+  attempt: { deliveryId: number; attemptedAt: Date; httpStatus: number | null; error: string | null; durationMs: number },
+) {
   await db.insertInto('webhookDeliveryAttempts').values(attempt).execute();
 }
 
 export async function markDelivered(db: Queryable, id: number, endpointId: number, now: Date, httpStatus: number) {
   await db
     .updateTable('webhookDeliveries')
-    .set({ status: 'Succeeded', deliveredAt: now, attempts: sql`attempts + 1`, lastStatusCode: httpStatus, lastError: null, claimedUntil: null, claimedBy: null })
+    .set({
+      status: 'Succeeded',
+      deliveredAt: now,
+      attempts: sql`attempts + 1`,
+      lastStatusCode: httpStatus,
+      lastError: null,
+      claimedUntil: null,
+      claimedBy: null,
+    })
     .where('id', '=', id)
     .execute();
-  await db.updateTable('webhookEndpoints').set({ failingSince: null }).where('id', '=', endpointId).where('failingSince', 'is not', null).execute();
+  await db
+    .updateTable('webhookEndpoints')
+    .set({ failingSince: null })
+    .where('id', '=', endpointId)
+    .where('failingSince', 'is not', null)
+    .execute();
 }
 
 /**

@@ -8,7 +8,11 @@ import type { Database, PaymentMethodsTable } from '../db/schema.js';
 export type PaymentMethodRow = Selectable<PaymentMethodsTable>;
 
 export function selectPaymentMethods(db: Queryable, accountId: number) {
-  return db.selectFrom('paymentMethods').selectAll('paymentMethods').where('paymentMethods.accountId', '=', accountId).where('paymentMethods.removedAt', 'is', null);
+  return db
+    .selectFrom('paymentMethods')
+    .selectAll('paymentMethods')
+    .where('paymentMethods.accountId', '=', accountId)
+    .where('paymentMethods.removedAt', 'is', null);
 }
 
 export async function findPaymentMethod(db: Queryable, accountId: number, id: number): Promise<PaymentMethodRow | undefined> {
@@ -17,11 +21,21 @@ export async function findPaymentMethod(db: Queryable, accountId: number, id: nu
 }
 
 export async function findDefaultPaymentMethod(db: Queryable, customerId: number): Promise<PaymentMethodRow | undefined> {
-  return db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).where('removedAt', 'is', null).where('isDefault', '=', true).executeTakeFirst();
+  return db
+    .selectFrom('paymentMethods')
+    .selectAll()
+    .where('customerId', '=', customerId)
+    .where('removedAt', 'is', null)
+    .where('isDefault', '=', true)
+    .executeTakeFirst();
 }
 
 const activeCardCount = reusableQuery((db: Queryable, customerId: number) =>
-  db.selectFrom('paymentMethods').select((eb) => eb.fn.countAll<string>().as('n')).where('customerId', '=', customerId).where('removedAt', 'is', null),
+  db
+    .selectFrom('paymentMethods')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('customerId', '=', customerId)
+    .where('removedAt', 'is', null),
 );
 
 /** Whether the customer has a card (not removed); the first card becomes the default. */
@@ -36,7 +50,11 @@ export async function hasActiveCard(db: Queryable, customerId: number): Promise<
  * statement would miss the card that the previous holder of the lock committed (two first
  * cards added at once would both become the default).
  */
-export async function lockCustomerCountingCards(db: Queryable, accountId: number, customerId: number): Promise<{ id: number; paymentMethodCount: number } | undefined> {
+export async function lockCustomerCountingCards(
+  db: Queryable,
+  accountId: number,
+  customerId: number,
+): Promise<{ id: number; paymentMethodCount: number } | undefined> {
   const locked = await lockCustomer(db, accountId, customerId);
   if (!locked) return undefined;
   const [row] = await activeCardCount(db, customerId);
@@ -53,18 +71,35 @@ export async function updatePaymentMethodRow(db: Queryable, id: number, row: Upd
 
 /** The newest remaining method, to become the default when the default goes. */
 export async function newestPaymentMethod(db: Queryable, customerId: number): Promise<PaymentMethodRow | undefined> {
-  return db.selectFrom('paymentMethods').selectAll().where('customerId', '=', customerId).where('removedAt', 'is', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('paymentMethods')
+    .selectAll()
+    .where('customerId', '=', customerId)
+    .where('removedAt', 'is', null)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Marks a card's expiry notice as given; false when another instance did it first. */
 export async function markExpiryNotified(db: Queryable, paymentMethodId: number, now: Date): Promise<boolean> {
-  const result = await db.updateTable('paymentMethods').set({ expiryNotifiedAt: now }).where('id', '=', paymentMethodId).where('expiryNotifiedAt', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('paymentMethods')
+    .set({ expiryNotifiedAt: now })
+    .where('id', '=', paymentMethodId)
+    .where('expiryNotifiedAt', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
 /** The customer's default card is no longer the default (before another becomes it: the partial unique index allows one). */
 export async function clearDefaultCard(db: Queryable, customerId: number): Promise<void> {
-  await db.updateTable('paymentMethods').set({ isDefault: false }).where('customerId', '=', customerId).where('isDefault', '=', true).execute();
+  await db
+    .updateTable('paymentMethods')
+    .set({ isDefault: false })
+    .where('customerId', '=', customerId)
+    .where('isDefault', '=', true)
+    .execute();
 }
 
 /** A card's insert as a piece of another folder's combined statement (a first payment stores its card in the same statement). */

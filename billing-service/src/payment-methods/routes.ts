@@ -35,12 +35,22 @@ export async function paymentMethodRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/v1/customers/:customerId/paymentMethods/creditCard', {
-    schema: { tags, summary: "List a customer's cards", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(CreditCardResponse) } },
+    schema: {
+      tags,
+      summary: "List a customer's cards",
+      params: CustomerIdParams,
+      querystring: ListQuerystring,
+      response: { 200: z.array(CreditCardResponse) },
+    },
     handler: async (request, reply) =>
       listCustomerChildren(request, reply, request.params.customerId, {
         fields: paymentMethodListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectPaymentMethods(app.ctx.db, request.caller.accountId).where('paymentMethods.customerId', '=', request.params.customerId),
+        baseQuery: selectPaymentMethods(app.ctx.db, request.caller.accountId).where(
+          'paymentMethods.customerId',
+          '=',
+          request.params.customerId,
+        ),
         idColumn: 'paymentMethods.id',
         toResponses: (rows) => rows.map((row) => toCreditCardResponse(row, app.ctx.uris)),
       }),
@@ -52,7 +62,12 @@ export async function paymentMethodRoutes(fastify: FastifyInstance) {
   });
 
   app.put('/v1/paymentMethods/creditCard', {
-    schema: { tags, summary: "Change a card's name, address, expiry or default", body: UpdateCreditCardBody, response: { 200: CreditCardResponse } },
+    schema: {
+      tags,
+      summary: "Change a card's name, address, expiry or default",
+      body: UpdateCreditCardBody,
+      response: { 200: CreditCardResponse },
+    },
     handler: async (request) => updateCreditCard(app.ctx, request.caller, request.body),
   });
 

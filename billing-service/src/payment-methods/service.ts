@@ -72,9 +72,18 @@ export interface AddCardOptions {
  * token, brand, last four digits and expiry. The first card of a customer
  * becomes its default; isDefault moves the default.
  */
-export async function addCreditCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<CreditCardResponse> {
+export async function addCreditCard(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateCreditCardInput,
+  options: AddCardOptions = {},
+): Promise<CreditCardResponse> {
   const card = await validateCard(ctx, caller, input, options);
-  const row = await ctx.db.transaction().execute(async (trx) => insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now: await ctx.clock.now(caller.accountId, trx) }));
+  const row = await ctx.db
+    .transaction()
+    .execute(async (trx) =>
+      insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now: await ctx.clock.now(caller.accountId, trx) }),
+    );
   return toCreditCardResponse(row, ctx.uris);
 }
 
@@ -104,19 +113,35 @@ function refuseMovingDefault(refusal: DefaultMoveRefusal): ApiError {
  * Checks the card locally, then with the gateway, for an existing, not cancelled
  * customer. Nothing is stored: insertValidatedCard does that, in the caller's transaction.
  */
-export async function validateCard(ctx: AppContext, caller: Caller, input: CreateCreditCardInput, options: AddCardOptions = {}): Promise<CardReadyToStore> {
+export async function validateCard(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateCreditCardInput,
+  options: AddCardOptions = {},
+): Promise<CardReadyToStore> {
   const { number, fullYear } = checkCard(input);
   const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
-  const customer = options.customer?.id === input.customerId ? options.customer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
+  const customer =
+    options.customer?.id === input.customerId ? options.customer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   if (customer.status === 'Cancelled') throw ApiError.badRequest('a cancelled customer cannot get payment methods', 'customerId');
   const wantsDefault = input.isDefault === true || options.makeDefault === true;
   // Checked before the gateway is called (and again under the customer's lock, in lockCustomerForNewCard).
-  if (wantsDefault && options.mayNotMoveDefault !== undefined && (await hasActiveCard(ctx.db, customer.id))) throw refuseMovingDefault(options.mayNotMoveDefault);
+  if (wantsDefault && options.mayNotMoveDefault !== undefined && (await hasActiveCard(ctx.db, customer.id)))
+    throw refuseMovingDefault(options.mayNotMoveDefault);
 
   const outcome = await callGateway(ctx, (signal) =>
     ctx.payments.gateway.validateCard(
-      { number, expirationMonth: input.expirationMonth, expirationYear: fullYear, cvv: input.cvv, firstName: input.firstName, lastName: input.lastName, postalZip: input.postalZip, risk: options.risk },
+      {
+        number,
+        expirationMonth: input.expirationMonth,
+        expirationYear: fullYear,
+        cvv: input.cvv,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        postalZip: input.postalZip,
+        risk: options.risk,
+      },
       signal,
     ),
   );
@@ -159,8 +184,18 @@ export async function insertValidatedCard(
 ): Promise<PaymentMethodRow> {
   const isDefault = await lockCustomerForNewCard(trx, caller, card, options.removed === true);
   const now = options.now;
-  const created = await insertPaymentMethod(trx, { ...card.values, isDefault, modifiedAt: now, ...(options.removed ? { removedAt: now } : {}) });
-  await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: created.id, action: 'create', changes: newCardAuditChanges(card, isDefault, options.removed === true) });
+  const created = await insertPaymentMethod(trx, {
+    ...card.values,
+    isDefault,
+    modifiedAt: now,
+    ...(options.removed ? { removedAt: now } : {}),
+  });
+  await recordChange(trx, caller, {
+    entityType: 'PaymentMethod',
+    entityId: created.id,
+    action: 'create',
+    changes: newCardAuditChanges(card, isDefault, options.removed === true),
+  });
   if (!options.removed) await options.webhooks?.paymentMethod(trx, created, 'paymentMethod.created', now);
   return created;
 }
@@ -185,7 +220,13 @@ export async function lockCustomerForNewCard(trx: Queryable, caller: Caller, car
 
 /** The audit entry's changes of a new card. Only what the gateway returned is audited: never the number or the CVV. */
 export function newCardAuditChanges(card: CardReadyToStore, isDefault: boolean, removed: boolean): Record<string, unknown> {
-  return { customerId: card.customer.id, cardType: card.values.cardBrand ?? null, lastFour: card.values.lastFour ?? null, isDefault, ...(removed ? { removed: true } : {}) };
+  return {
+    customerId: card.customer.id,
+    cardType: card.values.cardBrand ?? null,
+    lastFour: card.values.lastFour ?? null,
+    isDefault,
+    ...(removed ? { removed: true } : {}),
+  };
 }
 
 export async function getCreditCard(ctx: AppContext, caller: Caller, id: number): Promise<CreditCardResponse> {
@@ -221,7 +262,12 @@ export async function updateCreditCard(ctx: AppContext, caller: Caller, input: U
       isDefault: current.isDefault || input.isDefault === true,
     };
     const updated = await updatePaymentMethodRow(trx, current.id, { ...columns, modifiedAt: await ctx.clock.now(caller.accountId, trx) });
-    await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: current.id, action: 'update', changes: diffFields(current, columns) });
+    await recordChange(trx, caller, {
+      entityType: 'PaymentMethod',
+      entityId: current.id,
+      action: 'update',
+      changes: diffFields(current, columns),
+    });
     return updated;
   });
   return toCreditCardResponse(row, ctx.uris);
@@ -246,7 +292,12 @@ export async function removeCreditCard(ctx: AppContext, caller: Caller, id: numb
         await turnOffAutoCollect(trx, current.customerId);
       }
     }
-    await recordChange(trx, caller, { entityType: 'PaymentMethod', entityId: id, action: 'delete', changes: { customerId: current.customerId, lastFour: current.lastFour } });
+    await recordChange(trx, caller, {
+      entityType: 'PaymentMethod',
+      entityId: id,
+      action: 'delete',
+      changes: { customerId: current.customerId, lastFour: current.lastFour },
+    });
     const removed = await findPaymentMethod(trx, caller.accountId, id);
     if (removed) await ctx.webhooks?.paymentMethod(trx, removed, 'paymentMethod.deleted', now);
   });

@@ -13,4 +13,11 @@ export { cardholderFields, type CreditCardResponse } from '../payment-methods/sc
 /** A card's address: country and state ids (ISO 3166) checked and resolved. */
 export { resolveLocation } from '../geo/resolve-location.js';
 /** Capture tokens: who the public key may put a card on, spending the token with the card, or claiming it before a charge. */
-export { authorizeCapture, claimCaptureGrant, releaseCaptureClaim, spendCaptureGrant, type CapturePermission, type TokenlessCapture } from '../capture-tokens/service.js';
+export {
+  authorizeCapture,
+  claimCaptureGrant,
+  releaseCaptureClaim,
+  spendCaptureGrant,
+  type CapturePermission,
+  type TokenlessCapture,
+} from '../capture-tokens/service.js';

@@ -28,7 +28,9 @@ export async function findPayment(db: Queryable, accountId: number, id: number):
 }
 
 /** Every column a payment is created with (all of them but the generated ones). */
-export type NewPayment = Omit<Insertable<PaymentsTable>, 'id' | 'createdAt'> & { [K in 'ledgerEntryId' | 'paymentMethodId' | 'reference' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage']: PaymentsTable[K] };
+export type NewPayment = Omit<Insertable<PaymentsTable>, 'id' | 'createdAt'> & {
+  [K in 'ledgerEntryId' | 'paymentMethodId' | 'reference' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage']: PaymentsTable[K];
+};
 
 // On every payment: compiled once (see reusableQuery; its arguments must be plain values, hence one per column).
 const insertPaymentRow = reusableQuery(
@@ -52,8 +54,23 @@ const insertPaymentRow = reusableQuery(
   ) =>
     db
       .insertInto('payments')
-      .values({ accountId, customerId, ledgerEntryId, paymentMethodType, paymentMethodId, source, reference,
-        amount, currency, status, gatewayTransactionId, declineCode, declineMessage, effectiveAt, idempotencyKey })
+      .values({
+        accountId,
+        customerId,
+        ledgerEntryId,
+        paymentMethodType,
+        paymentMethodId,
+        source,
+        reference,
+        amount,
+        currency,
+        status,
+        gatewayTransactionId,
+        declineCode,
+        declineMessage,
+        effectiveAt,
+        idempotencyKey,
+      })
       .returning('id'),
 );
 
@@ -123,13 +140,37 @@ const cardWithPaymentStatement = reusableWriteByShape((db: Queryable, rows: Card
   return db
     .with('newCard', (qc) => paymentMethodInsert(qc as unknown as QueryCreator<Database>, rows.card).returningAll())
     .with('newEntry', (qc) =>
-      ledgerEntryInsert(qc as unknown as QueryCreator<Database>, { accountId, customerId, entryType: 'payment', amount, invoiceId: null, dueAt: null, effectiveAt: now, openedAt: now, description: null }).returning('id'),
+      ledgerEntryInsert(qc as unknown as QueryCreator<Database>, {
+        accountId,
+        customerId,
+        entryType: 'payment',
+        amount,
+        invoiceId: null,
+        dueAt: null,
+        effectiveAt: now,
+        openedAt: now,
+        description: null,
+      }).returning('id'),
     )
     .with('newPayment', (qc) =>
       qc
         .insertInto('payments')
-        .values({ accountId, customerId, ledgerEntryId: entryId, paymentMethodType: 'CreditCard', paymentMethodId: cardId, source, reference: null,
-          amount, currency, status: 'Succeeded', gatewayTransactionId, declineCode: null, declineMessage: null, effectiveAt: now })
+        .values({
+          accountId,
+          customerId,
+          ledgerEntryId: entryId,
+          paymentMethodType: 'CreditCard',
+          paymentMethodId: cardId,
+          source,
+          reference: null,
+          amount,
+          currency,
+          status: 'Succeeded',
+          gatewayTransactionId,
+          declineCode: null,
+          declineMessage: null,
+          effectiveAt: now,
+        })
         .returning('id'),
     )
     .with('newAudit', (qc) =>
@@ -215,7 +256,11 @@ export async function findOpenInvoiceEntries(db: Queryable, customerId: number, 
   return db
     .selectFrom('ledgerEntries as e')
     .select(['e.id', 'e.invoiceId', 'e.openAmount'])
-    .select(sql<string>`coalesce((select sum(r.amount) from allocation_reservations r where r.invoice_entry_id = e.id and ${liveReservation(counted)}), 0)::text`.as('reserved'))
+    .select(
+      sql<string>`coalesce((select sum(r.amount) from allocation_reservations r where r.invoice_entry_id = e.id and ${liveReservation(counted)}), 0)::text`.as(
+        'reserved',
+      ),
+    )
     .where('e.customerId', '=', customerId)
     .where('e.entryType', '=', 'invoice')
     .where('e.invoiceId', 'in', storable)
@@ -237,13 +282,25 @@ export async function reserveAllocations(
   await db
     .deleteFrom('allocationReservations as r')
     .where('r.customerId', '=', customerId)
-    .where(sql<SqlBool>`(r.charge_key = ${counted.ownChargeKey} or not ${liveReservation({ instance: counted.instance, ownChargeKey: null })})`)
+    .where(
+      sql<SqlBool>`(r.charge_key = ${counted.ownChargeKey} or not ${liveReservation({ instance: counted.instance, ownChargeKey: null })})`,
+    )
     .execute();
   if (parts.length === 0) return;
   const heldUntil = sql<Date>`now() + ${heldForMs} * interval '1 millisecond'`;
   await db
     .insertInto('allocationReservations')
-    .values(parts.map((p) => ({ accountId, customerId, chargeKey: counted.ownChargeKey, invoiceEntryId: p.invoiceEntryId, amount: p.amount, heldBy: counted.instance.id, heldUntil })))
+    .values(
+      parts.map((p) => ({
+        accountId,
+        customerId,
+        chargeKey: counted.ownChargeKey,
+        invoiceEntryId: p.invoiceEntryId,
+        amount: p.amount,
+        heldBy: counted.instance.id,
+        heldUntil,
+      })),
+    )
     .execute();
 }
 

@@ -36,7 +36,9 @@ export async function paymentRoutes(fastify: FastifyInstance) {
       // The gateway sees the client's key too (collectPayment namespaces it): a retry that reaches the gateway again charges once.
       const key = request.headers['idempotency-key'];
       const idempotencyKey = typeof key === 'string' && key ? key : undefined;
-      return withIdempotency(request, reply, 'POST /v1/payments', () => collectPayment(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) }));
+      return withIdempotency(request, reply, 'POST /v1/payments', () =>
+        collectPayment(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) }),
+      );
     },
   });
 
@@ -46,7 +48,13 @@ export async function paymentRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/v1/customers/:customerId/payments', {
-    schema: { tags, summary: "List a customer's payments", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(PaymentResponse) } },
+    schema: {
+      tags,
+      summary: "List a customer's payments",
+      params: CustomerIdParams,
+      querystring: ListQuerystring,
+      response: { 200: z.array(PaymentResponse) },
+    },
     handler: async (request, reply) =>
       listCustomerChildren(request, reply, request.params.customerId, {
         fields: paymentListFields,

@@ -22,7 +22,10 @@ export const CollectPaymentBody = z.object({
   effectiveTimestamp: z.iso.datetime({ offset: true, local: true, message: 'must be an ISO 8601 timestamp' }).or(z.iso.date()).nullish(),
   autoAllocate: z.boolean().nullish(),
   autoAllocateOrder: z.enum(ALLOCATION_ORDERS).nullish(),
-  paymentAllocations: z.array(z.object({ invoiceId: z.number().int().positive(), amount: positiveAmount })).max(100).nullish(),
+  paymentAllocations: z
+    .array(z.object({ invoiceId: z.number().int().positive(), amount: positiveAmount }))
+    .max(100)
+    .nullish(),
 });
 export type CollectPaymentInput = z.infer<typeof CollectPaymentBody>;
 
@@ -41,10 +44,25 @@ export const PaymentResponse = z.object({
   source: z.enum(PAYMENT_SOURCES),
   declineCode: z.string().nullable(),
   invoiceAllocations: z.array(
-    z.object({ invoiceId: z.number(), invoiceNumber: z.number(), amount: z.number(), outstandingBalance: z.number(), invoiceTotal: z.number(), uri: z.string() }),
+    z.object({
+      invoiceId: z.number(),
+      invoiceNumber: z.number(),
+      amount: z.number(),
+      outstandingBalance: z.number(),
+      invoiceTotal: z.number(),
+      uri: z.string(),
+    }),
   ),
   /** Every refund of the payment (GET /v1/refunds/{id} has the whole of each). */
-  refunds: z.array(z.object({ amount: z.number(), status: z.enum(['Pending', 'Succeeded', 'Failed']), effectiveTimestamp: z.string(), id: z.number(), uri: z.string() })),
+  refunds: z.array(
+    z.object({
+      amount: z.number(),
+      status: z.enum(['Pending', 'Succeeded', 'Failed']),
+      effectiveTimestamp: z.string(),
+      id: z.number(),
+      uri: z.string(),
+    }),
+  ),
   unallocatedAmount: z.number(),
   /** What succeeded refunds paid back. */
   refundedAmount: z.number(),

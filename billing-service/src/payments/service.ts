@@ -10,7 +10,16 @@ import { ApiError, type ErrorBody } from '../http/errors.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from '../http/idempotency.js';
 import { wallClockNow } from '../clock/account-clock.js';
 import type { UriBuilder } from '../http/uri.js';
-import { allocateAvailableFunds, allocateExplicitly, allocateNewEntry, invoicesInPayingOrder, lockOpenEntriesOfCustomers, planAllocations, recordAllocations, type Allocation } from '../ledger/allocation.js';
+import {
+  allocateAvailableFunds,
+  allocateExplicitly,
+  allocateNewEntry,
+  invoicesInPayingOrder,
+  lockOpenEntriesOfCustomers,
+  planAllocations,
+  recordAllocations,
+  type Allocation,
+} from '../ledger/allocation.js';
 import type { ResourceWebhooks } from '../outbox/webhook-events.js';
 import { addLedgerEntries, addLedgerEntry } from '../ledger/entries.js';
 import { minorUnits, money, sumMoney, toJsonAmount, type Money } from '../money/money.js';
@@ -20,15 +29,34 @@ import { insertValidatedCard, lockCustomerForNewCard, newCardAuditChanges, type 
 import { callGateway } from '../gateway/call-gateway.js';
 import { gatewayIdempotencyKey } from '../gateway/payment-gateway.js';
 import {
-  findAllocations, findOpenInvoiceEntries, findRefundsOfPayments, findPayment, findPaymentByIdempotencyKey, insertCardWithPayment, insertPayment, insertPaymentNeedingAttention, insertPayments,
-  releaseAllocations, reserveAllocations, selectPayments, type NewPayment, type PaymentRow, type ReservationsCounted,
+  findAllocations,
+  findOpenInvoiceEntries,
+  findRefundsOfPayments,
+  findPayment,
+  findPaymentByIdempotencyKey,
+  insertCardWithPayment,
+  insertPayment,
+  insertPaymentNeedingAttention,
+  insertPayments,
+  releaseAllocations,
+  reserveAllocations,
+  selectPayments,
+  type NewPayment,
+  type PaymentRow,
+  type ReservationsCounted,
 } from './repository.js';
 import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
   const [allocations, refunds] = await Promise.all([
-    findAllocations(db, payments.flatMap((p) => (p.ledgerEntryId ? [p.ledgerEntryId] : []))),
-    findRefundsOfPayments(db, payments.map((p) => p.id)),
+    findAllocations(
+      db,
+      payments.flatMap((p) => (p.ledgerEntryId ? [p.ledgerEntryId] : [])),
+    ),
+    findRefundsOfPayments(
+      db,
+      payments.map((p) => p.id),
+    ),
   ]);
   return payments.map((p) => {
     const unallocated = p.status === 'Succeeded' ? (p.unallocated ?? '0') : '0';
@@ -57,7 +85,13 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
           invoiceTotal: toJsonAmount(a.invoiceTotal),
           uri: uris.resource('Invoices', a.invoiceId),
         })),
-      refunds: own.map((r) => ({ amount: toJsonAmount(r.amount), status: r.status, effectiveTimestamp: r.effectiveAt.toISOString(), id: r.id, uri: uris.resource('refunds', r.id) })),
+      refunds: own.map((r) => ({
+        amount: toJsonAmount(r.amount),
+        status: r.status,
+        effectiveTimestamp: r.effectiveAt.toISOString(),
+        id: r.id,
+        uri: uris.resource('refunds', r.id),
+      })),
       unallocatedAmount: toJsonAmount(unallocated),
       refundedAmount: toJsonAmount(refunded),
       refundableAmount: toJsonAmount(p.status === 'Succeeded' ? money(p.amount).minus(held) : money(0)),
@@ -73,7 +107,14 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
  * customer's currency. Its row can be handed on to validateCard (saves reading it again);
  * `known`, a row of this request already read, is used instead of reading it.
  */
-export async function customerForCollection(ctx: AppContext, caller: Caller, customerId: number, amount: string, field: string, known?: CustomerRow): Promise<CustomerRow> {
+export async function customerForCollection(
+  ctx: AppContext,
+  caller: Caller,
+  customerId: number,
+  amount: string,
+  field: string,
+  known?: CustomerRow,
+): Promise<CustomerRow> {
   const customer = known?.id === customerId ? known : await findCustomerRow(ctx.db, caller.accountId, customerId);
   if (!customer) throw ApiError.notFound('customer', customerId);
   amountInCurrency(amount, customer.currency, field);
@@ -87,14 +128,21 @@ export async function getPayment(ctx: AppContext, caller: Caller, id: number): P
   return response!;
 }
 
-async function resolveCard(ctx: AppContext, caller: Caller, customer: CustomerRow, input: CollectPaymentInput): Promise<PaymentMethodRow | null> {
+async function resolveCard(
+  ctx: AppContext,
+  caller: Caller,
+  customer: CustomerRow,
+  input: CollectPaymentInput,
+): Promise<PaymentMethodRow | null> {
   if (input.paymentMethod !== 'CreditCard') return null;
   if (input.paymentMethodId != null) {
     const method = await findPaymentMethod(ctx.db, caller.accountId, input.paymentMethodId);
-    if (!method || method.customerId !== customer.id) throw ApiError.badRequest(`customer ${customer.id} has no payment method ${input.paymentMethodId}`, 'paymentMethodId');
+    if (!method || method.customerId !== customer.id)
+      throw ApiError.badRequest(`customer ${customer.id} has no payment method ${input.paymentMethodId}`, 'paymentMethodId');
     return method;
   }
-  if (!input.useDefaultPaymentMethod) throw ApiError.badRequest('required for CreditCard unless useDefaultPaymentMethod is true', 'paymentMethodId');
+  if (!input.useDefaultPaymentMethod)
+    throw ApiError.badRequest('required for CreditCard unless useDefaultPaymentMethod is true', 'paymentMethodId');
   const method = await findDefaultPaymentMethod(ctx.db, customer.id);
   if (!method) throw ApiError.badRequest('the customer has no payment method on file', 'useDefaultPaymentMethod');
   return method;
@@ -112,7 +160,12 @@ async function checkExplicitAllocations(
   amount: Money,
   allocations: NonNullable<CollectPaymentInput['paymentAllocations']>,
 ) {
-  const entries = await findOpenInvoiceEntries(db, customer.id, allocations.map((a) => a.invoiceId), counted);
+  const entries = await findOpenInvoiceEntries(
+    db,
+    customer.id,
+    allocations.map((a) => a.invoiceId),
+    counted,
+  );
   const allocatedTo = new Map<number, Money>();
   const parts = allocations.map((a, i) => {
     const entry = entries.find((e) => e.invoiceId === a.invoiceId);
@@ -128,7 +181,8 @@ async function checkExplicitAllocations(
     allocatedTo.set(a.invoiceId, sum);
     return { invoiceEntryId: entry.id, invoiceId: a.invoiceId, amount: part };
   });
-  if (sumMoney(parts.map((p) => p.amount)).greaterThan(amount)) throw ApiError.badRequest('allocations add up to more than the payment', 'paymentAllocations');
+  if (sumMoney(parts.map((p) => p.amount)).greaterThan(amount))
+    throw ApiError.badRequest('allocations add up to more than the payment', 'paymentAllocations');
   return parts;
 }
 
@@ -146,7 +200,8 @@ export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   const amount = amountInCurrency(input.amount, customer.currency, 'amount');
   const card = await resolveCard(ctx, caller, customer, input);
-  if (input.paymentAllocations?.length) await checkExplicitAllocations(ctx.db, { instance: ctx.instance, ownChargeKey: chargeKey }, customer, amount, input.paymentAllocations);
+  if (input.paymentAllocations?.length)
+    await checkExplicitAllocations(ctx.db, { instance: ctx.instance, ownChargeKey: chargeKey }, customer, amount, input.paymentAllocations);
   return { customer, amount, card };
 }
 
@@ -162,7 +217,14 @@ const RESERVATION_MARGIN_MS = 60_000;
  * invoices, on any instance, queue on the lock and see this reservation, so the ones that no longer
  * fit are refused (400) before their card is charged.
  */
-async function reserveExplicitAllocations(ctx: AppContext, caller: Caller, customer: CustomerRow, amount: Money, allocations: NonNullable<CollectPaymentInput['paymentAllocations']>, chargeKey: string) {
+async function reserveExplicitAllocations(
+  ctx: AppContext,
+  caller: Caller,
+  customer: CustomerRow,
+  amount: Money,
+  allocations: NonNullable<CollectPaymentInput['paymentAllocations']>,
+  chargeKey: string,
+) {
   const counted = { instance: ctx.instance, ownChargeKey: chargeKey };
   await transactionWithRetry(ctx.db, async (trx) => {
     await lockCustomer(trx, caller.accountId, customer.id);
@@ -184,7 +246,10 @@ export interface CollectOptions {
    */
   idempotencyKey?: string;
   /** Runs inside the transaction that records the payment (succeeded or failed): the caller's own bookkeeping commits with it. */
-  alsoInTransaction?: (trx: Queryable, payment: { id: number; status: 'Succeeded' } | { id: number; status: 'Failed'; declineCode: string; message: string }) => Promise<void>;
+  alsoInTransaction?: (
+    trx: Queryable,
+    payment: { id: number; status: 'Succeeded' } | { id: number; status: 'Failed'; declineCode: string; message: string },
+  ) => Promise<void>;
 }
 
 /**
@@ -202,7 +267,13 @@ export interface CollectOptions {
  * payments), and the embedded database, one connection, could not even record the
  * sandbox's charge meanwhile.
  */
-export async function collectPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now?: Date, options: CollectOptions = {}): Promise<PaymentResponse> {
+export async function collectPayment(
+  ctx: AppContext,
+  caller: Caller,
+  input: CollectPaymentInput,
+  now?: Date,
+  options: CollectOptions = {},
+): Promise<PaymentResponse> {
   now ??= await ctx.clock.now(caller.accountId);
   const outcome = await recordPayment(ctx, caller, input, now, options);
   if (outcome.status === 'Declined') throw paymentDeclinedError(outcome);
@@ -230,12 +301,29 @@ export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 
  * collectPayment without reading the payment back (bulk jobs and the billing clock need no more).
  * Throws ApiError for a request that cannot be made (400/404, gateway errors); a decline is returned.
  */
-export async function recordPayment(ctx: AppContext, caller: Caller, input: CollectPaymentInput, now?: Date, options: CollectOptions = {}): Promise<PaymentOutcome> {
+export async function recordPayment(
+  ctx: AppContext,
+  caller: Caller,
+  input: CollectPaymentInput,
+  now?: Date,
+  options: CollectOptions = {},
+): Promise<PaymentOutcome> {
   if (options.idempotencyKey) {
     // Run again under a key whose first run committed (its instance died before answering): that payment is the answer.
-    const earlier = await findPaymentByIdempotencyKey(ctx.db, caller.accountId, options.idempotencyKey, new Date(wallClockNow().getTime() - IDEMPOTENCY_KEY_TTL_MS));
+    const earlier = await findPaymentByIdempotencyKey(
+      ctx.db,
+      caller.accountId,
+      options.idempotencyKey,
+      new Date(wallClockNow().getTime() - IDEMPOTENCY_KEY_TTL_MS),
+    );
     if (earlier?.status === 'Succeeded') return { status: 'Succeeded', payment: { id: earlier.id } };
-    if (earlier) return { status: 'Declined', payment: { id: earlier.id }, declineCode: earlier.declineCode ?? '', message: earlier.declineMessage ?? '' };
+    if (earlier)
+      return {
+        status: 'Declined',
+        payment: { id: earlier.id },
+        declineCode: earlier.declineCode ?? '',
+        message: earlier.declineMessage ?? '',
+      };
   }
   now ??= await ctx.clock.now(caller.accountId);
   const chargeKey = gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID());
@@ -266,7 +354,12 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
           if (reserves) await releaseAllocations(trx, chargeKey);
           const id = await insertFailedPayment(trx, caller, base, outcome, { webhooks: ctx.webhooks, now });
           await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
-          await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentFailed', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, declineCode: outcome.code });
+          await ctx.notifier?.enqueue(trx, customer, {
+            type: 'PaymentFailed',
+            amount: amount.toFixed(minorUnits(customer.currency)),
+            currency: customer.currency,
+            declineCode: outcome.code,
+          });
           return id;
         });
         ctx.metrics?.paymentRecorded('Failed');
@@ -281,7 +374,12 @@ export async function recordPayment(ctx: AppContext, caller: Caller, input: Coll
       const allocating = { counted: { instance: ctx.instance, ownChargeKey: chargeKey }, moneyMoved: card !== null };
       const id = await insertSucceededPayment(trx, caller, base, transactionId, input, allocating, { webhooks: ctx.webhooks, now });
       await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
-      await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: input.reference ?? null });
+      await ctx.notifier?.enqueue(trx, customer, {
+        type: 'PaymentReceived',
+        amount: amount.toFixed(minorUnits(customer.currency)),
+        currency: customer.currency,
+        reference: input.reference ?? null,
+      });
       return id;
     });
     ctx.metrics?.paymentRecorded('Succeeded');
@@ -312,8 +410,22 @@ export type BatchPaymentOutcome = { status: 'Succeeded'; paymentId: number } | {
  * (exact, decimal.js). A payment recordPayment would refuse (unknown customer, too many decimals)
  * is refused alone, with the same errors. Returns one outcome per input, in order.
  */
-export async function recordPaymentBatch(ctx: AppContext, trx: Queryable, caller: Caller, inputs: CollectPaymentInput[], now: Date): Promise<BatchPaymentOutcome[]> {
-  const customers = new Map((await lockCustomers(trx, caller.accountId, inputs.map((i) => i.customerId))).map((c) => [c.id, c]));
+export async function recordPaymentBatch(
+  ctx: AppContext,
+  trx: Queryable,
+  caller: Caller,
+  inputs: CollectPaymentInput[],
+  now: Date,
+): Promise<BatchPaymentOutcome[]> {
+  const customers = new Map(
+    (
+      await lockCustomers(
+        trx,
+        caller.accountId,
+        inputs.map((i) => i.customerId),
+      )
+    ).map((c) => [c.id, c]),
+  );
   const outcomes: BatchPaymentOutcome[] = [];
   const accepted: Array<{ index: number; input: CollectPaymentInput; customer: CustomerRow; amount: Money; base: PaymentBase }> = [];
   for (const [index, input] of inputs.entries()) {
@@ -323,7 +435,17 @@ export async function recordPaymentBatch(ctx: AppContext, trx: Queryable, caller
       if (!customer) throw ApiError.notFound('customer', input.customerId);
       const amount = amountInCurrency(input.amount, customer.currency, 'amount');
       const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
-      const base: PaymentBase = { accountId: caller.accountId, customerId: customer.id, paymentMethodType: input.paymentMethod, paymentMethodId: null, source: input.source, reference: input.reference ?? null, amount: amount.toString(), currency: customer.currency, effectiveAt };
+      const base: PaymentBase = {
+        accountId: caller.accountId,
+        customerId: customer.id,
+        paymentMethodType: input.paymentMethod,
+        paymentMethodId: null,
+        source: input.source,
+        reference: input.reference ?? null,
+        amount: amount.toString(),
+        currency: customer.currency,
+        effectiveAt,
+      };
       accepted.push({ index, input, customer, amount, base });
       outcomes.push({ status: 'Succeeded', paymentId: 0 });
     } catch (error) {
@@ -343,44 +465,94 @@ export async function recordPaymentBatch(ctx: AppContext, trx: Queryable, caller
   }
   const entryIds = await addLedgerEntries(
     trx,
-    accepted.map((a) => ({ accountId: caller.accountId, customerId: a.customer.id, entryType: 'payment' as const, amount: a.amount, effectiveAt: a.base.effectiveAt as Date, description: a.input.reference ?? null })),
+    accepted.map((a) => ({
+      accountId: caller.accountId,
+      customerId: a.customer.id,
+      entryType: 'payment' as const,
+      amount: a.amount,
+      effectiveAt: a.base.effectiveAt as Date,
+      description: a.input.reference ?? null,
+    })),
   );
   const paymentIds = await insertPayments(
     trx,
-    accepted.map((a, i) => ({ ...a.base, ledgerEntryId: entryIds[i]!, status: 'Succeeded' as const, gatewayTransactionId: null, declineCode: null, declineMessage: null })),
+    accepted.map((a, i) => ({
+      ...a.base,
+      ledgerEntryId: entryIds[i]!,
+      status: 'Succeeded' as const,
+      gatewayTransactionId: null,
+      declineCode: null,
+      declineMessage: null,
+    })),
   );
   const allocations: Allocation[] = [];
   const paid = accepted.map((a, i) => {
     const own: Allocation[] = [];
     if (a.input.autoAllocate !== false) {
-      const open = invoicesInPayingOrder((openInvoices.get(a.customer.id) ?? []).filter((inv) => inv.open.greaterThan(0)), a.input.autoAllocateOrder ?? 'OldestToNewest');
+      const open = invoicesInPayingOrder(
+        (openInvoices.get(a.customer.id) ?? []).filter((inv) => inv.open.greaterThan(0)),
+        a.input.autoAllocateOrder ?? 'OldestToNewest',
+      );
       own.push(...planAllocations([{ id: entryIds[i]!, open: a.amount }], open));
     }
     allocations.push(...own);
     // What each invoice it paid still owed right after it (the payment's event shows that), and which it finished paying.
     const invoiceOf = new Map((openInvoices.get(a.customer.id) ?? []).map((inv) => [inv.id, inv]));
     const owedAfter = new Map(own.map((al) => [al.invoiceId, invoiceOf.get(al.invoiceEntryId)!.open]));
-    const paidInvoiceIds = [...new Set(own.filter((al) => invoiceOf.get(al.invoiceEntryId)!.open.isZero()).map((al) => al.invoiceId!))].sort((x, y) => x - y);
+    const paidInvoiceIds = [
+      ...new Set(own.filter((al) => invoiceOf.get(al.invoiceEntryId)!.open.isZero()).map((al) => al.invoiceId!)),
+    ].sort((x, y) => x - y);
     return { owedAfter, paidInvoiceIds };
   });
   await recordAllocations(trx, caller.accountId, allocations, now);
   await recordChanges(
     trx,
-    accepted.map((a, i) => ({ caller, entry: { entityType: 'Payment', entityId: paymentIds[i]!, action: 'create' as const, changes: { status: 'Succeeded', amount: String(a.base.amount), method: a.input.paymentMethod } } })),
+    accepted.map((a, i) => ({
+      caller,
+      entry: {
+        entityType: 'Payment',
+        entityId: paymentIds[i]!,
+        action: 'create' as const,
+        changes: { status: 'Succeeded', amount: String(a.base.amount), method: a.input.paymentMethod },
+      },
+    })),
   );
   if (ctx.webhooks) {
     // Read once, after the batch's writes, if some endpoint is subscribed; an invoice's balance is put back to what this payment left.
     let responses: Promise<PaymentResponse[]> | undefined;
     const response = async (i: number) => {
-      responses ??= selectPayments(trx, caller.accountId).where('payments.id', 'in', paymentIds).orderBy('payments.id').execute().then((rows) => toPaymentResponses(trx, ctx.uris, rows));
+      responses ??= selectPayments(trx, caller.accountId)
+        .where('payments.id', 'in', paymentIds)
+        .orderBy('payments.id')
+        .execute()
+        .then((rows) => toPaymentResponses(trx, ctx.uris, rows));
       const found = (await responses).find((r) => r.id === paymentIds[i])!;
-      return { ...found, invoiceAllocations: found.invoiceAllocations.map((al) => ({ ...al, outstandingBalance: toJsonAmount(paid[i]!.owedAfter.get(al.invoiceId)) })) };
+      return {
+        ...found,
+        invoiceAllocations: found.invoiceAllocations.map((al) => ({
+          ...al,
+          outstandingBalance: toJsonAmount(paid[i]!.owedAfter.get(al.invoiceId)),
+        })),
+      };
     };
-    await ctx.webhooks.paymentsSucceeded(trx, caller.accountId, accepted.map((a, i) => ({ customerId: a.customer.id, data: () => response(i), paidInvoiceIds: paid[i]!.paidInvoiceIds })), now);
+    await ctx.webhooks.paymentsSucceeded(
+      trx,
+      caller.accountId,
+      accepted.map((a, i) => ({ customerId: a.customer.id, data: () => response(i), paidInvoiceIds: paid[i]!.paidInvoiceIds })),
+      now,
+    );
   }
   await ctx.notifier?.enqueueMany(
     trx,
-    accepted.map((a) => ({ customer: a.customer, event: { type: 'PaymentReceived' as const, amount: a.amount.toFixed(minorUnits(a.customer.currency)), currency: a.customer.currency, reference: a.input.reference ?? null } })),
+    accepted.map((a) => ({
+      customer: a.customer,
+      event: {
+        type: 'PaymentReceived' as const,
+        amount: a.amount.toFixed(minorUnits(a.customer.currency)),
+        currency: a.customer.currency,
+        reference: a.input.reference ?? null,
+      },
+    })),
   );
   for (const [i, a] of accepted.entries()) outcomes[a.index] = { status: 'Succeeded', paymentId: paymentIds[i]! };
   return outcomes;
@@ -399,9 +571,27 @@ interface PaymentEvents {
   now: Date;
 }
 
-async function insertFailedPayment(trx: Queryable, caller: Caller, base: PaymentBase, outcome: Declined, events: PaymentEvents): Promise<number> {
-  const id = await insertPayment(trx, { ...base, ledgerEntryId: null, status: 'Failed', gatewayTransactionId: null, declineCode: outcome.code, declineMessage: outcome.message });
-  await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: { status: 'Failed', amount: String(base.amount), declineCode: outcome.code } });
+async function insertFailedPayment(
+  trx: Queryable,
+  caller: Caller,
+  base: PaymentBase,
+  outcome: Declined,
+  events: PaymentEvents,
+): Promise<number> {
+  const id = await insertPayment(trx, {
+    ...base,
+    ledgerEntryId: null,
+    status: 'Failed',
+    gatewayTransactionId: null,
+    declineCode: outcome.code,
+    declineMessage: outcome.message,
+  });
+  await recordChange(trx, caller, {
+    entityType: 'Payment',
+    entityId: id,
+    action: 'create',
+    changes: { status: 'Failed', amount: String(base.amount), declineCode: outcome.code },
+  });
   await events.webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.failed', events.now);
   return id;
 }
@@ -427,10 +617,29 @@ async function insertSucceededPayment(
   events: PaymentEvents,
 ): Promise<number> {
   const amount = money(String(base.amount));
-  const entryId = await addLedgerEntry(trx, { accountId: caller.accountId, customerId: base.customerId, entryType: 'payment', amount, effectiveAt: base.effectiveAt as Date, description: allocation.reference ?? null });
-  const id = await insertPayment(trx, { ...base, ledgerEntryId: entryId, status: 'Succeeded', gatewayTransactionId: transactionId, declineCode: null, declineMessage: null });
+  const entryId = await addLedgerEntry(trx, {
+    accountId: caller.accountId,
+    customerId: base.customerId,
+    entryType: 'payment',
+    amount,
+    effectiveAt: base.effectiveAt as Date,
+    description: allocation.reference ?? null,
+  });
+  const id = await insertPayment(trx, {
+    ...base,
+    ledgerEntryId: entryId,
+    status: 'Succeeded',
+    gatewayTransactionId: transactionId,
+    declineCode: null,
+    declineMessage: null,
+  });
   const allocations = await allocateNewPayment(trx, caller, base, entryId, allocation, check, events.now);
-  await recordChange(trx, caller, { entityType: 'Payment', entityId: id, action: 'create', changes: succeededPaymentAuditChanges(base, allocation.paymentMethod) });
+  await recordChange(trx, caller, {
+    entityType: 'Payment',
+    entityId: id,
+    action: 'create',
+    changes: succeededPaymentAuditChanges(base, allocation.paymentMethod),
+  });
   await announceSucceededPayment(trx, caller, base, id, allocations, events);
   return id;
 }
@@ -448,7 +657,13 @@ async function allocateNewPayment(
   if (allocation.paymentAllocations?.length) {
     // Checked again under the lock. A charged card's reservation held its amounts, but other movements
     // (automatic allocation, credits) may have taken them meanwhile: its money then stays unallocated rather than lost.
-    const parts = await checkExplicitAllocations(trx, check.counted, { id: base.customerId, currency: base.currency }, money(String(base.amount)), allocation.paymentAllocations).catch((error: unknown) => {
+    const parts = await checkExplicitAllocations(
+      trx,
+      check.counted,
+      { id: base.customerId, currency: base.currency },
+      money(String(base.amount)),
+      allocation.paymentAllocations,
+    ).catch((error: unknown) => {
       if (error instanceof ApiError && check.moneyMoved) return [];
       throw error;
     });
@@ -461,9 +676,22 @@ async function allocateNewPayment(
 const succeededPaymentAuditChanges = (base: PaymentBase, method: string) => ({ status: 'Succeeded', amount: String(base.amount), method });
 
 /** payment.succeeded, and invoice.paid for the invoices its allocations paid off. */
-async function announceSucceededPayment(trx: Queryable, caller: Caller, base: PaymentBase, id: number, allocations: Allocation[], events: PaymentEvents) {
+async function announceSucceededPayment(
+  trx: Queryable,
+  caller: Caller,
+  base: PaymentBase,
+  id: number,
+  allocations: Allocation[],
+  events: PaymentEvents,
+) {
   await events.webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.succeeded', events.now);
-  await events.webhooks?.paidInvoices(trx, caller.accountId, base.customerId, allocations.map((a) => a.invoiceId), events.now);
+  await events.webhooks?.paidInvoices(
+    trx,
+    caller.accountId,
+    base.customerId,
+    allocations.map((a) => a.invoiceId),
+    events.now,
+  );
 }
 
 /**
@@ -471,7 +699,14 @@ async function announceSucceededPayment(trx: Queryable, caller: Caller, base: Pa
  * card, the ledger entry, the payment and both audit entries in one statement, then the payment
  * allocated to open invoices and the webhook events (the card's first, as insertValidatedCard emits it).
  */
-async function storeCardWithSucceededPayment(trx: Queryable, caller: Caller, card: CardReadyToStore, base: PaymentBase, transactionId: string, events: PaymentEvents) {
+async function storeCardWithSucceededPayment(
+  trx: Queryable,
+  caller: Caller,
+  card: CardReadyToStore,
+  base: PaymentBase,
+  transactionId: string,
+  events: PaymentEvents,
+) {
   const isDefault = await lockCustomerForNewCard(trx, caller, card, false);
   const audit = (entityType: string, changes: Record<string, unknown>) => auditEntry(caller, { entityType, action: 'create', changes });
   const cardAudit = audit('PaymentMethod', newCardAuditChanges(card, isDefault, false));
@@ -479,10 +714,21 @@ async function storeCardWithSucceededPayment(trx: Queryable, caller: Caller, car
     trx,
     { ...card.values, isDefault, modifiedAt: events.now },
     { source: base.source, amount: String(base.amount), currency: base.currency, gatewayTransactionId: transactionId },
-    { actor: cardAudit.actor, source: cardAudit.source, cardChanges: cardAudit.changes, paymentChanges: audit('Payment', succeededPaymentAuditChanges(base, 'CreditCard')).changes },
+    {
+      actor: cardAudit.actor,
+      source: cardAudit.source,
+      cardChanges: cardAudit.changes,
+      paymentChanges: audit('Payment', succeededPaymentAuditChanges(base, 'CreditCard')).changes,
+    },
   );
   await events.webhooks?.paymentMethod(trx, stored.card, 'paymentMethod.created', events.now);
-  const allocations = await allocateNewEntry(trx, caller.accountId, { id: stored.ledgerEntryId, open: money(String(base.amount)) }, stored.openInvoices, events.now);
+  const allocations = await allocateNewEntry(
+    trx,
+    caller.accountId,
+    { id: stored.ledgerEntryId, open: money(String(base.amount)) },
+    stored.openInvoices,
+    events.now,
+  );
   await announceSucceededPayment(trx, caller, base, stored.paymentId, allocations, events);
   return stored;
 }
@@ -507,7 +753,9 @@ export async function collectWithNewCard(
     /** Where a failed compensation is logged (at error level). */
     log?: ErrorLog;
   } = {},
-): Promise<(Extract<PaymentOutcome, { status: 'Succeeded' }> & { card: PaymentMethodRow }) | Extract<PaymentOutcome, { status: 'Declined' }>> {
+): Promise<
+  (Extract<PaymentOutcome, { status: 'Succeeded' }> & { card: PaymentMethodRow }) | Extract<PaymentOutcome, { status: 'Declined' }>
+> {
   now ??= await ctx.clock.now(caller.accountId);
   const { customer } = card;
   const amount = amountInCurrency(payment.amount, customer.currency, 'amount');
@@ -522,7 +770,13 @@ export async function collectWithNewCard(
     currency: customer.currency,
     effectiveAt: now,
   };
-  const outcome = await chargeToken(ctx, String(card.values.gatewayToken), amount, customer.currency, gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID()));
+  const outcome = await chargeToken(
+    ctx,
+    String(card.values.gatewayToken),
+    amount,
+    customer.currency,
+    gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID()),
+  );
   if (!outcome.ok) {
     const failedId = await ctx.db.transaction().execute(async (trx) => {
       const removed = await insertValidatedCard(trx, caller, card, { removed: true, now });
@@ -535,12 +789,25 @@ export async function collectWithNewCard(
   try {
     stored = await ctx.db.transaction().execute(async (trx) => {
       await options.alsoInTransaction?.(trx);
-      const { card: inserted, paymentId } = await storeCardWithSucceededPayment(trx, caller, card, base, outcome.value.transactionId, { webhooks: ctx.webhooks, now });
-      await ctx.notifier?.enqueue(trx, customer, { type: 'PaymentReceived', amount: amount.toFixed(minorUnits(customer.currency)), currency: customer.currency, reference: null });
+      const { card: inserted, paymentId } = await storeCardWithSucceededPayment(trx, caller, card, base, outcome.value.transactionId, {
+        webhooks: ctx.webhooks,
+        now,
+      });
+      await ctx.notifier?.enqueue(trx, customer, {
+        type: 'PaymentReceived',
+        amount: amount.toFixed(minorUnits(customer.currency)),
+        currency: customer.currency,
+        reference: null,
+      });
       return { card: inserted, paymentId };
     });
   } catch (error) {
-    await compensateUnrecordedCharge(ctx, caller, { customerId: customer.id, transactionId: outcome.value.transactionId, amount, currency: customer.currency, now }, options.log);
+    await compensateUnrecordedCharge(
+      ctx,
+      caller,
+      { customerId: customer.id, transactionId: outcome.value.transactionId, amount, currency: customer.currency, now },
+      options.log,
+    );
     throw error;
   }
   ctx.metrics?.paymentRecorded('Succeeded');
@@ -568,13 +835,28 @@ async function compensateUnrecordedCharge(
   const idempotencyKey = gatewayIdempotencyKey(caller.accountId, `compensate_${charge.transactionId}`);
   let refused: { code: string; message: string };
   try {
-    const refund = await callGateway(ctx, (signal) => ctx.payments.gateway.refund({ transactionId: charge.transactionId, amount: charge.amount, currency: charge.currency, idempotencyKey }, signal));
+    const refund = await callGateway(ctx, (signal) =>
+      ctx.payments.gateway.refund(
+        { transactionId: charge.transactionId, amount: charge.amount, currency: charge.currency, idempotencyKey },
+        signal,
+      ),
+    );
     if (refund.ok) return;
     refused = refund;
   } catch (error) {
-    refused = { code: 'gateway_unavailable', message: error instanceof ApiError ? (error.errors[0]?.Value ?? 'the gateway failed') : (error as Error).message };
+    refused = {
+      code: 'gateway_unavailable',
+      message: error instanceof ApiError ? (error.errors[0]?.Value ?? 'the gateway failed') : (error as Error).message,
+    };
   }
-  const details = { accountId: caller.accountId, customerId: charge.customerId, gatewayTransactionId: charge.transactionId, amount: charge.amount.toString(), currency: charge.currency, gatewayCode: refused.code };
+  const details = {
+    accountId: caller.accountId,
+    customerId: charge.customerId,
+    gatewayTransactionId: charge.transactionId,
+    amount: charge.amount.toString(),
+    currency: charge.currency,
+    gatewayCode: refused.code,
+  };
   ctx.metrics?.paymentNeedsAttention();
   try {
     const record = await ctx.db.transaction().execute(async (trx) => {
@@ -588,12 +870,28 @@ async function compensateUnrecordedCharge(
         gatewayCode: refused.code,
         gatewayMessage: refused.message,
       });
-      const data = { id: row.id, reason: row.reason, customerId: row.customerId, gatewayTransactionId: row.gatewayTransactionId, amount: toJsonAmount(row.amount), currency: row.currency, gatewayCode: row.gatewayCode, gatewayMessage: row.gatewayMessage, createdTimestamp: row.createdAt.toISOString() };
+      const data = {
+        id: row.id,
+        reason: row.reason,
+        customerId: row.customerId,
+        gatewayTransactionId: row.gatewayTransactionId,
+        amount: toJsonAmount(row.amount),
+        currency: row.currency,
+        gatewayCode: row.gatewayCode,
+        gatewayMessage: row.gatewayMessage,
+        createdTimestamp: row.createdAt.toISOString(),
+      };
       await ctx.webhooks?.paymentNeedsAttention(trx, caller.accountId, charge.customerId, data, charge.now);
       return row;
     });
-    (log ?? console).error({ ...details, needsAttentionId: record.id }, 'a charge that could not be recorded was not refunded either: it needs attention');
+    (log ?? console).error(
+      { ...details, needsAttentionId: record.id },
+      'a charge that could not be recorded was not refunded either: it needs attention',
+    );
   } catch (error) {
-    (log ?? console).error({ ...details, recordError: (error as Error).message }, 'a charge that could not be recorded was not refunded either, and could not be recorded as needing attention');
+    (log ?? console).error(
+      { ...details, recordError: (error as Error).message },
+      'a charge that could not be recorded was not refunded either, and could not be recorded as needing attention',
+    );
   }
 }

@@ -27,7 +27,8 @@ export async function syncCatalog(db: Db, catalog: Catalog): Promise<void> {
       };
       const existing = await trx.selectFrom('plans').selectAll().where('id', '=', plan.id).executeTakeFirst();
       // modificationTimestamp moves only when the plan really changed (jsonb does not keep key order).
-      const changed = !existing || Object.entries(fields).some(([k, v]) => canonicalJson(existing[k as keyof typeof existing]) !== canonicalJson(v));
+      const changed =
+        !existing || Object.entries(fields).some(([k, v]) => canonicalJson(existing[k as keyof typeof existing]) !== canonicalJson(v));
       const row = { ...fields, products: JSON.stringify(plan.products) };
       await trx
         .insertInto('plans')
@@ -74,7 +75,9 @@ type PlanOf = Catalog['plans'][number];
 /** JSON with object keys sorted, so equal values compare equal whatever their key order. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -85,7 +88,9 @@ function canonicalJson(value: unknown): string {
  */
 function totalsPerCurrency(products: PlanOf['products'], prices: PlanOf['frequencies'][number]['prices'], kind: 'charges' | 'setupFees') {
   const currencies = [...new Set(prices.flatMap((p) => p[kind].map((a) => a.currency)))]
-    .filter((currency) => kind === 'setupFees' || prices.every((p) => p.charges.length === 0 || p.charges.some((a) => a.currency === currency)))
+    .filter(
+      (currency) => kind === 'setupFees' || prices.every((p) => p.charges.length === 0 || p.charges.some((a) => a.currency === currency)),
+    )
     .sort();
   return currencies.map((currency) => ({
     currency,

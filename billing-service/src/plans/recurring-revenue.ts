@@ -11,7 +11,10 @@ import { money, roundToCurrency, sumMoney } from '../money/money.js';
 type SubscriptionProductRow = Selectable<SubscriptionProductsTable>;
 
 /** What recurring revenue reads of a product. */
-export type RevenueProductRow = Pick<SubscriptionProductRow, 'quantity' | 'catalogPrice' | 'priceOverride' | 'included' | 'discountKind' | 'discountValue'>;
+export type RevenueProductRow = Pick<
+  SubscriptionProductRow,
+  'quantity' | 'catalogPrice' | 'priceOverride' | 'included' | 'discountKind' | 'discountValue'
+>;
 
 /** An Active subscription as recurring revenue reads it. */
 export interface RevenueSubscription {
@@ -28,7 +31,10 @@ export function effectiveUnitPrice(product: Pick<SubscriptionProductRow, 'priceO
 }
 
 /** A product's charge per period, in whole minor units as the invoice bills it (0 when not included). */
-export function productAmount(product: Pick<SubscriptionProductRow, 'priceOverride' | 'catalogPrice' | 'quantity' | 'included'>, currency: string): Decimal {
+export function productAmount(
+  product: Pick<SubscriptionProductRow, 'priceOverride' | 'catalogPrice' | 'quantity' | 'included'>,
+  currency: string,
+): Decimal {
   return product.included ? lineAmount(product.quantity, effectiveUnitPrice(product), currency) : money(0);
 }
 
@@ -73,7 +79,11 @@ export function recurringRevenue(
 }
 
 /** Recurring revenue of one stored subscription, at the prices it bills. */
-export function revenueOf(products: RevenueProductRow[], frequency: { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number }, currency: string) {
+export function revenueOf(
+  products: RevenueProductRow[],
+  frequency: { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number },
+  currency: string,
+) {
   return recurringRevenue(
     products.map((p) => ({
       quantity: p.quantity,
@@ -92,7 +102,10 @@ export function recurringRevenueByCustomer(subscriptions: readonly RevenueSubscr
   for (const s of subscriptions) {
     const revenue = revenueOf(s.products, s, s.currency);
     const before = totals.get(s.customerId) ?? { gross: '0', net: '0' };
-    totals.set(s.customerId, { gross: money(before.gross).plus(revenue.gross).toString(), net: money(before.net).plus(revenue.net).toString() });
+    totals.set(s.customerId, {
+      gross: money(before.gross).plus(revenue.gross).toString(),
+      net: money(before.net).plus(revenue.net).toString(),
+    });
   }
   return totals;
 }

@@ -29,7 +29,11 @@ export async function findPlanFrequency(db: Queryable, id: number): Promise<{ fr
 }
 
 /** How many of the account's subscriptions use each frequency. */
-export async function countSubscriptionsByFrequency(db: Queryable, accountId: number, frequencyIds: number[]): Promise<Map<number, number>> {
+export async function countSubscriptionsByFrequency(
+  db: Queryable,
+  accountId: number,
+  frequencyIds: number[],
+): Promise<Map<number, number>> {
   if (frequencyIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('subscriptions')

@@ -5,7 +5,14 @@ import { z } from 'zod';
 import { ListQuerystring, listRoute } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPlans } from './repository.js';
-import { AmountObject, PlanFrequencyAmountParams, PlanFrequencyIdParams, PlanFrequencyResponse, PlanIdParams, PlanResponse } from './schemas.js';
+import {
+  AmountObject,
+  PlanFrequencyAmountParams,
+  PlanFrequencyIdParams,
+  PlanFrequencyResponse,
+  PlanIdParams,
+  PlanResponse,
+} from './schemas.js';
 import { getPlan, getPlanFrequency, getPlanFrequencyAmount, toPlanResponses } from './service.js';
 
 const tags = ['Plans'];
@@ -47,7 +54,12 @@ export async function planRoutes(fastify: FastifyInstance) {
 
   for (const kind of ['charges', 'setupFees'] as const) {
     app.get(`/v1/planFrequencies/:planFrequencyId/${kind}/:amountId`, {
-      schema: { tags, summary: `Read one ${kind === 'charges' ? 'charge' : 'setup fee'} of a plan frequency`, params: PlanFrequencyAmountParams, response: { 200: AmountObject } },
+      schema: {
+        tags,
+        summary: `Read one ${kind === 'charges' ? 'charge' : 'setup fee'} of a plan frequency`,
+        params: PlanFrequencyAmountParams,
+        response: { 200: AmountObject },
+      },
       handler: async (request) => getPlanFrequencyAmount(app.ctx, request.params.planFrequencyId, kind, request.params.amountId),
     });
   }

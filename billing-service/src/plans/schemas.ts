@@ -36,7 +36,14 @@ export const PlanResponse = z.object({
   planFrequencies: z.array(PlanFrequencyResponse),
   /** minQuantity and maxQuantity: present when shoppers may choose the quantity at checkout (catalogue bounds). */
   planProducts: z.array(
-    z.object({ code: z.string(), name: z.string(), description: z.string().nullable(), quantity: z.number(), minQuantity: z.number().optional(), maxQuantity: z.number().optional() }),
+    z.object({
+      code: z.string(),
+      name: z.string(),
+      description: z.string().nullable(),
+      quantity: z.number(),
+      minQuantity: z.number().optional(),
+      maxQuantity: z.number().optional(),
+    }),
   ),
   autoApplyChanges: z.boolean(),
   id: z.number(),

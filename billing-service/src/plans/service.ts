@@ -5,7 +5,14 @@ import { ApiError } from '../http/errors.js';
 import type { UriBuilder } from '../http/uri.js';
 import { findCurrency } from '../catalog/currencies.js';
 import { toJsonAmount } from '../money/money.js';
-import { countSubscriptionsByFrequency, findFrequenciesOfPlans, findPlan, findPlanFrequency, type PlanFrequencyRow, type PlanRow } from './repository.js';
+import {
+  countSubscriptionsByFrequency,
+  findFrequenciesOfPlans,
+  findPlan,
+  findPlanFrequency,
+  type PlanFrequencyRow,
+  type PlanRow,
+} from './repository.js';
 import type { AmountObject, PlanFrequencyResponse, PlanResponse } from './schemas.js';
 
 export type AmountKind = 'charges' | 'setupFees';
@@ -49,8 +56,15 @@ export function toPlanFrequencyResponse(f: PlanFrequencyRow, subscriptions: numb
 
 /** Plans with their frequencies, in two queries whatever the page size. */
 export async function toPlanResponses(db: Queryable, caller: Caller, uris: UriBuilder, plans: PlanRow[]): Promise<PlanResponse[]> {
-  const frequencies = await findFrequenciesOfPlans(db, plans.map((p) => p.id));
-  const counts = await countSubscriptionsByFrequency(db, caller.accountId, frequencies.map((f) => f.id));
+  const frequencies = await findFrequenciesOfPlans(
+    db,
+    plans.map((p) => p.id),
+  );
+  const counts = await countSubscriptionsByFrequency(
+    db,
+    caller.accountId,
+    frequencies.map((f) => f.id),
+  );
   return plans.map((p) => ({
     code: p.code,
     name: p.name,

@@ -20,7 +20,15 @@ import {
   touchPortalSession,
   type PortalLinkRow,
 } from './repository.js';
-import { EMAIL_ACTION_LINK_DAYS, SESSION_LINK_MINUTES, SIGN_IN_LINK_MINUTES, type CreatePortalSessionInput, type PortalFlow, type PortalLocale, type PortalSessionResponse } from './schemas.js';
+import {
+  EMAIL_ACTION_LINK_DAYS,
+  SESSION_LINK_MINUTES,
+  SIGN_IN_LINK_MINUTES,
+  type CreatePortalSessionInput,
+  type PortalFlow,
+  type PortalLocale,
+  type PortalSessionResponse,
+} from './schemas.js';
 
 // Portal links and sessions are credentials: they live on the wall clock, never an account's test clock
 // (as capture tokens do), so advancing a test clock neither expires nor revives them.
@@ -63,7 +71,12 @@ const LIFETIME_MS: Record<PortalLinkRow['kind'], number> = {
 };
 
 /** Stores a new link and returns its token (shown once) and URL on the capture host. */
-export async function issuePortalLink(ctx: AppContext, trx: Queryable, link: NewPortalLink, now = wallClockNow()): Promise<{ row: PortalLinkRow; token: string; url: string }> {
+export async function issuePortalLink(
+  ctx: AppContext,
+  trx: Queryable,
+  link: NewPortalLink,
+  now = wallClockNow(),
+): Promise<{ row: PortalLinkRow; token: string; url: string }> {
   // An e-mail link replaces the older ones of its customer and task: only the newest e-mail works. Under the
   // customer's lock, so two e-mails written at once (two instances) leave one live link, not two.
   if (link.kind === 'emailAction' && link.flow) {
@@ -71,7 +84,11 @@ export async function issuePortalLink(ctx: AppContext, trx: Queryable, link: New
     await supersedeEmailActionLinks(trx, link.customerId, link.flow, now);
   }
   const token = newPortalToken('pl');
-  const row = await insertPortalLink(trx, { ...link, tokenHash: hashPortalToken(token), expiresAt: new Date(now.getTime() + LIFETIME_MS[link.kind]) });
+  const row = await insertPortalLink(trx, {
+    ...link,
+    tokenHash: hashPortalToken(token),
+    expiresAt: new Date(now.getTime() + LIFETIME_MS[link.kind]),
+  });
   return { row, token, url: portalLinkUrl(ctx, token, link.locale) };
 }
 
@@ -111,9 +128,12 @@ export async function openPortalLink(ctx: AppContext, token: string, now = wallC
   return ctx.db.transaction().execute(async (trx) => {
     const link = await lockPortalLinkByHash(trx, tokenHash);
     if (!link) throw linkRefused('this is not a portal link', 'portal_link_invalid');
-    if (link.supersededAt) throw linkRefused('a newer e-mail replaced this link; use the link of the newest e-mail', 'portal_link_superseded', 410);
-    if (link.kind !== 'emailAction' && link.usedAt) throw linkRefused('this link was already opened; ask for a new one', 'portal_link_used', 410);
-    if (link.expiresAt.getTime() <= now.getTime()) throw linkRefused('this link has expired; ask for a new one', 'portal_link_expired', 410);
+    if (link.supersededAt)
+      throw linkRefused('a newer e-mail replaced this link; use the link of the newest e-mail', 'portal_link_superseded', 410);
+    if (link.kind !== 'emailAction' && link.usedAt)
+      throw linkRefused('this link was already opened; ask for a new one', 'portal_link_used', 410);
+    if (link.expiresAt.getTime() <= now.getTime())
+      throw linkRefused('this link has expired; ask for a new one', 'portal_link_expired', 410);
     await markPortalLinkUsed(trx, link.id, now);
     const settings = ctx.catalog.portal;
     const sessionToken = newPortalToken('ps');
@@ -161,19 +181,26 @@ export interface PortalSession {
 }
 
 export function portalSessionExpired(): ApiError {
-  return new ApiError(401, [{ Key: API_ERROR_KEY, Value: 'the portal session has ended; open a new portal link', Code: 'portal_session_expired' }]);
+  return new ApiError(401, [
+    { Key: API_ERROR_KEY, Value: 'the portal session has ended; open a new portal link', Code: 'portal_session_expired' },
+  ]);
 }
 
 /**
  * The session of a cookie's token, its idle expiry slid forward (within the absolute cap). With
  * `csrfToken` (every write), the token must be the session's: 403 otherwise.
  */
-export async function authenticatePortalSession(ctx: AppContext, sessionToken: string | undefined, options: { csrfToken?: string | undefined; write?: boolean } = {}, now = wallClockNow()): Promise<PortalSession> {
+export async function authenticatePortalSession(
+  ctx: AppContext,
+  sessionToken: string | undefined,
+  options: { csrfToken?: string | undefined; write?: boolean } = {},
+  now = wallClockNow(),
+): Promise<PortalSession> {
   if (!sessionToken || sessionToken.length > 200 || !sessionToken.startsWith('ps_')) throw portalSessionExpired();
   const row = await touchPortalSession(ctx.db, hashPortalToken(sessionToken), now, ctx.catalog.portal.sessionMinutes * MINUTE_MS);
   if (!row) throw portalSessionExpired();
   if (options.write && options.csrfToken !== csrfTokenFor(sessionToken)) {
-    throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'the request lacks the portal session\'s CSRF token (header X-Portal-CSRF)' }]);
+    throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: "the request lacks the portal session's CSRF token (header X-Portal-CSRF)" }]);
   }
   return {
     id: row.id,
@@ -197,12 +224,17 @@ export async function endPortalSession(ctx: AppContext, sessionToken: string | u
  * POST /v1/portalSessions: a one-use link (15 minutes to open) into a full portal session for the
  * customer, optionally on one task. Audited; the token is in the URL only, shown once.
  */
-export async function createPortalSession(ctx: AppContext, caller: Caller, input: CreatePortalSessionInput): Promise<PortalSessionResponse> {
+export async function createPortalSession(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreatePortalSessionInput,
+): Promise<PortalSessionResponse> {
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw ApiError.notFound('customer', input.customerId);
   if (input.subscriptionId != null) {
     const owner = await findSubscriptionCustomerId(ctx.db, caller.accountId, input.subscriptionId);
-    if (owner !== customer.id) throw ApiError.badRequest(`the customer has no subscription with id ${input.subscriptionId}`, 'subscriptionId');
+    if (owner !== customer.id)
+      throw ApiError.badRequest(`the customer has no subscription with id ${input.subscriptionId}`, 'subscriptionId');
   }
   const issued = await ctx.db.transaction().execute(async (trx) => {
     const link = await issuePortalLink(ctx, trx, {
@@ -219,7 +251,12 @@ export async function createPortalSession(ctx: AppContext, caller: Caller, input
       entityType: 'Customer',
       entityId: customer.id,
       action: 'update',
-      changes: { portalSession: 'issued', portalLinkId: link.row.id, flow: input.flow ?? null, expiresAt: link.row.expiresAt.toISOString() },
+      changes: {
+        portalSession: 'issued',
+        portalLinkId: link.row.id,
+        flow: input.flow ?? null,
+        expiresAt: link.row.expiresAt.toISOString(),
+      },
     });
     return link;
   });
@@ -237,7 +274,16 @@ export async function createEmailActionLink(
   trx?: Queryable,
 ): Promise<{ url: string; expiresTimestamp: string }> {
   const issue = (q: Queryable) =>
-    issuePortalLink(ctx, q, { accountId: link.accountId, customerId: link.customerId, kind: 'emailAction', scope: 'cardAndPay', flow: link.flow, subscriptionId: null, returnUrl: null, locale: link.locale ?? null });
+    issuePortalLink(ctx, q, {
+      accountId: link.accountId,
+      customerId: link.customerId,
+      kind: 'emailAction',
+      scope: 'cardAndPay',
+      flow: link.flow,
+      subscriptionId: null,
+      returnUrl: null,
+      locale: link.locale ?? null,
+    });
   const issued = trx ? await issue(trx) : await ctx.db.transaction().execute(issue);
   return { url: issued.url, expiresTimestamp: issued.row.expiresAt.toISOString() };
 }
@@ -247,11 +293,23 @@ export async function createEmailActionLink(
  * one-use sign-in link (15 minutes) by e-mail. The caller answers the same whatever happened here,
  * so the page does not tell who is a customer.
  */
-export async function requestSignInLink(ctx: AppContext, request: { accountId: number; email: string; locale?: PortalLocale | null }): Promise<void> {
+export async function requestSignInLink(
+  ctx: AppContext,
+  request: { accountId: number; email: string; locale?: PortalLocale | null },
+): Promise<void> {
   const customers = await customersByPrimaryEmail(ctx.db, request.accountId, request.email);
   for (const customer of customers) {
     await ctx.db.transaction().execute(async (trx) => {
-      const link = await issuePortalLink(ctx, trx, { accountId: customer.accountId, customerId: customer.id, kind: 'signIn', scope: 'full', flow: null, subscriptionId: null, returnUrl: null, locale: request.locale ?? null });
+      const link = await issuePortalLink(ctx, trx, {
+        accountId: customer.accountId,
+        customerId: customer.id,
+        kind: 'signIn',
+        scope: 'full',
+        flow: null,
+        subscriptionId: null,
+        returnUrl: null,
+        locale: request.locale ?? null,
+      });
       const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || 'customer';
       const shop = ctx.catalog.account.name;
       await ctx.notifier?.enqueueRequested(trx, customer, {

@@ -38,7 +38,12 @@ export async function insertPortalSession(db: Queryable, row: Insertable<PortalS
  * Slides a live session's idle expiry forward (never past its absolute cap) and returns it; undefined
  * when no live session has this hash. One statement: instances sharing the database agree.
  */
-export async function touchPortalSession(db: Queryable, tokenHash: string, now: Date, idleMs: number): Promise<PortalSessionRow | undefined> {
+export async function touchPortalSession(
+  db: Queryable,
+  tokenHash: string,
+  now: Date,
+  idleMs: number,
+): Promise<PortalSessionRow | undefined> {
   const session = await db
     .selectFrom('portalSessions')
     .selectAll()
@@ -96,4 +101,3 @@ export function findPortalCaptureSession(db: Queryable, captureTokenHash: string
     .where('portalSessions.absoluteExpiresAt', '>', now)
     .executeTakeFirst();
 }
-

@@ -33,7 +33,7 @@ export const CreatePortalSessionBody = z
 export type CreatePortalSessionInput = z.infer<typeof CreatePortalSessionBody>;
 
 export const PortalSessionResponse = z.object({
-  id: z.number().describe('the link\'s id (the token itself is in url only, shown once)'),
+  id: z.number().describe("the link's id (the token itself is in url only, shown once)"),
   url: z.string().describe('a one-use link on the card-capture host, to open within 15 minutes'),
   expiresTimestamp: z.string(),
 });

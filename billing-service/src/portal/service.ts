@@ -30,7 +30,11 @@ import { findSubscription, findSubscriptionsOfCustomers } from '../subscriptions
 import { toSubscriptionResponses } from '../subscriptions/service.js';
 import { utcDate } from '../invoices/billing-run.js';
 import type { PortalSession } from './links.js';
-import { findPendingCancellation, insertPortalCancellation, withdrawCancellation } from '../lifecycle/period-end-cancellation-repository.js';
+import {
+  findPendingCancellation,
+  insertPortalCancellation,
+  withdrawCancellation,
+} from '../lifecycle/period-end-cancellation-repository.js';
 import { findPortalCaptureSession } from './repository.js';
 import type { PortalBillingAddressInput, PortalCancelInput, PortalContactInput, PortalEmailPreferencesInput } from './schemas.js';
 
@@ -42,7 +46,14 @@ import type { PortalBillingAddressInput, PortalCancelInput, PortalContactInput, 
 
 /** The caller the services see for a portal session: its account, audit actor `portal` and source `Portal`, the account's limits. */
 export function portalCaller(ctx: AppContext, session: PortalSession): Caller {
-  return { accountId: session.accountId, keyKind: 'private', actor: 'portal', auditSource: 'Portal', rateLimits: ctx.catalog.rateLimits, keyHash: `portal-customer:${session.customerId}` };
+  return {
+    accountId: session.accountId,
+    keyKind: 'private',
+    actor: 'portal',
+    auditSource: 'Portal',
+    rateLimits: ctx.catalog.rateLimits,
+    keyHash: `portal-customer:${session.customerId}`,
+  };
 }
 
 function notAllowed(message: string): ApiError {
@@ -51,7 +62,8 @@ function notAllowed(message: string): ApiError {
 
 /** An e-mail link's session (scope cardAndPay) reads, updates the card and pays; nothing else. */
 function requireFullScope(session: PortalSession, what: string) {
-  if (session.scope !== 'full') throw notAllowed(`a session opened from an e-mail link may update the card and pay, not ${what}; sign in to do that`);
+  if (session.scope !== 'full')
+    throw notAllowed(`a session opened from an e-mail link may update the card and pay, not ${what}; sign in to do that`);
 }
 
 /** Days before a card's expiry month ends at which it is flagged as expiring soon. */
@@ -69,7 +81,12 @@ export async function getPortalOverview(ctx: AppContext, session: PortalSession)
   const caller = portalCaller(ctx, session);
   const overview = await getCustomerOverview(ctx, caller, session.customerId);
   const rows = await findSubscriptionsOfCustomers(ctx.db, session.accountId, [session.customerId]);
-  const subscriptions = await toSubscriptionResponses(ctx.db, ctx.catalog, ctx.uris, rows.filter((s) => s.status !== 'Draft'));
+  const subscriptions = await toSubscriptionResponses(
+    ctx.db,
+    ctx.catalog,
+    ctx.uris,
+    rows.filter((s) => s.status !== 'Draft'),
+  );
   const pending = await Promise.all(subscriptions.map((s) => findPendingCancellation(ctx.db, s.id)));
   const card = await findDefaultPaymentMethod(ctx.db, session.customerId);
   const now = wallClockNow();
@@ -147,7 +164,11 @@ export async function portalCardCaptureToken(ctx: AppContext, session: PortalSes
   const minted = await createCaptureToken(
     ctx,
     caller,
-    { customerId: session.customerId, expiresInSeconds: 900, ...(options.maxCollectionAmount ? { maxCollectionAmount: options.maxCollectionAmount } : {}) },
+    {
+      customerId: session.customerId,
+      expiresInSeconds: 900,
+      ...(options.maxCollectionAmount ? { maxCollectionAmount: options.maxCollectionAmount } : {}),
+    },
     undefined,
     { portalSessionId: session.id },
   );
@@ -162,7 +183,10 @@ export async function portalCardCaptureToken(ctx: AppContext, session: PortalSes
  * or the customer's own mailbox gave, and every request of it is limited per customer (README "Customer portal").
  * Undefined when the token is not a live portal session's.
  */
-export async function portalCaptureCaller(ctx: AppContext, captureToken: string): Promise<{ caller: Caller; customerId: number; sessionId: number } | undefined> {
+export async function portalCaptureCaller(
+  ctx: AppContext,
+  captureToken: string,
+): Promise<{ caller: Caller; customerId: number; sessionId: number } | undefined> {
   if (typeof captureToken !== 'string' || captureToken.length > 200) return undefined;
   const found = await findPortalCaptureSession(ctx.db, createHash('sha256').update(captureToken).digest('hex'), wallClockNow());
   if (!found) return undefined;
@@ -196,7 +220,12 @@ export async function setPortalDefaultCard(ctx: AppContext, session: PortalSessi
  * through POST /v1/payments' service (allocated oldest first, webhooks, e-mail). A Suspended customer
  * left with nothing overdue is reactivated at once, by the billing clock's own rule.
  */
-export async function payPortalInvoices(ctx: AppContext, session: PortalSession, input: { paymentMethodId?: number | null }, idempotencyKey?: string): Promise<PaymentResponse> {
+export async function payPortalInvoices(
+  ctx: AppContext,
+  session: PortalSession,
+  input: { paymentMethodId?: number | null },
+  idempotencyKey?: string,
+): Promise<PaymentResponse> {
   const caller = portalCaller(ctx, session);
   const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
   if (!customer) throw ApiError.notFound('customer', session.customerId);
@@ -222,7 +251,8 @@ export async function payPortalInvoices(ctx: AppContext, session: PortalSession,
     idempotencyKey ? { idempotencyKey: `portal-${session.customerId}-${idempotencyKey}` } : {},
   );
   if (outcome.status === 'Declined') throw paymentDeclinedError(outcome);
-  if (customer.status === 'Suspended') await reactivateIfPaid(ctx, { id: customer.id, accountId: customer.accountId }, await ctx.clock.now(session.accountId));
+  if (customer.status === 'Suspended')
+    await reactivateIfPaid(ctx, { id: customer.id, accountId: customer.accountId }, await ctx.clock.now(session.accountId));
   return getPayment(ctx, caller, outcome.payment.id);
 }
 
@@ -243,19 +273,32 @@ export async function cancelPortalSubscription(ctx: AppContext, session: PortalS
   const subscription = await ownSubscription(ctx, session, subscriptionId);
   const allowed = ctx.catalog.portal.cancelMode;
   if (allowed === 'none' || (allowed !== 'either' && allowed !== input.mode)) {
-    throw notAllowed(allowed === 'none' ? 'this shop does not let customers cancel in the portal' : `this shop lets customers cancel ${allowed === 'now' ? 'at once' : 'at the end of the period'} only`);
+    throw notAllowed(
+      allowed === 'none'
+        ? 'this shop does not let customers cancel in the portal'
+        : `this shop lets customers cancel ${allowed === 'now' ? 'at once' : 'at the end of the period'} only`,
+    );
   }
   if (subscription.status !== 'Active' && subscription.status !== 'Suspended') {
-    throw ApiError.conflict(`the subscription is ${subscription.status}; only an Active or Suspended one can be cancelled`, 'subscriptionId');
+    throw ApiError.conflict(
+      `the subscription is ${subscription.status}; only an Active or Suspended one can be cancelled`,
+      'subscriptionId',
+    );
   }
-  if (await findPendingCancellation(ctx.db, subscriptionId)) throw ApiError.conflict('this subscription is already set to be cancelled', 'subscriptionId');
+  if (await findPendingCancellation(ctx.db, subscriptionId))
+    throw ApiError.conflict('this subscription is already set to be cancelled', 'subscriptionId');
   const caller = portalCaller(ctx, session);
   const now = await ctx.clock.now(session.accountId);
   const reason = input.reason?.trim() || null;
   if (input.mode === 'now') {
-    const live = (await findSubscriptionsOfCustomers(ctx.db, session.accountId, [session.customerId], ['Active', 'Suspended'])).filter((s) => s.id !== subscriptionId);
+    const live = (await findSubscriptionsOfCustomers(ctx.db, session.accountId, [session.customerId], ['Active', 'Suspended'])).filter(
+      (s) => s.id !== subscriptionId,
+    );
     if (live.length > 0) {
-      throw ApiError.conflict('cancelling at once ends the whole account, and this customer has other subscriptions: cancel at the end of the period instead', 'mode');
+      throw ApiError.conflict(
+        'cancelling at once ends the whole account, and this customer has other subscriptions: cancel at the end of the period instead',
+        'mode',
+      );
     }
     const { defaultCancelOption } = effectiveBillingSettings(await findBillingSetting(ctx.db, session.customerId), ctx.catalog);
     await cancelCustomer(ctx, caller, { customerId: session.customerId, cancellationOption: defaultCancelOption }, now);
@@ -270,7 +313,12 @@ export async function cancelPortalSubscription(ctx: AppContext, session: PortalS
       effectiveOn: input.mode === 'now' ? utcDate(now) : subscription.nextPeriodStart,
       requestedAt: now,
     });
-    await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'update', changes: { portalCancellation: [null, { mode: row.mode, effectiveOn: row.effectiveOn, reason }] } });
+    await recordChange(trx, caller, {
+      entityType: 'Subscription',
+      entityId: subscriptionId,
+      action: 'update',
+      changes: { portalCancellation: [null, { mode: row.mode, effectiveOn: row.effectiveOn, reason }] },
+    });
   });
   return getPortalOverview(ctx, session);
 }
@@ -291,8 +339,14 @@ export async function uncancelPortalSubscription(ctx: AppContext, session: Porta
     await uncancelCustomer(ctx, caller, session.customerId, now);
   }
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await withdrawCancellation(trx, pending.id, now))) throw ApiError.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
-    await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'update', changes: { portalCancellation: [{ mode: pending.mode, effectiveOn: pending.effectiveOn }, null] } });
+    if (!(await withdrawCancellation(trx, pending.id, now)))
+      throw ApiError.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
+    await recordChange(trx, caller, {
+      entityType: 'Subscription',
+      entityId: subscriptionId,
+      action: 'update',
+      changes: { portalCancellation: [{ mode: pending.mode, effectiveOn: pending.effectiveOn }, null] },
+    });
   });
   return getPortalOverview(ctx, session);
 }
@@ -304,7 +358,13 @@ export async function updatePortalContact(ctx: AppContext, session: PortalSessio
   const current = await getCustomer(ctx, caller, session.customerId);
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   const updated = await updateCustomer(ctx, caller, UpdateCustomerBody.parse({ ...current, ...given }));
-  return { firstName: updated.firstName, lastName: updated.lastName, companyName: updated.companyName, primaryEmail: updated.primaryEmail, primaryPhone: updated.primaryPhone };
+  return {
+    firstName: updated.firstName,
+    lastName: updated.lastName,
+    companyName: updated.companyName,
+    primaryEmail: updated.primaryEmail,
+    primaryPhone: updated.primaryPhone,
+  };
 }
 
 /** The billing address, through the address endpoints' service (created when the customer has none). */
@@ -312,7 +372,14 @@ export async function updatePortalBillingAddress(ctx: AppContext, session: Porta
   requireFullScope(session, 'change the billing address');
   const caller = portalCaller(ctx, session);
   const existing = await findAddressOfType(ctx.db, session.customerId, 'Billing');
-  const fields = { line1: input.line1 ?? null, line2: input.line2 ?? null, city: input.city ?? null, postalZip: input.postalZip ?? null, countryId: input.countryId ?? null, stateId: input.stateId ?? null };
+  const fields = {
+    line1: input.line1 ?? null,
+    line2: input.line2 ?? null,
+    city: input.city ?? null,
+    postalZip: input.postalZip ?? null,
+    countryId: input.countryId ?? null,
+    stateId: input.stateId ?? null,
+  };
   return existing
     ? updateAddress(ctx, caller, { id: existing.id, ...fields })
     : createAddress(ctx, caller, { customerAddressPreferenceId: session.customerId, addressType: 'Billing', ...fields });
@@ -330,13 +397,16 @@ export async function updatePortalEmailPreferences(ctx: AppContext, session: Por
   requireFullScope(session, 'change e-mail preferences');
   const editable = new Set<string>(ctx.catalog.portal.editableEmailTypes);
   input.preferences.forEach((p, i) => {
-    if (!editable.has(p.emailType)) throw ApiError.badRequest(`${p.emailType} is not one the customer may change here`, `preferences[${i}].emailType`);
+    if (!editable.has(p.emailType))
+      throw ApiError.badRequest(`${p.emailType} is not one the customer may change here`, `preferences[${i}].emailType`);
   });
   const caller = portalCaller(ctx, session);
   const current = await getEmailPreferences(ctx, caller, session.customerId);
   const next = new Map(current.preferences.map((p) => [p.emailType, p.enabled] as const));
   for (const p of input.preferences) next.set(p.emailType, p.enabled);
-  await updateEmailPreferences(ctx, caller, { customerId: session.customerId, preferences: [...next].map(([emailType, enabled]) => ({ emailType, enabled })) });
+  await updateEmailPreferences(ctx, caller, {
+    customerId: session.customerId,
+    preferences: [...next].map(([emailType, enabled]) => ({ emailType, enabled })),
+  });
   return getPortalEmailPreferences(ctx, session);
 }
-

@@ -19,7 +19,11 @@ export async function insertRefund(db: Queryable, refund: Omit<Insertable<Refund
   return id;
 }
 
-export async function updateRefund(db: Queryable, id: number, changes: Partial<Pick<RefundRow, 'status' | 'ledgerEntryId' | 'gatewayRefundId' | 'declineCode' | 'declineMessage'>>) {
+export async function updateRefund(
+  db: Queryable,
+  id: number,
+  changes: Partial<Pick<RefundRow, 'status' | 'ledgerEntryId' | 'gatewayRefundId' | 'declineCode' | 'declineMessage'>>,
+) {
   await db.updateTable('refunds').set(changes).where('id', '=', id).execute();
 }
 
@@ -62,7 +66,10 @@ export async function lockPaymentForRefund(db: Queryable, paymentId: number): Pr
 
 export async function insertUnallocations(db: Queryable, refundId: number, parts: Array<{ invoiceId: number; amount: string }>) {
   if (parts.length === 0) return;
-  await db.insertInto('refundUnallocations').values(parts.map((p) => ({ refundId, invoiceId: p.invoiceId, amount: p.amount }))).execute();
+  await db
+    .insertInto('refundUnallocations')
+    .values(parts.map((p) => ({ refundId, invoiceId: p.invoiceId, amount: p.amount })))
+    .execute();
 }
 
 /** What these refunds took back from invoices, with each invoice's number. */

@@ -39,7 +39,9 @@ export async function refundRoutes(fastify: FastifyInstance) {
       const key = request.headers['idempotency-key'];
       // The gateway sees the client's key too (namespaced by account): a retry after a gateway timeout refunds the card once.
       const idempotencyKey = typeof key === 'string' && key ? key : undefined;
-      return withIdempotency(request, reply, 'POST /v1/refunds', () => createRefund(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) }));
+      return withIdempotency(request, reply, 'POST /v1/refunds', () =>
+        createRefund(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) }),
+      );
     },
   });
 
@@ -49,7 +51,13 @@ export async function refundRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/v1/payments/:paymentId/refunds', {
-    schema: { tags, summary: "List a payment's refunds", params: PaymentIdParams, querystring: ListQuerystring, response: { 200: z.array(RefundResponse) } },
+    schema: {
+      tags,
+      summary: "List a payment's refunds",
+      params: PaymentIdParams,
+      querystring: ListQuerystring,
+      response: { 200: z.array(RefundResponse) },
+    },
     handler: async (request, reply) => {
       const { paymentId } = request.params;
       if (!(await findPayment(app.ctx.db, request.caller.accountId, paymentId))) throw ApiError.notFound('payment', paymentId);
@@ -64,7 +72,13 @@ export async function refundRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/v1/customers/:customerId/refunds', {
-    schema: { tags, summary: "List a customer's refunds", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(RefundResponse) } },
+    schema: {
+      tags,
+      summary: "List a customer's refunds",
+      params: CustomerIdParams,
+      querystring: ListQuerystring,
+      response: { 200: z.array(RefundResponse) },
+    },
     handler: async (request, reply) =>
       listCustomerChildren(request, reply, request.params.customerId, {
         fields: refundListFields,

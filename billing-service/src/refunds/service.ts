@@ -15,7 +15,15 @@ import { findPayment, type PaymentRow } from '../payments/repository.js';
 import type { PaymentResponse } from '../payments/schemas.js';
 import { amountInCurrency } from '../money/amount-in-currency.js';
 import {
-  findRefund, findRefundByGatewayKey, findUnallocations, insertRefund, insertUnallocations, lockPaymentForRefund, lockRefund, updateRefund, type RefundRow,
+  findRefund,
+  findRefundByGatewayKey,
+  findUnallocations,
+  insertRefund,
+  insertUnallocations,
+  lockPaymentForRefund,
+  lockRefund,
+  updateRefund,
+  type RefundRow,
 } from './repository.js';
 import type { CreateRefundInput, RefundResponse } from './schemas.js';
 
@@ -35,7 +43,10 @@ export interface RefundOptions {
 }
 
 export async function toRefundResponses(db: Queryable, uris: UriBuilder, refunds: RefundRow[]): Promise<RefundResponse[]> {
-  const unallocations = await findUnallocations(db, refunds.map((r) => r.id));
+  const unallocations = await findUnallocations(
+    db,
+    refunds.map((r) => r.id),
+  );
   return refunds.map((r) => ({
     originalPaymentId: r.paymentId,
     customerId: r.customerId,
@@ -48,7 +59,12 @@ export async function toRefundResponses(db: Queryable, uris: UriBuilder, refunds
     declineCode: r.declineCode,
     invoiceUnallocations: unallocations
       .filter((u) => u.refundId === r.id)
-      .map((u) => ({ invoiceId: u.invoiceId, invoiceNumber: u.invoiceNumber, amount: toJsonAmount(u.amount), uri: uris.resource('Invoices', u.invoiceId) })),
+      .map((u) => ({
+        invoiceId: u.invoiceId,
+        invoiceNumber: u.invoiceNumber,
+        amount: toJsonAmount(u.amount),
+        uri: uris.resource('Invoices', u.invoiceId),
+      })),
     paymentUri: uris.resource('payments', r.paymentId),
     id: r.id,
     uri: uris.resource('refunds', r.id),
@@ -63,7 +79,13 @@ export async function getRefund(ctx: AppContext, caller: Caller, id: number): Pr
 }
 
 /** Refunds a payment (all or part) and answers the refund; a refusal by the gateway is a 402 with its code. */
-export async function createRefund(ctx: AppContext, caller: Caller, input: CreateRefundInput, now?: Date, options: RefundOptions = {}): Promise<RefundResponse> {
+export async function createRefund(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateRefundInput,
+  now?: Date,
+  options: RefundOptions = {},
+): Promise<RefundResponse> {
   now ??= await ctx.clock.now(caller.accountId);
   const outcome = await recordRefund(ctx, caller, input, now, options);
   if (outcome.status === 'Refused') throw refundRefusedError(outcome);
@@ -85,7 +107,13 @@ export function refundRefusedError(outcome: Extract<RefundOutcome, { status: 'Re
  * refund is reserved that way, then the gateway is called outside any transaction, then the outcome is
  * recorded; another method is recorded at once. Throws ApiError for a request that cannot be made.
  */
-export async function recordRefund(ctx: AppContext, caller: Caller, input: CreateRefundInput, now?: Date, options: RefundOptions = {}): Promise<RefundOutcome> {
+export async function recordRefund(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateRefundInput,
+  now?: Date,
+  options: RefundOptions = {},
+): Promise<RefundOutcome> {
   now ??= await ctx.clock.now(caller.accountId);
   const payment = await findPayment(ctx.db, caller.accountId, input.originalPaymentId);
   if (!payment) throw ApiError.notFound('payment', input.originalPaymentId);
@@ -113,7 +141,16 @@ export async function recordRefund(ctx: AppContext, caller: Caller, input: Creat
         const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
         await checkRefundable(trx, payment, amount);
         const refundId = await insertRefund(trx, { ...newRefund, gatewayIdempotencyKey: null });
-        await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method, reference: newRefund.reference, now, gatewayRefundId: null });
+        await completeRefund(ctx, trx, caller, {
+          customer,
+          payment,
+          refundId,
+          amount,
+          method,
+          reference: newRefund.reference,
+          now,
+          gatewayRefundId: null,
+        });
         return refundId;
       }),
     );
@@ -143,15 +180,30 @@ export async function recordRefund(ctx: AppContext, caller: Caller, input: Creat
   // the same Idempotency-Key resumes it, else the settlement worker asks the gateway what became of it.
   const outcome = await callGateway(
     ctx,
-    (signal) => ctx.payments.gateway.refund({ transactionId: payment.gatewayTransactionId!, amount, currency: payment.currency, idempotencyKey: gatewayKey }, signal),
+    (signal) =>
+      ctx.payments.gateway.refund(
+        { transactionId: payment.gatewayTransactionId!, amount, currency: payment.currency, idempotencyKey: gatewayKey },
+        signal,
+      ),
     'the refund is Pending: retry with the same Idempotency-Key, or it is settled with the gateway within minutes',
   );
   return settleCardRefund(ctx, caller, { refundId: reserved.id, payment, now }, outcome);
 }
 
 /** A refund already decided, as recordRefund answers it. */
-function outcomeOf(refund: { id: number; status: 'Succeeded' | 'Failed' | 'Pending'; declineCode: string | null; declineMessage: string | null }): RefundOutcome {
-  if (refund.status === 'Failed') return { status: 'Refused', refund: { id: refund.id }, declineCode: refund.declineCode ?? 'refund_failed', message: refund.declineMessage ?? 'the refund failed' };
+function outcomeOf(refund: {
+  id: number;
+  status: 'Succeeded' | 'Failed' | 'Pending';
+  declineCode: string | null;
+  declineMessage: string | null;
+}): RefundOutcome {
+  if (refund.status === 'Failed')
+    return {
+      status: 'Refused',
+      refund: { id: refund.id },
+      declineCode: refund.declineCode ?? 'refund_failed',
+      message: refund.declineMessage ?? 'the refund failed',
+    };
   return { status: 'Succeeded', refund: { id: refund.id } };
 }
 
@@ -176,12 +228,29 @@ export async function settleCardRefund(
       if (!outcome.ok) {
         await updateRefund(trx, refundId, { status: 'Failed', declineCode: outcome.code, declineMessage: outcome.message });
         await recordChange(trx, caller, {
-          entityType: 'Refund', entityId: refundId, action: 'create',
-          changes: { status: 'Failed', originalPaymentId: payment.id, amount: amount.toString(), method: row.method, declineCode: outcome.code },
+          entityType: 'Refund',
+          entityId: refundId,
+          action: 'create',
+          changes: {
+            status: 'Failed',
+            originalPaymentId: payment.id,
+            amount: amount.toString(),
+            method: row.method,
+            declineCode: outcome.code,
+          },
         });
         return { status: 'Refused', refund: { id: refundId }, declineCode: outcome.code, message: outcome.message };
       }
-      await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method: row.method as Method, reference: row.reference, now, gatewayRefundId: outcome.value.refundId });
+      await completeRefund(ctx, trx, caller, {
+        customer,
+        payment,
+        refundId,
+        amount,
+        method: row.method as Method,
+        reference: row.reference,
+        now,
+        gatewayRefundId: outcome.value.refundId,
+      });
       return { status: 'Succeeded', refund: { id: refundId } };
     }),
   );
@@ -191,7 +260,10 @@ export async function settleCardRefund(
 function refundMethod(payment: PaymentRow, asked: Method | null): Method {
   const method = asked ?? (payment.paymentMethodType as Method);
   if (method === 'CreditCard' && (payment.paymentMethodType !== 'CreditCard' || !payment.gatewayTransactionId)) {
-    throw ApiError.badRequest(`payment ${payment.id} was not made by card: refund it by ${payment.paymentMethodType}, Cash or Check`, 'method');
+    throw ApiError.badRequest(
+      `payment ${payment.id} was not made by card: refund it by ${payment.paymentMethodType}, Cash or Check`,
+      'method',
+    );
   }
   return method;
 }
@@ -238,12 +310,25 @@ async function completeRefund(
     effectiveAt: now,
     description: refund.reference ?? `refund of payment ${payment.id}`,
   });
-  await updateRefund(trx, refundId, { status: 'Succeeded', ledgerEntryId: paidBack.refundEntryId, gatewayRefundId: refund.gatewayRefundId });
-  await insertUnallocations(trx, refundId, paidBack.reopened.map((r) => ({ invoiceId: r.invoiceId, amount: r.amount.toString() })));
+  await updateRefund(trx, refundId, {
+    status: 'Succeeded',
+    ledgerEntryId: paidBack.refundEntryId,
+    gatewayRefundId: refund.gatewayRefundId,
+  });
+  await insertUnallocations(
+    trx,
+    refundId,
+    paidBack.reopened.map((r) => ({ invoiceId: r.invoiceId, amount: r.amount.toString() })),
+  );
   await recordChange(trx, caller, {
-    entityType: 'Refund', entityId: refundId, action: 'create',
+    entityType: 'Refund',
+    entityId: refundId,
+    action: 'create',
     changes: {
-      status: 'Succeeded', originalPaymentId: payment.id, amount: amount.toString(), method: refund.method,
+      status: 'Succeeded',
+      originalPaymentId: payment.id,
+      amount: amount.toString(),
+      method: refund.method,
       reopenedInvoices: paidBack.reopened.map((r) => ({ invoiceId: r.invoiceId, amount: r.amount.toString() })),
     },
   });

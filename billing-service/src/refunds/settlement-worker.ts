@@ -30,9 +30,14 @@ function systemCaller(accountId: number): Caller {
  */
 export function refundSettlementTask(ctx: AppContext, log: FastifyBaseLogger, options: RefundSettlementOptions = {}): PeriodicTask {
   const olderThanSeconds = Math.max(options.olderThanSeconds ?? 60, (2 * ctx.payments.gatewayTimeoutMs) / 1000);
-  return new PeriodicTask('refund settlement', options.intervalMs ?? 10_000, async () => {
-    await settlePendingRefunds(ctx, log, olderThanSeconds);
-  }, log);
+  return new PeriodicTask(
+    'refund settlement',
+    options.intervalMs ?? 10_000,
+    async () => {
+      await settlePendingRefunds(ctx, log, olderThanSeconds);
+    },
+    log,
+  );
 }
 
 export async function settlePendingRefunds(ctx: AppContext, log: FastifyBaseLogger, olderThanSeconds: number): Promise<number> {
@@ -44,8 +49,16 @@ export async function settlePendingRefunds(ctx: AppContext, log: FastifyBaseLogg
     const key = refund.gatewayIdempotencyKey ?? `refund_${refund.id}`;
     const found = await callGateway(ctx, (signal) => ctx.payments.gateway.findRefund(key, signal));
     const outcome = found ?? { ok: false as const, code: 'refund_not_received', message: 'the gateway never received this refund' };
-    const result = await settleCardRefund(ctx, systemCaller(refund.accountId), { refundId: refund.id, payment, now: await ctx.clock.now(refund.accountId) }, outcome);
-    log.warn({ refundId: refund.id, paymentId: refund.paymentId, status: result.status }, 'a refund left Pending was settled with the gateway');
+    const result = await settleCardRefund(
+      ctx,
+      systemCaller(refund.accountId),
+      { refundId: refund.id, payment, now: await ctx.clock.now(refund.accountId) },
+      outcome,
+    );
+    log.warn(
+      { refundId: refund.id, paymentId: refund.paymentId, status: result.status },
+      'a refund left Pending was settled with the gateway',
+    );
     settled += 1;
   }
   return settled;

@@ -1,7 +1,13 @@
 import { sql, type Insertable, type QueryCreator, type Selectable, type Updateable } from 'kysely';
 import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
-import type { Database, PlanFrequenciesTable, SubscriptionCouponsTable, SubscriptionProductsTable, SubscriptionsTable } from '../db/schema.js';
+import type {
+  Database,
+  PlanFrequenciesTable,
+  SubscriptionCouponsTable,
+  SubscriptionProductsTable,
+  SubscriptionsTable,
+} from '../db/schema.js';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
 export type SubscriptionProductRow = Selectable<SubscriptionProductsTable>;
@@ -32,7 +38,12 @@ export async function findSubscription(db: Queryable, accountId: number, id: num
   return selectSubscriptions(db, accountId).where('subscriptions.id', '=', id).executeTakeFirst();
 }
 
-export async function findSubscriptionsOfCustomers(db: Queryable, accountId: number, customerIds: number[], statuses?: readonly string[]): Promise<SubscriptionWithPlan[]> {
+export async function findSubscriptionsOfCustomers(
+  db: Queryable,
+  accountId: number,
+  customerIds: number[],
+  statuses?: readonly string[],
+): Promise<SubscriptionWithPlan[]> {
   if (customerIds.length === 0) return [];
   return selectSubscriptions(db, accountId)
     .where('subscriptions.customerId', 'in', customerIds)
@@ -49,7 +60,9 @@ export async function moveSubscriptionAnchors(db: Queryable, moves: ReadonlyArra
 /** Whose subscription it is, read without a lock (to take the customer's lock before the subscription's). */
 export async function findSubscriptionCustomerId(db: Queryable, accountId: number, id: number): Promise<number | undefined> {
   if (!isStorableId(id)) return undefined;
-  return (await db.selectFrom('subscriptions').select('customerId').where('accountId', '=', accountId).where('id', '=', id).executeTakeFirst())?.customerId;
+  return (
+    await db.selectFrom('subscriptions').select('customerId').where('accountId', '=', accountId).where('id', '=', id).executeTakeFirst()
+  )?.customerId;
 }
 
 /** Locks the subscription row for a read-modify-write (take its customer's lock first: lock order in the README's Architecture). */
@@ -61,18 +74,34 @@ export async function lockSubscription(db: Queryable, accountId: number, id: num
 /** The plan frequencies of subscriptions, whole (the subscription embeds its frequency as the plan list shows it). */
 export async function findPlanFrequencies(db: Queryable, ids: number[]): Promise<Array<Selectable<PlanFrequenciesTable>>> {
   if (ids.length === 0) return [];
-  return db.selectFrom('planFrequencies').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  return db
+    .selectFrom('planFrequencies')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
 }
 
 export async function findProducts(db: Queryable, subscriptionIds: number[]): Promise<SubscriptionProductRow[]> {
   if (subscriptionIds.length === 0) return [];
-  return db.selectFrom('subscriptionProducts').selectAll().where('subscriptionId', 'in', subscriptionIds).orderBy('subscriptionId').orderBy('position').execute();
+  return db
+    .selectFrom('subscriptionProducts')
+    .selectAll()
+    .where('subscriptionId', 'in', subscriptionIds)
+    .orderBy('subscriptionId')
+    .orderBy('position')
+    .execute();
 }
 
 export async function findCoupons(db: Queryable, subscriptionIds: number[]): Promise<SubscriptionCouponRow[]> {
   if (subscriptionIds.length === 0) return [];
   // in the order they were listed: the order they apply in
-  return db.selectFrom('subscriptionCoupons').selectAll().where('subscriptionId', 'in', subscriptionIds).orderBy('subscriptionId').orderBy('position').execute();
+  return db
+    .selectFrom('subscriptionCoupons')
+    .selectAll()
+    .where('subscriptionId', 'in', subscriptionIds)
+    .orderBy('subscriptionId')
+    .orderBy('position')
+    .execute();
 }
 
 export async function insertSubscription(db: Queryable, row: Insertable<SubscriptionsTable>): Promise<number> {
@@ -110,7 +139,12 @@ export interface SubscriptionsMove {
 }
 
 /** The update of moveSubscriptionsOfCustomer, for a statement that makes it with other writes (a data-modifying CTE). */
-export function moveSubscriptionsOfCustomerQuery(qc: QueryCreator<Database>, customerId: number, move: SubscriptionsMove, set: Updateable<SubscriptionsTable>) {
+export function moveSubscriptionsOfCustomerQuery(
+  qc: QueryCreator<Database>,
+  customerId: number,
+  move: SubscriptionsMove,
+  set: Updateable<SubscriptionsTable>,
+) {
   // `status` is the new one (what UPDATE … RETURNING gives); `activatedAt` tells a started subscription from a Draft.
   return qc
     .updateTable('subscriptions')
@@ -123,7 +157,8 @@ export function moveSubscriptionsOfCustomerQuery(qc: QueryCreator<Database>, cus
 
 /** Subscriptions whose billing resumes later (missed periods not charged) skip to that period start. */
 export async function skipToPeriodStarts(db: Queryable, skips: ReadonlyArray<{ id: number; nextPeriodStart: string }>): Promise<void> {
-  for (const skip of skips) await db.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
+  for (const skip of skips)
+    await db.updateTable('subscriptions').set({ nextPeriodStart: skip.nextPeriodStart }).where('id', '=', skip.id).execute();
 }
 
 /** A billed subscription's move to its next period (and, when given, a new current period start). */

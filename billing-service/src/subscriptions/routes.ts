@@ -34,7 +34,12 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.post('/v1/subscriptions', {
-    schema: { tags, summary: 'Create a Draft subscription of a plan frequency', body: CreateSubscriptionBody, response: { 200: SubscriptionResponse } },
+    schema: {
+      tags,
+      summary: 'Create a Draft subscription of a plan frequency',
+      body: CreateSubscriptionBody,
+      response: { 200: SubscriptionResponse },
+    },
     handler: async (request) => createSubscription(app.ctx, request.caller, request.body),
   });
 
@@ -44,22 +49,43 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/v1/subscriptions/:subscriptionId/subscriptionProducts/:subscriptionProductId', {
-    schema: { tags, summary: 'Read one product of a subscription', params: SubscriptionProductParams, response: { 200: SubscriptionProductResponse } },
-    handler: async (request) => getSubscriptionProduct(app.ctx, request.caller, request.params.subscriptionId, request.params.subscriptionProductId),
+    schema: {
+      tags,
+      summary: 'Read one product of a subscription',
+      params: SubscriptionProductParams,
+      response: { 200: SubscriptionProductResponse },
+    },
+    handler: async (request) =>
+      getSubscriptionProduct(app.ctx, request.caller, request.params.subscriptionId, request.params.subscriptionProductId),
   });
 
   app.put('/v1/subscriptions', {
-    schema: { tags, summary: 'Replace a subscription\'s customisation (read, modify, send back)', body: UpdateSubscriptionBody, response: { 200: SubscriptionResponse } },
+    schema: {
+      tags,
+      summary: "Replace a subscription's customisation (read, modify, send back)",
+      body: UpdateSubscriptionBody,
+      response: { 200: SubscriptionResponse },
+    },
     handler: async (request) => updateSubscription(app.ctx, request.caller, request.body),
   });
 
   app.get('/v1/customers/:customerId/subscriptions', {
-    schema: { tags, summary: "List a customer's subscriptions", params: CustomerIdParams, querystring: ListQuerystring, response: { 200: z.array(SubscriptionResponse) } },
+    schema: {
+      tags,
+      summary: "List a customer's subscriptions",
+      params: CustomerIdParams,
+      querystring: ListQuerystring,
+      response: { 200: z.array(SubscriptionResponse) },
+    },
     handler: async (request, reply) =>
       listCustomerChildren(request, reply, request.params.customerId, {
         fields: subscriptionListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectSubscriptions(app.ctx.db, request.caller.accountId).where('subscriptions.customerId', '=', request.params.customerId),
+        baseQuery: selectSubscriptions(app.ctx.db, request.caller.accountId).where(
+          'subscriptions.customerId',
+          '=',
+          request.params.customerId,
+        ),
         idColumn: 'subscriptions.id',
         toResponses: (rows) => toSubscriptionResponses(app.ctx.db, app.ctx.catalog, app.ctx.uris, rows),
       }),

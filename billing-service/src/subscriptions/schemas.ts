@@ -45,13 +45,16 @@ export type CustomFields = z.infer<typeof CustomFieldsInput>;
 
 /** Why a value of a field the service does not model is refused (400 keyed on the field). */
 const unsupported = {
-  subscriptionDiscount: 'a subscription-wide charge discount is not supported: give each product its discount (subscriptionProducts[].discount) or add coupons',
+  subscriptionDiscount:
+    'a subscription-wide charge discount is not supported: give each product its discount (subscriptionProducts[].discount) or add coupons',
   setupFeeDiscount: 'setup fee discounts are not supported: setup fees are billed at their catalogue amount',
   planAutoApplyChanges: "is the plan's setting and read only: plans here never apply catalogue changes to subscriptions (false)",
-  autoApplyCatalogChanges: 'catalogue changes are not applied to existing subscriptions: a subscription keeps the prices it was created with (false)',
+  autoApplyCatalogChanges:
+    'catalogue changes are not applied to existing subscriptions: a subscription keeps the prices it was created with (false)',
   endOfPeriodCharge: 'end-of-period charges are not supported: recurring charges are billed at the start of each period (false)',
   remainingInterval: 'fixed-length subscriptions are not supported: subscriptions renew until cancelled (null)',
-  scheduledActivation: 'scheduled activation is not supported: subscriptions are activated with their customer (POST /v1/customeractivation)',
+  scheduledActivation:
+    'scheduled activation is not supported: subscriptions are activated with their customer (POST /v1/customeractivation)',
 };
 
 export const UpdateSubscriptionBody = z.object({
@@ -64,7 +67,10 @@ export const UpdateSubscriptionBody = z.object({
   contractEndTimestamp: timestamp,
   expiredTimestamp: timestamp,
   subscriptionProducts: z.array(SubscriptionProductInput).nullish(),
-  coupons: z.array(z.object({ code: z.string().min(1).max(255) })).max(10).nullish(),
+  coupons: z
+    .array(z.object({ code: z.string().min(1).max(255) }))
+    .max(10)
+    .nullish(),
   customFields: CustomFieldsInput.nullish(),
   // Fields with no model here: accepted only as the GET returns them (null, [], false); any other value is a 400 on the field.
   chargeDiscount: z.null({ error: unsupported.subscriptionDiscount }).optional(),
@@ -137,7 +143,9 @@ export const SubscriptionResponse = z.object({
   customFields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).nullable(),
   planAutoApplyChanges: z.boolean(),
   autoApplyCatalogChanges: z.boolean(),
-  coupons: z.array(z.object({ code: z.string(), name: z.string().nullable(), periodsUsed: z.number(), remainingPeriods: z.number().nullable() })),
+  coupons: z.array(
+    z.object({ code: z.string(), name: z.string().nullable(), periodsUsed: z.number(), remainingPeriods: z.number().nullable() }),
+  ),
   monthlyRecurringRevenue: z.number(),
   netMonthlyRecurringRevenue: z.number(),
   amount: z.number(),

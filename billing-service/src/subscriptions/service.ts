@@ -103,7 +103,12 @@ export async function toSubscriptionResponses(
         .filter((c) => c.subscriptionId === s.id)
         .map((c) => {
           const coupon = catalog.coupons.find((k) => k.code === c.couponCode);
-          const remaining = coupon?.duration === 'Periods' ? Math.max(0, (coupon.periods ?? 0) - c.periodsUsed) : coupon?.duration === 'Once' ? Math.max(0, 1 - c.periodsUsed) : null;
+          const remaining =
+            coupon?.duration === 'Periods'
+              ? Math.max(0, (coupon.periods ?? 0) - c.periodsUsed)
+              : coupon?.duration === 'Once'
+                ? Math.max(0, 1 - c.periodsUsed)
+                : null;
           return { code: c.couponCode, name: coupon?.name ?? null, periodsUsed: c.periodsUsed, remainingPeriods: remaining };
         }),
       monthlyRecurringRevenue: toJsonAmount(revenue.gross),
@@ -130,7 +135,12 @@ export async function getSubscription(ctx: AppContext, caller: Caller, id: numbe
 }
 
 /** One product of a subscription, as the subscription embeds it. */
-export async function getSubscriptionProduct(ctx: AppContext, caller: Caller, id: number, productId: number): Promise<SubscriptionResponse['subscriptionProducts'][number]> {
+export async function getSubscriptionProduct(
+  ctx: AppContext,
+  caller: Caller,
+  id: number,
+  productId: number,
+): Promise<SubscriptionResponse['subscriptionProducts'][number]> {
   const product = (await getSubscription(ctx, caller, id)).subscriptionProducts.find((p) => p.id === productId);
   if (!product) throw ApiError.notFound('subscription product', productId);
   return product;
@@ -246,7 +256,8 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
       }
       // Money in the subscription's currency has its minor units, no more (USD 2, JPY 0, BHD 3).
       if (p.priceOverride != null) amountInCurrency(p.priceOverride, current.currency, `subscriptionProducts[${i}].priceOverride`);
-      if (p.discount?.type === 'Amount') amountInCurrency(p.discount.amount, current.currency, `subscriptionProducts[${i}].discount.amount`);
+      if (p.discount?.type === 'Amount')
+        amountInCurrency(p.discount.amount, current.currency, `subscriptionProducts[${i}].discount.amount`);
     });
     const planQuantity = (code: string) => found?.plan.products.find((p) => p.code === code)?.quantity ?? 1;
     for (const product of products) {
@@ -291,8 +302,10 @@ function assertPlanUnchanged(
   plan: { code: string; name: string; description: string | null; reference: string | null } | undefined,
 ) {
   const frequencyChange = 'the plan frequency of a subscription cannot change; cancel it and create a subscription of the other frequency';
-  if (input.planFrequency?.id != null && input.planFrequency.id !== planFrequencyId) throw ApiError.badRequest(frequencyChange, 'planFrequency.id');
-  if (input.planFrequencyId != null && input.planFrequencyId !== planFrequencyId) throw ApiError.badRequest(frequencyChange, 'planFrequencyId');
+  if (input.planFrequency?.id != null && input.planFrequency.id !== planFrequencyId)
+    throw ApiError.badRequest(frequencyChange, 'planFrequency.id');
+  if (input.planFrequencyId != null && input.planFrequencyId !== planFrequencyId)
+    throw ApiError.badRequest(frequencyChange, 'planFrequencyId');
   if (!plan) return;
   if (input.planCode != null && input.planCode.toLowerCase() !== plan.code.toLowerCase()) {
     throw ApiError.badRequest(`the subscription is of plan ${plan.code}; its plan cannot change`, 'planCode');
@@ -320,9 +333,14 @@ function resolveCoupons(catalog: Catalog, coupons: ReadonlyArray<{ code: string 
     const coupon = catalog.coupons.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
     if (!coupon) throw ApiError.badRequest(`unknown coupon code "${given.code}"`, `coupons[${i}].code`, 'coupon_unknown');
     if (coupon.kind === 'Amount' && coupon.currency && coupon.currency !== currency) {
-      throw ApiError.badRequest(`coupon ${coupon.code} is in ${coupon.currency}, the subscription in ${currency}`, `coupons[${i}].code`, 'coupon_inapplicable');
+      throw ApiError.badRequest(
+        `coupon ${coupon.code} is in ${coupon.currency}, the subscription in ${currency}`,
+        `coupons[${i}].code`,
+        'coupon_inapplicable',
+      );
     }
-    if (codes.includes(coupon.code)) throw ApiError.badRequest(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`, 'coupon_inapplicable');
+    if (codes.includes(coupon.code))
+      throw ApiError.badRequest(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`, 'coupon_inapplicable');
     codes.push(coupon.code);
   });
   return codes;

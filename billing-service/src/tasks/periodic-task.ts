@@ -81,7 +81,8 @@ export class PeriodicTask {
   }
 
   private backOff(error: unknown) {
-    if (this.backoffMs === 0) this.log.warn({ err: error }, `${this.name}: the database is unavailable; retrying with backoff until it answers`);
+    if (this.backoffMs === 0)
+      this.log.warn({ err: error }, `${this.name}: the database is unavailable; retrying with backoff until it answers`);
     this.backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(this.intervalMs, this.backoffMs * 2));
     this.resumeAt = performance.now() + this.backoffMs;
     // work that arrived meanwhile waits for the database too

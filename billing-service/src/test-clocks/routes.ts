@@ -25,7 +25,11 @@ export async function testClockRoutes(fastify: FastifyInstance) {
   });
 
   app.post('/v1/testclock/reset', {
-    schema: { tags, summary: 'Return the account to real time (refused once records are dated in its future)', response: { 200: TestClockResponse } },
+    schema: {
+      tags,
+      summary: 'Return the account to real time (refused once records are dated in its future)',
+      response: { 200: TestClockResponse },
+    },
     handler: async (request) => resetTestClock(app.ctx, request.caller),
   });
 }

@@ -51,10 +51,19 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
   const wallStart = wallClockNow();
   const claim = await claimClockForAdvance(ctx.db, ctx.instance, caller.accountId, from, wallStart, STALE_ADVANCE_MS);
   if (claim === 'busy') {
-    throw ApiError.conflict('this account\'s clock is being advanced by another request; retry when it is done', 'to');
+    throw ApiError.conflict("this account's clock is being advanced by another request; retry when it is done", 'to');
   }
   // Every list of a tick, counted over the whole advance.
-  const totals: Record<keyof ClockTick, number> = { renewed: 0, overdueNotices: 0, expiryNotices: 0, collected: 0, declined: 0, reactivated: 0, suspended: 0, cancelled: 0 };
+  const totals: Record<keyof ClockTick, number> = {
+    renewed: 0,
+    overdueNotices: 0,
+    expiryNotices: 0,
+    collected: 0,
+    declined: 0,
+    reactivated: 0,
+    suspended: 0,
+    cancelled: 0,
+  };
   let days = 0;
   try {
     // An advance whose instance died left the clock at the day it was running, maybe part-way through
@@ -107,7 +116,7 @@ export async function resetTestClock(ctx: AppContext, caller: Caller): Promise<T
   const wallNow = wallClockNow();
   if (clock) {
     if (clock.advancingSince && (await isAdvancing(ctx.db, ctx.instance, caller.accountId, wallNow, STALE_ADVANCE_MS))) {
-      throw ApiError.conflict('this account\'s clock is being advanced; reset when the advance is done', 'testclock');
+      throw ApiError.conflict("this account's clock is being advanced; reset when the advance is done", 'testclock');
     }
     if (clock.frozenAt > wallNow && (await changedSince(ctx.db, caller.accountId, clock.firstAdvancedAt))) {
       throw ApiError.conflict(

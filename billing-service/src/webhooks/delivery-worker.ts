@@ -7,7 +7,15 @@ import { Webhook } from 'standardwebhooks';
 import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Db } from '../db/database.js';
 import { InstanceLiveness } from '../db/instance-liveness.js';
-import { claimDueDeliveries, insertAttempt, markAttemptFailed, markDelivered, releaseDeliveryClaimsOf, WEBHOOK_SENDS_PER_ENDPOINT, type ClaimedDelivery } from '../outbox/webhook-repository.js';
+import {
+  claimDueDeliveries,
+  insertAttempt,
+  markAttemptFailed,
+  markDelivered,
+  releaseDeliveryClaimsOf,
+  WEBHOOK_SENDS_PER_ENDPOINT,
+  type ClaimedDelivery,
+} from '../outbox/webhook-repository.js';
 import { UnrecordedWrites } from '../tasks/unrecorded-writes.js';
 import { checkUrlForm, resolveSafely, UnsafeUrlError, type ResolvedAddress, type WebhookUrlSafety } from '../outbox/url-safety.js';
 
@@ -95,7 +103,14 @@ export class WebhookDeliveryWorker {
       if (failure === undefined && !this.task.stopped && inFlight.size < slots) {
         const at = now ?? wallClockNow();
         try {
-          const deliveries = await claimDueDeliveries(this.db, this.instance, at, slots - inFlight.size, timeoutMs * 3 + 30_000, perEndpoint);
+          const deliveries = await claimDueDeliveries(
+            this.db,
+            this.instance,
+            at,
+            slots - inFlight.size,
+            timeoutMs * 3 + 30_000,
+            perEndpoint,
+          );
           for (const delivery of deliveries) {
             const sending: Promise<void> = this.attempt(delivery, at)
               .catch((error: unknown) => {
@@ -182,7 +197,10 @@ export function signedHeaders(secret: string, messageId: string, timestamp: Date
  * connection made to a checked address only (the `lookup` given to the request), so a name that
  * resolves inward later is not followed. Redirects are not followed (a 3xx is a failure).
  */
-export async function sendWebhook(delivery: Pick<ClaimedDelivery, 'url' | 'secret' | 'eventPublicId' | 'payload'>, options: WebhookWorkerOptions): Promise<AttemptOutcome> {
+export async function sendWebhook(
+  delivery: Pick<ClaimedDelivery, 'url' | 'secret' | 'eventPublicId' | 'payload'>,
+  options: WebhookWorkerOptions,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? 10_000;
   const duration = () => Math.round(performance.now() - started);

@@ -51,12 +51,23 @@ export class WebhookEmitter implements ResourceWebhooks {
   }
 
   // A paid invoice does not change again within the batch, so reading it after the batch's writes is exact.
-  paymentsSucceeded(trx: Queryable, accountId: number, payments: Array<{ customerId: number; data: () => Promise<unknown>; paidInvoiceIds: number[] }>, now: Date) {
+  paymentsSucceeded(
+    trx: Queryable,
+    accountId: number,
+    payments: Array<{ customerId: number; data: () => Promise<unknown>; paidInvoiceIds: number[] }>,
+    now: Date,
+  ) {
     return emitWebhookEvents(
       trx,
       payments.flatMap((p) => [
         { accountId, customerId: p.customerId, type: 'payment.succeeded' as const, now, data: p.data },
-        ...p.paidInvoiceIds.map((invoiceId) => ({ accountId, customerId: p.customerId, type: 'invoice.paid' as const, now, data: () => this.invoiceData(trx, accountId, invoiceId) })),
+        ...p.paidInvoiceIds.map((invoiceId) => ({
+          accountId,
+          customerId: p.customerId,
+          type: 'invoice.paid' as const,
+          now,
+          data: () => this.invoiceData(trx, accountId, invoiceId),
+        })),
       ]),
     );
   }
@@ -80,7 +91,8 @@ export class WebhookEmitter implements ResourceWebhooks {
   async paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date) {
     const ids = [...new Set([...invoiceIds].filter((id): id is number => id !== null))];
     if (ids.length === 0) return;
-    for (const invoiceId of await invoicesFullyPaid(trx, ids)) await this.invoice(trx, accountId, customerId, invoiceId, 'invoice.paid', now);
+    for (const invoiceId of await invoicesFullyPaid(trx, ids))
+      await this.invoice(trx, accountId, customerId, invoiceId, 'invoice.paid', now);
   }
 
   /** The resource is read (in the transaction) only when some endpoint is subscribed to the event. */

@@ -53,7 +53,12 @@ export async function webhookRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.post('/v1/webhookEndpoints', {
-    schema: { tags, summary: 'Create a webhook endpoint (its secret is shown in this response only)', body: CreateWebhookEndpointBody, response: { 200: WebhookEndpointResponse } },
+    schema: {
+      tags,
+      summary: 'Create a webhook endpoint (its secret is shown in this response only)',
+      body: CreateWebhookEndpointBody,
+      response: { 200: WebhookEndpointResponse },
+    },
     handler: async (request) => createWebhookEndpoint(app.ctx, request.caller, request.body),
   });
 
@@ -75,17 +80,33 @@ export async function webhookRoutes(fastify: FastifyInstance) {
   });
 
   app.put('/v1/webhookEndpoints', {
-    schema: { tags, summary: 'Replace a webhook endpoint (id in the body)', body: UpdateWebhookEndpointBody, response: { 200: WebhookEndpointResponse } },
+    schema: {
+      tags,
+      summary: 'Replace a webhook endpoint (id in the body)',
+      body: UpdateWebhookEndpointBody,
+      response: { 200: WebhookEndpointResponse },
+    },
     handler: async (request) => updateWebhookEndpoint(app.ctx, request.caller, undefined, request.body),
   });
 
   app.put('/v1/webhookEndpoints/:webhookEndpointId', {
-    schema: { tags, summary: 'Replace a webhook endpoint', params: WebhookEndpointIdParams, body: UpdateWebhookEndpointBody, response: { 200: WebhookEndpointResponse } },
+    schema: {
+      tags,
+      summary: 'Replace a webhook endpoint',
+      params: WebhookEndpointIdParams,
+      body: UpdateWebhookEndpointBody,
+      response: { 200: WebhookEndpointResponse },
+    },
     handler: async (request) => updateWebhookEndpoint(app.ctx, request.caller, request.params.webhookEndpointId, request.body),
   });
 
   app.delete('/v1/webhookEndpoints/:webhookEndpointId', {
-    schema: { tags, summary: 'Delete a webhook endpoint (its waiting deliveries are given up)', params: WebhookEndpointIdParams, response: { 204: z.null() } },
+    schema: {
+      tags,
+      summary: 'Delete a webhook endpoint (its waiting deliveries are given up)',
+      params: WebhookEndpointIdParams,
+      response: { 204: z.null() },
+    },
     handler: async (request, reply) => {
       await deleteWebhookEndpoint(app.ctx, request.caller, request.params.webhookEndpointId);
       return reply.code(204).send(null);
@@ -93,7 +114,12 @@ export async function webhookRoutes(fastify: FastifyInstance) {
   });
 
   app.post('/v1/webhookEndpoints/:webhookEndpointId/rotateSecret', {
-    schema: { tags, summary: 'Give a webhook endpoint a new secret (shown in this response only)', params: WebhookEndpointIdParams, response: { 200: WebhookEndpointResponse } },
+    schema: {
+      tags,
+      summary: 'Give a webhook endpoint a new secret (shown in this response only)',
+      params: WebhookEndpointIdParams,
+      response: { 200: WebhookEndpointResponse },
+    },
     handler: async (request) => rotateWebhookSecret(app.ctx, request.caller, request.params.webhookEndpointId),
   });
 
@@ -123,7 +149,12 @@ export async function webhookRoutes(fastify: FastifyInstance) {
   });
 
   app.post('/v1/webhookDeliveries/:webhookDeliveryId/retry', {
-    schema: { tags, summary: 'Send a Failed webhook delivery again, now', params: WebhookDeliveryIdParams, response: { 200: WebhookDeliveryResponse } },
+    schema: {
+      tags,
+      summary: 'Send a Failed webhook delivery again, now',
+      params: WebhookDeliveryIdParams,
+      response: { 200: WebhookDeliveryResponse },
+    },
     handler: async (request) => retryWebhookDelivery(app.ctx, request.caller, request.params.webhookDeliveryId),
   });
 }

@@ -95,7 +95,11 @@ async function checkUrl(ctx: AppContext, url: string): Promise<string> {
   }
 }
 
-export async function createWebhookEndpoint(ctx: AppContext, caller: Caller, input: CreateWebhookEndpointInput): Promise<WebhookEndpointResponse> {
+export async function createWebhookEndpoint(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateWebhookEndpointInput,
+): Promise<WebhookEndpointResponse> {
   const url = await checkUrl(ctx, input.url);
   const row = await ctx.db.transaction().execute(async (trx) => {
     const limit = ctx.catalog.webhooks.maxEndpoints;
@@ -132,7 +136,12 @@ export async function requireWebhookEndpoint(ctx: AppContext, caller: Caller, id
 }
 
 /** PUT: the id from the path or the body (both: they must agree). Enabling again clears the failure clock. */
-export async function updateWebhookEndpoint(ctx: AppContext, caller: Caller, pathId: number | undefined, input: UpdateWebhookEndpointInput): Promise<WebhookEndpointResponse> {
+export async function updateWebhookEndpoint(
+  ctx: AppContext,
+  caller: Caller,
+  pathId: number | undefined,
+  input: UpdateWebhookEndpointInput,
+): Promise<WebhookEndpointResponse> {
   if (pathId !== undefined && input.id !== undefined && pathId !== input.id) {
     throw ApiError.badRequest(`id ${input.id} differs from the path's ${pathId}`, 'id');
   }
@@ -198,7 +207,12 @@ export async function retryWebhookDelivery(ctx: AppContext, caller: Caller, id: 
     if (!(await requeueFailedDelivery(trx, caller.accountId, id, wallClockNow()))) {
       throw ApiError.conflict(`webhook delivery ${id} is ${before.status}: only a Failed delivery can be retried`);
     }
-    await recordChange(trx, caller, { entityType: 'WebhookDelivery', entityId: id, action: 'update', changes: { status: [before.status, 'Pending'] } });
+    await recordChange(trx, caller, {
+      entityType: 'WebhookDelivery',
+      entityId: id,
+      action: 'update',
+      changes: { status: [before.status, 'Pending'] },
+    });
     return (await findDelivery(trx, caller.accountId, id))!;
   });
   return toDeliveryResponse(row, ctx.uris);

@@ -16,10 +16,20 @@ async function readSetting(customerId: number) {
 
 // Unset flags answer the value in effect (false: not shown); the format has none.
 const NO_TRACKED_ITEM_DISPLAY = {
-  trackedItemDisplayFormat: null, showTrackedItemName: false, showTrackedItemReference: false, showTrackedItemDescription: false, showTrackedItemCreatedDate: false,
+  trackedItemDisplayFormat: null,
+  showTrackedItemName: false,
+  showTrackedItemReference: false,
+  showTrackedItemDescription: false,
+  showTrackedItemCreatedDate: false,
 };
 const NO_STATEMENT_SETTING = {
-  option: null, type: null, interval: null, day: null, month: null, trackedItemDisplay: NO_TRACKED_ITEM_DISPLAY, statementActivityType: null,
+  option: null,
+  type: null,
+  interval: null,
+  day: null,
+  month: null,
+  trackedItemDisplay: NO_TRACKED_ITEM_DISPLAY,
+  statementActivityType: null,
 };
 
 describe('billing settings', () => {
@@ -39,7 +49,7 @@ describe('billing settings', () => {
     });
   });
 
-  it('start from the customer-create body\'s billingSetting', async () => {
+  it("start from the customer-create body's billingSetting", async () => {
     const id = await newCustomer(t, {
       billingSetting: { term: 'Net30', taxExempt: true, taxExemptCode: 'EX-1', acquisitionCost: '12.50', rollUpTaxes: true },
       monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 15 },
@@ -47,13 +57,19 @@ describe('billing settings', () => {
     });
     const setting = await readSetting(id);
     expect(setting).toMatchObject({
-      term: 'Net30', taxExempt: true, taxExemptCode: 'EX-1', acquisitionCost: 12.5, rollUpTaxes: true,
+      term: 'Net30',
+      taxExempt: true,
+      taxExemptCode: 'EX-1',
+      acquisitionCost: 12.5,
+      rollUpTaxes: true,
       trackedItemDisplay: { trackedItemDisplayFormat: 'Inline', showTrackedItemName: true },
     });
-    expect(setting.billingPeriodConfigurations).toEqual([{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly', day: 15, month: null }]);
+    expect(setting.billingPeriodConfigurations).toEqual([
+      { type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly', day: 15, month: null },
+    ]);
   });
 
-  it('take every field of the customer-create body\'s billingSetting, nested ones included', async () => {
+  it("take every field of the customer-create body's billingSetting, nested ones included", async () => {
     const id = await newCustomer(t, {
       billingSetting: {
         invoiceDay: 9,
@@ -68,7 +84,12 @@ describe('billing settings', () => {
     expect(setting).toMatchObject({
       invoiceDay: 9,
       trackedItemDisplay: { ...NO_TRACKED_ITEM_DISPLAY, showTrackedItemDescription: true },
-      customerBillingStatementSetting: { ...NO_STATEMENT_SETTING, option: 'BySubscription', type: 'CustomerAnniversary', interval: 'Monthly' },
+      customerBillingStatementSetting: {
+        ...NO_STATEMENT_SETTING,
+        option: 'BySubscription',
+        type: 'CustomerAnniversary',
+        interval: 'Monthly',
+      },
       defaultPaymentMethodId: null,
     });
     expect(setting.billingPeriodConfigurations).toEqual([
@@ -80,13 +101,29 @@ describe('billing settings', () => {
   it.each([
     [{ billingSetting: { defaultPaymentMethodId: 5 } }, 'billingSetting.defaultPaymentMethodId'],
     [{ billingSetting: { invoiceDay: 32 } }, 'billingSetting.invoiceDay'],
-    [{ billingSetting: { customerBillingStatementSetting: { type: 'SpecifiedDate', interval: 'Monthly' } } }, 'billingSetting.customerBillingStatementSetting.day'],
-    [{ billingSetting: { billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'SingleInvoice', interval: 'Monthly', day: 4 }] } }, 'billingSetting.billingPeriodConfigurations[0].day'],
     [
-      { monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'SingleInvoice' }, billingSetting: { billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'Prompt', interval: 'Monthly' }] } },
+      { billingSetting: { customerBillingStatementSetting: { type: 'SpecifiedDate', interval: 'Monthly' } } },
+      'billingSetting.customerBillingStatementSetting.day',
+    ],
+    [
+      {
+        billingSetting: {
+          billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'SingleInvoice', interval: 'Monthly', day: 4 }],
+        },
+      },
+      'billingSetting.billingPeriodConfigurations[0].day',
+    ],
+    [
+      {
+        monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'SingleInvoice' },
+        billingSetting: { billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'Prompt', interval: 'Monthly' }] },
+      },
       'billingSetting.billingPeriodConfigurations[0].interval',
     ],
-    [{ trackedItemDisplay: { showTrackedItemName: true }, billingSetting: { trackedItemDisplay: { showTrackedItemName: false } } }, 'billingSetting.trackedItemDisplay'],
+    [
+      { trackedItemDisplay: { showTrackedItemName: true }, billingSetting: { trackedItemDisplay: { showTrackedItemName: false } } },
+      'billingSetting.trackedItemDisplay',
+    ],
   ])('refuse %j on customer creation with 400 keyed on %s', async (body, key) => {
     const res = await t.call('POST', '/v1/customers', body);
     expect(res.statusCode, res.body).toBe(400);
@@ -112,7 +149,11 @@ describe('billing settings', () => {
     expect(res.statusCode, res.body).toBe(200);
     const updated = res.json();
     expect(updated).toMatchObject({
-      term: 'Net45', standingPoNumber: 'PO-7', rechargeType: 'BringBalanceBackTo', rechargeThresholdAmount: 10, rechargeTargetAmount: 100.25,
+      term: 'Net45',
+      standingPoNumber: 'PO-7',
+      rechargeType: 'BringBalanceBackTo',
+      rechargeThresholdAmount: 10,
+      rechargeTargetAmount: 100.25,
       pdfInvoiceEmailAttachmentOption: 'Both',
       customerBillingStatementSetting: { option: 'Detailed', type: 'SpecifiedDate', interval: 'Monthly', day: 1 },
     });
@@ -121,7 +162,14 @@ describe('billing settings', () => {
 
     // Omitted fields are unset again (PUT replaces): the account's default is in effect.
     const cleared = await t.call('PUT', '/v1/customerbillingsetting', { id });
-    expect(cleared.json()).toMatchObject({ term: 'Net0', pdfInvoiceEmailAttachmentOption: 'Details', standingPoNumber: null, rechargeType: null, billingPeriodConfigurations: [], customerBillingStatementSetting: NO_STATEMENT_SETTING });
+    expect(cleared.json()).toMatchObject({
+      term: 'Net0',
+      pdfInvoiceEmailAttachmentOption: 'Details',
+      standingPoNumber: null,
+      rechargeType: null,
+      billingPeriodConfigurations: [],
+      customerBillingStatementSetting: NO_STATEMENT_SETTING,
+    });
   });
 
   it('return trackedItemDisplay and customerBillingStatementSetting whole: every key, unset flags false, other unset keys null', async () => {
@@ -140,14 +188,23 @@ describe('billing settings', () => {
     const updated = res.json();
     expect(updated.trackedItemDisplay).toEqual({ ...NO_TRACKED_ITEM_DISPLAY, trackedItemDisplayFormat: 'Inline' });
     expect(updated.customerBillingStatementSetting).toEqual({
-      ...NO_STATEMENT_SETTING, option: 'Summarized', trackedItemDisplay: { ...NO_TRACKED_ITEM_DISPLAY, showTrackedItemReference: false },
+      ...NO_STATEMENT_SETTING,
+      option: 'Summarized',
+      trackedItemDisplay: { ...NO_TRACKED_ITEM_DISPLAY, showTrackedItemReference: false },
     });
     expect(await readSetting(id)).toEqual(updated);
     // The whole objects go back unchanged (read, modify, send back).
     const again = await t.call('PUT', '/v1/customerbillingsetting', updated);
     expect(again.json()).toEqual(updated);
-    const cleared = await t.call('PUT', '/v1/customerbillingsetting', { ...updated, trackedItemDisplay: null, customerBillingStatementSetting: null });
-    expect(cleared.json()).toMatchObject({ trackedItemDisplay: NO_TRACKED_ITEM_DISPLAY, customerBillingStatementSetting: NO_STATEMENT_SETTING });
+    const cleared = await t.call('PUT', '/v1/customerbillingsetting', {
+      ...updated,
+      trackedItemDisplay: null,
+      customerBillingStatementSetting: null,
+    });
+    expect(cleared.json()).toMatchObject({
+      trackedItemDisplay: NO_TRACKED_ITEM_DISPLAY,
+      customerBillingStatementSetting: NO_STATEMENT_SETTING,
+    });
   });
 
   it.each([
@@ -160,13 +217,34 @@ describe('billing settings', () => {
     [{ rechargeType: 'BringBalanceBackTo', rechargeTargetAmount: 50 }, 'rechargeThresholdAmount'],
     [{ rechargeType: 'BringBalanceBackTo', rechargeThresholdAmount: 50, rechargeTargetAmount: 20 }, 'rechargeTargetAmount'],
     [{ rechargeType: 'TopUp' }, 'rechargeType'],
-    [{ billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'SingleInvoice', interval: 'Monthly', day: 3 }] }, 'billingPeriodConfigurations[0].day'],
-    [{ billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly', day: 3, month: 2 }] }, 'billingPeriodConfigurations[0].month'],
-    [{ billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly', day: 32 }] }, 'billingPeriodConfigurations[0].day'],
-    [{ billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Yearly', day: 1, month: 13 }] }, 'billingPeriodConfigurations[0].month'],
-    [{ billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly' }] }, 'billingPeriodConfigurations[0].day'],
-    [{ billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'Sometimes', interval: 'Monthly' }] }, 'billingPeriodConfigurations[0].rule'],
-    [{ customerBillingStatementSetting: { type: 'CustomerAnniversary', interval: 'Monthly', day: 4 } }, 'customerBillingStatementSetting.day'],
+    [
+      { billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'SingleInvoice', interval: 'Monthly', day: 3 }] },
+      'billingPeriodConfigurations[0].day',
+    ],
+    [
+      { billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly', day: 3, month: 2 }] },
+      'billingPeriodConfigurations[0].month',
+    ],
+    [
+      { billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly', day: 32 }] },
+      'billingPeriodConfigurations[0].day',
+    ],
+    [
+      { billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Yearly', day: 1, month: 13 }] },
+      'billingPeriodConfigurations[0].month',
+    ],
+    [
+      { billingPeriodConfigurations: [{ type: 'SpecifiedDate', rule: 'SingleInvoice', interval: 'Monthly' }] },
+      'billingPeriodConfigurations[0].day',
+    ],
+    [
+      { billingPeriodConfigurations: [{ type: 'CustomerActivation', rule: 'Sometimes', interval: 'Monthly' }] },
+      'billingPeriodConfigurations[0].rule',
+    ],
+    [
+      { customerBillingStatementSetting: { type: 'CustomerAnniversary', interval: 'Monthly', day: 4 } },
+      'customerBillingStatementSetting.day',
+    ],
     [{ defaultPaymentMethodId: 999 }, 'defaultPaymentMethodId'],
   ])('refuses %j with 400 keyed on %s', async (change, key) => {
     const id = await newCustomer(t);
@@ -179,7 +257,15 @@ describe('billing settings', () => {
     const id = await newCustomer(t);
     const [method] = await t.database.db
       .insertInto('paymentMethods')
-      .values({ accountId: t.account.accountId, customerId: id, gatewayToken: 'tok_1', cardBrand: 'Visa', lastFour: '4242', isDefault: true, modifiedAt: new Date() })
+      .values({
+        accountId: t.account.accountId,
+        customerId: id,
+        gatewayToken: 'tok_1',
+        cardBrand: 'Visa',
+        lastFour: '4242',
+        isDefault: true,
+        modifiedAt: new Date(),
+      })
       .returning('id')
       .execute();
     const setting = await readSetting(id);
@@ -204,7 +290,7 @@ describe('billing settings', () => {
     expect(errorsOf(refused)[0]!.Value).toMatch(/invoice day/);
   });
 
-  it('answers 404 for unknown customers and other accounts\' customers', async () => {
+  it("answers 404 for unknown customers and other accounts' customers", async () => {
     const id = await newCustomer(t);
     const other = await t.newAccount();
     expect((await t.call('GET', '/v1/customerbillingsetting/999999')).statusCode).toBe(404);

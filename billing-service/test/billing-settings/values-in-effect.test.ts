@@ -36,7 +36,13 @@ const IN_EFFECT_BY_DEFAULT = {
   taxExempt: false,
   hasPaymentMethod: false,
   billingPeriodConfigurations: [],
-  trackedItemDisplay: { trackedItemDisplayFormat: null, showTrackedItemName: false, showTrackedItemReference: false, showTrackedItemDescription: false, showTrackedItemCreatedDate: false },
+  trackedItemDisplay: {
+    trackedItemDisplayFormat: null,
+    showTrackedItemName: false,
+    showTrackedItemReference: false,
+    showTrackedItemDescription: false,
+    showTrackedItemCreatedDate: false,
+  },
 };
 
 /** Typed "boolean or null", "enum … or null": null means the account's default, and stays null. */
@@ -59,26 +65,45 @@ describe('a billing setting answers the value in effect', () => {
     expect(setting.customerBillingStatementSetting.trackedItemDisplay).toEqual(IN_EFFECT_BY_DEFAULT.trackedItemDisplay);
   });
 
-  it('the customer\'s own values over the account\'s', async () => {
+  it("the customer's own values over the account's", async () => {
     const id = await newCustomer(t, {
       billingSetting: {
-        term: 'Net30', customerGracePeriod: 2, gracePeriodExtension: 4, customerAutoCancel: 0, statusOnThreshold: true,
-        rollUpPdfsDisplayName: true, pdfInvoiceEmailAttachmentOption: 'Summary', acquisitionCost: '12.50', autoPostDraftInvoice: false,
+        term: 'Net30',
+        customerGracePeriod: 2,
+        gracePeriodExtension: 4,
+        customerAutoCancel: 0,
+        statusOnThreshold: true,
+        rollUpPdfsDisplayName: true,
+        pdfInvoiceEmailAttachmentOption: 'Summary',
+        acquisitionCost: '12.50',
+        autoPostDraftInvoice: false,
       },
       trackedItemDisplay: { showTrackedItemName: true },
     });
     expect(await readSetting(id)).toMatchObject({
       ...IN_EFFECT_BY_DEFAULT,
-      term: 'Net30', customerGracePeriod: 2, gracePeriodExtension: 4, customerAutoCancel: 0, statusOnThreshold: true,
-      rollUpPdfsDisplayName: true, pdfInvoiceEmailAttachmentOption: 'Summary', acquisitionCost: 12.5, autoPostDraftInvoice: false,
+      term: 'Net30',
+      customerGracePeriod: 2,
+      gracePeriodExtension: 4,
+      customerAutoCancel: 0,
+      statusOnThreshold: true,
+      rollUpPdfsDisplayName: true,
+      pdfInvoiceEmailAttachmentOption: 'Summary',
+      acquisitionCost: 12.5,
+      autoPostDraftInvoice: false,
       trackedItemDisplay: { ...IN_EFFECT_BY_DEFAULT.trackedItemDisplay, showTrackedItemName: true },
     });
   });
 
-  it('null sent back by PUT returns a field to the account\'s default, and that default is what billing uses', async () => {
+  it("null sent back by PUT returns a field to the account's default, and that default is what billing uses", async () => {
     const id = await newCustomer(t, { billingSetting: { term: 'Net30', customerGracePeriod: 2 } });
     const setting = await readSetting(id);
-    const res = await t.call('PUT', '/v1/customerbillingsetting', { ...setting, term: null, customerGracePeriod: null, acquisitionCost: null });
+    const res = await t.call('PUT', '/v1/customerbillingsetting', {
+      ...setting,
+      term: null,
+      customerGracePeriod: null,
+      acquisitionCost: null,
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ term: 'Net15', customerGracePeriod: 5, acquisitionCost: 0 });
 
@@ -95,7 +120,16 @@ describe('a billing setting answers the value in effect', () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const response = doc.paths['/v1/customerbillingsetting/{customerId}'].get.responses['200'].content['application/json'].schema;
     const nullable = (field: string) => JSON.stringify(response.properties[field]).includes('null');
-    for (const field of ['term', 'customerGracePeriod', 'gracePeriodExtension', 'customerAutoCancel', 'statusOnThreshold', 'rollUpPdfsByPlanProduct', 'pdfInvoiceEmailAttachmentOption', 'acquisitionCost']) {
+    for (const field of [
+      'term',
+      'customerGracePeriod',
+      'gracePeriodExtension',
+      'customerAutoCancel',
+      'statusOnThreshold',
+      'rollUpPdfsByPlanProduct',
+      'pdfInvoiceEmailAttachmentOption',
+      'acquisitionCost',
+    ]) {
       expect(nullable(field), field).toBe(false);
     }
     expect(nullable('autoCollect')).toBe(true);

@@ -17,7 +17,12 @@ import { BASE_URL, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
 let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;
-const appOptions = () => ({ testClocks: true, webhooks: { allowHttp: true, allowPrivate: true }, webhookWorker: false, email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 60_000 } });
+const appOptions = () => ({
+  testClocks: true,
+  webhooks: { allowHttp: true, allowPrivate: true },
+  webhookWorker: false,
+  email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 60_000 },
+});
 beforeAll(async () => {
   smtp = await startSmtpStandIn();
   t = await startTestApp({ app: appOptions() });
@@ -76,7 +81,10 @@ async function processJob(id: number, way: 'batch' | 'one at a time') {
 let emailCounter = 0;
 /** A customer owing the posted invoice of its activation (BASIC and PRO); a month later, the renewal's too. */
 async function owingCustomer() {
-  const { customerId } = await activeCustomer(t, { body: { firstName: 'Ada', lastName: 'Byron', primaryEmail: `ada.${++emailCounter}@example.com`, billingSetting: { term: 'Net60' } }, frequencies: [BASIC_MONTHLY, PRO_MONTHLY] });
+  const { customerId } = await activeCustomer(t, {
+    body: { firstName: 'Ada', lastName: 'Byron', primaryEmail: `ada.${++emailCounter}@example.com`, billingSetting: { term: 'Net60' } },
+    frequencies: [BASIC_MONTHLY, PRO_MONTHLY],
+  });
   return customerId;
 }
 
@@ -97,35 +105,78 @@ function itemsFor(c: number[]) {
 
 /** What one customer's payments left behind, without ids and times (which differ between two runs). */
 async function outcomeOf(customerId: number) {
-  const payments = ((await t.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<Record<string, any>>).sort((x, y) => x.id - y.id);
+  const payments = ((await t.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<Record<string, any>>).sort(
+    (x, y) => x.id - y.id,
+  );
   const invoices = (await listInvoices(t, customerId)).sort((x, y) => x.id - y.id);
   const invoiceIndex = new Map(invoices.map((inv, i) => [inv.id as number, i]));
   const customer = (await t.call('GET', `/v1/customers/${customerId}`)).json();
   const paymentIds = payments.map((p) => p.id as number);
-  const audit = await t.database.db.selectFrom('auditLog').select(['actor', 'source', 'action', 'changes']).where('entityType', '=', 'Payment').where('entityId', 'in', paymentIds.length ? paymentIds : [0]).orderBy('id').execute();
-  const events = await t.database.db.selectFrom('webhookEvents').select(['eventType', 'payload']).where('customerId', '=', customerId).where('eventType', 'in', ['payment.succeeded', 'invoice.paid']).orderBy('id').execute();
-  const emails = await t.database.db.selectFrom('emailOutbox').select(['emailType', 'subject', 'body']).where('customerId', '=', customerId).where('emailType', '=', 'PaymentReceived').orderBy('id').execute();
-  const allocation = (a: Record<string, any>) => ({ invoice: invoiceIndex.get(a.invoiceId), amount: a.amount, outstandingBalance: a.outstandingBalance, invoiceTotal: a.invoiceTotal });
+  const audit = await t.database.db
+    .selectFrom('auditLog')
+    .select(['actor', 'source', 'action', 'changes'])
+    .where('entityType', '=', 'Payment')
+    .where('entityId', 'in', paymentIds.length ? paymentIds : [0])
+    .orderBy('id')
+    .execute();
+  const events = await t.database.db
+    .selectFrom('webhookEvents')
+    .select(['eventType', 'payload'])
+    .where('customerId', '=', customerId)
+    .where('eventType', 'in', ['payment.succeeded', 'invoice.paid'])
+    .orderBy('id')
+    .execute();
+  const emails = await t.database.db
+    .selectFrom('emailOutbox')
+    .select(['emailType', 'subject', 'body'])
+    .where('customerId', '=', customerId)
+    .where('emailType', '=', 'PaymentReceived')
+    .orderBy('id')
+    .execute();
+  const allocation = (a: Record<string, any>) => ({
+    invoice: invoiceIndex.get(a.invoiceId),
+    amount: a.amount,
+    outstandingBalance: a.outstandingBalance,
+    invoiceTotal: a.invoiceTotal,
+  });
   const payment = (p: Record<string, any>) => ({
-    reference: p.reference, amount: p.amount, status: p.status, paymentMethod: p.paymentMethod, source: p.source,
-    unallocatedAmount: p.unallocatedAmount, refundableAmount: p.refundableAmount, invoiceAllocations: p.invoiceAllocations.map(allocation),
+    reference: p.reference,
+    amount: p.amount,
+    status: p.status,
+    paymentMethod: p.paymentMethod,
+    source: p.source,
+    unallocatedAmount: p.unallocatedAmount,
+    refundableAmount: p.refundableAmount,
+    invoiceAllocations: p.invoiceAllocations.map(allocation),
   });
   return {
     payments: payments.map(payment),
-    invoices: invoices.map((inv) => ({ invoiceAmount: inv.invoiceAmount, totalPayments: inv.totalPayments, outstandingBalance: inv.outstandingBalance, status: inv.status })),
+    invoices: invoices.map((inv) => ({
+      invoiceAmount: inv.invoiceAmount,
+      totalPayments: inv.totalPayments,
+      outstandingBalance: inv.outstandingBalance,
+      status: inv.status,
+    })),
     balance: { accountBalance: customer.accountBalance, accountStatus: customer.accountStatus },
     audit: audit.map((r) => ({ ...r, changes: r.changes })),
     events: events.map((e) => {
       const { data } = e.payload as { data: Record<string, any> };
       return e.eventType === 'payment.succeeded'
         ? { type: e.eventType, payment: payment(data) }
-        : { type: e.eventType, invoice: invoiceIndex.get(data.id), outstandingBalance: data.outstandingBalance, totalPayments: data.totalPayments, status: data.status };
+        : {
+            type: e.eventType,
+            invoice: invoiceIndex.get(data.id),
+            outstandingBalance: data.outstandingBalance,
+            totalPayments: data.totalPayments,
+            status: data.status,
+          };
     }),
     emails: emails.map((m) => ({ ...m, body: m.body.replace(/ada\.\d+@example\.com/g, 'ada@example.com') })),
   };
 }
 
-const recordsOf = (job: Record<string, any>) => job.records.map((r: Record<string, any>) => ({ status: r.status, errors: r.errors, paid: r.paymentId !== null }));
+const recordsOf = (job: Record<string, any>) =>
+  job.records.map((r: Record<string, any>) => ({ status: r.status, errors: r.errors, paid: r.paymentId !== null }));
 
 describe('bulk payments paid a batch per transaction', () => {
   it('allocates, audits, announces and mails exactly as paying one record at a time does', async () => {
@@ -133,9 +184,12 @@ describe('bulk payments paid a batch per transaction', () => {
     const singleCustomers = [await owingCustomer(), await owingCustomer(), await owingCustomer()];
     // A month on, each owes a second invoice: payments go to the older first (or the newer, as asked).
     const clock = (await t.call('GET', '/v1/testclock')).json();
-    const advanced = await t.call('POST', '/v1/testclock/advance', { to: new Date(new Date(clock.now).getTime() + 35 * 86_400_000).toISOString() });
+    const advanced = await t.call('POST', '/v1/testclock/advance', {
+      to: new Date(new Date(clock.now).getTime() + 35 * 86_400_000).toISOString(),
+    });
     expect(advanced.statusCode, advanced.body).toBe(200);
-    for (const c of [...batchCustomers, ...singleCustomers]) expect((await listInvoices(t, c)).filter((inv) => inv.outstandingBalance > 0)).toHaveLength(2);
+    for (const c of [...batchCustomers, ...singleCustomers])
+      expect((await listInvoices(t, c)).filter((inv) => inv.outstandingBalance > 0)).toHaveLength(2);
 
     const batchJob = await processJob(await submit(itemsFor(batchCustomers)), 'batch');
     const singleJob = await processJob(await submit(itemsFor(singleCustomers)), 'one at a time');
@@ -146,7 +200,11 @@ describe('bulk payments paid a batch per transaction', () => {
       const batch = await outcomeOf(customerId);
       expect(batch).toEqual(await outcomeOf(singleCustomers[i]!));
       // Each customer's payments were made in record order.
-      expect(batch.payments.map((p) => p.reference)).toEqual(itemsFor(batchCustomers).filter((item) => item.customerId === customerId).map((item) => item.reference));
+      expect(batch.payments.map((p) => p.reference)).toEqual(
+        itemsFor(batchCustomers)
+          .filter((item) => item.customerId === customerId)
+          .map((item) => item.reference),
+      );
     }
     // Something was allocated, something finished paying an invoice, something stayed over.
     const first = await outcomeOf(batchCustomers[0]!);
@@ -158,7 +216,10 @@ describe('bulk payments paid a batch per transaction', () => {
     // The payment's event shows the invoice as that payment left it, not as the batch's later payments did.
     const [firstEvent] = first.events;
     expect(firstEvent).toMatchObject({ type: 'payment.succeeded' });
-    expect((firstEvent as { payment: { invoiceAllocations: Array<{ outstandingBalance: number }> } }).payment.invoiceAllocations[0]!.outstandingBalance).toBeGreaterThan(0);
+    expect(
+      (firstEvent as { payment: { invoiceAllocations: Array<{ outstandingBalance: number }> } }).payment.invoiceAllocations[0]!
+        .outstandingBalance,
+    ).toBeGreaterThan(0);
   });
 
   it('fails the records that can no longer be paid, alone, with the errors paying one at a time gives', async () => {
@@ -173,7 +234,9 @@ describe('bulk payments paid a batch per transaction', () => {
       ]);
       // Between submission and processing: the customer is removed, and a stored item no longer reads as a payment.
       await t.database.db.deleteFrom('customers').where('id', '=', gone).execute();
-      await sql`update bulk_job_records set item = '{"customerId": "x"}'::jsonb where job_id = ${jobId} and position = 3`.execute(t.database.db);
+      await sql`update bulk_job_records set item = '{"customerId": "x"}'::jsonb where job_id = ${jobId} and position = 3`.execute(
+        t.database.db,
+      );
       const job = await processJob(jobId, way);
       return { records: recordsOf(job), kept: await outcomeOf(kept), gone };
     };
@@ -204,9 +267,18 @@ describe('bulk payments paid a batch per transaction', () => {
     const job = await processJob(jobId, 'batch');
     expect(job.records.map((r: { status: string }) => r.status)).toEqual(['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded', 'Succeeded']);
     const cardCustomer = await outcomeOf(withCard);
-    expect(cardCustomer.payments.map((p) => [p.reference, p.paymentMethod, p.amount])).toEqual([['w1', 'Cash', 1], ['w2', 'CreditCard', 3], ['w3', 'Check', 5]]);
+    expect(cardCustomer.payments.map((p) => [p.reference, p.paymentMethod, p.amount])).toEqual([
+      ['w1', 'Cash', 1],
+      ['w2', 'CreditCard', 3],
+      ['w3', 'Check', 5],
+    ]);
     expect((await outcomeOf(cashOnly)).payments.map((p) => p.reference)).toEqual(['c1', 'c2']);
-    const gatewayIds = await t.database.db.selectFrom('payments').select('gatewayTransactionId').where('customerId', '=', withCard).orderBy('id').execute();
+    const gatewayIds = await t.database.db
+      .selectFrom('payments')
+      .select('gatewayTransactionId')
+      .where('customerId', '=', withCard)
+      .orderBy('id')
+      .execute();
     expect(gatewayIds.map((p) => p.gatewayTransactionId !== null)).toEqual([false, true, false]);
   });
 
@@ -218,7 +290,9 @@ describe('bulk payments paid a batch per transaction', () => {
         if (select count(*) from new_payments) > 1 then raise exception 'test: no batches'; end if;
         return null;
       end $$`.execute(t.database.db);
-    await sql`create trigger refuse_payment_batches after insert on payments referencing new table as new_payments for each statement execute function refuse_payment_batches()`.execute(t.database.db);
+    await sql`create trigger refuse_payment_batches after insert on payments referencing new table as new_payments for each statement execute function refuse_payment_batches()`.execute(
+      t.database.db,
+    );
     try {
       const a = await owingCustomer();
       const b = await owingCustomer();
@@ -249,7 +323,15 @@ describe('bulk payments paid a batch per transaction', () => {
       const crashed = await claimRecords(t.database.db, t.app.ctx.instance, new Date(), 60_000, 10);
       expect(crashed.map((r) => r.jobId)).toEqual([jobId, jobId, jobId]);
       // Another instance takes them as abandoned and pays them.
-      survivor = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, gateway: t.app.ctx.payments.gateway, ...appOptions(), bulkWorker: { pollMs: 10, staleAfterMs: 0 } });
+      survivor = await buildApp({
+        db: t.database.db,
+        catalog: t.catalog,
+        rateLimitStore: new MemoryRateLimitStore(),
+        publicBaseUrl: BASE_URL,
+        gateway: t.app.ctx.payments.gateway,
+        ...appOptions(),
+        bulkWorker: { pollMs: 10, staleAfterMs: 0 },
+      });
       await survivor.ready();
       const job = await waitForJob(jobId);
       expect(job.records.map((r: { status: string }) => r.status)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
@@ -263,7 +345,9 @@ describe('bulk payments paid a batch per transaction', () => {
     expect(outcome.payments.map((p) => p.reference)).toEqual(['r1', 'r2', 'r3']);
     expect(outcome.audit).toHaveLength(3);
     expect(outcome.events.filter((e) => e.type === 'payment.succeeded')).toHaveLength(3);
-    const paymentIds = (await t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).orderBy('id').execute()).map((p) => p.id);
+    const paymentIds = (
+      await t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).orderBy('id').execute()
+    ).map((p) => p.id);
     expect((await readJob(jobId)).records.map((r: { paymentId: number }) => r.paymentId)).toEqual(paymentIds);
   });
 });

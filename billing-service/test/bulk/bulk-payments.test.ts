@@ -30,7 +30,8 @@ async function customerOwing() {
   return { customerId, invoiceId: invoice!.id as number };
 }
 
-const submit = (data: unknown[], extra: Record<string, unknown> = {}) => t.call('POST', '/v1/bulkPaymentSubmit', { accountUploadType: 'bulkPayment', data, ...extra });
+const submit = (data: unknown[], extra: Record<string, unknown> = {}) =>
+  t.call('POST', '/v1/bulkPaymentSubmit', { accountUploadType: 'bulkPayment', data, ...extra });
 const readJob = async (id: number, view = '') => (await t.call('GET', `/v1/BulkApi/${id}${view}`)).json();
 
 async function waitForJob(id: number, status: string) {
@@ -43,7 +44,8 @@ async function waitForJob(id: number, status: string) {
   }
 }
 
-const paymentsOf = async (customerId: number) => (await t.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<Record<string, any>>;
+const paymentsOf = async (customerId: number) =>
+  (await t.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<Record<string, any>>;
 
 describe('bulk payment jobs', () => {
   it('checks every item at submission, keeps the refused ones with their errors, and charges nothing yet', async () => {
@@ -59,7 +61,20 @@ describe('bulk payment jobs', () => {
     );
     expect(res.statusCode, res.body).toBe(200);
     const job = res.json();
-    expect(job).toMatchObject({ type: 'BulkPayment', status: 'Validated', totalRecords: 4, successfulRecords: 2, failedRecords: 2, totalProcessedRecords: 0, processedRecords: 0, failedProcessedRecords: 0, fileName: 'november.csv', completedTimestamp: null, accountId: t.account.accountId, uri: `${BASE_URL}/v1/BulkApi/${job.id}` });
+    expect(job).toMatchObject({
+      type: 'BulkPayment',
+      status: 'Validated',
+      totalRecords: 4,
+      successfulRecords: 2,
+      failedRecords: 2,
+      totalProcessedRecords: 0,
+      processedRecords: 0,
+      failedProcessedRecords: 0,
+      fileName: 'november.csv',
+      completedTimestamp: null,
+      accountId: t.account.accountId,
+      uri: `${BASE_URL}/v1/BulkApi/${job.id}`,
+    });
     expect(job.records).toBeUndefined();
 
     const full = await readJob(job.id, '?view=full');
@@ -77,8 +92,20 @@ describe('bulk payment jobs', () => {
     const submitted = (
       await submit([
         { customerId: visa.customerId, reference: 'R1', amount: 12.5, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true },
-        { customerId: declining.customerId, reference: 'R2', amount: 30, paymentMethod: 'CreditCard', paymentMethodId: declining.paymentMethodId },
-        { customerId: owing.customerId, reference: 'R3', amount: 20, paymentMethod: 'Check', paymentAllocations: [{ invoiceID: owing.invoiceId, amount: 20 }] },
+        {
+          customerId: declining.customerId,
+          reference: 'R2',
+          amount: 30,
+          paymentMethod: 'CreditCard',
+          paymentMethodId: declining.paymentMethodId,
+        },
+        {
+          customerId: owing.customerId,
+          reference: 'R3',
+          amount: 20,
+          paymentMethod: 'Check',
+          paymentAllocations: [{ invoiceID: owing.invoiceId, amount: 20 }],
+        },
       ])
     ).json();
     const processing = await t.call('POST', '/v1/BulkApi/Process/', { id: submitted.id });
@@ -92,13 +119,24 @@ describe('bulk payment jobs', () => {
     expect(done.records[1].errors).toContainEqual({ Key: 'declineCode', Value: 'card_declined' });
 
     const [visaPayment] = await paymentsOf(visa.customerId);
-    expect(visaPayment).toMatchObject({ amount: 12.5, status: 'Succeeded', source: 'Import', reference: 'R1', paymentMethod: 'CreditCard', id: done.records[0].paymentId });
-    expect(await paymentsOf(declining.customerId)).toEqual([expect.objectContaining({ status: 'Failed', declineCode: 'card_declined', id: done.records[1].paymentId })]);
+    expect(visaPayment).toMatchObject({
+      amount: 12.5,
+      status: 'Succeeded',
+      source: 'Import',
+      reference: 'R1',
+      paymentMethod: 'CreditCard',
+      id: done.records[0].paymentId,
+    });
+    expect(await paymentsOf(declining.customerId)).toEqual([
+      expect.objectContaining({ status: 'Failed', declineCode: 'card_declined', id: done.records[1].paymentId }),
+    ]);
     const [checkPayment] = await paymentsOf(owing.customerId);
-    expect(checkPayment!.invoiceAllocations).toEqual([expect.objectContaining({ invoiceId: owing.invoiceId, amount: 20, outstandingBalance: 9.99 })]);
+    expect(checkPayment!.invoiceAllocations).toEqual([
+      expect.objectContaining({ invoiceId: owing.invoiceId, amount: 20, outstandingBalance: 9.99 }),
+    ]);
   });
 
-  it('processes a job once: a second Process is refused, and so are unknown and other accounts\' jobs', async () => {
+  it("processes a job once: a second Process is refused, and so are unknown and other accounts' jobs", async () => {
     const { customerId } = await customerWithCard();
     const job = (await submit([{ customerId, amount: 1, paymentMethod: 'Cash' }])).json();
     expect((await t.call('POST', '/v1/BulkApi/Process', { id: job.id })).statusCode).toBe(200);
@@ -116,7 +154,12 @@ describe('bulk payment jobs', () => {
 
   it('cancels the payments not processed yet, and a cancelled job is not processed', async () => {
     const { customerId } = await customerWithCard();
-    const job = (await submit([{ customerId, amount: 3, paymentMethod: 'Cash' }, { customerId, amount: 4, paymentMethod: 'Cash' }])).json();
+    const job = (
+      await submit([
+        { customerId, amount: 3, paymentMethod: 'Cash' },
+        { customerId, amount: 4, paymentMethod: 'Cash' },
+      ])
+    ).json();
     const cancelled = await t.call('POST', `/v1/BulkApi/Cancel/${job.id}`);
     expect(cancelled.statusCode, cancelled.body).toBe(200);
     expect(cancelled.json()).toMatchObject({ status: 'Cancelled', totalProcessedRecords: 0 });
@@ -140,12 +183,22 @@ describe('bulk payment jobs', () => {
   it('refuses jobs above the account limit and on accounts without bulk jobs', async () => {
     const small = await t.buildAnotherApp(testCatalog({ bulk: { enabled: true, maxRecords: 2 } }));
     const items = [1, 2, 3].map(() => ({ customerId: 1, amount: 1, paymentMethod: 'Cash' }));
-    const tooMany = await small.inject({ method: 'POST', url: '/v1/bulkPaymentSubmit', headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' }, payload: { accountUploadType: 'bulkPayment', data: items } });
+    const tooMany = await small.inject({
+      method: 'POST',
+      url: '/v1/bulkPaymentSubmit',
+      headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' },
+      payload: { accountUploadType: 'bulkPayment', data: items },
+    });
     expect(tooMany.statusCode).toBe(400);
     expect(errorsOf(tooMany)).toEqual([{ Key: 'data', Value: 'at most 2 payment items in one job' }]);
 
     const disabled = await t.buildAnotherApp(testCatalog({ bulk: { enabled: false } }));
-    const refused = await disabled.inject({ method: 'POST', url: '/v1/bulkPaymentSubmit', headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' }, payload: { accountUploadType: 'bulkPayment', data: items } });
+    const refused = await disabled.inject({
+      method: 'POST',
+      url: '/v1/bulkPaymentSubmit',
+      headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' },
+      payload: { accountUploadType: 'bulkPayment', data: items },
+    });
     expect(refused.statusCode).toBe(403);
     expect(errorsOf(refused)[0]!.Value).toMatch(/not activated/);
   });
@@ -160,9 +213,21 @@ describe('bulk payment jobs', () => {
     // The instance that dies: it claims the record and charges the card, then vanishes.
     const [claimed] = await claimRecords(t.database.db, t.app.ctx.instance, new Date(), 60_000, 1);
     expect(claimed?.jobId).toBe(job.id);
-    const method = await t.database.db.selectFrom('paymentMethods').select('gatewayToken').where('id', '=', paymentMethodId).executeTakeFirstOrThrow();
+    const method = await t.database.db
+      .selectFrom('paymentMethods')
+      .select('gatewayToken')
+      .where('id', '=', paymentMethodId)
+      .executeTakeFirstOrThrow();
     const gateway = t.app.ctx.payments.gateway;
-    const charged = await gateway.charge({ token: method.gatewayToken, amount: money(9), currency: 'USD', idempotencyKey: gatewayIdempotencyKey(claimed!.accountId, `bulk-record-${claimed!.id}`) }, AbortSignal.timeout(5_000));
+    const charged = await gateway.charge(
+      {
+        token: method.gatewayToken,
+        amount: money(9),
+        currency: 'USD',
+        idempotencyKey: gatewayIdempotencyKey(claimed!.accountId, `bulk-record-${claimed!.id}`),
+      },
+      AbortSignal.timeout(5_000),
+    );
     expect(charged.ok).toBe(true);
     // The running instance leaves a freshly claimed record alone...
     worker.start();
@@ -170,7 +235,14 @@ describe('bulk payment jobs', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     expect((await readJob(job.id)).status).toBe('Processing');
     // ...and an instance that considers it abandoned takes it again with the same charge key.
-    const survivor = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, gateway, bulkWorker: { pollMs: 20, staleAfterMs: 0 } });
+    const survivor = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      gateway,
+      bulkWorker: { pollMs: 20, staleAfterMs: 0 },
+    });
     try {
       await survivor.ready();
       const done = await waitForJob(job.id, 'Completed');
@@ -178,19 +250,46 @@ describe('bulk payment jobs', () => {
     } finally {
       await survivor.close();
     }
-    const payments = await t.database.db.selectFrom('payments').select(['gatewayTransactionId', 'status']).where('customerId', '=', customerId).execute();
+    const payments = await t.database.db
+      .selectFrom('payments')
+      .select(['gatewayTransactionId', 'status'])
+      .where('customerId', '=', customerId)
+      .execute();
     expect(payments).toEqual([{ gatewayTransactionId: charged.ok ? charged.value.transactionId : '', status: 'Succeeded' }]);
   });
 
   it('shares one job between instances: every record is paid exactly once', async () => {
     const others = [
-      await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, gateway: t.app.ctx.payments.gateway, bulkWorker: { pollMs: 5 } }),
-      await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, gateway: t.app.ctx.payments.gateway, bulkWorker: { pollMs: 5 } }),
+      await buildApp({
+        db: t.database.db,
+        catalog: t.catalog,
+        rateLimitStore: new MemoryRateLimitStore(),
+        publicBaseUrl: BASE_URL,
+        gateway: t.app.ctx.payments.gateway,
+        bulkWorker: { pollMs: 5 },
+      }),
+      await buildApp({
+        db: t.database.db,
+        catalog: t.catalog,
+        rateLimitStore: new MemoryRateLimitStore(),
+        publicBaseUrl: BASE_URL,
+        gateway: t.app.ctx.payments.gateway,
+        bulkWorker: { pollMs: 5 },
+      }),
     ];
     try {
       await Promise.all(others.map((o) => o.ready()));
       const customers = await Promise.all([1, 2, 3, 4, 5, 6].map(() => customerWithCard()));
-      const job = (await submit(customers.map((c, i) => ({ customerId: c.customerId, amount: i + 1, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true })))).json();
+      const job = (
+        await submit(
+          customers.map((c, i) => ({
+            customerId: c.customerId,
+            amount: i + 1,
+            paymentMethod: 'CreditCard',
+            useDefaultPaymentMethod: true,
+          })),
+        )
+      ).json();
       expect((await t.call('POST', '/v1/BulkApi/Process', { id: job.id })).statusCode).toBe(200);
       const done = await waitForJob(job.id, 'Completed');
       expect(done.processedRecords).toBe(6);

@@ -49,7 +49,9 @@ describe('POST /v1/captureTokens', () => {
     await expect(checkCaptureToken(db, t.account.accountId, 'ct_forged', customerId)).rejects.toMatchObject({ statusCode: 400 });
     const stranger = await t.newAccount();
     await expect(checkCaptureToken(db, stranger.accountId, token, customerId)).rejects.toMatchObject({ statusCode: 400 });
-    await expect(checkCaptureToken(db, t.account.accountId, token, customerId, new Date(Date.now() + 61_000))).rejects.toMatchObject({ statusCode: 400 });
+    await expect(checkCaptureToken(db, t.account.accountId, token, customerId, new Date(Date.now() + 61_000))).rejects.toMatchObject({
+      statusCode: 400,
+    });
 
     const grant = await checkCaptureToken(db, t.account.accountId, token, customerId);
     expect(grant).toMatchObject({ customerId, maxCollectionAmount: null });

@@ -18,19 +18,35 @@ describe('catalogue file', () => {
   });
 
   it('lists every problem of a bad file with its path', () => {
-    expect(() =>
-      parseCatalog({ currencies: { default: 'EUR', allowed: ['USD', 'XXQ'] }, defaults: { term: 'Net3' } }),
-    ).toThrow(/currencies\.allowed\.1: not an ISO 4217 currency code.*defaults\.term/);
-    expect(() => parseCatalog({ currencies: { default: 'EUR', allowed: ['USD'] } })).toThrow(/currencies\.default: the default currency must be among the allowed ones/);
+    expect(() => parseCatalog({ currencies: { default: 'EUR', allowed: ['USD', 'XXQ'] }, defaults: { term: 'Net3' } })).toThrow(
+      /currencies\.allowed\.1: not an ISO 4217 currency code.*defaults\.term/,
+    );
+    expect(() => parseCatalog({ currencies: { default: 'EUR', allowed: ['USD'] } })).toThrow(
+      /currencies\.default: the default currency must be among the allowed ones/,
+    );
   });
 
   it('takes the quantity bounds shoppers choose seats within, and refuses bounds that do not hold the default quantity', () => {
     const plan = (seat: Record<string, unknown>) => ({
       currencies: { default: 'USD', allowed: ['USD'] },
-      plans: [{ id: 1, code: 'TEAM', name: 'Team', products: [{ code: 'SEAT', name: 'Seat', ...seat }], frequencies: [{ id: 1, interval: 'Monthly', prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '8' }] }] }] }],
+      plans: [
+        {
+          id: 1,
+          code: 'TEAM',
+          name: 'Team',
+          products: [{ code: 'SEAT', name: 'Seat', ...seat }],
+          frequencies: [{ id: 1, interval: 'Monthly', prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '8' }] }] }],
+        },
+      ],
     });
-    expect(parseCatalog(plan({ quantity: 5, minQuantity: 2, maxQuantity: 50 })).plans[0]!.products[0]).toMatchObject({ quantity: 5, minQuantity: 2, maxQuantity: 50 });
-    expect(() => parseCatalog(plan({ quantity: 5, minQuantity: 6, maxQuantity: 50 }))).toThrow(/plans\.0\.products\.0\.quantity: must lie within minQuantity \(6\) and maxQuantity \(50\)/);
+    expect(parseCatalog(plan({ quantity: 5, minQuantity: 2, maxQuantity: 50 })).plans[0]!.products[0]).toMatchObject({
+      quantity: 5,
+      minQuantity: 2,
+      maxQuantity: 50,
+    });
+    expect(() => parseCatalog(plan({ quantity: 5, minQuantity: 6, maxQuantity: 50 }))).toThrow(
+      /plans\.0\.products\.0\.quantity: must lie within minQuantity \(6\) and maxQuantity \(50\)/,
+    );
     expect(() => parseCatalog(plan({ quantity: 1, minQuantity: 1 }))).toThrow(/products\.0\.maxQuantity: set maxQuantity too/);
     expect(() => parseCatalog(plan({ quantity: 1, maxQuantity: 2.5 }))).toThrow(/products\.0\.maxQuantity/);
   });

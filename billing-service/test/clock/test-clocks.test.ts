@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
-import { ACTIVATION_FLAGS, TEST_CARD, activate, listInvoices, newCustomer, newSubscription, readCustomer, readOverview, readSubscription } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  TEST_CARD,
+  activate,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readCustomer,
+  readOverview,
+  readSubscription,
+} from '../helpers/api-fixtures.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
 import { startReceiver } from '../webhooks/receiver.js';
@@ -41,7 +51,8 @@ function monthsAhead(months: number, day: number): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months, day, 12));
 }
 
-const clockOf = async (account: TestAccount) => (await t.call('GET', '/v1/testclock', undefined, { as: account })).json() as { now: string; advanced: boolean };
+const clockOf = async (account: TestAccount) =>
+  (await t.call('GET', '/v1/testclock', undefined, { as: account })).json() as { now: string; advanced: boolean };
 
 async function advance(account: TestAccount, to: Date) {
   const res = await t.call('POST', '/v1/testclock/advance', { to: to.toISOString() }, { as: account });
@@ -60,7 +71,12 @@ async function payingMonthlyCustomer(account: TestAccount, settings: Record<stri
   expect(put.statusCode, put.body).toBe(200);
   const activated = await activate(t, customerId, ACTIVATION_FLAGS, '', account);
   expect(activated.statusCode, activated.body).toBe(200);
-  const paid = await t.call('POST', '/v1/payments', { customerId, amount: 29.99, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true }, { as: account });
+  const paid = await t.call(
+    'POST',
+    '/v1/payments',
+    { customerId, amount: 29.99, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true },
+    { as: account },
+  );
   expect(paid.statusCode, paid.body).toBe(200);
   return { customerId, subscriptionId };
 }
@@ -73,7 +89,7 @@ async function deliverWebhooks() {
 const payments = async (account: TestAccount, customerId: number) =>
   (await t.call('GET', `/v1/customers/${customerId}/payments`, undefined, { as: account })).json() as Array<Record<string, any>>;
 
-describe('an account\'s test clock', () => {
+describe("an account's test clock", () => {
   it('starts at real time, and an advance moves only that account\'s "now": activation dates follow it', async () => {
     const account = await t.newAccount();
     const before = await clockOf(account);
@@ -128,7 +144,11 @@ describe('an account\'s test clock', () => {
     expect(invoices).toHaveLength(13);
     expect(invoices.every((i) => i.status === 'Paid')).toBe(true);
     expect(invoices.slice(1).map((i) => i.charges[0].startServiceDate)).toEqual(
-      Array.from({ length: 12 }, (_, k) => monthsAhead(3 + k, 10).toISOString().slice(0, 10)),
+      Array.from({ length: 12 }, (_, k) =>
+        monthsAhead(3 + k, 10)
+          .toISOString()
+          .slice(0, 10),
+      ),
     );
     const collected = (await payments(account, customerId)).filter((p) => p.source === 'Automatic' && p.status === 'Succeeded');
     expect(collected).toHaveLength(12);
@@ -138,13 +158,27 @@ describe('an account\'s test clock', () => {
 
   it('runs dunning on a card that starts declining: suspended after the grace period, cancelled after customerAutoCancel days, each webhook and e-mail once', async () => {
     const account = await t.newAccount();
-    const hook = await t.call('POST', '/v1/webhookEndpoints', { url: receiver.url(`/clock-${account.accountId}`), eventTypes: ['*'] }, { as: account });
+    const hook = await t.call(
+      'POST',
+      '/v1/webhookEndpoints',
+      { url: receiver.url(`/clock-${account.accountId}`), eventTypes: ['*'] },
+      { as: account },
+    );
     expect(hook.statusCode, hook.body).toBe(200);
     const start = monthsAhead(2, 10);
     await advance(account, start);
-    const { customerId } = await payingMonthlyCustomer(account, { customerGracePeriod: 3, gracePeriodExtension: 0, customerAutoCancel: 10 });
+    const { customerId } = await payingMonthlyCustomer(account, {
+      customerGracePeriod: 3,
+      gracePeriodExtension: 0,
+      customerAutoCancel: 10,
+    });
     // The card on file starts declining: a new default that validates but whose every charge is declined.
-    const declining = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...TEST_CARD, cardNumber: '4000000000000341', isDefault: true }, { as: account });
+    const declining = await t.call(
+      'POST',
+      '/v1/paymentmethods/creditcard',
+      { customerId, ...TEST_CARD, cardNumber: '4000000000000341', isDefault: true },
+      { as: account },
+    );
     expect(declining.statusCode, declining.body).toBe(200);
     const renewal = monthsAhead(3, 10);
     await deliverWebhooks(); // the checkout's events
@@ -153,7 +187,13 @@ describe('an account\'s test clock', () => {
     // Two days after the renewal: retried daily, not suspended yet; the overview counts down on the account's time
     // (PoorStanding since 00:00 of the day after the renewal: a day and a half of the 3 days' grace gone).
     let summary = await advance(account, new Date(renewal.getTime() + 2 * DAY));
-    expect(summary).toMatchObject({ invoicesPosted: 1, customersRenewed: 1, paymentsCollected: 0, paymentsFailed: 3, customersSuspended: 0 });
+    expect(summary).toMatchObject({
+      invoicesPosted: 1,
+      customersRenewed: 1,
+      paymentsCollected: 0,
+      paymentsFailed: 3,
+      customersSuspended: 0,
+    });
     expect((await readOverview(t, customerId, account)).daysUntilSuspension).toBe(2);
 
     // Due on the renewal day, overdue from the next, grace 3 days: suspended at the advance's tick of day 4
@@ -193,7 +233,8 @@ describe('an account\'s test clock', () => {
     expect(mails('SubscriptionCancellation')).toBe(1);
     const address = `rehearsal.${account.accountId}@example.com`;
     const deadline = Date.now() + 10_000;
-    while (smtp.received.filter((m) => m.to.includes(address)).length < outbox.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    while (smtp.received.filter((m) => m.to.includes(address)).length < outbox.length && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 25));
     expect(smtp.received.filter((m) => m.to.includes(address))).toHaveLength(outbox.length);
   });
 
@@ -261,6 +302,8 @@ describe('advance and reset answer clearly', () => {
       await plain.close();
     }
     expect(loadConfig({ RENEW_TEST_CLOCKS: 'true' }).testClocks).toBe(true);
-    expect(() => loadConfig({ RENEW_TEST_CLOCKS: 'true', NODE_ENV: 'production' })).toThrow(/RENEW_TEST_CLOCKS=true is refused in production/);
+    expect(() => loadConfig({ RENEW_TEST_CLOCKS: 'true', NODE_ENV: 'production' })).toThrow(
+      /RENEW_TEST_CLOCKS=true is refused in production/,
+    );
   });
 });

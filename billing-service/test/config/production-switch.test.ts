@@ -25,7 +25,13 @@ describe('production, said by NODE_ENV in any casing or by RENEW_ENV=production'
     const config = loadConfig(env);
     expect(config).toMatchObject({ production: true, requireTls: true, testClocks: false });
 
-    const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: 'https://billing.test', requireTls: config.requireTls });
+    const app = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: 'https://billing.test',
+      requireTls: config.requireTls,
+    });
     try {
       const plain = await app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: `Basic ${t.account.apiKey}` } });
       expect(plain.statusCode).toBe(403);
@@ -37,13 +43,25 @@ describe('production, said by NODE_ENV in any casing or by RENEW_ENV=production'
 
   it('is not production otherwise: test clocks allowed, plain HTTP served (RENEW_REQUIRE_TLS still decides explicitly)', async () => {
     for (const env of [{}, { NODE_ENV: 'development' }, { NODE_ENV: 'productionish' }, { RENEW_ENV: 'staging' }]) {
-      expect(loadConfig({ ...env, RENEW_TEST_CLOCKS: 'true' }), JSON.stringify(env)).toMatchObject({ production: false, requireTls: false, testClocks: true });
+      expect(loadConfig({ ...env, RENEW_TEST_CLOCKS: 'true' }), JSON.stringify(env)).toMatchObject({
+        production: false,
+        requireTls: false,
+        testClocks: true,
+      });
     }
     expect(loadConfig({ NODE_ENV: 'Production', RENEW_REQUIRE_TLS: 'false' }).requireTls).toBe(false);
     const config = loadConfig({ NODE_ENV: 'development' });
-    const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: 'https://billing.test', requireTls: config.requireTls });
+    const app = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: 'https://billing.test',
+      requireTls: config.requireTls,
+    });
     try {
-      expect((await app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: `Basic ${t.account.apiKey}` } })).statusCode).toBe(200);
+      expect(
+        (await app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: `Basic ${t.account.apiKey}` } })).statusCode,
+      ).toBe(200);
     } finally {
       await app.close();
     }

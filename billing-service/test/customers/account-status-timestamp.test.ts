@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIVATION_FLAGS, activate, createCustomer, DAY, newSubscription, readOverview, readSubscription } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  activate,
+  createCustomer,
+  DAY,
+  newSubscription,
+  readOverview,
+  readSubscription,
+} from '../helpers/api-fixtures.js';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -35,7 +43,11 @@ async function pay(account: TestAccount, customerId: number, amount: number): Pr
 
 async function accountStatus(account: TestAccount, customerId: number) {
   const overview = await readOverview(t, customerId, account);
-  return { status: overview.customerAccountStatus, since: overview.customerAccountStatusTimestamp, daysUntilSuspension: overview.daysUntilSuspension };
+  return {
+    status: overview.customerAccountStatus,
+    since: overview.customerAccountStatusTimestamp,
+    daysUntilSuspension: overview.daysUntilSuspension,
+  };
 }
 
 describe('customerAccountStatusTimestamp', () => {
@@ -44,7 +56,11 @@ describe('customerAccountStatusTimestamp', () => {
     await advance(account, dayAhead(0, 10));
     const customer = await createCustomer(t, {}, account);
     expect(customer.createdTimestamp).toBe(dayAhead(0, 10).toISOString());
-    expect(await accountStatus(account, customer.id)).toEqual({ status: 'Good', since: customer.createdTimestamp, daysUntilSuspension: null });
+    expect(await accountStatus(account, customer.id)).toEqual({
+      status: 'Good',
+      since: customer.createdTimestamp,
+      daysUntilSuspension: null,
+    });
 
     // Activated on Net0 (due today), nothing paid: still Good, so the timestamp stays.
     await advance(account, dayAhead(0, 11));
@@ -59,7 +75,11 @@ describe('customerAccountStatusTimestamp', () => {
     // Paid in full: Good from the payment.
     await advance(account, dayAhead(2, 15, 30));
     const paymentId = await pay(account, customer.id, 29.99);
-    expect(await accountStatus(account, customer.id)).toEqual({ status: 'Good', since: dayAhead(2, 15, 30).toISOString(), daysUntilSuspension: null });
+    expect(await accountStatus(account, customer.id)).toEqual({
+      status: 'Good',
+      since: dayAhead(2, 15, 30).toISOString(),
+      daysUntilSuspension: null,
+    });
     // Time passing changes nothing while nothing is overdue.
     await advance(account, dayAhead(3, 8));
     expect((await accountStatus(account, customer.id)).since).toBe(dayAhead(2, 15, 30).toISOString());

@@ -65,8 +65,15 @@ describe('POST /v1/customers: what is stored and returned', () => {
     const blank = await createCustomer(t, {});
     const again = await createCustomer(t, { ...everyFieldCustomer(), firstName: 'Grace', customerReference: { reference1: 'second' } });
     expect(full.customerReference.salesTrackingCodes.length).toBeGreaterThan(0);
-    expect(blank).toMatchObject({ firstName: null, customerReference: { reference1: null, salesTrackingCodes: [] }, customerAcquisition: { source: null } });
-    expect(again).toMatchObject({ firstName: 'Grace', customerReference: { reference1: 'second', reference2: null, salesTrackingCodes: [] } });
+    expect(blank).toMatchObject({
+      firstName: null,
+      customerReference: { reference1: null, salesTrackingCodes: [] },
+      customerAcquisition: { source: null },
+    });
+    expect(again).toMatchObject({
+      firstName: 'Grace',
+      customerReference: { reference1: 'second', reference2: null, salesTrackingCodes: [] },
+    });
     expect(new Set([full.id, blank.id, again.id]).size).toBe(3);
   });
 
@@ -104,7 +111,13 @@ describe('POST /v1/customers: what is stored and returned', () => {
       reference2: 'second ref',
       reference3: 'third ref',
       salesTrackingCodes: [
-        { type: 'Sales Tracking Code 1', code: 'PARTNER', name: 'Partner referral', id: 1, uri: `${uri}/customerReference/salesTrackingCodes/1` },
+        {
+          type: 'Sales Tracking Code 1',
+          code: 'PARTNER',
+          name: 'Partner referral',
+          id: 1,
+          uri: `${uri}/customerReference/salesTrackingCodes/1`,
+        },
         { type: 'Region', code: 'WEST', name: 'West', id: 2, uri: `${uri}/customerReference/salesTrackingCodes/2` },
       ],
       id: customer.id,
@@ -132,7 +145,11 @@ describe('POST /v1/customers: what is stored and returned', () => {
     const customer = await createCustomer(t, everyFieldCustomer());
     const db = t.database.db;
 
-    const setting = await db.selectFrom('customerBillingSettings').selectAll().where('customerId', '=', customer.id).executeTakeFirstOrThrow();
+    const setting = await db
+      .selectFrom('customerBillingSettings')
+      .selectAll()
+      .where('customerId', '=', customer.id)
+      .executeTakeFirstOrThrow();
     expect(setting).toMatchObject({
       term: 'Net30',
       interval: 'Monthly',
@@ -207,7 +224,11 @@ describe('POST /v1/customers: what is stored and returned', () => {
       },
     ]);
 
-    const preference = await db.selectFrom('customerAddressPreferences').selectAll().where('customerId', '=', customer.id).executeTakeFirstOrThrow();
+    const preference = await db
+      .selectFrom('customerAddressPreferences')
+      .selectAll()
+      .where('customerId', '=', customer.id)
+      .executeTakeFirstOrThrow();
     expect(preference).toEqual({
       customerId: customer.id,
       contactName: 'Charles Babbage',
@@ -230,12 +251,22 @@ describe('POST /v1/customers: what is stored and returned', () => {
   it('gives a blank customer an empty billing setting and address preference, and no addresses or period overrides', async () => {
     const customer = await createCustomer(t, {});
     const db = t.database.db;
-    const setting = await db.selectFrom('customerBillingSettings').selectAll().where('customerId', '=', customer.id).executeTakeFirstOrThrow();
+    const setting = await db
+      .selectFrom('customerBillingSettings')
+      .selectAll()
+      .where('customerId', '=', customer.id)
+      .executeTakeFirstOrThrow();
     expect(setting).toMatchObject({ term: null, autoCollect: null, taxExempt: false, taxExemptCode: null, customerGracePeriod: null });
-    const preference = await db.selectFrom('customerAddressPreferences').selectAll().where('customerId', '=', customer.id).executeTakeFirstOrThrow();
+    const preference = await db
+      .selectFrom('customerAddressPreferences')
+      .selectAll()
+      .where('customerId', '=', customer.id)
+      .executeTakeFirstOrThrow();
     expect(preference).toMatchObject({ contactName: null, shippingInstructions: null, useBillingAddressAsShippingAddress: false });
     expect(await db.selectFrom('addresses').select('id').where('customerId', '=', customer.id).execute()).toEqual([]);
-    expect(await db.selectFrom('customerBillingPeriodConfigurations').select('interval').where('customerId', '=', customer.id).execute()).toEqual([]);
+    expect(
+      await db.selectFrom('customerBillingPeriodConfigurations').select('interval').where('customerId', '=', customer.id).execute(),
+    ).toEqual([]);
   });
 
   it('accepts DefaultCancelOption in the billing setting as the spec spells it', async () => {
@@ -333,7 +364,10 @@ describe('POST /v1/customers: what is refused', () => {
     [{ billingSetting: { defaultCancelOption: 'Some' } }, 'billingSetting.defaultCancelOption'],
     [{ billingSetting: { pdfInvoiceEmailAttachmentOption: 'Everything' } }, 'billingSetting.pdfInvoiceEmailAttachmentOption'],
     [{ monthlyBillingPeriodConfiguration: { type: 'Whenever', rule: 'SingleInvoice' } }, 'monthlyBillingPeriodConfiguration.type'],
-    [{ yearlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'Often', month: 1, day: 1 } }, 'yearlyBillingPeriodConfiguration.rule'],
+    [
+      { yearlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'Often', month: 1, day: 1 } },
+      'yearlyBillingPeriodConfiguration.rule',
+    ],
   ])('refuses a bad nested enum value (%j)', async (body, key) => {
     expect(await refusedKeys(body)).toEqual([key]);
   });
@@ -348,14 +382,23 @@ describe('POST /v1/customers: what is refused', () => {
   });
 
   it('refuses an unknown sales tracking code type', async () => {
-    const res = await t.call('POST', '/v1/customers', { customerReference: { salesTrackingCodes: [{ type: 'Sales Tracking Code 4', code: 'WEB' }] } });
+    const res = await t.call('POST', '/v1/customers', {
+      customerReference: { salesTrackingCodes: [{ type: 'Sales Tracking Code 4', code: 'WEB' }] },
+    });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'customerReference.salesTrackingCodes[0].type', Value: expect.stringMatching(/Sales Tracking Code 4/) }]);
+    expect(errorsOf(res)).toEqual([
+      { Key: 'customerReference.salesTrackingCodes[0].type', Value: expect.stringMatching(/Sales Tracking Code 4/) },
+    ]);
   });
 
   it('refuses a code that exists only under another type', async () => {
     const res = await t.call('POST', '/v1/customers', {
-      customerReference: { salesTrackingCodes: [{ type: 'Sales Tracking Code 1', code: 'WEB' }, { type: 'Region', code: 'WEB' }] },
+      customerReference: {
+        salesTrackingCodes: [
+          { type: 'Sales Tracking Code 1', code: 'WEB' },
+          { type: 'Region', code: 'WEB' },
+        ],
+      },
     });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)).toEqual([{ Key: 'customerReference.salesTrackingCodes[1].code', Value: expect.stringMatching(/WEB.*Region/) }]);
@@ -363,7 +406,14 @@ describe('POST /v1/customers: what is refused', () => {
 
   it('refuses two codes of one type', async () => {
     expect(
-      await refusedKeys({ customerReference: { salesTrackingCodes: [{ type: 'Region', code: 'EAST' }, { type: 'Region', code: 'WEST' }] } }),
+      await refusedKeys({
+        customerReference: {
+          salesTrackingCodes: [
+            { type: 'Region', code: 'EAST' },
+            { type: 'Region', code: 'WEST' },
+          ],
+        },
+      }),
     ).toEqual(['customerReference.salesTrackingCodes[1].type']);
   });
 
@@ -430,10 +480,22 @@ describe('POST /v1/customers: what is refused', () => {
   });
 
   it.each([
-    [{ monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 29 } }, 'monthlyBillingPeriodConfiguration.day'],
-    [{ monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 0 } }, 'monthlyBillingPeriodConfiguration.day'],
-    [{ yearlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', month: 2, day: 29 } }, 'yearlyBillingPeriodConfiguration.day'],
-    [{ yearlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', month: 13, day: 1 } }, 'yearlyBillingPeriodConfiguration.month'],
+    [
+      { monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 29 } },
+      'monthlyBillingPeriodConfiguration.day',
+    ],
+    [
+      { monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 0 } },
+      'monthlyBillingPeriodConfiguration.day',
+    ],
+    [
+      { yearlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', month: 2, day: 29 } },
+      'yearlyBillingPeriodConfiguration.day',
+    ],
+    [
+      { yearlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', month: 13, day: 1 } },
+      'yearlyBillingPeriodConfiguration.month',
+    ],
   ])('refuses a billing period day or month out of range (%j)', async (body, key) => {
     const res = await t.call('POST', '/v1/customers', body);
     expect(res.statusCode).toBe(400);
@@ -457,9 +519,15 @@ describe('POST /v1/customers: what is refused', () => {
   });
 
   it('checks the nested billing setting with the rules of PUT /v1/customerbillingsetting', async () => {
-    expect(await refusedKeys({ billingSetting: { rechargeType: 'BringBalanceBackTo' } })).toEqual(['billingSetting.rechargeThresholdAmount']);
-    expect(await refusedKeys({ billingSetting: { rechargeType: 'BringBalanceBackTo', rechargeThresholdAmount: 50, rechargeTargetAmount: 20 } })).toEqual(['billingSetting.rechargeTargetAmount']);
-    const created = await t.call('POST', '/v1/customers', { billingSetting: { rechargeType: 'BringBalanceBackTo', rechargeThresholdAmount: 20, rechargeTargetAmount: 50 } });
+    expect(await refusedKeys({ billingSetting: { rechargeType: 'BringBalanceBackTo' } })).toEqual([
+      'billingSetting.rechargeThresholdAmount',
+    ]);
+    expect(
+      await refusedKeys({ billingSetting: { rechargeType: 'BringBalanceBackTo', rechargeThresholdAmount: 50, rechargeTargetAmount: 20 } }),
+    ).toEqual(['billingSetting.rechargeTargetAmount']);
+    const created = await t.call('POST', '/v1/customers', {
+      billingSetting: { rechargeType: 'BringBalanceBackTo', rechargeThresholdAmount: 20, rechargeTargetAmount: 50 },
+    });
     expect(created.statusCode, created.body).toBe(200);
   });
 

@@ -19,7 +19,11 @@ async function counts(account: TestAccount, query = '') {
 }
 
 async function storedCustomers(account: TestAccount): Promise<number> {
-  const row = await t.database.db.selectFrom('customers').select((eb) => eb.fn.countAll<string>().as('n')).where('accountId', '=', account.accountId).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom('customers')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('accountId', '=', account.accountId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -41,7 +45,12 @@ describe('GET /v1/customers: the maintained customer count', () => {
     await Promise.all(Array.from({ length: 12 }, (_, i) => newCustomer(t, { lastName: `Parallel${i}` }, account)));
     const other = await t.buildAnotherApp();
     try {
-      const res = await other.inject({ method: 'POST', url: '/v1/customers', payload: { lastName: 'Elsewhere' }, headers: { authorization: basicAuth(account.apiKey) } });
+      const res = await other.inject({
+        method: 'POST',
+        url: '/v1/customers',
+        payload: { lastName: 'Elsewhere' },
+        headers: { authorization: basicAuth(account.apiKey) },
+      });
       expect(res.statusCode, res.body).toBe(200);
     } finally {
       await other.close();
@@ -78,7 +87,12 @@ describe('GET /v1/customers: the maintained customer count', () => {
     expect(await counts(first)).toEqual({ count: 6, maxCount: 6 });
     expect(await counts(second)).toEqual({ count: 3, maxCount: 3 });
     await db.deleteFrom('customers').where('accountId', '=', first.accountId).where('lastName', 'in', ['Bulk 1', 'Bulk 2']).execute();
-    const moved = await db.selectFrom('customers').select('id').where('accountId', '=', first.accountId).where('lastName', '=', 'Bulk 4').executeTakeFirstOrThrow();
+    const moved = await db
+      .selectFrom('customers')
+      .select('id')
+      .where('accountId', '=', first.accountId)
+      .where('lastName', '=', 'Bulk 4')
+      .executeTakeFirstOrThrow();
     await db.updateTable('customers').set({ accountId: second.accountId }).where('id', '=', moved.id).execute();
     // an update that keeps the account changes nothing
     await db.updateTable('customers').set({ firstName: 'Renamed' }).where('accountId', '=', second.accountId).execute();

@@ -8,8 +8,20 @@ import { testCatalog } from '../helpers/test-app.js';
 export function customerTestCatalog(overrides: Record<string, unknown> = {}): Catalog {
   return testCatalog({
     salesTrackingCodes: [
-      { type: 'Sales Tracking Code 1', codes: [{ code: 'WEB', name: 'Web shop' }, { code: 'PARTNER', name: 'Partner referral' }] },
-      { type: 'Region', codes: [{ code: 'EAST', name: 'East' }, { code: 'WEST', name: 'West' }] },
+      {
+        type: 'Sales Tracking Code 1',
+        codes: [
+          { code: 'WEB', name: 'Web shop' },
+          { code: 'PARTNER', name: 'Partner referral' },
+        ],
+      },
+      {
+        type: 'Region',
+        codes: [
+          { code: 'EAST', name: 'East' },
+          { code: 'WEST', name: 'West' },
+        ],
+      },
     ],
     ...overrides,
   });

@@ -20,7 +20,13 @@ async function overview(id: number) {
 /** Puts an entry on the customer's ledger, as invoice posting and payment collection will. */
 async function ledger(
   customerId: number,
-  entry: { entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance'; amount: string; openAmount: string; dueAt?: Date | null; openedAt?: Date },
+  entry: {
+    entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance';
+    amount: string;
+    openAmount: string;
+    dueAt?: Date | null;
+    openedAt?: Date;
+  },
 ) {
   await t.database.db
     .insertInto('ledgerEntries')
@@ -35,29 +41,82 @@ function daysAgo(days: number): Date {
 }
 
 const SPEC_FIELDS = [
-  'title', 'firstName', 'middleName', 'lastName', 'suffix', 'primaryEmail', 'primaryPhone', 'companyName', 'reference',
-  'createdTimestamp', 'status', 'customerAccountStatus', 'pendingCharges', 'arBalance', 'unallocatedPayments',
-  'unallocatedCredits', 'unallocatedOpeningBalance', 'currency', 'daysUntilSuspension', 'daysUntilCancellation',
-  'customerAccountStatusTimestamp', 'statusTimestamp', 'lifetimeValue', 'monthlyRecurringRevenue',
-  'netMonthlyRecurringRevenue', 'nextBillingDate', 'crmSynchStatus', 'crmId', 'accountingId', 'erpId', 'marketingId',
-  'parentId', 'parentName', 'isParent', 'unknownPaymentActivityId', 'id', 'uri',
+  'title',
+  'firstName',
+  'middleName',
+  'lastName',
+  'suffix',
+  'primaryEmail',
+  'primaryPhone',
+  'companyName',
+  'reference',
+  'createdTimestamp',
+  'status',
+  'customerAccountStatus',
+  'pendingCharges',
+  'arBalance',
+  'unallocatedPayments',
+  'unallocatedCredits',
+  'unallocatedOpeningBalance',
+  'currency',
+  'daysUntilSuspension',
+  'daysUntilCancellation',
+  'customerAccountStatusTimestamp',
+  'statusTimestamp',
+  'lifetimeValue',
+  'monthlyRecurringRevenue',
+  'netMonthlyRecurringRevenue',
+  'nextBillingDate',
+  'crmSynchStatus',
+  'crmId',
+  'accountingId',
+  'erpId',
+  'marketingId',
+  'parentId',
+  'parentName',
+  'isParent',
+  'unknownPaymentActivityId',
+  'id',
+  'uri',
 ];
 
 describe('GET /v1/customers/{id}/overview', () => {
   it('shows a new customer with every field of the spec and zero amounts', async () => {
     const customer = await createCustomer(t, {
-      title: 'Mrs', firstName: 'Olive', middleName: 'May', lastName: 'Oyl', suffix: 'Sr', companyName: 'Spinach Co',
-      primaryEmail: 'olive@spinach.example', primaryPhone: '555-0199', reference: 'OV-1',
-      crmId: 'crm-ov', crmSynchStatus: 'Enabled', erpId: 'erp-ov', accountingId: 31, marketingId: 32,
+      title: 'Mrs',
+      firstName: 'Olive',
+      middleName: 'May',
+      lastName: 'Oyl',
+      suffix: 'Sr',
+      companyName: 'Spinach Co',
+      primaryEmail: 'olive@spinach.example',
+      primaryPhone: '555-0199',
+      reference: 'OV-1',
+      crmId: 'crm-ov',
+      crmSynchStatus: 'Enabled',
+      erpId: 'erp-ov',
+      accountingId: 31,
+      marketingId: 32,
     });
     const view = await overview(customer.id);
     expect(Object.keys(view).sort()).toEqual([...SPEC_FIELDS].sort());
     expect(view).toMatchObject({
       id: customer.id,
       uri: `https://billing.test/v1/customers/${customer.id}/overview`,
-      title: 'Mrs', firstName: 'Olive', middleName: 'May', lastName: 'Oyl', suffix: 'Sr', companyName: 'Spinach Co',
-      primaryEmail: 'olive@spinach.example', primaryPhone: '555-0199', reference: 'OV-1',
-      crmId: 'crm-ov', crmSynchStatus: 'Enabled', erpId: 'erp-ov', accountingId: 31, marketingId: 32,
+      title: 'Mrs',
+      firstName: 'Olive',
+      middleName: 'May',
+      lastName: 'Oyl',
+      suffix: 'Sr',
+      companyName: 'Spinach Co',
+      primaryEmail: 'olive@spinach.example',
+      primaryPhone: '555-0199',
+      reference: 'OV-1',
+      crmId: 'crm-ov',
+      crmSynchStatus: 'Enabled',
+      erpId: 'erp-ov',
+      accountingId: 31,
+      marketingId: 32,
       createdTimestamp: customer.createdTimestamp,
       status: 'Draft',
       customerAccountStatus: 'Good',
@@ -75,7 +134,14 @@ describe('GET /v1/customers/{id}/overview', () => {
       parentName: null,
       isParent: false,
     });
-    for (const amount of ['pendingCharges', 'arBalance', 'unallocatedPayments', 'unallocatedCredits', 'unallocatedOpeningBalance', 'lifetimeValue']) {
+    for (const amount of [
+      'pendingCharges',
+      'arBalance',
+      'unallocatedPayments',
+      'unallocatedCredits',
+      'unallocatedOpeningBalance',
+      'lifetimeValue',
+    ]) {
       expect(typeof view[amount], amount).toBe('number');
     }
     expect(Number.isNaN(Date.parse(view.statusTimestamp))).toBe(false);
@@ -100,7 +166,7 @@ describe('GET /v1/customers/{id}/overview', () => {
     });
   });
 
-  it('counts the customer\'s own grace period and its extension down to suspension', async () => {
+  it("counts the customer's own grace period and its extension down to suspension", async () => {
     const customer = await createCustomer(t, { billingSetting: { customerGracePeriod: 10, gracePeriodExtension: 2 } });
     await ledger(customer.id, { entryType: 'invoice', amount: '5', openAmount: '5', dueAt: daysAgo(4), openedAt: daysAgo(10) });
     const view = await overview(customer.id);
@@ -116,7 +182,12 @@ describe('GET /v1/customers/{id}/overview', () => {
     const paid = await createCustomer(t, {});
     await ledger(paid.id, { entryType: 'invoice', amount: '40', openAmount: '0', dueAt: new Date(Date.now() - 10 * DAY) });
     await ledger(paid.id, { entryType: 'payment', amount: '40', openAmount: '0' });
-    expect(await overview(paid.id)).toMatchObject({ arBalance: 0, unallocatedPayments: 0, customerAccountStatus: 'Good', lifetimeValue: 40 });
+    expect(await overview(paid.id)).toMatchObject({
+      arBalance: 0,
+      unallocatedPayments: 0,
+      customerAccountStatus: 'Good',
+      lifetimeValue: 40,
+    });
   });
 
   it('adds amounts exactly, as decimals', async () => {
@@ -142,7 +213,7 @@ describe('GET /v1/customers/{id}/overview', () => {
     });
   });
 
-  it('counts only the customer\'s own ledger entries', async () => {
+  it("counts only the customer's own ledger entries", async () => {
     const owing = await createCustomer(t, {});
     const neighbour = await createCustomer(t, {});
     await ledger(owing.id, { entryType: 'invoice', amount: '70', openAmount: '70', dueAt: new Date(Date.now() - DAY - 3_600_000) });
@@ -161,7 +232,7 @@ describe('GET /v1/customers/{id}/overview', () => {
     expect((await overview(person.id)).isParent).toBe(true);
   });
 
-  it('answers 404 for an unknown customer and for another account\'s customer', async () => {
+  it("answers 404 for an unknown customer and for another account's customer", async () => {
     const unknown = await t.call('GET', '/v1/customers/987654/overview');
     expect(unknown.statusCode).toBe(404);
     expect(errorsOf(unknown)).toEqual([{ Key: 'Api Error', Value: 'customer with id 987654 not found' }]);

@@ -15,31 +15,72 @@ beforeAll(async () => {
   shop = await t.newAccount();
   const seed: Record<string, Record<string, unknown>> = {
     A: {
-      firstName: 'Alice', middleName: 'Ann', lastName: 'Anders', suffix: 'Jr', title: 'Ms',
+      firstName: 'Alice',
+      middleName: 'Ann',
+      lastName: 'Anders',
+      suffix: 'Jr',
+      title: 'Ms',
       companyName: 'Smith & Sons',
-      primaryEmail: 'alice@acme.example', primaryPhone: '555-0101',
-      secondaryEmail: 'alice@home.example', secondaryPhone: '555-0102',
-      reference: 'REF-A', crmId: 'CRM-A', crmAccountType: 'Company', crmSynchStatus: 'Enabled',
-      erpId: 'ERP-A', erpSynchStatus: 'Enabled',
-      accountingId: 101, accountingLatchType: 'CreateNew', marketingId: 201,
+      primaryEmail: 'alice@acme.example',
+      primaryPhone: '555-0101',
+      secondaryEmail: 'alice@home.example',
+      secondaryPhone: '555-0102',
+      reference: 'REF-A',
+      crmId: 'CRM-A',
+      crmAccountType: 'Company',
+      crmSynchStatus: 'Enabled',
+      erpId: 'ERP-A',
+      erpSynchStatus: 'Enabled',
+      accountingId: 101,
+      accountingLatchType: 'CreateNew',
+      marketingId: 201,
       customerReference: {
-        reference1: 'r1-a', reference2: 'r2-a', reference3: 'r3-a',
-        salesTrackingCodes: [{ type: 'Sales Tracking Code 1', code: 'WEB' }, { type: 'Region', code: 'EAST' }],
+        reference1: 'r1-a',
+        reference2: 'r2-a',
+        reference3: 'r3-a',
+        salesTrackingCodes: [
+          { type: 'Sales Tracking Code 1', code: 'WEB' },
+          { type: 'Region', code: 'EAST' },
+        ],
       },
-      customerAcquisition: { adContent: 'ad-a', campaign: 'spring', keyword: 'kw-a', landingPage: '/landing-a', medium: 'cpc', source: 'google' },
+      customerAcquisition: {
+        adContent: 'ad-a',
+        campaign: 'spring',
+        keyword: 'kw-a',
+        landingPage: '/landing-a',
+        medium: 'cpc',
+        source: 'google',
+      },
     },
     B: {
-      firstName: 'Bob', lastName: 'Brown', title: 'Mr', primaryEmail: 'bob@bobs.example',
-      crmAccountType: 'Person', crmSynchStatus: 'Disabled', erpSynchStatus: 'Disabled',
-      accountingId: 102, accountingLatchType: 'LatchExisting', marketingId: 202,
+      firstName: 'Bob',
+      lastName: 'Brown',
+      title: 'Mr',
+      primaryEmail: 'bob@bobs.example',
+      crmAccountType: 'Person',
+      crmSynchStatus: 'Disabled',
+      erpSynchStatus: 'Disabled',
+      accountingId: 102,
+      accountingLatchType: 'LatchExisting',
+      marketingId: 202,
       customerReference: {
         reference1: 'r1-b',
-        salesTrackingCodes: [{ type: 'Sales Tracking Code 1', code: 'PARTNER' }, { type: 'Region', code: 'WEST' }],
+        salesTrackingCodes: [
+          { type: 'Sales Tracking Code 1', code: 'PARTNER' },
+          { type: 'Region', code: 'WEST' },
+        ],
       },
       customerAcquisition: { source: 'newsletter' },
     },
     C: {},
-    D: { firstName: 'carol', lastName: 'cooper', title: 'Dr', primaryEmail: 'carol@acme.example', reference: 'REF-D', accountingLatchType: 'DoNothing' },
+    D: {
+      firstName: 'carol',
+      lastName: 'cooper',
+      title: 'Dr',
+      primaryEmail: 'carol@acme.example',
+      reference: 'REF-D',
+      accountingLatchType: 'DoNothing',
+    },
     E: { firstName: 'Dan', lastName: '9Lives', companyName: 'Nine Lives Co', title: 'Mrs' },
   };
   for (const [letter, body] of Object.entries(seed)) {
@@ -53,7 +94,12 @@ beforeAll(async () => {
   const set = async (letter: string, values: Record<string, unknown>) =>
     db.updateTable('customers').set(values).where('id', '=', ids[letter]!).execute();
   await set('A', { createdAt: new Date('2024-01-10T08:00:00Z'), modifiedAt: new Date('2024-05-01T00:00:00Z'), accountingSyncToken: 5 });
-  await set('B', { createdAt: new Date('2024-02-15T00:00:00Z'), status: 'Active', customerAccountStatus: 'PoorStanding', accountingSyncToken: 6 });
+  await set('B', {
+    createdAt: new Date('2024-02-15T00:00:00Z'),
+    status: 'Active',
+    customerAccountStatus: 'PoorStanding',
+    accountingSyncToken: 6,
+  });
   await set('C', { createdAt: new Date('2024-03-01T12:30:00Z') });
   await set('D', { createdAt: new Date('2024-03-01T23:59:59Z'), status: 'Hold' });
   await set('E', { createdAt: new Date('2024-04-20T00:00:00Z'), status: 'Cancelled' });
@@ -214,7 +260,12 @@ describe('GET /v1/customers: sorting and paging', () => {
     const nameOf = new Map<number, string>();
     for (const [name, body] of people) nameOf.set((await createCustomer(t, body, account)).id, name);
     const sorted = async (field: string, order: string, query = '') => {
-      const res = await t.call('GET', `/v1/customers?sortOrder=${order}&sortExpression=${field}${query ? `&query=${query}` : ''}`, undefined, { as: account });
+      const res = await t.call(
+        'GET',
+        `/v1/customers?sortOrder=${order}&sortExpression=${field}${query ? `&query=${query}` : ''}`,
+        undefined,
+        { as: account },
+      );
       expect(res.statusCode, res.body).toBe(200);
       return (res.json() as Array<{ id: number }>).map((c) => nameOf.get(c.id));
     };
@@ -255,7 +306,7 @@ describe('GET /v1/customers: sorting and paging', () => {
     expect(last.headers).toMatchObject({ 'x-previouspage': '1', 'x-nextpage': '-1', 'x-currentpage': '2', 'x-maxpageindex': '2' });
   });
 
-  it('counts filtered results in X-Count and all of the account\'s in X-MaxCount', async () => {
+  it("counts filtered results in X-Count and all of the account's in X-MaxCount", async () => {
     const { letters: page, headers } = await list('query=Status:Draft,Active&pageSize=2');
     expect(page).toEqual(['A', 'B']);
     expect(headers).toMatchObject({ 'x-count': '3', 'x-maxcount': '5', 'x-maxpageindex': '1', 'x-nextpage': '1', 'x-pagesize': '2' });
@@ -324,7 +375,7 @@ describe('GET /v1/customers: malformed requests and accounts', () => {
     expect(error!.Value).toContain('USD');
   });
 
-  it('never lists another account\'s customers, even when they match', async () => {
+  it("never lists another account's customers, even when they match", async () => {
     expect(await letters('FirstName:Alice')).toEqual(['A']);
     expect(await letters('Title:Mr')).toEqual(['B']);
   });

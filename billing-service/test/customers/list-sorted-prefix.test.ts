@@ -9,9 +9,33 @@ import { customerTestCatalog } from './customer-fixtures.js';
 let t: TestApp;
 let shop: TestAccount;
 const lastNames = [
-  'Smith', 'smith', 'Sanders', 'sanchez', 'Stone', 'SMITH', 'S', 's', 'Sz', 'Smith', 'smith',
-  'Taylor', 'tanner', 'Rogers', 'r', '[bracket', 'Šimon', 'Ærø', 'ßtraße', 'Ｓmith', '9Lives', '9 lives', '99',
-  '', '%percent', '_under', 'Smi_th',
+  'Smith',
+  'smith',
+  'Sanders',
+  'sanchez',
+  'Stone',
+  'SMITH',
+  'S',
+  's',
+  'Sz',
+  'Smith',
+  'smith',
+  'Taylor',
+  'tanner',
+  'Rogers',
+  'r',
+  '[bracket',
+  'Šimon',
+  'Ærø',
+  'ßtraße',
+  'Ｓmith',
+  '9Lives',
+  '9 lives',
+  '99',
+  '',
+  '%percent',
+  '_under',
+  'Smi_th',
 ];
 const customers: Array<{ id: number; lastName: string | null }> = [];
 
@@ -41,7 +65,11 @@ async function page(query: string, order: 'Ascending' | 'Descending', pageSize: 
     { as: shop },
   );
   expect(res.statusCode, res.body).toBe(200);
-  return { ids: (res.json() as Array<{ id: number }>).map((c) => c.id), count: Number(res.headers['x-count']), maxCount: Number(res.headers['x-maxcount']) };
+  return {
+    ids: (res.json() as Array<{ id: number }>).map((c) => c.id),
+    count: Number(res.headers['x-count']),
+    maxCount: Number(res.headers['x-maxcount']),
+  };
 }
 
 describe('GET /v1/customers: a filter on the leading characters of the sort field', () => {
@@ -58,7 +86,10 @@ describe('GET /v1/customers: a filter on the leading characters of the sort fiel
   ];
   for (const [query, matches] of cases) {
     it(`pages ${query} as the whole list sorted, both ways`, async () => {
-      const expected = customers.filter((c) => c.lastName !== null && matches(c.lastName)).sort(byteOrder).map((c) => c.id);
+      const expected = customers
+        .filter((c) => c.lastName !== null && matches(c.lastName))
+        .sort(byteOrder)
+        .map((c) => c.id);
       expect(expected.length).toBeGreaterThan(0);
       for (const order of ['Ascending', 'Descending'] as const) {
         const all = order === 'Ascending' ? expected : [...expected].reverse();
@@ -78,7 +109,12 @@ describe('GET /v1/customers: a filter on the leading characters of the sort fiel
 
   it('keeps the other filters', async () => {
     const got = await page('LastName:s*;FirstName:[empty]', 'Ascending', 100, 0);
-    expect(got.ids).toEqual(customers.filter((c) => c.lastName?.toLowerCase().startsWith('s')).sort(byteOrder).map((c) => c.id));
+    expect(got.ids).toEqual(
+      customers
+        .filter((c) => c.lastName?.toLowerCase().startsWith('s'))
+        .sort(byteOrder)
+        .map((c) => c.id),
+    );
     expect((await page('LastName:s*;Status:Active', 'Ascending', 100, 0)).ids).toEqual([]);
   });
 });

@@ -9,8 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const put = (body: unknown, as?: TestAccount) =>
-  t.call('PUT', '/v1/customers', body, as ? { as } : {});
+const put = (body: unknown, as?: TestAccount) => t.call('PUT', '/v1/customers', body, as ? { as } : {});
 const get = async (id: number) => {
   const res = await t.call('GET', `/v1/customers/${id}`);
   expect(res.statusCode).toBe(200);
@@ -128,10 +127,19 @@ describe('PUT /v1/customers', () => {
     });
     expect(updated.customerReference).toMatchObject({ reference1: null, reference2: null, reference3: null, salesTrackingCodes: [] });
     expect(updated.customerAcquisition).toMatchObject({
-      adContent: null, campaign: null, keyword: null, landingPage: null, medium: null, source: null,
+      adContent: null,
+      campaign: null,
+      keyword: null,
+      landingPage: null,
+      medium: null,
+      source: null,
     });
     expect(await get(created.id)).toEqual(updated);
-    const codes = await t.database.db.selectFrom('customerSalesTrackingCodes').select('code').where('customerId', '=', created.id).execute();
+    const codes = await t.database.db
+      .selectFrom('customerSalesTrackingCodes')
+      .select('code')
+      .where('customerId', '=', created.id)
+      .execute();
     expect(codes).toEqual([]);
   });
 
@@ -160,8 +168,16 @@ describe('PUT /v1/customers', () => {
     const created = await createCustomer(t, {});
     const bad = await put({ id: created.id, status: 'Draft', primaryEmail: 'nope', firstName: 'x'.repeat(51) });
     expect(bad.statusCode).toBe(400);
-    expect(errorsOf(bad).map((e) => e.Key).sort()).toEqual(['firstName', 'primaryEmail']);
-    const code = await put({ id: created.id, status: 'Draft', customerReference: { salesTrackingCodes: [{ type: 'Region', code: 'NORTH' }] } });
+    expect(
+      errorsOf(bad)
+        .map((e) => e.Key)
+        .sort(),
+    ).toEqual(['firstName', 'primaryEmail']);
+    const code = await put({
+      id: created.id,
+      status: 'Draft',
+      customerReference: { salesTrackingCodes: [{ type: 'Region', code: 'NORTH' }] },
+    });
     expect(code.statusCode).toBe(400);
     expect(errorsOf(code)[0]!.Key).toBe('customerReference.salesTrackingCodes[0].code');
   });
@@ -256,7 +272,7 @@ describe('PUT /v1/customers', () => {
     expect(updated.createdTimestamp).toBe(created.createdTimestamp);
   });
 
-  it('answers 404 for an unknown id, and for another account\'s customer', async () => {
+  it("answers 404 for an unknown id, and for another account's customer", async () => {
     const unknown = await put({ id: 987654, status: 'Draft' });
     expect(unknown.statusCode).toBe(404);
     expect(errorsOf(unknown)).toEqual([{ Key: 'Api Error', Value: 'customer with id 987654 not found' }]);

@@ -15,7 +15,12 @@ describe("a customer's recurring revenue", () => {
     const { customerId, subscriptionIds } = await activeCustomer(t, { account, frequencies: [BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY] });
     const pro = await readSubscription(t, subscriptionIds[2]!, account);
     const seat = pro.subscriptionProducts.find((p: { productCode: string }) => p.productCode === 'SEAT');
-    const put = await t.call('PUT', '/v1/subscriptions', { ...pro, subscriptionProducts: [{ ...seat, discount: { type: 'Amount', amount: 3 } }] }, { as: account });
+    const put = await t.call(
+      'PUT',
+      '/v1/subscriptions',
+      { ...pro, subscriptionProducts: [{ ...seat, discount: { type: 'Amount', amount: 3 } }] },
+      { as: account },
+    );
     expect(put.statusCode, put.body).toBe(200);
 
     // BASIC 19.99 + BASIC yearly 199 / 12 = 16.58 + PRO 5 × 8.00 + 9.00 = 49 (net 46: 3.00 off the seats)

@@ -17,9 +17,12 @@ async function resetAccounts() {
 }
 
 const balances = async () =>
-  (await sql<{ id: number; balance: number }>`select id, balance from scratch_accounts order by id`.execute(database.db)).rows.map((r) => r.balance);
+  (await sql<{ id: number; balance: number }>`select id, balance from scratch_accounts order by id`.execute(database.db)).rows.map(
+    (r) => r.balance,
+  );
 
-const addTo = (trx: Tx, id: number, amount: number) => sql`update scratch_accounts set balance = balance + ${amount} where id = ${id}`.execute(trx);
+const addTo = (trx: Tx, id: number, amount: number) =>
+  sql`update scratch_accounts set balance = balance + ${amount} where id = ${id}`.execute(trx);
 
 /** Resolves once `count` parties have arrived. */
 function barrier(count: number) {
@@ -51,24 +54,27 @@ function opposedTransfers(runTransaction: <T>(fn: (trx: Tx) => Promise<T>) => Pr
 }
 
 describe('transactions retried after a conflict', () => {
-  it.skipIf(!process.env.RENEW_TEST_POSTGRES_URL)('runs again the side of a deadlock PostgreSQL failed, and both transfers succeed once', async () => {
-    // the scenario really deadlocks: without a retry one side fails with 40P01
-    await resetAccounts();
-    const unretried = opposedTransfers((fn) => database.db.transaction().execute(fn));
-    const plain = await unretried.settled;
-    expect(plain.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(['40P01']);
+  it.skipIf(!process.env.RENEW_TEST_POSTGRES_URL)(
+    'runs again the side of a deadlock PostgreSQL failed, and both transfers succeed once',
+    async () => {
+      // the scenario really deadlocks: without a retry one side fails with 40P01
+      await resetAccounts();
+      const unretried = opposedTransfers((fn) => database.db.transaction().execute(fn));
+      const plain = await unretried.settled;
+      expect(plain.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(['40P01']);
 
-    await resetAccounts();
-    const retried = opposedTransfers((fn) => transactionWithRetry(database.db, fn));
-    const outcomes = await retried.settled;
-    expect(outcomes).toEqual([
-      { status: 'fulfilled', value: 'forward' },
-      { status: 'fulfilled', value: 'backward' },
-    ]);
-    // one side ran twice; its first run was rolled back, so each transfer moved its amount once (10 one way, 3 back)
-    expect(retried.runs.forward + retried.runs.backward).toBe(3);
-    expect(await balances()).toEqual([-7, 7]);
-  });
+      await resetAccounts();
+      const retried = opposedTransfers((fn) => transactionWithRetry(database.db, fn));
+      const outcomes = await retried.settled;
+      expect(outcomes).toEqual([
+        { status: 'fulfilled', value: 'forward' },
+        { status: 'fulfilled', value: 'backward' },
+      ]);
+      // one side ran twice; its first run was rolled back, so each transfer moved its amount once (10 one way, 3 back)
+      expect(retried.runs.forward + retried.runs.backward).toBe(3);
+      expect(await balances()).toEqual([-7, 7]);
+    },
+  );
 
   it("retries a serialization failure the database reports (either driver's error) and keeps only the last run's writes", async () => {
     await resetAccounts();

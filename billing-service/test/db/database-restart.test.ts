@@ -71,7 +71,9 @@ describe('a lost or refused database connection is recognised (both databases)',
     // A server that accepts then hangs up mid-handshake.
     const hangUp = net.createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', () => resolve()));
-    const ended = await new pg.Client({ host: '127.0.0.1', port: (hangUp.address() as net.AddressInfo).port }).connect().catch((e: unknown) => e);
+    const ended = await new pg.Client({ host: '127.0.0.1', port: (hangUp.address() as net.AddressInfo).port })
+      .connect()
+      .catch((e: unknown) => e);
     silent.close();
     hangUp.close();
     expect(isDatabaseUnavailable(timedOut)).toBe(true);
@@ -95,10 +97,15 @@ describe('a lost or refused database connection is recognised (both databases)',
     const refusedPort = await closedPort();
     let up = false;
     let runs = 0;
-    const task = new PeriodicTask('test task', 20, async () => {
-      runs++;
-      if (!up) await new pg.Client({ host: '127.0.0.1', port: refusedPort }).connect();
-    }, logger);
+    const task = new PeriodicTask(
+      'test task',
+      20,
+      async () => {
+        runs++;
+        if (!up) await new pg.Client({ host: '127.0.0.1', port: refusedPort }).connect();
+      },
+      logger,
+    );
     task.start();
     try {
       await eventually(() => runs >= 4, 'four failed runs');
@@ -145,7 +152,9 @@ describe.runIf(POSTGRES_URL)('PostgreSQL terminates the connections in use (pg_t
       return waiting.rowCount! > 0;
     }, 'the activation waits for the lock');
 
-    const killed = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const killed = await admin.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
     expect(killed.rowCount).toBeGreaterThan(0);
     const res = await inFlight;
     expect(res.statusCode, res.body).toBe(503);
@@ -216,7 +225,10 @@ describe.runIf(POSTGRES_URL)('the database vanishes and comes back (a TCP proxy 
       expect(notReady.statusCode).toBe(503);
       expect(errorsOf(notReady)).toContainEqual({ Key: 'database', Value: 'the database did not answer' });
       const tasks = ['bulk payment worker', 'webhook deliveries', 'billing clock'];
-      await eventually(() => tasks.every((task) => log.at(WARN, `${task}: the database is unavailable`).length > 0), 'every worker notices');
+      await eventually(
+        () => tasks.every((task) => log.at(WARN, `${task}: the database is unavailable`).length > 0),
+        'every worker notices',
+      );
       // Several ticks while away: still one warning each, no error per tick.
       await new Promise((resolve) => setTimeout(resolve, 500));
       for (const task of tasks) {
@@ -227,7 +239,10 @@ describe.runIf(POSTGRES_URL)('the database vanishes and comes back (a TCP proxy 
       await proxy.restore();
       await eventually(async () => (await ready()).statusCode === 200, '/readyz is 200 again');
       expect((await customers()).statusCode).toBe(200);
-      await eventually(() => tasks.every((task) => log.lines.some((l) => l.msg === `${task}: the database answers again; resumed`)), 'every worker resumes');
+      await eventually(
+        () => tasks.every((task) => log.lines.some((l) => l.msg === `${task}: the database answers again; resumed`)),
+        'every worker resumes',
+      );
       expect(log.at(ERROR, 'internal server error')).toEqual([]);
       expect(uncaught.seen).toEqual([]);
     } finally {

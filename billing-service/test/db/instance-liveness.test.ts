@@ -21,7 +21,15 @@ let t: TestApp;
 let dying: FastifyInstance | undefined;
 beforeAll(async () => {
   // No workers in the main app: the dead instance claims the work first, and a second app takes it over.
-  t = await startTestApp({ app: { liveness: LIVENESS, testClocks: true, bulkWorker: false, webhookWorker: false, webhooks: { allowHttp: true, allowPrivate: true, timeoutMs: 2_000 } } });
+  t = await startTestApp({
+    app: {
+      liveness: LIVENESS,
+      testClocks: true,
+      bulkWorker: false,
+      webhookWorker: false,
+      webhooks: { allowHttp: true, allowPrivate: true, timeoutMs: 2_000 },
+    },
+  });
   await t.app.ready();
 });
 afterAll(async () => {
@@ -50,7 +58,13 @@ describe('claims of a dead instance are taken over within seconds', () => {
   it('a keyed payment in flight on an instance that died: the retry on another instance runs, once', async () => {
     // The first instance's gateway never answers and its heartbeat stops after the first beat: killed mid-charge.
     const sandbox = new SandboxGateway(t.database.db);
-    const hanging = { name: 'hanging', validateCard: sandbox.validateCard.bind(sandbox), refund: sandbox.refund.bind(sandbox), findRefund: sandbox.findRefund.bind(sandbox), charge: () => new Promise<never>(() => undefined) };
+    const hanging = {
+      name: 'hanging',
+      validateCard: sandbox.validateCard.bind(sandbox),
+      refund: sandbox.refund.bind(sandbox),
+      findRefund: sandbox.findRefund.bind(sandbox),
+      charge: () => new Promise<never>(() => undefined),
+    };
     dying = await buildApp({
       db: t.database.db,
       catalog: t.catalog,
@@ -70,8 +84,11 @@ describe('claims of a dead instance are taken over within seconds', () => {
     const body = { customerId, amount: 12.5, paymentMethodId: card.json().id };
     const headers = { authorization: basicAuth(t.account.apiKey), 'content-type': 'application/json', 'idempotency-key': key };
     void dying.inject({ method: 'POST', url: '/v1/payments', headers, payload: JSON.stringify(body) });
-    await until('the key to be claimed by the dying instance', async () =>
-      (await t.database.db.selectFrom('idempotencyKeys').select('claimedBy').where('key', '=', key).executeTakeFirst())?.claimedBy ?? undefined,
+    await until(
+      'the key to be claimed by the dying instance',
+      async () =>
+        (await t.database.db.selectFrom('idempotencyKeys').select('claimedBy').where('key', '=', key).executeTakeFirst())?.claimedBy ??
+        undefined,
     );
 
     const retry = await t.call('POST', '/v1/payments', body, { headers: { 'idempotency-key': key } });
@@ -93,13 +110,21 @@ describe('claims of a dead instance are taken over within seconds', () => {
     expect(first.statusCode).toBe(200);
     // What a SIGKILL between the payment's commit and the key's answer leaves: the key claimed by a dead instance, no answer.
     const dead = await deadInstance();
-    await t.database.db.updateTable('idempotencyKeys').set({ responseStatus: null, responseBody: null, claimedBy: dead.id }).where('key', '=', key).execute();
+    await t.database.db
+      .updateTable('idempotencyKeys')
+      .set({ responseStatus: null, responseBody: null, claimedBy: dead.id })
+      .where('key', '=', key)
+      .execute();
     const retry = await t.call('POST', '/v1/payments', body, { headers: { 'idempotency-key': key } });
     expect(retry.statusCode).toBe(200);
     expect(retry.json().id).toBe(first.json().id);
     const payments = await t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).execute();
     expect(payments).toHaveLength(1);
-    const charges = await t.database.db.selectFrom('sandboxGatewayOperations').select('resultId').where('idempotencyKey', '=', `acct_${t.account.accountId}:${key}`).execute();
+    const charges = await t.database.db
+      .selectFrom('sandboxGatewayOperations')
+      .select('resultId')
+      .where('idempotencyKey', '=', `acct_${t.account.accountId}:${key}`)
+      .execute();
     expect(charges).toHaveLength(1);
   });
 
@@ -111,7 +136,11 @@ describe('claims of a dead instance are taken over within seconds', () => {
     const first = await t.call('POST', '/v1/payments', body, { headers: { 'idempotency-key': key } });
     expect(first.statusCode).toBe(200);
     // What a commit that reached the disk while its connection broke leaves: the request answered 503, so the key was freed.
-    await t.database.db.updateTable('idempotencyKeys').set({ responseStatus: null, responseBody: null, claimedBy: null }).where('key', '=', key).execute();
+    await t.database.db
+      .updateTable('idempotencyKeys')
+      .set({ responseStatus: null, responseBody: null, claimedBy: null })
+      .where('key', '=', key)
+      .execute();
     const retry = await t.call('POST', '/v1/payments', body, { headers: { 'idempotency-key': key } });
     expect(retry.statusCode).toBe(200);
     expect(retry.json().id).toBe(first.json().id);
@@ -132,11 +161,23 @@ describe('claims of a dead instance are taken over within seconds', () => {
     const claimed = await claimRecords(t.database.db, dead, new Date(), 5 * 60_000, 10);
     expect(claimed.map((r) => r.jobId)).toContain(jobId);
     // An instance with a bulk worker (the default 5-minute lease), started after the death.
-    const worker = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, webhookWorker: false, liveness: LIVENESS, bulkWorker: { pollMs: 100 } });
+    const worker = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      webhookWorker: false,
+      liveness: LIVENESS,
+      bulkWorker: { pollMs: 100 },
+    });
     try {
       await worker.ready();
       const record = await until('the record to be paid', async () => {
-        const row = await t.database.db.selectFrom('bulkJobRecords').select(['status', 'paymentId', 'claimedBy']).where('jobId', '=', jobId).executeTakeFirstOrThrow();
+        const row = await t.database.db
+          .selectFrom('bulkJobRecords')
+          .select(['status', 'paymentId', 'claimedBy'])
+          .where('jobId', '=', jobId)
+          .executeTakeFirstOrThrow();
         return row.status === 'Succeeded' ? row : undefined;
       });
       expect(record.paymentId).not.toBeNull();
@@ -163,7 +204,10 @@ describe('claims of a dead instance are taken over within seconds', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const port = (receiver.address() as { port: number }).port;
     try {
-      const endpoint = await t.call('POST', '/v1/webhookEndpoints', { url: `http://127.0.0.1:${port}/hook`, eventTypes: ['customer.created'] });
+      const endpoint = await t.call('POST', '/v1/webhookEndpoints', {
+        url: `http://127.0.0.1:${port}/hook`,
+        eventTypes: ['customer.created'],
+      });
       expect(endpoint.statusCode, endpoint.body).toBe(200);
       const customerId = (await t.call('POST', '/v1/customers', {})).json().id as number;
       const claimed = await claimDueDeliveries(t.database.db, dead, new Date(Date.now() + 1_000), 10, 10 * 60_000);
@@ -181,7 +225,16 @@ describe('claims of a dead instance are taken over within seconds', () => {
         await worker.ready();
         await until('the delivery', async () => (received.some((text) => text.includes(`"id":${customerId}`)) ? true : undefined));
         // The worker records the outcome after the receiver has the body: wait for the record, then check it.
-        const deliveryRows = () => t.database.db.selectFrom('webhookDeliveries').select(['status', 'attempts']).where('id', 'in', claimed.map((c) => c.id)).execute();
+        const deliveryRows = () =>
+          t.database.db
+            .selectFrom('webhookDeliveries')
+            .select(['status', 'attempts'])
+            .where(
+              'id',
+              'in',
+              claimed.map((c) => c.id),
+            )
+            .execute();
         await until('the recorded outcome', async () => ((await deliveryRows()).every((r) => r.status !== 'Pending') ? true : undefined));
         const rows = await deliveryRows();
         expect(rows.every((r) => r.status === 'Succeeded' && r.attempts === 1)).toBe(true);
@@ -209,7 +262,11 @@ describe('claims of a dead instance are taken over within seconds', () => {
     });
     expect(advanced.statusCode).toBe(200);
     expect(advanced.json()).toMatchObject({ now: target, days: 3 });
-    const clock = await t.database.db.selectFrom('accountClocks').selectAll().where('accountId', '=', t.account.accountId).executeTakeFirstOrThrow();
+    const clock = await t.database.db
+      .selectFrom('accountClocks')
+      .selectAll()
+      .where('accountId', '=', t.account.accountId)
+      .executeTakeFirstOrThrow();
     expect(clock.advancingSince).toBeNull();
     expect(clock.advancingBy).toBeNull();
   });
@@ -222,7 +279,9 @@ describe('claims of a dead instance are taken over within seconds', () => {
     const dead = await deadInstance();
     await new Promise((resolve) => setTimeout(resolve, LIVENESS.staleAfterMs + 200));
     const { rows } = await (await import('kysely')).sql<{ id: string; gone: boolean }>`
-      select h.holder as id, ${live.holderGone('h.holder')} as gone from (select ${live.id}::text as holder union all select ${dead.id}::text) h`.execute(t.database.db);
+      select h.holder as id, ${live.holderGone('h.holder')} as gone from (select ${live.id}::text as holder union all select ${dead.id}::text) h`.execute(
+      t.database.db,
+    );
     expect(Object.fromEntries(rows.map((r) => [r.id, r.gone]))).toEqual({ [live.id]: false, [dead.id]: true });
   });
 });

@@ -45,7 +45,10 @@ async function statementsOf(method: 'POST' | 'GET', url: string, body: unknown):
 
 describe.skipIf(!onPostgres)('statements per request on PostgreSQL', () => {
   const CUSTOMER = {
-    firstName: 'Ada', lastName: 'Lovelace', primaryEmail: 'ada@example.com', currency: 'USD',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    primaryEmail: 'ada@example.com',
+    currency: 'USD',
     customerReference: { reference1: 'first', salesTrackingCodes: [{ type: 'Region', code: 'EAST' }] },
     customerAcquisition: { source: 'newsletter' },
     billing: { line1: '1 Main Street', city: 'Springfield', postalZip: '62701', country: 'US', state: 'IL' },

@@ -25,7 +25,12 @@ describe('prepared statements', () => {
   it('runs one statement many times with different values and parses every type as before', async () => {
     for (let i = 1; i <= 30; i++) await insert(i, `row ${i}`).execute(database.db);
     for (const id of [1, 17, 30]) {
-      const { rows } = await sql<{ id: number; label: string; amount: string; at: Date }>`select * from scratch_statements where id = ${id}`.execute(database.db);
+      const { rows } = await sql<{
+        id: number;
+        label: string;
+        amount: string;
+        at: Date;
+      }>`select * from scratch_statements where id = ${id}`.execute(database.db);
       expect(rows).toEqual([{ id, label: `row ${id}`, amount: '12.30', at: new Date('2026-01-02T03:04:05Z') }]);
     }
     const nulls = await sql<{ v: string | null }>`select ${null}::text as v`.execute(database.db);
@@ -39,7 +44,10 @@ describe('prepared statements', () => {
       .where('id' as never, '<=', 5 as never)
       .executeTakeFirst();
     expect(updated.numUpdatedRows).toBe(5n);
-    const deleted = await database.db.deleteFrom('scratch_statements' as never).where('id' as never, '>', 28 as never).executeTakeFirst();
+    const deleted = await database.db
+      .deleteFrom('scratch_statements' as never)
+      .where('id' as never, '>', 28 as never)
+      .executeTakeFirst();
     expect(deleted.numDeletedRows).toBe(2n);
   });
 
@@ -80,7 +88,11 @@ describe('prepared statements', () => {
 
   it('runs a reusable query with each call’s values, inside a transaction too', async () => {
     const labelOf = reusableQuery((db, id: number, minimum: number) =>
-      db.selectFrom('scratch_statements' as never).select('label' as never).where('id' as never, '=', id as never).where('id' as never, '>=', minimum as never),
+      db
+        .selectFrom('scratch_statements' as never)
+        .select('label' as never)
+        .where('id' as never, '=', id as never)
+        .where('id' as never, '>=', minimum as never),
     );
     expect(await labelOf(database.db, 10, 0)).toEqual([{ label: 'row 10' }]);
     expect(await labelOf(database.db, 11, 0)).toEqual([{ label: 'row 11' }]);
@@ -171,7 +183,10 @@ describe('transactions: the begin goes with the first statement', () => {
 describe('reusableQuery', () => {
   it('refuses, on first use, a builder that looks inside an argument instead of using it as a value', async () => {
     const byObject = reusableQuery((db, row: { id: number }) =>
-      db.selectFrom('scratch_statements' as never).select('label' as never).where('id' as never, '=', row.id as never),
+      db
+        .selectFrom('scratch_statements' as never)
+        .select('label' as never)
+        .where('id' as never, '=', row.id as never),
     );
     await expect(byObject(database.db, { id: 1 })).rejects.toThrow(/every argument must be used as a value/);
   });
@@ -184,7 +199,10 @@ describe('the cap on distinct prepared statements', () => {
     const serverUrl = process.env.RENEW_TEST_POSTGRES_URL;
     if (serverUrl) {
       const pool = new pg.Pool({ connectionString: serverUrl, max: 2 });
-      db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool, 2) }), plugins: [new CamelCasePlugin()] });
+      db = new Kysely<Database>({
+        dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool, 2) }),
+        plugins: [new CamelCasePlugin()],
+      });
       close = () => db.destroy();
     } else {
       const pglite = await PGlite.create();
@@ -194,7 +212,9 @@ describe('the cap on distinct prepared statements', () => {
     try {
       for (let round = 0; round < 2; round++) {
         for (let k = 1; k <= 5; k++) {
-          const { rows } = await sql<{ sumValue: number }>`select ${k}::int + ${round}::int as sum_value, ${`text ${k}`}::text as t`.execute(db);
+          const { rows } = await sql<{
+            sumValue: number;
+          }>`select ${k}::int + ${round}::int as sum_value, ${`text ${k}`}::text as t`.execute(db);
           expect(rows).toEqual([{ sumValue: k + round, t: `text ${k}` }]);
         }
       }

@@ -48,7 +48,12 @@ describe('GET /v1/customers/{customerId}/CustomerEmailPreferences', () => {
     }
     // The demo catalogue: InvoicePost true, DraftInvoice false; PasswordReset is not listed, so true.
     const byType = Object.fromEntries(body.preferences.map((p) => [p.emailType, p]));
-    expect(byType.InvoicePost).toEqual({ emailType: 'InvoicePost', enabled: null, accountDefault: true, emailCategory: 'InvoicesAndStatements' });
+    expect(byType.InvoicePost).toEqual({
+      emailType: 'InvoicePost',
+      enabled: null,
+      accountDefault: true,
+      emailCategory: 'InvoicesAndStatements',
+    });
     expect(byType.DraftInvoice).toMatchObject({ accountDefault: false, emailCategory: 'InvoicesAndStatements' });
     expect(byType.PasswordReset).toMatchObject({ accountDefault: true, emailCategory: 'Customers' });
   });
@@ -56,10 +61,11 @@ describe('GET /v1/customers/{customerId}/CustomerEmailPreferences', () => {
   it('gives every type a category from the four the spec names', () => {
     expect(Object.keys(EMAIL_CATEGORY).sort()).toEqual([...EMAIL_TYPES].sort());
     expect(Object.values(CATEGORIES).flat().sort()).toEqual([...EMAIL_TYPES].sort());
-    for (const [category, types] of Object.entries(CATEGORIES)) for (const type of types) expect(EMAIL_CATEGORY[type as keyof typeof EMAIL_CATEGORY]).toBe(category);
+    for (const [category, types] of Object.entries(CATEGORIES))
+      for (const type of types) expect(EMAIL_CATEGORY[type as keyof typeof EMAIL_CATEGORY]).toBe(category);
   });
 
-  it('answers 404 for an unknown customer and for another account\'s customer', async () => {
+  it("answers 404 for an unknown customer and for another account's customer", async () => {
     const res = await t.call('GET', '/v1/customers/999999/CustomerEmailPreferences');
     expect(res.statusCode).toBe(404);
     expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'customer with id 999999 not found' }]);
@@ -93,7 +99,10 @@ describe('PUT /v1/CustomerEmailPreferences', () => {
     expect(enabledOf(body)).toMatchObject({ InvoicePost: false, DraftInvoice: true, Refund: null, PaymentReceived: null });
     expect(await read(customer.id)).toEqual(body);
 
-    const second = await t.call('PUT', '/v1/customeremailpreferences', { customerId: customer.id, preferences: [{ emailType: 'PaymentFailed', enabled: true }] });
+    const second = await t.call('PUT', '/v1/customeremailpreferences', {
+      customerId: customer.id,
+      preferences: [{ emailType: 'PaymentFailed', enabled: true }],
+    });
     expect(second.statusCode, second.body).toBe(200);
     const after = enabledOf(await read(customer.id));
     expect(after).toEqual({ ...Object.fromEntries(EMAIL_TYPES.map((type) => [type, null])), PaymentFailed: true });
@@ -116,7 +125,13 @@ describe('PUT /v1/CustomerEmailPreferences', () => {
       ],
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(enabledOf(res.json())).toMatchObject({ InvoicePost: false, PaymentReceived: true, InvoiceOverdue: null, PasswordReset: false, Refund: null });
+    expect(enabledOf(res.json())).toMatchObject({
+      InvoicePost: false,
+      PaymentReceived: true,
+      InvoiceOverdue: null,
+      PasswordReset: false,
+      Refund: null,
+    });
   });
 
   it('takes back what a read returned, read-only fields included (read, modify, send back)', async () => {
@@ -132,7 +147,10 @@ describe('PUT /v1/CustomerEmailPreferences', () => {
     const customer = await createCustomer(t, {});
     const res = await t.call('PUT', '/v1/CustomerEmailPreferences', {
       customerId: customer.id,
-      preferences: [{ emailType: 'InvoicePost', enabled: true }, { emailType: 'Newsletter', enabled: true }],
+      preferences: [
+        { emailType: 'InvoicePost', enabled: true },
+        { emailType: 'Newsletter', enabled: true },
+      ],
     });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)).toEqual([{ Key: 'preferences[1].emailType', Value: expect.stringMatching(/unknown e-mail type/) }]);
@@ -156,7 +174,10 @@ describe('PUT /v1/CustomerEmailPreferences', () => {
   it('refuses an enabled value other than true, false or null', async () => {
     const customer = await createCustomer(t, {});
     for (const enabled of ['yes', 1, '']) {
-      const res = await t.call('PUT', '/v1/CustomerEmailPreferences', { customerId: customer.id, preferences: [{ emailType: 'Refund', enabled }] });
+      const res = await t.call('PUT', '/v1/CustomerEmailPreferences', {
+        customerId: customer.id,
+        preferences: [{ emailType: 'Refund', enabled }],
+      });
       expect(res.statusCode, JSON.stringify(enabled)).toBe(400);
       expect(errorsOf(res).map((e) => e.Key)).toEqual(['preferences[0].enabled']);
     }
@@ -165,16 +186,23 @@ describe('PUT /v1/CustomerEmailPreferences', () => {
   it('requires customerId and preferences', async () => {
     const res = await t.call('PUT', '/v1/CustomerEmailPreferences', {});
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res).map((e) => e.Key).sort()).toEqual(['customerId', 'preferences']);
+    expect(
+      errorsOf(res)
+        .map((e) => e.Key)
+        .sort(),
+    ).toEqual(['customerId', 'preferences']);
   });
 
-  it('answers 404 for an unknown customer and for another account\'s customer', async () => {
+  it("answers 404 for an unknown customer and for another account's customer", async () => {
     const unknown = await t.call('PUT', '/v1/CustomerEmailPreferences', { customerId: 999999, preferences: [] });
     expect(unknown.statusCode).toBe(404);
     expect(errorsOf(unknown)).toEqual([{ Key: 'Api Error', Value: 'customer with id 999999 not found' }]);
     const other = await t.newAccount();
     const theirs = await createCustomer(t, {}, other);
-    const res = await t.call('PUT', '/v1/CustomerEmailPreferences', { customerId: theirs.id, preferences: [{ emailType: 'Refund', enabled: false }] });
+    const res = await t.call('PUT', '/v1/CustomerEmailPreferences', {
+      customerId: theirs.id,
+      preferences: [{ emailType: 'Refund', enabled: false }],
+    });
     expect(res.statusCode).toBe(404);
     const untouched = await t.call('GET', `/v1/customers/${theirs.id}/CustomerEmailPreferences`, undefined, { as: other });
     expect(enabledOf(untouched.json()).Refund).toBeNull();
@@ -182,7 +210,10 @@ describe('PUT /v1/CustomerEmailPreferences', () => {
 
   it('records the change in the audit log as {type: [before, after]}', async () => {
     const customer = await createCustomer(t, {});
-    await t.call('PUT', '/v1/CustomerEmailPreferences', { customerId: customer.id, preferences: [{ emailType: 'Refund', enabled: false }] });
+    await t.call('PUT', '/v1/CustomerEmailPreferences', {
+      customerId: customer.id,
+      preferences: [{ emailType: 'Refund', enabled: false }],
+    });
     await t.call(
       'PUT',
       '/v1/CustomerEmailPreferences',
@@ -198,13 +229,24 @@ describe('PUT /v1/CustomerEmailPreferences', () => {
       .execute();
     expect(rows).toEqual([
       { action: 'update', source: 'API', changes: { Refund: [null, false] }, accountId: t.account.accountId },
-      { action: 'update', source: 'Preference centre', changes: { Refund: [false, null], InvoicePost: [null, true] }, accountId: t.account.accountId },
+      {
+        action: 'update',
+        source: 'Preference centre',
+        changes: { Refund: [false, null], InvoicePost: [null, true] },
+        accountId: t.account.accountId,
+      },
     ]);
   });
 
   it('keeps concurrent replacements of one customer consistent', async () => {
     const customer = await createCustomer(t, {});
-    const bodies = EMAIL_TYPES.slice(0, 6).map((emailType) => ({ customerId: customer.id, preferences: [{ emailType, enabled: false }, { emailType: 'Refund', enabled: true }] }));
+    const bodies = EMAIL_TYPES.slice(0, 6).map((emailType) => ({
+      customerId: customer.id,
+      preferences: [
+        { emailType, enabled: false },
+        { emailType: 'Refund', enabled: true },
+      ],
+    }));
     const results = await Promise.all(bodies.map((b) => t.call('PUT', '/v1/CustomerEmailPreferences', b)));
     for (const r of results) expect(r.statusCode, r.body).toBe(200);
     const final = enabledOf(await read(customer.id));
@@ -214,7 +256,7 @@ describe('PUT /v1/CustomerEmailPreferences', () => {
 });
 
 describe('isEmailEnabled', () => {
-  it('uses the customer\'s choice when set, else the account default (true for a type the catalogue does not list)', async () => {
+  it("uses the customer's choice when set, else the account default (true for a type the catalogue does not list)", async () => {
     const customer = await createCustomer(t, {});
     const { db } = t.database;
     const catalog = t.catalog;
@@ -224,7 +266,11 @@ describe('isEmailEnabled', () => {
 
     await t.call('PUT', '/v1/CustomerEmailPreferences', {
       customerId: customer.id,
-      preferences: [{ emailType: 'InvoicePost', enabled: false }, { emailType: 'DraftInvoice', enabled: true }, { emailType: 'CreditCardExpiry', enabled: null }],
+      preferences: [
+        { emailType: 'InvoicePost', enabled: false },
+        { emailType: 'DraftInvoice', enabled: true },
+        { emailType: 'CreditCardExpiry', enabled: null },
+      ],
     });
     expect(await isEmailEnabled(db, catalog, customer.id, 'InvoicePost')).toBe(false);
     expect(await isEmailEnabled(db, catalog, customer.id, 'DraftInvoice')).toBe(true);

@@ -34,16 +34,64 @@ export const CPU_BUDGET_MS = 100;
 
 /** Lone surrogates, NUL, RTL, emoji, combining marks, and other strings that break naive code. */
 export const NASTY_STRINGS: readonly string[] = [
-  '\ud800', '\udfff', 'a\ud800b', '\ud83d', '\ude00x', 'x\udbff',
-  '\u0000', 'a\u0000b', '\u0000\u0000\u0000',
-  '\u202eevil\u202c', '\u200f\u0645\u0631\u062d\u0628\u0627', '\u05e9\u05dc\u05d5\u05dd',
-  '😀', '👩‍👩‍👧‍👦', '🏳️‍🌈', 'e\u0301', 'Z\u0364\u0351\u0367\u0311\u0313a\u0308\u0356\u036dl\u036e\u0312\u036b',
-  '\ufeff', '\uffff', '\ufffe', '\u2028\u2029', '\r\n', '\t', '\u00a0', '\u3000', '\u180e',
-  '４２', '٤٢', 'İ', 'ß', 'ﬀ', 'Å', 'Å',
+  '\ud800',
+  '\udfff',
+  'a\ud800b',
+  '\ud83d',
+  '\ude00x',
+  'x\udbff',
+  '\u0000',
+  'a\u0000b',
+  '\u0000\u0000\u0000',
+  '\u202eevil\u202c',
+  '\u200f\u0645\u0631\u062d\u0628\u0627',
+  '\u05e9\u05dc\u05d5\u05dd',
+  '😀',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  'e\u0301',
+  'Z\u0364\u0351\u0367\u0311\u0313a\u0308\u0356\u036dl\u036e\u0312\u036b',
+  '\ufeff',
+  '\uffff',
+  '\ufffe',
+  '\u2028\u2029',
+  '\r\n',
+  '\t',
+  '\u00a0',
+  '\u3000',
+  '\u180e',
+  '４２',
+  '٤٢',
+  'İ',
+  'ß',
+  'ﬀ',
+  'Å',
+  'Å',
+  "'; drop table customers;--",
+  "' or '1'='1",
+  '%s%n%x',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text on purpose
-  "'; drop table customers;--", "' or '1'='1", '%s%n%x', '${7*7}', '{{7*7}}', '<script>alert(1)</script>',
-  '\\', '"', '*', '%', '_', ' ', '', '   ', 'NaN', 'null', 'undefined', 'true', '-0', '1e309', '0x10',
-  '__proto__', 'constructor', 'toString',
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '\\',
+  '"',
+  '*',
+  '%',
+  '_',
+  ' ',
+  '',
+  '   ',
+  'NaN',
+  'null',
+  'undefined',
+  'true',
+  '-0',
+  '1e309',
+  '0x10',
+  '__proto__',
+  'constructor',
+  'toString',
 ];
 
 export const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
@@ -55,7 +103,11 @@ export const wildString = (maxLength = 40) =>
     { arbitrary: fc.string({ unit: 'binary', maxLength }), weight: 2 },
     { arbitrary: fc.string({ unit: 'grapheme-composite', maxLength }), weight: 1 },
     {
-      arbitrary: fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 3 }), loneSurrogate, fc.constantFrom('\u0000', '\u202e', '\u0301', '😀')), { maxLength: 12 }).map((a) => a.join('')),
+      arbitrary: fc
+        .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 3 }), loneSurrogate, fc.constantFrom('\u0000', '\u202e', '\u0301', '😀')), {
+          maxLength: 12,
+        })
+        .map((a) => a.join('')),
       weight: 2,
     },
   );
@@ -77,8 +129,41 @@ export const deepNesting = fc.constantFrom(8, 64, 500, 2000).chain((d) => fc.con
 /** Values of every JSON type, and the numbers around every integer boundary. */
 export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<unknown>(
-    null, true, false, 0, -1, 1.5, -0.0001, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53),
-    1e21, 1e308, -1e308, 5e-324, '1', '', ' ', '0', '-1', '1.0', '1e3', '2147483648', '9007199254740993', 'abc', [], [1], ['a'], {}, { a: 1 }, { '': null },
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    -0.0001,
+    2 ** 31 - 1,
+    2 ** 31,
+    -(2 ** 31) - 1,
+    2 ** 32,
+    2 ** 53 - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 53),
+    1e21,
+    1e308,
+    -1e308,
+    5e-324,
+    '1',
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1.0',
+    '1e3',
+    '2147483648',
+    '9007199254740993',
+    'abc',
+    [],
+    [1],
+    ['a'],
+    {},
+    { a: 1 },
+    { '': null },
   ),
   fc.constantFrom(...NASTY_STRINGS),
   deepNesting,
@@ -88,10 +173,50 @@ export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Path ids no column holds: negative, 0, 2^31, 2^53, fractions, words, 300 characters, encoded oddities. */
 export const ODD_PATH_IDS: readonly string[] = [
-  '-1', '0', '-0', '1.5', '1e3', '0x1f', '+1', '01', '%201', '1%20', '2147483647', '2147483648', '4294967296', '9007199254740991',
-  '9007199254740992', '9007199254740993', '99999999999999999999999', '-9223372036854775809', 'abc', 'null', 'undefined', 'NaN', 'Infinity',
-  '%00', '%ff', '%ED%A0%80', '%F0%9F%98%80', '%', '%zz', '..', '%2e%2e', '%2F', '%5C', 'a%2Fb', '%E2%80%AE1', '1;2', '1,2', '[1]', '{}',
-  '9'.repeat(100), '9'.repeat(101), '9'.repeat(300), 'a'.repeat(300), '%61'.repeat(40),
+  '-1',
+  '0',
+  '-0',
+  '1.5',
+  '1e3',
+  '0x1f',
+  '+1',
+  '01',
+  '%201',
+  '1%20',
+  '2147483647',
+  '2147483648',
+  '4294967296',
+  '9007199254740991',
+  '9007199254740992',
+  '9007199254740993',
+  '99999999999999999999999',
+  '-9223372036854775809',
+  'abc',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '%00',
+  '%ff',
+  '%ED%A0%80',
+  '%F0%9F%98%80',
+  '%',
+  '%zz',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '%5C',
+  'a%2Fb',
+  '%E2%80%AE1',
+  '1;2',
+  '1,2',
+  '[1]',
+  '{}',
+  '9'.repeat(100),
+  '9'.repeat(101),
+  '9'.repeat(300),
+  'a'.repeat(300),
+  '%61'.repeat(40),
 ];
 
 /** Safe URL encoding of any UTF-16 text: lone surrogates become their (invalid) 3-byte UTF-8 form. */
@@ -116,16 +241,38 @@ export function headerSafe(value: string): string {
 }
 
 /** Odd header values of printable latin-1. */
-export const oddHeaderValue = fc.oneof(
-  fc.constantFrom('', ' ', 'x', '\t', 'a'.repeat(300), 'a'.repeat(8000), 'ÿþ', '%00', '"', ',,,', ';', 'null', '🙂'),
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
-).map(headerSafe);
+export const oddHeaderValue = fc
+  .oneof(
+    fc.constantFrom('', ' ', 'x', '\t', 'a'.repeat(300), 'a'.repeat(8000), 'ÿþ', '%00', '"', ',,,', ';', 'null', '🙂'),
+    fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
+  )
+  .map(headerSafe);
 
 export const ODD_CONTENT_TYPES: readonly string[] = [
-  'application/json; charset=utf-8', 'application/JSON', 'APPLICATION/JSON', 'application/json; charset=utf-16', 'application/json; charset=latin1',
-  'application/json;;;', 'application/json; charset=', 'application/vnd.api+json', 'application/problem+json', 'application/jsonx', 'text/json',
-  'text/plain', 'text/html', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz',
-  'application/octet-stream', '', ' ', 'json', '*/*', 'application/*', 'a'.repeat(2000), 'application/json; boundary="\\"',
+  'application/json; charset=utf-8',
+  'application/JSON',
+  'APPLICATION/JSON',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'application/json;;;',
+  'application/json; charset=',
+  'application/vnd.api+json',
+  'application/problem+json',
+  'application/jsonx',
+  'text/json',
+  'text/plain',
+  'text/html',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=xyz',
+  'application/octet-stream',
+  '',
+  ' ',
+  'json',
+  '*/*',
+  'application/*',
+  'a'.repeat(2000),
+  'application/json; boundary="\\"',
 ];
 
 /* ------------------------------------------------------------------ JSON Schema → arbitraries */
@@ -136,12 +283,53 @@ export type Schema = Record<string, any>;
 export type Refs = Record<string, readonly (number | string)[]>;
 
 const SAMPLE_STRINGS = [
-  'Ada', 'Lovelace', 'x', 'ada@example.com', 'a@b.co; c@d.co', 'CA', 'US', 'ON', 'USD', 'CAD', 'EUR', '840', '124', 'WEB', 'Sales Tracking Code 1',
-  '4242424242424242', '123', 'K1A 0B1', '90210', 'Check', 'CreditCard', 'bulkPayment', 'OldestToNewest', 'Import', 'Monthly', 'Active',
+  'Ada',
+  'Lovelace',
+  'x',
+  'ada@example.com',
+  'a@b.co; c@d.co',
+  'CA',
+  'US',
+  'ON',
+  'USD',
+  'CAD',
+  'EUR',
+  '840',
+  '124',
+  'WEB',
+  'Sales Tracking Code 1',
+  '4242424242424242',
+  '123',
+  'K1A 0B1',
+  '90210',
+  'Check',
+  'CreditCard',
+  'bulkPayment',
+  'OldestToNewest',
+  'Import',
+  'Monthly',
+  'Active',
 ];
 const PATTERN_SAMPLES = [
-  '0', '1', '12.5', '-3', '-3.25', '0.001', '99999999.99', '1e3', 'true', 'false', 'sideeffects', '2024-01-31', '2024-02-29', '2023-02-29',
-  '2024-01-31T10:00:00Z', '2024-01-31T10:00:00.123+02:00', '2024-01-31T10:00', 'full', 'Full',
+  '0',
+  '1',
+  '12.5',
+  '-3',
+  '-3.25',
+  '0.001',
+  '99999999.99',
+  '1e3',
+  'true',
+  'false',
+  'sideeffects',
+  '2024-01-31',
+  '2024-02-29',
+  '2023-02-29',
+  '2024-01-31T10:00:00Z',
+  '2024-01-31T10:00:00.123+02:00',
+  '2024-01-31T10:00',
+  'full',
+  'Full',
 ];
 
 /** The schema's alternatives, flattened (anyOf / oneOf / type lists). */
@@ -296,38 +484,81 @@ export function bodyArb(schema: Schema, refs: Refs, seeds: readonly unknown[] = 
   const mutations: Array<{ arbitrary: fc.Arbitrary<Body>; weight: number }> = [
     { arbitrary: valid.map((value) => ({ value, how: 'valid' })), weight: 3 },
     {
-      arbitrary: fc.tuple(valid, fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', '', ' ', 'ID', 'CustomerId', 'a.b', '$where'), fc.string({ maxLength: 20 }), fc.constantFrom(...NASTY_STRINGS)), oddValue)
+      arbitrary: fc
+        .tuple(
+          valid,
+          fc.oneof(
+            fc.constantFrom('__proto__', 'constructor', 'prototype', '', ' ', 'ID', 'CustomerId', 'a.b', '$where'),
+            fc.string({ maxLength: 20 }),
+            fc.constantFrom(...NASTY_STRINGS),
+          ),
+          oddValue,
+        )
         .map(([v, key, extra]) => ({ value: setPath(v, [key], extra), how: `extra field ${JSON.stringify(key)}` })),
       weight: 1,
     },
     {
-      arbitrary: fc.tuple(valid, fc.constantFrom('', ' ', '\u0000', '\ud800', '😀', 'x'.repeat(300)), deepNesting).map(([v, key, extra]) => ({ value: setPath(v, [key], extra), how: 'extra odd-named field, deep value' })),
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom('', ' ', '\u0000', '\ud800', '😀', 'x'.repeat(300)), deepNesting)
+        .map(([v, key, extra]) => ({ value: setPath(v, [key], extra), how: 'extra odd-named field, deep value' })),
       weight: 1,
     },
     {
-      arbitrary: fc.constantFrom<unknown>([], [{}], 'text', '', 0, -1, 1e308, true, null, deepValue(1000), deepValue(1000, 'object'), { a: { b: { c: { d: [1, 2, { e: null }] } } } }).map((value) => ({ value, how: 'not an object' })),
+      arbitrary: fc
+        .constantFrom<unknown>([], [{}], 'text', '', 0, -1, 1e308, true, null, deepValue(1000), deepValue(1000, 'object'), {
+          a: { b: { c: { d: [1, 2, { e: null }] } } },
+        })
+        .map((value) => ({ value, how: 'not an object' })),
       weight: 1,
     },
   ];
   if (fields.length > 0) {
     mutations.push(
-      { arbitrary: fc.tuple(valid, pick(fields)).map(([v, f]) => ({ value: setPath(v, f.path, REMOVE), how: `without ${f.path.join('.')}` })), weight: 2 },
-      { arbitrary: fc.tuple(valid, pick(fields), oddValue).map(([v, f, odd]) => ({ value: setPath(v, f.path, odd), how: `odd ${f.path.join('.')}` })), weight: 5 },
-      { arbitrary: fc.tuple(valid, pick(fields), fc.array(fc.tuple(pick(fields), oddValue), { maxLength: 4 })).map(([v, f, more]) => ({ value: more.reduce((acc, [g, odd]) => setPath(acc, g.path, odd), setPath(v, f.path, null)), how: 'several odd fields' })), weight: 2 },
+      {
+        arbitrary: fc
+          .tuple(valid, pick(fields))
+          .map(([v, f]) => ({ value: setPath(v, f.path, REMOVE), how: `without ${f.path.join('.')}` })),
+        weight: 2,
+      },
+      {
+        arbitrary: fc
+          .tuple(valid, pick(fields), oddValue)
+          .map(([v, f, odd]) => ({ value: setPath(v, f.path, odd), how: `odd ${f.path.join('.')}` })),
+        weight: 5,
+      },
+      {
+        arbitrary: fc.tuple(valid, pick(fields), fc.array(fc.tuple(pick(fields), oddValue), { maxLength: 4 })).map(([v, f, more]) => ({
+          value: more.reduce((acc, [g, odd]) => setPath(acc, g.path, odd), setPath(v, f.path, null)),
+          how: 'several odd fields',
+        })),
+        weight: 2,
+      },
     );
   }
   if (stringFields.length > 0) {
     mutations.push(
       {
-        arbitrary: fc.tuple(valid, pick(stringFields), fc.constantFrom('min-1', '0', '1', 'max', 'max+1', 'max*2 code points'), fc.constantFrom(...BOUNDARY_UNITS)).map(([v, f, which, unit]) => {
-          const { min, max = 255 } = stringBounds(f.schema)!;
-          const units = { 'min-1': Math.max(0, min - 1), '0': 0, '1': 1, max, 'max+1': max + 1, 'max*2 code points': max * 2 }[which];
-          const text = which === 'max*2 code points' ? '😀'.repeat(max) : ofLength(units, unit);
-          return { value: setPath(v, f.path, text), how: `${f.path.join('.')} of length ${which} (${JSON.stringify(unit)})` };
-        }),
+        arbitrary: fc
+          .tuple(
+            valid,
+            pick(stringFields),
+            fc.constantFrom('min-1', '0', '1', 'max', 'max+1', 'max*2 code points'),
+            fc.constantFrom(...BOUNDARY_UNITS),
+          )
+          .map(([v, f, which, unit]) => {
+            const { min, max = 255 } = stringBounds(f.schema)!;
+            const units = { 'min-1': Math.max(0, min - 1), '0': 0, '1': 1, max, 'max+1': max + 1, 'max*2 code points': max * 2 }[which];
+            const text = which === 'max*2 code points' ? '😀'.repeat(max) : ofLength(units, unit);
+            return { value: setPath(v, f.path, text), how: `${f.path.join('.')} of length ${which} (${JSON.stringify(unit)})` };
+          }),
         weight: 4,
       },
-      { arbitrary: fc.tuple(valid, pick(stringFields), wildString()).map(([v, f, text]) => ({ value: setPath(v, f.path, text), how: `unicode ${f.path.join('.')}` })), weight: 5 },
+      {
+        arbitrary: fc
+          .tuple(valid, pick(stringFields), wildString())
+          .map(([v, f, text]) => ({ value: setPath(v, f.path, text), how: `unicode ${f.path.join('.')}` })),
+        weight: 5,
+      },
     );
   }
   return fc.oneof(...mutations);
@@ -380,19 +611,29 @@ export function duplicateKeyBodyArb(bodies: fc.Arbitrary<Body>): fc.Arbitrary<Du
     })
     .filter((found) => found !== undefined)
     .chain(({ value, objects }) =>
-      fc.tuple(fc.nat({ max: objects.length - 1 }), fc.nat(), fc.constantFrom<unknown>(SAME, SAME, null, 0, '', 'another', [], {}, { a: 1 }, true)).map(([which, keyIndex, copy]) => {
-        const { path, object } = objects[which]!;
-        const names = Object.keys(object);
-        const name = names[keyIndex % names.length]!;
-        const copyText = JSON.stringify(copy === SAME ? object[name] : copy) ?? 'null';
-        const marker = '\u0000duplicate-key-marker\u0000';
-        const withMarker = JSON.stringify(value, function (this: unknown, _key, v) {
-          return v === object ? marker : v;
-        });
-        const objectText = `{${JSON.stringify(name)}:${copyText},${JSON.stringify(object).slice(1)}`;
-        const payload = withMarker.replace(JSON.stringify(marker), () => objectText);
-        return { payload, key: pathKey([...path, name]), how: `duplicate key ${pathKey([...path, name])}${copy === SAME ? ' (same value)' : ''}` };
-      }),
+      fc
+        .tuple(
+          fc.nat({ max: objects.length - 1 }),
+          fc.nat(),
+          fc.constantFrom<unknown>(SAME, SAME, null, 0, '', 'another', [], {}, { a: 1 }, true),
+        )
+        .map(([which, keyIndex, copy]) => {
+          const { path, object } = objects[which]!;
+          const names = Object.keys(object);
+          const name = names[keyIndex % names.length]!;
+          const copyText = JSON.stringify(copy === SAME ? object[name] : copy) ?? 'null';
+          const marker = '\u0000duplicate-key-marker\u0000';
+          const withMarker = JSON.stringify(value, function (this: unknown, _key, v) {
+            return v === object ? marker : v;
+          });
+          const objectText = `{${JSON.stringify(name)}:${copyText},${JSON.stringify(object).slice(1)}`;
+          const payload = withMarker.replace(JSON.stringify(marker), () => objectText);
+          return {
+            payload,
+            key: pathKey([...path, name]),
+            how: `duplicate key ${pathKey([...path, name])}${copy === SAME ? ' (same value)' : ''}`,
+          };
+        }),
     );
 }
 
@@ -400,39 +641,164 @@ const SAME = Symbol('the same value');
 
 /** Raw payloads no serialiser would produce: broken JSON, duplicate keys, 1e999, a BOM, very deep nesting. */
 export const rawPayloads = fc.constantFrom(
-  '{', '}', '[', '{"a":', '{"a":1,}', "{'a':1}", 'nul', 'undefined', '\u0000', '{"a":"\u0000"}', '\ufeff{}', '{}garbage', '{} {}', ' ', '\r\n',
-  '{"customerId":1,"customerId":"x"}', '{"__proto__":{"isAdmin":true}}', '{"constructor":{"prototype":{"x":1}}}', '{"customerId":1e999}',
-  '{"customerId":-1e999}', '{"amount":1e999}', '{"customerId":12345678901234567890}', '{"note":"\\ud800"}', '{"note":"\\udfff\\ud800"}',
-  '"\\ud800"', `[${'"\\u0000",'.repeat(1000)}1]`, deepJson(10_000), deepJson(10_000, 'object'), deepJson(100_000), deepJson(60_000, 'object'),
-  `{"a":"${'x'.repeat(900_000)}"}`, `{"a":"${'x'.repeat(2_000_000)}"}`,
+  '{',
+  '}',
+  '[',
+  '{"a":',
+  '{"a":1,}',
+  "{'a':1}",
+  'nul',
+  'undefined',
+  '\u0000',
+  '{"a":"\u0000"}',
+  '\ufeff{}',
+  '{}garbage',
+  '{} {}',
+  ' ',
+  '\r\n',
+  '{"customerId":1,"customerId":"x"}',
+  '{"__proto__":{"isAdmin":true}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '{"customerId":1e999}',
+  '{"customerId":-1e999}',
+  '{"amount":1e999}',
+  '{"customerId":12345678901234567890}',
+  '{"note":"\\ud800"}',
+  '{"note":"\\udfff\\ud800"}',
+  '"\\ud800"',
+  `[${'"\\u0000",'.repeat(1000)}1]`,
+  deepJson(10_000),
+  deepJson(10_000, 'object'),
+  deepJson(100_000),
+  deepJson(60_000, 'object'),
+  `{"a":"${'x'.repeat(900_000)}"}`,
+  `{"a":"${'x'.repeat(2_000_000)}"}`,
 );
 
 /* ------------------------------------------------------------------ list parameters */
 
 const LIST_FIELD_NAMES = [
-  'Status', 'status', 'FirstName', 'LastName', 'CompanyName', 'PrimaryEmail', 'Reference', 'Id', 'id', 'CustomerId', 'Currency', 'Amount',
-  'CreatedTimestamp', 'ModifiedTimestamp', 'EffectiveTimestamp', 'PostedTimestamp', 'DueDate', 'Code', 'Name', 'PlanCode', 'Note',
-  'CustomerAccountStatus', 'InvoiceAmount', 'PaymentMethod', 'Unknown', 'id;drop', '',
+  'Status',
+  'status',
+  'FirstName',
+  'LastName',
+  'CompanyName',
+  'PrimaryEmail',
+  'Reference',
+  'Id',
+  'id',
+  'CustomerId',
+  'Currency',
+  'Amount',
+  'CreatedTimestamp',
+  'ModifiedTimestamp',
+  'EffectiveTimestamp',
+  'PostedTimestamp',
+  'DueDate',
+  'Code',
+  'Name',
+  'PlanCode',
+  'Note',
+  'CustomerAccountStatus',
+  'InvoiceAmount',
+  'PaymentMethod',
+  'Unknown',
+  'id;drop',
+  '',
 ];
 
 const queryValue = fc.oneof(
-  fc.constantFrom('Active', 'Active,Hold', 'Draft,Active,Hold,Cancelled,Suspended', 'ada', '*ada*', '*', '**', 'a*b*c', '[empty]', '[EMPTY]', '', '1', '-1',
-    '0', '2147483647', '2147483648', '9007199254740993', '1.5', '2024-01-01', '2024-01-01T10:00:00', '2024-01-01|2024-12-31', '|2024-01-01', '2024-01-01|',
-    '|', '2024-13-45', '0000-00-00', '9999-12-31T23:59:59', '2024-02-30', 'yesterday', 'a,b,c,d,e,f,g,h,i,j,k,l', ','.repeat(50), 'x'.repeat(5000)),
+  fc.constantFrom(
+    'Active',
+    'Active,Hold',
+    'Draft,Active,Hold,Cancelled,Suspended',
+    'ada',
+    '*ada*',
+    '*',
+    '**',
+    'a*b*c',
+    '[empty]',
+    '[EMPTY]',
+    '',
+    '1',
+    '-1',
+    '0',
+    '2147483647',
+    '2147483648',
+    '9007199254740993',
+    '1.5',
+    '2024-01-01',
+    '2024-01-01T10:00:00',
+    '2024-01-01|2024-12-31',
+    '|2024-01-01',
+    '2024-01-01|',
+    '|',
+    '2024-13-45',
+    '0000-00-00',
+    '9999-12-31T23:59:59',
+    '2024-02-30',
+    'yesterday',
+    'a,b,c,d,e,f,g,h,i,j,k,l',
+    ','.repeat(50),
+    'x'.repeat(5000),
+  ),
   wildString(20),
 );
-const queryCondition = fc.tuple(fc.constantFrom(...LIST_FIELD_NAMES), fc.constantFrom(':', ':', ':', '=', '::', ''), queryValue).map(([f, op, v]) => `${f}${op}${v}`);
+const queryCondition = fc
+  .tuple(fc.constantFrom(...LIST_FIELD_NAMES), fc.constantFrom(':', ':', ':', '=', '::', ''), queryValue)
+  .map(([f, op, v]) => `${f}${op}${v}`);
 
 /** Values for `query` (the list query language: `Field:value;Field:a,b;Date:lo|hi`, `*` wildcards, `[empty]`) and nonsense. */
 export const queryLanguage = fc.oneof(
   { arbitrary: fc.array(queryCondition, { minLength: 1, maxLength: 4 }).map((c) => c.join(';')), weight: 4 },
   { arbitrary: fc.array(queryCondition, { minLength: 20, maxLength: 60 }).map((c) => c.join(';')), weight: 1 },
-  { arbitrary: fc.constantFrom(';', ';;;', ':', '::::', '|||', '%', '%25', '%zz', '%ED%A0%80', '%00', 'Status:Active;', ';Status:Active', 'Status:Active;Status:Hold'), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      ';',
+      ';;;',
+      ':',
+      '::::',
+      '|||',
+      '%',
+      '%25',
+      '%zz',
+      '%ED%A0%80',
+      '%00',
+      'Status:Active;',
+      ';Status:Active',
+      'Status:Active;Status:Hold',
+    ),
+    weight: 1,
+  },
   { arbitrary: wildString(40), weight: 2 },
 );
 
 const pageValue = fc.oneof(
-  fc.constantFrom('-1', '0', '1', '2', '100', '9999', '10000', '10001', '2147483647', '2147483648', '9007199254740993', '1e3', '1.5', ' 5', '5 ', '+5', '0x10', '', 'abc', '٥', 'Infinity', 'NaN', '00000000000000000000001'),
+  fc.constantFrom(
+    '-1',
+    '0',
+    '1',
+    '2',
+    '100',
+    '9999',
+    '10000',
+    '10001',
+    '2147483647',
+    '2147483648',
+    '9007199254740993',
+    '1e3',
+    '1.5',
+    ' 5',
+    '5 ',
+    '+5',
+    '0x10',
+    '',
+    'abc',
+    '٥',
+    'Infinity',
+    'NaN',
+    '00000000000000000000001',
+  ),
   fc.integer().map(String),
   wildString(10),
 );
@@ -446,7 +812,21 @@ export const listQuerystring = fc
       pageNumber: pageValue,
       sortOrder: fc.oneof(fc.constantFrom('Ascending', 'Descending', 'ascending', 'DESC', 'asc', '', 'Sideways'), wildString(10)),
       sortExpression: fc.oneof(fc.constantFrom(...LIST_FIELD_NAMES), wildString(20)),
-      extra: fc.constantFrom('', 'query=a&query=b', 'pageSize=1&pageSize=2', 'foo=bar', 'QUERY=Status:Active', 'PageSize=5', '&&&', '=', 'query', 'query=%', 'sortExpression=%ED%A0%80', '__proto__=1', 'view=full'),
+      extra: fc.constantFrom(
+        '',
+        'query=a&query=b',
+        'pageSize=1&pageSize=2',
+        'foo=bar',
+        'QUERY=Status:Active',
+        'PageSize=5',
+        '&&&',
+        '=',
+        'query',
+        'query=%',
+        'sortExpression=%ED%A0%80',
+        '__proto__=1',
+        'view=full',
+      ),
       raw: fc.boolean(),
     },
     { requiredKeys: ['extra', 'raw'] },
@@ -479,7 +859,13 @@ export interface Observation {
 
 /** Sends one request and measures the server's CPU time (user + system) around app.inject: the app and the embedded database run in this process. */
 export async function send(app: FastifyInstance, req: FuzzRequest): Promise<{ res: LightMyRequestResponse; cpuMs: number }> {
-  const options: InjectOptions = { method: req.method as InjectOptions['method'], url: req.url, headers: req.headers, ...(req.payload !== undefined ? { payload: req.payload } : {}), ...(req.remoteAddress ? { remoteAddress: req.remoteAddress } : {}) };
+  const options: InjectOptions = {
+    method: req.method as InjectOptions['method'],
+    url: req.url,
+    headers: req.headers,
+    ...(req.payload !== undefined ? { payload: req.payload } : {}),
+    ...(req.remoteAddress ? { remoteAddress: req.remoteAddress } : {}),
+  };
   if (process.env.RENEW_FUZZ_TRACE) appendFileSync(process.env.RENEW_FUZZ_TRACE, `${describeRequest(req).slice(0, 3000)}\n`);
   const before = process.cpuUsage();
   const res = await app.inject(options);
@@ -507,7 +893,8 @@ export function errorBodyProblem(res: LightMyRequestResponse): string | undefine
   if (body.HttpStatusCode !== res.statusCode) return `HttpStatusCode ${body.HttpStatusCode} is not the status ${res.statusCode}`;
   if (!Array.isArray(body.Errors) || body.Errors.length === 0) return 'Errors is not a non-empty list';
   for (const e of body.Errors) {
-    if (typeof e !== 'object' || e === null || typeof e.Key !== 'string' || typeof e.Value !== 'string') return `an Errors entry is not {Key: string, Value: string}: ${JSON.stringify(e)}`;
+    if (typeof e !== 'object' || e === null || typeof e.Key !== 'string' || typeof e.Value !== 'string')
+      return `an Errors entry is not {Key: string, Value: string}: ${JSON.stringify(e)}`;
   }
   const extra = Object.keys(body).filter((k) => !['ErrorId', 'HttpStatusCode', 'Errors'].includes(k));
   if (extra.length > 0) return `extra members ${extra.join(', ')}`;
@@ -516,8 +903,20 @@ export function errorBodyProblem(res: LightMyRequestResponse): string | undefine
 
 /** Tables whose row counts must not move on a refused (4xx) request; audit_log gets a row for every change. */
 export const WATCHED_TABLES = [
-  'audit_log', 'customers', 'payments', 'ledger_entries', 'ledger_allocations', 'customer_notes', 'subscriptions', 'payment_methods', 'addresses',
-  'invoices', 'bulk_jobs', 'bulk_job_records', 'customer_email_preferences', 'email_outbox',
+  'audit_log',
+  'customers',
+  'payments',
+  'ledger_entries',
+  'ledger_allocations',
+  'customer_notes',
+  'subscriptions',
+  'payment_methods',
+  'addresses',
+  'invoices',
+  'bulk_jobs',
+  'bulk_job_records',
+  'customer_email_preferences',
+  'email_outbox',
 ] as const;
 
 export async function rowCounts(db: Kysely<any>, tables: readonly string[] = WATCHED_TABLES): Promise<Record<string, number>> {
@@ -592,7 +991,8 @@ export async function check(
   if (status >= 400 && status < 500) {
     const after = await rowCounts(db);
     const changed = Object.keys(before).filter((t) => before[t] !== after[t]);
-    if (changed.length > 0) problems.push(`refused with ${status} but wrote: ${changed.map((t) => `${t} ${before[t]}→${after[t]}`).join(', ')}`);
+    if (changed.length > 0)
+      problems.push(`refused with ${status} but wrote: ${changed.map((t) => `${t} ${before[t]}→${after[t]}`).join(', ')}`);
   }
   if (cpuMs > CPU_BUDGET_MS) {
     // Measured once more: a garbage collection (its threads count in process.cpuUsage) or a first JIT compile is not
@@ -610,8 +1010,7 @@ export async function check(
     if (cpuKnown) {
       record(cpuKnown);
       explained = true;
-    }
-    else problems.push(`used ${cpuMs.toFixed(1)} ms of server CPU (budget ${CPU_BUDGET_MS} ms)`);
+    } else problems.push(`used ${cpuMs.toFixed(1)} ms of server CPU (budget ${CPU_BUDGET_MS} ms)`);
   }
   if (!explained && cpuMs > stats.maxCpuMsClean) stats.maxCpuMsClean = cpuMs;
   if (problems.length > 0) {
@@ -624,7 +1023,9 @@ export async function check(
 /** A table of the figures, for the log. */
 export function formatStats(rows: Array<[string, Stats]>): string {
   const lines = rows.map(([op, s]) => {
-    const statuses = Object.entries(s.byStatus).map(([k, v]) => `${k}×${v}`).join(' ');
+    const statuses = Object.entries(s.byStatus)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ');
     const known = [...s.known.entries()].map(([k, v]) => `${k}×${v.count}`).join(' ');
     return `${op.padEnd(62)} ${String(s.requests).padStart(6)} req  fail ${s.failures}  maxCPU ${s.maxCpuMs.toFixed(1).padStart(6)} ms (${s.maxCpuMsClean.toFixed(1)} ms without findings)  ${(s.ms / 1000).toFixed(1).padStart(6)} s  [${statuses}]${known ? `  known: ${known}` : ''}`;
   });

@@ -56,7 +56,12 @@ export async function createSubscription(t: TestApp, body: Record<string, unknow
 }
 
 /** A Draft subscription of the customer to one plan frequency (BASIC monthly unless given); returns its id. */
-export async function newSubscription(t: TestApp, customerId: number, planFrequencyId = BASIC_MONTHLY, account?: TestAccount): Promise<number> {
+export async function newSubscription(
+  t: TestApp,
+  customerId: number,
+  planFrequencyId = BASIC_MONTHLY,
+  account?: TestAccount,
+): Promise<number> {
   return (await createSubscription(t, { customerId, planFrequencyId }, account)).id;
 }
 
@@ -84,12 +89,21 @@ export async function listInvoices(t: TestApp, customerId: number, account?: Tes
   return res.json() as Array<Record<string, any>>;
 }
 
-export function activate(t: TestApp, customerId: number, flags: Record<string, unknown> = ACTIVATION_FLAGS, query = '', account?: TestAccount) {
+export function activate(
+  t: TestApp,
+  customerId: number,
+  flags: Record<string, unknown> = ACTIVATION_FLAGS,
+  query = '',
+  account?: TestAccount,
+) {
   return t.call('POST', `/v1/customeractivation${query}`, { customerId, ...flags }, as(account));
 }
 
 /** A customer with one BASIC monthly subscription (or the given frequencies), activated through the API. */
-export async function activeCustomer(t: TestApp, options: { body?: Record<string, unknown>; frequencies?: number[]; account?: TestAccount } = {}) {
+export async function activeCustomer(
+  t: TestApp,
+  options: { body?: Record<string, unknown>; frequencies?: number[]; account?: TestAccount } = {},
+) {
   const customerId = await newCustomer(t, options.body ?? {}, options.account);
   const subscriptionIds: number[] = [];
   for (const f of options.frequencies ?? [BASIC_MONTHLY]) subscriptionIds.push(await newSubscription(t, customerId, f, options.account));
@@ -99,7 +113,10 @@ export async function activeCustomer(t: TestApp, options: { body?: Record<string
 }
 
 /** A customer activated on BASIC monthly: one posted invoice (charge + setup fee; no tax without an address). */
-export async function customerWithInvoice(t: TestApp, body: Record<string, unknown> = {}): Promise<{ customerId: number; invoiceId: number; total: number }> {
+export async function customerWithInvoice(
+  t: TestApp,
+  body: Record<string, unknown> = {},
+): Promise<{ customerId: number; invoiceId: number; total: number }> {
   const { customerId, invoices } = await activeCustomer(t, { body });
   const invoice = invoices[0]!;
   return { customerId, invoiceId: invoice.id, total: invoice.invoiceAmount };
@@ -122,7 +139,14 @@ export function uncancel(t: TestApp, customerId: number, account?: TestAccount) 
 }
 
 /** The Visa test card of Ada Lovelace, 12/30, cvv 123: the card fields of a credit-card request. */
-export const TEST_CARD = { cardNumber: '4242424242424242', firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 30, cvv: '123' };
+export const TEST_CARD = {
+  cardNumber: '4242424242424242',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  expirationMonth: 12,
+  expirationYear: 30,
+  cvv: '123',
+};
 
 /** The card fields of a credit-card request: TEST_CARD with the given fields replaced (or added). */
 export function cardBody<O extends Record<string, unknown>>(overrides: O = {} as O): Omit<typeof TEST_CARD, keyof O> & O {

@@ -14,12 +14,18 @@ export interface ReceivedEmail {
 }
 
 function decodeQuotedPrintable(body: string): string {
-  const bytes = Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  const bytes = Buffer.from(
+    body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  );
   return bytes.toString('utf8');
 }
 
 function header(headers: string, name: string): string | undefined {
-  return new RegExp(`^${name}:\\s*((?:.*)(?:\\r?\\n[ \\t].*)*)`, 'im').exec(headers)?.[1]?.replace(/\r?\n[ \t]+/g, ' ').trim();
+  return new RegExp(`^${name}:\\s*((?:.*)(?:\\r?\\n[ \\t].*)*)`, 'im')
+    .exec(headers)?.[1]
+    ?.replace(/\r?\n[ \t]+/g, ' ')
+    .trim();
 }
 
 function decodeBody(headers: string, body: string): Buffer {
@@ -86,7 +92,15 @@ export async function startSmtpStandIn() {
         if (refusing) return callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 451 }));
         const subject = decodeEncodedWords(header(raw.split(/\r?\n\r?\n/)[0] ?? '', 'Subject') ?? '');
         const { text, html, attachments } = parseMessage(raw);
-        received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw, subject, text, html, attachments });
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+          subject,
+          text,
+          html,
+          attachments,
+        });
         callback();
       });
     },

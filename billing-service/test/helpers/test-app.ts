@@ -31,7 +31,12 @@ export interface TestApp {
   /** Another account, for isolation tests or a clean slate. */
   newAccount(): Promise<TestAccount>;
   /** An authenticated JSON request as the given account (default: `account`). */
-  call(method: InjectOptions['method'], url: string, body?: unknown, options?: { as?: TestAccount; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(
+    method: InjectOptions['method'],
+    url: string,
+    body?: unknown,
+    options?: { as?: TestAccount; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
   /** Another app on the same database (another catalogue, or a second instance). */
   buildAnotherApp(catalog?: Catalog, store?: RateLimitStore): Promise<FastifyInstance>;
   close(): Promise<void>;
@@ -42,7 +47,9 @@ export function basicAuth(key: string): string {
 }
 
 /** Builds the real app over a fresh database (one per test file: creating one takes seconds). */
-export async function startTestApp(options: { catalog?: Catalog; rateLimitStore?: RateLimitStore; app?: Partial<AppOptions> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { catalog?: Catalog; rateLimitStore?: RateLimitStore; app?: Partial<AppOptions> } = {},
+): Promise<TestApp> {
   const catalog = options.catalog ?? testCatalog();
   const database = await createTestDatabase();
   const storeFor = () => (database.kind === 'postgres' ? new PostgresRateLimitStore(database.countersDb) : new MemoryRateLimitStore());

@@ -26,7 +26,11 @@ describe('authentication', () => {
   });
 
   it('answers 401 for an unknown key', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: 'Basic sk_not_a_real_key_000000000000' } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/customers',
+      headers: { authorization: 'Basic sk_not_a_real_key_000000000000' },
+    });
     expect(res.statusCode).toBe(401);
   });
 
@@ -45,7 +49,7 @@ describe('authentication', () => {
     expect(errorsOf(res)[0]!.Value).toMatch(/public API key/);
   });
 
-  it('never lets one account reach another account\'s customer (404, not 403)', async () => {
+  it("never lets one account reach another account's customer (404, not 403)", async () => {
     const created = await t.call('POST', '/v1/customers', { firstName: 'Mine' });
     expect(created.statusCode).toBe(200);
     const other = await t.newAccount();

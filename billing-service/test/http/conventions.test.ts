@@ -92,7 +92,11 @@ describe('HTTP conventions', () => {
     const res = await t.app.inject({
       method: 'OPTIONS',
       url: '/v1/customers',
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('https://shop.example');
@@ -142,7 +146,10 @@ describe('TLS requirement', () => {
       const forwarded = await app.inject({ method: 'GET', url: '/v1/customers', headers: { ...auth, 'x-forwarded-proto': 'https' } });
       expect(forwarded.statusCode).toBe(200);
       const untrusted = await app.inject({
-        method: 'GET', url: '/v1/customers', remoteAddress: '203.0.113.9', headers: { ...auth, 'x-forwarded-proto': 'https' },
+        method: 'GET',
+        url: '/v1/customers',
+        remoteAddress: '203.0.113.9',
+        headers: { ...auth, 'x-forwarded-proto': 'https' },
       });
       expect(untrusted.statusCode).toBe(403);
     } finally {

@@ -11,7 +11,15 @@ afterAll(async () => t?.close());
 const send = (method: 'POST' | 'PUT', url: string, payload: string) =>
   t.app.inject({ method, url, headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' }, payload });
 
-const customerCount = async () => Number((await t.database.db.selectFrom('customers').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const customerCount = async () =>
+  Number(
+    (
+      await t.database.db
+        .selectFrom('customers')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('a JSON body that names one property twice', () => {
   it('is refused with 400 keyed by the property path, at any depth, and nothing is written', async () => {
@@ -32,14 +40,19 @@ describe('a JSON body that names one property twice', () => {
     expect(await customerCount()).toBe(before);
 
     const created = (await t.call('POST', '/v1/customers', { firstName: 'Ann' })).json();
-    const update = await send('PUT', `/v1/customers/${created.id}`, '{"firstName":"Ann","primaryEmail":"a@example.com","primaryEmail":"b@example.com"}');
+    const update = await send(
+      'PUT',
+      `/v1/customers/${created.id}`,
+      '{"firstName":"Ann","primaryEmail":"a@example.com","primaryEmail":"b@example.com"}',
+    );
     expect(update.statusCode).toBe(400);
     expect(errorsOf(update)).toEqual([{ Key: 'primaryEmail', Value: 'is given more than once in the same object' }]);
     expect((await t.call('GET', `/v1/customers/${created.id}`)).json().primaryEmail ?? null).toBeNull();
   });
 
   it('is told apart from one name in different objects, and from names inside string values', async () => {
-    const payload = '{"firstName":"a\\",\\"firstName\\":\\"b","lastName":"{\\"lastName\\":1}","customerAcquisition":{"source":"firstName","campaign":"c"}}';
+    const payload =
+      '{"firstName":"a\\",\\"firstName\\":\\"b","lastName":"{\\"lastName\\":1}","customerAcquisition":{"source":"firstName","campaign":"c"}}';
     const response = await send('POST', '/v1/customers', payload);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({ firstName: 'a","firstName":"b', lastName: '{"lastName":1}' });

@@ -59,7 +59,28 @@ describe('no request a client can send gets a 500', () => {
   });
 
   it.each(bodyRoutes)('%s %s with %s beyond any column answers 4xx', async (method, url, field) => {
-    const res = await t.call(method as 'POST', url, { [field]: Number(HUGE), status: 'Active', planFrequencyId: Number(HUGE), amount: 1, cancellationOption: 'None', serviceStartOption: 'NoChargesForMissedPeriods', addressType: 'Billing', useBillingAddressAsShippingAddress: true, note: 'x', cardNumber: '4242424242424242', cvv: '123', expirationMonth: 1, expirationYear: 40, firstName: 'a', lastName: 'b', preferences: [], paymentMethod: 'Cash', activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
+    const res = await t.call(method as 'POST', url, {
+      [field]: Number(HUGE),
+      status: 'Active',
+      planFrequencyId: Number(HUGE),
+      amount: 1,
+      cancellationOption: 'None',
+      serviceStartOption: 'NoChargesForMissedPeriods',
+      addressType: 'Billing',
+      useBillingAddressAsShippingAddress: true,
+      note: 'x',
+      cardNumber: '4242424242424242',
+      cvv: '123',
+      expirationMonth: 1,
+      expirationYear: 40,
+      firstName: 'a',
+      lastName: 'b',
+      preferences: [],
+      paymentMethod: 'Cash',
+      activateAllSubscriptions: true,
+      activateAllDraftPurchases: false,
+      temporarilyDisableAutoPost: false,
+    });
     expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
     expect(res.statusCode, res.body).toBeLessThan(500);
   });

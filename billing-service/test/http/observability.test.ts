@@ -39,7 +39,11 @@ describe('GET /healthz and GET /readyz', () => {
     expect(ready.headers['content-type']).toMatch(/^application\/json/);
     expect(ready.json()).toEqual({
       status: 'ready',
-      checks: { database: 'ok', migrations: 'ok', backgroundTasks: { 'bulk payment worker': 'running', 'webhook deliveries': 'running', 'refund settlement': 'running' } },
+      checks: {
+        database: 'ok',
+        migrations: 'ok',
+        backgroundTasks: { 'bulk payment worker': 'running', 'webhook deliveries': 'running', 'refund settlement': 'running' },
+      },
     });
     // Operator endpoints, not part of the API reference.
     const paths = Object.keys((await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json().paths);
@@ -52,7 +56,11 @@ describe('GET /healthz and GET /readyz', () => {
     const tiny = testCatalog({ rateLimits: { perMinute: 1, perDay: 1 } });
     const app = await t.buildAnotherApp(tiny, new MemoryRateLimitStore());
     const account = await t.newAccount();
-    await t.database.db.updateTable('accounts').set({ rateLimitPerMinute: 1, rateLimitPerDay: 1 }).where('id', '=', account.accountId).execute();
+    await t.database.db
+      .updateTable('accounts')
+      .set({ rateLimitPerMinute: 1, rateLimitPerDay: 1 })
+      .where('id', '=', account.accountId)
+      .execute();
     const remoteAddress = '198.51.100.77';
     for (let i = 0; i < 15; i++) {
       for (const url of ['/healthz', '/readyz']) {
@@ -67,7 +75,10 @@ describe('GET /healthz and GET /readyz', () => {
     const second = await app.inject({ method: 'GET', url: '/v1/customers', remoteAddress });
     expect([first.statusCode, second.statusCode]).toEqual([401, 429]);
     const keyed = [];
-    for (let i = 0; i < 2; i++) keyed.push((await app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: basicAuth(account.apiKey) } })).statusCode);
+    for (let i = 0; i < 2; i++)
+      keyed.push(
+        (await app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: basicAuth(account.apiKey) } })).statusCode,
+      );
     expect(keyed).toEqual([200, 429]);
     // …and the probes still answer.
     expect((await app.inject({ method: 'GET', url: '/readyz', remoteAddress })).statusCode).toBe(200);
@@ -88,13 +99,23 @@ describe('GET /healthz and GET /readyz', () => {
 
   it('lists every task it watches: the billing clock and the e-mail outbox too', async () => {
     const app = await buildApp({
-      db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL,
-      billingClockMs: 3_600_000, email: { smtpUrl: 'smtp://127.0.0.1:9', from: 'billing@test', pollMs: 3_600_000 },
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      billingClockMs: 3_600_000,
+      email: { smtpUrl: 'smtp://127.0.0.1:9', from: 'billing@test', pollMs: 3_600_000 },
     });
     try {
       const res = await app.inject({ method: 'GET', url: '/readyz' });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().checks.backgroundTasks).toEqual({ 'bulk payment worker': 'running', 'e-mail outbox': 'running', 'webhook deliveries': 'running', 'refund settlement': 'running', 'billing clock': 'running' });
+      expect(res.json().checks.backgroundTasks).toEqual({
+        'bulk payment worker': 'running',
+        'e-mail outbox': 'running',
+        'webhook deliveries': 'running',
+        'refund settlement': 'running',
+        'billing clock': 'running',
+      });
     } finally {
       await app.close();
     }
@@ -102,7 +123,13 @@ describe('GET /healthz and GET /readyz', () => {
 
   it('readyz answers 503 when migrations are missing and when the database is closed', { timeout: 120_000 }, async () => {
     const database = await createTestDatabase();
-    const app = await buildApp({ db: database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, bulkWorker: false });
+    const app = await buildApp({
+      db: database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      bulkWorker: false,
+    });
     try {
       expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
 
@@ -130,14 +157,23 @@ describe('GET /healthz and GET /readyz', () => {
   });
 
   it('answer over plain HTTP where HTTPS is required; the API and /metrics do not', async () => {
-    const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, requireTls: true, bulkWorker: false });
+    const app = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      requireTls: true,
+      bulkWorker: false,
+    });
     try {
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
       expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
       const metrics = await app.inject({ method: 'GET', url: '/metrics' });
       expect(metrics.statusCode).toBe(403);
       expect(errorsOf(metrics)[0]!.Value).toMatch(/HTTPS is required/);
-      expect((await app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: basicAuth(t.account.apiKey) } })).statusCode).toBe(403);
+      expect(
+        (await app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: basicAuth(t.account.apiKey) } })).statusCode,
+      ).toBe(403);
     } finally {
       await app.close();
     }
@@ -153,7 +189,9 @@ describe('GET /metrics', () => {
     const after = await scrape(t.app);
     expect(sample(after, series)).toBe(before + 1);
     expect(after).not.toContain('987654');
-    expect(sample(after, 'renew_http_request_duration_seconds_count{method="GET",route="/v1/customers/:customerId",status_code="404"}')).toBe(before + 1);
+    expect(
+      sample(after, 'renew_http_request_duration_seconds_count{method="GET",route="/v1/customers/:customerId",status_code="404"}'),
+    ).toBe(before + 1);
 
     const res2 = await t.app.inject({ method: 'GET', url: '/metrics' });
     expect(res2.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -179,7 +217,13 @@ describe('GET /metrics', () => {
 
     expect((await t.call('POST', '/v1/payments', { customerId: customer.id, amount: 10, paymentMethod: 'Cash' })).statusCode).toBe(200);
     const card = await t.call('POST', '/v1/paymentmethods/creditcard', {
-      customerId: customer.id, cardNumber: '4000000000000341', firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 30, cvv: '123',
+      customerId: customer.id,
+      cardNumber: '4000000000000341',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      expirationMonth: 12,
+      expirationYear: 30,
+      cvv: '123',
     });
     expect(card.statusCode, card.body).toBe(200);
     const declined = await t.call('POST', '/v1/payments', { customerId: customer.id, amount: 5, paymentMethodId: card.json().id });
@@ -199,24 +243,43 @@ describe('GET /metrics', () => {
     expect(sample(first, 'renew_background_task_running{task="bulk payment worker"}')).toBe(1);
     // The outbox gauge counts pending e-mails.
     const customer = (await t.call('POST', '/v1/customers', { firstName: 'Ada' })).json();
-    await t.database.db.insertInto('emailOutbox').values({ accountId: t.account.accountId, customerId: customer.id, emailType: 'Test', toAddress: 'ada@example.com', subject: 's', body: 'b' }).execute();
+    await t.database.db
+      .insertInto('emailOutbox')
+      .values({
+        accountId: t.account.accountId,
+        customerId: customer.id,
+        emailType: 'Test',
+        toAddress: 'ada@example.com',
+        subject: 's',
+        body: 'b',
+      })
+      .execute();
     try {
       expect(sample(await scrape(app), 'renew_email_outbox_pending')).toBe(1);
     } finally {
       await t.database.db.deleteFrom('emailOutbox').where('customerId', '=', customer.id).execute();
     }
     (app.ctx.bulkWorker as BulkPaymentWorker).wake();
-    await vi.waitFor(async () => {
-      expect(sample(await scrape(app), 'renew_background_task_runs_total{task="bulk payment worker"}')).toBeGreaterThanOrEqual(1);
-    }, { timeout: 5_000 });
+    await vi.waitFor(
+      async () => {
+        expect(sample(await scrape(app), 'renew_background_task_runs_total{task="bulk payment worker"}')).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 5_000 },
+    );
     expect(sample(await scrape(app), 'renew_background_task_failures_total{task="bulk payment worker"}') ?? 0).toBe(0);
   });
 
   it('shows PostgreSQL pool usage when there are pools, and none on the embedded database', async () => {
     expect(await scrape(t.app)).not.toContain('renew_db_pool_connections');
     const app = await buildApp({
-      db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, bulkWorker: false,
-      observability: { pools: { main: { totalCount: 7, idleCount: 3, waitingCount: 2 }, counters: { totalCount: 1, idleCount: 1, waitingCount: 0 } } },
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      bulkWorker: false,
+      observability: {
+        pools: { main: { totalCount: 7, idleCount: 3, waitingCount: 2 }, counters: { totalCount: 1, idleCount: 1, waitingCount: 0 } },
+      },
     });
     try {
       const text = await scrape(app);
@@ -240,14 +303,35 @@ describe('GET /metrics', () => {
       expect(res.body).not.toContain('renew_http_requests_total');
     }
     // Through a reverse proxy on the same host, the client it names is what counts.
-    const proxied = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.9' } });
+    const proxied = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      remoteAddress: '127.0.0.1',
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+    });
     expect(proxied.statusCode).toBe(403);
     // An API key is no substitute.
-    expect((await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9', headers: { authorization: basicAuth(t.account.apiKey) } })).statusCode).toBe(403);
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/metrics',
+          remoteAddress: '203.0.113.9',
+          headers: { authorization: basicAuth(t.account.apiKey) },
+        })
+      ).statusCode,
+    ).toBe(403);
   });
 
   it('with RENEW_METRICS_TOKEN, needs Authorization: Bearer <token> (401 without), from anywhere', async () => {
-    const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, bulkWorker: false, observability: { metricsToken: TOKEN } });
+    const app = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      bulkWorker: false,
+      observability: { metricsToken: TOKEN },
+    });
     try {
       for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Basic ${TOKEN}`, basicAuth(t.account.apiKey)]) {
         const res = await app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
@@ -255,7 +339,12 @@ describe('GET /metrics', () => {
         expect(errorsOf(res)[0]!.Value).toContain('Bearer');
         expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
       }
-      const ok = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9', headers: { authorization: `Bearer ${TOKEN}` } });
+      const ok = await app.inject({
+        method: 'GET',
+        url: '/metrics',
+        remoteAddress: '203.0.113.9',
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(ok.statusCode).toBe(200);
       expect(ok.body).toContain('renew_http_requests_total');
       // The probes stay open.
@@ -265,7 +354,7 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('keeps each app\'s counts in its own registry', async () => {
+  it("keeps each app's counts in its own registry", async () => {
     const a = await t.buildAnotherApp();
     const b = await t.buildAnotherApp();
     await a.inject({ method: 'GET', url: '/healthz' });
@@ -285,7 +374,14 @@ describe('configuration and logs', () => {
 
   it('loopback addresses', () => {
     expect(['127.0.0.1', '127.255.0.1', '::1', '::FFFF:127.0.0.1'].map(isLoopback)).toEqual([true, true, true, true]);
-    expect(['128.0.0.1', '::2', '1127.0.0.1', '::ffff:10.0.0.1', undefined, ''].map(isLoopback)).toEqual([false, false, false, false, false, false]);
+    expect(['128.0.0.1', '::2', '1127.0.0.1', '::ffff:10.0.0.1', undefined, ''].map(isLoopback)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('logs JSON lines when stdout is not a terminal, one readable line per entry when it is, redacted either way', async () => {
@@ -293,7 +389,12 @@ describe('configuration and logs', () => {
     expect(defaultLogStream(true)).toBeDefined();
 
     let output = '';
-    const sink = new Writable({ write(chunk, _enc, done) { output += String(chunk); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        output += String(chunk);
+        done();
+      },
+    });
     const app = Fastify({ logger: loggerOptions('info', prettyLogStream(sink)) });
     app.log.info({ body: { cardNumber: '4242424242424242' } }, 'card received');
     await app.close();
@@ -306,7 +407,12 @@ describe('configuration and logs', () => {
     expect(output).not.toContain('4242424242424242');
 
     let json = '';
-    const jsonSink = new Writable({ write(chunk, _enc, done) { json += String(chunk); done(); } });
+    const jsonSink = new Writable({
+      write(chunk, _enc, done) {
+        json += String(chunk);
+        done();
+      },
+    });
     const plain = Fastify({ logger: loggerOptions('info', jsonSink) });
     plain.log.info('hello');
     await plain.close();

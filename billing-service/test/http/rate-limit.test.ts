@@ -22,7 +22,9 @@ function bucketsInStatementOrder(prefix: string, statements: string[][]): Kysely
   const compiler = new PostgresQueryCompiler();
   return {
     transformQuery(args) {
-      const buckets = compiler.compileQuery(args.node, args.queryId).parameters.filter((p): p is string => typeof p === 'string' && p.startsWith(prefix));
+      const buckets = compiler
+        .compileQuery(args.node, args.queryId)
+        .parameters.filter((p): p is string => typeof p === 'string' && p.startsWith(prefix));
       if (buckets.length > 0) statements.push(buckets);
       return args.node;
     },
@@ -100,7 +102,18 @@ describe('rate limits', () => {
     await awayFromMinuteBoundary();
     const store = new PostgresRateLimitStore(t.database.countersDb);
     const now = Date.now();
-    const results = await Promise.all(Array.from({ length: 20 }, () => store.hit('concurrency-check', [{ name: 'Minute', limit: 1000 }, { name: 'Day', limit: 180_000 }], now)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        store.hit(
+          'concurrency-check',
+          [
+            { name: 'Minute', limit: 1000 },
+            { name: 'Day', limit: 180_000 },
+          ],
+          now,
+        ),
+      ),
+    );
     const minuteCounts = results.map((r) => r[0]).sort((a, b) => a! - b!);
     expect(minuteCounts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
@@ -115,7 +128,8 @@ describe('rate limits', () => {
     expect(await first.hit('batching-check', windows, now)).toEqual([1]);
     for (let i = 2; i <= 250; i++) expect(await first.hit('batching-check', windows, now)).toEqual([i]);
     const stored = async () =>
-      (await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'batching-check|Minute').executeTakeFirst())?.hits;
+      (await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'batching-check|Minute').executeTakeFirst())
+        ?.hits;
     expect(await stored()).toBe(1);
     await first.flush();
     expect(await stored()).toBe(250);
@@ -130,7 +144,8 @@ describe('rate limits', () => {
     const now = Date.now();
     for (let i = 0; i < 50; i++) await store.hit('timer-check', windows, now);
     const stored = async () =>
-      (await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'timer-check|Minute').executeTakeFirst())?.hits;
+      (await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'timer-check|Minute').executeTakeFirst())
+        ?.hits;
     for (let waited = 0; waited < 2000 && (await stored()) !== 50; waited += 25) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(await stored()).toBe(50);
   });
@@ -152,8 +167,15 @@ describe('rate limits', () => {
       const now = Date.now();
       for (let i = 0; i < 50; i++) await store.hit('flush-retry-check', windows, now);
       const stored = async () =>
-        (await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'flush-retry-check|Minute').executeTakeFirst())?.hits;
-      for (let waited = 0; waited < 10_000 && (await stored()) !== 50; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+        (
+          await t.database.db
+            .selectFrom('rateLimitCounters')
+            .select('hits')
+            .where('bucket', '=', 'flush-retry-check|Minute')
+            .executeTakeFirst()
+        )?.hits;
+      for (let waited = 0; waited < 10_000 && (await stored()) !== 50; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await stored()).toBe(50);
       const writes = await sql<{ lastValue: number }>`select last_value from flush_retry_writes`.execute(t.database.db);
       expect(Number(writes.rows[0]!.lastValue)).toBe(3);
@@ -181,7 +203,11 @@ describe('rate limits', () => {
     // the last hits, past the limit, were all counted over it (refused)
     expect(counts.slice(-60).every((count) => count > 1000)).toBe(true);
     await Promise.all([first.flush(), second.flush()]);
-    const stored = await t.database.db.selectFrom('rateLimitCounters').select('hits').where('bucket', '=', 'boundary-check|Minute').executeTakeFirst();
+    const stored = await t.database.db
+      .selectFrom('rateLimitCounters')
+      .select('hits')
+      .where('bucket', '=', 'boundary-check|Minute')
+      .executeTakeFirst();
     expect(stored?.hits).toBe(1100);
   });
 
@@ -192,16 +218,26 @@ describe('rate limits', () => {
     // every hit counts as near the limit: each one is an upsert of both its rows, as at a busy boundary
     const first = new PostgresRateLimitStore(recorded, { exactMinimum: 1_000_000 });
     const second = new PostgresRateLimitStore(recorded, { exactMinimum: 1_000_000 });
-    const minuteThenDay = [{ name: 'Minute', limit: 1_000_000 }, { name: 'Day', limit: 1_000_000 }] as const;
+    const minuteThenDay = [
+      { name: 'Minute', limit: 1_000_000 },
+      { name: 'Day', limit: 1_000_000 },
+    ] as const;
     const dayThenMinute = [minuteThenDay[1], minuteThenDay[0]];
     const now = Date.now();
     const hammer = async (store: PostgresRateLimitStore, windows: ReadonlyArray<{ name: 'Minute' | 'Day'; limit: number }>) => {
       for (let i = 0; i < 50; i++) await store.hit('lock-order-check', windows, now);
     };
     // 2 instances x 8 concurrent callers x 50 hits, the instances listing the windows in opposite orders
-    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => [hammer(first, minuteThenDay), hammer(second, dayThenMinute)]).flat());
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, () => [hammer(first, minuteThenDay), hammer(second, dayThenMinute)]).flat(),
+    );
     expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
-    const stored = await t.database.db.selectFrom('rateLimitCounters').select(['bucket', 'hits']).where('bucket', 'like', 'lock-order-check|%').orderBy('bucket').execute();
+    const stored = await t.database.db
+      .selectFrom('rateLimitCounters')
+      .select(['bucket', 'hits'])
+      .where('bucket', 'like', 'lock-order-check|%')
+      .orderBy('bucket')
+      .execute();
     expect(stored).toEqual([
       { bucket: 'lock-order-check|Day', hits: 800 },
       { bucket: 'lock-order-check|Minute', hits: 800 },
@@ -221,10 +257,7 @@ describe('rate limits', () => {
 
   it('limits failed authentication attempts per client address', async () => {
     await awayFromMinuteBoundary();
-    const app = await t.buildAnotherApp(
-      { ...t.catalog, rateLimits: { perMinute: 2, perDay: 100 } },
-      new MemoryRateLimitStore(),
-    );
+    const app = await t.buildAnotherApp({ ...t.catalog, rateLimits: { perMinute: 2, perDay: 100 } }, new MemoryRateLimitStore());
     const bad = { authorization: 'Basic sk_wrong_key_00000000000000' };
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await app.inject({ method: 'GET', url: '/v1/customers', headers: bad })).statusCode);
@@ -234,10 +267,12 @@ describe('rate limits', () => {
   it('counts failed attempts from one IPv6 /64 as one address, and an IPv4-mapped address as its IPv4 address', async () => {
     await awayFromMinuteBoundary();
     const app = await t.buildAnotherApp({ ...t.catalog, rateLimits: { perMinute: 2, perDay: 100 } }, new MemoryRateLimitStore());
-    const attempt = (remoteAddress: string) => app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: 'Basic sk_wrong_key_00000000000000' }, remoteAddress });
+    const attempt = (remoteAddress: string) =>
+      app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: 'Basic sk_wrong_key_00000000000000' }, remoteAddress });
     // Three addresses of 2001:db8:7:8::/64, written three ways.
     const sameNetwork = [];
-    for (const address of ['2001:db8:7:8::1', '2001:0DB8:0007:0008:ffff:0:0:2', '2001:db8:7:8:1234:5678:9abc:def0']) sameNetwork.push((await attempt(address)).statusCode);
+    for (const address of ['2001:db8:7:8::1', '2001:0DB8:0007:0008:ffff:0:0:2', '2001:db8:7:8:1234:5678:9abc:def0'])
+      sameNetwork.push((await attempt(address)).statusCode);
     expect(sameNetwork).toEqual([401, 401, 429]);
     // The next /64 has its own budget.
     expect((await attempt('2001:db8:7:9::1')).statusCode).toBe(401);

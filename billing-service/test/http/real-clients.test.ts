@@ -143,10 +143,12 @@ describe('JSON property names are case-insensitive', () => {
     expect((await readCustomer(t, created.id)).firstName).toBe('Pascal');
   });
 
-  it('binds the vendor samples\' DefaultCancelOption in a billing setting', async () => {
+  it("binds the vendor samples' DefaultCancelOption in a billing setting", async () => {
     const customerId = await newCustomer(t);
     const current = (await t.call('GET', `/v1/customerbillingsetting/${customerId}`)).json();
-    const pascal = Object.fromEntries(Object.entries({ ...current, defaultCancelOption: 'Unearned' }).map(([k, v]) => [k[0]!.toUpperCase() + k.slice(1), v]));
+    const pascal = Object.fromEntries(
+      Object.entries({ ...current, defaultCancelOption: 'Unearned' }).map(([k, v]) => [k[0]!.toUpperCase() + k.slice(1), v]),
+    );
     const res = await t.call('PUT', '/v1/customerbillingsetting', pascal);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().defaultCancelOption).toBe('Unearned');
@@ -166,7 +168,10 @@ describe('JSON property names are case-insensitive', () => {
     const customerId = await newCustomer(t);
     await t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: 11 });
     const preview = await t.call('POST', '/v1/customeractivation?Preview=true&VIEW=sideeffects', {
-      customerId, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false,
+      customerId,
+      activateAllSubscriptions: true,
+      activateAllDraftPurchases: false,
+      temporarilyDisableAutoPost: false,
     });
     expect(preview.statusCode, preview.body).toBe(200);
     expect((await readCustomer(t, customerId)).status).toBe('Draft');
@@ -183,10 +188,16 @@ describe('CORS and rate-limit headers', () => {
       const res = await t.app.inject({
         method: 'OPTIONS',
         url: '/v1/customers/1',
-        headers: { origin: 'https://shop.example', 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type,idempotency-key,x-audit-source' },
+        headers: {
+          origin: 'https://shop.example',
+          'access-control-request-method': method,
+          'access-control-request-headers': 'authorization,content-type,idempotency-key,x-audit-source',
+        },
       });
       expect(res.statusCode).toBe(204);
-      const allowed = String(res.headers['access-control-allow-methods']).split(',').map((m) => m.trim());
+      const allowed = String(res.headers['access-control-allow-methods'])
+        .split(',')
+        .map((m) => m.trim());
       expect(allowed).toEqual(expect.arrayContaining(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS']));
       expect(String(res.headers['access-control-allow-headers']).toLowerCase()).toContain('idempotency-key');
     }

@@ -10,7 +10,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const body = (text: string) => ({ payload: text, headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' } });
+const body = (text: string) => ({
+  payload: text,
+  headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' },
+});
 
 describe('one rule for every text field: storable Unicode', () => {
   it('refuses a lone surrogate in a note with 400 keyed on the field (it was a 500)', async () => {
@@ -22,7 +25,11 @@ describe('one rule for every text field: storable Unicode', () => {
   });
 
   it('refuses it in any other text field the same way, nested ones included', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/customers', ...body('{"firstName":"Ada","customerAcquisition":{"source":"x\\udc00y"}}') });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/customers',
+      ...body('{"firstName":"Ada","customerAcquisition":{"source":"x\\udc00y"}}'),
+    });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)[0]!.Key).toBe('customerAcquisition.source');
     // A well-formed pair (an emoji) is fine.
@@ -37,7 +44,11 @@ describe('bodies nested deeper than any request needs', () => {
     const customerId = await newCustomer(t);
     const deep = await t.app.inject({ method: 'POST', url: '/v1/customernotes', ...body(`${'['.repeat(6000)}${']'.repeat(6000)}`) });
     expect(deep.statusCode).toBe(400);
-    const nested = await t.app.inject({ method: 'POST', url: '/v1/customernotes', ...body(`{"customerId":${customerId},"note":"x","extra":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`) });
+    const nested = await t.app.inject({
+      method: 'POST',
+      url: '/v1/customernotes',
+      ...body(`{"customerId":${customerId},"note":"x","extra":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`),
+    });
     expect(nested.statusCode).toBe(400);
     expect(errorsOf(nested)[0]!.Value).toMatch(/nested too deeply/);
   });

@@ -65,11 +65,22 @@ async function checkout() {
           { type: 'Region', code: 'WEST' },
         ],
       },
-      customerAcquisition: { adContent: 'banner', campaign: 'spring', keyword: 'billing', landingPage: 'https://shop.example/', medium: 'cpc', source: 'search' },
+      customerAcquisition: {
+        adContent: 'banner',
+        campaign: 'spring',
+        keyword: 'billing',
+        landingPage: 'https://shop.example/',
+        medium: 'cpc',
+        source: 'search',
+      },
       billingSetting: { term: 'Net30', showZeroDollarCharges: false },
       billing: { line1: '350 Fifth Avenue', city: 'New York', postalZip: '10118', country: 'US', state: 'NY' },
       shipping: { line1: '1 Front St', city: 'Toronto', postalZip: 'M5J 2N8', country: 'CA', state: 'ON' },
-      addressPreference: { contactName: 'Walker Uri', shippingInstructions: 'Leave at the door', useBillingAddressAsShippingAddress: false },
+      addressPreference: {
+        contactName: 'Walker Uri',
+        shippingInstructions: 'Leave at the door',
+        useBillingAddressAsShippingAddress: false,
+      },
     }),
   );
   const customerId: number = customer.id;
@@ -78,28 +89,46 @@ async function checkout() {
   const setting = await record('GET billing setting', t.call('GET', `/v1/customerbillingsetting/${customerId}`));
   await record('PUT /v1/customerbillingsetting', t.call('PUT', '/v1/customerbillingsetting', { ...setting, standingPoNumber: 'PO-9' }));
   const preferences = await record('GET address preferences', t.call('GET', `/v1/customerAddressPreferences/${customerId}`));
-  await record('PUT /v1/CustomerAddressPreferences', t.call('PUT', '/v1/CustomerAddressPreferences', { ...preferences, contactName: 'W. Uri' }));
+  await record(
+    'PUT /v1/CustomerAddressPreferences',
+    t.call('PUT', '/v1/CustomerAddressPreferences', { ...preferences, contactName: 'W. Uri' }),
+  );
   await record('POST /v1/customernotes', t.call('POST', '/v1/customernotes', { customerId, note: 'Signed up through the walk test.' }));
   await record('POST /v1/customernotes (second)', t.call('POST', '/v1/customernotes', { customerId, note: 'Second note.' }));
 
-  const subscription = await record('POST /v1/subscriptions', t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: PRO_MONTHLY, reference: 'SUB-1' }));
+  const subscription = await record(
+    'POST /v1/subscriptions',
+    t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: PRO_MONTHLY, reference: 'SUB-1' }),
+  );
   await record('POST /v1/subscriptions (second)', t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: BASIC_MONTHLY }));
   const read = await record('GET /v1/subscriptions/{id}', t.call('GET', `/v1/subscriptions/${subscription.id}`));
   await record('PUT /v1/subscriptions', t.call('PUT', '/v1/subscriptions', read));
 
-  const preview = await record('POST /v1/customeractivation?preview=true', t.call('POST', '/v1/customeractivation?preview=true', { customerId }));
+  const preview = await record(
+    'POST /v1/customeractivation?preview=true',
+    t.call('POST', '/v1/customeractivation?preview=true', { customerId }),
+  );
   const total: number = preview.invoicePreview.total;
   const card = await record(
     'POST /v1/paymentmethods/creditcard',
     t.call('POST', '/v1/paymentmethods/creditcard', {
-      customerId, cardNumber: '4242424242424242', firstName: 'Walker', lastName: 'Uri', expirationMonth: 12, expirationYear: 30, cvv: '123',
+      customerId,
+      cardNumber: '4242424242424242',
+      firstName: 'Walker',
+      lastName: 'Uri',
+      expirationMonth: 12,
+      expirationYear: 30,
+      cvv: '123',
     }),
   );
   await record('POST /v1/payments', t.call('POST', '/v1/payments', { customerId, amount: total, paymentMethodId: card.id }));
   const activated = await record(
     'POST /v1/customeractivation?view=sideeffects',
     t.call('POST', '/v1/customeractivation?view=sideeffects', {
-      customerId, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false,
+      customerId,
+      activateAllSubscriptions: true,
+      activateAllDraftPurchases: false,
+      temporarilyDisableAutoPost: false,
     }),
   );
   expect(activated.status).toBe('Active');
@@ -108,7 +137,10 @@ async function checkout() {
   // A bulk payment, processed, so that its records carry a paymentUri.
   const job = await record(
     'POST /v1/bulkPaymentSubmit',
-    t.call('POST', '/v1/bulkPaymentSubmit', { accountUploadType: 'bulkPayment', data: [{ customerId, reference: 'CHK-1', amount: 5, paymentMethod: 'Check' }] }),
+    t.call('POST', '/v1/bulkPaymentSubmit', {
+      accountUploadType: 'bulkPayment',
+      data: [{ customerId, reference: 'CHK-1', amount: 5, paymentMethod: 'Check' }],
+    }),
   );
   await record('POST /v1/BulkApi/Process', t.call('POST', '/v1/BulkApi/Process', { id: job.id }));
   const deadline = Date.now() + 15_000;
@@ -217,7 +249,10 @@ describe('every uri answers a GET', () => {
       /^\/v1\/customerbillingsetting\/\d+$/,
       /^\/v1\/BulkApi\/\d+$/,
     ]) {
-      expect(paths.some((p) => pattern.test(p)), String(pattern)).toBe(true);
+      expect(
+        paths.some((p) => pattern.test(p)),
+        String(pattern),
+      ).toBe(true);
     }
   });
 

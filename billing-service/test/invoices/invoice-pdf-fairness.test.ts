@@ -23,8 +23,12 @@ async function invoiceWithLines(lines: number): Promise<number> {
   const { invoiceId } = await customerWithInvoice(t);
   await sql`insert into invoice_charges (invoice_id, subscription_id, position, kind, product_code, name, description, quantity, unit_price, prorated_unit_price, amount, taxable_amount, start_service_date, end_service_date, discounts)
     select c.invoice_id, c.subscription_id, c.position + n, c.kind, c.product_code, c.name || ' #' || n, c.description, c.quantity, c.unit_price, c.prorated_unit_price, c.amount, c.taxable_amount, c.start_service_date, c.end_service_date, c.discounts
-    from (select * from invoice_charges where invoice_id = ${invoiceId} order by position limit 1) c, generate_series(1000, 999 + ${lines} - (select count(*)::int from invoice_charges where invoice_id = ${invoiceId})) n`.execute(t.database.db);
-  const count = await sql<{ n: number }>`select count(*)::int as n from invoice_charges where invoice_id = ${invoiceId}`.execute(t.database.db);
+    from (select * from invoice_charges where invoice_id = ${invoiceId} order by position limit 1) c, generate_series(1000, 999 + ${lines} - (select count(*)::int from invoice_charges where invoice_id = ${invoiceId})) n`.execute(
+    t.database.db,
+  );
+  const count = await sql<{ n: number }>`select count(*)::int as n from invoice_charges where invoice_id = ${invoiceId}`.execute(
+    t.database.db,
+  );
   expect(count.rows[0]!.n).toBe(lines);
   return invoiceId;
 }
@@ -32,7 +36,7 @@ async function invoiceWithLines(lines: number): Promise<number> {
 const pdf = (invoiceId: number, as?: TestAccount) => t.call('GET', `/v1/Invoices/pdf/${invoiceId}`, undefined, as ? { as } : {});
 
 describe('invoice PDFs and other tenants', () => {
-  it('another tenant is answered while a large PDF renders, and its own PDF does not wait behind the first tenant\'s backlog', async () => {
+  it("another tenant is answered while a large PDF renders, and its own PDF does not wait behind the first tenant's backlog", async () => {
     const large = await invoiceWithLines(MAX_PDF_LINES);
     const theirCustomer = await newCustomer(t, { lastName: 'Elsewhere' }, other);
     const theirInvoice = (await activeCustomer(t, { account: other })).invoices[0]!.id;

@@ -14,7 +14,12 @@ beforeAll(async () => {
   const demo = testCatalog();
   t = await startTestApp({
     catalog: testCatalog({
-      account: { ...demo.account, name: 'Inkwell Café GmbH', email: 'billing@inkwell.test', address: { line1: 'Große Straße 5', city: 'Berlin', postalZip: '10115', country: 'Germany' } },
+      account: {
+        ...demo.account,
+        name: 'Inkwell Café GmbH',
+        email: 'billing@inkwell.test',
+        address: { line1: 'Große Straße 5', city: 'Berlin', postalZip: '10115', country: 'Germany' },
+      },
     }),
     app: { email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 20 } },
   });
@@ -32,7 +37,11 @@ async function pdfText(pdf: Buffer): Promise<{ pages: number; text: string }> {
 }
 
 async function downloadPdf(invoiceId: number) {
-  const res = await t.app.inject({ method: 'GET', url: `/v1/Invoices/pdf/${invoiceId}`, headers: { authorization: `Basic ${t.account.apiKey}` } });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/v1/Invoices/pdf/${invoiceId}`,
+    headers: { authorization: `Basic ${t.account.apiKey}` },
+  });
   expect(res.statusCode, res.body.slice(0, 500)).toBe(200);
   expect(res.headers['content-type']).toBe('application/pdf');
   expect(res.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
@@ -63,10 +72,22 @@ describe('the invoice PDF', () => {
     const { pages, text } = await pdfText(res.rawPayload);
     expect(pages).toBe(1);
     for (const expected of [
-      'Inkwell Café GmbH', 'Große Straße 5', 'Berlin 10115', 'Germany',
-      'Zoë Weiß', '北京科技有限公司', '1 Rue de l’Église', 'Toronto, Ontario M5V 2T6', 'Canada',
-      `No. ${invoice.invoiceNumber}`, invoice.dueTimestamp.slice(0, 10), 'Net0', 'USD',
-      'Discount: 10% off the first period', 'GST 5 %', 'HST 8 %',
+      'Inkwell Café GmbH',
+      'Große Straße 5',
+      'Berlin 10115',
+      'Germany',
+      'Zoë Weiß',
+      '北京科技有限公司',
+      '1 Rue de l’Église',
+      'Toronto, Ontario M5V 2T6',
+      'Canada',
+      `No. ${invoice.invoiceNumber}`,
+      invoice.dueTimestamp.slice(0, 10),
+      'Net0',
+      'USD',
+      'Discount: 10% off the first period',
+      'GST 5 %',
+      'HST 8 %',
       `${formatAmount(String(invoice.invoiceAmount), 2)} USD`,
     ]) {
       expect(text, expected).toContain(expected);
@@ -105,7 +126,7 @@ describe('the invoice PDF', () => {
     expect(text).toContain(`Total ${formatAmount(String(invoice.invoiceAmount), 2)} USD`);
   });
 
-  it('is 404 for an unknown invoice and for another account\'s', async () => {
+  it("is 404 for an unknown invoice and for another account's", async () => {
     const { invoice } = await internationalCustomer();
     const other = await t.newAccount();
     const theirs = await t.call('GET', `/v1/Invoices/pdf/${invoice.id}`, undefined, { as: other });
@@ -139,7 +160,7 @@ describe('the InvoicePost e-mail', () => {
 });
 
 describe('amounts as the PDF prints them', () => {
-  it('uses the currency\'s minor units exactly, with thousands separators', () => {
+  it("uses the currency's minor units exactly, with thousands separators", () => {
     expect(formatAmount('1234567.5', 2)).toBe('1,234,567.50');
     expect(formatAmount('1000', 0)).toBe('1,000');
     expect(formatAmount('75.455', 3)).toBe('75.455');

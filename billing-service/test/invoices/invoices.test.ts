@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/invoices/engine/index.js';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
 import { deposit, expectError } from '../lifecycle/lifecycle-fixtures.js';
-import { ACTIVATION_FLAGS, BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, activate, activeCustomer, newCustomer, newSubscription } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  BASIC_MONTHLY,
+  BASIC_YEARLY,
+  PRO_MONTHLY,
+  activate,
+  activeCustomer,
+  newCustomer,
+  newSubscription,
+} from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -12,7 +21,15 @@ afterAll(async () => t?.close());
 
 /** A customer billed one invoice per subscription (MultipleInvoices): three invoices on activation. */
 async function customerWithThreeInvoices(account?: TestAccount, body: Record<string, unknown> = {}) {
-  const customerId = await newCustomer(t, { monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' }, yearlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' }, ...body }, account);
+  const customerId = await newCustomer(
+    t,
+    {
+      monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' },
+      yearlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' },
+      ...body,
+    },
+    account,
+  );
   for (const f of [BASIC_MONTHLY, PRO_MONTHLY, BASIC_YEARLY]) await newSubscription(t, customerId, f, account);
   const res = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects', account);
   expect(res.statusCode, res.body).toBe(200);
@@ -21,7 +38,9 @@ async function customerWithThreeInvoices(account?: TestAccount, body: Record<str
 
 describe('GET /v1/Invoices/{id}', () => {
   it('returns a posted invoice with its lines, taxes, totals, terms and uri', async () => {
-    const { invoices } = await activeCustomer(t, { body: { billing: { country: 'CA', state: 'ON' }, billingSetting: { term: 'Net30', standingPoNumber: 'PO-77' } } });
+    const { invoices } = await activeCustomer(t, {
+      body: { billing: { country: 'CA', state: 'ON' }, billingSetting: { term: 'Net30', standingPoNumber: 'PO-77' } },
+    });
     const res = await t.call('GET', `/v1/Invoices/${invoices[0]!.id}`);
     expect(res.statusCode, res.body).toBe(200);
     const invoice = res.json();
@@ -51,7 +70,7 @@ describe('GET /v1/Invoices/{id}', () => {
     ]);
   });
 
-  it('answers 404 for an unknown invoice and for another account\'s invoice', async () => {
+  it("answers 404 for an unknown invoice and for another account's invoice", async () => {
     const other = await t.newAccount();
     const { invoices } = await activeCustomer(t, { account: other });
     expectError(await t.call('GET', `/v1/Invoices/${invoices[0]!.id}`), 404, { Key: 'Api Error' });
@@ -74,23 +93,38 @@ describe('GET /v1/Invoices/{id}', () => {
     await deposit(t, paidCustomer, '100');
     await newSubscription(t, paidCustomer);
     const [paid] = (await activate(t, paidCustomer, ACTIVATION_FLAGS, '?view=sideeffects')).json().invoices;
-    expect((await t.call('GET', `/v1/Invoices/${paid.id}`)).json()).toMatchObject({ status: 'Paid', totalPayments: 29.99, outstandingBalance: 0 });
+    expect((await t.call('GET', `/v1/Invoices/${paid.id}`)).json()).toMatchObject({
+      status: 'Paid',
+      totalPayments: 29.99,
+      outstandingBalance: 0,
+    });
 
     const partCustomer = await newCustomer(t);
     await deposit(t, partCustomer, '0.99');
     await newSubscription(t, partCustomer);
     const [part] = (await activate(t, partCustomer, ACTIVATION_FLAGS, '?view=sideeffects')).json().invoices;
-    expect((await t.call('GET', `/v1/Invoices/${part.id}`)).json()).toMatchObject({ status: 'PartiallyPaid', totalPayments: 0.99, outstandingBalance: 29 });
+    expect((await t.call('GET', `/v1/Invoices/${part.id}`)).json()).toMatchObject({
+      status: 'PartiallyPaid',
+      totalPayments: 0.99,
+      outstandingBalance: 29,
+    });
 
     const draftCustomer = await newCustomer(t);
     await newSubscription(t, draftCustomer);
-    const [draft] = (await activate(t, draftCustomer, { ...ACTIVATION_FLAGS, temporarilyDisableAutoPost: true }, '?view=sideeffects')).json().invoices;
-    expect((await t.call('GET', `/v1/Invoices/${draft.id}`)).json()).toMatchObject({ status: 'Draft', postedTimestamp: null, totalPayments: 0, outstandingBalance: 29.99 });
+    const [draft] = (
+      await activate(t, draftCustomer, { ...ACTIVATION_FLAGS, temporarilyDisableAutoPost: true }, '?view=sideeffects')
+    ).json().invoices;
+    expect((await t.call('GET', `/v1/Invoices/${draft.id}`)).json()).toMatchObject({
+      status: 'Draft',
+      postedTimestamp: null,
+      totalPayments: 0,
+      outstandingBalance: 29.99,
+    });
   });
 });
 
 describe('GET /v1/Customers/{id}/Invoices', () => {
-  it('lists the customer\'s invoices in id order, with the paging headers', async () => {
+  it("lists the customer's invoices in id order, with the paging headers", async () => {
     const { customerId, invoices } = await customerWithThreeInvoices();
     expect(invoices).toHaveLength(3);
     const res = await t.call('GET', `/v1/Customers/${customerId}/Invoices`);
@@ -109,7 +143,13 @@ describe('GET /v1/Customers/{id}/Invoices', () => {
 
     const first = await t.call('GET', `/v1/Customers/${customerId}/Invoices?pageSize=2&pageNumber=0`);
     expect(first.json().map((i: { id: number }) => i.id)).toEqual(invoices.slice(0, 2).map((i) => i.id));
-    expect(first.headers).toMatchObject({ 'x-count': '3', 'x-pagesize': '2', 'x-nextpage': '1', 'x-maxpageindex': '1', 'x-previouspage': '-1' });
+    expect(first.headers).toMatchObject({
+      'x-count': '3',
+      'x-pagesize': '2',
+      'x-nextpage': '1',
+      'x-maxpageindex': '1',
+      'x-previouspage': '-1',
+    });
     const second = await t.call('GET', `/v1/Customers/${customerId}/Invoices?pageSize=2&pageNumber=1`);
     expect(second.json().map((i: { id: number }) => i.id)).toEqual([invoices[2]!.id]);
     expect(second.headers).toMatchObject({ 'x-currentpage': '1', 'x-nextpage': '-1', 'x-previouspage': '0' });
@@ -131,7 +171,7 @@ describe('GET /v1/Customers/{id}/Invoices', () => {
     expectError(await t.call('GET', `/v1/Customers/${customerId}/Invoices?query=Nonsense:1`), 400);
   });
 
-  it('lists only that customer\'s invoices; an empty list for a customer without any', async () => {
+  it("lists only that customer's invoices; an empty list for a customer without any", async () => {
     const { customerId } = await customerWithThreeInvoices();
     const { customerId: otherCustomer } = await activeCustomer(t);
     expect(await (await t.call('GET', `/v1/Customers/${otherCustomer}/Invoices`)).json()).toHaveLength(1);
@@ -144,7 +184,7 @@ describe('GET /v1/Customers/{id}/Invoices', () => {
     expect(all.every((i: { customerId: number }) => i.customerId === customerId)).toBe(true);
   });
 
-  it('answers 404 for an unknown customer and another account\'s customer', async () => {
+  it("answers 404 for an unknown customer and another account's customer", async () => {
     expectError(await t.call('GET', '/v1/Customers/987654/Invoices'), 404);
     const other = await t.newAccount();
     const { customerId } = await activeCustomer(t, { account: other });
@@ -167,7 +207,8 @@ describe('invoice numbers', () => {
     const account = await t.newAccount();
     const draft = await newCustomer(t, {}, account);
     await newSubscription(t, draft, BASIC_MONTHLY, account);
-    const [d] = (await activate(t, draft, { ...ACTIVATION_FLAGS, temporarilyDisableAutoPost: true }, '?view=sideeffects', account)).json().invoices;
+    const [d] = (await activate(t, draft, { ...ACTIVATION_FLAGS, temporarilyDisableAutoPost: true }, '?view=sideeffects', account)).json()
+      .invoices;
     const { invoices } = await activeCustomer(t, { account });
     expect([d.invoiceNumber, invoices[0]!.invoiceNumber]).toEqual([1, 2]);
   });

@@ -85,37 +85,72 @@ describe('POST /v1/Invoices/{id}/post', () => {
     expect(posted.dueTimestamp).toBe(draft.dueTimestamp);
     expect((await t.call('GET', `/v1/Invoices/${draft.id}`, undefined, as(account))).json()).toEqual(posted);
 
-    expect(await readOverview(t, customerId, account)).toMatchObject({ pendingCharges: 0, arBalance: 0, unallocatedPayments: 20.01, customerAccountStatus: 'Good' });
+    expect(await readOverview(t, customerId, account)).toMatchObject({
+      pendingCharges: 0,
+      arBalance: 0,
+      unallocatedPayments: 20.01,
+      customerAccountStatus: 'Good',
+    });
     const [entry] = await invoiceEntries(customerId);
-    expect(entry).toMatchObject({ invoiceId: draft.id, dueAt: new Date(draft.dueTimestamp), effectiveAt: new Date(draft.effectiveTimestamp) });
+    expect(entry).toMatchObject({
+      invoiceId: draft.id,
+      dueAt: new Date(draft.dueTimestamp),
+      effectiveAt: new Date(draft.effectiveTimestamp),
+    });
     expect([Number(entry!.amount), Number(entry!.openAmount)]).toEqual([29.99, 0]);
 
     const db = t.database.db;
-    const events = await db.selectFrom('webhookEvents').select(['eventType', 'payload']).where('customerId', '=', customerId).orderBy('id').execute();
+    const events = await db
+      .selectFrom('webhookEvents')
+      .select(['eventType', 'payload'])
+      .where('customerId', '=', customerId)
+      .orderBy('id')
+      .execute();
     const invoiceEvents = events.filter((e) => e.eventType.startsWith('invoice.'));
     expect(invoiceEvents.map((e) => [e.eventType, (e.payload as Body).data.id, (e.payload as Body).timestamp])).toEqual([
       ['invoice.posted', draft.id, postedAt.toISOString()],
       ['invoice.paid', draft.id, postedAt.toISOString()],
     ]);
-    const emails = await db.selectFrom('emailOutbox').select(['emailType', 'attachedInvoiceId']).where('customerId', '=', customerId).where('emailType', '=', 'InvoicePost').execute();
+    const emails = await db
+      .selectFrom('emailOutbox')
+      .select(['emailType', 'attachedInvoiceId'])
+      .where('customerId', '=', customerId)
+      .where('emailType', '=', 'InvoicePost')
+      .execute();
     expect(emails).toEqual([{ emailType: 'InvoicePost', attachedInvoiceId: draft.id }]);
-    const audit = await db.selectFrom('auditLog').select(['action', 'changes']).where('accountId', '=', account.accountId).where('entityType', '=', 'Invoice').where('entityId', '=', draft.id).execute();
-    expect(audit).toMatchObject([{ action: 'update', changes: { status: ['Draft', 'Posted'], postedTimestamp: [null, postedAt.toISOString()] } }]);
+    const audit = await db
+      .selectFrom('auditLog')
+      .select(['action', 'changes'])
+      .where('accountId', '=', account.accountId)
+      .where('entityType', '=', 'Invoice')
+      .where('entityId', '=', draft.id)
+      .execute();
+    expect(audit).toMatchObject([
+      { action: 'update', changes: { status: ['Draft', 'Posted'], postedTimestamp: [null, postedAt.toISOString()] } },
+    ]);
   });
 
   it('makes a draft owed from then on: not overdue while a draft, overdue at once when posted after its due date', async () => {
     const account = await t.newAccount();
     const { customerId, draft } = await customerWithDraft(account);
     await advance(account, new Date(Date.now() + 3 * DAY));
-    expect(await readOverview(t, customerId, account)).toMatchObject({ pendingCharges: 29.99, arBalance: 0, customerAccountStatus: 'Good' });
+    expect(await readOverview(t, customerId, account)).toMatchObject({
+      pendingCharges: 29.99,
+      arBalance: 0,
+      customerAccountStatus: 'Good',
+    });
 
     const res = await post(account, draft.id);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ status: 'Posted', totalPayments: 0, outstandingBalance: 29.99, dueTimestamp: draft.dueTimestamp });
-    expect(await readOverview(t, customerId, account)).toMatchObject({ pendingCharges: 0, arBalance: 29.99, customerAccountStatus: 'PoorStanding' });
+    expect(await readOverview(t, customerId, account)).toMatchObject({
+      pendingCharges: 0,
+      arBalance: 29.99,
+      customerAccountStatus: 'PoorStanding',
+    });
   });
 
-  it('refuses an invoice that is not a Draft (409 keyed invoiceId), and answers 404 for an unknown id or another account\'s', async () => {
+  it("refuses an invoice that is not a Draft (409 keyed invoiceId), and answers 404 for an unknown id or another account's", async () => {
     const account = await t.newAccount();
     const { customerId, draft } = await customerWithDraft(account);
     expect((await post(account, draft.id)).statusCode).toBe(200);
@@ -128,7 +163,10 @@ describe('POST /v1/Invoices/{id}/post', () => {
     const other = await t.newAccount();
     const { draft: othersDraft } = await customerWithDraft(other);
     expectError(await post(account, othersDraft.id), 404);
-    expect((await t.call('GET', `/v1/Invoices/${othersDraft.id}`, undefined, as(other))).json().status, 'another account cannot post it').toBe('Draft');
+    expect(
+      (await t.call('GET', `/v1/Invoices/${othersDraft.id}`, undefined, as(other))).json().status,
+      'another account cannot post it',
+    ).toBe('Draft');
     expectError(await post(account, 99_999_999), 404);
     expectError(await post(account, 99_999_999_999), 404);
     expectError(await t.call('POST', '/v1/Invoices/abc/post', undefined, as(account)), 400);

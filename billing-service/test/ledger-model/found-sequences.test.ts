@@ -113,7 +113,13 @@ describe('sequences the ledger model found failing', () => {
         { type: 'uncancel' },
         { type: 'cancel', option: 'Full' },
       ],
-      { subscriptions: [{ frequencyId: 11, coupons: [] }, { frequencyId: 14, coupons: [] }], rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' } },
+      {
+        subscriptions: [
+          { frequencyId: 11, coupons: [] },
+          { frequencyId: 14, coupons: [] },
+        ],
+        rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' },
+      },
     );
   });
 

@@ -126,7 +126,8 @@ export function describeSetup(setup: model.Setup): string {
  * whose charges are declined and a second card whose charges succeed; the model starts on `startDay`.
  */
 export async function startRun(t: TestApp, startDay: number, setup: model.Setup = model.ONE_MONTHLY): Promise<Run> {
-  if (!t.app.ctx.clock.testClocks) throw new Error('the ledger model runs on an app with test clocks (startTestApp({ app: { testClocks: true } }))');
+  if (!t.app.ctx.clock.testClocks)
+    throw new Error('the ledger model runs on an app with test clocks (startTestApp({ app: { testClocks: true } }))');
   // An account per run: its own rate limits (1,000 requests a minute) and invoice numbers.
   const account = await t.newAccount();
   await setAccountTime(t, account.accountId, noonOf(startDay));
@@ -145,14 +146,33 @@ export async function startRun(t: TestApp, startDay: number, setup: model.Setup 
     expect(sub.statusCode, sub.body).toBe(200);
     subscriptionIds.push(sub.json().id);
     if (s.coupons.length === 0) continue;
-    const put = await call('PUT', '/v1/subscriptions', { ...(sub.json() as Record<string, unknown>), coupons: s.coupons.map((code) => ({ code })) });
+    const put = await call('PUT', '/v1/subscriptions', {
+      ...(sub.json() as Record<string, unknown>),
+      coupons: s.coupons.map((code) => ({ code })),
+    });
     expect(put.statusCode, put.body).toBe(200);
   }
   const declining = await call('POST', '/v1/paymentmethods/creditcard', { customerId, cardNumber: '4000000000000341', ...card });
   expect(declining.statusCode, declining.body).toBe(200);
-  const good = await call('POST', '/v1/paymentmethods/creditcard', { customerId, cardNumber: '4242424242424242', isDefault: false, ...card });
+  const good = await call('POST', '/v1/paymentmethods/creditcard', {
+    customerId,
+    cardNumber: '4242424242424242',
+    isDefault: false,
+    ...card,
+  });
   expect(good.statusCode, good.body).toBe(200);
-  return { t, call, caller: callerOf(account), accountId: account.accountId, customerId, subscriptionIds, cardId: declining.json().id, goodCardId: good.json().id, m: model.newModel(startDay, setup), log: [] };
+  return {
+    t,
+    call,
+    caller: callerOf(account),
+    accountId: account.accountId,
+    customerId,
+    subscriptionIds,
+    cardId: declining.json().id,
+    goodCardId: good.json().id,
+    m: model.newModel(startDay, setup),
+    log: [],
+  };
 }
 
 /** Ends a run: the customer is cancelled so later runs' billing clocks leave it alone. */
@@ -201,7 +221,12 @@ export async function step(run: Run, c: Command): Promise<void> {
     case 'activate':
       expected = model.activate(m, !c.draft);
       real = await service(() =>
-        activateCustomer(ctx, caller, { customerId, ...ACTIVATION_FLAGS, temporarilyDisableAutoPost: c.draft === true }, { preview: false, sideEffects: false, now: now() }),
+        activateCustomer(
+          ctx,
+          caller,
+          { customerId, ...ACTIVATION_FLAGS, temporarilyDisableAutoPost: c.draft === true },
+          { preview: false, sideEffects: false, now: now() },
+        ),
       );
       break;
     case 'clock':
@@ -243,13 +268,25 @@ export async function step(run: Run, c: Command): Promise<void> {
       const allocations = parts.map((p) => ({ invoiceId: ids[p.invoice]!, amount: formatCents(p.cents) }));
       run.log.push(`  explicit ${formatCents(cents)}: ${allocations.map((a) => `#${a.invoiceId} ${a.amount}`).join(', ')}`);
       expected = model.payExplicit(m, cents, parts);
-      real = await viaApi(run, { customerId, amount: formatCents(cents), paymentMethod: 'Cash', effectiveTimestamp: now().toISOString(), paymentAllocations: allocations });
+      real = await viaApi(run, {
+        customerId,
+        amount: formatCents(cents),
+        paymentMethod: 'Cash',
+        effectiveTimestamp: now().toISOString(),
+        paymentAllocations: allocations,
+      });
       break;
     }
     case 'declined': {
       const cents = BigInt(c.cents);
       expected = model.declined(m, cents);
-      real = await viaApi(run, { customerId, amount: formatCents(cents), paymentMethod: 'CreditCard', paymentMethodId: run.cardId, effectiveTimestamp: now().toISOString() });
+      real = await viaApi(run, {
+        customerId,
+        amount: formatCents(cents),
+        paymentMethod: 'CreditCard',
+        paymentMethodId: run.cardId,
+        effectiveTimestamp: now().toISOString(),
+      });
       break;
     }
     case 'refund': {
@@ -259,8 +296,12 @@ export async function step(run: Run, c: Command): Promise<void> {
       let cents = ((payment.amount - payment.refunded) * BigInt(c.permille)) / 1000n;
       if (cents < 1n) cents = 1n;
       cents += BigInt(c.extraCents);
-      const paymentIds = (await run.t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).orderBy('id').execute()).map((r) => Number(r.id));
-      run.log.push(`  refund ${formatCents(cents)} of payment #${paymentIds[index]} (${payment.status} ${formatCents(payment.amount)}, refunded ${formatCents(payment.refunded)})`);
+      const paymentIds = (
+        await run.t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).orderBy('id').execute()
+      ).map((r) => Number(r.id));
+      run.log.push(
+        `  refund ${formatCents(cents)} of payment #${paymentIds[index]} (${payment.status} ${formatCents(payment.amount)}, refunded ${formatCents(payment.refunded)})`,
+      );
       expected = model.refund(m, index, cents);
       real = await viaApi(run, { originalPaymentId: paymentIds[index], amount: formatCents(cents) }, '/v1/refunds');
       break;
@@ -280,7 +321,12 @@ export async function step(run: Run, c: Command): Promise<void> {
     case 'unhold':
       expected = model.unhold(m, c.option, c.prorate, !c.draft);
       real = await service(() =>
-        unholdCustomer(ctx, caller, { customerId, serviceStartOption: c.option, prorate: c.prorate, ...(c.draft ? { temporarilyDisableAutoPost: true } : {}) }, now()),
+        unholdCustomer(
+          ctx,
+          caller,
+          { customerId, serviceStartOption: c.option, prorate: c.prorate, ...(c.draft ? { temporarilyDisableAutoPost: true } : {}) },
+          now(),
+        ),
       );
       break;
     case 'postDraft': {
@@ -303,13 +349,37 @@ export async function step(run: Run, c: Command): Promise<void> {
       const id = (await invoiceIds(run))[index]!;
       const amount = formatCents(owed);
       run.log.push(`  ${c.requests} concurrent card payments of ${amount}, each allocated to #${id}`);
-      const charges = async () => Number((await t.database.db.selectFrom('sandboxGatewayOperations').select((eb) => eb.fn.countAll().as('n')).where('kind', '=', 'charge').where('status', '=', 'succeeded').executeTakeFirstOrThrow()).n);
+      const charges = async () =>
+        Number(
+          (
+            await t.database.db
+              .selectFrom('sandboxGatewayOperations')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('kind', '=', 'charge')
+              .where('status', '=', 'succeeded')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const chargedBefore = await charges();
-      const body = { customerId, amount, paymentMethod: 'CreditCard', paymentMethodId: run.goodCardId, effectiveTimestamp: now().toISOString(), paymentAllocations: [{ invoiceId: id, amount }] };
+      const body = {
+        customerId,
+        amount,
+        paymentMethod: 'CreditCard',
+        paymentMethodId: run.goodCardId,
+        effectiveTimestamp: now().toISOString(),
+        paymentAllocations: [{ invoiceId: id, amount }],
+      };
       const answers = await Promise.all(Array.from({ length: c.requests }, () => run.call('POST', '/v1/payments', body)));
       const context = `${answers.map((a) => `${a.statusCode} ${a.body.slice(0, 200)}`).join('\n')}\nafter:\n${run.log.join('\n')}`;
-      expect(answers.map((a) => a.statusCode).sort(), `exactly one of the concurrent payments is honoured, the others are 400; ${context}`).toEqual([200, ...Array(c.requests - 1).fill(400)]);
-      for (const a of answers.filter((x) => x.statusCode === 400)) expect((a.json() as { Errors: Array<{ Key: string }> }).Errors.map((e) => e.Key), context).toContain('paymentAllocations[0].amount');
+      expect(
+        answers.map((a) => a.statusCode).sort(),
+        `exactly one of the concurrent payments is honoured, the others are 400; ${context}`,
+      ).toEqual([200, ...Array(c.requests - 1).fill(400)]);
+      for (const a of answers.filter((x) => x.statusCode === 400))
+        expect(
+          (a.json() as { Errors: Array<{ Key: string }> }).Errors.map((e) => e.Key),
+          context,
+        ).toContain('paymentAllocations[0].amount');
       expect((await charges()) - chargedBefore, `the card is charged once; ${context}`).toBe(1);
       expected = model.payExplicit(m, owed, [{ invoice: index, cents: owed }]);
       real = { ok: true };
@@ -331,7 +401,9 @@ export async function step(run: Run, c: Command): Promise<void> {
   if (expected.ok) tally.ok++;
   else tally.refused++;
   const context = () => `after:\n${run.log.join('\n')}`;
-  expect(real.ok ? 'ok' : real.status, `outcome of ${describeCommand(c)}; ${JSON.stringify(real)}; ${context()}`).toBe(expected.ok ? 'ok' : expected.status);
+  expect(real.ok ? 'ok' : real.status, `outcome of ${describeCommand(c)}; ${JSON.stringify(real)}; ${context()}`).toBe(
+    expected.ok ? 'ok' : expected.status,
+  );
   if (!expected.ok && !real.ok && expected.key) expect(real.keys, context()).toContain(expected.key);
   await checkAll(run);
 }
@@ -365,8 +437,17 @@ export async function checkAll(run: Run): Promise<void> {
     ? await t.database.db.selectFrom('ledgerAllocations').selectAll().where('sourceEntryId', 'in', entryIds).execute()
     : [];
   const [subscriptions, coupons] = await Promise.all([
-    t.database.db.selectFrom('subscriptions').select(['id', 'status', 'nextPeriodStart']).where('customerId', '=', customerId).orderBy('id').execute(),
-    t.database.db.selectFrom('subscriptionCoupons').select(['subscriptionId', 'couponCode', 'periodsUsed']).where('subscriptionId', 'in', run.subscriptionIds).execute(),
+    t.database.db
+      .selectFrom('subscriptions')
+      .select(['id', 'status', 'nextPeriodStart'])
+      .where('customerId', '=', customerId)
+      .orderBy('id')
+      .execute(),
+    t.database.db
+      .selectFrom('subscriptionCoupons')
+      .select(['subscriptionId', 'couponCode', 'periodsUsed'])
+      .where('subscriptionId', 'in', run.subscriptionIds)
+      .execute(),
   ]);
   const isDraft = (inv: Record<string, any>) => inv.status === 'Draft';
 
@@ -374,26 +455,46 @@ export async function checkAll(run: Run): Promise<void> {
   for (const inv of invoices) {
     const amount = centsOf(inv.invoiceAmount);
     const discountsOf = (c: any) => sum(c.draftDiscounts.map((d: any) => centsOf(d.amount)));
-    expect(sum(inv.charges.map((c: any) => centsOf(c.amount))), `invoice ${inv.id}: subtotal = Σ line amounts; ${where}`).toBe(centsOf(inv.subtotal));
-    expect(sum(inv.charges.map(discountsOf)), `invoice ${inv.id}: totalDiscount = Σ line discounts; ${where}`).toBe(centsOf(inv.totalDiscount));
+    expect(sum(inv.charges.map((c: any) => centsOf(c.amount))), `invoice ${inv.id}: subtotal = Σ line amounts; ${where}`).toBe(
+      centsOf(inv.subtotal),
+    );
+    expect(sum(inv.charges.map(discountsOf)), `invoice ${inv.id}: totalDiscount = Σ line discounts; ${where}`).toBe(
+      centsOf(inv.totalDiscount),
+    );
     for (const c of inv.charges) {
-      expect(centsOf(c.taxableAmount), `invoice ${inv.id}: taxable = amount − discounts; ${where}`).toBe(centsOf(c.amount) - discountsOf(c));
+      expect(centsOf(c.taxableAmount), `invoice ${inv.id}: taxable = amount − discounts; ${where}`).toBe(
+        centsOf(c.amount) - discountsOf(c),
+      );
       expect(centsOf(c.taxableAmount) >= 0n, `invoice ${inv.id}: discounts never take a line below 0; ${where}`).toBe(true);
     }
-    expect(sum(inv.charges.map((c: any) => centsOf(c.taxableAmount))) + centsOf(inv.totalTaxes), `invoice ${inv.id}: lines add up; ${where}`).toBe(amount);
+    expect(
+      sum(inv.charges.map((c: any) => centsOf(c.taxableAmount))) + centsOf(inv.totalTaxes),
+      `invoice ${inv.id}: lines add up; ${where}`,
+    ).toBe(amount);
     if (isDraft(inv)) continue;
     const outstanding = centsOf(inv.outstandingBalance);
     expect(centsOf(inv.totalPayments) + outstanding, `invoice ${inv.id}: totalPayments + outstanding = amount; ${where}`).toBe(amount);
-    expect(outstanding >= 0n && outstanding <= amount, `invoice ${inv.id}: outstanding ${inv.outstandingBalance} within [0, ${inv.invoiceAmount}]; ${where}`).toBe(true);
+    expect(
+      outstanding >= 0n && outstanding <= amount,
+      `invoice ${inv.id}: outstanding ${inv.outstandingBalance} within [0, ${inv.invoiceAmount}]; ${where}`,
+    ).toBe(true);
   }
   expect(centsOf(overview.arBalance), `arBalance = Σ outstanding of posted invoices (a draft is not owed); ${where}`).toBe(
     sum(invoices.filter((i) => !isDraft(i)).map((i) => centsOf(i.outstandingBalance))),
   );
-  expect(centsOf(overview.pendingCharges), `pendingCharges = Σ draft invoices; ${where}`).toBe(sum(invoices.filter(isDraft).map((i) => centsOf(i.invoiceAmount))));
-  expect(centsOf(overview.unallocatedPayments), `unallocatedPayments = Σ payments' unallocated; ${where}`).toBe(sum(payments.map((p) => centsOf(p.unallocatedAmount))));
+  expect(centsOf(overview.pendingCharges), `pendingCharges = Σ draft invoices; ${where}`).toBe(
+    sum(invoices.filter(isDraft).map((i) => centsOf(i.invoiceAmount))),
+  );
+  expect(centsOf(overview.unallocatedPayments), `unallocatedPayments = Σ payments' unallocated; ${where}`).toBe(
+    sum(payments.map((p) => centsOf(p.unallocatedAmount))),
+  );
   for (const p of payments) {
     const allocated = sum(p.invoiceAllocations.map((a: any) => centsOf(a.amount)));
-    if (p.status === 'Succeeded') expect(allocated + centsOf(p.unallocatedAmount) + centsOf(p.refundedAmount), `payment ${p.id}: allocated + unallocated + refunded = amount; ${where}`).toBe(centsOf(p.amount));
+    if (p.status === 'Succeeded')
+      expect(
+        allocated + centsOf(p.unallocatedAmount) + centsOf(p.refundedAmount),
+        `payment ${p.id}: allocated + unallocated + refunded = amount; ${where}`,
+      ).toBe(centsOf(p.amount));
     else expect([allocated, centsOf(p.unallocatedAmount)], `failed payment ${p.id} holds nothing; ${where}`).toEqual([0n, 0n]);
   }
   const used = (type: string) => sum(entries.filter((e) => e.entryType === type).map((e) => centsOf(e.amount) - centsOf(e.openAmount)));
@@ -403,8 +504,13 @@ export async function checkAll(run: Run): Promise<void> {
     const moved = sum(allocations.filter((a) => a.sourceEntryId === e.id || a.invoiceEntryId === e.id).map((a) => centsOf(a.amount)));
     expect(moved, `entry ${e.id} (${e.entryType}): allocations = amount − open; ${where}`).toBe(centsOf(e.amount) - open);
   }
-  expect(used('invoice') + used('refund'), `conservation: allocated into invoices and refunds = payments used + credits used; ${where}`).toBe(used('payment') + used('credit'));
-  expect(centsOf(overview.unallocatedCredits), `unallocatedCredits; ${where}`).toBe(sum(entries.filter((e) => e.entryType === 'credit').map((e) => centsOf(e.openAmount))));
+  expect(
+    used('invoice') + used('refund'),
+    `conservation: allocated into invoices and refunds = payments used + credits used; ${where}`,
+  ).toBe(used('payment') + used('credit'));
+  expect(centsOf(overview.unallocatedCredits), `unallocatedCredits; ${where}`).toBe(
+    sum(entries.filter((e) => e.entryType === 'credit').map((e) => centsOf(e.openAmount))),
+  );
 
   // --- agreement with the model ---
   const fmt = (c: bigint) => formatCents(c);
@@ -428,20 +534,37 @@ export async function checkAll(run: Run): Promise<void> {
       amount: fmt(inv.amount),
       outstanding: inv.posted ? fmt(inv.open) : '-',
       due: isoDay(inv.due),
-      lines: inv.lines.map((l) => `${l.kind} s${l.sub} ${isoDay(l.start)}..${isoDay(l.end)} ${fmt(l.amount)}${l.discounts.map((d) => ` −${d.name} ${fmt(d.amount)}`).join('')}`),
+      lines: inv.lines.map(
+        (l) =>
+          `${l.kind} s${l.sub} ${isoDay(l.start)}..${isoDay(l.end)} ${fmt(l.amount)}${l.discounts.map((d) => ` −${d.name} ${fmt(d.amount)}`).join('')}`,
+      ),
     })),
   );
   expect(
-    entries.filter((e) => e.entryType !== 'invoice').map((e) => `${e.entryType} ${fmt(centsOf(e.amount))} open ${fmt(centsOf(e.openAmount))}`),
+    entries
+      .filter((e) => e.entryType !== 'invoice')
+      .map((e) => `${e.entryType} ${fmt(centsOf(e.amount))} open ${fmt(centsOf(e.openAmount))}`),
     `payments and credits in the ledger (service vs model); ${where}`,
   ).toEqual(m.sources.map((s) => `${s.kind} ${fmt(s.amount)} open ${fmt(s.open)}`));
   expect(
-    payments.map((p) => `${p.status} ${fmt(centsOf(p.amount))} unallocated ${fmt(centsOf(p.unallocatedAmount))} refunded ${fmt(centsOf(p.refundedAmount))}`),
+    payments.map(
+      (p) =>
+        `${p.status} ${fmt(centsOf(p.amount))} unallocated ${fmt(centsOf(p.unallocatedAmount))} refunded ${fmt(centsOf(p.refundedAmount))}`,
+    ),
     `payments (service vs model); ${where}`,
-  ).toEqual(m.payments.map((p) => `${p.status} ${fmt(p.amount)} unallocated ${fmt(p.source === undefined ? 0n : m.sources[p.source]!.open)} refunded ${fmt(p.refunded)}`));
+  ).toEqual(
+    m.payments.map(
+      (p) =>
+        `${p.status} ${fmt(p.amount)} unallocated ${fmt(p.source === undefined ? 0n : m.sources[p.source]!.open)} refunded ${fmt(p.refunded)}`,
+    ),
+  );
   expect(centsOf(overview.arBalance), `arBalance vs model; ${where}`).toBe(sum(m.invoices.map((i) => (i.posted ? i.open : 0n))));
-  expect(centsOf(overview.pendingCharges), `pendingCharges = Σ draft invoices, not yet owed (vs model); ${where}`).toBe(sum(m.invoices.map((i) => (i.posted ? 0n : i.amount))));
-  expect(centsOf(overview.unallocatedCredits), `unallocatedCredits vs model; ${where}`).toBe(sum(m.sources.filter((s) => s.kind === 'credit').map((s) => s.open)));
+  expect(centsOf(overview.pendingCharges), `pendingCharges = Σ draft invoices, not yet owed (vs model); ${where}`).toBe(
+    sum(m.invoices.map((i) => (i.posted ? 0n : i.amount))),
+  );
+  expect(centsOf(overview.unallocatedCredits), `unallocatedCredits vs model; ${where}`).toBe(
+    sum(m.sources.filter((s) => s.kind === 'credit').map((s) => s.open)),
+  );
   expect(
     subscriptions.map((s) => ({
       status: s.status,

@@ -31,7 +31,18 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { checkAll, coverage, describeCommand, describeSetup, endRun, modelCatalog, startRun, step, type Command, type Run } from './harness.js';
+import {
+  checkAll,
+  coverage,
+  describeCommand,
+  describeSetup,
+  endRun,
+  modelCatalog,
+  startRun,
+  step,
+  type Command,
+  type Run,
+} from './harness.js';
 import { COUPONS, FREQUENCIES, type Setup } from './ledger-model.js';
 import { dayOf, isoDay } from './model-arith.js';
 
@@ -80,11 +91,13 @@ const unholdCommand = fc
   .map(({ draft: d, ...p }): Command => ({ type: 'unhold', ...p, ...(d ? { draft: true } : {}) }));
 const commandArbs: Array<fc.Arbitrary<Command>> = [
   draft.map((d): Command => (d ? { type: 'activate', draft: true } : { type: 'activate' })),
-  fc.oneof(
-    { weight: 2, arbitrary: fc.integer({ min: 0, max: 3 }) },
-    { weight: 5, arbitrary: fc.integer({ min: 1, max: 35 }) },
-    { weight: 2, arbitrary: fc.integer({ min: 25, max: 75 }) },
-  ).map((days): Command => ({ type: 'clock', days })),
+  fc
+    .oneof(
+      { weight: 2, arbitrary: fc.integer({ min: 0, max: 3 }) },
+      { weight: 5, arbitrary: fc.integer({ min: 1, max: 35 }) },
+      { weight: 2, arbitrary: fc.integer({ min: 25, max: 75 }) },
+    )
+    .map((days): Command => ({ type: 'clock', days })),
   fc.integer({ min: 1, max: 20 }).map((days): Command => ({ type: 'wait', days })),
   fc.record({ mode: fc.constantFrom('auto' as const, 'unallocated' as const), cents }).map((p): Command => ({ type: 'pay', ...p })),
   fc
@@ -109,8 +122,16 @@ const commandArbs: Array<fc.Arbitrary<Command>> = [
   fc.constant<Command>({ type: 'uncancel' }),
   fc.constant<Command>({ type: 'hold' }),
   unholdCommand,
-  ...(DRAFTS ? [fc.record({ pick: fc.nat({ max: 20 }), anyInvoice: fc.integer({ min: 0, max: 4 }).map((x) => x === 0) }).map((p): Command => ({ type: 'postDraft', ...p }))] : []),
-  ...(RACE ? [fc.record({ pick: fc.nat({ max: 20 }), requests: fc.integer({ min: 2, max: 4 }) }).map((p): Command => ({ type: 'race', ...p }))] : []),
+  ...(DRAFTS
+    ? [
+        fc
+          .record({ pick: fc.nat({ max: 20 }), anyInvoice: fc.integer({ min: 0, max: 4 }).map((x) => x === 0) })
+          .map((p): Command => ({ type: 'postDraft', ...p })),
+      ]
+    : []),
+  ...(RACE
+    ? [fc.record({ pick: fc.nat({ max: 20 }), requests: fc.integer({ min: 2, max: 4 }) }).map((p): Command => ({ type: 'race', ...p }))]
+    : []),
 ];
 /** A customer is on hold or cancelled in few of the states reached: these put it there and bring it back after a while. */
 const timePasses = fc
@@ -128,11 +149,27 @@ const modelCommands = [
 
 /** Start days 2026-2028, month ends (28-31) often: the anniversary clamps there. */
 const startDay = fc
-  .record({ year: fc.integer({ min: 2026, max: 2028 }), month: fc.integer({ min: 1, max: 12 }), day: fc.oneof(fc.integer({ min: 1, max: 28 }), fc.integer({ min: 28, max: 31 })) })
+  .record({
+    year: fc.integer({ min: 2026, max: 2028 }),
+    month: fc.integer({ min: 1, max: 12 }),
+    day: fc.oneof(fc.integer({ min: 1, max: 28 }), fc.integer({ min: 28, max: 31 })),
+  })
   .map(({ year, month, day }) => dayOf(year, month, Math.min(day, new Date(Date.UTC(year, month, 0)).getUTCDate())));
 
-const frequencyId = fc.oneof({ weight: 3, arbitrary: fc.constant(11) }, { weight: 4, arbitrary: fc.constantFrom(...FREQUENCIES.filter((f) => f.id !== 11).map((f) => f.id)) });
-const couponCodes = fc.oneof({ weight: 1, arbitrary: fc.constant<string[]>([]) }, { weight: 1, arbitrary: fc.shuffledSubarray(COUPONS.map((c) => c.code), { minLength: 1, maxLength: 2 }) });
+const frequencyId = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(11) },
+  { weight: 4, arbitrary: fc.constantFrom(...FREQUENCIES.filter((f) => f.id !== 11).map((f) => f.id)) },
+);
+const couponCodes = fc.oneof(
+  { weight: 1, arbitrary: fc.constant<string[]>([]) },
+  {
+    weight: 1,
+    arbitrary: fc.shuffledSubarray(
+      COUPONS.map((c) => c.code),
+      { minLength: 1, maxLength: 2 },
+    ),
+  },
+);
 const rule = fc.constantFrom('SingleInvoice' as const, 'MultipleInvoices' as const);
 const setup: fc.Arbitrary<Setup> = fc.record({
   subscriptions: fc.oneof(
@@ -145,7 +182,9 @@ const setup: fc.Arbitrary<Setup> = fc.record({
 /** Half the sequences start with an activation (with drafts on, a third of those leave the invoices Draft). */
 const firstCommand: fc.Arbitrary<Command | null> = fc.oneof(
   fc.constant(null),
-  DRAFTS ? fc.constantFrom<Command>({ type: 'activate' }, { type: 'activate' }, { type: 'activate', draft: true }) : fc.constant<Command>({ type: 'activate' }),
+  DRAFTS
+    ? fc.constantFrom<Command>({ type: 'activate' }, { type: 'activate' }, { type: 'activate', draft: true })
+    : fc.constant<Command>({ type: 'activate' }),
 );
 
 const stats = { runs: 0, commands: 0 };
@@ -157,10 +196,13 @@ function describeFailure(error: unknown): string {
   const e = error as Error & { actual?: unknown; expected?: unknown };
   if (!('actual' in e && 'expected' in e)) return e.message;
   const json = (x: unknown) => JSON.stringify(x, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
-  if (!Array.isArray(e.actual) || !Array.isArray(e.expected)) return `${e.message}\n  service: ${json(e.actual)}\n  model:   ${json(e.expected)}`;
+  if (!Array.isArray(e.actual) || !Array.isArray(e.expected))
+    return `${e.message}\n  service: ${json(e.actual)}\n  model:   ${json(e.expected)}`;
   // Lists (invoices, ledger entries, payments, subscriptions): only the items that differ.
   const [actual, expected] = [e.actual, e.expected];
-  const differing = Array.from({ length: Math.max(actual.length, expected.length) }, (_, i) => i).filter((i) => json(actual[i]) !== json(expected[i]));
+  const differing = Array.from({ length: Math.max(actual.length, expected.length) }, (_, i) => i).filter(
+    (i) => json(actual[i]) !== json(expected[i]),
+  );
   return `${e.message}\n${differing.map((i) => `  [${i}] service: ${json(actual[i])}\n  [${i}] model:   ${json(expected[i])}`).join('\n')}`;
 }
 
@@ -173,22 +215,28 @@ describe('the ledger against its reference model', () => {
     const started = Date.now();
     try {
       await fc.assert(
-        fc.asyncProperty(startDay, setup, firstCommand, fc.commands(modelCommands, { maxCommands: MAX_COMMANDS, size: 'max' }), async (start, s, first, cmds) => {
-          const run = await startRun(t, start, s);
-          run.log.push(`start ${isoDay(start)}: ${describeSetup(s)}`);
-          try {
-            await checkAll(run);
-            if (first) await step(run, first);
-            await fc.asyncModelRun(() => ({ model: {}, real: run }), cmds);
-          } catch (error) {
-            if (!KEEP_GOING) throw error;
-            failures.push(describeFailure(error));
-          } finally {
-            stats.runs++;
-            stats.commands += commandsOf(run);
-            await endRun(run);
-          }
-        }),
+        fc.asyncProperty(
+          startDay,
+          setup,
+          firstCommand,
+          fc.commands(modelCommands, { maxCommands: MAX_COMMANDS, size: 'max' }),
+          async (start, s, first, cmds) => {
+            const run = await startRun(t, start, s);
+            run.log.push(`start ${isoDay(start)}: ${describeSetup(s)}`);
+            try {
+              await checkAll(run);
+              if (first) await step(run, first);
+              await fc.asyncModelRun(() => ({ model: {}, real: run }), cmds);
+            } catch (error) {
+              if (!KEEP_GOING) throw error;
+              failures.push(describeFailure(error));
+            } finally {
+              stats.runs++;
+              stats.commands += commandsOf(run);
+              await endRun(run);
+            }
+          },
+        ),
         {
           numRuns: RUNS,
           ...(process.env.RENEW_MODEL_SEED ? { seed: Number(process.env.RENEW_MODEL_SEED) } : {}),
@@ -199,8 +247,15 @@ describe('the ledger against its reference model', () => {
     } finally {
       // Printed failing or not: how much the campaign covered (shrinking replays count too).
       const flags = [DRAFTS && 'drafts', RACE && 'race', KEEP_GOING && 'keep going'].filter(Boolean).join(', ');
-      console.log(`ledger model: ${stats.runs} runs, ${stats.commands} commands in ${((Date.now() - started) / 1000).toFixed(1)} s${flags ? ` (${flags})` : ''}`);
-      console.log(Object.entries(coverage).sort().map(([k, v]) => `  ${k}: ${v.ok} accepted, ${v.refused} refused`).join('\n'));
+      console.log(
+        `ledger model: ${stats.runs} runs, ${stats.commands} commands in ${((Date.now() - started) / 1000).toFixed(1)} s${flags ? ` (${flags})` : ''}`,
+      );
+      console.log(
+        Object.entries(coverage)
+          .sort()
+          .map(([k, v]) => `  ${k}: ${v.ok} accepted, ${v.refused} refused`)
+          .join('\n'),
+      );
     }
     if (failures.length > 0) console.log(`${failures.length} failing sequences:\n\n${failures.join('\n\n----\n\n')}`);
     expect(failures.length, 'failing sequences (printed above)').toBe(0);

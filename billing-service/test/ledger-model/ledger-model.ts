@@ -119,11 +119,18 @@ export interface Setup {
   subscriptions: Array<{ frequencyId: number; coupons: string[] }>;
   rules: Record<Interval, InvoiceRule>;
 }
-export const ONE_MONTHLY: Setup = { subscriptions: [{ frequencyId: 11, coupons: [] }], rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' } };
+export const ONE_MONTHLY: Setup = {
+  subscriptions: [{ frequencyId: 11, coupons: [] }],
+  rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' },
+};
 
 export type Status = 'Draft' | 'Active' | 'Hold' | 'Suspended' | 'Cancelled';
 export type CancelOption = 'None' | 'Unearned' | 'Full';
-export type StartOption = 'ChargeForAllMissedPeriods' | 'ChargeForLastMissedPeriods' | 'NoChargesForMissedPeriods' | 'ChargeForCurrentFullPeriod';
+export type StartOption =
+  | 'ChargeForAllMissedPeriods'
+  | 'ChargeForLastMissedPeriods'
+  | 'NoChargesForMissedPeriods'
+  | 'ChargeForCurrentFullPeriod';
 
 export interface Discount {
   name: string;
@@ -280,7 +287,10 @@ function allocate(m: Model, source: Source, invoice: number, part: bigint) {
 }
 
 function applyAllFunds(m: Model) {
-  apply(m, m.sources.filter((s) => s.open > 0n));
+  apply(
+    m,
+    m.sources.filter((s) => s.open > 0n),
+  );
 }
 
 function nextPostedSeq(m: Model): number {
@@ -359,7 +369,8 @@ function bill(m: Model, rounds: Item[][], post: boolean) {
       for (const { sub, periodStart, end, from, setupFee } of items) {
         const amount = from === periodStart ? sub.freq.price : roundShare(sub.freq.price, end - from, end - periodStart);
         lines.push({ sub: sub.index, kind: 'Recurring', amount, discounts: couponDiscounts(sub, amount), start: from, end, credited: 0n });
-        if (setupFee && sub.freq.setupFee > 0n) lines.push({ sub: sub.index, kind: 'SetupFee', amount: sub.freq.setupFee, discounts: [], start: from, end, credited: 0n });
+        if (setupFee && sub.freq.setupFee > 0n)
+          lines.push({ sub: sub.index, kind: 'SetupFee', amount: sub.freq.setupFee, discounts: [], start: from, end, credited: 0n });
         sub.periodStart = periodStart;
         sub.next = end;
       }
@@ -401,7 +412,8 @@ function credit(m: Model, option: 'Unearned' | 'Full', subs: Subscription[]): Ma
       l.credited += left;
       sum += left;
       const s = m.subs[l.sub]!;
-      if (s.periodStart !== null && s.next !== null && l.start >= s.periodStart && l.end <= s.next) bySub.set(l.sub, (bySub.get(l.sub) ?? 0n) + left);
+      if (s.periodStart !== null && s.next !== null && l.start >= s.periodStart && l.end <= s.next)
+        bySub.set(l.sub, (bySub.get(l.sub) ?? 0n) + left);
     }
     if (sum > 0n) m.sources.push({ kind: 'credit', amount: sum, open: sum, invoice: i });
   });
@@ -458,7 +470,10 @@ function poorStandingSince(m: Model): number | null {
   const now = atNoon(m.today);
   const spells = m.invoices
     .filter((inv) => inv.posted)
-    .map((inv) => ({ from: Math.max(inv.openedAt, atMidnight(inv.due + 1)), until: inv.open > 0n ? Infinity : (inv.settledAt ?? -Infinity) }))
+    .map((inv) => ({
+      from: Math.max(inv.openedAt, atMidnight(inv.due + 1)),
+      until: inv.open > 0n ? Infinity : (inv.settledAt ?? -Infinity),
+    }))
     .filter((spell) => spell.from <= now && spell.until > spell.from)
     .sort((a, b) => a.from - b.from);
   let running: { from: number; until: number } | null = null;
@@ -631,7 +646,12 @@ export function refund(m: Model, index: number, cents: bigint): Outcome {
   const newestFirst = m.allocations
     .map((a, seq) => ({ a, seq }))
     .filter(({ a }) => a.source === payment.source && a.amount > 0n)
-    .sort((x, y) => m.invoices[y.a.invoice]!.due - m.invoices[x.a.invoice]!.due || m.invoices[y.a.invoice]!.postedSeq - m.invoices[x.a.invoice]!.postedSeq || y.seq - x.seq);
+    .sort(
+      (x, y) =>
+        m.invoices[y.a.invoice]!.due - m.invoices[x.a.invoice]!.due ||
+        m.invoices[y.a.invoice]!.postedSeq - m.invoices[x.a.invoice]!.postedSeq ||
+        y.seq - x.seq,
+    );
   for (const { a } of newestFirst) {
     if (rest === 0n) break;
     // biome-ignore lint/complexity/useMathMinMax: bigint minor units (Math.min takes numbers only)

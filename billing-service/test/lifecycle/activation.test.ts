@@ -1,7 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { deposit, expectError, ledgerRows } from './lifecycle-fixtures.js';
-import { ACTIVATION_FLAGS, BASIC_MONTHLY, BASIC_YEARLY, PRO_MONTHLY, activate, activeCustomer, cancel, hold, listInvoices, newCustomer, newSubscription, readCustomer, readOverview, readSubscription, ONTARIO_BILLING } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  BASIC_MONTHLY,
+  BASIC_YEARLY,
+  PRO_MONTHLY,
+  activate,
+  activeCustomer,
+  cancel,
+  hold,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readCustomer,
+  readOverview,
+  readSubscription,
+  ONTARIO_BILLING,
+} from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -36,12 +52,31 @@ describe('activation preview', () => {
     ]);
     expect(preview.draftCharges).toHaveLength(2);
     for (const charge of preview.draftCharges) {
-      for (const field of ['name', 'description', 'quantity', 'unitPrice', 'proratedUnitPrice', 'amount', 'taxableAmount', 'startServiceDate', 'endServiceDate', 'draftDiscounts']) {
+      for (const field of [
+        'name',
+        'description',
+        'quantity',
+        'unitPrice',
+        'proratedUnitPrice',
+        'amount',
+        'taxableAmount',
+        'startServiceDate',
+        'endServiceDate',
+        'draftDiscounts',
+      ]) {
         expect(charge, field).toHaveProperty(field);
       }
     }
     const [recurring, setup] = preview.draftCharges;
-    expect(recurring).toMatchObject({ name: 'Seat', quantity: 1, unitPrice: 19.99, proratedUnitPrice: 19.99, amount: 19.99, taxableAmount: 19.99, draftDiscounts: [] });
+    expect(recurring).toMatchObject({
+      name: 'Seat',
+      quantity: 1,
+      unitPrice: 19.99,
+      proratedUnitPrice: 19.99,
+      amount: 19.99,
+      taxableAmount: 19.99,
+      draftDiscounts: [],
+    });
     expect(setup).toMatchObject({ name: 'Seat (setup fee)', amount: 10, taxableAmount: 10 });
     const today = new Date().toISOString().slice(0, 10);
     expect(recurring.startServiceDate).toBe(today);
@@ -69,7 +104,9 @@ describe('activation preview', () => {
   });
 
   it('lists the other invoices in additionalInvoicesForPreview when several would be posted', async () => {
-    const customerId = await newCustomer(t, { monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' } });
+    const customerId = await newCustomer(t, {
+      monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' },
+    });
     const first = await newSubscription(t, customerId, BASIC_MONTHLY);
     const second = await newSubscription(t, customerId, PRO_MONTHLY);
     const body = (await activate(t, customerId, { activateAllSubscriptions: true }, '?preview=true')).json();
@@ -79,7 +116,9 @@ describe('activation preview', () => {
     expect(body.additionalInvoicesForPreview).toHaveLength(1);
     // PRO: 5 seats × 8.00 + support 9.00 + support setup fee 25.00.
     expect(body.additionalInvoicesForPreview[0]).toMatchObject({ subtotal: 74, total: 74 });
-    expect(body.additionalInvoicesForPreview[0].draftCharges.every((c: { subscriptionId: number }) => c.subscriptionId === second)).toBe(true);
+    expect(body.additionalInvoicesForPreview[0].draftCharges.every((c: { subscriptionId: number }) => c.subscriptionId === second)).toBe(
+      true,
+    );
   });
 
   it('puts monthly and yearly subscriptions on one invoice by default', async () => {
@@ -96,11 +135,21 @@ describe('activation preview', () => {
     const subscriptionId = await newSubscription(t, customerId, PRO_MONTHLY);
     const subscription = await readSubscription(t, subscriptionId);
     const support = subscription.subscriptionProducts.find((p: { productCode: string }) => p.productCode === 'SUPPORT');
-    const put = await t.call('PUT', '/v1/subscriptions', { ...subscription, subscriptionProducts: [{ id: support!.id, priceOverride: '0' }] });
+    const put = await t.call('PUT', '/v1/subscriptions', {
+      ...subscription,
+      subscriptionProducts: [{ id: support!.id, priceOverride: '0' }],
+    });
     expect(put.statusCode, put.body).toBe(200);
     const names = (res: { json(): any }) => res.json().invoicePreview.draftCharges.map((c: { name: string }) => c.name);
-    expect(names(await activate(t, customerId, {}, '?preview=true&showZeroDollarCharges=true'))).toEqual(['Seat', 'Priority support', 'Priority support (setup fee)']);
-    expect(names(await activate(t, customerId, {}, '?preview=true&showZeroDollarCharges=false'))).toEqual(['Seat', 'Priority support (setup fee)']);
+    expect(names(await activate(t, customerId, {}, '?preview=true&showZeroDollarCharges=true'))).toEqual([
+      'Seat',
+      'Priority support',
+      'Priority support (setup fee)',
+    ]);
+    expect(names(await activate(t, customerId, {}, '?preview=true&showZeroDollarCharges=false'))).toEqual([
+      'Seat',
+      'Priority support (setup fee)',
+    ]);
   });
 
   it('gives a null invoicePreview for a customer without subscriptions', async () => {
@@ -122,7 +171,11 @@ describe('activation flags', () => {
     const customerId = await newCustomer(t);
     await newSubscription(t, customerId);
     const errors = expectError(await activate(t, customerId, {}), 400);
-    expect(errors.map((e) => e.Key).sort()).toEqual(['activateAllDraftPurchases', 'activateAllSubscriptions', 'temporarilyDisableAutoPost']);
+    expect(errors.map((e) => e.Key).sort()).toEqual([
+      'activateAllDraftPurchases',
+      'activateAllSubscriptions',
+      'temporarilyDisableAutoPost',
+    ]);
     for (const missing of Object.keys(ACTIVATION_FLAGS)) {
       const flags: Record<string, unknown> = { ...ACTIVATION_FLAGS };
       delete flags[missing];
@@ -151,7 +204,17 @@ describe('Draft → Active', () => {
     expect(body).toMatchObject({ id: customerId, status: 'Active' });
     expect(body.invoices).toHaveLength(1);
     const [invoice] = body.invoices;
-    expect(invoice).toMatchObject({ status: 'Posted', customerId, invoiceAmount: 33.89, subtotal: 29.99, totalTaxes: 3.9, outstandingBalance: 33.89, totalPayments: 0, terms: 'Net0', currency: 'USD' });
+    expect(invoice).toMatchObject({
+      status: 'Posted',
+      customerId,
+      invoiceAmount: 33.89,
+      subtotal: 29.99,
+      totalTaxes: 3.9,
+      outstandingBalance: 33.89,
+      totalPayments: 0,
+      terms: 'Net0',
+      currency: 'USD',
+    });
     expect(invoice.postedTimestamp).not.toBeNull();
     expect((await t.call('GET', `/v1/Invoices/${invoice.id}`)).json()).toEqual(invoice);
 
@@ -170,22 +233,41 @@ describe('Draft → Active', () => {
 
   it('posts several invoices in one activation: numbered in turn, each with its ledger entry, each subscription moved on once', async () => {
     const account = await t.newAccount();
-    const customerId = await newCustomer(t, { monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' } }, account);
+    const customerId = await newCustomer(
+      t,
+      { monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'MultipleInvoices' } },
+      account,
+    );
     const first = await newSubscription(t, customerId, BASIC_MONTHLY, account);
     const second = await newSubscription(t, customerId, PRO_MONTHLY, account);
     const res = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects', account);
     expect(res.statusCode, res.body).toBe(200);
-    const invoices: Array<{ id: number; invoiceNumber: number; invoiceAmount: number; charges: Array<{ subscriptionId: number; endServiceDate: string }> }> = res.json().invoices;
-    expect(invoices.map((i) => [i.invoiceNumber, i.invoiceAmount])).toEqual([[1, 29.99], [2, 74]]);
+    const invoices: Array<{
+      id: number;
+      invoiceNumber: number;
+      invoiceAmount: number;
+      charges: Array<{ subscriptionId: number; endServiceDate: string }>;
+    }> = res.json().invoices;
+    expect(invoices.map((i) => [i.invoiceNumber, i.invoiceAmount])).toEqual([
+      [1, 29.99],
+      [2, 74],
+    ]);
     expect(await nextInvoiceNumber(account.accountId)).toBe(3);
     const ledger = await ledgerRows(t, customerId);
     expect(ledger.map((e) => [e.entryType, e.invoiceId, Number(e.amount), Number(e.openAmount)])).toEqual([
       ['invoice', invoices[0]!.id, 29.99, 29.99],
       ['invoice', invoices[1]!.id, 74, 74],
     ]);
-    for (const [subscriptionId, invoice] of [[first, invoices[0]!], [second, invoices[1]!]] as const) {
+    for (const [subscriptionId, invoice] of [
+      [first, invoices[0]!],
+      [second, invoices[1]!],
+    ] as const) {
       const subscription = await readSubscription(t, subscriptionId, account);
-      expect(subscription).toMatchObject({ status: 'Active', hasPostedInvoice: true, nextPeriodStartDate: invoice.charges[0]!.endServiceDate });
+      expect(subscription).toMatchObject({
+        status: 'Active',
+        hasPostedInvoice: true,
+        nextPeriodStartDate: invoice.charges[0]!.endServiceDate,
+      });
     }
     // the response's recurring revenue: BASIC 19.99 + PRO 5 × 8.00 + 9.00 a month (setup fees are not recurring)
     expect(res.json()).toMatchObject({ status: 'Active', monthlyRecurringRevenue: 68.99, netMonthlyRecurringRevenue: 68.99 });
@@ -199,7 +281,11 @@ describe('Draft → Active', () => {
     const res = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().invoices[0]).toMatchObject({ subtotal: 29.99, totalDiscount: 2, invoiceAmount: 27.99 });
-    const coupons = await t.database.db.selectFrom('subscriptionCoupons').select(['couponCode', 'periodsUsed']).where('subscriptionId', '=', subscriptionId).execute();
+    const coupons = await t.database.db
+      .selectFrom('subscriptionCoupons')
+      .select(['couponCode', 'periodsUsed'])
+      .where('subscriptionId', '=', subscriptionId)
+      .execute();
     expect(coupons).toEqual([{ couponCode: 'WELCOME10', periodsUsed: 1 }]);
   });
 
@@ -237,7 +323,13 @@ describe('Draft → Active', () => {
     const res = await activate(t, customerId, { ...ACTIVATION_FLAGS, temporarilyDisableAutoPost: true }, '?view=sideeffects');
     expect(res.statusCode, res.body).toBe(200);
     const [invoice] = res.json().invoices;
-    expect(invoice).toMatchObject({ status: 'Draft', postedTimestamp: null, invoiceAmount: 29.99, totalPayments: 0, outstandingBalance: 29.99 });
+    expect(invoice).toMatchObject({
+      status: 'Draft',
+      postedTimestamp: null,
+      invoiceAmount: 29.99,
+      totalPayments: 0,
+      outstandingBalance: 29.99,
+    });
     expect((await readSubscription(t, subscriptionId)).status).toBe('Active');
     // Only the deposit is on the ledger, still unallocated.
     const ledger = await ledgerRows(t, customerId);
@@ -265,7 +357,11 @@ describe('a deposit collected before activation', () => {
     expect(res.statusCode, res.body).toBe(200);
     const [invoice] = res.json().invoices;
     expect(invoice).toMatchObject({ status: 'Paid', invoiceAmount: 29.99, totalPayments: 29.99, outstandingBalance: 0 });
-    expect((await t.call('GET', `/v1/Invoices/${invoice.id}`)).json()).toMatchObject({ status: 'Paid', totalPayments: 29.99, outstandingBalance: 0 });
+    expect((await t.call('GET', `/v1/Invoices/${invoice.id}`)).json()).toMatchObject({
+      status: 'Paid',
+      totalPayments: 29.99,
+      outstandingBalance: 0,
+    });
     expect(await readOverview(t, customerId)).toMatchObject({ arBalance: 0, unallocatedPayments: 20.01 });
 
     const allocations = await t.database.db.selectFrom('ledgerAllocations').selectAll().where('sourceEntryId', '=', paymentId).execute();
@@ -329,7 +425,7 @@ describe('refused activations', () => {
     expectError(await activate(t, customerId), 400, { Value: 'cannot process since status is Cancelled' });
   });
 
-  it('answers 404 for an unknown customer and for another account\'s customer', async () => {
+  it("answers 404 for an unknown customer and for another account's customer", async () => {
     expectError(await activate(t, 987654), 404);
     expectError(await activate(t, 987654, {}, '?preview=true'), 404);
     const other = await t.newAccount();

@@ -6,7 +6,15 @@ import { activateCustomer } from '../../src/lifecycle/activation.js';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { BASE_URL, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { callerOf } from './lifecycle-fixtures.js';
-import { ACTIVATION_FLAGS, hold, listInvoices, newCustomer, newSubscription, readCustomer, readSubscription } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  hold,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readCustomer,
+  readSubscription,
+} from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,7 +30,15 @@ async function activatedOn(date: string, options: { card?: string; settings?: Re
   const customerId = await newCustomer(t, {});
   const subscriptionId = await newSubscription(t, customerId);
   if (options.card) {
-    const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, cardNumber: options.card, firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 40, cvv: '123' });
+    const res = await t.call('POST', '/v1/paymentmethods/creditcard', {
+      customerId,
+      cardNumber: options.card,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      expirationMonth: 12,
+      expirationYear: 40,
+      cvv: '123',
+    });
     expect(res.statusCode, res.body).toBe(200);
   }
   if (options.settings) {
@@ -30,11 +46,17 @@ async function activatedOn(date: string, options: { card?: string; settings?: Re
     const put = await t.call('PUT', '/v1/customerbillingsetting', { ...setting, ...options.settings });
     expect(put.statusCode, put.body).toBe(200);
   }
-  await activateCustomer(t.app.ctx, callerOf(t.account), { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at(date) });
+  await activateCustomer(
+    t.app.ctx,
+    callerOf(t.account),
+    { customerId, ...ACTIVATION_FLAGS },
+    { preview: false, sideEffects: false, now: at(date) },
+  );
   return { customerId, subscriptionId };
 }
 
-const payments = async (customerId: number) => (await t.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<Record<string, any>>;
+const payments = async (customerId: number) =>
+  (await t.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<Record<string, any>>;
 const payBalance = async (customerId: number, amount: number) => {
   const res = await t.call('POST', '/v1/payments', { customerId, amount, paymentMethod: 'Check' });
   expect(res.statusCode, res.body).toBe(200);
@@ -48,8 +70,13 @@ describe('the billing clock', () => {
     expect((await tick('2025-02-15', '00:30:00')).renewed).toContain(customerId);
     expect((await tick('2025-02-15', '23:00:00')).renewed).not.toContain(customerId);
     let invoices = await listInvoices(t, customerId);
-    expect(invoices.map((i) => [i.invoiceAmount, i.status])).toEqual([[29.99, 'Paid'], [19.99, 'Posted']]);
-    expect(invoices[1]!.charges).toEqual([expect.objectContaining({ startServiceDate: '2025-02-15', endServiceDate: '2025-03-15', amount: 19.99 })]);
+    expect(invoices.map((i) => [i.invoiceAmount, i.status])).toEqual([
+      [29.99, 'Paid'],
+      [19.99, 'Posted'],
+    ]);
+    expect(invoices[1]!.charges).toEqual([
+      expect.objectContaining({ startServiceDate: '2025-02-15', endServiceDate: '2025-03-15', amount: 19.99 }),
+    ]);
     expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe('2025-03-15');
 
     // A clock that did not run for two months bills both periods, one invoice each.
@@ -64,7 +91,10 @@ describe('the billing clock', () => {
     await payBalance(customerId, 29.99 + 19.99);
     await tick('2025-04-01');
     const invoices = await listInvoices(t, customerId);
-    expect(invoices.map((i) => [i.invoiceAmount, i.outstandingBalance, i.status])).toEqual([[29.99, 0, 'Paid'], [19.99, 0, 'Paid']]);
+    expect(invoices.map((i) => [i.invoiceAmount, i.outstandingBalance, i.status])).toEqual([
+      [29.99, 0, 'Paid'],
+      [19.99, 0, 'Paid'],
+    ]);
   });
 
   it('leaves customers on hold alone', async () => {
@@ -81,7 +111,10 @@ describe('the billing clock', () => {
     expect((await tick('2025-05-10', '18:00:00')).collected).not.toContain(customerId);
     const renewal = await tick('2025-06-10');
     expect(renewal).toMatchObject({ renewed: expect.arrayContaining([customerId]), collected: expect.arrayContaining([customerId]) });
-    expect((await payments(customerId)).map((p) => [p.amount, p.status, p.source])).toEqual([[29.99, 'Succeeded', 'Automatic'], [19.99, 'Succeeded', 'Automatic']]);
+    expect((await payments(customerId)).map((p) => [p.amount, p.status, p.source])).toEqual([
+      [29.99, 'Succeeded', 'Automatic'],
+      [19.99, 'Succeeded', 'Automatic'],
+    ]);
     expect((await listInvoices(t, customerId)).every((i) => i.status === 'Paid')).toBe(true);
   });
 
@@ -95,8 +128,14 @@ describe('the billing clock', () => {
     const automatic = (await payments(customerId)).filter((p) => p.source === 'Automatic');
     expect(automatic.map((p) => [p.amount, p.status])).toEqual([[19.99, 'Succeeded']]);
     const invoices = await listInvoices(t, customerId);
-    expect(invoices.map((i) => [i.invoiceAmount, i.outstandingBalance])).toEqual([[29.99, 0], [19.99, 19.99]]);
-    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json()).toMatchObject({ arBalance: 19.99, unallocatedPayments: 0 });
+    expect(invoices.map((i) => [i.invoiceAmount, i.outstandingBalance])).toEqual([
+      [29.99, 0],
+      [19.99, 19.99],
+    ]);
+    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json()).toMatchObject({
+      arBalance: 19.99,
+      unallocatedPayments: 0,
+    });
   });
 
   it('retries a declined card daily, suspends after the grace period, and lifts the suspension once the balance is paid', async () => {
@@ -104,7 +143,10 @@ describe('the billing clock', () => {
     expect((await tick('2025-07-01', '12:00:00')).declined).toContain(customerId);
     expect((await tick('2025-07-01', '13:00:00')).declined).not.toContain(customerId);
     expect((await tick('2025-07-02')).declined).toContain(customerId);
-    expect((await payments(customerId)).map((p) => [p.status, p.declineCode])).toEqual([['Failed', 'card_declined'], ['Failed', 'card_declined']]);
+    expect((await payments(customerId)).map((p) => [p.status, p.declineCode])).toEqual([
+      ['Failed', 'card_declined'],
+      ['Failed', 'card_declined'],
+    ]);
     expect((await readCustomer(t, customerId)).customerAccountStatus).toBe('PoorStanding');
 
     // Due 2025-07-01, so overdue (PoorStanding) from 2025-07-02; the account's grace period is 7 days.
@@ -124,7 +166,7 @@ describe('the billing clock', () => {
     expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe('2025-09-01');
   });
 
-  it('counts the customer\'s own grace period and its extension', async () => {
+  it("counts the customer's own grace period and its extension", async () => {
     // PoorStanding from 2025-09-02 (the day after the due date), 2 + 3 days.
     const { customerId } = await activatedOn('2025-09-01', { settings: { customerGracePeriod: 2, gracePeriodExtension: 3 } });
     expect((await tick('2025-09-06', '23:00:00')).suspended).not.toContain(customerId);
@@ -154,21 +196,35 @@ describe('the billing clock', () => {
     const { customerId } = await activatedOn(daysAgo(8));
     expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json().daysUntilCancellation).toBeNull();
     expect((await runBillingClock(t.app.ctx)).suspended).toContain(customerId);
-    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json()).toMatchObject({ status: 'Suspended', daysUntilCancellation: 30 });
+    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json()).toMatchObject({
+      status: 'Suspended',
+      daysUntilCancellation: 30,
+    });
   });
 
   it('audits its moves as the system', async () => {
     const { customerId } = await activatedOn('2025-12-01');
     await tick('2025-12-20');
     const rows = await sql<{ actor: string; source: string; changes: { status: string[] } }>`
-      select actor, source, changes from audit_log where entity_type = 'Customer' and entity_id = ${customerId} and actor = 'system'`.execute(t.database.db);
-    expect(rows.rows).toEqual([{ actor: 'system', source: 'billing clock', changes: expect.objectContaining({ status: ['Active', 'Suspended'] }) }]);
+      select actor, source, changes from audit_log where entity_type = 'Customer' and entity_id = ${customerId} and actor = 'system'`.execute(
+      t.database.db,
+    );
+    expect(rows.rows).toEqual([
+      { actor: 'system', source: 'billing clock', changes: expect.objectContaining({ status: ['Active', 'Suspended'] }) },
+    ]);
   });
 
   it('does each move once when two instances tick at the same moment', async () => {
     const { customerId } = await activatedOn('2026-01-05', { card: '4242424242424242', settings: { autoCollect: true } });
     await tick('2026-01-05', '12:00:00');
-    const other = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, gateway: t.app.ctx.payments.gateway, bulkWorker: false });
+    const other = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      gateway: t.app.ctx.payments.gateway,
+      bulkWorker: false,
+    });
     try {
       const now = at('2026-02-05');
       const [a, b] = await Promise.all([runBillingClock(t.app.ctx, now), runBillingClock(other.ctx, now)]);
@@ -183,11 +239,19 @@ describe('the billing clock', () => {
 
   it('ticks on its own in the billing API when given an interval', async () => {
     const { customerId } = await activatedOn(new Date(Date.now() - 45 * 86_400_000).toISOString().slice(0, 10));
-    const ticking = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, bulkWorker: false, billingClockMs: 50 });
+    const ticking = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      bulkWorker: false,
+      billingClockMs: 50,
+    });
     try {
       await ticking.ready();
       const deadline = Date.now() + 10_000;
-      while ((await listInvoices(t, customerId)).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while ((await listInvoices(t, customerId)).length < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       await ticking.close();
     }

@@ -5,7 +5,24 @@ import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { holdCustomer } from '../../src/lifecycle/hold.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { callerOf, deposit, expectError, ledgerRows, setStoredStatus, subscriptionRows } from './lifecycle-fixtures.js';
-import { ACTIVATION_FLAGS, BASIC_MONTHLY, BASIC_YEARLY, activate, activeCustomer, cancel, hold, listInvoices, newCustomer, newSubscription, readCustomer, readOverview, readSubscription, uncancel, unhold, ONTARIO_BILLING } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  BASIC_MONTHLY,
+  BASIC_YEARLY,
+  activate,
+  activeCustomer,
+  cancel,
+  hold,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readCustomer,
+  readOverview,
+  readSubscription,
+  uncancel,
+  unhold,
+  ONTARIO_BILLING,
+} from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -59,7 +76,9 @@ describe('any status but Cancelled → Cancelled', () => {
     for (const bad of ['Partial', '', 'none ', 1, null, true, ['Full']]) {
       expectError(await cancel(t, customerId, bad), 400, { Key: 'Api Error', Value: 'allowable options are None, Unearned, Full' });
     }
-    expectError(await t.call('POST', '/v1/customercancellation', { customerId }), 400, { Value: 'allowable options are None, Unearned, Full' });
+    expectError(await t.call('POST', '/v1/customercancellation', { customerId }), 400, {
+      Value: 'allowable options are None, Unearned, Full',
+    });
     expect((await readCustomer(t, customerId)).status).toBe('Active');
     expect((await readSubscription(t, subscriptionIds[0]!)).status).toBe('Active');
   });
@@ -73,7 +92,7 @@ describe('any status but Cancelled → Cancelled', () => {
     expect(credits(await ledgerRows(t, customerId))).toHaveLength(1);
   });
 
-  it('answers 404 for an unknown customer and another account\'s customer', async () => {
+  it("answers 404 for an unknown customer and another account's customer", async () => {
     expectError(await cancel(t, 987654, 'None'), 404);
     const other = await t.newAccount();
     const { customerId } = await activeCustomer(t, { account: other });
@@ -115,7 +134,11 @@ describe('revenue reversed on cancellation (through the API, on the day of activ
       expect(Number(credit!.openAmount)).toBe(0);
       expect(credit!.description).toBe(`${option} reversal on cancellation`);
       // The credit went to the open invoice.
-      expect((await t.call('GET', `/v1/Invoices/${invoices[0]!.id}`)).json()).toMatchObject({ outstandingBalance: 11.3, totalPayments: 22.59, status: 'PartiallyPaid' });
+      expect((await t.call('GET', `/v1/Invoices/${invoices[0]!.id}`)).json()).toMatchObject({
+        outstandingBalance: 11.3,
+        totalPayments: 22.59,
+        status: 'PartiallyPaid',
+      });
       expect(await readOverview(t, customerId)).toMatchObject({ arBalance: 11.3, unallocatedCredits: 0 });
     });
   }
@@ -218,7 +241,9 @@ describe('revenue reversed on cancellation (fixed clock: period 1 Jan – 1 Feb 
     await uncancelCustomer(t.app.ctx, caller, customerId, at('2026-06-20'));
     // April and May are not billed; June is billed from the 20th: 19.99 × 11 / 30 = 7.3297.
     let invoices = await listInvoices(t, customerId);
-    expect(invoices.slice(1).map((i) => i.charges.map((c: any) => [c.startServiceDate, c.endServiceDate, c.amount]))).toEqual([[['2026-06-20', '2026-07-01', 7.33]]]);
+    expect(invoices.slice(1).map((i) => i.charges.map((c: any) => [c.startServiceDate, c.endServiceDate, c.amount]))).toEqual([
+      [['2026-06-20', '2026-07-01', 7.33]],
+    ]);
     expect((await runBillingClock(t.app.ctx, at('2026-06-21'))).renewed).not.toContain(customerId);
     expect((await runBillingClock(t.app.ctx, at('2026-07-01'))).renewed).toContain(customerId);
     invoices = await listInvoices(t, customerId);
@@ -251,7 +276,8 @@ describe('Cancelled → Active (POST /v1/customers/uncancel/{id})', () => {
     const res = await uncancel(t, customerId);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ id: customerId, status: 'Active' });
-    for (const id of subscriptionIds) expect(await readSubscription(t, id)).toMatchObject({ status: 'Active', cancellationTimestamp: null });
+    for (const id of subscriptionIds)
+      expect(await readSubscription(t, id)).toMatchObject({ status: 'Active', cancellationTimestamp: null });
     for (const row of await subscriptionRows(t, customerId)) expect(row.cancellationOption).toBeNull();
     expect(await listInvoices(t, customerId)).toHaveLength(1);
   });
@@ -268,7 +294,11 @@ describe('Cancelled → Active (POST /v1/customers/uncancel/{id})', () => {
   it('leaves a subscription cancelled earlier on its own cancelled', async () => {
     const { customerId, subscriptionIds } = await activeCustomer(t, { frequencies: [BASIC_MONTHLY, BASIC_YEARLY] });
     const earlier = new Date(Date.now() - 86_400_000);
-    await t.database.db.updateTable('subscriptions').set({ status: 'Cancelled', cancelledAt: earlier, cancellationOption: 'None' }).where('id', '=', subscriptionIds[1]!).execute();
+    await t.database.db
+      .updateTable('subscriptions')
+      .set({ status: 'Cancelled', cancelledAt: earlier, cancellationOption: 'None' })
+      .where('id', '=', subscriptionIds[1]!)
+      .execute();
     expect((await cancel(t, customerId, 'None')).statusCode).toBe(204);
     expect((await uncancel(t, customerId)).statusCode).toBe(200);
     expect((await readSubscription(t, subscriptionIds[0]!)).status).toBe('Active');

@@ -26,16 +26,30 @@ describe('the checkout through the API', () => {
     expect(preview.json().status).toBe('Draft');
 
     const activated = await t.call('POST', '/v1/customeractivation?view=sideeffects', {
-      customerId: customer.id, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false,
+      customerId: customer.id,
+      activateAllSubscriptions: true,
+      activateAllDraftPurchases: false,
+      temporarilyDisableAutoPost: false,
     });
     expect(activated.statusCode, activated.body).toBe(200);
     expect(activated.json().status).toBe('Active');
     const [invoice] = activated.json().invoices;
-    expect(invoice).toMatchObject({ status: 'Posted', invoiceAmount: 31.63, outstandingBalance: 31.63, totalPayments: 0, invoiceNumber: 1 });
+    expect(invoice).toMatchObject({
+      status: 'Posted',
+      invoiceAmount: 31.63,
+      outstandingBalance: 31.63,
+      totalPayments: 0,
+      invoiceNumber: 1,
+    });
     expect((await t.call('GET', `/v1/Invoices/${invoice.id}`)).json()).toEqual(invoice);
     const list = await t.call('GET', `/v1/Customers/${customer.id}/Invoices`);
     expect(list.json()).toHaveLength(1);
-    const again = await t.call('POST', '/v1/customeractivation', { customerId: customer.id, activateAllSubscriptions: true, activateAllDraftPurchases: false, temporarilyDisableAutoPost: false });
+    const again = await t.call('POST', '/v1/customeractivation', {
+      customerId: customer.id,
+      activateAllSubscriptions: true,
+      activateAllDraftPurchases: false,
+      temporarilyDisableAutoPost: false,
+    });
     expect(again.statusCode).toBe(400);
     expect(again.json().Errors[0].Value).toBe('cannot process since status is Active');
     const overview = (await t.call('GET', `/v1/customers/${customer.id}/overview`)).json();

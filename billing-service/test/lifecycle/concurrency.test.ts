@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { deposit, isoDate, ledgerRows, subscriptionRows } from './lifecycle-fixtures.js';
-import { activate, activeCustomer, cancel, hold, listInvoices, newCustomer, newSubscription, readCustomer, readOverview, unhold } from '../helpers/api-fixtures.js';
+import {
+  activate,
+  activeCustomer,
+  cancel,
+  hold,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readCustomer,
+  readOverview,
+  unhold,
+} from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,7 +32,10 @@ describe('concurrent lifecycle requests on one customer', () => {
       const customerId = await newCustomer(t);
       await newSubscription(t, customerId);
       await deposit(t, customerId, '50.00');
-      const responses = await Promise.all([activate(t, customerId, undefined, '?view=sideeffects'), activate(t, customerId, undefined, '?view=sideeffects')]);
+      const responses = await Promise.all([
+        activate(t, customerId, undefined, '?view=sideeffects'),
+        activate(t, customerId, undefined, '?view=sideeffects'),
+      ]);
       expect(statuses(responses), responses.map((r) => r.body).join('\n')).toEqual([200, 400]);
       const loser = responses.find((r) => r.statusCode === 400)!;
       expect(loser.json().Errors[0].Value).toBe('cannot process since status is Active');
@@ -47,7 +61,8 @@ describe('concurrent lifecycle requests on one customer', () => {
         expect(held.json().status).toBe('Hold');
       }
       expect((await readCustomer(t, customerId)).status).toBe('Cancelled');
-      for (const row of await subscriptionRows(t, customerId)) expect(row).toMatchObject({ status: 'Cancelled', cancellationOption: 'Full' });
+      for (const row of await subscriptionRows(t, customerId))
+        expect(row).toMatchObject({ status: 'Cancelled', cancellationOption: 'Full' });
       expect((await ledgerRows(t, customerId)).filter((e) => e.entryType === 'credit')).toHaveLength(1);
     }
   });
@@ -112,7 +127,9 @@ describe('concurrent lifecycle requests on one customer', () => {
     }
     const responses = await Promise.all(customers.map((id) => activate(t, id, undefined, '?view=sideeffects', account)));
     for (const r of responses) expect(r.statusCode, r.body).toBe(200);
-    const numbers = responses.flatMap((r) => r.json().invoices.map((i: { invoiceNumber: number }) => i.invoiceNumber)).sort((a: number, b: number) => a - b);
+    const numbers = responses
+      .flatMap((r) => r.json().invoices.map((i: { invoiceNumber: number }) => i.invoiceNumber))
+      .sort((a: number, b: number) => a - b);
     expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 });

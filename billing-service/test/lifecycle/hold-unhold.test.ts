@@ -6,7 +6,21 @@ import { unholdCustomer } from '../../src/lifecycle/unhold.js';
 import { money, roundToCurrency } from '../../src/money/money.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { addDaysTo, callerOf, deposit, expectError, isoDate, ledgerRows, setStoredStatus, subscriptionRows } from './lifecycle-fixtures.js';
-import { ACTIVATION_FLAGS, BASIC_MONTHLY, BASIC_YEARLY, activeCustomer, cancel, hold, listInvoices, newCustomer, newSubscription, readCustomer, readOverview, readSubscription, unhold } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  BASIC_MONTHLY,
+  BASIC_YEARLY,
+  activeCustomer,
+  cancel,
+  hold,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readCustomer,
+  readOverview,
+  readSubscription,
+  unhold,
+} from '../helpers/api-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -53,7 +67,7 @@ describe('Active → Hold', () => {
     expectError(await hold(t, customerId), 400, { Value: 'cannot process since status is Suspended' });
   });
 
-  it('answers 404 for an unknown customer and another account\'s customer', async () => {
+  it("answers 404 for an unknown customer and another account's customer", async () => {
     expectError(await hold(t, 987654), 404, { Key: 'Api Error' });
     const other = await t.newAccount();
     const { customerId } = await activeCustomer(t, { account: other });
@@ -94,7 +108,10 @@ describe('PUT customers with another status', () => {
     }
     // Sending the status unchanged is fine.
     const same = await readCustomer(t, active);
-    expect((await t.call('PUT', '/v1/customers', { ...same, firstName: 'Still active' })).json()).toMatchObject({ status: 'Active', firstName: 'Still active' });
+    expect((await t.call('PUT', '/v1/customers', { ...same, firstName: 'Still active' })).json()).toMatchObject({
+      status: 'Active',
+      firstName: 'Still active',
+    });
   });
 });
 
@@ -136,7 +153,8 @@ describe('Hold → Active (POST /v1/customers/unhold)', () => {
     expect(res.json()).toMatchObject({ id: customerId, status: 'Active' });
     const invoices = (await listInvoices(t, customerId)).slice(1);
     expect(invoices).toHaveLength(4);
-    for (const invoice of invoices) expect(invoice).toMatchObject({ status: 'Posted', invoiceAmount: 19.99, effectiveTimestamp: `${today}T00:00:00.000Z` });
+    for (const invoice of invoices)
+      expect(invoice).toMatchObject({ status: 'Posted', invoiceAmount: 19.99, effectiveTimestamp: `${today}T00:00:00.000Z` });
     const lines = recurringLines(invoices);
     expect(lines.map((c) => c.chargeType)).toEqual(['Recurring', 'Recurring', 'Recurring', 'Recurring']);
     expect(lines.map((c) => c.startServiceDate)).toEqual(missed);
@@ -165,9 +183,14 @@ describe('Hold → Active (POST /v1/customers/unhold)', () => {
     expect(res.statusCode, res.body).toBe(200);
     const invoices = (await listInvoices(t, customerId)).slice(1);
     expect(invoices).toHaveLength(1);
-    const expected = roundToCurrency(money('19.99').times(daysBetween(today, firstFuture)).dividedBy(daysBetween(missed[3]!, firstFuture)), 'USD').toNumber();
+    const expected = roundToCurrency(
+      money('19.99').times(daysBetween(today, firstFuture)).dividedBy(daysBetween(missed[3]!, firstFuture)),
+      'USD',
+    ).toNumber();
     expect(expected).toBeLessThan(19.99);
-    expect(invoices[0]!.charges).toMatchObject([{ startServiceDate: today, endServiceDate: firstFuture, amount: expected, unitPrice: 19.99 }]);
+    expect(invoices[0]!.charges).toMatchObject([
+      { startServiceDate: today, endServiceDate: firstFuture, amount: expected, unitPrice: 19.99 },
+    ]);
     expect(invoices[0]!.invoiceAmount).toBe(expected);
     expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe(firstFuture);
   });
@@ -220,7 +243,10 @@ describe('Hold → Active (POST /v1/customers/unhold)', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().status).toBe('Active');
     expect(await listInvoices(t, customerId)).toHaveLength(1);
-    expect(await readSubscription(t, subscriptionIds[0]!)).toMatchObject({ status: 'Active', nextPeriodStartDate: before.nextPeriodStartDate });
+    expect(await readSubscription(t, subscriptionIds[0]!)).toMatchObject({
+      status: 'Active',
+      nextPeriodStartDate: before.nextPeriodStartDate,
+    });
   });
 
   it('leaves the invoices Draft with temporarilyDisableAutoPost', async () => {
@@ -255,14 +281,24 @@ describe('Hold → Active (POST /v1/customers/unhold)', () => {
 
   it('refuses a customer not on hold (Active, Draft, Cancelled, Suspended) and unknown ids', async () => {
     const { customerId } = await activeCustomer(t);
-    expectError(await unhold(t, customerId, { serviceStartOption: 'ChargeForAllMissedPeriods' }), 400, { Value: 'cannot process since status is Active' });
-    expectError(await unhold(t, customerId, { serviceStartOption: 'ChargeForAllMissedPeriods', preview: true }), 400, { Value: 'cannot process since status is Active' });
+    expectError(await unhold(t, customerId, { serviceStartOption: 'ChargeForAllMissedPeriods' }), 400, {
+      Value: 'cannot process since status is Active',
+    });
+    expectError(await unhold(t, customerId, { serviceStartOption: 'ChargeForAllMissedPeriods', preview: true }), 400, {
+      Value: 'cannot process since status is Active',
+    });
     const draft = await newCustomer(t);
-    expectError(await unhold(t, draft, { serviceStartOption: 'NoChargesForMissedPeriods' }), 400, { Value: 'cannot process since status is Draft' });
+    expectError(await unhold(t, draft, { serviceStartOption: 'NoChargesForMissedPeriods' }), 400, {
+      Value: 'cannot process since status is Draft',
+    });
     expect((await cancel(t, draft, 'None')).statusCode).toBe(204);
-    expectError(await unhold(t, draft, { serviceStartOption: 'NoChargesForMissedPeriods' }), 400, { Value: 'cannot process since status is Cancelled' });
+    expectError(await unhold(t, draft, { serviceStartOption: 'NoChargesForMissedPeriods' }), 400, {
+      Value: 'cannot process since status is Cancelled',
+    });
     await setStoredStatus(t, customerId, 'Suspended');
-    expectError(await unhold(t, customerId, { serviceStartOption: 'NoChargesForMissedPeriods' }), 400, { Value: 'cannot process since status is Suspended' });
+    expectError(await unhold(t, customerId, { serviceStartOption: 'NoChargesForMissedPeriods' }), 400, {
+      Value: 'cannot process since status is Suspended',
+    });
 
     expectError(await unhold(t, 987654, { serviceStartOption: 'NoChargesForMissedPeriods' }), 404);
     const other = await t.newAccount();
@@ -281,14 +317,24 @@ describe('unhold with a fixed clock (service functions)', () => {
     const customerId = await newCustomer(t);
     const subscriptionId = await newSubscription(t, customerId, frequency);
     const caller = callerOf(t.account);
-    await activateCustomer(t.app.ctx, caller, { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at(activation) });
+    await activateCustomer(
+      t.app.ctx,
+      caller,
+      { customerId, ...ACTIVATION_FLAGS },
+      { preview: false, sideEffects: false, now: at(activation) },
+    );
     await holdCustomer(t.app.ctx, caller, customerId, at(holdOn));
     return { customerId, subscriptionId, caller };
   }
 
   it('bills 10 Feb, 10 Mar and 10 Apr for All on 20 Apr, and prorates 20 of 30 days with Last + prorate', async () => {
     const all = await heldSince();
-    await unholdCustomer(t.app.ctx, all.caller, { customerId: all.customerId, serviceStartOption: 'ChargeForAllMissedPeriods' }, at('2026-04-20'));
+    await unholdCustomer(
+      t.app.ctx,
+      all.caller,
+      { customerId: all.customerId, serviceStartOption: 'ChargeForAllMissedPeriods' },
+      at('2026-04-20'),
+    );
     const allLines = recurringLines((await listInvoices(t, all.customerId)).slice(1));
     expect(allLines.map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([
       ['2026-02-10', '2026-03-10', 19.99],
@@ -298,14 +344,24 @@ describe('unhold with a fixed clock (service functions)', () => {
     expect((await readSubscription(t, all.subscriptionId)).nextPeriodStartDate).toBe('2026-05-10');
 
     const last = await heldSince();
-    await unholdCustomer(t.app.ctx, last.caller, { customerId: last.customerId, serviceStartOption: 'ChargeForLastMissedPeriods', prorate: true }, at('2026-04-20'));
+    await unholdCustomer(
+      t.app.ctx,
+      last.caller,
+      { customerId: last.customerId, serviceStartOption: 'ChargeForLastMissedPeriods', prorate: true },
+      at('2026-04-20'),
+    );
     const lastLines = recurringLines((await listInvoices(t, last.customerId)).slice(1));
     // 19.99 × 20 / 30 = 13.3267
     expect(lastLines.map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([['2026-04-20', '2026-05-10', 13.33]]);
     expect((await readSubscription(t, last.subscriptionId)).nextPeriodStartDate).toBe('2026-05-10');
 
     const allProrated = await heldSince();
-    await unholdCustomer(t.app.ctx, allProrated.caller, { customerId: allProrated.customerId, serviceStartOption: 'ChargeForAllMissedPeriods', prorate: true }, at('2026-04-20'));
+    await unholdCustomer(
+      t.app.ctx,
+      allProrated.caller,
+      { customerId: allProrated.customerId, serviceStartOption: 'ChargeForAllMissedPeriods', prorate: true },
+      at('2026-04-20'),
+    );
     const proratedLines = recurringLines((await listInvoices(t, allProrated.customerId)).slice(1));
     expect(proratedLines.map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([
       ['2026-02-10', '2026-03-10', 19.99],
@@ -320,11 +376,16 @@ describe('unhold with a fixed clock (service functions)', () => {
     expect(paid.statusCode, paid.body).toBe(200);
     await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForCurrentFullPeriod' }, at('2026-03-10'));
     const invoices = await listInvoices(t, customerId);
-    expect(recurringLines(invoices.slice(1)).map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([['2026-03-10', '2026-04-10', 19.99]]);
+    expect(recurringLines(invoices.slice(1)).map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([
+      ['2026-03-10', '2026-04-10', 19.99],
+    ]);
     // 10 March to 1 April of the paid period comes back: 19.99 × 22 / 31 = 14.1864…
     const credits = (await ledgerRows(t, customerId)).filter((row) => row.entryType === 'credit');
     expect(credits.map((c) => Number(c.amount))).toEqual([14.19]);
-    expect(invoices.map((i) => [i.invoiceAmount, i.outstandingBalance])).toEqual([[29.99, 0], [19.99, 5.8]]);
+    expect(invoices.map((i) => [i.invoiceAmount, i.outstandingBalance])).toEqual([
+      [29.99, 0],
+      [19.99, 5.8],
+    ]);
     expect(await readOverview(t, customerId)).toMatchObject({ arBalance: 5.8, unallocatedCredits: 0 });
   });
 
@@ -352,14 +413,29 @@ describe('unhold with a fixed clock (service functions)', () => {
   });
 
   it('follows a SpecifiedDate billing day (1st of the month): partial first period, then whole months', async () => {
-    const customerId = await newCustomer(t, { monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 1 } });
+    const customerId = await newCustomer(t, {
+      monthlyBillingPeriodConfiguration: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 1 },
+    });
     const subscriptionId = await newSubscription(t, customerId);
     const caller = callerOf(t.account);
-    await activateCustomer(t.app.ctx, caller, { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at('2026-01-15') });
+    await activateCustomer(
+      t.app.ctx,
+      caller,
+      { customerId, ...ACTIVATION_FLAGS },
+      { preview: false, sideEffects: false, now: at('2026-01-15') },
+    );
     // 19.99 × 17 / 31 = 10.9623, plus the setup fee
-    expect((await listInvoices(t, customerId))[0]).toMatchObject({ invoiceAmount: 20.96, charges: [{ startServiceDate: '2026-01-15', endServiceDate: '2026-02-01' }, {}] });
+    expect((await listInvoices(t, customerId))[0]).toMatchObject({
+      invoiceAmount: 20.96,
+      charges: [{ startServiceDate: '2026-01-15', endServiceDate: '2026-02-01' }, {}],
+    });
     await holdCustomer(t.app.ctx, caller, customerId, at('2026-01-20'));
-    await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods', prorate: true }, at('2026-04-10'));
+    await unholdCustomer(
+      t.app.ctx,
+      caller,
+      { customerId, serviceStartOption: 'ChargeForAllMissedPeriods', prorate: true },
+      at('2026-04-10'),
+    );
     const lines = recurringLines((await listInvoices(t, customerId)).slice(1));
     // 19.99 × 21 / 30 = 13.993 for the running April period
     expect(lines.map((c) => [c.startServiceDate, c.endServiceDate, c.amount])).toEqual([
@@ -380,7 +456,12 @@ describe('unhold with a fixed clock (service functions)', () => {
     expect(put.statusCode, put.body).toBe(200);
     const subscriptionId = await newSubscription(t, customerId);
     const caller = callerOf(t.account);
-    await activateCustomer(t.app.ctx, caller, { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at('2026-02-10') });
+    await activateCustomer(
+      t.app.ctx,
+      caller,
+      { customerId, ...ACTIVATION_FLAGS },
+      { preview: false, sideEffects: false, now: at('2026-02-10') },
+    );
     expect((await readSubscription(t, subscriptionId)).nextPeriodStartDate).toBe('2026-02-28');
     await holdCustomer(t.app.ctx, caller, customerId, at('2026-02-15'));
     await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods' }, at('2026-05-05'));
@@ -399,9 +480,19 @@ describe('unhold with a fixed clock (service functions)', () => {
     const subscription = await readSubscription(t, subscriptionId);
     expect((await t.call('PUT', '/v1/subscriptions', { ...subscription, coupons: [{ code: 'FIVEOFF' }] })).statusCode).toBe(200);
     const caller = callerOf(t.account);
-    await activateCustomer(t.app.ctx, caller, { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at('2026-01-10') });
+    await activateCustomer(
+      t.app.ctx,
+      caller,
+      { customerId, ...ACTIVATION_FLAGS },
+      { preview: false, sideEffects: false, now: at('2026-01-10') },
+    );
     await holdCustomer(t.app.ctx, caller, customerId, at('2026-01-20'));
-    const preview = await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods', preview: true }, at('2026-05-20'));
+    const preview = await unholdCustomer(
+      t.app.ctx,
+      caller,
+      { customerId, serviceStartOption: 'ChargeForAllMissedPeriods', preview: true },
+      at('2026-05-20'),
+    );
     const previewTotals = [preview.invoicePreview!, ...preview.additionalInvoicesForPreview!].map((i) => i.total);
     await unholdCustomer(t.app.ctx, caller, { customerId, serviceStartOption: 'ChargeForAllMissedPeriods' }, at('2026-05-20'));
     const invoices = await listInvoices(t, customerId);

@@ -19,7 +19,9 @@ describe('a customer with thousands of Draft subscriptions', () => {
     const ids: number[] = [];
     for (let start = 0; start < SUBSCRIPTIONS; start += 50) {
       const batch = await Promise.all(
-        Array.from({ length: Math.min(50, SUBSCRIPTIONS - start) }, () => t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: BASIC_MONTHLY })),
+        Array.from({ length: Math.min(50, SUBSCRIPTIONS - start) }, () =>
+          t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: BASIC_MONTHLY }),
+        ),
       );
       for (const res of batch) {
         expect(res.statusCode, res.body).toBe(200);

@@ -9,12 +9,25 @@ export { ACTIVATION_FLAGS, BASIC_MONTHLY } from '../helpers/api-fixtures.js';
 
 /** What the lifecycle services take as the caller, for calls with a fixed `now` through `t.app.ctx`. */
 export function callerOf(account: TestAccount): Caller {
-  return { accountId: account.accountId, keyKind: 'private', auditSource: 'API', rateLimits: { perMinute: 1000, perDay: 180000 }, keyHash: 'x' };
+  return {
+    accountId: account.accountId,
+    keyKind: 'private',
+    auditSource: 'API',
+    rateLimits: { perMinute: 1000, perDay: 180000 },
+    keyHash: 'x',
+  };
 }
 
 /** A deposit: a payment on the customer's ledger that no invoice has used yet. */
 export async function deposit(t: TestApp, customerId: number, amount: string, account: TestAccount = t.account): Promise<number> {
-  return addLedgerEntry(t.database.db, { accountId: account.accountId, customerId, entryType: 'payment', amount: money(amount), description: 'deposit', effectiveAt: new Date() });
+  return addLedgerEntry(t.database.db, {
+    accountId: account.accountId,
+    customerId,
+    entryType: 'payment',
+    amount: money(amount),
+    description: 'deposit',
+    effectiveAt: new Date(),
+  });
 }
 
 export async function ledgerRows(t: TestApp, customerId: number) {
@@ -30,7 +43,11 @@ export async function setStoredStatus(t: TestApp, customerId: number, status: st
   await t.database.db.updateTable('customers').set({ status }).where('id', '=', customerId).execute();
 }
 
-export function expectError(res: { statusCode: number; json(): any; body: string }, status: number, entry?: { Key?: string; Value?: string | RegExp }) {
+export function expectError(
+  res: { statusCode: number; json(): any; body: string },
+  status: number,
+  entry?: { Key?: string; Value?: string | RegExp },
+) {
   expect(res.statusCode, res.body).toBe(status);
   const body = res.json();
   expect(body.HttpStatusCode).toBe(status);

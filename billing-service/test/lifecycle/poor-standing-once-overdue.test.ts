@@ -57,7 +57,12 @@ async function standing(account: TestAccount, customerId: number) {
   expect(overview.customerAccountStatus).toBe(customer.customerAccountStatus);
   expect(good.includes(customerId)).toBe(customer.customerAccountStatus === 'Good');
   expect(poor.includes(customerId)).toBe(customer.customerAccountStatus === 'PoorStanding');
-  return { status: customer.customerAccountStatus, customerStatus: customer.status, daysUntilSuspension: overview.daysUntilSuspension, arBalance: overview.arBalance };
+  return {
+    status: customer.customerAccountStatus,
+    customerStatus: customer.status,
+    daysUntilSuspension: overview.daysUntilSuspension,
+    arBalance: overview.arBalance,
+  };
 }
 
 describe('an invoice is overdue from the day after its due date', () => {
@@ -67,7 +72,12 @@ describe('an invoice is overdue from the day after its due date', () => {
     const customerId = await activatedUnpaid(account, { term: 'Net0', customerGracePeriod: 3, gracePeriodExtension: 0 });
 
     // Due today, unpaid: owed, not overdue.
-    expect(await standing(account, customerId)).toEqual({ status: 'Good', customerStatus: 'Active', daysUntilSuspension: null, arBalance: 29.99 });
+    expect(await standing(account, customerId)).toEqual({
+      status: 'Good',
+      customerStatus: 'Active',
+      daysUntilSuspension: null,
+      arBalance: 29.99,
+    });
     let summary = await advance(account, dayAhead(0, 23, 59));
     expect(summary).toMatchObject({ overdueNotices: 0, customersSuspended: 0 });
     expect((await standing(account, customerId)).status).toBe('Good');
@@ -84,7 +94,11 @@ describe('an invoice is overdue from the day after its due date', () => {
     // PoorStanding for the whole grace period: suspended.
     summary = await advance(account, dayAhead(4, 0, 1));
     expect(summary).toMatchObject({ overdueNotices: 0, customersSuspended: 1 });
-    expect(await standing(account, customerId)).toMatchObject({ status: 'PoorStanding', customerStatus: 'Suspended', daysUntilSuspension: 0 });
+    expect(await standing(account, customerId)).toMatchObject({
+      status: 'PoorStanding',
+      customerStatus: 'Suspended',
+      daysUntilSuspension: 0,
+    });
   });
 
   it('follows the payment terms: a Net5 invoice is overdue from the sixth day', async () => {

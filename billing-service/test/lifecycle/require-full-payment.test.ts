@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIVATION_FLAGS, BASIC_MONTHLY, activate, listInvoices, newCustomer, newSubscription, readCustomer } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  BASIC_MONTHLY,
+  activate,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readCustomer,
+} from '../helpers/api-fixtures.js';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
@@ -28,7 +36,9 @@ describe('activation with requireFullPayment (an extension of the spec)', () => 
     await newSubscription(t, customerId, BASIC_MONTHLY);
     const res = await activate(t, customerId, { ...ACTIVATION_FLAGS, requireFullPayment: true });
     expect(res.statusCode).toBe(402);
-    expect(errorsOf(res)).toEqual([{ Key: 'requireFullPayment', Value: 'the customer holds 29.99, less than the 59.98 activation would post' }]);
+    expect(errorsOf(res)).toEqual([
+      { Key: 'requireFullPayment', Value: 'the customer holds 29.99, less than the 59.98 activation would post' },
+    ]);
     expect((await readCustomer(t, customerId)).status).toBe('Draft');
     expect(await listInvoices(t, customerId)).toEqual([]);
   });

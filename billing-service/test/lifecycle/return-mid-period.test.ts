@@ -1,5 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASIC_MONTHLY, ONTARIO_BILLING, activate, cancel, hold, listInvoices, newCustomer, newSubscription, readOverview, readSubscription, uncancel, unhold } from '../helpers/api-fixtures.js';
+import {
+  BASIC_MONTHLY,
+  ONTARIO_BILLING,
+  activate,
+  cancel,
+  hold,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readOverview,
+  readSubscription,
+  uncancel,
+  unhold,
+} from '../helpers/api-fixtures.js';
 import { startTestApp, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -46,14 +59,30 @@ beforeAll(async () => {
         code: 'BIMONTHLY',
         name: 'Every two months',
         products: [{ code: 'SEAT', name: 'Seat', quantity: 1 }],
-        frequencies: [{ id: TWO_MONTHLY, interval: 'Monthly', numberOfIntervals: 2, isProrated: true, prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '40.00' }] }] }],
+        frequencies: [
+          {
+            id: TWO_MONTHLY,
+            interval: 'Monthly',
+            numberOfIntervals: 2,
+            isProrated: true,
+            prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '40.00' }] }],
+          },
+        ],
       },
       {
         id: 8,
         code: 'BIYEARLY',
         name: 'Every two years',
         products: [{ code: 'SEAT', name: 'Seat', quantity: 1 }],
-        frequencies: [{ id: TWO_YEARLY, interval: 'Yearly', numberOfIntervals: 2, isProrated: true, prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '500.00' }] }] }],
+        frequencies: [
+          {
+            id: TWO_YEARLY,
+            interval: 'Yearly',
+            numberOfIntervals: 2,
+            isProrated: true,
+            prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '500.00' }] }],
+          },
+        ],
       },
     ],
     coupons: [
@@ -92,14 +121,23 @@ async function advance(account: TestAccount, date: string) {
 }
 
 /** An active customer with one subscription per frequency (coupons added before activation), its first invoice paid. */
-async function activeCustomer(account: TestAccount, frequencies: number[], options: { body?: Record<string, unknown>; coupons?: string[] } = {}) {
+async function activeCustomer(
+  account: TestAccount,
+  frequencies: number[],
+  options: { body?: Record<string, unknown>; coupons?: string[] } = {},
+) {
   const customerId = await newCustomer(t, options.body ?? {}, account);
   const subscriptionIds: number[] = [];
   for (const frequency of frequencies) {
     const id = await newSubscription(t, customerId, frequency, account);
     if (options.coupons) {
       const subscription = await readSubscription(t, id, account);
-      const put = await t.call('PUT', '/v1/subscriptions', { ...subscription, coupons: options.coupons.map((code) => ({ code })) }, { as: account });
+      const put = await t.call(
+        'PUT',
+        '/v1/subscriptions',
+        { ...subscription, coupons: options.coupons.map((code) => ({ code })) },
+        { as: account },
+      );
       expect(put.statusCode, put.body).toBe(200);
     }
     subscriptionIds.push(id);
@@ -207,7 +245,9 @@ describe('uncancel in the same period after a cancellation that credited nothing
     await advance(account, day(0, '01-12'));
     ok(await uncancel(t, customerId, account));
     expect(await listInvoices(t, customerId, account)).toHaveLength(1);
-    expect((await readSubscription(t, subscriptionIds[0]!, account)).coupons).toMatchObject([{ code: 'FREETWICE', periodsUsed: 1, remainingPeriods: 1 }]);
+    expect((await readSubscription(t, subscriptionIds[0]!, account)).coupons).toMatchObject([
+      { code: 'FREETWICE', periodsUsed: 1, remainingPeriods: 1 },
+    ]);
     // February is the second free period; March is paid.
     await advance(account, day(0, '03-01'));
     expect((await listInvoices(t, customerId, account)).map((i) => i.invoiceAmount)).toEqual([10, 0, 19.99]);
@@ -230,7 +270,12 @@ describe('a SingleInvoice customer: one invoice for all the subscriptions a pror
   // Back on 12 Mar: 20 of March's 31 days, 19.99 × 20 / 31 = 12.8968 → 12.90 each. One invoice:
   // 25.80 + GST 1.29 + HST 2.064 → 2.06 = 29.15 (two invoices would be 2 × (12.90 + 0.65 + 1.03) = 29.16).
   const SINGLE_INVOICE = { ...ONTARIO_BILLING, monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: 'SingleInvoice' } };
-  const rest = (subscriptionId: number) => ({ subscriptionId, startServiceDate: day(0, '03-12'), endServiceDate: day(0, '04-01'), amount: 12.9 });
+  const rest = (subscriptionId: number) => ({
+    subscriptionId,
+    startServiceDate: day(0, '03-12'),
+    endServiceDate: day(0, '04-01'),
+    amount: 12.9,
+  });
 
   async function expectOneInvoice(account: TestAccount, customerId: number, subscriptionIds: number[], before: number) {
     const invoices = (await listInvoices(t, customerId, account)).slice(before);

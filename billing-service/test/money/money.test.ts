@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { minorUnits, money, roundToCurrency, toJsonAmount } from '../../src/money/money.js';
 
 describe('money', () => {
-  it('takes each currency\'s minor unit from ISO 4217', () => {
+  it("takes each currency's minor unit from ISO 4217", () => {
     expect(minorUnits('USD')).toBe(2);
     expect(minorUnits('JPY')).toBe(0);
     expect(minorUnits('BHD')).toBe(3);

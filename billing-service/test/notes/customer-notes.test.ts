@@ -100,7 +100,7 @@ describe('POST /v1/customernotes', () => {
 });
 
 describe('GET /v1/customerNotes/{id}', () => {
-  it('answers the note\'s uri with the note as created and listed', async () => {
+  it("answers the note's uri with the note as created and listed", async () => {
     const customer = await createCustomer(t, {});
     const note = await addNote(customer.id, 'Read me back');
     const res = await t.call('GET', new URL(note.uri).pathname);
@@ -109,7 +109,7 @@ describe('GET /v1/customerNotes/{id}', () => {
     expect((await notesOf(customer.id)).notes).toEqual([note]);
   });
 
-  it('answers 404 for another account\'s note, a deleted note and an id nobody has', async () => {
+  it("answers 404 for another account's note, a deleted note and an id nobody has", async () => {
     const customer = await createCustomer(t, {});
     const note = await addNote(customer.id, 'Mine only');
     const other = await t.newAccount();
@@ -187,7 +187,7 @@ describe('DELETE /v1/customerNotes/{id}', () => {
 });
 
 describe('GET /v1/customers/{id}/notes', () => {
-  it('lists the customer\'s notes, oldest first, with the paging headers', async () => {
+  it("lists the customer's notes, oldest first, with the paging headers", async () => {
     const customer = await createCustomer(t, {});
     const neighbour = await createCustomer(t, {});
     const written = [];
@@ -196,7 +196,13 @@ describe('GET /v1/customers/{id}/notes', () => {
 
     const all = await notesOf(customer.id);
     expect(all.notes).toEqual(written);
-    expect(all.headers).toMatchObject({ 'x-count': '3', 'x-maxcount': '3', 'x-pagesize': '100', 'x-currentpage': '0', 'x-sortexpression': 'Id' });
+    expect(all.headers).toMatchObject({
+      'x-count': '3',
+      'x-maxcount': '3',
+      'x-pagesize': '100',
+      'x-currentpage': '0',
+      'x-sortexpression': 'Id',
+    });
 
     const page = await notesOf(customer.id, 'pageSize=2&pageNumber=1');
     expect(page.notes.map((n) => n.note)).toEqual(['Refund approved']);

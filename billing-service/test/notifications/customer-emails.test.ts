@@ -25,7 +25,10 @@ let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;
 beforeAll(async () => {
   smtp = await startSmtpStandIn();
   const catalog = testCatalog({ emails: { brandName: BRAND, brandColor: '#0f766e', logoUrl: 'https://cdn.inkwell.test/logo.png' } });
-  t = await startTestApp({ catalog, app: { email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 20, retryBaseMs: 50 }, emailActionLinks: links } });
+  t = await startTestApp({
+    catalog,
+    app: { email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 20, retryBaseMs: 50 }, emailActionLinks: links },
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -64,14 +67,27 @@ describe("customers' e-mails", () => {
   it('renders every type in every language as HTML that MJML accepts and as text without tags', async () => {
     for (const type of TYPES) {
       for (const language of CUSTOMER_LANGUAGES) {
-        const email = await renderEmail({ branding: { name: BRAND, logoUrl: null, color: '#0f766e' }, language, customerName: 'Ada', event: SAMPLE_EVENTS[type], invoice: SAMPLE_INVOICE, actionUrl: 'https://portal.test/x' });
+        const email = await renderEmail({
+          branding: { name: BRAND, logoUrl: null, color: '#0f766e' },
+          language,
+          customerName: 'Ada',
+          event: SAMPLE_EVENTS[type],
+          invoice: SAMPLE_INVOICE,
+          actionUrl: 'https://portal.test/x',
+        });
         expect(email.mjmlErrors, `${type} ${language}`).toEqual([]);
         expect(email.subject.length).toBeGreaterThan(BRAND.length + 3);
         expect(email.text).not.toMatch(TAG);
         expect(email.html).toContain(`lang="${language}"`);
         // Nothing is loaded from elsewhere (no web font: a request that would tell the font's host the e-mail was opened).
         const urls = [...email.html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]);
-        expect(new Set(urls), `${type} ${language}`).toEqual(new Set(type in { PaymentFailed: 1, CreditCardExpiry: 1, InvoiceOverdue: 1, CustomerSuspend: 1, InvoicePost: 1 } ? ['https://portal.test/x'] : []));
+        expect(new Set(urls), `${type} ${language}`).toEqual(
+          new Set(
+            type in { PaymentFailed: 1, CreditCardExpiry: 1, InvoiceOverdue: 1, CustomerSuspend: 1, InvoicePost: 1 }
+              ? ['https://portal.test/x']
+              : [],
+          ),
+        );
       }
     }
   });
@@ -109,7 +125,15 @@ describe("customers' e-mails", () => {
 
   it("writes a French customer's failed payment in French only, with the portal's link as its button", async () => {
     const c = await customer({ language: 'fr' });
-    await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '4000000000009995', firstName: 'A', lastName: 'L', expirationMonth: 12, expirationYear: 40, cvv: '123' });
+    await t.call('POST', '/v1/paymentmethods/creditcard', {
+      customerId: c.id,
+      cardNumber: '4000000000009995',
+      firstName: 'A',
+      lastName: 'L',
+      expirationMonth: 12,
+      expirationYear: 40,
+      cvv: '123',
+    });
     expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
     const [mail] = await mailTo(c.email, 1);
     expect(mail?.subject).toBe(`${BRAND}\u202f: échec de votre paiement de 5,00\u00a0$US`);
@@ -117,7 +141,9 @@ describe("customers' e-mails", () => {
     const url = `https://portal.test/paymentMethodUpdate/${c.id}?lang=fr&t=a&b=<c>`;
     expect(askedFor).toContainEqual({ customerId: c.id, flow: 'paymentMethodUpdate', language: 'fr', email: c.email });
     expect(mail!.text).toContain(`Mettre à jour ma carte\u202f: ${url}`);
-    const hrefs = [...mail!.html!.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+    const hrefs = [...mail!.html!.matchAll(/href="([^"]*)"/g)].map((m) =>
+      m[1]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'),
+    );
     expect(hrefs).toContain(url);
     expect(mail!.html).toContain('Mettre à jour ma carte');
 
@@ -132,13 +158,23 @@ describe("customers' e-mails", () => {
     const names = wordsOf(`${BRAND} Ada Lovelace`);
     const englishWords = [...wordsOf(`${english.subject} ${english.text}`)].filter((w) => !names.has(w));
     expect(englishWords.length).toBeGreaterThan(20);
-    const french = wordsOf(`${mail!.subject} ${mail!.text} ${mail!.html!.replace(/<style[\s\S]*?<\/style>/g, ' ').replace(/<[^>]+>/g, ' ')}`);
+    const french = wordsOf(
+      `${mail!.subject} ${mail!.text} ${mail!.html!.replace(/<style[\s\S]*?<\/style>/g, ' ').replace(/<[^>]+>/g, ' ')}`,
+    );
     expect(englishWords.filter((w) => french.has(w))).toEqual([]);
   });
 
   it('gives no button when the portal answers no link', async () => {
     const c = await customer({ lastName: 'Nolink' });
-    await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '4000000000009995', firstName: 'A', lastName: 'L', expirationMonth: 12, expirationYear: 40, cvv: '123' });
+    await t.call('POST', '/v1/paymentmethods/creditcard', {
+      customerId: c.id,
+      cardNumber: '4000000000009995',
+      firstName: 'A',
+      lastName: 'L',
+      expirationMonth: 12,
+      expirationYear: 40,
+      cvv: '123',
+    });
     expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
     const [mail] = await mailTo(c.email, 1);
     expect(mail?.subject).toBe(`${BRAND}: your payment of $5.00 failed`);

@@ -33,7 +33,8 @@ async function mailTo(address: string, count: number) {
   }
 }
 
-const outbox = (customerId: number) => t.database.db.selectFrom('emailOutbox').selectAll().where('customerId', '=', customerId).orderBy('id').execute();
+const outbox = (customerId: number) =>
+  t.database.db.selectFrom('emailOutbox').selectAll().where('customerId', '=', customerId).orderBy('id').execute();
 
 describe('e-mail notifications', () => {
   it('tells the customer once that an invoice is overdue', async () => {
@@ -56,9 +57,25 @@ describe('e-mail notifications', () => {
     const now = new Date();
     const month = now.getUTCMonth() + 1;
     const year = now.getUTCFullYear() % 100;
-    const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '4242424242424242', firstName: 'G', lastName: 'H', expirationMonth: month, expirationYear: year, cvv: '123' });
+    const card = await t.call('POST', '/v1/paymentmethods/creditcard', {
+      customerId: c.id,
+      cardNumber: '4242424242424242',
+      firstName: 'G',
+      lastName: 'H',
+      expirationMonth: month,
+      expirationYear: year,
+      cvv: '123',
+    });
     expect(card.statusCode, card.body).toBe(200);
-    const later = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '5555555555554444', firstName: 'G', lastName: 'H', expirationMonth: month, expirationYear: year + 1, cvv: '123' });
+    const later = await t.call('POST', '/v1/paymentmethods/creditcard', {
+      customerId: c.id,
+      cardNumber: '5555555555554444',
+      firstName: 'G',
+      lastName: 'H',
+      expirationMonth: month,
+      expirationYear: year + 1,
+      cvv: '123',
+    });
     await newSubscription(t, c.id);
     await activate(t, c.id, ACTIVATION_FLAGS);
     const first = await runBillingClock(t.app.ctx, now);
@@ -89,29 +106,51 @@ describe('e-mail notifications', () => {
     await newSubscription(t, c.id);
     expect((await activate(t, c.id, ACTIVATION_FLAGS)).statusCode).toBe(200);
     const mails = await mailTo(c.email, 2);
-    expect(mails.map((m) => m.subject)).toEqual(['Renew demo store: your account is active', expect.stringMatching(/^Renew demo store: invoice \d+ for \$29\.99$/)]);
+    expect(mails.map((m) => m.subject)).toEqual([
+      'Renew demo store: your account is active',
+      expect.stringMatching(/^Renew demo store: invoice \d+ for \$29\.99$/),
+    ]);
     expect(mails[1]!.from).toBe('billing@inkwell.test');
     expect(mails[1]!.text).toContain('Hello Grace Hopper,');
     expect(mails[1]!.text).toMatch(/it is due on [A-Z][a-z]+ \d{1,2}, \d{4}\./);
     expect(mails[1]!.html).toContain('Hello Grace Hopper,');
     // the SMTP server has the mail a moment before the worker records it as sent
-    await vi.waitFor(async () => expect((await outbox(c.id)).map((e) => e.status)).toEqual(['Sent', 'Sent']), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(async () => expect((await outbox(c.id)).map((e) => e.status)).toEqual(['Sent', 'Sent']), {
+      timeout: 30_000,
+      interval: 100,
+    });
   });
 
   it('confirms a payment, and tells of a failed one with the reason', async () => {
     const c = await customer();
-    expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '12.50', paymentMethod: 'Check', reference: 'CHK-77' })).statusCode).toBe(200);
-    await t.call('POST', '/v1/paymentmethods/creditcard', { customerId: c.id, cardNumber: '4000000000009995', firstName: 'G', lastName: 'H', expirationMonth: 12, expirationYear: 40, cvv: '123' });
+    expect(
+      (await t.call('POST', '/v1/payments', { customerId: c.id, amount: '12.50', paymentMethod: 'Check', reference: 'CHK-77' })).statusCode,
+    ).toBe(200);
+    await t.call('POST', '/v1/paymentmethods/creditcard', {
+      customerId: c.id,
+      cardNumber: '4000000000009995',
+      firstName: 'G',
+      lastName: 'H',
+      expirationMonth: 12,
+      expirationYear: 40,
+      cvv: '123',
+    });
     expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: 5, useDefaultPaymentMethod: true })).statusCode).toBe(402);
     const mails = await mailTo(c.email, 2);
-    expect(mails.map((m) => m.subject)).toEqual(['Renew demo store: payment of $12.50 received', 'Renew demo store: your payment of $5.00 failed']);
+    expect(mails.map((m) => m.subject)).toEqual([
+      'Renew demo store: payment of $12.50 received',
+      'Renew demo store: your payment of $5.00 failed',
+    ]);
     expect(mails[0]!.text).toContain('(CHK-77)');
     expect(mails[1]!.text).toMatch(/could not be collected: .*insufficient funds/i);
   });
 
   it("follows the customer's e-mail preferences, and writes nothing for a customer without an address", async () => {
     const c = await customer();
-    const put = await t.call('PUT', '/v1/CustomerEmailPreferences', { customerId: c.id, preferences: [{ emailType: 'InvoicePost', enabled: false }] });
+    const put = await t.call('PUT', '/v1/CustomerEmailPreferences', {
+      customerId: c.id,
+      preferences: [{ emailType: 'InvoicePost', enabled: false }],
+    });
     expect(put.statusCode, put.body).toBe(200);
     await newSubscription(t, c.id);
     await activate(t, c.id, ACTIVATION_FLAGS);

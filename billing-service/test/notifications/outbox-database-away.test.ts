@@ -30,7 +30,9 @@ describe('the e-mail outbox when the database goes away mid-send', () => {
         end if;
         return new;
       end $$`.execute(t.database.db);
-    await sql`create trigger refuse_first_sent before update on email_outbox for each row execute function refuse_first_sent()`.execute(t.database.db);
+    await sql`create trigger refuse_first_sent before update on email_outbox for each row execute function refuse_first_sent()`.execute(
+      t.database.db,
+    );
     try {
       const address = 'ada.once@example.com';
       const created = await t.call('POST', '/v1/customers', { firstName: 'Ada', primaryEmail: address });
@@ -50,7 +52,9 @@ describe('the e-mail outbox when the database goes away mid-send', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const mails = smtp.received.filter((m) => m.to.includes(address));
       expect(mails).toHaveLength(rows.length);
-      expect(Number((await sql<{ n: string }>`select last_value as n from sent_writes`.execute(t.database.db)).rows[0]!.n)).toBeGreaterThanOrEqual(2);
+      expect(
+        Number((await sql<{ n: string }>`select last_value as n from sent_writes`.execute(t.database.db)).rows[0]!.n),
+      ).toBeGreaterThanOrEqual(2);
     } finally {
       await sql`drop trigger refuse_first_sent on email_outbox`.execute(t.database.db);
     }

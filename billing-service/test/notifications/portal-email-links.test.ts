@@ -35,7 +35,12 @@ const portalLinkIn = (text: string) => text.match(/https?:\/\/\S+\/portal\/open\
 describe('the e-mails link into the customer portal', () => {
   it('a declined payment’s e-mail opens a card-and-pay session of that customer, in French; the next one supersedes it', async () => {
     const email = 'camille@example.com';
-    const created = await t.call('POST', '/v1/customers', { firstName: 'Camille', lastName: 'Martin', primaryEmail: email, language: 'fr' });
+    const created = await t.call('POST', '/v1/customers', {
+      firstName: 'Camille',
+      lastName: 'Martin',
+      primaryEmail: email,
+      language: 'fr',
+    });
     expect(created.statusCode, created.body).toBe(200);
     const customerId = created.json().id as number;
     const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...cardBody({ cardNumber: '4000000000000341' }) });

@@ -34,8 +34,16 @@ afterAll(async () => {
 /** Another instance on the same database whose card charges go through `gateway`. */
 async function instanceWith(gateway: PaymentGateway, instance?: InstanceLiveness): Promise<FastifyInstance> {
   const app = await buildApp({
-    db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, gateway,
-    bulkWorker: false, webhookWorker: false, refundSettlement: false, liveness: LIVENESS, ...(instance ? { instance } : {}),
+    db: t.database.db,
+    catalog: t.catalog,
+    rateLimitStore: new MemoryRateLimitStore(),
+    publicBaseUrl: BASE_URL,
+    gateway,
+    bulkWorker: false,
+    webhookWorker: false,
+    refundSettlement: false,
+    liveness: LIVENESS,
+    ...(instance ? { instance } : {}),
   });
   extraApps.push(app);
   await app.ready();
@@ -87,7 +95,12 @@ function reservationsOf(customerId: number) {
 }
 
 function post(app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url, headers: { authorization: basicAuth(t.account.apiKey), 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { authorization: basicAuth(t.account.apiKey), 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
 }
 
 async function addCard(customerId: number, cardNumber = '4242424242424242'): Promise<number> {
@@ -98,34 +111,62 @@ async function addCard(customerId: number, cardNumber = '4242424242424242'): Pro
 
 /** The charges the sandbox made under the keys `acct_<account>:<prefix>…`. */
 async function chargesUnder(prefix: string) {
-  return t.database.db.selectFrom('sandboxGatewayOperations').selectAll().where('kind', '=', 'charge').where('idempotencyKey', 'like', `acct_${t.account.accountId}:${prefix}%`).execute();
+  return t.database.db
+    .selectFrom('sandboxGatewayOperations')
+    .selectAll()
+    .where('kind', '=', 'charge')
+    .where('idempotencyKey', 'like', `acct_${t.account.accountId}:${prefix}%`)
+    .execute();
 }
 
 async function paymentsOf(customerId: number) {
-  return (await t.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<{ status: string; amount: number; unallocatedAmount: number; invoiceAllocations: Array<{ invoiceId: number; amount: number }> }>;
+  return (await t.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<{
+    status: string;
+    amount: number;
+    unallocatedAmount: number;
+    invoiceAllocations: Array<{ invoiceId: number; amount: number }>;
+  }>;
 }
 
 describe('concurrent payments naming one invoice', () => {
-  it.each(['CreditCard', 'Check'])('six at once by %s on two instances: one 200, five 400 on the allocation, one charge at most', async (method) => {
-    const { customerId, invoiceId, total } = await customerWithInvoice(t);
-    const cardId = method === 'CreditCard' ? await addCard(customerId) : null;
-    const prefix = `race-${customerId}-`;
-    const body = { customerId, amount: total, paymentMethod: method, ...(cardId ? { paymentMethodId: cardId } : {}), paymentAllocations: [{ invoiceId, amount: total }] };
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(i % 2 === 0 ? t.app : other, '/v1/payments', body, { 'idempotency-key': `${prefix}${i}` })));
+  it.each(['CreditCard', 'Check'])(
+    'six at once by %s on two instances: one 200, five 400 on the allocation, one charge at most',
+    async (method) => {
+      const { customerId, invoiceId, total } = await customerWithInvoice(t);
+      const cardId = method === 'CreditCard' ? await addCard(customerId) : null;
+      const prefix = `race-${customerId}-`;
+      const body = {
+        customerId,
+        amount: total,
+        paymentMethod: method,
+        ...(cardId ? { paymentMethodId: cardId } : {}),
+        paymentAllocations: [{ invoiceId, amount: total }],
+      };
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          post(i % 2 === 0 ? t.app : other, '/v1/payments', body, { 'idempotency-key': `${prefix}${i}` }),
+        ),
+      );
 
-    const statuses = answers.map((r) => r.statusCode).sort();
-    expect(statuses, answers.map((r) => r.body).join('\n')).toEqual([200, 400, 400, 400, 400, 400]);
-    for (const refused of answers.filter((r) => r.statusCode === 400)) {
-      expect(errorsOf(refused).map((e) => e.Key)).toEqual(['paymentAllocations[0].amount']);
-    }
-    // Money moved once: one charge at the gateway (none for a check), one payment, all of it on the invoice.
-    expect(await chargesUnder(prefix)).toHaveLength(method === 'CreditCard' ? 1 : 0);
-    const payments = await paymentsOf(customerId);
-    expect(payments).toHaveLength(1);
-    expect(payments[0]).toMatchObject({ status: 'Succeeded', amount: total, unallocatedAmount: 0, invoiceAllocations: [{ invoiceId, amount: total }] });
-    expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json()).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
-    expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json()).toMatchObject({ arBalance: 0, unallocatedPayments: 0 });
-  });
+      const statuses = answers.map((r) => r.statusCode).sort();
+      expect(statuses, answers.map((r) => r.body).join('\n')).toEqual([200, 400, 400, 400, 400, 400]);
+      for (const refused of answers.filter((r) => r.statusCode === 400)) {
+        expect(errorsOf(refused).map((e) => e.Key)).toEqual(['paymentAllocations[0].amount']);
+      }
+      // Money moved once: one charge at the gateway (none for a check), one payment, all of it on the invoice.
+      expect(await chargesUnder(prefix)).toHaveLength(method === 'CreditCard' ? 1 : 0);
+      const payments = await paymentsOf(customerId);
+      expect(payments).toHaveLength(1);
+      expect(payments[0]).toMatchObject({
+        status: 'Succeeded',
+        amount: total,
+        unallocatedAmount: 0,
+        invoiceAllocations: [{ invoiceId, amount: total }],
+      });
+      expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json()).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
+      expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json()).toMatchObject({ arBalance: 0, unallocatedPayments: 0 });
+    },
+  );
 
   it('parts of one invoice reserved side by side: those that fit pass, the rest are refused before any charge', async () => {
     const { customerId, invoiceId, total } = await customerWithInvoice(t);
@@ -134,7 +175,9 @@ describe('concurrent payments naming one invoice', () => {
     const prefix = `parts-${customerId}-`;
     // Five parts of 10 against an invoice of 29.99: two fit, whatever order they arrive in.
     const body = { customerId, amount: 10, paymentMethodId: cardId, paymentAllocations: [{ invoiceId, amount: 10 }] };
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => post(i % 2 === 0 ? t.app : other, '/v1/payments', body, { 'idempotency-key': `${prefix}${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => post(i % 2 === 0 ? t.app : other, '/v1/payments', body, { 'idempotency-key': `${prefix}${i}` })),
+    );
     expect(answers.map((r) => r.statusCode).sort(), answers.map((r) => r.body).join('\n')).toEqual([200, 200, 400, 400, 400]);
     expect(await chargesUnder(prefix)).toHaveLength(2);
     expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json().outstandingBalance).toBe(9.99);
@@ -154,7 +197,11 @@ describe('a declined card', () => {
 
     const paid = await t.call('POST', '/v1/payments', { customerId, amount: total, paymentMethodId: good, ...allocation });
     expect(paid.statusCode, paid.body).toBe(200);
-    expect(paid.json()).toMatchObject({ status: 'Succeeded', unallocatedAmount: 0, invoiceAllocations: [{ invoiceId, amount: total, outstandingBalance: 0 }] });
+    expect(paid.json()).toMatchObject({
+      status: 'Succeeded',
+      unallocatedAmount: 0,
+      invoiceAllocations: [{ invoiceId, amount: total, outstandingBalance: 0 }],
+    });
     expect(await reservationsOf(customerId)).toEqual([]);
   });
 });
@@ -167,14 +214,29 @@ describe('a card payment in progress', () => {
     const cardId = await addCard(customerId);
     const allocation = { paymentAllocations: [{ invoiceId, amount: total }] };
     gateway.hold();
-    const inFlight = post(slow, '/v1/payments', { customerId, amount: total, paymentMethodId: cardId, ...allocation }, { 'idempotency-key': `slow-${customerId}` });
+    const inFlight = post(
+      slow,
+      '/v1/payments',
+      { customerId, amount: total, paymentMethodId: cardId, ...allocation },
+      { 'idempotency-key': `slow-${customerId}` },
+    );
     await until('the reservation', async () => ((await reservationsOf(customerId)).length > 0 ? true : undefined));
 
     // The invoice is held: a check naming it, or a second card, is refused; the second card is never charged.
     const check = await t.call('POST', '/v1/payments', { customerId, amount: total, paymentMethod: 'Check', ...allocation });
     expect(check.statusCode, check.body).toBe(400);
-    expect(errorsOf(check)).toEqual([{ Key: 'paymentAllocations[0].amount', Value: `more than the invoice's outstanding ${total} less ${total} held for payments in progress` }]);
-    const second = await post(t.app, '/v1/payments', { customerId, amount: total, paymentMethodId: cardId, ...allocation }, { 'idempotency-key': `second-${customerId}` });
+    expect(errorsOf(check)).toEqual([
+      {
+        Key: 'paymentAllocations[0].amount',
+        Value: `more than the invoice's outstanding ${total} less ${total} held for payments in progress`,
+      },
+    ]);
+    const second = await post(
+      t.app,
+      '/v1/payments',
+      { customerId, amount: total, paymentMethodId: cardId, ...allocation },
+      { 'idempotency-key': `second-${customerId}` },
+    );
     expect(second.statusCode, second.body).toBe(400);
     expect(await chargesUnder(`second-${customerId}`)).toEqual([]);
     // The customer is not locked meanwhile: a payment that names no invoice is recorded at once.
@@ -202,7 +264,10 @@ describe('a card payment in progress', () => {
 
     const retried = await post(t.app, '/v1/payments', body, { 'idempotency-key': key });
     expect(retried.statusCode, retried.body).toBe(200);
-    expect(retried.json()).toMatchObject({ unallocatedAmount: 0, invoiceAllocations: [{ invoiceId, amount: total, outstandingBalance: 0 }] });
+    expect(retried.json()).toMatchObject({
+      unallocatedAmount: 0,
+      invoiceAllocations: [{ invoiceId, amount: total, outstandingBalance: 0 }],
+    });
     expect(await chargesUnder(key)).toHaveLength(1);
   });
 
@@ -210,28 +275,67 @@ describe('a card payment in progress', () => {
     const { customerId, invoiceId, total } = await customerWithInvoice(t);
     const cardId = await addCard(customerId);
     const allocation = { paymentAllocations: [{ invoiceId, amount: total }] };
-    const entry = await t.database.db.selectFrom('ledgerEntries').select('id').where('invoiceId', '=', invoiceId).where('entryType', '=', 'invoice').executeTakeFirstOrThrow();
+    const entry = await t.database.db
+      .selectFrom('ledgerEntries')
+      .select('id')
+      .where('invoiceId', '=', invoiceId)
+      .where('entryType', '=', 'invoice')
+      .executeTakeFirstOrThrow();
     const key = `stuck-${customerId}`;
     // What a charge whose release failed leaves behind, held by this live instance for an hour.
-    await t.database.db.insertInto('allocationReservations').values({
-      accountId: t.account.accountId, customerId, chargeKey: `acct_${t.account.accountId}:${key}`, invoiceEntryId: entry.id, amount: String(total),
-      heldBy: t.app.ctx.instance.id, heldUntil: new Date(Date.now() + 3_600_000),
-    }).execute();
+    await t.database.db
+      .insertInto('allocationReservations')
+      .values({
+        accountId: t.account.accountId,
+        customerId,
+        chargeKey: `acct_${t.account.accountId}:${key}`,
+        invoiceEntryId: entry.id,
+        amount: String(total),
+        heldBy: t.app.ctx.instance.id,
+        heldUntil: new Date(Date.now() + 3_600_000),
+      })
+      .execute();
     const otherPayment = await t.call('POST', '/v1/payments', { customerId, amount: total, paymentMethod: 'Check', ...allocation });
     expect(otherPayment.statusCode, otherPayment.body).toBe(400);
-    const retried = await post(t.app, '/v1/payments', { customerId, amount: total, paymentMethodId: cardId, ...allocation }, { 'idempotency-key': key });
+    const retried = await post(
+      t.app,
+      '/v1/payments',
+      { customerId, amount: total, paymentMethodId: cardId, ...allocation },
+      { 'idempotency-key': key },
+    );
     expect(retried.statusCode, retried.body).toBe(200);
-    expect(retried.json()).toMatchObject({ unallocatedAmount: 0, invoiceAllocations: [{ invoiceId, amount: total, outstandingBalance: 0 }] });
+    expect(retried.json()).toMatchObject({
+      unallocatedAmount: 0,
+      invoiceAllocations: [{ invoiceId, amount: total, outstandingBalance: 0 }],
+    });
     expect(await reservationsOf(customerId)).toEqual([]);
 
     // Past its held_until, a live holder's reservation holds nothing.
     const second = await customerWithInvoice(t);
-    const secondEntry = await t.database.db.selectFrom('ledgerEntries').select('id').where('invoiceId', '=', second.invoiceId).where('entryType', '=', 'invoice').executeTakeFirstOrThrow();
-    await t.database.db.insertInto('allocationReservations').values({
-      accountId: t.account.accountId, customerId: second.customerId, chargeKey: `acct_${t.account.accountId}:lapsed-${second.customerId}`, invoiceEntryId: secondEntry.id,
-      amount: String(second.total), heldBy: t.app.ctx.instance.id, heldUntil: new Date(Date.now() - 3_600_000),
-    }).execute();
-    const paid = await t.call('POST', '/v1/payments', { customerId: second.customerId, amount: second.total, paymentMethod: 'Check', paymentAllocations: [{ invoiceId: second.invoiceId, amount: second.total }] });
+    const secondEntry = await t.database.db
+      .selectFrom('ledgerEntries')
+      .select('id')
+      .where('invoiceId', '=', second.invoiceId)
+      .where('entryType', '=', 'invoice')
+      .executeTakeFirstOrThrow();
+    await t.database.db
+      .insertInto('allocationReservations')
+      .values({
+        accountId: t.account.accountId,
+        customerId: second.customerId,
+        chargeKey: `acct_${t.account.accountId}:lapsed-${second.customerId}`,
+        invoiceEntryId: secondEntry.id,
+        amount: String(second.total),
+        heldBy: t.app.ctx.instance.id,
+        heldUntil: new Date(Date.now() - 3_600_000),
+      })
+      .execute();
+    const paid = await t.call('POST', '/v1/payments', {
+      customerId: second.customerId,
+      amount: second.total,
+      paymentMethod: 'Check',
+      paymentAllocations: [{ invoiceId: second.invoiceId, amount: second.total }],
+    });
     expect(paid.statusCode, paid.body).toBe(200);
   });
 
@@ -239,7 +343,13 @@ describe('a card payment in progress', () => {
     // The dying instance beats once at its start and when told; its charges never answer (killed mid-charge).
     const dyingInstance = new InstanceLiveness(t.database.db, 'killed', { heartbeatMs: 3_600_000, staleAfterMs: LIVENESS.staleAfterMs });
     const sandbox = new SandboxGateway(t.database.db);
-    const hanging: PaymentGateway = { name: 'hanging', validateCard: sandbox.validateCard.bind(sandbox), refund: sandbox.refund.bind(sandbox), findRefund: sandbox.findRefund.bind(sandbox), charge: () => new Promise<never>(() => undefined) };
+    const hanging: PaymentGateway = {
+      name: 'hanging',
+      validateCard: sandbox.validateCard.bind(sandbox),
+      refund: sandbox.refund.bind(sandbox),
+      findRefund: sandbox.findRefund.bind(sandbox),
+      charge: () => new Promise<never>(() => undefined),
+    };
     const dying = await instanceWith(hanging, dyingInstance);
     const { customerId, invoiceId, total } = await customerWithInvoice(t);
     const cardId = await addCard(customerId);
@@ -257,12 +367,26 @@ describe('a card payment in progress', () => {
     expect(held.statusCode, held.body).toBe(400);
 
     // Killed: its heartbeat stops (here: made old at once). Once the live instance may judge others, the invoice is free.
-    await t.database.db.updateTable('serviceInstances').set({ heartbeatAt: new Date(Date.now() - 3_600_000) }).where('id', '=', dyingInstance.id).execute();
+    await t.database.db
+      .updateTable('serviceInstances')
+      .set({ heartbeatAt: new Date(Date.now() - 3_600_000) })
+      .where('id', '=', dyingInstance.id)
+      .execute();
     await until('the live instance to judge others', async () => (t.app.ctx.instance.mayJudgeOthers ? true : undefined));
-    const paid = await t.call('POST', '/v1/payments', { customerId, amount: 20, paymentMethod: 'Check', paymentAllocations: [{ invoiceId, amount: 20 }] });
+    const paid = await t.call('POST', '/v1/payments', {
+      customerId,
+      amount: 20,
+      paymentMethod: 'Check',
+      paymentAllocations: [{ invoiceId, amount: 20 }],
+    });
     expect(paid.statusCode, paid.body).toBe(200);
     // The customer's next reservation clears the dead one away.
-    const rest = await t.call('POST', '/v1/payments', { customerId, amount: 9.99, paymentMethodId: cardId, paymentAllocations: [{ invoiceId, amount: 9.99 }] });
+    const rest = await t.call('POST', '/v1/payments', {
+      customerId,
+      amount: 9.99,
+      paymentMethodId: cardId,
+      paymentAllocations: [{ invoiceId, amount: 9.99 }],
+    });
     expect(rest.statusCode, rest.body).toBe(200);
     expect(rest.json()).toMatchObject({ unallocatedAmount: 0, invoiceAllocations: [{ invoiceId, amount: 9.99, outstandingBalance: 0 }] });
     expect(await reservationsOf(customerId)).toEqual([]);

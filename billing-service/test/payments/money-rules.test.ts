@@ -9,11 +9,17 @@ import { customerWithInvoice } from '../helpers/api-fixtures.js';
 
 /** The demo catalogue with BASIC monthly also priced in BHD (three decimals) and JPY (none). */
 function threeCurrencyCatalog() {
-  const demo = loadCatalog(DEMO_CATALOG_PATH) as unknown as { plans: Array<{ frequencies: Array<{ id: number; prices: Array<{ charges: unknown[]; setupFees?: unknown[] }> }> }> };
+  const demo = loadCatalog(DEMO_CATALOG_PATH) as unknown as {
+    plans: Array<{ frequencies: Array<{ id: number; prices: Array<{ charges: unknown[]; setupFees?: unknown[] }> }> }>;
+  };
   const plans = structuredClone(demo.plans);
   const monthly = plans[0]!.frequencies.find((f) => f.id === 11)!;
   monthly.prices[0]!.charges.push({ currency: 'BHD', amount: '65.455' }, { currency: 'JPY', amount: '3000' });
-  monthly.prices[0]!.setupFees = [...(monthly.prices[0]!.setupFees ?? []), { currency: 'BHD', amount: '10.000' }, { currency: 'JPY', amount: '500' }];
+  monthly.prices[0]!.setupFees = [
+    ...(monthly.prices[0]!.setupFees ?? []),
+    { currency: 'BHD', amount: '10.000' },
+    { currency: 'JPY', amount: '500' },
+  ];
   return testCatalog({ currencies: { default: 'USD', allowed: ['USD', 'BHD', 'JPY'] }, plans });
 }
 
@@ -28,8 +34,13 @@ describe('allocations: one invoice named twice', () => {
     const { customerId, invoiceId, total } = await customerWithInvoice(t, { currency: 'USD' });
     expect(total).toBe(29.99);
     const res = await t.call('POST', '/v1/payments', {
-      customerId, amount: 50, paymentMethod: 'Cash',
-      paymentAllocations: [{ invoiceId, amount: 25 }, { invoiceId, amount: 25 }],
+      customerId,
+      amount: 50,
+      paymentMethod: 'Cash',
+      paymentAllocations: [
+        { invoiceId, amount: 25 },
+        { invoiceId, amount: 25 },
+      ],
     });
     expect(res.statusCode, res.body).toBe(400);
     expect(errorsOf(res)[0]!.Key).toBe('paymentAllocations[1].amount');
@@ -42,19 +53,38 @@ describe('allocations: one invoice named twice', () => {
   it('accepts two allocations to one invoice that together pay it exactly', async () => {
     const { customerId, invoiceId } = await customerWithInvoice(t, { currency: 'USD' });
     const res = await t.call('POST', '/v1/payments', {
-      customerId, amount: 50, paymentMethod: 'Cash',
-      paymentAllocations: [{ invoiceId, amount: 20 }, { invoiceId, amount: 9.99 }],
+      customerId,
+      amount: 50,
+      paymentMethod: 'Cash',
+      paymentAllocations: [
+        { invoiceId, amount: 20 },
+        { invoiceId, amount: 9.99 },
+      ],
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().unallocatedAmount).toBe(20.01);
-    expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json()).toMatchObject({ status: 'Paid', outstandingBalance: 0, totalPayments: 29.99 });
+    expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json()).toMatchObject({
+      status: 'Paid',
+      outstandingBalance: 0,
+      totalPayments: 29.99,
+    });
   });
 
   it('applies the same rule to bulk payment items', async () => {
     const { customerId, invoiceId } = await customerWithInvoice(t, { currency: 'USD' });
     const res = await t.call('POST', '/v1/bulkPaymentSubmit', {
       accountUploadType: 'bulkPayment',
-      data: [{ customerId, amount: 50, paymentMethod: 'Cash', paymentAllocations: [{ invoiceId, amount: 25 }, { invoiceId, amount: 25 }] }],
+      data: [
+        {
+          customerId,
+          amount: 50,
+          paymentMethod: 'Cash',
+          paymentAllocations: [
+            { invoiceId, amount: 25 },
+            { invoiceId, amount: 25 },
+          ],
+        },
+      ],
     });
     expect(res.statusCode, res.body).toBe(200);
     const job = (await t.call('GET', `/v1/BulkApi/${res.json().id}?view=full`)).json();
@@ -68,11 +98,23 @@ describe('allocations: one invoice named twice', () => {
     const invoiceEntry = await db.selectFrom('ledgerEntries').select(['id']).where('invoiceId', '=', invoiceId).executeTakeFirstOrThrow();
     await expect(
       db.transaction().execute(async (trx) => {
-        const source = await addLedgerEntry(trx, { accountId: t.account.accountId, customerId, entryType: 'payment', amount: money(50), effectiveAt: new Date() });
-        await allocateExplicitly(trx, t.account.accountId, source, [
-          { invoiceEntryId: Number(invoiceEntry.id), invoiceId, amount: money(25) },
-          { invoiceEntryId: Number(invoiceEntry.id), invoiceId, amount: money(25) },
-        ], new Date());
+        const source = await addLedgerEntry(trx, {
+          accountId: t.account.accountId,
+          customerId,
+          entryType: 'payment',
+          amount: money(50),
+          effectiveAt: new Date(),
+        });
+        await allocateExplicitly(
+          trx,
+          t.account.accountId,
+          source,
+          [
+            { invoiceEntryId: Number(invoiceEntry.id), invoiceId, amount: money(25) },
+            { invoiceEntryId: Number(invoiceEntry.id), invoiceId, amount: money(25) },
+          ],
+          new Date(),
+        );
       }),
     ).rejects.toThrow(/below zero/);
     expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json().outstandingBalance).toBe(29.99);
@@ -92,10 +134,20 @@ describe("amounts in the currency's minor units", () => {
 
   it('allows three decimals in BHD allocations, not four', async () => {
     const { customerId, invoiceId } = await customerWithInvoice(t, { currency: 'BHD' });
-    const ok = await t.call('POST', '/v1/payments', { customerId, amount: 10.005, paymentMethod: 'Cash', paymentAllocations: [{ invoiceId, amount: '10.005' }] });
+    const ok = await t.call('POST', '/v1/payments', {
+      customerId,
+      amount: 10.005,
+      paymentMethod: 'Cash',
+      paymentAllocations: [{ invoiceId, amount: '10.005' }],
+    });
     expect(ok.statusCode, ok.body).toBe(200);
     expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json().outstandingBalance).toBe(65.45);
-    const tooFine = await t.call('POST', '/v1/payments', { customerId, amount: 1, paymentMethod: 'Cash', paymentAllocations: [{ invoiceId, amount: '0.0005' }] });
+    const tooFine = await t.call('POST', '/v1/payments', {
+      customerId,
+      amount: 1,
+      paymentMethod: 'Cash',
+      paymentAllocations: [{ invoiceId, amount: '0.0005' }],
+    });
     expect(tooFine.statusCode).toBe(400);
     expect(errorsOf(tooFine)[0]!.Key).toBe('paymentAllocations[0].amount');
   });
@@ -136,6 +188,8 @@ describe('price overrides and amount discounts in the currency of the subscripti
     expect(halfYen.statusCode).toBe(400);
     expect(errorsOf(halfYen)[0]!.Key).toBe('subscriptionProducts[0].discount.amount');
     // A percentage is not money: it may have decimals.
-    expect((await t.call('PUT', '/v1/subscriptions', withProduct(jpy, { discount: { type: 'Percentage', amount: 12.5 } }))).statusCode).toBe(200);
+    expect(
+      (await t.call('PUT', '/v1/subscriptions', withProduct(jpy, { discount: { type: 'Percentage', amount: 12.5 } }))).statusCode,
+    ).toBe(200);
   });
 });

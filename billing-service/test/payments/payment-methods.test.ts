@@ -19,9 +19,18 @@ describe('credit card payment methods', () => {
     ['378282246310005', 'AmericanExpress', '0005'],
   ])('stores the test card %s as %s with only its last four digits', async (cardNumber, cardType, lastFour) => {
     const customerId = await newCustomer(t);
-    const res = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber, cvv: cardType === 'AmericanExpress' ? '1234' : '123' }) });
+    const res = await t.call('POST', '/v1/paymentmethods/creditcard', {
+      customerId,
+      ...card({ cardNumber, cvv: cardType === 'AmericanExpress' ? '1234' : '123' }),
+    });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ maskedCardNumber: `************${lastFour}`, cardType, customerId, isDefault: true, storedInPlatformVault: true });
+    expect(res.json()).toMatchObject({
+      maskedCardNumber: `************${lastFour}`,
+      cardType,
+      customerId,
+      isDefault: true,
+      storedInPlatformVault: true,
+    });
     const row = await t.database.db.selectFrom('paymentMethods').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ lastFour, cardBrand: cardType, expirationMonth: 12, expirationYear: 2030 });
     expect(row.gatewayToken).toMatch(/^sbx_ok_/);
@@ -65,9 +74,13 @@ describe('credit card payment methods', () => {
     const before = (await t.call('GET', `/v1/customerbillingsetting/${customerId}`)).json();
     expect(before.hasPaymentMethod).toBe(false);
     const first = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
-    const second = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber: '5555555555554444' }) })).json();
+    const second = (
+      await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber: '5555555555554444' }) })
+    ).json();
     expect(second.isDefault).toBe(false);
-    const third = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber: '5555555555554444' }), isDefault: true })).json();
+    const third = (
+      await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber: '5555555555554444' }), isDefault: true })
+    ).json();
     expect(third.isDefault).toBe(true);
     expect((await t.call('GET', `/v1/paymentMethods/${first.id}/creditCard`)).json().isDefault).toBe(false);
     const setting = (await t.call('GET', `/v1/customerbillingsetting/${customerId}`)).json();
@@ -81,9 +94,25 @@ describe('credit card payment methods', () => {
     const customerId = await newCustomer(t);
     const first = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
     const second = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
-    const res = await t.call('PUT', '/v1/paymentMethods/creditCard', { ...second, firstName: 'Anita', expirationMonth: 1, expirationYear: 31, countryId: 124, stateId: 'CA-ON', isDefault: true });
+    const res = await t.call('PUT', '/v1/paymentMethods/creditCard', {
+      ...second,
+      firstName: 'Anita',
+      expirationMonth: 1,
+      expirationYear: 31,
+      countryId: 124,
+      stateId: 'CA-ON',
+      isDefault: true,
+    });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ firstName: 'Anita', expirationMonth: 1, expirationYear: 31, country: 'Canada', state: 'Ontario', isDefault: true, maskedCardNumber: '************4242' });
+    expect(res.json()).toMatchObject({
+      firstName: 'Anita',
+      expirationMonth: 1,
+      expirationYear: 31,
+      country: 'Canada',
+      state: 'Ontario',
+      isDefault: true,
+      maskedCardNumber: '************4242',
+    });
     expect((await t.call('GET', `/v1/paymentMethods/${first.id}/creditCard`)).json().isDefault).toBe(false);
   });
 
@@ -122,11 +151,19 @@ describe('credit card payment methods', () => {
     };
     const { buildApp } = await import('../../src/app.js');
     const { MemoryRateLimitStore } = await import('../../src/http/rate-limit.js');
-    const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: 'https://billing.test', gateway: hanging, gatewayTimeoutMs: 200 });
+    const app = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: 'https://billing.test',
+      gateway: hanging,
+      gatewayTimeoutMs: 200,
+    });
     try {
       const customerId = await newCustomer(t);
       const res = await app.inject({
-        method: 'POST', url: '/v1/paymentmethods/creditcard',
+        method: 'POST',
+        url: '/v1/paymentmethods/creditcard',
         headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' },
         payload: JSON.stringify({ customerId, ...card() }),
       });
@@ -141,9 +178,16 @@ describe('credit card payment methods', () => {
 
   it('never writes a card number or CVV anywhere in the database', async () => {
     const customerId = await newCustomer(t);
-    await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card({ cardNumber: '5555 5555 5555 4444', cvv: '987' }) }, { headers: { 'idempotency-key': 'card-once' } });
+    await t.call(
+      'POST',
+      '/v1/paymentmethods/creditcard',
+      { customerId, ...card({ cardNumber: '5555 5555 5555 4444', cvv: '987' }) },
+      { headers: { 'idempotency-key': 'card-once' } },
+    );
     // Result keys are camel-cased by the database plugin.
-    const tables = await sql<{ tableName: string }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(t.database.db);
+    const tables = await sql<{ tableName: string }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(
+      t.database.db,
+    );
     expect(tables.rows.length).toBeGreaterThan(10);
     for (const { tableName: table_name } of tables.rows) {
       const dump = await sql<{ row: string }>`select t::text as row from ${sql.table(table_name)} t`.execute(t.database.db);
@@ -165,14 +209,44 @@ describe('logs', () => {
     const stream = new PassThrough();
     let logged = '';
     stream.on('data', (chunk) => (logged += chunk));
-    const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: 'https://billing.test', logger: loggerOptions('trace', stream) });
+    const app = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: 'https://billing.test',
+      logger: loggerOptions('trace', stream),
+    });
     try {
       const customerId = (await t.call('POST', '/v1/customers', {})).json().id;
       const send = (body: unknown, query = '') =>
-        app.inject({ method: 'POST', url: `/v1/paymentmethods/creditcard${query}`, headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
-      await send({ customerId, cardNumber: '5555555555554444', cvv: '987', firstName: 'A', lastName: 'B', expirationMonth: 12, expirationYear: 30 });
-      await send({ customerId, cardNumber: '4000000000000002', cvv: '987', firstName: 'A', lastName: 'B', expirationMonth: 12, expirationYear: 30 });
-      await send({ customerId, cardNumber: '5555555555554444', cvv: '98', firstName: 'A', lastName: 'B', expirationMonth: 12, expirationYear: 30 }, '?cardNumber=5555555555554444&cvv=987');
+        app.inject({
+          method: 'POST',
+          url: `/v1/paymentmethods/creditcard${query}`,
+          headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+      await send({
+        customerId,
+        cardNumber: '5555555555554444',
+        cvv: '987',
+        firstName: 'A',
+        lastName: 'B',
+        expirationMonth: 12,
+        expirationYear: 30,
+      });
+      await send({
+        customerId,
+        cardNumber: '4000000000000002',
+        cvv: '987',
+        firstName: 'A',
+        lastName: 'B',
+        expirationMonth: 12,
+        expirationYear: 30,
+      });
+      await send(
+        { customerId, cardNumber: '5555555555554444', cvv: '98', firstName: 'A', lastName: 'B', expirationMonth: 12, expirationYear: 30 },
+        '?cardNumber=5555555555554444&cvv=987',
+      );
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(logged).toContain('/v1/paymentmethods/creditcard');
       expect(logged).not.toContain('5555555555554444');
@@ -191,9 +265,16 @@ describe('the default card under concurrency', () => {
     // previous holder committed, so every card would think it is the first.
     for (let round = 0; round < 6; round++) {
       const customerId = await newCustomer(t);
-      const added = await Promise.all(Array.from({ length: 4 }, () => t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })));
+      const added = await Promise.all(
+        Array.from({ length: 4 }, () => t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })),
+      );
       for (const res of added) expect(res.statusCode, res.body).toBe(200);
-      const defaults = await t.database.db.selectFrom('paymentMethods').select('id').where('customerId', '=', customerId).where('isDefault', '=', true).execute();
+      const defaults = await t.database.db
+        .selectFrom('paymentMethods')
+        .select('id')
+        .where('customerId', '=', customerId)
+        .where('isDefault', '=', true)
+        .execute();
       expect(defaults).toHaveLength(1);
       expect(added.filter((res) => res.json().isDefault)).toHaveLength(1);
     }

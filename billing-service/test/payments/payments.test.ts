@@ -11,15 +11,27 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const card = (cardNumber = '4242424242424242') => cardBody({ cardNumber, lastName: 'L', expirationMonth: 11, expirationYear: 35, cvv: '321' });
+const card = (cardNumber = '4242424242424242') =>
+  cardBody({ cardNumber, lastName: 'L', expirationMonth: 11, expirationYear: 35, cvv: '321' });
 
 describe('payments', () => {
   it('takes cash against the oldest open invoice and keeps the rest as unallocated funds', async () => {
     const { customerId, invoiceId } = await customerWithInvoice(t);
-    const res = await t.call('POST', '/v1/payments', { customerId, amount: 50, paymentMethod: 'Cash', reference: 'till 3', source: 'Manual' });
+    const res = await t.call('POST', '/v1/payments', {
+      customerId,
+      amount: 50,
+      paymentMethod: 'Cash',
+      reference: 'till 3',
+      source: 'Manual',
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({
-      amount: 50, currency: 'USD', status: 'Succeeded', paymentMethod: 'Cash', reference: 'till 3', unallocatedAmount: 20.01,
+      amount: 50,
+      currency: 'USD',
+      status: 'Succeeded',
+      paymentMethod: 'Cash',
+      reference: 'till 3',
+      unallocatedAmount: 20.01,
       invoiceAllocations: [{ invoiceId, amount: 29.99, outstandingBalance: 0, invoiceTotal: 29.99 }],
     });
     const invoice = (await t.call('GET', `/v1/Invoices/${invoiceId}`)).json();
@@ -30,9 +42,17 @@ describe('payments', () => {
 
   it('allocates explicitly when paymentAllocations are given', async () => {
     const { customerId, invoiceId } = await customerWithInvoice(t);
-    const res = await t.call('POST', '/v1/payments', { customerId, amount: '20', paymentMethod: 'Check', paymentAllocations: [{ invoiceId, amount: 12.5 }] });
+    const res = await t.call('POST', '/v1/payments', {
+      customerId,
+      amount: '20',
+      paymentMethod: 'Check',
+      paymentAllocations: [{ invoiceId, amount: 12.5 }],
+    });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ unallocatedAmount: 7.5, invoiceAllocations: [{ invoiceId, amount: 12.5, outstandingBalance: 17.49 }] });
+    expect(res.json()).toMatchObject({
+      unallocatedAmount: 7.5,
+      invoiceAllocations: [{ invoiceId, amount: 12.5, outstandingBalance: 17.49 }],
+    });
     expect((await t.call('GET', `/v1/Invoices/${invoiceId}`)).json().status).toBe('PartiallyPaid');
   });
 
@@ -57,7 +77,12 @@ describe('payments', () => {
 
   it('refuses an allocation above what the invoice still owes', async () => {
     const { customerId, invoiceId } = await customerWithInvoice(t);
-    const res = await t.call('POST', '/v1/payments', { customerId, amount: 40, paymentMethod: 'Cash', paymentAllocations: [{ invoiceId, amount: 30 }] });
+    const res = await t.call('POST', '/v1/payments', {
+      customerId,
+      amount: 40,
+      paymentMethod: 'Cash',
+      paymentAllocations: [{ invoiceId, amount: 30 }],
+    });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)[0]!.Key).toBe('paymentAllocations[0].amount');
   });
@@ -72,7 +97,11 @@ describe('payments', () => {
     expect(res.statusCode).toBe(402);
     expect(errorsOf(res)).toContainEqual({ Key: 'declineCode', Value: code });
     const failedId = Number(errorsOf(res).find((e) => e.Key === 'paymentActivityId')!.Value);
-    expect((await t.call('GET', `/v1/payments/${failedId}`)).json()).toMatchObject({ status: 'Failed', declineCode: code, unallocatedAmount: 0 });
+    expect((await t.call('GET', `/v1/payments/${failedId}`)).json()).toMatchObject({
+      status: 'Failed',
+      declineCode: code,
+      unallocatedAmount: 0,
+    });
     expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json().unallocatedPayments).toBe(0);
   });
 
@@ -87,12 +116,19 @@ describe('payments', () => {
     expect(different.statusCode).toBe(409);
     expect(errorsOf(different)[0]!.Key).toBe('Idempotency-Key');
     // A declined charge is replayed too: the card is not charged again.
-    const declined = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card('4000000000009995'), isDefault: true })).json();
+    const declined = (
+      await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card('4000000000009995'), isDefault: true })
+    ).json();
     const declineHeaders = { 'idempotency-key': `decline-${customerId}` };
     const a = await t.call('POST', '/v1/payments', { customerId, amount: 5, paymentMethodId: declined.id }, { headers: declineHeaders });
     const b = await t.call('POST', '/v1/payments', { customerId, amount: 5, paymentMethodId: declined.id }, { headers: declineHeaders });
     expect([a.statusCode, b.statusCode]).toEqual([402, 402]);
-    const failed = await t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).where('status', '=', 'Failed').execute();
+    const failed = await t.database.db
+      .selectFrom('payments')
+      .select('id')
+      .where('customerId', '=', customerId)
+      .where('status', '=', 'Failed')
+      .execute();
     expect(failed).toHaveLength(1);
   });
 
@@ -133,13 +169,20 @@ describe('payments', () => {
         return sandbox.charge(request);
       },
     };
-    const app = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: 'https://billing.test', gateway: counting });
+    const app = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: 'https://billing.test',
+      gateway: counting,
+    });
     try {
       const customerId = (await t.call('POST', '/v1/customers', {})).json().id;
       const method = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card() })).json();
       const request = () =>
         app.inject({
-          method: 'POST', url: '/v1/payments',
+          method: 'POST',
+          url: '/v1/payments',
           headers: { authorization: `Basic ${t.account.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'race-1' },
           payload: JSON.stringify({ customerId, amount: 42, paymentMethodId: method.id }),
         });
@@ -154,7 +197,7 @@ describe('payments', () => {
     }
   });
 
-  it('lists a customer\'s payments with paging headers and keeps other accounts out', async () => {
+  it("lists a customer's payments with paging headers and keeps other accounts out", async () => {
     const customerId = (await t.call('POST', '/v1/customers', {})).json().id;
     for (const amount of [1, 2, 3]) await t.call('POST', '/v1/payments', { customerId, amount, paymentMethod: 'Cash' });
     const page = await t.call('GET', `/v1/customers/${customerId}/payments?pageSize=2&sortOrder=Descending&sortExpression=Id`);

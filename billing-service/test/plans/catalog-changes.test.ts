@@ -21,7 +21,15 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-type Plan = { id: number; code: string; name: string; status: string; modificationTimestamp: string; planFrequencies: Array<Record<string, any>>; planProducts: unknown[] };
+type Plan = {
+  id: number;
+  code: string;
+  name: string;
+  status: string;
+  modificationTimestamp: string;
+  planFrequencies: Array<Record<string, any>>;
+  planProducts: unknown[];
+};
 
 async function plans(query = ''): Promise<Plan[]> {
   const res = await t.call('GET', `/v1/Plans${query}`);
@@ -52,7 +60,9 @@ describe('catalogue changes at start', () => {
   it('move the modification timestamp of a changed plan only, and only once', async () => {
     const before = await plans();
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await restartWith((list) => list.map((p) => (p.code === 'BASIC' ? { ...p, products: [{ ...p.products[0], description: 'A seat for one person' }] } : p)));
+    await restartWith((list) =>
+      list.map((p) => (p.code === 'BASIC' ? { ...p, products: [{ ...p.products[0], description: 'A seat for one person' }] } : p)),
+    );
     const [basic, pro] = await plans();
     expect(basic!.planProducts).toEqual([{ code: 'SEAT', name: 'Seat', description: 'A seat for one person', quantity: 1 }]);
     expect(Date.parse(basic!.modificationTimestamp)).toBeGreaterThan(Date.parse(before[0]!.modificationTimestamp));
@@ -60,7 +70,9 @@ describe('catalogue changes at start', () => {
 
     // Started again with the same file: nothing changed, so nothing moves.
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await restartWith((list) => list.map((p) => (p.code === 'BASIC' ? { ...p, products: [{ ...p.products[0], description: 'A seat for one person' }] } : p)));
+    await restartWith((list) =>
+      list.map((p) => (p.code === 'BASIC' ? { ...p, products: [{ ...p.products[0], description: 'A seat for one person' }] } : p)),
+    );
     expect(await plans()).toEqual([basic, pro]);
   });
 
@@ -95,7 +107,10 @@ describe('catalogue changes at start', () => {
     await restartWith((list) => list.filter((p) => p.code !== 'PRO'));
     const [basic, pro] = await plans();
     expect(basic).toMatchObject({ code: 'BASIC', name: 'Basic', status: 'Active' });
-    expect(frequencyStatuses(basic!)).toEqual([[11, 'Active'], [12, 'Active']]);
+    expect(frequencyStatuses(basic!)).toEqual([
+      [11, 'Active'],
+      [12, 'Active'],
+    ]);
     expect(pro).toMatchObject({ code: 'PRO', name: 'Pro', status: 'Inactive' });
     expect(frequencyStatuses(pro!)).toEqual([[21, 'Inactive']]);
     expect(pro!.planFrequencies[0]!.numberOfSubscriptions).toBe(1);
@@ -111,10 +126,15 @@ describe('catalogue changes at start', () => {
   });
 
   it('make a removed frequency Inactive while its plan stays Active', async () => {
-    await restartWith((list) => list.map((p) => (p.code === 'BASIC' ? { ...p, frequencies: p.frequencies.filter((f: { id: number }) => f.id !== BASIC_YEARLY) } : p)));
+    await restartWith((list) =>
+      list.map((p) => (p.code === 'BASIC' ? { ...p, frequencies: p.frequencies.filter((f: { id: number }) => f.id !== BASIC_YEARLY) } : p)),
+    );
     const basic = await plan(1);
     expect(basic.status).toBe('Active');
-    expect(frequencyStatuses(basic)).toEqual([[11, 'Active'], [12, 'Inactive']]);
+    expect(frequencyStatuses(basic)).toEqual([
+      [11, 'Active'],
+      [12, 'Inactive'],
+    ]);
     expect((await plan(2)).status).toBe('Active');
     const refused = await t.call('POST', '/v1/subscriptions', { customerId, planFrequencyId: BASIC_YEARLY });
     expect(refused.statusCode, refused.body).toBe(400);
@@ -125,7 +145,10 @@ describe('catalogue changes at start', () => {
     await t.buildAnotherApp();
     const [basic, pro] = await plans();
     expect(basic).toMatchObject({ name: 'Basic', status: 'Active' });
-    expect(frequencyStatuses(basic!)).toEqual([[11, 'Active'], [12, 'Active']]);
+    expect(frequencyStatuses(basic!)).toEqual([
+      [11, 'Active'],
+      [12, 'Active'],
+    ]);
     expect(pro).toMatchObject({ status: 'Active' });
     expect(frequencyStatuses(pro!)).toEqual([[21, 'Active']]);
     await createSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY });

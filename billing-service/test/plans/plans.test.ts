@@ -37,8 +37,14 @@ function expectedBasic(counts: { monthly: number; yearly: number } = { monthly: 
         interval: 'Monthly',
         numberOfSubscriptions: counts.monthly,
         status: 'Active',
-        setupFees: amounts(11, 'setupFees', [['CAD', 12], ['USD', 10]]),
-        charges: amounts(11, 'charges', [['CAD', 24.99], ['USD', 19.99]]),
+        setupFees: amounts(11, 'setupFees', [
+          ['CAD', 12],
+          ['USD', 10],
+        ]),
+        charges: amounts(11, 'charges', [
+          ['CAD', 24.99],
+          ['USD', 19.99],
+        ]),
         isProrated: true,
         prorationGranularity: 'Daily',
         planFrequencyUniqueId: 11,
@@ -53,7 +59,10 @@ function expectedBasic(counts: { monthly: number; yearly: number } = { monthly: 
         numberOfSubscriptions: counts.yearly,
         status: 'Active',
         setupFees: [],
-        charges: amounts(12, 'charges', [['CAD', 249], ['USD', 199]]),
+        charges: amounts(12, 'charges', [
+          ['CAD', 249],
+          ['USD', 199],
+        ]),
         isProrated: false,
         prorationGranularity: 'Daily',
         planFrequencyUniqueId: 12,
@@ -86,8 +95,14 @@ function expectedPro(count = 0) {
         numberOfSubscriptions: count,
         status: 'Active',
         // Setup fee: SUPPORT × 1 (SEAT has none). Charge: 5 × 8.00 + 1 × 9.00 = 49 (CAD 5 × 10 + 9 = 59).
-        setupFees: amounts(21, 'setupFees', [['CAD', 30], ['USD', 25]]),
-        charges: amounts(21, 'charges', [['CAD', 59], ['USD', 49]]),
+        setupFees: amounts(21, 'setupFees', [
+          ['CAD', 30],
+          ['USD', 25],
+        ]),
+        charges: amounts(21, 'charges', [
+          ['CAD', 59],
+          ['USD', 49],
+        ]),
         isProrated: true,
         prorationGranularity: 'Daily',
         planFrequencyUniqueId: 21,
@@ -119,8 +134,15 @@ describe('GET /v1/Plans', () => {
     const { body, headers } = await list('/v1/Plans');
     expect(body).toEqual([expectedBasic(), expectedPro()]);
     expect(headers).toMatchObject({
-      'x-count': '2', 'x-maxcount': '2', 'x-currentpage': '0', 'x-pagesize': '100', 'x-maxpageindex': '0',
-      'x-nextpage': '-1', 'x-previouspage': '-1', 'x-sortorder': 'Ascending', 'x-sortexpression': 'Id',
+      'x-count': '2',
+      'x-maxcount': '2',
+      'x-currentpage': '0',
+      'x-pagesize': '100',
+      'x-maxpageindex': '0',
+      'x-nextpage': '-1',
+      'x-previouspage': '-1',
+      'x-sortorder': 'Ascending',
+      'x-sortexpression': 'Id',
     });
   });
 
@@ -170,7 +192,13 @@ describe('GET /v1/Plans', () => {
     const first = await list('/v1/Plans?pageSize=1&pageNumber=0');
     expect(codes(first.body)).toEqual(['BASIC']);
     expect(first.headers).toMatchObject({
-      'x-count': '2', 'x-maxcount': '2', 'x-currentpage': '0', 'x-pagesize': '1', 'x-maxpageindex': '1', 'x-nextpage': '1', 'x-previouspage': '-1',
+      'x-count': '2',
+      'x-maxcount': '2',
+      'x-currentpage': '0',
+      'x-pagesize': '1',
+      'x-maxpageindex': '1',
+      'x-nextpage': '1',
+      'x-previouspage': '-1',
     });
     const second = await list('/v1/Plans?pageSize=1&pageNumber=1');
     expect(codes(second.body)).toEqual(['PRO']);
@@ -234,7 +262,8 @@ describe('GET /v1/Plans/{id}', () => {
 
 describe('GET /v1/planFrequencies/{id} and its amounts', () => {
   type Frequency = { uri: string; charges: Array<{ id: number; uri: string }>; setupFees: Array<{ id: number; uri: string }> };
-  const frequenciesOf = async (url: string) => ((await list(url)).body as unknown as Array<{ planFrequencies: Frequency[] }>).flatMap((p) => p.planFrequencies);
+  const frequenciesOf = async (url: string) =>
+    ((await list(url)).body as unknown as Array<{ planFrequencies: Frequency[] }>).flatMap((p) => p.planFrequencies);
   const amountIds = (frequencies: Frequency[]) => frequencies.flatMap((f) => [...f.charges, ...f.setupFees].map((a) => a.id));
 
   it('serves each frequency and each amount at its uri, as the plan embeds it', async () => {
@@ -257,7 +286,7 @@ describe('GET /v1/planFrequencies/{id} and its amounts', () => {
     expect(amountIds(await frequenciesOf('/v1/Plans/'))).toEqual(ids);
   });
 
-  it('counts the caller\'s subscriptions in numberOfSubscriptions', async () => {
+  it("counts the caller's subscriptions in numberOfSubscriptions", async () => {
     const mine = await t.newAccount();
     const customerId = await newCustomer(t, {}, mine);
     await createSubscription(t, { customerId, planFrequencyId: PRO_MONTHLY }, mine);

@@ -40,7 +40,10 @@ describe('a cancellation asked for in the portal at the end of the period', () =
   it('is carried out by the billing clock when the period ends, once, though two instances tick at the same moment', async () => {
     const { customerId, subscriptionIds } = await activeCustomer(t);
     const session = await portalSession(customerId);
-    const overview = await cancelPortalSubscription(t.app.ctx, session, subscriptionIds[0]!, { mode: 'periodEnd', reason: 'moving abroad' });
+    const overview = await cancelPortalSubscription(t.app.ctx, session, subscriptionIds[0]!, {
+      mode: 'periodEnd',
+      reason: 'moving abroad',
+    });
     const periodEnd = overview.subscriptions[0]!.cancellation!.effectiveDate!;
     expect(periodEnd).toBe((await subscriptionRows(t, customerId))[0]!.nextPeriodStart);
 
@@ -49,7 +52,14 @@ describe('a cancellation asked for in the portal at the end of the period', () =
     expect(before.cancelled).not.toContain(customerId);
     expect((await readCustomer(t, customerId)).status).toBe('Active');
 
-    const other = await buildApp({ db: t.database.db, catalog: t.catalog, rateLimitStore: new MemoryRateLimitStore(), publicBaseUrl: BASE_URL, gateway: t.app.ctx.payments.gateway, bulkWorker: false });
+    const other = await buildApp({
+      db: t.database.db,
+      catalog: t.catalog,
+      rateLimitStore: new MemoryRateLimitStore(),
+      publicBaseUrl: BASE_URL,
+      gateway: t.app.ctx.payments.gateway,
+      bulkWorker: false,
+    });
     try {
       const [a, b] = await Promise.all([runBillingClock(t.app.ctx, at(periodEnd)), runBillingClock(other.ctx, at(periodEnd))]);
       expect([...a.cancelled, ...b.cancelled].filter((id) => id === customerId)).toHaveLength(1);
@@ -61,7 +71,13 @@ describe('a cancellation asked for in the portal at the end of the period', () =
     expect((await readCustomer(t, customerId)).status).toBe('Cancelled');
     expect(await subscriptionRows(t, customerId)).toEqual([expect.objectContaining({ status: 'Cancelled', cancellationOption: 'None' })]);
     expect(await listInvoices(t, customerId)).toHaveLength(1);
-    const cancellations = await t.database.db.selectFrom('auditLog').select(['actor', 'source']).where('entityType', '=', 'Customer').where('entityId', '=', customerId).where('actor', '=', 'system').execute();
+    const cancellations = await t.database.db
+      .selectFrom('auditLog')
+      .select(['actor', 'source'])
+      .where('entityType', '=', 'Customer')
+      .where('entityId', '=', customerId)
+      .where('actor', '=', 'system')
+      .execute();
     expect(cancellations).toEqual([{ actor: 'system', source: 'billing clock' }]);
     const [request] = await t.database.db.selectFrom('portalCancellations').selectAll().where('customerId', '=', customerId).execute();
     expect(request).toMatchObject({ reason: 'moving abroad', withdrawnAt: null });

@@ -13,7 +13,9 @@ afterAll(async () => t?.close());
 describe("the portal sign-in page's lookup by e-mail", () => {
   it('finds the customer by the first address of primary_email, without case', async () => {
     const customerId = await newCustomer(t, { primaryEmail: `Lookup.${Date.now()}@Example.com; other@example.com` });
-    const [address] = (await t.database.db.selectFrom('customers').select('primaryEmail').where('id', '=', customerId).executeTakeFirstOrThrow()).primaryEmail!.split(';');
+    const [address] = (
+      await t.database.db.selectFrom('customers').select('primaryEmail').where('id', '=', customerId).executeTakeFirstOrThrow()
+    ).primaryEmail!.split(';');
     const found = await customersByPrimaryEmail(t.database.db, t.account.accountId, ` ${address!.toUpperCase()} `);
     expect(found.map((c) => c.id)).toEqual([customerId]);
     expect(await customersByPrimaryEmail(t.database.db, t.account.accountId, 'other@example.com')).toEqual([]);

@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { money } from '../../src/money/money.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
-import { ACTIVATION_FLAGS, DAY, activate, cardBody, listInvoices, newCustomer, newSubscription, readOverview } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  DAY,
+  activate,
+  cardBody,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readOverview,
+} from '../helpers/api-fixtures.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
 import { errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
 import { startReceiver } from '../webhooks/receiver.js';
@@ -23,7 +32,11 @@ beforeAll(async () => {
   receiver = await startReceiver();
   t = await startTestApp({
     catalog: testCatalog({ currencies: { default: 'USD', allowed: ['USD', 'JPY', 'BHD'] } }),
-    app: { email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 20 }, webhooks: { allowHttp: true, allowPrivate: true }, webhookWorker: false },
+    app: {
+      email: { smtpUrl: smtp.url, from: 'billing@inkwell.test', pollMs: 20 },
+      webhooks: { allowHttp: true, allowPrivate: true },
+      webhookWorker: false,
+    },
   });
   const hook = await t.call('POST', '/v1/webhookEndpoints', { url: receiver.url('/hooks'), eventTypes: ['payment.refunded'] });
   expect(hook.statusCode, hook.body).toBe(200);
@@ -95,14 +108,24 @@ describe('refunding a payment', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({
-      originalPaymentId: payment.id, customerId: c.id, amount: 20.05, currency: 'USD', method: 'Cash', status: 'Succeeded',
-      reference: 'goodwill', declineCode: null, invoiceUnallocations: [],
+      originalPaymentId: payment.id,
+      customerId: c.id,
+      amount: 20.05,
+      currency: 'USD',
+      method: 'Cash',
+      status: 'Succeeded',
+      reference: 'goodwill',
+      declineCode: null,
+      invoiceUnallocations: [],
     });
     expect(body.uri).toBe(`https://billing.test/v1/refunds/${body.id}`);
     expect(body.paymentUri).toBe(payment.uri);
 
     expect(await readPayment(payment.id)).toMatchObject({
-      amount: 50, unallocatedAmount: 29.95, refundedAmount: 20.05, refundableAmount: 29.95,
+      amount: 50,
+      unallocatedAmount: 29.95,
+      refundedAmount: 20.05,
+      refundableAmount: 29.95,
       refunds: [{ id: body.id, amount: 20.05, status: 'Succeeded', uri: body.uri }],
     });
     const after = await readOverview(t, c.id);
@@ -118,7 +141,12 @@ describe('refunding a payment', () => {
     expect(byCustomer.json()).toEqual([body]);
     expect((await t.call('GET', `/v1/customers/${c.id}/refunds?query=Method:CreditCard`)).json()).toEqual([]);
 
-    const audit = await t.database.db.selectFrom('auditLog').selectAll().where('entityType', '=', 'Refund').where('entityId', '=', body.id).execute();
+    const audit = await t.database.db
+      .selectFrom('auditLog')
+      .selectAll()
+      .where('entityType', '=', 'Refund')
+      .where('entityId', '=', body.id)
+      .execute();
     expect(audit).toHaveLength(1);
     expect(audit[0]!.changes).toMatchObject({ status: 'Succeeded', amount: '20.05', originalPaymentId: payment.id, method: 'Cash' });
   });
@@ -133,10 +161,22 @@ describe('refunding a payment', () => {
 
     const first = await refund({ originalPaymentId: payment.id, amount: 15 });
     expect(first.statusCode, first.body).toBe(200);
-    expect(first.json()).toMatchObject({ method: 'CreditCard', status: 'Succeeded', invoiceUnallocations: [{ invoiceId: c.invoice.id, amount: 5 }] });
-    expect((await listInvoices(t, c.id))[0]).toMatchObject({ status: 'PartiallyPaid', outstandingBalance: 5, totalPayments: minus(total, 5) });
+    expect(first.json()).toMatchObject({
+      method: 'CreditCard',
+      status: 'Succeeded',
+      invoiceUnallocations: [{ invoiceId: c.invoice.id, amount: 5 }],
+    });
+    expect((await listInvoices(t, c.id))[0]).toMatchObject({
+      status: 'PartiallyPaid',
+      outstandingBalance: 5,
+      totalPayments: minus(total, 5),
+    });
     expect(await readOverview(t, c.id)).toMatchObject({ arBalance: 5, unallocatedPayments: 0 });
-    expect(await readPayment(payment.id)).toMatchObject({ unallocatedAmount: 0, refundedAmount: 15, invoiceAllocations: [{ invoiceId: c.invoice.id, amount: minus(total, 5) }] });
+    expect(await readPayment(payment.id)).toMatchObject({
+      unallocatedAmount: 0,
+      refundedAmount: 15,
+      invoiceAllocations: [{ invoiceId: c.invoice.id, amount: minus(total, 5) }],
+    });
 
     const rest = await refund({ originalPaymentId: payment.id, amount: minus(total, 5) });
     expect(rest.statusCode, rest.body).toBe(200);
@@ -168,7 +208,10 @@ describe('refunding a payment', () => {
       { invoiceId: first.id, invoiceNumber: invoices[0]!.invoiceNumber, amount: 1, uri: invoices[0]!.uri },
     ]);
     const after = await listInvoices(t, c.id);
-    expect(after.map((i) => [i.status, i.outstandingBalance])).toEqual([['PartiallyPaid', 1], ['Posted', second.invoiceAmount]]);
+    expect(after.map((i) => [i.status, i.outstandingBalance])).toEqual([
+      ['PartiallyPaid', 1],
+      ['Posted', second.invoiceAmount],
+    ]);
   });
 
   it('records a refund the gateway refuses as failed and answers 402 with its code', async () => {
@@ -180,7 +223,11 @@ describe('refunding a payment', () => {
     const errors = errorsOf(res);
     expect(errors).toContainEqual({ Key: 'declineCode', Value: 'refund_failed' });
     const refundId = Number(errors.find((e) => e.Key === 'refundId')!.Value);
-    expect((await t.call('GET', `/v1/refunds/${refundId}`)).json()).toMatchObject({ status: 'Failed', declineCode: 'refund_failed', amount: 10 });
+    expect((await t.call('GET', `/v1/refunds/${refundId}`)).json()).toMatchObject({
+      status: 'Failed',
+      declineCode: 'refund_failed',
+      amount: 10,
+    });
     expect(await readPayment(payment.id)).toMatchObject({ unallocatedAmount: 30, refundedAmount: 0, refundableAmount: 30 });
     expect((await readOverview(t, c.id)).unallocatedPayments).toBe(30);
     // Paid back another way: recorded by check, no gateway involved.
@@ -199,7 +246,9 @@ describe('refunding a payment', () => {
 
     const [mail] = await mailTo(c.email, 'refund of $2.50');
     expect(mail, 'the Refund e-mail').toBeDefined();
-    const paidOn = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(payment.effectiveTimestamp.slice(0, 10)));
+    const paidOn = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(
+      new Date(payment.effectiveTimestamp.slice(0, 10)),
+    );
     expect(mail!.text).toContain(`We have refunded $2.50 of your payment of $12.50 made on ${paidOn}, by check (overpaid).`);
 
     const worker = new WebhookDeliveryWorker(t.database.db, { allowHttp: true, allowPrivate: true, timeoutMs: 2_000 }, t.app.log);
@@ -209,7 +258,12 @@ describe('refunding a payment', () => {
       .map((r) => new Webhook(hookSecret).verify(r.body, r.headers) as { type: string; data: any })
       .filter((e) => e.data.id === payment.id);
     expect(events.map((e) => e.type)).toEqual(['payment.refunded']);
-    expect(events[0]!.data).toMatchObject({ id: payment.id, refundedAmount: 2.5, refundableAmount: 10, refunds: [{ id: res.json().id, amount: 2.5 }] });
+    expect(events[0]!.data).toMatchObject({
+      id: payment.id,
+      refundedAmount: 2.5,
+      refundableAmount: 10,
+      refunds: [{ id: res.json().id, amount: 2.5 }],
+    });
   });
 
   it('honours the currency: JPY has no decimals, BHD three', async () => {
@@ -225,7 +279,9 @@ describe('refunding a payment', () => {
     const ok = await refund({ originalPaymentId: dinarPayment.id, amount: '0.125' });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(await readPayment(dinarPayment.id)).toMatchObject({ refundedAmount: 0.125, unallocatedAmount: 10 });
-    expect(errorsOf(await refund({ originalPaymentId: dinarPayment.id, amount: '0.0001' }))).toEqual([{ Key: 'amount', Value: 'BHD amounts have at most 3 decimals' }]);
+    expect(errorsOf(await refund({ originalPaymentId: dinarPayment.id, amount: '0.0001' }))).toEqual([
+      { Key: 'amount', Value: 'BHD amounts have at most 3 decimals' },
+    ]);
   });
 });
 
@@ -247,18 +303,27 @@ describe('refunds that cannot be made', () => {
       [{ originalPaymentId: payment.id, amount: 1, method: 'Gold' }, 'method'],
       [{ originalPaymentId: payment.id, amount: 1, reference: 'r'.repeat(501) }, 'reference'],
     ];
-    const countRows = async () => (await t.database.db.selectFrom('refunds').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n;
+    const countRows = async () =>
+      (
+        await t.database.db
+          .selectFrom('refunds')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
     const before = await countRows();
     for (const [body, key] of cases) {
       const res = await refund(body);
       expect(res.statusCode, `${JSON.stringify(body)}: ${res.body}`).toBe(400);
-      expect(errorsOf(res).map((e) => e.Key), JSON.stringify(body)).toContain(key);
+      expect(
+        errorsOf(res).map((e) => e.Key),
+        JSON.stringify(body),
+      ).toContain(key);
     }
     expect(await countRows()).toBe(before);
     expect(await readPayment(payment.id)).toMatchObject({ refundedAmount: 0, unallocatedAmount: 20 });
   });
 
-  it('refuses a declined payment (400) and an unknown or other account\'s payment (404)', async () => {
+  it("refuses a declined payment (400) and an unknown or other account's payment (404)", async () => {
     const c = await customer();
     const cardId = await addCard(c.id, '4000000000000341');
     const declined = await t.call('POST', '/v1/payments', { customerId: c.id, amount: 10, paymentMethodId: cardId });
@@ -273,7 +338,9 @@ describe('refunds that cannot be made', () => {
 
     const other = await t.newAccount();
     const stranger = await newCustomer(t, { currency: 'USD' }, other);
-    const theirs = (await t.call('POST', '/v1/payments', { customerId: stranger, amount: 10, paymentMethod: 'Cash' }, { as: other })).json();
+    const theirs = (
+      await t.call('POST', '/v1/payments', { customerId: stranger, amount: 10, paymentMethod: 'Cash' }, { as: other })
+    ).json();
     const mine = await pay(c.id, 10);
     const mineRefund = (await refund({ originalPaymentId: mine.id, amount: 1 })).json();
     const notFound = await refund({ originalPaymentId: theirs.id, amount: 1 });

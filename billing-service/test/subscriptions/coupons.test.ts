@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIVATION_FLAGS, BASIC_MONTHLY, PRO_MONTHLY, activate, listInvoices, newCustomer, newSubscription, readSubscription } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  BASIC_MONTHLY,
+  PRO_MONTHLY,
+  activate,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readSubscription,
+} from '../helpers/api-fixtures.js';
 import { startTestApp, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -41,7 +50,9 @@ async function proWithCoupons(codes: string[], account?: TestAccount) {
   const subscription = await putSubscription(
     {
       ...read,
-      subscriptionProducts: read.subscriptionProducts.map((p: Sub) => (p.productCode === 'SUPPORT' ? { ...p, discount: { type: 'Amount', amount: 6 } } : p)),
+      subscriptionProducts: read.subscriptionProducts.map((p: Sub) =>
+        p.productCode === 'SUPPORT' ? { ...p, discount: { type: 'Amount', amount: 6 } } : p,
+      ),
       coupons: codes.map((code) => ({ code })),
     },
     account,
@@ -107,7 +118,11 @@ describe('a Once coupon', () => {
     const subscriptionId = await newSubscription(t, customerId, BASIC_MONTHLY, account);
     const read = await readSubscription(t, subscriptionId, account);
     const nothingIncluded = await putSubscription(
-      { ...read, subscriptionProducts: read.subscriptionProducts.map((p: Sub) => ({ ...p, isIncluded: false })), coupons: [{ code: 'WELCOME10' }] },
+      {
+        ...read,
+        subscriptionProducts: read.subscriptionProducts.map((p: Sub) => ({ ...p, isIncluded: false })),
+        coupons: [{ code: 'WELCOME10' }],
+      },
       account,
     );
 
@@ -118,10 +133,15 @@ describe('a Once coupon', () => {
     expect(afterActivation.coupons).toEqual([{ code: 'WELCOME10', name: '10% off the first period', periodsUsed: 0, remainingPeriods: 1 }]);
 
     // the seat is included again: the next period is billed, with the coupon (19.99 less 10 %)
-    await putSubscription({ ...afterActivation, subscriptionProducts: nothingIncluded.subscriptionProducts.map((p: Sub) => ({ ...p, isIncluded: true })) }, account);
+    await putSubscription(
+      { ...afterActivation, subscriptionProducts: nothingIncluded.subscriptionProducts.map((p: Sub) => ({ ...p, isIncluded: true })) },
+      account,
+    );
     await advanceTo(account, new Date(`${afterActivation.nextPeriodStartDate}T12:00:00Z`));
     const invoices = await listInvoices(t, customerId, account);
     expect(invoices.map((i) => [i.subtotal, i.totalDiscount, i.invoiceAmount])).toEqual([[19.99, 2, 17.99]]);
-    expect((await readSubscription(t, subscriptionId, account)).coupons).toMatchObject([{ code: 'WELCOME10', periodsUsed: 1, remainingPeriods: 0 }]);
+    expect((await readSubscription(t, subscriptionId, account)).coupons).toMatchObject([
+      { code: 'WELCOME10', periodsUsed: 1, remainingPeriods: 0 },
+    ]);
   });
 });

@@ -18,7 +18,11 @@ beforeAll(async () => {
     ids.push((await createSubscription(t, { customerId, planFrequencyId, name, reference })).id);
   }
   // Activation belongs to the customer lifecycle; set it in the database.
-  await t.database.db.updateTable('subscriptions').set({ status: 'Active', activatedAt: new Date('2025-03-01T00:00:00Z') }).where('id', '=', ids[1]!).execute();
+  await t.database.db
+    .updateTable('subscriptions')
+    .set({ status: 'Active', activatedAt: new Date('2025-03-01T00:00:00Z') })
+    .where('id', '=', ids[1]!)
+    .execute();
   // Another customer of the same account, and another account, whose subscriptions never show.
   await createSubscription(t, { customerId: await newCustomer(t), planFrequencyId: BASIC_MONTHLY });
   const other = await t.newAccount();
@@ -49,8 +53,15 @@ describe('GET /v1/customers/{id}/subscriptions', () => {
       ['PRO', 'Draft', 49, 49, customerId],
     ]);
     expect(headers).toMatchObject({
-      'x-count': '4', 'x-maxcount': '4', 'x-currentpage': '0', 'x-pagesize': '100', 'x-maxpageindex': '0',
-      'x-nextpage': '-1', 'x-previouspage': '-1', 'x-sortorder': 'Ascending', 'x-sortexpression': 'Id',
+      'x-count': '4',
+      'x-maxcount': '4',
+      'x-currentpage': '0',
+      'x-pagesize': '100',
+      'x-maxpageindex': '0',
+      'x-nextpage': '-1',
+      'x-previouspage': '-1',
+      'x-sortorder': 'Ascending',
+      'x-sortexpression': 'Id',
     });
   });
 
@@ -86,13 +97,26 @@ describe('GET /v1/customers/{id}/subscriptions', () => {
   it('pages', async () => {
     const first = await list('?pageSize=3&pageNumber=0');
     expect(idsOf(first.body)).toEqual(ids.slice(0, 3));
-    expect(first.headers).toMatchObject({ 'x-count': '4', 'x-pagesize': '3', 'x-currentpage': '0', 'x-maxpageindex': '1', 'x-nextpage': '1', 'x-previouspage': '-1' });
+    expect(first.headers).toMatchObject({
+      'x-count': '4',
+      'x-pagesize': '3',
+      'x-currentpage': '0',
+      'x-maxpageindex': '1',
+      'x-nextpage': '1',
+      'x-previouspage': '-1',
+    });
     const second = await list('?pageSize=3&pageNumber=1');
     expect(idsOf(second.body)).toEqual(ids.slice(3));
     expect(second.headers).toMatchObject({ 'x-currentpage': '1', 'x-nextpage': '-1', 'x-previouspage': '0' });
     const drafts = await list('?query=Status:Draft&pageSize=2&pageNumber=1');
     expect(idsOf(drafts.body)).toEqual([ids[3]]);
-    expect(drafts.headers).toMatchObject({ 'x-count': '3', 'x-maxcount': '4', 'x-maxpageindex': '1', 'x-previouspage': '0', 'x-nextpage': '-1' });
+    expect(drafts.headers).toMatchObject({
+      'x-count': '3',
+      'x-maxcount': '4',
+      'x-maxpageindex': '1',
+      'x-previouspage': '0',
+      'x-nextpage': '-1',
+    });
   });
 
   it('is empty for a customer without subscriptions', async () => {
@@ -102,11 +126,14 @@ describe('GET /v1/customers/{id}/subscriptions', () => {
     expect(res.headers).toMatchObject({ 'x-count': '0', 'x-maxcount': '0', 'x-maxpageindex': '0', 'x-nextpage': '-1' });
   });
 
-  it.each(['?query=Status:Expired', '?query=Plan:BASIC', '?query=Name:', '?sortOrder=Ascending'])('refuses %s with 400 query not valid', async (query) => {
-    const res = await t.call('GET', `/v1/customers/${customerId}/subscriptions${query}`);
-    expect(res.statusCode, res.body).toBe(400);
-    expect(errorsOf(res)[0]!.Value).toMatch(/^query not valid/);
-  });
+  it.each(['?query=Status:Expired', '?query=Plan:BASIC', '?query=Name:', '?sortOrder=Ascending'])(
+    'refuses %s with 400 query not valid',
+    async (query) => {
+      const res = await t.call('GET', `/v1/customers/${customerId}/subscriptions${query}`);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(errorsOf(res)[0]!.Value).toMatch(/^query not valid/);
+    },
+  );
 
   it("answers 404 for an unknown customer and another account's customer", async () => {
     for (const id of [999999, 2147483648]) {

@@ -1,9 +1,15 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Catalog } from '../../src/catalog/schema.js';
-import { basicAuth, testCatalog, type TestAccount, } from '../helpers/test-app.js';
+import { basicAuth, testCatalog, type TestAccount } from '../helpers/test-app.js';
 
 /** An authenticated JSON request to another app on the same database (see TestApp.buildAnotherApp). */
-export function callOn(app: FastifyInstance, as: TestAccount, method: InjectOptions['method'], url: string, body?: unknown): Promise<LightMyRequestResponse> {
+export function callOn(
+  app: FastifyInstance,
+  as: TestAccount,
+  method: InjectOptions['method'],
+  url: string,
+  body?: unknown,
+): Promise<LightMyRequestResponse> {
   return app.inject({
     method,
     url,
@@ -47,7 +53,13 @@ export function usdCadCatalog(): Catalog {
             id: 41,
             interval: 'Monthly',
             prices: [
-              { product: 'SEAT', charges: [{ currency: 'USD', amount: '3.00' }, { currency: 'CAD', amount: '4.00' }] },
+              {
+                product: 'SEAT',
+                charges: [
+                  { currency: 'USD', amount: '3.00' },
+                  { currency: 'CAD', amount: '4.00' },
+                ],
+              },
               { product: 'ADDON', charges: [{ currency: 'USD', amount: '7.50' }] },
             ],
           },
@@ -58,7 +70,22 @@ export function usdCadCatalog(): Catalog {
         code: 'QUARTER',
         name: 'Quarterly',
         products: [{ code: 'SEAT', name: 'Seat', quantity: 1 }],
-        frequencies: [{ id: 51, interval: 'Monthly', numberOfIntervals: 3, prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '29.99' }, { currency: 'CAD', amount: '36.00' }] }] }],
+        frequencies: [
+          {
+            id: 51,
+            interval: 'Monthly',
+            numberOfIntervals: 3,
+            prices: [
+              {
+                product: 'SEAT',
+                charges: [
+                  { currency: 'USD', amount: '29.99' },
+                  { currency: 'CAD', amount: '36.00' },
+                ],
+              },
+            ],
+          },
+        ],
       },
     ],
   });

@@ -33,7 +33,11 @@ function withProducts(sub: Sub, changes: Record<string, Record<string, unknown>>
   };
 }
 
-const revenue = (s: Sub) => ({ amount: s.amount, monthlyRecurringRevenue: s.monthlyRecurringRevenue, netMonthlyRecurringRevenue: s.netMonthlyRecurringRevenue });
+const revenue = (s: Sub) => ({
+  amount: s.amount,
+  monthlyRecurringRevenue: s.monthlyRecurringRevenue,
+  netMonthlyRecurringRevenue: s.netMonthlyRecurringRevenue,
+});
 const productOf = (s: Sub, code: string) => s.subscriptionProducts.find((p: Sub) => p.productCode === code);
 
 describe('PUT /v1/subscriptions', () => {
@@ -85,12 +89,15 @@ describe('PUT /v1/subscriptions', () => {
     // Omitted fields are not preserved.
     const cleared = await putOk({ id: read.id, status: 'Draft' });
     expect(cleared).toMatchObject({
-      reference: null, subscriptionOverride: { name: null, description: null },
-      contractStartTimestamp: null, contractEndTimestamp: null, expiredTimestamp: null,
+      reference: null,
+      subscriptionOverride: { name: null, description: null },
+      contractStartTimestamp: null,
+      contractEndTimestamp: null,
+      expiredTimestamp: null,
     });
   });
 
-  it('reads timestamps without an offset as UTC, whatever the server\'s time zone', async () => {
+  it("reads timestamps without an offset as UTC, whatever the server's time zone", async () => {
     const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
     const zone = process.env.TZ;
     process.env.TZ = 'America/Toronto';
@@ -125,7 +132,9 @@ describe('PUT /v1/subscriptions', () => {
   it('rounds each product line to the currency before adding them up, as an invoice does', async () => {
     const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
     // 2.5 × 19.99 = 49.975 → 49.98 per line; 2 lines = 99.96 (not round(99.95)).
-    const updated = await putOk(withProducts(read, { SEAT: { quantity: 2.5, priceOverride: 19.99 }, SUPPORT: { quantity: 2.5, priceOverride: 19.99 } }));
+    const updated = await putOk(
+      withProducts(read, { SEAT: { quantity: 2.5, priceOverride: 19.99 }, SUPPORT: { quantity: 2.5, priceOverride: 19.99 } }),
+    );
     expect(updated.subscriptionProducts.map((p: Sub) => p.amount)).toEqual([49.98, 49.98]);
     expect(revenue(updated)).toEqual({ amount: 99.96, monthlyRecurringRevenue: 99.96, netMonthlyRecurringRevenue: 99.96 });
   });
@@ -170,21 +179,34 @@ describe('PUT /v1/subscriptions', () => {
     expect(revenue(updated)).toEqual({ amount: 19.99, monthlyRecurringRevenue: 19.99, netMonthlyRecurringRevenue: 14.99 });
 
     const pro = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
-    const proUpdated = await putOk(withProducts(pro, { SEAT: { discount: { type: 'Amount', amount: '2.50' } }, SUPPORT: { discount: { type: 'Amount', amount: 100 } } }));
+    const proUpdated = await putOk(
+      withProducts(pro, { SEAT: { discount: { type: 'Amount', amount: '2.50' } }, SUPPORT: { discount: { type: 'Amount', amount: 100 } } }),
+    );
     // SEAT 40 − 2.50 = 37.50; SUPPORT 9 − 100 → 0
     expect(revenue(proUpdated)).toEqual({ amount: 49, monthlyRecurringRevenue: 49, netMonthlyRecurringRevenue: 37.5 });
   });
 
   it('returns products left out of the list to the plan defaults', async () => {
     const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
-    const custom = await putOk(withProducts(read, {
-      SEAT: { quantity: 7, priceOverride: 6, discount: { type: 'Amount', amount: 1 } },
-      SUPPORT: { isIncluded: false },
-    }));
+    const custom = await putOk(
+      withProducts(read, {
+        SEAT: { quantity: 7, priceOverride: 6, discount: { type: 'Amount', amount: 1 } },
+        SUPPORT: { isIncluded: false },
+      }),
+    );
     expect(revenue(custom)).toEqual({ amount: 42, monthlyRecurringRevenue: 42, netMonthlyRecurringRevenue: 41 });
 
-    const onlySupport = await putOk({ ...custom, subscriptionProducts: custom.subscriptionProducts.filter((p: Sub) => p.productCode === 'SUPPORT') });
-    expect(productOf(onlySupport, 'SEAT')).toMatchObject({ quantity: 5, isIncluded: true, priceOverride: null, discount: null, amount: 40 });
+    const onlySupport = await putOk({
+      ...custom,
+      subscriptionProducts: custom.subscriptionProducts.filter((p: Sub) => p.productCode === 'SUPPORT'),
+    });
+    expect(productOf(onlySupport, 'SEAT')).toMatchObject({
+      quantity: 5,
+      isIncluded: true,
+      priceOverride: null,
+      discount: null,
+      amount: 40,
+    });
     expect(productOf(onlySupport, 'SUPPORT')).toMatchObject({ isIncluded: false });
     expect(revenue(onlySupport)).toEqual({ amount: 40, monthlyRecurringRevenue: 40, netMonthlyRecurringRevenue: 40 });
 
@@ -256,7 +278,10 @@ describe('PUT /v1/subscriptions', () => {
   it("refuses another subscription's product and a product listed twice", async () => {
     const other = await fresh(BASIC_MONTHLY);
     const read = await readSubscription(t, (await fresh(PRO_MONTHLY)).id);
-    const foreign = await put({ ...read, subscriptionProducts: [read.subscriptionProducts[0], { ...other.subscriptionProducts[0], quantity: 2 }] });
+    const foreign = await put({
+      ...read,
+      subscriptionProducts: [read.subscriptionProducts[0], { ...other.subscriptionProducts[0], quantity: 2 }],
+    });
     expect(foreign.statusCode, foreign.body).toBe(400);
     expect(errorsOf(foreign).map((e) => e.Key)).toEqual(['subscriptionProducts[1].id']);
     const twice = await put({ ...read, subscriptionProducts: [read.subscriptionProducts[1], read.subscriptionProducts[1]] });
@@ -281,7 +306,11 @@ describe('PUT /v1/subscriptions', () => {
 
   it('refuses any change to a Cancelled subscription', async () => {
     const created = await fresh(BASIC_MONTHLY);
-    await t.database.db.updateTable('subscriptions').set({ status: 'Cancelled', cancelledAt: new Date() }).where('id', '=', created.id).execute();
+    await t.database.db
+      .updateTable('subscriptions')
+      .set({ status: 'Cancelled', cancelledAt: new Date() })
+      .where('id', '=', created.id)
+      .execute();
     const read = await readSubscription(t, created.id);
     const res = await put({ ...read, reference: 'too late' });
     expect(res.statusCode, res.body).toBe(400);
@@ -296,7 +325,7 @@ describe('PUT /v1/subscriptions', () => {
     expect(errorsOf(res)[0]!.Key).toBe('customerId');
   });
 
-  it('answers 404 for unknown subscriptions and other accounts\' subscriptions', async () => {
+  it("answers 404 for unknown subscriptions and other accounts' subscriptions", async () => {
     const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
     const other = await t.newAccount();
     for (const id of [999999, 2147483648]) {
@@ -317,21 +346,62 @@ describe('PUT /v1/subscriptions', () => {
 
 /** Every field of the spec's subscription object (Resources: "Plan, plan frequency, subscription"). */
 const SPEC_SUBSCRIPTION_FIELDS = [
-  'customerId', 'planFrequency', 'planCode', 'planName', 'planDescription', 'planReference', 'status', 'reference', 'subscriptionOverride',
-  'hasPostedInvoice', 'createdTimestamp', 'activatedTimestamp', 'provisionedTimestamp', 'nextPeriodStartDate', 'scheduledActivationTimestamp',
-  'subscriptionProducts', 'remainingInterval', 'remainingIntervalPushOut', 'openSubscriptionPeriodEndDate', 'chargeDiscount', 'setupFeeDiscount',
-  'chargeDiscounts', 'setupFeeDiscounts', 'customFields', 'planAutoApplyChanges', 'autoApplyCatalogChanges', 'monthlyRecurringRevenue',
-  'netMonthlyRecurringRevenue', 'amount', 'contractStartTimestamp', 'contractEndTimestamp', 'expiredTimestamp', 'coupons',
-  'subscriptionHasRecurringEndOfPeriodCharge', 'id', 'uri',
+  'customerId',
+  'planFrequency',
+  'planCode',
+  'planName',
+  'planDescription',
+  'planReference',
+  'status',
+  'reference',
+  'subscriptionOverride',
+  'hasPostedInvoice',
+  'createdTimestamp',
+  'activatedTimestamp',
+  'provisionedTimestamp',
+  'nextPeriodStartDate',
+  'scheduledActivationTimestamp',
+  'subscriptionProducts',
+  'remainingInterval',
+  'remainingIntervalPushOut',
+  'openSubscriptionPeriodEndDate',
+  'chargeDiscount',
+  'setupFeeDiscount',
+  'chargeDiscounts',
+  'setupFeeDiscounts',
+  'customFields',
+  'planAutoApplyChanges',
+  'autoApplyCatalogChanges',
+  'monthlyRecurringRevenue',
+  'netMonthlyRecurringRevenue',
+  'amount',
+  'contractStartTimestamp',
+  'contractEndTimestamp',
+  'expiredTimestamp',
+  'coupons',
+  'subscriptionHasRecurringEndOfPeriodCharge',
+  'id',
+  'uri',
 ];
 /** The plan-frequency fields of the plan list. */
 const SPEC_PLAN_FREQUENCY_FIELDS = [
-  'planRevisionId', 'numberOfIntervals', 'interval', 'numberOfSubscriptions', 'status', 'setupFees', 'charges', 'isProrated',
-  'prorationGranularity', 'planFrequencyUniqueId', 'remainingInterval', 'id', 'uri',
+  'planRevisionId',
+  'numberOfIntervals',
+  'interval',
+  'numberOfSubscriptions',
+  'status',
+  'setupFees',
+  'charges',
+  'isProrated',
+  'prorationGranularity',
+  'planFrequencyUniqueId',
+  'remainingInterval',
+  'id',
+  'uri',
 ];
 
-describe('the spec\'s subscription object', () => {
-  it('comes whole from create, GET, the customer\'s list and PUT, its planFrequency as the plan list shows it', async () => {
+describe("the spec's subscription object", () => {
+  it("comes whole from create, GET, the customer's list and PUT, its planFrequency as the plan list shows it", async () => {
     const created = await fresh(PRO_MONTHLY);
     const listed = (await t.call('GET', `/v1/customers/${created.customerId}/subscriptions`)).json()[0];
     const read = await readSubscription(t, created.id);
@@ -340,14 +410,25 @@ describe('the spec\'s subscription object', () => {
       expect(Object.keys(sub)).toEqual(expect.arrayContaining(SPEC_SUBSCRIPTION_FIELDS));
       expect(Object.keys(sub.planFrequency).sort()).toEqual([...SPEC_PLAN_FREQUENCY_FIELDS].sort());
       expect(sub).toMatchObject({
-        chargeDiscount: null, setupFeeDiscount: null, chargeDiscounts: [], setupFeeDiscounts: [], customFields: null,
-        planAutoApplyChanges: false, autoApplyCatalogChanges: false, remainingIntervalPushOut: null, subscriptionHasRecurringEndOfPeriodCharge: false,
+        chargeDiscount: null,
+        setupFeeDiscount: null,
+        chargeDiscounts: [],
+        setupFeeDiscounts: [],
+        customFields: null,
+        planAutoApplyChanges: false,
+        autoApplyCatalogChanges: false,
+        remainingIntervalPushOut: null,
+        subscriptionHasRecurringEndOfPeriodCharge: false,
       });
     }
     const plans = (await t.call('GET', '/v1/Plans')).json();
     const inList = plans.flatMap((p: Sub) => p.planFrequencies).find((f: Sub) => f.id === PRO_MONTHLY);
     expect(read.planFrequency).toEqual(inList);
-    expect(read.planFrequency).toMatchObject({ id: PRO_MONTHLY, planFrequencyUniqueId: PRO_MONTHLY, charges: expect.arrayContaining([expect.objectContaining({ amount: 49, currency: 'USD' })]) });
+    expect(read.planFrequency).toMatchObject({
+      id: PRO_MONTHLY,
+      planFrequencyUniqueId: PRO_MONTHLY,
+      charges: expect.arrayContaining([expect.objectContaining({ amount: 49, currency: 'USD' })]),
+    });
   });
 
   it('keeps the customFields PUT sends, replaces them whole, and clears them when left out', async () => {
@@ -395,9 +476,19 @@ describe('the spec\'s subscription object', () => {
   it('accepts the values it returns for the fields it does not model, explicit or left out', async () => {
     const read = await readSubscription(t, (await fresh(BASIC_MONTHLY)).id);
     const explicit = await putOk({
-      ...read, chargeDiscount: null, setupFeeDiscount: null, chargeDiscounts: [], setupFeeDiscounts: [], planAutoApplyChanges: false,
-      autoApplyCatalogChanges: false, remainingInterval: null, remainingIntervalPushOut: null, subscriptionHasRecurringEndOfPeriodCharge: false,
-      scheduledActivationTimestamp: null, planFrequency: { id: BASIC_MONTHLY }, planCode: 'basic',
+      ...read,
+      chargeDiscount: null,
+      setupFeeDiscount: null,
+      chargeDiscounts: [],
+      setupFeeDiscounts: [],
+      planAutoApplyChanges: false,
+      autoApplyCatalogChanges: false,
+      remainingInterval: null,
+      remainingIntervalPushOut: null,
+      subscriptionHasRecurringEndOfPeriodCharge: false,
+      scheduledActivationTimestamp: null,
+      planFrequency: { id: BASIC_MONTHLY },
+      planCode: 'basic',
     });
     expect(explicit).toEqual(read);
     expect(await putOk({ id: read.id, status: 'Draft' })).toEqual(read);

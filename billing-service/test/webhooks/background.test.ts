@@ -22,13 +22,25 @@ it("the billing API's background worker delivers committed events and is watched
   expect(created.statusCode, created.body).toBe(200);
   const { secret } = created.json();
   await t.database.db.transaction().execute((trx) =>
-    emitWebhookEvent(trx, { accountId: t.account.accountId, customerId: 1, type: 'payment.succeeded', data: { amount: 10 }, now: new Date() }),
+    emitWebhookEvent(trx, {
+      accountId: t.account.accountId,
+      customerId: 1,
+      type: 'payment.succeeded',
+      data: { amount: 10 },
+      now: new Date(),
+    }),
   );
   // A rolled-back change has no event.
   await t.database.db
     .transaction()
     .execute(async (trx) => {
-      await emitWebhookEvent(trx, { accountId: t.account.accountId, customerId: 1, type: 'payment.succeeded', data: { amount: 99 }, now: new Date() });
+      await emitWebhookEvent(trx, {
+        accountId: t.account.accountId,
+        customerId: 1,
+        type: 'payment.succeeded',
+        data: { amount: 99 },
+        now: new Date(),
+      });
       throw new Error('rolled back');
     })
     .catch(() => undefined);

@@ -31,7 +31,11 @@ afterEach(async () => {
 
 /** A worker of the test's own, driven by calling runDue with chosen times (no timer). */
 function worker(options: WebhookWorkerOptions = {}) {
-  return new WebhookDeliveryWorker(t.database.db, { allowHttp: true, allowPrivate: true, resolve, random: () => 0.5, timeoutMs: 2_000, ...options }, t.app.log);
+  return new WebhookDeliveryWorker(
+    t.database.db,
+    { allowHttp: true, allowPrivate: true, resolve, random: () => 0.5, timeoutMs: 2_000, ...options },
+    t.app.log,
+  );
 }
 
 async function endpoint(account: TestAccount, body: Record<string, unknown>) {
@@ -41,12 +45,20 @@ async function endpoint(account: TestAccount, body: Record<string, unknown>) {
 }
 
 async function emit(account: TestAccount, customerId: number | null, type: WebhookEventType, data: unknown = { n: 1 }) {
-  await t.database.db.transaction().execute((trx) => emitWebhookEvent(trx, { accountId: account.accountId, customerId, type, data, now: new Date() }));
+  await t.database.db
+    .transaction()
+    .execute((trx) => emitWebhookEvent(trx, { accountId: account.accountId, customerId, type, data, now: new Date() }));
 }
 
 /** The event carried by a request, its signature checked with the endpoint's secret. */
 function verified(request: ReceivedWebhook, secret: string) {
-  const payload = new Webhook(secret).verify(request.body, request.headers) as { id: string; type: string; timestamp: string; accountId: number; data: any };
+  const payload = new Webhook(secret).verify(request.body, request.headers) as {
+    id: string;
+    type: string;
+    timestamp: string;
+    accountId: number;
+    data: any;
+  };
   expect(request.headers['webhook-id']).toBe(payload.id);
   expect(request.headers['content-type']).toBe('application/json');
   return payload;
@@ -73,7 +85,12 @@ describe('webhook delivery', () => {
     expect(Date.parse(created.timestamp)).not.toBeNaN();
     // The same event to two endpoints has one id; another endpoint's secret does not verify it.
     expect(toPaid[0]!.id).toBe(toAll.find((e) => e.type === 'invoice.paid')!.id);
-    expect(() => new Webhook(paid.secret).verify(receiver.received.find((r) => r.path === '/all')!.body, receiver.received.find((r) => r.path === '/all')!.headers)).toThrow();
+    expect(() =>
+      new Webhook(paid.secret).verify(
+        receiver.received.find((r) => r.path === '/all')!.body,
+        receiver.received.find((r) => r.path === '/all')!.headers,
+      ),
+    ).toThrow();
 
     const attempts = await t.call('GET', `/v1/webhookEndpoints/${all.id}/deliveries`, undefined, { as: account });
     expect(attempts.statusCode).toBe(200);
@@ -83,9 +100,17 @@ describe('webhook delivery', () => {
       expect(a.eventId).toMatch(/^evt_/);
       expect(typeof a.durationMs).toBe('number');
       const delivery = await t.call('GET', a.deliveryUri.replace('https://billing.test', ''), undefined, { as: account });
-      expect(delivery.json()).toMatchObject({ id: a.deliveryId, status: 'Succeeded', attempts: 1, eventId: a.eventId, lastHttpStatus: 200 });
+      expect(delivery.json()).toMatchObject({
+        id: a.deliveryId,
+        status: 'Succeeded',
+        attempts: 1,
+        eventId: a.eventId,
+        lastHttpStatus: 200,
+      });
     }
-    const filtered = await t.call('GET', `/v1/webhookEndpoints/${all.id}/deliveries?query=EventType:invoice.paid`, undefined, { as: account });
+    const filtered = await t.call('GET', `/v1/webhookEndpoints/${all.id}/deliveries?query=EventType:invoice.paid`, undefined, {
+      as: account,
+    });
     expect(filtered.json().map((a: { eventType: string }) => a.eventType)).toEqual(['invoice.paid']);
     // Nothing is sent twice.
     receiver.received.length = 0;
@@ -114,7 +139,9 @@ describe('webhook delivery', () => {
     // An event for A arriving meanwhile waits behind A's first.
     await emit(account, 100, 'customer.activated', { customer: 'A', n: 4 });
     expect(await w.runDue(seconds(t0, 6))).toBe(3);
-    expect(receiver.received.filter((r) => verified(r, hook.secret).data.customer === 'A').map((r) => verified(r, hook.secret).data.n)).toEqual([1, 1]);
+    expect(
+      receiver.received.filter((r) => verified(r, hook.secret).data.customer === 'A').map((r) => verified(r, hook.secret).data.n),
+    ).toEqual([1, 1]);
     // Second retry after 5 minutes; now the receiver works.
     recovered = true;
     expect(await w.runDue(seconds(t0, 6 + 299))).toBe(0);
@@ -131,7 +158,9 @@ describe('webhook delivery', () => {
     expect(firstSeen.filter((e) => e.data.customer === 'A').map((e) => e.data.n)).toEqual([1, 2, 3, 4]);
     expect(accepted.filter((e) => e.data.customer === 'A').map((e) => e.data.n)).toEqual([1, 2, 3, 4]);
     // Retries carry the same id and are signed afresh.
-    const retriedA1 = receiver.received.filter((r) => verified(r, hook.secret).data.customer === 'A' && verified(r, hook.secret).data.n === 1);
+    const retriedA1 = receiver.received.filter(
+      (r) => verified(r, hook.secret).data.customer === 'A' && verified(r, hook.secret).data.n === 1,
+    );
     expect(retriedA1.map((r) => r.status)).toEqual([500, 500, 204]);
     expect(new Set(retriedA1.map((r) => r.headers['webhook-id'])).size).toBe(1);
 
@@ -156,7 +185,7 @@ describe('webhook delivery', () => {
     expect(events.filter((e) => e.data.customer === 'C').map((e) => e.data.n)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
-  it('a slow endpoint delays only itself: another tenant\'s event is delivered while the slow backlog waits', async () => {
+  it("a slow endpoint delays only itself: another tenant's event is delivered while the slow backlog waits", async () => {
     const slowTenant = await t.newAccount();
     const otherTenant = await t.newAccount();
     const slow = await endpoint(slowTenant, { url: receiver.url('/slow'), eventTypes: ['*'] });
@@ -170,9 +199,13 @@ describe('webhook delivery', () => {
 
     const run = worker({ timeoutMs: 60_000, pollMs: 20, concurrency: 10, perEndpoint: 2 }).runDue(seconds(new Date(), 1));
     const deadline = Date.now() + 15_000;
-    while (!receiver.received.some((r) => r.path === '/other') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!receiver.received.some((r) => r.path === '/other') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const delivered = receiver.received.filter((r) => r.path === '/other').map((r) => verified(r, other.secret));
-    const slowSoFar = { arrived: receiver.arrived.filter((p) => p === '/slow').length, answered: receiver.received.filter((r) => r.path === '/slow').length };
+    const slowSoFar = {
+      arrived: receiver.arrived.filter((p) => p === '/slow').length,
+      answered: receiver.received.filter((r) => r.path === '/slow').length,
+    };
     release();
     const attempts = await run;
 
@@ -193,7 +226,11 @@ describe('webhook delivery', () => {
     await emit(account, 1, 'invoice.posted');
     // With e-mail on and the catalogue's account.email, the account is told by e-mail (through the outbox).
     const ctx = t.app.ctx as AppContext;
-    const mailing = { ...ctx, notifier: { enabled: true }, catalog: { ...ctx.catalog, account: { name: 'Shop', email: 'ops@shop.test' } } } as unknown as AppContext;
+    const mailing = {
+      ...ctx,
+      notifier: { enabled: true },
+      catalog: { ...ctx.catalog, account: { name: 'Shop', email: 'ops@shop.test' } },
+    } as unknown as AppContext;
     const w = worker({ onEndpointDisabled: endpointDisabledEmail(mailing) });
     const t0 = seconds(new Date(), 1);
     await w.runDue(t0);
@@ -206,7 +243,12 @@ describe('webhook delivery', () => {
     expect(disabled.status).toBe('Disabled');
     const emails = await t.database.db.selectFrom('emailOutbox').selectAll().where('accountId', '=', account.accountId).execute();
     expect(emails).toHaveLength(1);
-    expect(emails[0]).toMatchObject({ customerId: null, toAddress: 'ops@shop.test', emailType: 'WebhookEndpointDisabled', status: 'Pending' });
+    expect(emails[0]).toMatchObject({
+      customerId: null,
+      toAddress: 'ops@shop.test',
+      emailType: 'WebhookEndpointDisabled',
+      status: 'Pending',
+    });
     expect(emails[0]!.subject).toBe(`Shop: webhook endpoint ${hook.id} was disabled`);
     expect(emails[0]!.body).toContain(hook.url);
 
@@ -217,7 +259,12 @@ describe('webhook delivery', () => {
     expect(receiver.received.length).toBe(before);
     // Enabled again (the receiver fixed): the waiting delivery goes, the failure clock restarts.
     receiver.state.respond = () => 200;
-    const enabled = await t.call('PUT', `/v1/webhookEndpoints/${hook.id}`, { url: hook.url, eventTypes: ['*'], status: 'Enabled' }, { as: account });
+    const enabled = await t.call(
+      'PUT',
+      `/v1/webhookEndpoints/${hook.id}`,
+      { url: hook.url, eventTypes: ['*'], status: 'Enabled' },
+      { as: account },
+    );
     expect(enabled.json()).toMatchObject({ status: 'Enabled', failingSinceTimestamp: null });
     await w.runDue(seconds(t0, 41 * 3600));
     expect(receiver.received.slice(before).map((r) => verified(r, hook.secret).type)).toEqual(['invoice.posted']);
@@ -248,7 +295,9 @@ describe('webhook delivery', () => {
     await w.runDue(t0);
     // The second attempt fails too: Failed; the next event of the customer is then attempted.
     await w.runDue(seconds(t0, 2));
-    const attempts = (await t.call('GET', `/v1/webhookEndpoints/${hook.id}/deliveries?sortExpression=Id&sortOrder=Ascending`, undefined, { as: account })).json();
+    const attempts = (
+      await t.call('GET', `/v1/webhookEndpoints/${hook.id}/deliveries?sortExpression=Id&sortOrder=Ascending`, undefined, { as: account })
+    ).json();
     expect(attempts.map((a: { httpStatus: number }) => a.httpStatus)).toEqual([410, 410, 410]);
     const deliveryId = attempts[0].deliveryId as number;
     const failed = (await t.call('GET', `/v1/webhookDeliveries/${deliveryId}`, undefined, { as: account })).json();
@@ -264,9 +313,17 @@ describe('webhook delivery', () => {
     expect(retried.json()).toMatchObject({ id: deliveryId, status: 'Pending', attempts: 0 });
     expect((await t.call('POST', `/v1/webhookDeliveries/${deliveryId}/retry`, undefined, { as: account })).statusCode).toBe(409);
     await w.runDue(seconds(new Date(), 1));
-    expect((await t.call('GET', `/v1/webhookDeliveries/${deliveryId}`, undefined, { as: account })).json()).toMatchObject({ status: 'Succeeded', lastHttpStatus: 200 });
+    expect((await t.call('GET', `/v1/webhookDeliveries/${deliveryId}`, undefined, { as: account })).json()).toMatchObject({
+      status: 'Succeeded',
+      lastHttpStatus: 200,
+    });
     expect((await t.call('POST', `/v1/webhookDeliveries/${deliveryId}/retry`, undefined, { as: account })).statusCode).toBe(409);
-    const audit = await t.database.db.selectFrom('auditLog').select('action').where('entityType', '=', 'WebhookDelivery').where('entityId', '=', deliveryId).execute();
+    const audit = await t.database.db
+      .selectFrom('auditLog')
+      .select('action')
+      .where('entityType', '=', 'WebhookDelivery')
+      .where('entityId', '=', deliveryId)
+      .execute();
     expect(audit).toHaveLength(1);
   });
 
@@ -293,7 +350,11 @@ describe('webhook delivery', () => {
     await worker({ allowPrivate: false }).runDue(seconds(new Date(), 1));
     await worker({ allowHttp: false }).runDue(seconds(new Date(), 10));
     expect(receiver.received).toEqual([]);
-    const errors = (await t.call('GET', `/v1/webhookEndpoints/${literal.id}/deliveries?sortExpression=Id&sortOrder=Ascending`, undefined, { as: account })).json().map((a: { error: string }) => a.error);
+    const errors = (
+      await t.call('GET', `/v1/webhookEndpoints/${literal.id}/deliveries?sortExpression=Id&sortOrder=Ascending`, undefined, { as: account })
+    )
+      .json()
+      .map((a: { error: string }) => a.error);
     expect(errors).toEqual([expect.stringMatching(/refused: .*loopback/), expect.stringMatching(/refused: must be an https URL/)]);
   });
 

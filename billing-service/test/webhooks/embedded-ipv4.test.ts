@@ -61,13 +61,19 @@ describe('webhook URLs whose IPv6 address carries an IPv4 address', () => {
       const asName = await create(`https://n${i}.carrier.test/hook`);
       expect(asName.statusCode, form).toBe(400);
       const [error] = errorsOf(asName);
-      expect(error, form).toMatchObject({ Key: 'url', Value: expect.stringMatching(/^host n\d+\.carrier\.test does not resolve to a public address/) });
+      expect(error, form).toMatchObject({
+        Key: 'url',
+        Value: expect.stringMatching(/^host n\d+\.carrier\.test does not resolve to a public address/),
+      });
       // Neither the address nor the kind of network behind the name.
       expect(error!.Value, form).not.toMatch(/\d+\.\d+\.\d+\.\d+|[0-9a-f]*:[0-9a-f]*:|private|loopback|link-local|reserved/i);
     }
     const endpoint = (await create('https://p3.public.test/hook')).json();
     for (const [form, address] of CARRIERS) {
-      const update = await t.call('PUT', `/v1/webhookEndpoints/${endpoint.id}`, { url: `https://${literal(address)}/hook`, eventTypes: ['*'] });
+      const update = await t.call('PUT', `/v1/webhookEndpoints/${endpoint.id}`, {
+        url: `https://${literal(address)}/hook`,
+        eventTypes: ['*'],
+      });
       expect(update.statusCode, form).toBe(400);
       expect(errorsOf(update)[0], form).toMatchObject({ Key: 'url' });
     }
@@ -84,18 +90,32 @@ describe('webhook URLs whose IPv6 address carries an IPv4 address', () => {
     const account = await t.newAccount();
     const endpoints: number[] = [];
     for (const i of CARRIERS.keys()) {
-      const response = await t.call('POST', '/v1/webhookEndpoints', { url: `https://m${i}.moving.test/hook`, eventTypes: ['*'] }, { as: account });
+      const response = await t.call(
+        'POST',
+        '/v1/webhookEndpoints',
+        { url: `https://m${i}.moving.test/hook`, eventTypes: ['*'] },
+        { as: account },
+      );
       expect(response.statusCode, response.body).toBe(200);
       endpoints.push(response.json().id);
     }
     moved = true;
     const now = new Date('2030-01-01T00:00:00Z');
-    await t.database.db.transaction().execute((trx) => emitWebhookEvent(trx, { accountId: account.accountId, customerId: null, type: 'customer.created', data: { n: 1 }, now }));
-    await new WebhookDeliveryWorker(t.database.db, { resolve, random: () => 0.5, timeoutMs: 2_000 }, t.app.log).runDue(new Date(now.getTime() + 1_000));
+    await t.database.db
+      .transaction()
+      .execute((trx) =>
+        emitWebhookEvent(trx, { accountId: account.accountId, customerId: null, type: 'customer.created', data: { n: 1 }, now }),
+      );
+    await new WebhookDeliveryWorker(t.database.db, { resolve, random: () => 0.5, timeoutMs: 2_000 }, t.app.log).runDue(
+      new Date(now.getTime() + 1_000),
+    );
     for (const [i, id] of endpoints.entries()) {
       const attempts = (await t.call('GET', `/v1/webhookEndpoints/${id}/deliveries`, undefined, { as: account })).json();
       expect(attempts, CARRIERS[i]![0]).toEqual([
-        expect.objectContaining({ httpStatus: null, error: `refused: host m${i}.moving.test does not resolve to a public address; only public addresses are allowed` }),
+        expect.objectContaining({
+          httpStatus: null,
+          error: `refused: host m${i}.moving.test does not resolve to a public address; only public addresses are allowed`,
+        }),
       ]);
     }
   });

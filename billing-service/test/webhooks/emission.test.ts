@@ -30,7 +30,9 @@ const worker = () => new WebhookDeliveryWorker(t.database.db, { allowHttp: true,
 /** Delivers what is due and returns the verified events received since `from`. */
 async function delivered(from: number) {
   while ((await worker().runDue(new Date(Date.now() + 1000))) > 0);
-  return receiver.received.slice(from).map((r) => new Webhook(secret).verify(r.body, r.headers) as { id: string; type: string; accountId: number; data: any });
+  return receiver.received
+    .slice(from)
+    .map((r) => new Webhook(secret).verify(r.body, r.headers) as { id: string; type: string; accountId: number; data: any });
 }
 
 describe('events the service emits', () => {
@@ -41,7 +43,12 @@ describe('events the service emits', () => {
     const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...TEST_CARD }, { as: account });
     expect(card.statusCode, card.body).toBe(200);
     expect((await activate(t, customerId, ACTIVATION_FLAGS, '', account)).statusCode).toBe(200);
-    const paid = await t.call('POST', '/v1/payments', { customerId, amount: 29.99, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true }, { as: account });
+    const paid = await t.call(
+      'POST',
+      '/v1/payments',
+      { customerId, amount: 29.99, paymentMethod: 'CreditCard', useDefaultPaymentMethod: true },
+      { as: account },
+    );
     expect(paid.statusCode, paid.body).toBe(200);
 
     const events = await delivered(from);
@@ -68,7 +75,12 @@ describe('events the service emits', () => {
 
   it('sends customer.created with the customer exactly as the create answered it', async () => {
     const from = receiver.received.length;
-    const created = await t.call('POST', '/v1/customers', { firstName: 'Ada', customerReference: { reference1: 'r1' }, customerAcquisition: { source: 'ad' } }, { as: account });
+    const created = await t.call(
+      'POST',
+      '/v1/customers',
+      { firstName: 'Ada', customerReference: { reference1: 'r1' }, customerAcquisition: { source: 'ad' } },
+      { as: account },
+    );
     expect(created.statusCode, created.body).toBe(200);
     const events = (await delivered(from)).filter((e) => e.type === 'customer.created');
     expect(events).toHaveLength(1);
@@ -79,13 +91,23 @@ describe('events the service emits', () => {
     const at = (date: string) => new Date(`${date}T12:00:00Z`);
     const customerId = await newCustomer(t, {}, account);
     await newSubscription(t, customerId, 11, account);
-    const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...TEST_CARD, cardNumber: '4000000000000341' }, { as: account });
+    const card = await t.call(
+      'POST',
+      '/v1/paymentmethods/creditcard',
+      { customerId, ...TEST_CARD, cardNumber: '4000000000000341' },
+      { as: account },
+    );
     expect(card.statusCode, card.body).toBe(200);
     const setting = (await t.call('GET', `/v1/customerbillingsetting/${customerId}`, undefined, { as: account })).json();
     expect((await t.call('PUT', '/v1/customerbillingsetting', { ...setting, autoCollect: true }, { as: account })).statusCode).toBe(200);
     const { activateCustomer } = await import('../../src/lifecycle/activation.js');
     const { callerOf } = await import('../lifecycle/lifecycle-fixtures.js');
-    await activateCustomer(t.app.ctx, callerOf(account), { customerId, ...ACTIVATION_FLAGS }, { preview: false, sideEffects: false, now: at('2026-01-05') });
+    await activateCustomer(
+      t.app.ctx,
+      callerOf(account),
+      { customerId, ...ACTIVATION_FLAGS },
+      { preview: false, sideEffects: false, now: at('2026-01-05') },
+    );
     const from = receiver.received.length;
     await runBillingClock(t.app.ctx, at('2026-02-05'));
     await runBillingClock(t.app.ctx, at('2026-02-14'));

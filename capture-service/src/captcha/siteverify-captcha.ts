@@ -41,7 +41,11 @@ function postForm(url: URL, agent: http.Agent, body: string, timeoutMs: number, 
       {
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
         signal: AbortSignal.timeout(timeoutMs),
       },
       (response) => {
@@ -98,7 +102,10 @@ export class SiteverifyCaptcha implements CaptchaVerifier {
       response = await postForm(this.endpoint, this.agent, form.toString(), this.timeoutMs);
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
-      throw new CaptchaUnavailableError(timedOut ? `the CAPTCHA service did not answer within ${this.timeoutMs} ms` : 'the CAPTCHA service could not be reached', timedOut);
+      throw new CaptchaUnavailableError(
+        timedOut ? `the CAPTCHA service did not answer within ${this.timeoutMs} ms` : 'the CAPTCHA service could not be reached',
+        timedOut,
+      );
     }
     if (response.status < 200 || response.status > 299) {
       throw new CaptchaUnavailableError(`the CAPTCHA service answered HTTP ${response.status}`, false);

@@ -6,19 +6,30 @@ const KEEP_MS = 86_400_000;
 const SWEEP_EVERY_MS = 600_000;
 
 const claimTokenHash = reusableQuery((db: Db, tokenHash: string, usedAt: Date) =>
-  db.insertInto('usedCaptchaTokens').values({ tokenHash, usedAt }).onConflict((oc) => oc.column('tokenHash').doNothing()).returning('tokenHash'),
+  db
+    .insertInto('usedCaptchaTokens')
+    .values({ tokenHash, usedAt })
+    .onConflict((oc) => oc.column('tokenHash').doNothing())
+    .returning('tokenHash'),
 );
 
 // The claim and the read of the customer the capture is for, in one round trip: the customer row
 // (every column, null ones when there is no such customer) and whether the token was new.
-const claimTokenHashReadingCustomer = reusableQuery((db: Queryable, tokenHash: string, usedAt: Date, accountId: number, customerId: number) =>
-  db
-    .with('claim', (qc) => qc.insertInto('usedCaptchaTokens').values({ tokenHash, usedAt }).onConflict((oc) => oc.column('tokenHash').doNothing()).returning('tokenHash'))
-    .with('oneRow', (qc) => qc.selectNoFrom((eb) => eb.lit(1).as('one')))
-    .selectFrom('oneRow')
-    .leftJoin('customers', (join) => join.on('customers.accountId', '=', accountId).on('customers.id', '=', customerId))
-    .selectAll('customers')
-    .select((eb) => eb.exists(eb.selectFrom('claim').select('claim.tokenHash')).as('claimed')),
+const claimTokenHashReadingCustomer = reusableQuery(
+  (db: Queryable, tokenHash: string, usedAt: Date, accountId: number, customerId: number) =>
+    db
+      .with('claim', (qc) =>
+        qc
+          .insertInto('usedCaptchaTokens')
+          .values({ tokenHash, usedAt })
+          .onConflict((oc) => oc.column('tokenHash').doNothing())
+          .returning('tokenHash'),
+      )
+      .with('oneRow', (qc) => qc.selectNoFrom((eb) => eb.lit(1).as('one')))
+      .selectFrom('oneRow')
+      .leftJoin('customers', (join) => join.on('customers.accountId', '=', accountId).on('customers.id', '=', customerId))
+      .selectAll('customers')
+      .select((eb) => eb.exists(eb.selectFrom('claim').select('claim.tokenHash')).as('claimed')),
 );
 
 /**
@@ -46,7 +57,12 @@ export class UsedCaptchaTokens {
    * claim, reading the account's customer in the same statement (saves a round trip per capture):
    * `customer` is undefined when the account has no such customer. `customerId` must be a storable id.
    */
-  async claimReadingCustomer(token: string, accountId: number, customerId: number, now = wallClockNow().getTime()): Promise<{ claimed: boolean; customer: CustomerRow | undefined }> {
+  async claimReadingCustomer(
+    token: string,
+    accountId: number,
+    customerId: number,
+    now = wallClockNow().getTime(),
+  ): Promise<{ claimed: boolean; customer: CustomerRow | undefined }> {
     const [row] = await claimTokenHashReadingCustomer(this.db, UsedCaptchaTokens.hash(token), new Date(now), accountId, customerId);
     this.sweep(now);
     const { claimed, ...customer } = row!;

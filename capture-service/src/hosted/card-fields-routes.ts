@@ -58,7 +58,12 @@ function readQuery(query: unknown, domains: ShopDomains, ownOrigin: (origin: str
     if (key === 'origin') origin = value;
     else if (key === 'lang') lang = value;
     else if (isCardFieldsStyleKey(key)) style[key] = value;
-    else errors.push({ Key: key.slice(0, 50), Value: 'is not a parameter of the card fields (origin, lang, fontFamily, fontSize, textColor, backgroundColor, borderColor, focusColor, errorColor, borderRadius)' });
+    else
+      errors.push({
+        Key: key.slice(0, 50),
+        Value:
+          'is not a parameter of the card fields (origin, lang, fontFamily, fontSize, textColor, backgroundColor, borderColor, focusColor, errorColor, borderRadius)',
+      });
   }
   const parentOrigin = origin === undefined ? undefined : exactOrigin(origin);
   if (origin === undefined) errors.push({ Key: 'origin', Value: "required: the origin of the shop's page that embeds the card fields" });
@@ -97,8 +102,12 @@ export function registerCardFields(app: FastifyInstance, domains: ShopDomains): 
       .type('text/html; charset=utf-8')
       .send(renderCardFieldsPage(config));
   });
-  app.get(CARD_FIELDS_SCRIPT_PATH, assetRoute, async (request, reply) => sendAsset(request, reply, await cardFieldsScript(), 'text/javascript; charset=utf-8'));
-  app.get(CARD_FIELDS_STYLESHEET_PATH, assetRoute, async (request, reply) => sendAsset(request, reply, await cardFieldsStylesheet(), 'text/css; charset=utf-8'));
+  app.get(CARD_FIELDS_SCRIPT_PATH, assetRoute, async (request, reply) =>
+    sendAsset(request, reply, await cardFieldsScript(), 'text/javascript; charset=utf-8'),
+  );
+  app.get(CARD_FIELDS_STYLESHEET_PATH, assetRoute, async (request, reply) =>
+    sendAsset(request, reply, await cardFieldsStylesheet(), 'text/css; charset=utf-8'),
+  );
 }
 
 /**

@@ -6,7 +6,16 @@
  * the frame's script applies the values as CSS custom properties through the
  * CSSOM (which the frame's Content Security Policy allows, unlike inline style).
  */
-export const CARD_FIELDS_STYLE_KEYS = ['fontFamily', 'fontSize', 'textColor', 'backgroundColor', 'borderColor', 'focusColor', 'errorColor', 'borderRadius'] as const;
+export const CARD_FIELDS_STYLE_KEYS = [
+  'fontFamily',
+  'fontSize',
+  'textColor',
+  'backgroundColor',
+  'borderColor',
+  'focusColor',
+  'errorColor',
+  'borderRadius',
+] as const;
 export type CardFieldsStyleKey = (typeof CARD_FIELDS_STYLE_KEYS)[number];
 export type CardFieldsStyle = Partial<Record<CardFieldsStyleKey, string>>;
 
@@ -22,7 +31,20 @@ export const STYLE_PROPERTY: Record<CardFieldsStyleKey, string> = {
   borderRadius: '--fields-radius',
 };
 
-const GENERIC_FAMILIES = new Set(['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'ui-serif', 'ui-sans-serif', 'ui-monospace', 'ui-rounded', 'math', 'emoji']);
+const GENERIC_FAMILIES = new Set([
+  'serif',
+  'sans-serif',
+  'monospace',
+  'cursive',
+  'fantasy',
+  'system-ui',
+  'ui-serif',
+  'ui-sans-serif',
+  'ui-monospace',
+  'ui-rounded',
+  'math',
+  'emoji',
+]);
 /** A family name made of words: letters, digits, spaces and hyphens, starting with a letter. */
 const FAMILY_NAME = /^[A-Za-z][A-Za-z0-9 -]{0,47}$/;
 const MAX_FAMILIES = 6;
@@ -40,7 +62,12 @@ const LENGTH = /^(\d{1,2}(?:\.\d{1,3})?)(px|rem|em)$/;
 type Check = { value: string } | { problem: string };
 
 function fontFamily(raw: string): Check {
-  const families = raw.split(',').map((f) => f.trim().replace(/^(["'])(.*)\1$/, '$2').trim());
+  const families = raw.split(',').map((f) =>
+    f
+      .trim()
+      .replace(/^(["'])(.*)\1$/, '$2')
+      .trim(),
+  );
   if (families.length > MAX_FAMILIES) return { problem: `at most ${MAX_FAMILIES} font families` };
   const parts: string[] = [];
   for (const family of families) {
@@ -63,7 +90,9 @@ function length(min: number, max: number) {
 }
 
 function colour(raw: string): Check {
-  return HEX_COLOUR.test(raw) || FUNCTION_COLOUR.test(raw) ? { value: raw.toLowerCase() } : { problem: 'must be a colour: #rgb, #rrggbb, rgb(), rgba(), hsl() or hsla()' };
+  return HEX_COLOUR.test(raw) || FUNCTION_COLOUR.test(raw)
+    ? { value: raw.toLowerCase() }
+    : { problem: 'must be a colour: #rgb, #rrggbb, rgb(), rgba(), hsl() or hsla()' };
 }
 
 const CHECKS: Record<CardFieldsStyleKey, (raw: string) => Check> = {
@@ -82,7 +111,10 @@ export function isCardFieldsStyleKey(key: string): key is CardFieldsStyleKey {
 }
 
 /** Every given value checked: the style to apply, and a problem per refused key (nothing of a refused value is repeated). */
-export function parseCardFieldsStyle(given: Partial<Record<CardFieldsStyleKey, unknown>>): { style: CardFieldsStyle; errors: Array<{ Key: string; Value: string }> } {
+export function parseCardFieldsStyle(given: Partial<Record<CardFieldsStyleKey, unknown>>): {
+  style: CardFieldsStyle;
+  errors: Array<{ Key: string; Value: string }>;
+} {
   const style: CardFieldsStyle = {};
   const errors: Array<{ Key: string; Value: string }> = [];
   for (const key of CARD_FIELDS_STYLE_KEYS) {
@@ -121,6 +153,10 @@ export function cardFieldsStyleFrom(read: (property: string) => string): CardFie
 
 /** A page's font stack may name fonts we refuse (`"Font Awesome 6"` is fine, `"Ünïcode"` is not): keep the good ones. */
 function fontFamilyKeepingGoodNames(raw: string): Check {
-  const kept = raw.split(',').map((f) => f.trim()).filter((f) => 'value' in fontFamily(f)).slice(0, MAX_FAMILIES);
+  const kept = raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => 'value' in fontFamily(f))
+    .slice(0, MAX_FAMILIES);
   return kept.length > 0 ? fontFamily(kept.join(',')) : { problem: 'no usable font family' };
 }

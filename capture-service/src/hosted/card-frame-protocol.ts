@@ -58,7 +58,14 @@ export type CardFrameResult =
    * The capture host refused (its status and error entries, which never repeat a value), or it could not be reached (status 0).
    * `declined`: the card or the payment was declined (then `declineCode` when the gateway gave one).
    */
-  | { type: 'refused'; replyTo: string; status: number; errors: Array<{ Key: string; Value: string }>; declined: boolean; declineCode: string | null };
+  | {
+      type: 'refused';
+      replyTo: string;
+      status: number;
+      errors: Array<{ Key: string; Value: string }>;
+      declined: boolean;
+      declineCode: string | null;
+    };
 
 export type CardFrameMessage<T> = T & { protocol: typeof CARD_FRAME_PROTOCOL; channel: string };
 
@@ -90,7 +97,7 @@ export function wrap<T extends { type: string }>(channel: string, message: T): C
  * same window, this protocol and this channel; undefined for anything else
  * (another page, another frame, another checkout on the same page).
  */
-export function fromPeer(event: ReceivedMessage, peer: CardFramePeer): Record<string, unknown> & { type: string } | undefined {
+export function fromPeer(event: ReceivedMessage, peer: CardFramePeer): (Record<string, unknown> & { type: string }) | undefined {
   if (event.origin !== peer.origin || event.source !== peer.window || peer.window == null) return undefined;
   const data = event.data;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
@@ -138,12 +145,25 @@ export function readResult(message: Record<string, unknown> & { type: string }):
     case 'configured':
       return isString(message.replyTo) ? { type: 'configured', replyTo: message.replyTo } : undefined;
     case 'validity':
-      return isString(message.replyTo) && typeof message.valid === 'boolean' && typeof message.errors === 'object' && message.errors !== null
+      return isString(message.replyTo) &&
+        typeof message.valid === 'boolean' &&
+        typeof message.errors === 'object' &&
+        message.errors !== null
         ? { type: 'validity', replyTo: message.replyTo, valid: message.valid, errors: message.errors as CardFrameFieldErrors }
         : undefined;
     case 'captured':
-      return isString(message.replyTo) && typeof message.cardId === 'number' && isString(message.maskedCardNumber) && isString(message.brand)
-        ? { type: 'captured', replyTo: message.replyTo, cardId: message.cardId, maskedCardNumber: message.maskedCardNumber, brand: message.brand, paymentId: typeof message.paymentId === 'number' ? message.paymentId : null }
+      return isString(message.replyTo) &&
+        typeof message.cardId === 'number' &&
+        isString(message.maskedCardNumber) &&
+        isString(message.brand)
+        ? {
+            type: 'captured',
+            replyTo: message.replyTo,
+            cardId: message.cardId,
+            maskedCardNumber: message.maskedCardNumber,
+            brand: message.brand,
+            paymentId: typeof message.paymentId === 'number' ? message.paymentId : null,
+          }
         : undefined;
     case 'refused':
       return isString(message.replyTo) && typeof message.status === 'number' && Array.isArray(message.errors)
@@ -151,7 +171,9 @@ export function readResult(message: Record<string, unknown> & { type: string }):
             type: 'refused',
             replyTo: message.replyTo,
             status: message.status,
-            errors: message.errors.filter((e): e is { Key: string; Value: string } => typeof e === 'object' && e !== null && isString(e.Key) && isString(e.Value)),
+            errors: message.errors.filter(
+              (e): e is { Key: string; Value: string } => typeof e === 'object' && e !== null && isString(e.Key) && isString(e.Value),
+            ),
             declined: message.declined === true,
             declineCode: isString(message.declineCode) ? message.declineCode : null,
           }

@@ -6,7 +6,19 @@
 
 type Lang = 'en' | 'fr' | 'de' | 'es';
 
-const TEXT: Record<Lang, { openTitle: string; openButton: string; openHint: string; appTitle: string; signInTitle: string; email: string; send: string; sent: string }> = {
+const TEXT: Record<
+  Lang,
+  {
+    openTitle: string;
+    openButton: string;
+    openHint: string;
+    appTitle: string;
+    signInTitle: string;
+    email: string;
+    send: string;
+    sent: string;
+  }
+> = {
   en: {
     openTitle: 'Opening your account…',
     openButton: 'Continue to your account',
@@ -60,7 +72,17 @@ function escapeHtml(value: string): string {
 
 /** Own scripts, styles, connections, frames (the hosted card fields) and form posts only; never framed itself. */
 export function portalPagePolicy(): string {
-  return ["default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "connect-src 'self'", "img-src 'self'", "frame-src 'self'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "connect-src 'self'",
+    "img-src 'self'",
+    "frame-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }
 
 const STYLE = `<style>

@@ -34,7 +34,15 @@ import type { PublicKeyAuthenticator } from '../public-key.js';
 import { fileURLToPath } from 'node:url';
 import { browserBundle } from '../hosted/card-fields-assets.js';
 import { sendAsset } from '../hosted/card-fields-routes.js';
-import { portalAppPage, portalOpenPage, portalPagePolicy, portalSignInPage, PORTAL_APP_SCRIPT_PATH, PORTAL_OPEN_SCRIPT, PORTAL_SIGN_IN_SCRIPT } from './portal-pages.js';
+import {
+  portalAppPage,
+  portalOpenPage,
+  portalPagePolicy,
+  portalSignInPage,
+  PORTAL_APP_SCRIPT_PATH,
+  PORTAL_OPEN_SCRIPT,
+  PORTAL_SIGN_IN_SCRIPT,
+} from './portal-pages.js';
 
 const PORTAL_APP_ENTRY = fileURLToPath(new URL('./browser/portal-app.ts', import.meta.url));
 
@@ -75,7 +83,14 @@ function readCookie(request: FastifyRequest, name: string): string | undefined {
 }
 
 function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number): string {
-  return [`${sessionCookieName(secure)}=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`, ...(secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${sessionCookieName(secure)}=${token}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${maxAgeSeconds}`,
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
 }
 
 function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
@@ -117,7 +132,9 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     const token = typeof query.token === 'string' ? query.token : '';
     return sendPage(reply, portalOpenPage({ token, lang: typeof query.lang === 'string' ? query.lang : undefined }));
   });
-  app.get(PORTAL_OPEN_SCRIPT.path, page, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_OPEN_SCRIPT.body));
+  app.get(PORTAL_OPEN_SCRIPT.path, page, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_OPEN_SCRIPT.body),
+  );
 
   // Spends the link: a form post (the page) is answered with a redirect into the portal; JSON with the session's details.
   app.post('/portal/open', portalRoute, async (request, reply) => {
@@ -125,9 +142,16 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     const opened = await openPortalLink(ctx, typeof body.token === 'string' ? body.token : '');
     const secure = secureOf(request);
     const maxAge = Math.max(60, ctx.catalog.portal.sessionMaxMinutes * 60);
-    reply.header('set-cookie', sessionCookie(opened.sessionToken, secure, maxAge)).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    reply
+      .header('set-cookie', sessionCookie(opened.sessionToken, secure, maxAge))
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer');
     const where = new URLSearchParams({ ...(opened.flow ? { flow: opened.flow } : {}), ...(opened.locale ? { lang: opened.locale } : {}) });
-    if (!/json/i.test(request.headers['content-type'] ?? '')) return reply.code(303).header('location', `/portal/${where.size ? `?${where.toString()}` : ''}`).send();
+    if (!/json/i.test(request.headers['content-type'] ?? ''))
+      return reply
+        .code(303)
+        .header('location', `/portal/${where.size ? `?${where.toString()}` : ''}`)
+        .send();
     const { sessionToken: _secret, ...visible } = opened;
     return visible;
   });
@@ -137,26 +161,45 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     const query = request.query as Record<string, unknown>;
     return sendPage(reply, portalAppPage({ lang: typeof query.lang === 'string' ? query.lang : undefined }));
   });
-  app.get(PORTAL_APP_SCRIPT_PATH, page, async (request, reply) => sendAsset(request, reply, await browserBundle(PORTAL_APP_ENTRY), 'text/javascript; charset=utf-8'));
+  app.get(PORTAL_APP_SCRIPT_PATH, page, async (request, reply) =>
+    sendAsset(request, reply, await browserBundle(PORTAL_APP_ENTRY), 'text/javascript; charset=utf-8'),
+  );
 
   app.get('/portal/sign-in', page, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
-    return sendPage(reply, portalSignInPage({ account: typeof query.account === 'string' ? query.account : '', lang: typeof query.lang === 'string' ? query.lang : undefined }));
+    return sendPage(
+      reply,
+      portalSignInPage({
+        account: typeof query.account === 'string' ? query.account : '',
+        lang: typeof query.lang === 'string' ? query.lang : undefined,
+      }),
+    );
   });
-  app.get(PORTAL_SIGN_IN_SCRIPT.path, page, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_SIGN_IN_SCRIPT.body));
+  app.get(PORTAL_SIGN_IN_SCRIPT.path, page, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_SIGN_IN_SCRIPT.body),
+  );
 
   // The same 202 whether or not the address is a customer's: the page tells nobody who is one.
   app.post('/portal/sign-in', portalRoute, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const caller = await options.publicKeys.authenticate(body.account);
     const input = parseBody(PortalSignInBody, { email: body.email, locale: body.locale || undefined });
-    await enforceRateLimit(rateLimitStore, reply, `portal-sign-in:${caller.accountId}:${input.email.trim().toLowerCase()}`, PORTAL_SIGN_IN_LIMITS);
+    await enforceRateLimit(
+      rateLimitStore,
+      reply,
+      `portal-sign-in:${caller.accountId}:${input.email.trim().toLowerCase()}`,
+      PORTAL_SIGN_IN_LIMITS,
+    );
     await enforceRateLimit(rateLimitStore, reply, `portal-sign-in-ip:${addressBudgetKey(request.ip)}`, PORTAL_SIGN_IN_IP_LIMITS);
     // The lookup and the e-mail happen once the answer is sent: a known address is not answered more slowly than an unknown one.
     reply.raw.once('finish', () => {
-      requestSignInLink(ctx, { accountId: caller.accountId, email: input.email, locale: input.locale ?? null }).catch((error: unknown) => request.log.error({ err: error }, 'portal sign-in link not sent'));
+      requestSignInLink(ctx, { accountId: caller.accountId, email: input.email, locale: input.locale ?? null }).catch((error: unknown) =>
+        request.log.error({ err: error }, 'portal sign-in link not sent'),
+      );
     });
-    return reply.code(202).send({ message: 'If this address belongs to a customer, a sign-in link is on its way. It works once, within 15 minutes.' });
+    return reply
+      .code(202)
+      .send({ message: 'If this address belongs to a customer, a sign-in link is on its way. It works once, within 15 minutes.' });
   });
 
   app.get('/portal/api/session', portalRoute, async (request, reply) => {
@@ -166,7 +209,10 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   app.post('/portal/api/sign-out', portalRoute, async (request, reply) => {
     await session(request, reply, true);
     await endPortalSession(ctx, readCookie(request, sessionCookieName(secureOf(request))));
-    return reply.header('set-cookie', sessionCookie('', secureOf(request), 0)).code(204).send();
+    return reply
+      .header('set-cookie', sessionCookie('', secureOf(request), 0))
+      .code(204)
+      .send();
   });
   app.get('/portal/api/overview', portalRoute, async (request, reply) => getPortalOverview(ctx, await session(request, reply, false)));
   app.get('/portal/api/invoices', portalRoute, async (request, reply) => listPortalInvoices(ctx, await session(request, reply, false)));
@@ -177,7 +223,10 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.content);
   });
   // With the client address the card fields send as clientIp (the risk check's), as the widget's proxy gives it.
-  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => ({ ...(await portalCardCaptureToken(ctx, await session(request, reply, true))), clientIp: request.ip }));
+  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => ({
+    ...(await portalCardCaptureToken(ctx, await session(request, reply, true))),
+    clientIp: request.ip,
+  }));
   app.post('/portal/api/default-card', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return setPortalDefaultCard(ctx, found, parseBody(PortalDefaultCardBody, request.body).paymentMethodId);
@@ -203,7 +252,9 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
     const found = await session(request, reply, true);
     return updatePortalBillingAddress(ctx, found, parseBody(PortalBillingAddressBody, request.body));
   });
-  app.get('/portal/api/email-preferences', portalRoute, async (request, reply) => getPortalEmailPreferences(ctx, await session(request, reply, false)));
+  app.get('/portal/api/email-preferences', portalRoute, async (request, reply) =>
+    getPortalEmailPreferences(ctx, await session(request, reply, false)),
+  );
   app.put('/portal/api/email-preferences', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalEmailPreferences(ctx, found, parseBody(PortalEmailPreferencesBody, request.body));
@@ -219,4 +270,3 @@ function sendPage(reply: FastifyReply, html: string) {
     .type('text/html; charset=utf-8')
     .send(html);
 }
-

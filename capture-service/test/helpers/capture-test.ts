@@ -84,10 +84,20 @@ export function inject(app: FastifyInstance, params: Record<string, unknown>, op
   const url = options.url ?? '/api/paymentsv2';
   const common = { method: 'POST' as const, remoteAddress: options.remoteAddress ?? freshIp() };
   if (encoding === 'json') {
-    return app.inject({ ...common, url, headers: { 'content-type': 'application/json', ...options.headers }, payload: JSON.stringify(params) });
+    return app.inject({
+      ...common,
+      url,
+      headers: { 'content-type': 'application/json', ...options.headers },
+      payload: JSON.stringify(params),
+    });
   }
   if (encoding === 'form') {
-    return app.inject({ ...common, url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers }, payload: toFormFields(params).toString() });
+    return app.inject({
+      ...common,
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
+      payload: toFormFields(params).toString(),
+    });
   }
   return app.inject({ ...common, url: `${url}?${toFormFields(params).toString()}`, headers: { ...options.headers } });
 }
@@ -96,7 +106,8 @@ export async function startCaptureTest(options: { billing?: Partial<AppOptions> 
   const billing = await startTestApp(options.billing ? { app: options.billing } : {});
   const stub = await new SiteverifyStub(new Set([SERVICE_SECRET, ACCOUNT_SECRET])).start();
   const apps: FastifyInstance[] = [];
-  const storeFor = () => (billing.database.kind === 'postgres' ? new PostgresRateLimitStore(billing.database.countersDb) : new MemoryRateLimitStore());
+  const storeFor = () =>
+    billing.database.kind === 'postgres' ? new PostgresRateLimitStore(billing.database.countersDb) : new MemoryRateLimitStore();
   const build = async (options: BuildOptions = {}) => {
     // Most tests here make the spec's own calls, which carry no capture token: they opt in to draftOnly (the default is never).
     const catalog = testCatalog({ capture: { ...billing.catalog.capture, tokenlessCapture: 'draftOnly', ...options.capture } });
@@ -126,7 +137,12 @@ export async function startCaptureTest(options: { billing?: Partial<AppOptions> 
     build,
     token,
     async customer(body = {}, account) {
-      const res = await billing.call('POST', '/v1/customers', { firstName: 'Ada', lastName: 'Lovelace', ...body }, account ? { as: account } : {});
+      const res = await billing.call(
+        'POST',
+        '/v1/customers',
+        { firstName: 'Ada', lastName: 'Lovelace', ...body },
+        account ? { as: account } : {},
+      );
       if (res.statusCode !== 200) throw new Error(`customer not created: ${res.body}`);
       return res.json().id as number;
     },

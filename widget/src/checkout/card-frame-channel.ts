@@ -33,7 +33,10 @@ export interface CardFrameChannelOptions {
   /** The capture host's exact origin: the only one whose messages are read, and the only target of ours. */
   frameOrigin: string;
   frameWindow: () => { postMessage(message: unknown, targetOrigin: string): void } | null | undefined;
-  listenOn: { addEventListener(type: 'message', listener: (event: ReceivedMessage) => void): void; removeEventListener(type: 'message', listener: (event: ReceivedMessage) => void): void };
+  listenOn: {
+    addEventListener(type: 'message', listener: (event: ReceivedMessage) => void): void;
+    removeEventListener(type: 'message', listener: (event: ReceivedMessage) => void): void;
+  };
   /** Default: a fresh random id (crypto.randomUUID). */
   channel?: string;
   onReady?(height: number): void;
@@ -93,14 +96,21 @@ export class CardFrameChannel implements CardFrameSender {
     const reply = await this.command({ type: 'submit', submission }, this.timeouts.submit);
     switch (reply?.type) {
       case 'captured':
-        return { ok: true, value: { id: reply.cardId, maskedCardNumber: reply.maskedCardNumber, brand: reply.brand, paymentId: reply.paymentId } };
+        return {
+          ok: true,
+          value: { id: reply.cardId, maskedCardNumber: reply.maskedCardNumber, brand: reply.brand, paymentId: reply.paymentId },
+        };
       case 'refused':
         return { ok: false, status: reply.status, errors: reply.errors };
       case 'validity':
         // Caught in the frame, nothing sent: keyed like the capture host's own field errors.
         return { ok: false, status: 400, errors: Object.entries(reply.errors).map(([Key, Value]) => ({ Key, Value: Value ?? '' })) };
       default:
-        return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: 'the card form did not answer; check your connection and try again' }] };
+        return {
+          ok: false,
+          status: 0,
+          errors: [{ Key: 'Api Error', Value: 'the card form did not answer; check your connection and try again' }],
+        };
     }
   }
 

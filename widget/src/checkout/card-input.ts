@@ -56,7 +56,9 @@ export function formatExpiry(text: string, deleting = false): string {
 
 /** "12 / 30" (or an autofilled "12/2030") -> { month: 12, year: 30 }; anything else -> undefined. */
 export function parseExpiry(text: string): { month: number; year: number } | undefined {
-  const [month = '', year = ''] = text.includes('/') ? text.split('/').map(digitsOf) : [digitsOf(text).slice(0, 2), digitsOf(text).slice(2)];
+  const [month = '', year = ''] = text.includes('/')
+    ? text.split('/').map(digitsOf)
+    : [digitsOf(text).slice(0, 2), digitsOf(text).slice(2)];
   if (month.length < 1 || month.length > 2 || (year.length !== 2 && year.length !== 4)) return undefined;
   return { month: Number(month), year: Number(year.slice(-2)) };
 }

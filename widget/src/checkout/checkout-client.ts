@@ -1,4 +1,14 @@
-import type { CheckoutConfig, CompletedCheckout, CountryOption, ErrorResponse, OrderChoice, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
+import type {
+  CheckoutConfig,
+  CompletedCheckout,
+  CountryOption,
+  ErrorResponse,
+  OrderChoice,
+  OrderSummary,
+  PlanOption,
+  ShopperDetails,
+  StartedCheckout,
+} from '../checkout-contract.js';
 import { SESSION_HEADER } from '../checkout-contract.js';
 
 /** Expected failures are values, not exceptions: a declined card is part of checkout. */
@@ -24,13 +34,31 @@ export class CheckoutClient {
   /** Steps 4-5; again with other quantities or another coupon: the new preview. */
   subscribe = (started: StartedCheckout, choice: OrderChoice) =>
     this.proxy<OrderSummary>('POST', `/customers/${started.customerId}/subscriptions`, choice, started.session);
-  activate = (started: StartedCheckout) => this.proxy<CompletedCheckout>('POST', `/customers/${started.customerId}/activation`, {}, started.session);
+  activate = (started: StartedCheckout) =>
+    this.proxy<CompletedCheckout>('POST', `/customers/${started.customerId}/activation`, {}, started.session);
   /** After step 8: one of the customer's invoices as a PDF. */
   invoicePdf = (started: StartedCheckout, invoiceId: number) =>
-    send<Blob>('GET', `${this.proxyUrl.replace(/\/$/, '')}/customers/${started.customerId}/invoices/${invoiceId}/pdf`, undefined, { [SESSION_HEADER]: started.session }, 'blob');
+    send<Blob>(
+      'GET',
+      `${this.proxyUrl.replace(/\/$/, '')}/customers/${started.customerId}/invoices/${invoiceId}/pdf`,
+      undefined,
+      { [SESSION_HEADER]: started.session },
+      'blob',
+    );
 
   /** Steps 6-7: the card goes straight to the capture host, with the first payment when there is one. */
-  captureCard(config: CheckoutConfig, request: { customerId: number; captureToken: string; card: CardDetails; recaptcha: string; riskToken: string; email: string; collectionAmount: string | null }) {
+  captureCard(
+    config: CheckoutConfig,
+    request: {
+      customerId: number;
+      captureToken: string;
+      card: CardDetails;
+      recaptcha: string;
+      riskToken: string;
+      email: string;
+      collectionAmount: string | null;
+    },
+  ) {
     const body = {
       customerId: request.customerId,
       publicApiKey: config.publicApiKey,
@@ -52,7 +80,13 @@ export class CheckoutClient {
 }
 
 /** `as`: how a successful answer is read (JSON, or a file as a Blob); a refusal is always the spec's JSON error body. */
-async function send<T>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}, as: 'json' | 'blob' = 'json'): Promise<Result<T>> {
+async function send<T>(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  as: 'json' | 'blob' = 'json',
+): Promise<Result<T>> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -71,5 +105,9 @@ async function send<T>(method: string, url: string, body?: unknown, headers: Rec
   const data = await response.json().catch(() => undefined);
   if (response.ok) return { ok: true, value: data as T };
   const errors = (data as ErrorResponse | undefined)?.Errors;
-  return { ok: false, status: response.status, errors: Array.isArray(errors) ? errors : [{ Key: 'Api Error', Value: `request failed (${response.status})` }] };
+  return {
+    ok: false,
+    status: response.status,
+    errors: Array.isArray(errors) ? errors : [{ Key: 'Api Error', Value: `request failed (${response.status})` }],
+  };
 }

@@ -1,5 +1,15 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { CheckoutConfig, CompletedCheckout, CountryOption, ErrorResponse, OrderChoice, OrderSummary, PlanOption, ShopperDetails, StartedCheckout } from '../checkout-contract.js';
+import type {
+  CheckoutConfig,
+  CompletedCheckout,
+  CountryOption,
+  ErrorResponse,
+  OrderChoice,
+  OrderSummary,
+  PlanOption,
+  ShopperDetails,
+  StartedCheckout,
+} from '../checkout-contract.js';
 import { CheckoutClient, type CardDetails, type Result } from './checkout-client.js';
 import { currentLocale, SOURCE_LOCALE, t, type MessageId } from './i18n/localization.js';
 import type { CardFrameSender } from './card-frame-channel.js';
@@ -39,7 +49,15 @@ export interface CheckoutState {
 }
 
 /** API field keys -> the form field the shopper sees. */
-const FIELD_FOR_KEY: Record<string, string> = { primaryEmail: 'email', 'billing.line1': 'address.line1', 'billing.line2': 'address.line2', 'billing.city': 'address.city', 'billing.postalZip': 'address.postalZip', 'billing.country': 'address.country', 'billing.state': 'address.state' };
+const FIELD_FOR_KEY: Record<string, string> = {
+  primaryEmail: 'email',
+  'billing.line1': 'address.line1',
+  'billing.line2': 'address.line2',
+  'billing.city': 'address.city',
+  'billing.postalZip': 'address.postalZip',
+  'billing.country': 'address.country',
+  'billing.state': 'address.state',
+};
 const CUSTOMER_FIELDS = ['firstName', 'lastName', 'email'];
 
 /**
@@ -49,7 +67,17 @@ const CUSTOMER_FIELDS = ['firstName', 'lastName', 'email'];
  * card with the first payment on the capture host (6-7), activation (8).
  */
 export class CheckoutController implements ReactiveController {
-  state: CheckoutState = { step: 'loading', busy: false, plans: [], countries: [], choice: {}, paid: false, fieldErrors: {}, failedCardAttempts: 0, captchaRound: 0 };
+  state: CheckoutState = {
+    step: 'loading',
+    busy: false,
+    plans: [],
+    countries: [],
+    choice: {},
+    paid: false,
+    fieldErrors: {},
+    failedCardAttempts: 0,
+    captchaRound: 0,
+  };
   private readonly client: CheckoutClient;
   /** What the current Draft customer was created from: changed details start a new one. */
   private startedFrom?: string;
@@ -147,7 +175,15 @@ export class CheckoutController implements ReactiveController {
   /** Steps 6-7 through the hosted card fields: the frame sends the card itself and reports only the outcome. */
   submitCardThroughFrame(frame: CardFrameSender, cardholder: { firstName: string; lastName: string }, recaptcha: string) {
     return this.capture((request, config) =>
-      frame.submit({ ...request, ...cardholder, recaptcha, publicApiKey: config.publicApiKey, clientIp: config.clientIp, makeDefault: true }));
+      frame.submit({
+        ...request,
+        ...cardholder,
+        recaptcha,
+        publicApiKey: config.publicApiKey,
+        clientIp: config.clientIp,
+        makeDefault: true,
+      }),
+    );
   }
 
   private async capture(send: (request: CaptureDetails, config: CheckoutConfig) => Promise<Result<unknown>>) {
@@ -156,7 +192,16 @@ export class CheckoutController implements ReactiveController {
     await this.run(async () => {
       // A free first invoice (a trial) has nothing to collect; the card is still validated and kept.
       const collectionAmount = /[1-9]/.test(summary.total) ? summary.total : null;
-      const result = await send({ customerId: started.customerId, captureToken: summary.captureToken, riskToken: this.riskToken, email: customer.email, collectionAmount }, config);
+      const result = await send(
+        {
+          customerId: started.customerId,
+          captureToken: summary.captureToken,
+          riskToken: this.riskToken,
+          email: customer.email,
+          collectionAmount,
+        },
+        config,
+      );
       this.update({ captchaRound: this.state.captchaRound + 1 });
       if (!result.ok) return this.cardRefused(result);
       this.update({ paid: true });
@@ -193,7 +238,12 @@ export class CheckoutController implements ReactiveController {
   }
 
   back() {
-    const previous: Partial<Record<CheckoutStep, CheckoutStep>> = { customer: 'plan', address: 'customer', summary: 'address', card: 'summary' };
+    const previous: Partial<Record<CheckoutStep, CheckoutStep>> = {
+      customer: 'plan',
+      address: 'customer',
+      summary: 'address',
+      card: 'summary',
+    };
     const step = previous[this.state.step];
     if (step && !this.state.paid && !this.state.busy) this.go(step);
   }
@@ -204,8 +254,11 @@ export class CheckoutController implements ReactiveController {
 
   private cardRefused(result: Extract<Result<unknown>, { ok: false }>) {
     const keys = result.errors.map((e) => e.Key.toLowerCase());
-    if (result.errors.some((e) => e.Code === 'captcha_failed') || keys.includes('recaptcha')) return this.update({ message: t('card.captchaAgain') });
-    const cardField = result.errors.find((e) => ['cardNumber', 'expirationMonth', 'expirationYear', 'cvv', 'firstName', 'lastName'].includes(e.Key));
+    if (result.errors.some((e) => e.Code === 'captcha_failed') || keys.includes('recaptcha'))
+      return this.update({ message: t('card.captchaAgain') });
+    const cardField = result.errors.find((e) =>
+      ['cardNumber', 'expirationMonth', 'expirationYear', 'cvv', 'firstName', 'lastName'].includes(e.Key),
+    );
     if (result.status === 400 && cardField) {
       // One field for the whole expiry date.
       const field = cardField.Key.startsWith('expiration') ? 'expiry' : cardField.Key;
@@ -231,7 +284,10 @@ export class CheckoutController implements ReactiveController {
     // A refused name or e-mail is fixed on the customer step.
     if (Object.keys(fieldErrors).some((f) => CUSTOMER_FIELDS.includes(f))) this.go('customer');
     const fallback = result.status === 0 ? t('error.network') : result.status >= 500 ? t('error.general') : undefined;
-    this.update({ fieldErrors, message: result.status === 0 || result.status >= 500 ? fallback : general.length > 0 ? [...new Set(general)].join(' ') : undefined });
+    this.update({
+      fieldErrors,
+      message: result.status === 0 || result.status >= 500 ? fallback : general.length > 0 ? [...new Set(general)].join(' ') : undefined,
+    });
   }
 
   private async run(work: () => Promise<void>) {

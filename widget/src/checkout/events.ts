@@ -22,7 +22,11 @@ declare global {
     'renew-summary-confirmed': CustomEvent<Record<string, never>>;
     'renew-card-submitted': CustomEvent<{ card: CardDetails; captchaToken?: string }>;
     /** Hosted card fields: the frame holds the card; the cardholder's name and the CAPTCHA come from the step. */
-    'renew-hosted-card-submitted': CustomEvent<{ frame: CardFrameSender; cardholder: { firstName: string; lastName: string }; captchaToken?: string }>;
+    'renew-hosted-card-submitted': CustomEvent<{
+      frame: CardFrameSender;
+      cardholder: { firstName: string; lastName: string };
+      captchaToken?: string;
+    }>;
     'renew-activation-retry': CustomEvent<Record<string, never>>;
     'renew-invoice-download': CustomEvent<Record<string, never>>;
   }

@@ -1,6 +1,12 @@
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { cardFieldsStyleFrom } from '@renew/capture-service/card-fields-style';
-import { CardFrameChannel, type CapturedCard, type CardFrameSender, type CardFrameSubmission, type FrameValidity } from './card-frame-channel.js';
+import {
+  CardFrameChannel,
+  type CapturedCard,
+  type CardFrameSender,
+  type CardFrameSubmission,
+  type FrameValidity,
+} from './card-frame-channel.js';
 import type { Result } from './checkout-client.js';
 
 /** How long the frame may take to load before the shopper is told (it may be refused: frame-ancestors). */
@@ -76,7 +82,11 @@ export class HostedCardFrame extends LitElement implements CardFrameSender {
     this.channel.start();
     // Built once per connection: a new src would reload the frame and lose what was typed.
     const computed = getComputedStyle(this);
-    const query = new URLSearchParams({ origin: location.origin, lang: this.language ?? languageAround(this), ...cardFieldsStyleFrom((p) => computed.getPropertyValue(p)) });
+    const query = new URLSearchParams({
+      origin: location.origin,
+      lang: this.language ?? languageAround(this),
+      ...cardFieldsStyleFrom((p) => computed.getPropertyValue(p)),
+    });
     this.src = `${base.origin}${base.pathname.replace(/\/$/, '')}/hosted/card-fields?${query}#channel=${this.channel.channel}`;
     this.loadDeadline = setTimeout(() => (this.failed = !this.channel?.ready), LOAD_DEADLINE_MS);
   }
@@ -98,7 +108,8 @@ export class HostedCardFrame extends LitElement implements CardFrameSender {
 
   override updated(changed: PropertyValues<this>) {
     if (changed.has('disabled') && changed.get('disabled') !== undefined) void this.channel?.configure({ disabled: this.disabled });
-    if (changed.has('language') && changed.get('language') !== undefined && this.language) void this.channel?.configure({ lang: this.language });
+    if (changed.has('language') && changed.get('language') !== undefined && this.language)
+      void this.channel?.configure({ lang: this.language });
   }
 
   validate(): Promise<FrameValidity> {

@@ -17,11 +17,17 @@ export class BillingApiClient {
   }
 
   async call<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
-    const answer = await this.send(method, path, body === undefined ? {} : { 'content-type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
+    const answer = await this.send(
+      method,
+      path,
+      body === undefined ? {} : { 'content-type': 'application/json' },
+      body === undefined ? undefined : JSON.stringify(body),
+    );
     const text = new TextDecoder().decode(answer.bytes);
     const parsed = text ? safeParse(text) : undefined;
     if (answer.status >= 200 && answer.status < 300) {
-      if (text && parsed === undefined) throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: 'the billing service answered with something that is not JSON' }]);
+      if (text && parsed === undefined)
+        throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: 'the billing service answered with something that is not JSON' }]);
       return parsed as T;
     }
     throw refused(answer.status, parsed);
@@ -31,13 +37,19 @@ export class BillingApiClient {
   async file(path: string, mediaType: string): Promise<Uint8Array<ArrayBuffer>> {
     const answer = await this.send('GET', path, { accept: `${mediaType}, application/json` });
     if (answer.status >= 200 && answer.status < 300) {
-      if (answer.mediaType !== mediaType) throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service answered with something that is not ${mediaType}` }]);
+      if (answer.mediaType !== mediaType)
+        throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service answered with something that is not ${mediaType}` }]);
       return answer.bytes;
     }
     throw refused(answer.status, safeParse(new TextDecoder().decode(answer.bytes)));
   }
 
-  private async send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; mediaType: string; bytes: Uint8Array<ArrayBuffer> }> {
+  private async send(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<{ status: number; mediaType: string; bytes: Uint8Array<ArrayBuffer> }> {
     try {
       const response = await fetch(new URL(path, this.baseUrl), {
         method,
@@ -55,7 +67,9 @@ export class BillingApiClient {
       return { status: response.status, mediaType, bytes: new Uint8Array(await response.arrayBuffer()) };
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      throw new ApiError(timedOut ? 504 : 502, [{ Key: API_ERROR_KEY, Value: timedOut ? 'the billing service did not answer in time' : 'the billing service cannot be reached' }]);
+      throw new ApiError(timedOut ? 504 : 502, [
+        { Key: API_ERROR_KEY, Value: timedOut ? 'the billing service did not answer in time' : 'the billing service cannot be reached' },
+      ]);
     }
   }
 }

@@ -1,6 +1,25 @@
 import type { z } from 'zod';
-import type { CaptureTokenResponse, CountryResponse, CustomerResponse, InvoiceResponse, LifecycleResponse, PlanResponse, SubscriptionResponse } from '@renew/billing-service/api-types';
-import { addressBudgetKey, ApiError, API_ERROR_KEY, enforceRateLimit, errorBody, MemoryRateLimitStore, refuseDuplicateKeys, unstorableText, validationError, type RateLimitStore } from '@renew/billing-service/http';
+import type {
+  CaptureTokenResponse,
+  CountryResponse,
+  CustomerResponse,
+  InvoiceResponse,
+  LifecycleResponse,
+  PlanResponse,
+  SubscriptionResponse,
+} from '@renew/billing-service/api-types';
+import {
+  addressBudgetKey,
+  ApiError,
+  API_ERROR_KEY,
+  enforceRateLimit,
+  errorBody,
+  MemoryRateLimitStore,
+  refuseDuplicateKeys,
+  unstorableText,
+  validationError,
+  type RateLimitStore,
+} from '@renew/billing-service/http';
 import { minorUnits, money, roundToCurrency } from '@renew/billing-service/money';
 import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderSummary, PlanOption, StartedCheckout } from '../checkout-contract.js';
 import { SESSION_HEADER } from '../checkout-contract.js';
@@ -60,7 +79,8 @@ export type CheckoutHandler = (request: Request, context?: CheckoutRequestContex
 export function shopperRefusal(error: ApiError): ApiError {
   if (error.hasCode('subscription_not_draft')) return ApiError.conflict(CHECKOUT_COMPLETE, 'customerId', 'checkout_complete');
   if (error.hasCode('coupon_unknown')) return ApiError.badRequest('this coupon code does not exist', 'couponCode', 'coupon_unknown');
-  if (error.hasCode('coupon_inapplicable')) return ApiError.badRequest('this coupon cannot be used for this order', 'couponCode', 'coupon_inapplicable');
+  if (error.hasCode('coupon_inapplicable'))
+    return ApiError.badRequest('this coupon cannot be used for this order', 'couponCode', 'coupon_inapplicable');
   return error;
 }
 
@@ -107,7 +127,10 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
   const spendShoppersShare = async (answerHeaders: Headers) => {
     const own = new Headers();
     try {
-      await enforceRateLimit(store, headerSink(own), 'checkout-calls:all-shoppers', { perMinute: shoppersPerMinute, perDay: shoppersPerMinute * 60 });
+      await enforceRateLimit(store, headerSink(own), 'checkout-calls:all-shoppers', {
+        perMinute: shoppersPerMinute,
+        perDay: shoppersPerMinute * 60,
+      });
     } catch (error) {
       for (const [name, value] of own) answerHeaders.set(name, value);
       throw error;
@@ -138,7 +161,10 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
   const billingFor = (exchange: Exchange) => {
     const spend = async () => {
       // An address refused its own budget stops here, so it spends nothing of the other shoppers' share.
-      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-calls:${exchange.addressBudget}`, { perMinute: callsPerMinute, perDay: callsPerMinute * 60 });
+      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-calls:${exchange.addressBudget}`, {
+        perMinute: callsPerMinute,
+        perDay: callsPerMinute * 60,
+      });
       await spendShoppersShare(exchange.headers);
     };
     return {
@@ -158,7 +184,9 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
   const requireSession = (exchange: Exchange, customerId: number) => {
     const token = exchange.request.headers.get(SESSION_HEADER) ?? undefined;
     if (!sessions.allows(token, customerId)) {
-      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'this checkout session does not allow access to that customer (it may have expired: start again)' }]);
+      throw new ApiError(403, [
+        { Key: API_ERROR_KEY, Value: 'this checkout session does not allow access to that customer (it may have expired: start again)' },
+      ]);
     }
   };
 
@@ -206,7 +234,10 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     // Steps 2-3: the Draft customer with its billing address; the answer carries the session.
     startCheckout: async (exchange): Promise<StartedCheckout> => {
       // Each new checkout is a customer in the merchant's books: fewer per address than other calls.
-      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-customers:${exchange.addressBudget}`, { perMinute: newCustomersPerMinute, perDay: newCustomersPerMinute * 60 });
+      await enforceRateLimit(store, headerSink(exchange.headers), `checkout-customers:${exchange.addressBudget}`, {
+        perMinute: newCustomersPerMinute,
+        perDay: newCustomersPerMinute * 60,
+      });
       const { firstName, lastName, email, address, language } = exchange.body as z.infer<typeof PROXY_ROUTES.startCheckout.body>;
       const customer = await billingFor(exchange).call<CustomerResponse>('POST', '/v1/customers', {
         ...(language ? { language } : {}),
@@ -247,20 +278,26 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
       const customer = await api.call<CustomerResponse>('GET', `/v1/customers/${customerId}`);
       // One plan per checkout; a repeated request (double click, retry) is answered like the first.
       const existing = await api.call<SubscriptionResponse[]>('GET', `/v1/customers/${customerId}/subscriptions`);
-      if (customer.status !== 'Draft' || existing.some((s) => s.status !== 'Draft')) throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId', 'checkout_complete');
+      if (customer.status !== 'Draft' || existing.some((s) => s.status !== 'Draft'))
+        throw ApiError.conflict(CHECKOUT_COMPLETE, 'customerId', 'checkout_complete');
       if (existing.some((s) => s.planFrequency.id !== planFrequencyId)) {
         throw ApiError.conflict('this checkout already has another plan: start a new checkout to change it', 'planFrequencyId');
       }
-      let subscription = existing[0] ?? (await api.call<SubscriptionResponse>('POST', '/v1/subscriptions', { customerId, planFrequencyId }));
+      let subscription =
+        existing[0] ?? (await api.call<SubscriptionResponse>('POST', '/v1/subscriptions', { customerId, planFrequencyId }));
       const wantedQuantity = (code: string) => quantities[code] ?? choosable.find((p) => p.code === code)?.quantity;
       const wantedCoupons = couponCode ? [couponCode.toUpperCase()] : [];
       const changed =
-        subscription.subscriptionProducts.some((p) => wantedQuantity(p.productCode) !== undefined && p.quantity !== wantedQuantity(p.productCode)) ||
-        subscription.coupons.map((c) => c.code.toUpperCase()).join() !== wantedCoupons.join();
+        subscription.subscriptionProducts.some(
+          (p) => wantedQuantity(p.productCode) !== undefined && p.quantity !== wantedQuantity(p.productCode),
+        ) || subscription.coupons.map((c) => c.code.toUpperCase()).join() !== wantedCoupons.join();
       if (changed) subscription = await applyChoice(api, subscription, wantedQuantity, couponCode);
       const summary = await previewFor(api, customerId, subscription, plan?.planProducts ?? []);
       // The capture host adds the shopper's card to this customer only with a token, for at most the total.
-      const { token } = await api.call<CaptureTokenResponse>('POST', '/v1/captureTokens', { customerId, maxCollectionAmount: summary.total });
+      const { token } = await api.call<CaptureTokenResponse>('POST', '/v1/captureTokens', {
+        customerId,
+        maxCollectionAmount: summary.total,
+      });
       return { ...summary, captureToken: token };
     },
 
@@ -283,7 +320,9 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         })
         .catch((error: unknown) => {
           if (error instanceof ApiError && error.statusCode === 402) {
-            throw new ApiError(402, [{ Key: 'payment', Value: `the payment received does not cover the first invoice: ${error.errors[0]?.Value ?? ''}` }]);
+            throw new ApiError(402, [
+              { Key: 'payment', Value: `the payment received does not cover the first invoice: ${error.errors[0]?.Value ?? ''}` },
+            ]);
           }
           throw error;
         });
@@ -303,7 +342,12 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
   };
 
   /** The chosen quantities and coupon, on the Draft subscription; a refused coupon is an error on the coupon field. */
-  const applyChoice = async (api: BillingForShopper, subscription: SubscriptionResponse, quantity: (code: string) => number | undefined, couponCode: string | undefined) => {
+  const applyChoice = async (
+    api: BillingForShopper,
+    subscription: SubscriptionResponse,
+    quantity: (code: string) => number | undefined,
+    couponCode: string | undefined,
+  ) => {
     try {
       return await api.call<SubscriptionResponse>('PUT', '/v1/subscriptions', {
         id: subscription.id,
@@ -319,7 +363,12 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
     }
   };
 
-  const previewFor = async (api: BillingForShopper, customerId: number, subscription: SubscriptionResponse, planProducts: PlanResponse['planProducts']): Promise<Omit<OrderSummary, 'captureToken'>> => {
+  const previewFor = async (
+    api: BillingForShopper,
+    customerId: number,
+    subscription: SubscriptionResponse,
+    planProducts: PlanResponse['planProducts'],
+  ): Promise<Omit<OrderSummary, 'captureToken'>> => {
     const choosable = planProducts.filter((p) => p.maxQuantity !== undefined);
     const preview = await api.call<LifecycleResponse>('POST', '/v1/customeractivation?preview=true', { customerId });
     const invoice = preview.invoicePreview;
@@ -354,7 +403,8 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         amount: amount(subscription.amount),
         interval: subscription.planFrequency.interval,
         numberOfIntervals: subscription.planFrequency.numberOfIntervals,
-        nextChargeDate: firstPeriod?.endServiceDate ?? subscription.nextPeriodStartDate?.slice(0, 10) ?? invoice.effectiveTimestamp.slice(0, 10),
+        nextChargeDate:
+          firstPeriod?.endServiceDate ?? subscription.nextPeriodStartDate?.slice(0, 10) ?? invoice.effectiveTimestamp.slice(0, 10),
         plusTax: invoice.draftTaxes.length > 0,
         // remainingPeriods counts the first invoice too; null: a Forever coupon.
         discountContinues: subscription.coupons.some((c) => c.remainingPeriods === null || c.remainingPeriods > 1),
@@ -364,7 +414,10 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
 
   /** A repeated activation (a second click, a retried request) answers like the first. */
   const completed = async (api: BillingForShopper, customerId: number, status: string): Promise<CompletedCheckout> => {
-    const invoices = await api.call<InvoiceResponse[]>('GET', `/v1/Customers/${customerId}/Invoices?sortExpression=Id&sortOrder=Ascending&pageSize=1`);
+    const invoices = await api.call<InvoiceResponse[]>(
+      'GET',
+      `/v1/Customers/${customerId}/Invoices?sortExpression=Id&sortOrder=Ascending&pageSize=1`,
+    );
     return toCompleted(customerId, status, invoices[0]);
   };
 
@@ -383,7 +436,11 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
       : null,
   });
 
-  const routes = Object.entries(PROXY_ROUTES).map(([name, route]) => ({ name: name as ProxyRouteName, route: route as ProxyRoute, pattern: pathPattern(route.path) }));
+  const routes = Object.entries(PROXY_ROUTES).map(([name, route]) => ({
+    name: name as ProxyRouteName,
+    route: route as ProxyRoute,
+    pattern: pathPattern(route.path),
+  }));
 
   return async (request, context = {}) => {
     const headers = new Headers({ 'content-type': 'application/json; charset=utf-8' });
@@ -436,12 +493,14 @@ function parsed(schema: z.ZodType, input: unknown): unknown {
 
 /** The body as JSON: none is `{}` (so every missing field is named); anything that is not a JSON object is a 400. */
 async function jsonBody(request: Request): Promise<unknown> {
-  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw new ApiError(413, [{ Key: API_ERROR_KEY, Value: 'request body too large' }]);
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES)
+    throw new ApiError(413, [{ Key: API_ERROR_KEY, Value: 'request body too large' }]);
   const text = await request.text();
   if (text.length > MAX_BODY_BYTES) throw new ApiError(413, [{ Key: API_ERROR_KEY, Value: 'request body too large' }]);
   if (text.trim() === '') return {};
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) throw new ApiError(415, [{ Key: API_ERROR_KEY, Value: 'Content-Type must be application/json' }]);
+  if (!/^application\/([\w.+-]*\+)?json\b/i.test(type))
+    throw new ApiError(415, [{ Key: API_ERROR_KEY, Value: 'Content-Type must be application/json' }]);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -18,7 +18,14 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
   // What Fastify refuses before the handler runs (a body over the limit) still gets the spec's error body.
   fastify.setErrorHandler((error: FastifyError, _request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    return reply.code(status).send(errorBody(status, [{ Key: API_ERROR_KEY, Value: status === 413 ? 'request body too large' : status === 500 ? 'something went wrong on the shop server' : error.message }]));
+    return reply.code(status).send(
+      errorBody(status, [
+        {
+          Key: API_ERROR_KEY,
+          Value: status === 413 ? 'request body too large' : status === 500 ? 'something went wrong on the shop server' : error.message,
+        },
+      ]),
+    );
   });
   const route = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const headers = new Headers();
@@ -27,7 +34,11 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
     }
     const hasBody = typeof request.body === 'string' && request.method !== 'GET' && request.method !== 'HEAD';
     const response = await handle(
-      new Request(`${request.protocol}://${request.host}${request.url}`, { method: request.method, headers, ...(hasBody ? { body: request.body as string } : {}) }),
+      new Request(`${request.protocol}://${request.host}${request.url}`, {
+        method: request.method,
+        headers,
+        ...(hasBody ? { body: request.body as string } : {}),
+      }),
       { clientIp: request.ip },
     );
     reply.code(response.status);

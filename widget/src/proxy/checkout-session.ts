@@ -9,7 +9,10 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 export class CheckoutSessions {
   private readonly secret: Buffer;
 
-  constructor(secret: string | undefined, private readonly lifetimeMs = 2 * 60 * 60 * 1000) {
+  constructor(
+    secret: string | undefined,
+    private readonly lifetimeMs = 2 * 60 * 60 * 1000,
+  ) {
     // Without a configured secret, sessions live as long as this process (fine for one instance).
     this.secret = secret ? Buffer.from(secret) : randomBytes(32);
   }

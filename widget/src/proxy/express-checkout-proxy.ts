@@ -51,7 +51,8 @@ export function expressCheckoutProxy(options: CheckoutProxyOptions) {
 /** The raw body, or what a body parser before us made of it; null when over the limit. */
 async function bodyOf(request: ExpressLikeRequest): Promise<string | undefined | null> {
   // express.json() has read the stream already: its result, as JSON again.
-  if (request.body !== undefined && request.readableEnded) return typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+  if (request.body !== undefined && request.readableEnded)
+    return typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {

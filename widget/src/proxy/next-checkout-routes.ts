@@ -22,6 +22,10 @@ export function nextCheckoutRoutes(options: NextCheckoutRoutesOptions) {
 }
 
 function lastForwardedFor(request: Request): string | undefined {
-  const entries = request.headers.get('x-forwarded-for')?.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = request.headers
+    .get('x-forwarded-for')
+    ?.split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   return entries?.at(-1) ?? request.headers.get('x-real-ip') ?? undefined;
 }

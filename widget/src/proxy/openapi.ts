@@ -11,22 +11,36 @@ import { ErrorBodyResponse } from './proxy-schemas.js';
  */
 export function checkoutOpenApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
-  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
+  const errorResponse = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+  });
   for (const [name, route] of Object.entries(PROXY_ROUTES) as Array<[string, ProxyRoute]>) {
     const parameters = route.params
-      ? Object.entries(route.params.shape).map(([param, schema]) => ({ name: param, in: 'path', required: true, schema: jsonSchema(schema as z.ZodType, 'input') }))
+      ? Object.entries(route.params.shape).map(([param, schema]) => ({
+          name: param,
+          in: 'path',
+          required: true,
+          schema: jsonSchema(schema as z.ZodType, 'input'),
+        }))
       : [];
-    const errors = (statuses: number[]) => Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]));
+    const errors = (statuses: number[]) =>
+      Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]));
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = {
       operationId: name,
       summary: route.summary,
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.session ? { security: [{ checkoutSession: [] }] } : {}),
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        : {}),
       responses: {
         200: route.binary
-          ? { description: 'the file, to download', content: { [route.binary]: { schema: { type: 'string', contentMediaType: route.binary } } } }
+          ? {
+              description: 'the file, to download',
+              content: { [route.binary]: { schema: { type: 'string', contentMediaType: route.binary } } },
+            }
           : { description: 'OK', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } },
         ...errors([...(route.body || route.params ? [400] : []), ...(route.session ? [403] : []), 429, 502]),
         ...Object.fromEntries(Object.entries(route.errors ?? {}).map(([status, description]) => [status, errorResponse(description)])),
@@ -43,10 +57,19 @@ export function checkoutOpenApiDocument() {
     },
     paths,
     components: {
-      securitySchemes: { checkoutSession: { type: 'apiKey', in: 'header', name: SESSION_HEADER, description: 'the session POST /customers answered: this browser may act on that customer only' } },
+      securitySchemes: {
+        checkoutSession: {
+          type: 'apiKey',
+          in: 'header',
+          name: SESSION_HEADER,
+          description: 'the session POST /customers answered: this browser may act on that customer only',
+        },
+      },
       schemas: { ErrorBody: jsonSchema(ErrorBodyResponse, 'output') },
       responses: {
-        Error400: errorResponse('invalid input: one entry per field (Key is the field, e.g. address.postalZip, couponCode, quantities.SEAT)'),
+        Error400: errorResponse(
+          'invalid input: one entry per field (Key is the field, e.g. address.postalZip, couponCode, quantities.SEAT)',
+        ),
         Error403: errorResponse('the session does not allow this customer, or has expired'),
         Error429: errorResponse('too many requests from this address (X-Rate-Limit-* and Retry-After headers)'),
         Error502: errorResponse('the billing service failed or cannot be reached (504: it did not answer in time)'),

@@ -38,10 +38,35 @@ export interface ProxyFile {
 }
 
 export const PROXY_ROUTES = {
-  config: { method: 'GET', path: '/config', session: false, response: CheckoutConfigResponse, summary: "The capture host, the account's public key, the CAPTCHA, the currency and the shopper's address" },
-  plans: { method: 'GET', path: '/plans', session: false, response: PlanOptionResponse.array(), summary: "Step 1: the plan frequencies on sale, priced in the shop's currency" },
-  countries: { method: 'GET', path: '/countries', session: false, response: CountryOptionResponse.array(), summary: 'Step 3: countries and their subdivisions (cacheable an hour)' },
-  startCheckout: { method: 'POST', path: '/customers', session: false, body: ShopperDetailsBody, response: StartedCheckoutResponse, summary: 'Steps 2-3: a Draft customer with its billing address, and the session for it' },
+  config: {
+    method: 'GET',
+    path: '/config',
+    session: false,
+    response: CheckoutConfigResponse,
+    summary: "The capture host, the account's public key, the CAPTCHA, the currency and the shopper's address",
+  },
+  plans: {
+    method: 'GET',
+    path: '/plans',
+    session: false,
+    response: PlanOptionResponse.array(),
+    summary: "Step 1: the plan frequencies on sale, priced in the shop's currency",
+  },
+  countries: {
+    method: 'GET',
+    path: '/countries',
+    session: false,
+    response: CountryOptionResponse.array(),
+    summary: 'Step 3: countries and their subdivisions (cacheable an hour)',
+  },
+  startCheckout: {
+    method: 'POST',
+    path: '/customers',
+    session: false,
+    body: ShopperDetailsBody,
+    response: StartedCheckoutResponse,
+    summary: 'Steps 2-3: a Draft customer with its billing address, and the session for it',
+  },
   order: {
     method: 'POST',
     path: '/customers/{customerId}/subscriptions',
@@ -49,11 +74,20 @@ export const PROXY_ROUTES = {
     params: CustomerParams,
     body: SubscriptionBody,
     response: OrderSummaryResponse,
-    errors: { 409: 'the checkout already has another plan, or it is complete (the customer was activated): its order can no longer change' },
+    errors: {
+      409: 'the checkout already has another plan, or it is complete (the customer was activated): its order can no longer change',
+    },
     summary:
       'Steps 4-5: the subscription with the chosen quantities and coupon, its previewed first invoice, the renewal terms and a capture token. One plan per checkout; sent again with other quantities or another coupon, it changes them and answers the new preview',
   },
-  activate: { method: 'POST', path: '/customers/{customerId}/activation', session: true, params: CustomerParams, response: CompletedCheckoutResponse, summary: 'Step 8: activation, refused (402) unless the payments received cover the first invoice' },
+  activate: {
+    method: 'POST',
+    path: '/customers/{customerId}/activation',
+    session: true,
+    params: CustomerParams,
+    response: CompletedCheckoutResponse,
+    summary: 'Step 8: activation, refused (402) unless the payments received cover the first invoice',
+  },
   invoicePdf: {
     method: 'GET',
     path: '/customers/{customerId}/invoices/{invoiceId}/pdf',
@@ -61,11 +95,16 @@ export const PROXY_ROUTES = {
     params: InvoiceParams,
     binary: 'application/pdf',
     errors: { 404: "no such invoice of this customer (another customer's invoice is not found either)" },
-    summary: 'After step 8: an invoice of the checkout\'s customer as a PDF, to download (content-disposition: attachment; filename="invoice-<number>.pdf")',
+    summary:
+      'After step 8: an invoice of the checkout\'s customer as a PDF, to download (content-disposition: attachment; filename="invoice-<number>.pdf")',
   },
 } as const satisfies Record<string, ProxyRoute>;
 
 export type ProxyRouteName = keyof typeof PROXY_ROUTES;
 
 /** What the handler of a route answers: the JSON its response schema describes, or a file. */
-export type ProxyAnswer<R extends ProxyRoute> = R extends { binary: string } ? ProxyFile : R extends { response: z.ZodType } ? z.infer<R['response']> : never;
+export type ProxyAnswer<R extends ProxyRoute> = R extends { binary: string }
+  ? ProxyFile
+  : R extends { response: z.ZodType }
+    ? z.infer<R['response']>
+    : never;

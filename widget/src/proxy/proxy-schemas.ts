@@ -9,8 +9,14 @@ import { ErrorBodySchema } from '@renew/billing-service/http';
  * Amounts are decimal strings in the currency's minor unit ("31.19", "1500" for JPY), never floats.
  */
 const text = (max: number) => z.string().trim().min(1, 'required').max(max, `at most ${max} characters`);
-const amount = z.string().regex(/^-?\d+(\.\d+)?$/).describe('a decimal amount, exact, as a string');
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('YYYY-MM-DD');
+const amount = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/)
+  .describe('a decimal amount, exact, as a string');
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .describe('YYYY-MM-DD');
 
 export const ShopperDetailsBody = z.object({
   language: z
@@ -25,8 +31,15 @@ export const ShopperDetailsBody = z.object({
     line2: z.string().trim().max(60).optional(),
     city: text(50),
     postalZip: text(10),
-    country: z.string().regex(/^[A-Za-z]{2}$/, 'must be a 2-letter ISO 3166 country code').describe('ISO 3166-1 alpha-2'),
-    state: z.string().regex(/^[A-Za-z]{2}-[A-Za-z0-9]{1,3}$/, 'must be an ISO 3166-2 code such as US-NY').optional().describe('ISO 3166-2, e.g. US-NY'),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be a 2-letter ISO 3166 country code')
+      .describe('ISO 3166-1 alpha-2'),
+    state: z
+      .string()
+      .regex(/^[A-Za-z]{2}-[A-Za-z0-9]{1,3}$/, 'must be an ISO 3166-2 code such as US-NY')
+      .optional()
+      .describe('ISO 3166-2, e.g. US-NY'),
   }),
 });
 
@@ -34,13 +47,20 @@ export const SubscriptionBody = z.object({
   planFrequencyId: z.number().int().positive(),
   /** Product code -> quantity, for the products whose quantity the shopper chooses (within the catalogue's bounds). */
   quantities: z
-    .record(z.string().min(1).max(255), z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must not be negative').max(1_000_000))
+    .record(
+      z.string().min(1).max(255),
+      z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must not be negative').max(1_000_000),
+    )
     .optional()
     .describe("product code -> quantity, within the catalogue's minQuantity and maxQuantity; others keep the plan's quantity"),
   couponCode: z.string().trim().max(255, 'at most 255 characters').optional().describe('a coupon code; empty or absent: no coupon'),
 });
 
-const id = z.coerce.number().int().positive().max(2 ** 31 - 1);
+const id = z.coerce
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 31 - 1);
 export const CustomerParams = z.object({ customerId: id });
 export const InvoiceParams = z.object({ customerId: id, invoiceId: id });
 
@@ -93,7 +113,9 @@ export const OrderSummaryResponse = z.object({
   totalTaxes: amount,
   total: amount.describe('due today: the amount to collect'),
   /** The products whose quantity the shopper may change, with the catalogue's bounds. */
-  quantities: z.array(z.object({ code: z.string(), name: z.string(), quantity: z.number(), minQuantity: z.number(), maxQuantity: z.number() })),
+  quantities: z.array(
+    z.object({ code: z.string(), name: z.string(), quantity: z.number(), minQuantity: z.number(), maxQuantity: z.number() }),
+  ),
   coupon: z.object({ code: z.string(), name: z.string().nullable() }).nullable(),
   /** What happens next, from the billing API's own data: the subscription's amount per period and the first period's end. */
   renewal: z.object({

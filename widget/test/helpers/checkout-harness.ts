@@ -80,7 +80,10 @@ export async function startCheckoutHarness(options: { billing?: Parameters<typeo
       return app.inject({
         method,
         url: `/checkout${path}`,
-        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(session ? { [SESSION_HEADER]: session } : {}) },
+        headers: {
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(session ? { [SESSION_HEADER]: session } : {}),
+        },
         ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
       });
     },
@@ -111,8 +114,19 @@ export async function completedCheckout(h: CheckoutHarness, order: Record<string
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      customerId, publicApiKey: h.billing.account.publicApiKey, captureToken: summary.captureToken, cardNumber: '4242424242424242', firstName: 'Grace', lastName: 'Hopper',
-      expirationMonth: 12, expirationYear: 30, cvv: '123', recaptcha: `dev-${Math.random()}`, riskToken: 'rt', clientIp: '203.0.113.9', email: 'grace@example.com',
+      customerId,
+      publicApiKey: h.billing.account.publicApiKey,
+      captureToken: summary.captureToken,
+      cardNumber: '4242424242424242',
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      expirationMonth: 12,
+      expirationYear: 30,
+      cvv: '123',
+      recaptcha: `dev-${Math.random()}`,
+      riskToken: 'rt',
+      clientIp: '203.0.113.9',
+      email: 'grace@example.com',
       paymentCollectOptions: { collectionAmount: summary.total },
     }),
   });

@@ -24,23 +24,11 @@ export interface ListSort {
  * listInputFromUrl (raw `query`, case-insensitive names), not from request.query.
  */
 export const ListQuerystring = z.object({
-  query: z
-    .string({ error: QUERY_NOT_VALID })
-    .optional()
-    .describe('field:value pairs separated by ";"; see the list query rules'),
-  pageSize: z
-    .string({ error: QUERY_NOT_VALID })
-    .optional()
-    .describe(`items per page, 1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}`),
+  query: z.string({ error: QUERY_NOT_VALID }).optional().describe('field:value pairs separated by ";"; see the list query rules'),
+  pageSize: z.string({ error: QUERY_NOT_VALID }).optional().describe(`items per page, 1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}`),
   pageNumber: z.string({ error: QUERY_NOT_VALID }).optional().describe('zero-based page number, default 0'),
-  sortOrder: z
-    .string({ error: QUERY_NOT_VALID })
-    .optional()
-    .describe('Ascending or Descending; only together with sortExpression'),
-  sortExpression: z
-    .string({ error: QUERY_NOT_VALID })
-    .optional()
-    .describe('field to sort on; only together with sortOrder'),
+  sortOrder: z.string({ error: QUERY_NOT_VALID }).optional().describe('Ascending or Descending; only together with sortExpression'),
+  sortExpression: z.string({ error: QUERY_NOT_VALID }).optional().describe('field to sort on; only together with sortOrder'),
 });
 export type ListQuerystring = z.infer<typeof ListQuerystring>;
 

@@ -50,7 +50,13 @@ export async function runList<O>(
   const sortField = requireField(fields, request.sort.field);
   const ascending = request.sort.order === 'Ascending';
   const sortExpression = isText(sortField) ? textSortKey(sortField.expression) : sortField.expression;
-  const order = <Q extends SelectQueryBuilder<any, any, any>>(query: Q, sortKey: Expression<any>, id: Expression<any>, limit = request.pageSize, skip = offset): Q =>
+  const order = <Q extends SelectQueryBuilder<any, any, any>>(
+    query: Q,
+    sortKey: Expression<any>,
+    id: Expression<any>,
+    limit = request.pageSize,
+    skip = offset,
+  ): Q =>
     query
       .orderBy(sortKey, (ob) => (ascending ? ob.asc().nullsFirst() : ob.desc().nullsLast()))
       .orderBy(id, ascending ? 'asc' : 'desc')
@@ -67,7 +73,11 @@ export async function runList<O>(
     range
       ? // the range walks the sort index and stops after the page's last row
         order(
-          filtered.where(sql<SqlBool>`${sortExpression} >= ${range[0]}`).where(sql<SqlBool>`${sortExpression} < ${range[1]}`).clearSelect().select(sql.ref(idColumn).as('listRowId')),
+          filtered
+            .where(sql<SqlBool>`${sortExpression} >= ${range[0]}`)
+            .where(sql<SqlBool>`${sortExpression} < ${range[1]}`)
+            .clearSelect()
+            .select(sql.ref(idColumn).as('listRowId')),
           sortExpression,
           sql.ref(idColumn),
         )
@@ -91,7 +101,9 @@ export async function runList<O>(
   // Rows carry their id under the id column's own name (customers.id → id).
   const idProperty = idColumn.split('.').pop()!;
   const position = new Map(ids.map((id, i) => [id, i]));
-  rows.sort((a, b) => position.get((a as Record<string, number>)[idProperty]!)! - position.get((b as Record<string, number>)[idProperty]!)!);
+  rows.sort(
+    (a, b) => position.get((a as Record<string, number>)[idProperty]!)! - position.get((b as Record<string, number>)[idProperty]!)!,
+  );
   return { rows, count, maxCount };
 }
 
@@ -141,7 +153,9 @@ function leadingCharacterRange(request: ListRequest): [string, string] | undefin
 async function countRows(db: Kysely<any>, query: SelectQueryBuilder<any, any, any>): Promise<number> {
   // wrapped (Kysely adds the parentheses), with the select list reduced to a constant:
   // counts the rows the base query returns, joins included, without computing its columns
-  const result = await sql<{ count: number | string }>`select count(*) as count from ${query.clearSelect().select(sql`1`.as('one'))} as list_rows${PLAN_EACH_CALL}`.execute(db);
+  const result = await sql<{
+    count: number | string;
+  }>`select count(*) as count from ${query.clearSelect().select(sql`1`.as('one'))} as list_rows${PLAN_EACH_CALL}`.execute(db);
   return Number(result.rows[0].count);
 }
 

@@ -62,7 +62,8 @@ export function validateInput(input: EngineInput) {
       nonNegative(p.unitPrice, `${pk}.unitPrice`);
       if (p.setupFee != null) nonNegative(p.setupFee, `${pk}.setupFee`);
       if (p.discount != null) {
-        if (p.discount.kind !== 'Percentage' && p.discount.kind !== 'Amount') throw new RangeError(`${pk}.discount.kind: must be Percentage or Amount`);
+        if (p.discount.kind !== 'Percentage' && p.discount.kind !== 'Amount')
+          throw new RangeError(`${pk}.discount.kind: must be Percentage or Amount`);
         nonNegative(p.discount.value, `${pk}.discount.value`);
       }
     });

@@ -48,7 +48,12 @@ const BOTTOM = PAGE.height - MARGIN - 20; // room for the footer
 const GREY = '#555555';
 const RULE = '#bbbbbb';
 /** The line table: description, quantity, unit price, amount. */
-const COLUMNS = { description: { x: MARGIN, width: 265 }, quantity: { x: 320, width: 45 }, unitPrice: { x: 370, width: 85 }, amount: { x: 460, width: RIGHT - 460 } };
+const COLUMNS = {
+  description: { x: MARGIN, width: 265 },
+  quantity: { x: 320, width: 45 },
+  unitPrice: { x: 370, width: 85 },
+  amount: { x: 460, width: RIGHT - 460 },
+};
 
 /** An amount with exactly `decimals` places (more if the value has them: a unit price of 0.0125) and thousands separators. */
 export function formatAmount(value: string, decimals: number, sign = ''): string {
@@ -71,7 +76,11 @@ export async function renderInvoicePdf(view: InvoicePdfView): Promise<Buffer> {
     size: 'A4',
     margin: MARGIN,
     bufferPages: true,
-    info: { Title: `Invoice ${view.invoiceNumber}`, Author: view.seller.name, CreationDate: new Date(`${view.postedDate ?? view.effectiveDate}T00:00:00Z`) },
+    info: {
+      Title: `Invoice ${view.invoiceNumber}`,
+      Author: view.seller.name,
+      CreationDate: new Date(`${view.postedDate ?? view.effectiveDate}T00:00:00Z`),
+    },
   });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -167,14 +176,25 @@ class InvoiceLayout {
         ...(line.description ? this.wrap(line.description, COLUMNS.description.width, 8) : []),
         `Service period ${line.startServiceDate} – ${line.endServiceDate}`,
       ];
-      const discounts = line.discounts.map((d) => ({ label: this.wrap(`Discount: ${d.name}`, COLUMNS.description.width, 8), amount: d.amount }));
+      const discounts = line.discounts.map((d) => ({
+        label: this.wrap(`Discount: ${d.name}`, COLUMNS.description.width, 8),
+        amount: d.amount,
+      }));
       const height = name.length * 13 + details.length * 11 + discounts.reduce((h, d) => h + d.label.length * 11, 0) + 8;
       this.room(height, () => this.tableHeader());
       const top = this.y;
       for (const [i, text] of name.entries()) this.text(text, COLUMNS.description.x, top + i * 13, { size: 9.5, face: 'bold' });
       this.text(money(line.quantity).toString(), COLUMNS.quantity.x, top, { size: 9.5, width: COLUMNS.quantity.width, align: 'right' });
-      this.text(formatAmount(line.unitPrice, view.decimals), COLUMNS.unitPrice.x, top, { size: 9.5, width: COLUMNS.unitPrice.width, align: 'right' });
-      this.text(formatAmount(line.amount, view.decimals), COLUMNS.amount.x, top, { size: 9.5, width: COLUMNS.amount.width, align: 'right' });
+      this.text(formatAmount(line.unitPrice, view.decimals), COLUMNS.unitPrice.x, top, {
+        size: 9.5,
+        width: COLUMNS.unitPrice.width,
+        align: 'right',
+      });
+      this.text(formatAmount(line.amount, view.decimals), COLUMNS.amount.x, top, {
+        size: 9.5,
+        width: COLUMNS.amount.width,
+        align: 'right',
+      });
       let y = top + name.length * 13;
       for (const text of details) {
         this.text(text, COLUMNS.description.x, y, { size: 8, color: GREY });
@@ -182,7 +202,12 @@ class InvoiceLayout {
       }
       for (const discount of discounts) {
         for (const [i, text] of discount.label.entries()) this.text(text, COLUMNS.description.x, y + i * 11, { size: 8, color: GREY });
-        this.text(formatAmount(money(discount.amount).negated().toString(), view.decimals), COLUMNS.amount.x, y, { size: 8, color: GREY, width: COLUMNS.amount.width, align: 'right' });
+        this.text(formatAmount(money(discount.amount).negated().toString(), view.decimals), COLUMNS.amount.x, y, {
+          size: 8,
+          color: GREY,
+          width: COLUMNS.amount.width,
+          align: 'right',
+        });
         y += discount.label.length * 11;
       }
       this.rule(y + 3);
@@ -208,7 +233,12 @@ class InvoiceLayout {
         this.rule(y - 4, 320);
       }
       this.text(row.label, 320, y, { size: 9.5, face, width: 140 });
-      this.text(`${formatAmount(row.amount, view.decimals)} ${view.currency}`, 440, y, { size: 9.5, face, width: RIGHT - 440, align: 'right' });
+      this.text(`${formatAmount(row.amount, view.decimals)} ${view.currency}`, 440, y, {
+        size: 9.5,
+        face,
+        width: RIGHT - 440,
+        align: 'right',
+      });
       y += 16;
     }
     this.y = y;
@@ -218,7 +248,12 @@ class InvoiceLayout {
     const range = this.doc.bufferedPageRange();
     for (let i = 0; i < range.count; i++) {
       this.doc.switchToPage(range.start + i);
-      this.text(`Invoice ${this.view.invoiceNumber} · page ${i + 1} of ${range.count}`, MARGIN, PAGE.height - MARGIN - 6, { size: 8, color: GREY, width: RIGHT - MARGIN, align: 'center' });
+      this.text(`Invoice ${this.view.invoiceNumber} · page ${i + 1} of ${range.count}`, MARGIN, PAGE.height - MARGIN - 6, {
+        size: 8,
+        color: GREY,
+        width: RIGHT - MARGIN,
+        align: 'center',
+      });
     }
   }
 
@@ -253,7 +288,12 @@ class InvoiceLayout {
    * One line of text at (x, y), each script in its font; `align: 'right'` ends it at x + width.
    * Text wider than `width` is cut with an ellipsis (callers wrap what may be long).
    */
-  private text(text: string, x: number, y: number, options: { size: number; face?: FontFace; color?: string; width?: number; align?: 'left' | 'right' | 'center' }) {
+  private text(
+    text: string,
+    x: number,
+    y: number,
+    options: { size: number; face?: FontFace; color?: string; width?: number; align?: 'left' | 'right' | 'center' },
+  ) {
     const face = options.face ?? 'regular';
     let shown = text;
     let width = this.widthOf(shown, options.size, face);

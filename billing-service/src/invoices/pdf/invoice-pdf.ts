@@ -30,12 +30,19 @@ const cache = new PdfCache(64 * 1024 * 1024);
  * The invoice's PDF, or undefined when the account has no such invoice: the one made before while
  * nothing it shows has changed, else rendered on the PDF threads, in the account's turn.
  */
-export async function invoicePdf(ctx: Pick<AppContext, 'db' | 'catalog'>, accountId: number, invoiceId: number): Promise<InvoicePdfFile | undefined> {
+export async function invoicePdf(
+  ctx: Pick<AppContext, 'db' | 'catalog'>,
+  accountId: number,
+  invoiceId: number,
+): Promise<InvoicePdfFile | undefined> {
   const view = await invoicePdfView(ctx.db, ctx.catalog, accountId, invoiceId);
   if (!view) return undefined;
   const filename = `invoice-${view.invoiceNumber}.pdf`;
   if (view.lines.length > MAX_PDF_LINES) {
-    throw ApiError.conflict(`invoice ${invoiceId} has ${view.lines.length} lines, more than a PDF shows (${MAX_PDF_LINES}): read it as JSON instead`, 'invoiceId');
+    throw ApiError.conflict(
+      `invoice ${invoiceId} has ${view.lines.length} lines, more than a PDF shows (${MAX_PDF_LINES}): read it as JSON instead`,
+      'invoiceId',
+    );
   }
   const version = PdfCache.version(view);
   const cached = cache.get(invoiceId, version);
@@ -46,7 +53,12 @@ export async function invoicePdf(ctx: Pick<AppContext, 'db' | 'catalog'>, accoun
 }
 
 /** What the PDF shows, read from the database: the invoice with its lines and taxes, what is paid, the customer and its billing address, the account. */
-export async function invoicePdfView(db: Queryable, catalog: Catalog, accountId: number, invoiceId: number): Promise<InvoicePdfView | undefined> {
+export async function invoicePdfView(
+  db: Queryable,
+  catalog: Catalog,
+  accountId: number,
+  invoiceId: number,
+): Promise<InvoicePdfView | undefined> {
   const invoice = await findInvoice(db, accountId, invoiceId);
   if (!invoice) return undefined;
   const [{ charges, taxes }, customer, address] = await Promise.all([
@@ -54,7 +66,9 @@ export async function invoicePdfView(db: Queryable, catalog: Catalog, accountId:
     findCustomerRow(db, accountId, invoice.customerId),
     findAddressOfType(db, invoice.customerId, 'Billing'),
   ]);
-  const person = [customer?.title, customer?.firstName, customer?.middleName, customer?.lastName, customer?.suffix].filter(Boolean).join(' ');
+  const person = [customer?.title, customer?.firstName, customer?.middleName, customer?.lastName, customer?.suffix]
+    .filter(Boolean)
+    .join(' ');
   const company = customer?.companyName ?? null;
   const seller = catalog.account;
   return {
@@ -111,7 +125,15 @@ function billingAddressLines(address: AddressRow | undefined, company: string | 
 }
 
 /** An address as printed: street lines, "city, state postal code", country; empty parts left out. */
-function addressLines(parts: { company?: string | null; line1?: string | null; line2?: string | null; city?: string | null; state?: string | null; postalZip?: string | null; country?: string | null }): string[] {
+function addressLines(parts: {
+  company?: string | null;
+  line1?: string | null;
+  line2?: string | null;
+  city?: string | null;
+  state?: string | null;
+  postalZip?: string | null;
+  country?: string | null;
+}): string[] {
   const place = [[parts.city, parts.state].filter(Boolean).join(', '), parts.postalZip].filter(Boolean).join(' ');
   return [parts.company, parts.line1, parts.line2, place, parts.country].filter((line): line is string => Boolean(line));
 }

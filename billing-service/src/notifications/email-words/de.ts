@@ -25,7 +25,10 @@ export const de: EmailWords = {
   unknownCardBrand: 'Zahlungs',
   InvoicePost: (v) => ({
     subject: `${v.brand}: Rechnung ${v.number} über ${v.amount}`,
-    paragraphs: [`Rechnung ${v.number} über ${v.amount} wurde ausgestellt; sie ist am ${v.dueDate} fällig.`, 'Die Rechnung liegt als PDF bei.'],
+    paragraphs: [
+      `Rechnung ${v.number} über ${v.amount} wurde ausgestellt; sie ist am ${v.dueDate} fällig.`,
+      'Die Rechnung liegt als PDF bei.',
+    ],
   }),
   PaymentReceived: (v) => ({
     subject: `${v.brand}: Zahlung über ${v.amount} eingegangen`,
@@ -33,23 +36,35 @@ export const de: EmailWords = {
   }),
   PaymentFailed: (v) => ({
     subject: `${v.brand}: Ihre Zahlung über ${v.amount} ist fehlgeschlagen`,
-    paragraphs: [`Ihre Zahlung über ${v.amount} konnte nicht eingezogen werden: ${v.reason}.`, 'Bitte aktualisieren Sie Ihre Zahlungsmethode, damit Ihr Abonnement weiterläuft.'],
+    paragraphs: [
+      `Ihre Zahlung über ${v.amount} konnte nicht eingezogen werden: ${v.reason}.`,
+      'Bitte aktualisieren Sie Ihre Zahlungsmethode, damit Ihr Abonnement weiterläuft.',
+    ],
   }),
   Refund: (v) => ({
     subject: `${v.brand}: Erstattung über ${v.amount}`,
-    paragraphs: [`Wir haben Ihnen ${v.amount} Ihrer Zahlung über ${v.paymentAmount} vom ${v.paymentDate} erstattet, ${v.way}${ref(v.reference)}.`],
+    paragraphs: [
+      `Wir haben Ihnen ${v.amount} Ihrer Zahlung über ${v.paymentAmount} vom ${v.paymentDate} erstattet, ${v.way}${ref(v.reference)}.`,
+    ],
   }),
   InvoiceOverdue: (v) => ({
     subject: `${v.brand}: Rechnung ${v.number} ist überfällig`,
-    paragraphs: [`Rechnung ${v.number} war am ${v.dueDate} fällig; ${v.outstanding} sind noch offen. Bitte begleichen Sie den Betrag, damit Ihr Abonnement weiterläuft.`],
+    paragraphs: [
+      `Rechnung ${v.number} war am ${v.dueDate} fällig; ${v.outstanding} sind noch offen. Bitte begleichen Sie den Betrag, damit Ihr Abonnement weiterläuft.`,
+    ],
   }),
   SubscriptionCancellation: (v) => ({
     subject: v.count === 1 ? `${v.brand}: Ihr Abonnement ist gekündigt` : `${v.brand}: Ihre Abonnements sind gekündigt`,
-    paragraphs: [v.count === 1 ? `Ihr Abonnement ${v.subscriptions} ist gekündigt.` : `Diese Abonnements sind gekündigt: ${v.subscriptions}.`],
+    paragraphs: [
+      v.count === 1 ? `Ihr Abonnement ${v.subscriptions} ist gekündigt.` : `Diese Abonnements sind gekündigt: ${v.subscriptions}.`,
+    ],
   }),
   CreditCardExpiry: (v) => ({
     subject: `${v.brand}: Ihre Karte mit der Endung ${v.lastFour} läuft bald ab`,
-    paragraphs: [`Ihre ${v.cardBrand}-Karte mit der Endung ${v.lastFour} läuft Ende ${v.expiry} ab.`, 'Bitte hinterlegen Sie eine neue Karte, damit Ihre Zahlungen weiterlaufen.'],
+    paragraphs: [
+      `Ihre ${v.cardBrand}-Karte mit der Endung ${v.lastFour} läuft Ende ${v.expiry} ab.`,
+      'Bitte hinterlegen Sie eine neue Karte, damit Ihre Zahlungen weiterlaufen.',
+    ],
   }),
   CustomerActivation: (v) => ({
     subject: `${v.brand}: Ihr Konto ist aktiv`,
@@ -57,6 +72,9 @@ export const de: EmailWords = {
   }),
   CustomerSuspend: (v) => ({
     subject: `${v.brand}: Ihr Konto ist gesperrt`,
-    paragraphs: [`Ihr Konto wurde gesperrt: Eine Rechnung ist seit ${v.overdueDays} Tagen überfällig.`, 'Es wird wieder freigeschaltet, sobald der überfällige Betrag bezahlt ist.'],
+    paragraphs: [
+      `Ihr Konto wurde gesperrt: Eine Rechnung ist seit ${v.overdueDays} Tagen überfällig.`,
+      'Es wird wieder freigeschaltet, sobald der überfällige Betrag bezahlt ist.',
+    ],
   }),
 };

@@ -8,7 +8,14 @@ export const en: EmailWords = {
   buttons: { paymentMethodUpdate: 'Update your card', payInvoices: 'Pay now', invoices: 'View your invoices' },
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Subtotal', discount: 'Discount', total: 'Total' },
-  refundWays: { CreditCard: 'to your card', Cash: 'in cash', Check: 'by check', DirectDeposit: 'by direct deposit', ACH: 'by ACH transfer', other: 'as agreed with you' },
+  refundWays: {
+    CreditCard: 'to your card',
+    Cash: 'in cash',
+    Check: 'by check',
+    DirectDeposit: 'by direct deposit',
+    ACH: 'by ACH transfer',
+    other: 'as agreed with you',
+  },
   declines: {
     insufficient_funds: 'the card has insufficient funds',
     expired_card: 'the card has expired',
@@ -26,11 +33,16 @@ export const en: EmailWords = {
   }),
   PaymentFailed: (v) => ({
     subject: `${v.brand}: your payment of ${v.amount} failed`,
-    paragraphs: [`Your payment of ${v.amount} could not be collected: ${v.reason}.`, 'Please update your payment method so your service continues.'],
+    paragraphs: [
+      `Your payment of ${v.amount} could not be collected: ${v.reason}.`,
+      'Please update your payment method so your service continues.',
+    ],
   }),
   Refund: (v) => ({
     subject: `${v.brand}: refund of ${v.amount}`,
-    paragraphs: [`We have refunded ${v.amount} of your payment of ${v.paymentAmount} made on ${v.paymentDate}, ${v.way}${ref(v.reference)}.`],
+    paragraphs: [
+      `We have refunded ${v.amount} of your payment of ${v.paymentAmount} made on ${v.paymentDate}, ${v.way}${ref(v.reference)}.`,
+    ],
   }),
   InvoiceOverdue: (v) => ({
     subject: `${v.brand}: invoice ${v.number} is overdue`,
@@ -38,11 +50,16 @@ export const en: EmailWords = {
   }),
   SubscriptionCancellation: (v) => ({
     subject: `${v.brand}: your subscription${v.count === 1 ? ' is' : 's are'} cancelled`,
-    paragraphs: [v.count === 1 ? `Your subscription ${v.subscriptions} is cancelled.` : `These subscriptions are cancelled: ${v.subscriptions}.`],
+    paragraphs: [
+      v.count === 1 ? `Your subscription ${v.subscriptions} is cancelled.` : `These subscriptions are cancelled: ${v.subscriptions}.`,
+    ],
   }),
   CreditCardExpiry: (v) => ({
     subject: `${v.brand}: your card ending ${v.lastFour} expires soon`,
-    paragraphs: [`Your ${v.cardBrand} card ending ${v.lastFour} expires at the end of ${v.expiry}.`, 'Please add a new card so your payments continue.'],
+    paragraphs: [
+      `Your ${v.cardBrand} card ending ${v.lastFour} expires at the end of ${v.expiry}.`,
+      'Please add a new card so your payments continue.',
+    ],
   }),
   CustomerActivation: (v) => ({
     subject: `${v.brand}: your account is active`,
@@ -50,6 +67,9 @@ export const en: EmailWords = {
   }),
   CustomerSuspend: (v) => ({
     subject: `${v.brand}: your account is suspended`,
-    paragraphs: [`Your account has been suspended: an invoice stayed overdue for ${v.overdueDays} days.`, 'It is restored as soon as the overdue balance is paid.'],
+    paragraphs: [
+      `Your account has been suspended: an invoice stayed overdue for ${v.overdueDays} days.`,
+      'It is restored as soon as the overdue balance is paid.',
+    ],
   }),
 };

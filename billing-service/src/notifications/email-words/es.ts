@@ -33,7 +33,10 @@ export const es: EmailWords = {
   }),
   PaymentFailed: (v) => ({
     subject: `${v.brand}: su pago de ${v.amount} no se ha podido cobrar`,
-    paragraphs: [`No hemos podido cobrar su pago de ${v.amount}: ${v.reason}.`, 'Actualice su método de pago para que su suscripción continúe.'],
+    paragraphs: [
+      `No hemos podido cobrar su pago de ${v.amount}: ${v.reason}.`,
+      'Actualice su método de pago para que su suscripción continúe.',
+    ],
   }),
   Refund: (v) => ({
     subject: `${v.brand}: reembolso de ${v.amount}`,
@@ -41,15 +44,22 @@ export const es: EmailWords = {
   }),
   InvoiceOverdue: (v) => ({
     subject: `${v.brand}: la factura ${v.number} está vencida`,
-    paragraphs: [`La factura ${v.number} vencía el ${v.dueDate}; quedan ${v.outstanding} pendientes de pago. Páguela para mantener su suscripción.`],
+    paragraphs: [
+      `La factura ${v.number} vencía el ${v.dueDate}; quedan ${v.outstanding} pendientes de pago. Páguela para mantener su suscripción.`,
+    ],
   }),
   SubscriptionCancellation: (v) => ({
     subject: v.count === 1 ? `${v.brand}: su suscripción está cancelada` : `${v.brand}: sus suscripciones están canceladas`,
-    paragraphs: [v.count === 1 ? `Su suscripción ${v.subscriptions} está cancelada.` : `Estas suscripciones están canceladas: ${v.subscriptions}.`],
+    paragraphs: [
+      v.count === 1 ? `Su suscripción ${v.subscriptions} está cancelada.` : `Estas suscripciones están canceladas: ${v.subscriptions}.`,
+    ],
   }),
   CreditCardExpiry: (v) => ({
     subject: `${v.brand}: su tarjeta terminada en ${v.lastFour} caduca pronto`,
-    paragraphs: [`Su tarjeta ${v.cardBrand} terminada en ${v.lastFour} caduca a finales de ${v.expiry}.`, 'Añada una tarjeta nueva para que sus pagos continúen.'],
+    paragraphs: [
+      `Su tarjeta ${v.cardBrand} terminada en ${v.lastFour} caduca a finales de ${v.expiry}.`,
+      'Añada una tarjeta nueva para que sus pagos continúen.',
+    ],
   }),
   CustomerActivation: (v) => ({
     subject: `${v.brand}: su cuenta está activa`,
@@ -57,6 +67,9 @@ export const es: EmailWords = {
   }),
   CustomerSuspend: (v) => ({
     subject: `${v.brand}: su cuenta está suspendida`,
-    paragraphs: [`Su cuenta ha sido suspendida: una factura lleva ${v.overdueDays} días vencida.`, 'Se restablecerá en cuanto se pague el saldo vencido.'],
+    paragraphs: [
+      `Su cuenta ha sido suspendida: una factura lleva ${v.overdueDays} días vencida.`,
+      'Se restablecerá en cuanto se pague el saldo vencido.',
+    ],
   }),
 };

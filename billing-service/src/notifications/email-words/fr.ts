@@ -27,7 +27,10 @@ export const fr: EmailWords = {
   unknownCardBrand: 'bancaire',
   InvoicePost: (v) => ({
     subject: `${v.brand}${nb}: facture ${v.number} de ${v.amount}`,
-    paragraphs: [`La facture ${v.number} de ${v.amount} vient d’être émise${nb}; elle est à régler au plus tard le ${v.dueDate}.`, 'Vous la trouverez en pièce jointe (PDF).'],
+    paragraphs: [
+      `La facture ${v.number} de ${v.amount} vient d’être émise${nb}; elle est à régler au plus tard le ${v.dueDate}.`,
+      'Vous la trouverez en pièce jointe (PDF).',
+    ],
   }),
   PaymentReceived: (v) => ({
     subject: `${v.brand}${nb}: paiement de ${v.amount} reçu`,
@@ -35,23 +38,35 @@ export const fr: EmailWords = {
   }),
   PaymentFailed: (v) => ({
     subject: `${v.brand}${nb}: échec de votre paiement de ${v.amount}`,
-    paragraphs: [`Nous n’avons pas pu encaisser votre paiement de ${v.amount}${nb}: ${v.reason}.`, 'Veuillez mettre à jour votre moyen de paiement afin de conserver votre abonnement.'],
+    paragraphs: [
+      `Nous n’avons pas pu encaisser votre paiement de ${v.amount}${nb}: ${v.reason}.`,
+      'Veuillez mettre à jour votre moyen de paiement afin de conserver votre abonnement.',
+    ],
   }),
   Refund: (v) => ({
     subject: `${v.brand}${nb}: remboursement de ${v.amount}`,
-    paragraphs: [`Nous vous avons remboursé ${v.amount} sur votre paiement de ${v.paymentAmount} du ${v.paymentDate}, ${v.way}${ref(v.reference)}.`],
+    paragraphs: [
+      `Nous vous avons remboursé ${v.amount} sur votre paiement de ${v.paymentAmount} du ${v.paymentDate}, ${v.way}${ref(v.reference)}.`,
+    ],
   }),
   InvoiceOverdue: (v) => ({
     subject: `${v.brand}${nb}: la facture ${v.number} est en retard`,
-    paragraphs: [`La facture ${v.number} était à régler le ${v.dueDate}${nb}; ${v.outstanding} reste impayé. Merci de la régler pour conserver votre abonnement.`],
+    paragraphs: [
+      `La facture ${v.number} était à régler le ${v.dueDate}${nb}; ${v.outstanding} reste impayé. Merci de la régler pour conserver votre abonnement.`,
+    ],
   }),
   SubscriptionCancellation: (v) => ({
     subject: v.count === 1 ? `${v.brand}${nb}: votre abonnement est résilié` : `${v.brand}${nb}: vos abonnements sont résiliés`,
-    paragraphs: [v.count === 1 ? `Votre abonnement ${v.subscriptions} est résilié.` : `Ces abonnements sont résiliés${nb}: ${v.subscriptions}.`],
+    paragraphs: [
+      v.count === 1 ? `Votre abonnement ${v.subscriptions} est résilié.` : `Ces abonnements sont résiliés${nb}: ${v.subscriptions}.`,
+    ],
   }),
   CreditCardExpiry: (v) => ({
     subject: `${v.brand}${nb}: votre carte se terminant par ${v.lastFour} expire bientôt`,
-    paragraphs: [`Votre carte ${v.cardBrand} se terminant par ${v.lastFour} expire à la fin de ${v.expiry}.`, 'Ajoutez une nouvelle carte pour que vos paiements continuent.'],
+    paragraphs: [
+      `Votre carte ${v.cardBrand} se terminant par ${v.lastFour} expire à la fin de ${v.expiry}.`,
+      'Ajoutez une nouvelle carte pour que vos paiements continuent.',
+    ],
   }),
   CustomerActivation: (v) => ({
     subject: `${v.brand}${nb}: votre compte est actif`,
@@ -59,6 +74,9 @@ export const fr: EmailWords = {
   }),
   CustomerSuspend: (v) => ({
     subject: `${v.brand}${nb}: votre compte est suspendu`,
-    paragraphs: [`Votre compte est suspendu${nb}: une facture est restée impayée ${v.overdueDays} jours après son échéance.`, 'Il sera rétabli dès le règlement du solde en retard.'],
+    paragraphs: [
+      `Votre compte est suspendu${nb}: une facture est restée impayée ${v.overdueDays} jours après son échéance.`,
+      'Il sera rétabli dès le règlement du solde en retard.',
+    ],
   }),
 };

@@ -11,22 +11,49 @@ interface Case {
   expected: QueryCondition;
 }
 
-const pct = (text: string) =>
-  [...new TextEncoder().encode(text)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+const pct = (text: string) => [...new TextEncoder().encode(text)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 
 /** Characters a client must encode inside a value: separators, URL syntax, and % itself. */
 const MUST_ENCODE = new Set(['%', '&', ',', ';', '+', '#', '*']);
 
 /** Encodes `text` as a client may: required characters always, any other one at random. */
 const encoded = (text: string) =>
-  fc.array(fc.boolean(), { minLength: text.length, maxLength: text.length }).map((flags) =>
-    [...text].map((ch, i) => (MUST_ENCODE.has(ch) || flags[i] ? pct(ch) : ch)).join(''),
-  );
+  fc
+    .array(fc.boolean(), { minLength: text.length, maxLength: text.length })
+    .map((flags) => [...text].map((ch, i) => (MUST_ENCODE.has(ch) || flags[i] ? pct(ch) : ch)).join(''));
 
-const valueChar = fc.oneof(
-  fc.constantFrom('a', 'B', 'z', '0', '9', ' ', '&', ',', ';', ':', '|', '%', '+', '#', '=', '?', '/', '[', ']', '_', '\\', '"', "'", 'é', '€'),
-  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
-).filter((ch) => ch !== '*');
+const valueChar = fc
+  .oneof(
+    fc.constantFrom(
+      'a',
+      'B',
+      'z',
+      '0',
+      '9',
+      ' ',
+      '&',
+      ',',
+      ';',
+      ':',
+      '|',
+      '%',
+      '+',
+      '#',
+      '=',
+      '?',
+      '/',
+      '[',
+      ']',
+      '_',
+      '\\',
+      '"',
+      "'",
+      'é',
+      '€',
+    ),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+  )
+  .filter((ch) => ch !== '*');
 const text = (minLength: number) => fc.array(valueChar, { minLength, maxLength: 12 }).map((chars) => chars.join(''));
 
 const fieldName = (name: string) => fc.mixedCase(fc.constant(name));
@@ -76,37 +103,37 @@ const enumItem = (values: readonly string[], aliases: Record<string, string>): f
     emptyKeyword.map((raw) => ({ raw, values: [], empty: true })),
   );
 
-const enumCase: fc.Arbitrary<Case> = fc
-  .constantFrom(...FIELDS.filter((f) => f.type === 'enum'))
-  .chain((field) =>
-    fc
-      .tuple(fieldName(field.name), fc.array(enumItem(field.values ?? [], { ...field.aliases }), { minLength: 1, maxLength: 4 }))
-      .map(([name, items]): Case => {
-        const values = [...new Set(items.flatMap((i) => i.values))];
-        const orEmpty = items.some((i) => i.empty);
-        const onlyEmpty = items.every((i) => i.empty);
-        return {
-          raw: `${name}:${items.map((i) => i.raw).join(',')}`,
-          expected: onlyEmpty ? { field: field.name, op: 'empty' } : { field: field.name, op: 'in', values, orEmpty },
-        };
-      }),
-  );
+const enumCase: fc.Arbitrary<Case> = fc.constantFrom(...FIELDS.filter((f) => f.type === 'enum')).chain((field) =>
+  fc
+    .tuple(fieldName(field.name), fc.array(enumItem(field.values ?? [], { ...field.aliases }), { minLength: 1, maxLength: 4 }))
+    .map(([name, items]): Case => {
+      const values = [...new Set(items.flatMap((i) => i.values))];
+      const orEmpty = items.some((i) => i.empty);
+      const onlyEmpty = items.every((i) => i.empty);
+      return {
+        raw: `${name}:${items.map((i) => i.raw).join(',')}`,
+        expected: onlyEmpty ? { field: field.name, op: 'empty' } : { field: field.name, op: 'in', values, orEmpty },
+      };
+    }),
+);
 
 const integerCase: fc.Arbitrary<Case> = fc
-  .record({ value: fc.integer({ min: MIN_INTEGER, max: MAX_INTEGER }), zeros: fc.integer({ min: 0, max: 3 }), name: fieldName('MarketingId') })
+  .record({
+    value: fc.integer({ min: MIN_INTEGER, max: MAX_INTEGER }),
+    zeros: fc.integer({ min: 0, max: 3 }),
+    name: fieldName('MarketingId'),
+  })
   .map(({ value, zeros, name }) => ({
     raw: `${name}:${value < 0 ? '-' : ''}${'0'.repeat(zeros)}${Math.abs(value)}`,
     expected: { field: 'MarketingId', op: 'integer', value },
   }));
 
-const instant = fc
-  .integer({ min: Date.UTC(1, 0, 1) / 1000, max: Date.UTC(9999, 11, 30) / 1000 })
-  .chain((seconds) =>
-    fc.boolean().map((dateOnly) => {
-      const ms = seconds * 1000;
-      return { date: new Date(dateOnly ? ms - (((ms % DAY) + DAY) % DAY) : ms), dateOnly };
-    }),
-  );
+const instant = fc.integer({ min: Date.UTC(1, 0, 1) / 1000, max: Date.UTC(9999, 11, 30) / 1000 }).chain((seconds) =>
+  fc.boolean().map((dateOnly) => {
+    const ms = seconds * 1000;
+    return { date: new Date(dateOnly ? ms - (((ms % DAY) + DAY) % DAY) : ms), dateOnly };
+  }),
+);
 /** Formats as a client would: YYYY-MM-DD or YYYY-MM-DDTHH:mm:SS, colons maybe encoded. */
 const formatted = ({ date, dateOnly }: { date: Date; dateOnly: boolean }) =>
   fc.boolean().map((encodeColons) => {
@@ -123,15 +150,19 @@ const dateCase: fc.Arbitrary<Case> = fc
     const field = 'CreatedTimestamp';
     switch (shape) {
       case 'single':
-        return formatted(a).map((t): Case => ({
-          raw: `${name}:${t}`,
-          expected: { field, op: 'range', from: a.date, to: new Date(a.date.getTime() + (a.dateOnly ? DAY : 1000)) },
-        }));
+        return formatted(a).map(
+          (t): Case => ({
+            raw: `${name}:${t}`,
+            expected: { field, op: 'range', from: a.date, to: new Date(a.date.getTime() + (a.dateOnly ? DAY : 1000)) },
+          }),
+        );
       case 'both':
-        return fc.tuple(formatted(lo), formatted(hi)).map(([l, h]): Case => ({
-          raw: `${name}:${l}|${h}`,
-          expected: { field, op: 'range', from: lo.date, to: hi.date },
-        }));
+        return fc.tuple(formatted(lo), formatted(hi)).map(
+          ([l, h]): Case => ({
+            raw: `${name}:${l}|${h}`,
+            expected: { field, op: 'range', from: lo.date, to: hi.date },
+          }),
+        );
       case 'lower':
         return formatted(a).map((t): Case => ({ raw: `${name}:${t}|`, expected: { field, op: 'range', from: a.date, to: null } }));
       default:
@@ -198,8 +229,35 @@ describe('parseQuery properties', () => {
   });
 
   const noise = fc.constantFrom(
-    ';', ':', ',', '|', '*', '%', '%2C', '%3A', '%3B', '%FF', '%C3', '%', '+', ' ', '[empty]', '-', '1', '0', 'T10:00:00',
-    '2024-01-01', '2024-02-30', 'FirstName', 'status', 'Status', 'MarketingId', 'CreatedTimestamp', 'ErpEntityType', 'Active', 'Unknown',
+    ';',
+    ':',
+    ',',
+    '|',
+    '*',
+    '%',
+    '%2C',
+    '%3A',
+    '%3B',
+    '%FF',
+    '%C3',
+    '%',
+    '+',
+    ' ',
+    '[empty]',
+    '-',
+    '1',
+    '0',
+    'T10:00:00',
+    '2024-01-01',
+    '2024-02-30',
+    'FirstName',
+    'status',
+    'Status',
+    'MarketingId',
+    'CreatedTimestamp',
+    'ErpEntityType',
+    'Active',
+    'Unknown',
   );
 
   it('never throws anything but a 400 on queries built from syntax fragments', () => {
@@ -215,7 +273,10 @@ describe('parseQuery properties', () => {
 
   it('never throws anything but a 400 on mutated valid queries', () => {
     const mutated = fc
-      .tuple(validQuery, fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.oneof(noise, fc.string({ maxLength: 2 }))), { minLength: 1, maxLength: 5 }))
+      .tuple(
+        validQuery,
+        fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.oneof(noise, fc.string({ maxLength: 2 }))), { minLength: 1, maxLength: 5 }),
+      )
       .map(([{ raw }, edits]) =>
         edits.reduce((q, [at, remove, insert]) => {
           const i = q.length ? at % (q.length + 1) : 0;
@@ -229,7 +290,9 @@ describe('parseQuery properties', () => {
     const nonEnum = fc.constantFrom('FirstName', 'MarketingId', 'CreatedTimestamp');
     const bad = fc.oneof(
       fc.tuple(nonEnum, text(0), text(0)).map(([f, a, b]) => `${f}:${encodeURIComponent(a)},${encodeURIComponent(b)}`),
-      fc.string({ minLength: 1, maxLength: 10 }).filter((n) => !FIELDS.some((f) => f.name.toLowerCase() === n.trim().toLowerCase()))
+      fc
+        .string({ minLength: 1, maxLength: 10 })
+        .filter((n) => !FIELDS.some((f) => f.name.toLowerCase() === n.trim().toLowerCase()))
         .map((n) => `${encodeURIComponent(n)}:x`),
       fc
         .tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 13, max: 99 }), fc.integer({ min: 1, max: 28 }))

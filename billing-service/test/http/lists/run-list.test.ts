@@ -25,10 +25,41 @@ const INJECTION = "O'Brien; drop table customers; --";
 
 /** Account A's customers: every case the filters and the sort must tell apart. */
 const CUSTOMERS: Array<Partial<NewCustomerRow> & { firstName: string }> = [
-  { firstName: 'Alice', lastName: 'Smith', status: 'Active', title: 'Ms', marketingId: 10, erpCustomerType: 'Individual', createdAt: new Date('2024-01-01T00:00:00Z') },
-  { firstName: 'Bob', lastName: 'smithson', status: 'Hold', title: 'Mr', marketingId: 20, erpCustomerType: 'Company', createdAt: new Date('2024-01-31T23:59:59Z') },
-  { firstName: 'Carol', lastName: 'Goldsmith', status: 'Draft', title: null, marketingId: null, createdAt: new Date('2024-02-01T00:00:00Z') },
-  { firstName: 'Dan', lastName: null, status: 'Active', title: 'Dr', marketingId: -5, erpCustomerType: 'Individual', createdAt: new Date('2024-02-15T12:00:00Z') },
+  {
+    firstName: 'Alice',
+    lastName: 'Smith',
+    status: 'Active',
+    title: 'Ms',
+    marketingId: 10,
+    erpCustomerType: 'Individual',
+    createdAt: new Date('2024-01-01T00:00:00Z'),
+  },
+  {
+    firstName: 'Bob',
+    lastName: 'smithson',
+    status: 'Hold',
+    title: 'Mr',
+    marketingId: 20,
+    erpCustomerType: 'Company',
+    createdAt: new Date('2024-01-31T23:59:59Z'),
+  },
+  {
+    firstName: 'Carol',
+    lastName: 'Goldsmith',
+    status: 'Draft',
+    title: null,
+    marketingId: null,
+    createdAt: new Date('2024-02-01T00:00:00Z'),
+  },
+  {
+    firstName: 'Dan',
+    lastName: null,
+    status: 'Active',
+    title: 'Dr',
+    marketingId: -5,
+    erpCustomerType: 'Individual',
+    createdAt: new Date('2024-02-15T12:00:00Z'),
+  },
   { firstName: 'Eve', lastName: '', status: 'Suspended', title: '', marketingId: 0, createdAt: new Date('2024-03-01T00:00:00Z') },
   { firstName: 'Frank', lastName: '123', status: 'Cancelled', title: 'Mr', createdAt: new Date('2023-12-31T23:59:59Z') },
   { firstName: 'Gina', lastName: '9lives', status: 'Active', createdAt: new Date('2024-04-01T00:00:00Z') },
@@ -70,7 +101,10 @@ beforeAll(async () => {
     ])
     .execute();
   // another account's look-alike must never show up
-  await db.insertInto('customers').values({ accountId: otherAccountId, currency: 'USD', firstName: 'Zoe', lastName: 'Smith', status: 'Active' }).execute();
+  await db
+    .insertInto('customers')
+    .values({ accountId: otherAccountId, currency: 'USD', firstName: 'Zoe', lastName: 'Smith', status: 'Active' })
+    .execute();
 }, 30_000);
 
 afterAll(async () => {
@@ -79,7 +113,10 @@ afterAll(async () => {
 
 const DEFAULT_SORT: ListSort = { field: 'FirstName', order: 'Ascending' };
 const baseQuery = () =>
-  db.selectFrom('customers').where('customers.accountId', '=', accountId).select(['customers.id', 'customers.firstName', 'customers.lastName']);
+  db
+    .selectFrom('customers')
+    .where('customers.accountId', '=', accountId)
+    .select(['customers.id', 'customers.firstName', 'customers.lastName']);
 
 async function list(input: ListRequestInput) {
   const request = parseListRequest(input, fields, DEFAULT_SORT);
@@ -173,12 +210,19 @@ describe('runList filters', () => {
     expect(await names('FirstName:%27%3B delete from customers%3B --')).toEqual([]);
     expect(await names("Status:Active') or ('a'='a*")).toEqual([]);
     // nothing was dropped or deleted
-    const { count } = await db.selectFrom('customers').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const { count } = await db
+      .selectFrom('customers')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
     expect(Number(count)).toBe(CUSTOMERS.length + 1);
   });
 
   it('sends values only as parameters', () => {
-    const request = parseListRequest({ query: `LastName:${encodeURIComponent(INJECTION)};Status:Active;MarketingId:7;CreatedTimestamp:2024-01-01` }, fields, DEFAULT_SORT);
+    const request = parseListRequest(
+      { query: `LastName:${encodeURIComponent(INJECTION)};Status:Active;MarketingId:7;CreatedTimestamp:2024-01-01` },
+      fields,
+      DEFAULT_SORT,
+    );
     let query = baseQuery();
     for (const c of request.conditions) query = query.where(conditionSql(c, fields.find((f) => f.name === c.field)!));
     const compiled = query.compile();
@@ -222,7 +266,11 @@ describe('runList sorting', () => {
 
   it('sorts descending with nulls last', async () => {
     const { rows } = await list({ sortOrder: 'descending', sortExpression: 'lastname', pageSize: 1000 });
-    expect(rows.map((r) => r.lastName)).toEqual(CUSTOMERS.map((c) => c.lastName ?? null).sort(cOrder).reverse());
+    expect(rows.map((r) => r.lastName)).toEqual(
+      CUSTOMERS.map((c) => c.lastName ?? null)
+        .sort(cOrder)
+        .reverse(),
+    );
   });
 
   it('sorts integers and dates by value', async () => {
@@ -238,8 +286,13 @@ describe('runList sorting', () => {
   });
 
   it('pages a filter on the sort field itself (matches found first, then sorted) in the same order', async () => {
-    const matching = CUSTOMERS.filter((c) => c.lastName?.toLowerCase().includes('a')).map((c) => c.lastName ?? null).sort(cOrder);
-    for (const [sortOrder, expected] of [['Ascending', matching], ['Descending', [...matching].reverse()]] as const) {
+    const matching = CUSTOMERS.filter((c) => c.lastName?.toLowerCase().includes('a'))
+      .map((c) => c.lastName ?? null)
+      .sort(cOrder);
+    for (const [sortOrder, expected] of [
+      ['Ascending', matching],
+      ['Descending', [...matching].reverse()],
+    ] as const) {
       const pages: Array<string | null> = [];
       for (let pageNumber = 0; pageNumber < 4; pageNumber++) {
         const page = await list({ query: 'LastName:*a*', sortOrder, sortExpression: 'LastName', pageSize: 2, pageNumber });
@@ -298,7 +351,11 @@ describe('runList paging', () => {
   });
 
   it('works on a base query with a join and its own selection', async () => {
-    const request = parseListRequest({ query: 'Status:Active,Hold', sortOrder: 'Descending', sortExpression: 'LastName' }, fields, DEFAULT_SORT);
+    const request = parseListRequest(
+      { query: 'Status:Active,Hold', sortOrder: 'Descending', sortExpression: 'LastName' },
+      fields,
+      DEFAULT_SORT,
+    );
     const joined = db
       .selectFrom('customers')
       .leftJoin('customerReferences', 'customerReferences.customerId', 'customers.id')
@@ -338,7 +395,13 @@ describe('a list route end to end', () => {
     const response = await app.inject({
       method: 'GET',
       url: '/v1/customers',
-      query: { query: 'Status:Active,Hold;LastName:*a*', PageSize: '2', pageNumber: '1', sortOrder: 'Descending', SortExpression: 'firstname' },
+      query: {
+        query: 'Status:Active,Hold;LastName:*a*',
+        PageSize: '2',
+        pageNumber: '1',
+        sortOrder: 'Descending',
+        SortExpression: 'firstname',
+      },
     });
     expect(response.statusCode).toBe(200);
     // Active or Hold with an "a" in the last name: Hank, Ivy, Kim; descending by first name

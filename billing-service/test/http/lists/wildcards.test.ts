@@ -51,9 +51,13 @@ describe('wildcard matching', () => {
   it('agrees with an independent matcher', () => {
     const alphabet = fc.constantFrom('a', 'b', 'A', '*', 'x');
     fc.assert(
-      fc.property(fc.string({ unit: alphabet, maxLength: 12 }), fc.string({ unit: fc.constantFrom('a', 'b', 'B', 'x'), maxLength: 10 }), (pattern, text) => {
-        expect(globMatches(pattern, text)).toBe(reference(pattern, text));
-      }),
+      fc.property(
+        fc.string({ unit: alphabet, maxLength: 12 }),
+        fc.string({ unit: fc.constantFrom('a', 'b', 'B', 'x'), maxLength: 10 }),
+        (pattern, text) => {
+          expect(globMatches(pattern, text)).toBe(reference(pattern, text));
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -70,8 +74,16 @@ describe('wildcard matching', () => {
 
   it('parses any query of up to the maximum length within 50 ms of CPU', () => {
     const field = fc.constantFrom(...FIELDS.map((f) => f.name));
-    const value = fc.string({ unit: fc.constantFrom('*', '*', '*', 'a', 'X', 'e', ',', '|', '%2A', '[empty]'), maxLength: MAX_VALUE_LENGTH / 4 });
-    const query = fc.array(fc.tuple(field, value).map(([f, v]) => `${f}:${v}`), { minLength: 1, maxLength: MAX_CONDITIONS }).map((parts) => parts.join(';'));
+    const value = fc.string({
+      unit: fc.constantFrom('*', '*', '*', 'a', 'X', 'e', ',', '|', '%2A', '[empty]'),
+      maxLength: MAX_VALUE_LENGTH / 4,
+    });
+    const query = fc
+      .array(
+        fc.tuple(field, value).map(([f, v]) => `${f}:${v}`),
+        { minLength: 1, maxLength: MAX_CONDITIONS },
+      )
+      .map((parts) => parts.join(';'));
     let worst = 0;
     fc.assert(
       fc.property(query, (q) => {

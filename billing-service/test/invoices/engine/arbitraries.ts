@@ -73,7 +73,13 @@ export const inputArb: fc.Arbitrary<EngineInput> = fc.record({
   effectiveDate: dateArb,
   subscriptions: fc.uniqueArray(subscriptionArb(fc.integer({ min: 1, max: 50 })), { selector: (s) => s.subscriptionId, maxLength: 5 }),
   billingPeriods: fc.record({ Monthly: ruleArb, Yearly: ruleArb }, { requiredKeys: [] }),
-  taxRates: fc.array(fc.record({ name: fc.constantFrom('GST', 'HST', 'PST', 'VAT'), rate: fc.integer({ min: 0, max: 3000 }).map((n) => new Decimal(n).dividedBy(10_000)) }), { maxLength: 3 }),
+  taxRates: fc.array(
+    fc.record({
+      name: fc.constantFrom('GST', 'HST', 'PST', 'VAT'),
+      rate: fc.integer({ min: 0, max: 3000 }).map((n) => new Decimal(n).dividedBy(10_000)),
+    }),
+    { maxLength: 3 },
+  ),
   term: fc.constantFrom(...TERMS),
   showZeroDollarCharges: fc.boolean(),
   rollUpTaxes: fc.boolean(),

@@ -123,10 +123,22 @@ describe('billing periods: SpecifiedDate', () => {
 describe('billing periods: the rest of a period, and the start of the period before an end', () => {
   it('the rest keeps the end and the full period, so it is prorated over the whole period', () => {
     const quarter = billingPeriod('2027-07-03', 'Monthly', 3);
-    expect(restOfPeriod(quarter, '2027-08-10')).toEqual({ start: '2027-08-10', end: '2027-10-03', fullStart: '2027-07-03', fullEnd: '2027-10-03', partial: true, days: 54, fullDays: 92 });
+    expect(restOfPeriod(quarter, '2027-08-10')).toEqual({
+      start: '2027-08-10',
+      end: '2027-10-03',
+      fullStart: '2027-07-03',
+      fullEnd: '2027-10-03',
+      partial: true,
+      days: 54,
+      fullDays: 92,
+    });
     expect(restOfPeriod(quarter, '2027-07-03')).toEqual(quarter);
     // A partial SpecifiedDate period: its rest is still measured against the full month.
-    expect(restOfPeriod(billingPeriod('2026-01-15', 'Monthly', 1, specified(1)), '2026-01-20')).toMatchObject({ days: 12, fullDays: 31, partial: true });
+    expect(restOfPeriod(billingPeriod('2026-01-15', 'Monthly', 1, specified(1)), '2026-01-20')).toMatchObject({
+      days: 12,
+      fullDays: 31,
+      partial: true,
+    });
     expect(() => restOfPeriod(quarter, '2027-10-03')).toThrow(/billFrom/);
     expect(() => restOfPeriod(quarter, '2027-07-02')).toThrow(/billFrom/);
   });
@@ -149,13 +161,19 @@ describe('billing periods: the rest of a period, and the start of the period bef
 
   it('is the inverse of nextPeriodStart on an anniversary grid (any start, any frequency)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 3650 }), fc.constantFrom('Monthly' as const, 'Yearly' as const), fc.integer({ min: 1, max: 24 }), fc.nat(5), (offset, interval, n, k) => {
-        const anchor = addDays('2020-01-01', offset);
-        const start = anniversaryPeriodStart(anchor, interval, n, k);
-        const anchorDay = Number(anchor.slice(8, 10));
-        const end = nextPeriodStart(start, interval, n, undefined, anchorDay);
-        expect(periodStartBefore(end, interval, n, undefined, anchorDay)).toBe(start);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 3650 }),
+        fc.constantFrom('Monthly' as const, 'Yearly' as const),
+        fc.integer({ min: 1, max: 24 }),
+        fc.nat(5),
+        (offset, interval, n, k) => {
+          const anchor = addDays('2020-01-01', offset);
+          const start = anniversaryPeriodStart(anchor, interval, n, k);
+          const anchorDay = Number(anchor.slice(8, 10));
+          const end = nextPeriodStart(start, interval, n, undefined, anchorDay);
+          expect(periodStartBefore(end, interval, n, undefined, anchorDay)).toBe(start);
+        },
+      ),
     );
   });
 });

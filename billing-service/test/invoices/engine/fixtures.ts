@@ -1,12 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { minorUnits } from '../../../src/money/money.js';
-import type {
-  DraftInvoice,
-  EngineCoupon,
-  EngineInput,
-  EngineProduct,
-  EngineSubscription,
-} from '../../../src/invoices/engine/index.js';
+import type { DraftInvoice, EngineCoupon, EngineInput, EngineProduct, EngineSubscription } from '../../../src/invoices/engine/index.js';
 
 export const d = (value: Decimal.Value) => new Decimal(value);
 

@@ -123,7 +123,9 @@ export class Rational {
   toFixed(places: number): string {
     if (!this.fitsPlaces(places)) throw new RangeError(`Rational.toFixed: ${this.toString()} does not fit ${places} decimals`);
     const scaled = (this.num * pow10(places)) / this.den;
-    const digits = abs(scaled).toString().padStart(places + 1, '0');
+    const digits = abs(scaled)
+      .toString()
+      .padStart(places + 1, '0');
     const int = digits.slice(0, digits.length - places);
     const frac = places > 0 ? `.${digits.slice(digits.length - places)}` : '';
     return `${scaled < 0n ? '-' : ''}${int}${frac}`;
@@ -469,7 +471,11 @@ function subscriptionLines(s: ModelSubscription, input: ModelInput) {
     const d = line.product.discount;
     if (!d) continue;
     const value = Rational.parse(d.value);
-    discount(line, 'Product discount', round(d.kind === 'Percentage' ? line.amount.times(value).div(Rational.HUNDRED) : value.times(line.factor)));
+    discount(
+      line,
+      'Product discount',
+      round(d.kind === 'Percentage' ? line.amount.times(value).div(Rational.HUNDRED) : value.times(line.factor)),
+    );
   }
   const applied: string[] = [];
   // README: a subscription whose recurring lines are all dropped uses up no coupon.

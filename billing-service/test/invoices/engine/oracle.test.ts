@@ -166,12 +166,20 @@ function picture(invoice: Comparable, currency: ModelCurrency): Picture {
   };
 }
 
-const enginePictures = (input: EngineInput) => computeInvoices(input).map((i) => picture(engineComparable(i), input.currency as ModelCurrency));
-const modelPictures = (input: EngineInput) => modelInvoices(toModelInput(input)).map((i: ModelInvoice) => picture(i, input.currency as ModelCurrency));
+const enginePictures = (input: EngineInput) =>
+  computeInvoices(input).map((i) => picture(engineComparable(i), input.currency as ModelCurrency));
+const modelPictures = (input: EngineInput) =>
+  modelInvoices(toModelInput(input)).map((i: ModelInvoice) => picture(i, input.currency as ModelCurrency));
 
 /** The short form used by the hand-checked examples. */
 const brief = (p: Picture) => ({
-  lines: p.lines.map((l) => l.replace(/^#\d+ /, '').replace(/ "[^"]*" /, ' ').replace(/ \[[^)]*\)/, '').replace(/ = [-\d.]+$/, '')),
+  lines: p.lines.map((l) =>
+    l
+      .replace(/^#\d+ /, '')
+      .replace(/ "[^"]*" /, ' ')
+      .replace(/ \[[^)]*\)/, '')
+      .replace(/ = [-\d.]+$/, ''),
+  ),
   subtotal: p.subtotal,
   discount: p.discount,
   taxes: p.taxes,
@@ -189,13 +197,20 @@ const examples: Array<{ name: string; input: EngineInput; expected: ReturnType<t
   {
     // 19.99 × 3 × 17/31 = 1019.49/31 = 32.8868 → 32.89 (one rounding; 10.96 × 3 would be 32.88).
     name: 'USD: 3 × 19.99 prorated 17/31 (2026-01-15 → 02-01), rounded once',
-    input: engineInput({ billingPeriods: specifiedDay1, subscriptions: [subscription({ isProrated: true, products: [product({ quantity: d(3) })] })] }),
+    input: engineInput({
+      billingPeriods: specifiedDay1,
+      subscriptions: [subscription({ isProrated: true, products: [product({ quantity: d(3) })] })],
+    }),
     expected: { lines: ['Recurring PRO 32.89'], subtotal: '32.89', discount: '0.00', taxes: [], total: '32.89' },
   },
   {
     // 33.333 % of 45.00 = 14.99985 → 15.00; 45.00 − 15.00 = 30.00.
     name: 'USD: a 33.333 % coupon on 45.00',
-    input: engineInput({ subscriptions: [subscription({ products: [product({ unitPrice: d('45.00') })], coupons: [coupon({ code: 'THIRD', value: d('33.333') })] })] }),
+    input: engineInput({
+      subscriptions: [
+        subscription({ products: [product({ unitPrice: d('45.00') })], coupons: [coupon({ code: 'THIRD', value: d('33.333') })] }),
+      ],
+    }),
     expected: { lines: ['Recurring PRO 45.00 -"THIRD" 15.00'], subtotal: '45.00', discount: '15.00', taxes: [], total: '30.00' },
   },
   {
@@ -237,19 +252,33 @@ const examples: Array<{ name: string; input: EngineInput; expected: ReturnType<t
       taxRates: [{ name: 'Sales tax', rate: d('0.0825') }],
       subscriptions: [subscription({ products: [product({ unitPrice: d('0.05') })], coupons: [coupon({ code: 'HALF', value: d(50) })] })],
     }),
-    expected: { lines: ['Recurring PRO 0.05 -"HALF" 0.03'], subtotal: '0.05', discount: '0.03', taxes: ['"Sales tax" 0.0825 0.00'], total: '0.02' },
+    expected: {
+      lines: ['Recurring PRO 0.05 -"HALF" 0.03'],
+      subtotal: '0.05',
+      discount: '0.03',
+      taxes: ['"Sales tax" 0.0825 0.00'],
+      total: '0.02',
+    },
   },
   // ---- JPY (0 decimals)
   {
     // 7 % of 1,000 = 70.
     name: 'JPY: 1,000 with a 7 % tax → 70',
-    input: engineInput({ currency: 'JPY', taxRates: [{ name: 'Tax', rate: d('0.07') }], subscriptions: [subscription({ products: [product({ unitPrice: d(1000) })] })] }),
+    input: engineInput({
+      currency: 'JPY',
+      taxRates: [{ name: 'Tax', rate: d('0.07') }],
+      subscriptions: [subscription({ products: [product({ unitPrice: d(1000) })] })],
+    }),
     expected: { lines: ['Recurring PRO 1000'], subtotal: '1000', discount: '0', taxes: ['"Tax" 0.07 70'], total: '1070' },
   },
   {
     // 7 % of 1,050 = 73.5 → 74 (half away from zero, not to even).
     name: 'JPY: 1,050 with a 7 % tax → 73.5 → 74',
-    input: engineInput({ currency: 'JPY', taxRates: [{ name: 'Tax', rate: d('0.07') }], subscriptions: [subscription({ products: [product({ unitPrice: d(1050) })] })] }),
+    input: engineInput({
+      currency: 'JPY',
+      taxRates: [{ name: 'Tax', rate: d('0.07') }],
+      subscriptions: [subscription({ products: [product({ unitPrice: d(1050) })] })],
+    }),
     expected: { lines: ['Recurring PRO 1050'], subtotal: '1050', discount: '0', taxes: ['"Tax" 0.07 74'], total: '1124' },
   },
   {
@@ -260,7 +289,13 @@ const examples: Array<{ name: string; input: EngineInput; expected: ReturnType<t
       taxRates: [{ name: 'Consumption tax', rate: d('0.10') }],
       subscriptions: [subscription({ products: [product({ unitPrice: d(1000), discount: { kind: 'Percentage', value: d('33.333') } })] })],
     }),
-    expected: { lines: ['Recurring PRO 1000 -"Product discount" 333'], subtotal: '1000', discount: '333', taxes: ['"Consumption tax" 0.1 67'], total: '734' },
+    expected: {
+      lines: ['Recurring PRO 1000 -"Product discount" 333'],
+      subtotal: '1000',
+      discount: '333',
+      taxes: ['"Consumption tax" 0.1 67'],
+      total: '734',
+    },
   },
   {
     // 1,000 × 17/31 = 548.39 → 548; product Amount discount 100 × 17/31 = 54.84 → 55; setup fee
@@ -274,7 +309,10 @@ const examples: Array<{ name: string; input: EngineInput; expected: ReturnType<t
         subscription({
           isProrated: true,
           isFirstInvoice: true,
-          products: [product({ unitPrice: d(1000), setupFee: d(500), quantity: d(1), discount: { kind: 'Amount', value: d(100) } }), product({ productCode: 'SEAT', unitPrice: d(0), setupFee: d(500), quantity: d(2) })],
+          products: [
+            product({ unitPrice: d(1000), setupFee: d(500), quantity: d(1), discount: { kind: 'Amount', value: d(100) } }),
+            product({ productCode: 'SEAT', unitPrice: d(0), setupFee: d(500), quantity: d(2) }),
+          ],
         }),
       ],
     }),
@@ -310,7 +348,10 @@ const examples: Array<{ name: string; input: EngineInput; expected: ReturnType<t
   {
     // 65.455 + setup fee 10.000 = 75.455.
     name: 'BHD: 65.455 + a 10.000 setup fee = 75.455',
-    input: engineInput({ currency: 'BHD', subscriptions: [subscription({ isFirstInvoice: true, products: [product({ unitPrice: d('65.455'), setupFee: d('10.000') })] })] }),
+    input: engineInput({
+      currency: 'BHD',
+      subscriptions: [subscription({ isFirstInvoice: true, products: [product({ unitPrice: d('65.455'), setupFee: d('10.000') })] })],
+    }),
     expected: { lines: ['Recurring PRO 65.455', 'SetupFee PRO 10.000'], subtotal: '75.455', discount: '0.000', taxes: [], total: '75.455' },
   },
   {
@@ -355,12 +396,19 @@ const examples: Array<{ name: string; input: EngineInput; expected: ReturnType<t
       subscriptions: [
         subscription({
           products: ['A', 'B', 'C'].map((code) => product({ productCode: code, unitPrice: d('1.000') })),
-          coupons: [coupon({ code: 'ONE', kind: 'Amount', value: d('1.000') }), coupon({ code: 'FIVE', kind: 'Amount', value: d('5.000'), duration: 'Forever', periodsUsed: 3 })],
+          coupons: [
+            coupon({ code: 'ONE', kind: 'Amount', value: d('1.000') }),
+            coupon({ code: 'FIVE', kind: 'Amount', value: d('5.000'), duration: 'Forever', periodsUsed: 3 }),
+          ],
         }),
       ],
     }),
     expected: {
-      lines: ['Recurring A 1.000 -"ONE" 0.334 -"FIVE" 0.666', 'Recurring B 1.000 -"ONE" 0.333 -"FIVE" 0.667', 'Recurring C 1.000 -"ONE" 0.333 -"FIVE" 0.667'],
+      lines: [
+        'Recurring A 1.000 -"ONE" 0.334 -"FIVE" 0.666',
+        'Recurring B 1.000 -"ONE" 0.333 -"FIVE" 0.667',
+        'Recurring C 1.000 -"ONE" 0.333 -"FIVE" 0.667',
+      ],
       subtotal: '3.000',
       discount: '3.000',
       taxes: [],
@@ -374,7 +422,9 @@ const examples: Array<{ name: string; input: EngineInput; expected: ReturnType<t
     input: engineInput({
       currency: 'BHD',
       billingPeriods: { Yearly: { type: 'SpecifiedDate', rule: 'SingleInvoice', day: 1, month: 1 } },
-      subscriptions: [subscription({ interval: 'Yearly', isProrated: true, periodStart: '2028-03-01', products: [product({ unitPrice: d('120.000') })] })],
+      subscriptions: [
+        subscription({ interval: 'Yearly', isProrated: true, periodStart: '2028-03-01', products: [product({ unitPrice: d('120.000') })] }),
+      ],
     }),
     expected: { lines: ['Recurring PRO 100.328'], subtotal: '100.328', discount: '0.000', taxes: [], total: '100.328' },
   },
@@ -414,11 +464,16 @@ describe('invoice engine oracle: hand-checked examples in USD, JPY and BHD', () 
 // ---------------------------------------------------------------------------------------------
 
 /** A decimal with exactly `places` decimals or fewer, 0 … max. */
-const decimalArb = (max: number, places: number) => fc.integer({ min: 0, max: Math.round(max * 10 ** places) }).map((n) => new Decimal(n).dividedBy(10 ** places));
+const decimalArb = (max: number, places: number) =>
+  fc.integer({ min: 0, max: Math.round(max * 10 ** places) }).map((n) => new Decimal(n).dividedBy(10 ** places));
 
 /** Money in the currency's decimals: mostly everyday amounts, sometimes large ones. */
 const moneyArb = (places: number, everyday: number) =>
-  fc.oneof({ weight: 6, arbitrary: decimalArb(everyday, places) }, { weight: 1, arbitrary: decimalArb(everyday * 1000, places) }, { weight: 1, arbitrary: fc.constant(new Decimal(0)) });
+  fc.oneof(
+    { weight: 6, arbitrary: decimalArb(everyday, places) },
+    { weight: 1, arbitrary: decimalArb(everyday * 1000, places) },
+    { weight: 1, arbitrary: fc.constant(new Decimal(0)) },
+  );
 
 /**
  * An Amount discount or coupon value: in the currency's decimals, now and then with one decimal
@@ -439,7 +494,11 @@ const taxRateArb = fc.oneof(
 
 /** A YYYY-MM-DD date from 2019-01-01 to 2032-12-31, often on a month end or the first. */
 const dateArb = fc
-  .record({ y: fc.integer({ min: 2019, max: 2032 }), m: fc.integer({ min: 1, max: 12 }), d: fc.oneof(fc.integer({ min: 1, max: 31 }), fc.constantFrom(1, 28, 29, 30, 31)) })
+  .record({
+    y: fc.integer({ min: 2019, max: 2032 }),
+    m: fc.integer({ min: 1, max: 12 }),
+    d: fc.oneof(fc.integer({ min: 1, max: 31 }), fc.constantFrom(1, 28, 29, 30, 31)),
+  })
   .map(({ y, m, d: day }) => {
     const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
     return `${y}-${String(m).padStart(2, '0')}-${String(Math.min(day, last)).padStart(2, '0')}`;
@@ -464,7 +523,10 @@ function productArb(currency: ModelCurrency): fc.Arbitrary<EngineProduct> {
       discount: fc.oneof(
         { weight: 2, arbitrary: fc.constant(null) },
         { weight: 1, arbitrary: fc.record({ kind: fc.constant('Percentage' as const), value: percentArb }) },
-        { weight: 1, arbitrary: fc.record({ kind: fc.constant('Amount' as const), value: amountValueArb(places, EVERYDAY[currency] / 2) }) },
+        {
+          weight: 1,
+          arbitrary: fc.record({ kind: fc.constant('Amount' as const), value: amountValueArb(places, EVERYDAY[currency] / 2) }),
+        },
       ),
     },
     { requiredKeys: ['productCode', 'name', 'quantity', 'unitPrice', 'included'] },
@@ -509,7 +571,12 @@ function subscriptionArb(currency: ModelCurrency, id: number): fc.Arbitrary<Engi
 }
 
 const ruleArb: fc.Arbitrary<BillingPeriodRule> = fc.record({
-  type: fc.constantFrom('CustomerActivation' as const, 'FirstSubscriptionActivation' as const, 'SpecifiedDate' as const, 'SpecifiedDate' as const),
+  type: fc.constantFrom(
+    'CustomerActivation' as const,
+    'FirstSubscriptionActivation' as const,
+    'SpecifiedDate' as const,
+    'SpecifiedDate' as const,
+  ),
   rule: fc.constantFrom('SingleInvoice' as const, 'MultipleInvoices' as const, 'OneInvoicePerDay' as const, 'Prompt' as const),
   day: fc.oneof(fc.integer({ min: 1, max: 31 }), fc.constantFrom(1, 15, 28, 29, 30, 31)),
   month: fc.integer({ min: 1, max: 12 }),
@@ -549,7 +616,9 @@ const stats = {
 
 function tally(input: EngineInput, invoices: DraftInvoice[]) {
   stats.cases[input.currency as ModelCurrency]++;
-  const amountCoupons = new Set(input.subscriptions.flatMap((s) => s.coupons.filter((c) => c.kind === 'Amount').map((c) => c.name || c.code)));
+  const amountCoupons = new Set(
+    input.subscriptions.flatMap((s) => s.coupons.filter((c) => c.kind === 'Amount').map((c) => c.name || c.code)),
+  );
   for (const invoice of invoices) {
     stats.invoices++;
     if (!invoice.total.isZero()) stats.nonZeroTotals++;
@@ -574,7 +643,8 @@ function checkProratedUnitPrices(engine: DraftInvoice[], model: ModelInvoice[]) 
       const exact = model[i].charges[j].proratedUnitPrice;
       const error = fromEngine(c.proratedUnitPrice).minus(exact).abs();
       const bound = exact.abs().times(Rational.of(5n, 10n ** 40n));
-      if (error.gt(bound)) throw new Error(`proratedUnitPrice ${text(c.proratedUnitPrice)} vs exact ${exact.toString()} (line ${j} of invoice ${i})`);
+      if (error.gt(bound))
+        throw new Error(`proratedUnitPrice ${text(c.proratedUnitPrice)} vs exact ${exact.toString()} (line ${j} of invoice ${i})`);
     }
   }
 }

@@ -84,7 +84,15 @@ describe('invoice engine properties', () => {
                 currency,
                 showZeroDollarCharges: true,
                 billingPeriods: { [interval]: rule },
-                subscriptions: [subscription({ interval, numberOfIntervals, isProrated: true, periodStart, products: [product({ quantity, unitPrice })] })],
+                subscriptions: [
+                  subscription({
+                    interval,
+                    numberOfIntervals,
+                    isProrated: true,
+                    periodStart,
+                    products: [product({ quantity, unitPrice })],
+                  }),
+                ],
               }),
             )[0].charges[0];
           const full = bill(fullStart);
@@ -132,19 +140,24 @@ describe('invoice engine properties', () => {
 
   it('(c) an Amount is allocated exactly, within each line, proportionally up to one remainder', () => {
     fc.assert(
-      fc.property(currencyArb, decimalArb(500, 2), fc.array(decimalArb(300, 2), { minLength: 1, maxLength: 6 }), (currency, total, rawCaps) => {
-        const places = minorUnits(currency);
-        const caps = rawCaps.map((c) => c.toDecimalPlaces(places));
-        const parts = allocateProportionally(total, caps, currency);
-        const capsSum = sum(caps);
-        const expected = Decimal.min(total.toDecimalPlaces(places, Decimal.ROUND_HALF_UP), capsSum);
-        expect(sum(parts).eq(capsSum.gt(0) ? expected : 0)).toBe(true);
-        parts.forEach((p, i) => {
-          expect(p.isNegative()).toBe(false);
-          expect(p.lte(caps[i])).toBe(true);
-          expect(p.decimalPlaces()).toBeLessThanOrEqual(places);
-        });
-      }),
+      fc.property(
+        currencyArb,
+        decimalArb(500, 2),
+        fc.array(decimalArb(300, 2), { minLength: 1, maxLength: 6 }),
+        (currency, total, rawCaps) => {
+          const places = minorUnits(currency);
+          const caps = rawCaps.map((c) => c.toDecimalPlaces(places));
+          const parts = allocateProportionally(total, caps, currency);
+          const capsSum = sum(caps);
+          const expected = Decimal.min(total.toDecimalPlaces(places, Decimal.ROUND_HALF_UP), capsSum);
+          expect(sum(parts).eq(capsSum.gt(0) ? expected : 0)).toBe(true);
+          parts.forEach((p, i) => {
+            expect(p.isNegative()).toBe(false);
+            expect(p.lte(caps[i])).toBe(true);
+            expect(p.decimalPlaces()).toBeLessThanOrEqual(places);
+          });
+        },
+      ),
       RUNS,
     );
   });

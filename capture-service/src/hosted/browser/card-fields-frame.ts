@@ -149,7 +149,15 @@ async function submit(id: string, submission: CardFrameSubmission) {
     focusFirstError(errors);
     return post({ type: 'validity', replyTo: id, valid: false, errors });
   }
-  if (sending) return post({ type: 'refused', replyTo: id, status: 409, errors: [{ Key: 'Api Error', Value: 'the card is already being sent' }], declined: false, declineCode: null });
+  if (sending)
+    return post({
+      type: 'refused',
+      replyTo: id,
+      status: 409,
+      errors: [{ Key: 'Api Error', Value: 'the card is already being sent' }],
+      declined: false,
+      declineCode: null,
+    });
   sending = true;
   try {
     const { collectionAmount, ...rest } = submission;
@@ -164,16 +172,38 @@ async function submit(id: string, submission: CardFrameSubmission) {
     };
     let response: Response;
     try {
-      response = await fetch(CAPTURE_PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+      response = await fetch(CAPTURE_PATH, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        credentials: 'omit',
+        cache: 'no-store',
+      });
     } catch {
-      return post({ type: 'refused', replyTo: id, status: 0, errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again' }], declined: false, declineCode: null });
+      return post({
+        type: 'refused',
+        replyTo: id,
+        status: 0,
+        errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again' }],
+        declined: false,
+        declineCode: null,
+      });
     }
     const data = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
     if (response.ok && data && typeof data.id === 'number') {
       const paymentId = Number(response.headers.get('renew-payment-id'));
-      return post({ type: 'captured', replyTo: id, cardId: data.id, maskedCardNumber: String(data.maskedCardNumber), brand: String(data.cardType), paymentId: paymentId > 0 ? paymentId : null });
+      return post({
+        type: 'captured',
+        replyTo: id,
+        cardId: data.id,
+        maskedCardNumber: String(data.maskedCardNumber),
+        brand: String(data.cardType),
+        paymentId: paymentId > 0 ? paymentId : null,
+      });
     }
-    const entries = Array.isArray(data?.Errors) ? (data.Errors as Array<{ Key: string; Value: string }>) : [{ Key: 'Api Error', Value: `request failed (${response.status})` }];
+    const entries = Array.isArray(data?.Errors)
+      ? (data.Errors as Array<{ Key: string; Value: string }>)
+      : [{ Key: 'Api Error', Value: `request failed (${response.status})` }];
     showServerErrors(entries);
     const declineCode = entries.find((e) => e.Key === 'declineCode')?.Value ?? null;
     const declined = declineCode !== null || entries.some((e) => /declined|payment failed/i.test(e.Value));
@@ -214,7 +244,8 @@ function onInput(field: CardFrameField) {
     element.value = digits.length > 2 ? `${digits.slice(0, 2)} / ${digits.slice(2)}` : digits;
   }
   // A shown error goes away as soon as the field is right.
-  if (touched.has(field) || element.getAttribute('aria-invalid') === 'true') showErrors(check().errors, [...touched, ...FIELDS.filter((f) => input(f).getAttribute('aria-invalid') === 'true')]);
+  if (touched.has(field) || element.getAttribute('aria-invalid') === 'true')
+    showErrors(check().errors, [...touched, ...FIELDS.filter((f) => input(f).getAttribute('aria-invalid') === 'true')]);
 }
 
 function relabel(lang: string) {
@@ -227,7 +258,10 @@ function relabel(lang: string) {
   document.getElementById('cvv-label')!.textContent = text.cvv;
   input('expiry').placeholder = text.expiryPlaceholder;
   // Errors on show are said again in the new language.
-  showErrors(check().errors, FIELDS.filter((f) => input(f).getAttribute('aria-invalid') === 'true'));
+  showErrors(
+    check().errors,
+    FIELDS.filter((f) => input(f).getAttribute('aria-invalid') === 'true'),
+  );
 }
 
 function applyStyle(style: CardFieldsStyle) {

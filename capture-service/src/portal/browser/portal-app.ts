@@ -14,11 +14,43 @@ import { portalLanguageOf, portalText, say, type PortalLanguage, type PortalText
 type View = 'overview' | 'card' | 'pay' | 'invoices' | 'details' | `cancel-${number}`;
 type ErrorBody = { Errors?: Array<{ Key: string; Value: string }> };
 
-interface Session { customerId: number; scope: 'full' | 'cardAndPay'; flow: string | null; subscriptionId: number | null; locale: string | null; returnUrl: string | null; csrfToken: string }
-interface Card { id: number; brand: string | null; lastFour: string | null; expirationMonth: number | null; expirationYear: number | null; expiringSoon: boolean }
-interface Subscription { id: number; name: string; planName: string; status: string; nextChargeDate: string | null; nextChargeAmount: number | null; currency: string; cancellation: { mode: string; effectiveDate: string | null; reason: string | null } | null }
+interface Session {
+  customerId: number;
+  scope: 'full' | 'cardAndPay';
+  flow: string | null;
+  subscriptionId: number | null;
+  locale: string | null;
+  returnUrl: string | null;
+  csrfToken: string;
+}
+interface Card {
+  id: number;
+  brand: string | null;
+  lastFour: string | null;
+  expirationMonth: number | null;
+  expirationYear: number | null;
+  expiringSoon: boolean;
+}
+interface Subscription {
+  id: number;
+  name: string;
+  planName: string;
+  status: string;
+  nextChargeDate: string | null;
+  nextChargeAmount: number | null;
+  currency: string;
+  cancellation: { mode: string; effectiveDate: string | null; reason: string | null } | null;
+}
 interface Overview {
-  customer: { firstName: string | null; lastName: string | null; companyName: string | null; primaryEmail: string | null; primaryPhone: string | null; status: string; currency: string };
+  customer: {
+    firstName: string | null;
+    lastName: string | null;
+    companyName: string | null;
+    primaryEmail: string | null;
+    primaryPhone: string | null;
+    status: string;
+    currency: string;
+  };
   balance: number;
   subscriptions: Subscription[];
   defaultCard: Card | null;
@@ -26,8 +58,19 @@ interface Overview {
   cancelMode: 'periodEnd' | 'now' | 'either' | 'none';
   returnUrl: string | null;
 }
-interface Invoice { id: number; invoiceNumber: number; effectiveTimestamp: string; status: string; invoiceAmount: number; outstandingBalance: number; currency: string }
-interface Preference { emailType: string; enabled: boolean | null }
+interface Invoice {
+  id: number;
+  invoiceNumber: number;
+  effectiveTimestamp: string;
+  status: string;
+  invoiceAmount: number;
+  outstandingBalance: number;
+  currency: string;
+}
+interface Preference {
+  emailType: string;
+  enabled: boolean | null;
+}
 
 const FLOW_VIEWS: Record<string, (session: Session) => View> = {
   paymentMethodUpdate: () => 'card',
@@ -37,7 +80,10 @@ const FLOW_VIEWS: Record<string, (session: Session) => View> = {
 };
 
 class ApiFailure extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -171,7 +217,8 @@ export class RenewPortal extends LitElement {
     try {
       if (!this.overview || view === 'overview' || view === 'pay') this.overview = await this.api<Overview>('GET', '/portal/api/overview');
       if (view === 'invoices') this.invoices = await this.api<Invoice[]>('GET', '/portal/api/invoices');
-      if (view === 'details' && this.overview.scope === 'full') this.preferences = await this.api<Preference[]>('GET', '/portal/api/email-preferences');
+      if (view === 'details' && this.overview.scope === 'full')
+        this.preferences = await this.api<Preference[]>('GET', '/portal/api/email-preferences');
       this.payWith = this.overview.defaultCard ? 'default' : 'new';
       this.view = view;
       if (location.hash.slice(1) !== view) history.replaceState(null, '', `${location.pathname}${location.search}#${view}`);
@@ -187,7 +234,11 @@ export class RenewPortal extends LitElement {
       method,
       credentials: 'same-origin',
       cache: 'no-store',
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(method !== 'GET' && this.session ? { 'x-portal-csrf': this.session.csrfToken } : {}), ...headers },
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(method !== 'GET' && this.session ? { 'x-portal-csrf': this.session.csrfToken } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     if (response.status === 204) return undefined as T;
@@ -206,7 +257,9 @@ export class RenewPortal extends LitElement {
   }
 
   private date(value: string): string {
-    return new Intl.DateTimeFormat(this.language, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(value.length === 10 ? `${value}T00:00:00Z` : value));
+    return new Intl.DateTimeFormat(this.language, { dateStyle: 'long', timeZone: 'UTC' }).format(
+      new Date(value.length === 10 ? `${value}T00:00:00Z` : value),
+    );
   }
 
   private statusWord(status: string): string {
@@ -221,7 +274,13 @@ export class RenewPortal extends LitElement {
       return html`<main><h1>${t.title}</h1>${this.problem ? html`<p class="error" role="alert">${this.problem}</p>` : html`<p role="status">${t.loading}</p>`}</main>`;
     }
     const full = this.overview.scope === 'full';
-    const links: Array<[View, string]> = [['overview', t.overview], ['card', t.updateCard], ['pay', t.payInvoices], ['invoices', t.invoices], ...(full ? [['details', t.details] as [View, string]] : [])];
+    const links: Array<[View, string]> = [
+      ['overview', t.overview],
+      ['card', t.updateCard],
+      ['pay', t.payInvoices],
+      ['invoices', t.invoices],
+      ...(full ? [['details', t.details] as [View, string]] : []),
+    ];
     const back = this.overview.returnUrl;
     return html`
       <header>
@@ -260,7 +319,10 @@ export class RenewPortal extends LitElement {
   }
 
   private cardLine(card: Card): string {
-    const expiry = card.expirationMonth && card.expirationYear ? `${String(card.expirationMonth).padStart(2, '0')}/${String(card.expirationYear).slice(-2)}` : '—';
+    const expiry =
+      card.expirationMonth && card.expirationYear
+        ? `${String(card.expirationMonth).padStart(2, '0')}/${String(card.expirationYear).slice(-2)}`
+        : '—';
     return say(this.text.cardEnding, card.brand ?? this.text.card, card.lastFour ?? '••••', expiry);
   }
 
@@ -292,15 +354,19 @@ export class RenewPortal extends LitElement {
               <dt>${t.nextCharge}</dt>
               <dd>${s.cancellation?.effectiveDate ? say(t.endsOn, this.date(s.cancellation.effectiveDate)) : s.nextChargeDate && s.nextChargeAmount !== null ? say(t.nextChargeOn, this.money(s.nextChargeAmount, s.currency), this.date(s.nextChargeDate)) : t.none}</dd>
             </dl>
-            ${full
-              ? html`<div class="actions">
-                  ${s.cancellation
-                    ? html`<button type="button" ?disabled=${this.busy} @click=${() => this.uncancel(s)}>${t.uncancel}</button>`
-                    : o.cancelMode !== 'none' && (s.status === 'Active' || s.status === 'Suspended')
-                      ? html`<a href="#cancel-${s.id}">${t.cancel}</a>`
-                      : nothing}
+            ${
+              full
+                ? html`<div class="actions">
+                  ${
+                    s.cancellation
+                      ? html`<button type="button" ?disabled=${this.busy} @click=${() => this.uncancel(s)}>${t.uncancel}</button>`
+                      : o.cancelMode !== 'none' && (s.status === 'Active' || s.status === 'Suspended')
+                        ? html`<a href="#cancel-${s.id}">${t.cancel}</a>`
+                        : nothing
+                  }
                 </div>`
-              : nothing}
+                : nothing
+            }
           </div>`,
         )}
       </section>
@@ -383,12 +449,16 @@ export class RenewPortal extends LitElement {
     return html`
       <h2 tabindex="-1">${t.payTitle}</h2>
       <p>${say(t.payAmount, amount)}</p>
-      ${o.defaultCard
-        ? html`<fieldset><legend>${t.payWith}</legend>${choice('default', say(t.payDefault, this.cardLine(o.defaultCard)))}${choice('new', t.payNewCard)}</fieldset>`
-        : nothing}
-      ${this.payWith === 'new'
-        ? this.renderCardForm(say(t.payNow, amount), (event) => void this.pay(event))
-        : html`<form @submit=${(event: Event) => void this.pay(event)}><div class="actions"><button class="primary" type="submit" ?disabled=${this.busy}>${say(t.payNow, amount)}</button></div></form>`}
+      ${
+        o.defaultCard
+          ? html`<fieldset><legend>${t.payWith}</legend>${choice('default', say(t.payDefault, this.cardLine(o.defaultCard)))}${choice('new', t.payNewCard)}</fieldset>`
+          : nothing
+      }
+      ${
+        this.payWith === 'new'
+          ? this.renderCardForm(say(t.payNow, amount), (event) => void this.pay(event))
+          : html`<form @submit=${(event: Event) => void this.pay(event)}><div class="actions"><button class="primary" type="submit" ?disabled=${this.busy}>${say(t.payNow, amount)}</button></div></form>`
+      }
     `;
   }
 
@@ -404,7 +474,12 @@ export class RenewPortal extends LitElement {
         if (paymentMethodId === undefined) return;
       }
       // One key per attempt: a retried request (a lost answer) never pays twice.
-      const payment = await this.api<{ amount: number; currency?: string }>('POST', '/portal/api/pay', paymentMethodId ? { paymentMethodId } : {}, { 'idempotency-key': crypto.randomUUID() });
+      const payment = await this.api<{ amount: number; currency?: string }>(
+        'POST',
+        '/portal/api/pay',
+        paymentMethodId ? { paymentMethodId } : {},
+        { 'idempotency-key': crypto.randomUUID() },
+      );
       const currency = this.overview!.customer.currency;
       this.overview = await this.api<Overview>('GET', '/portal/api/overview');
       this.payWith = 'default';
@@ -421,9 +496,10 @@ export class RenewPortal extends LitElement {
     const list = this.invoices ?? [];
     return html`
       <h2 tabindex="-1">${t.invoicesTitle}</h2>
-      ${list.length === 0
-        ? html`<p>${t.noInvoices}</p>`
-        : html`<div class="table-wrap"><table>
+      ${
+        list.length === 0
+          ? html`<p>${t.noInvoices}</p>`
+          : html`<div class="table-wrap"><table>
             <thead><tr><th scope="col">${t.invoiceNumber}</th><th scope="col" class="hide-narrow">${t.date}</th><th scope="col">${t.status}</th><th scope="col" class="number">${t.amount}</th><th scope="col"><span class="visually-hidden">${t.download}</span></th></tr></thead>
             <tbody>
               ${list.map(
@@ -436,7 +512,8 @@ export class RenewPortal extends LitElement {
                 </tr>`,
               )}
             </tbody>
-          </table></div>`}
+          </table></div>`
+      }
     `;
   }
 
@@ -447,7 +524,8 @@ export class RenewPortal extends LitElement {
     if (o.scope !== 'full') return html`<h2 tabindex="-1">${t.cancel}</h2><p>${t.signInAgain}</p>`;
     if (!subscription || o.cancelMode === 'none') return this.renderOverview();
     const modes = o.cancelMode === 'either' ? (['periodEnd', 'now'] as const) : ([o.cancelMode] as const);
-    const label = (mode: 'periodEnd' | 'now') => (mode === 'now' ? t.cancelNow : say(t.cancelPeriodEnd, subscription.nextChargeDate ? this.date(subscription.nextChargeDate) : '—'));
+    const label = (mode: 'periodEnd' | 'now') =>
+      mode === 'now' ? t.cancelNow : say(t.cancelPeriodEnd, subscription.nextChargeDate ? this.date(subscription.nextChargeDate) : '—');
     return html`
       <h2 tabindex="-1">${say(t.cancelTitle, subscription.name)}</h2>
       <form @submit=${(event: Event) => void this.cancel(event, subscription)}>
@@ -472,10 +550,16 @@ export class RenewPortal extends LitElement {
     this.busy = true;
     this.problem = '';
     try {
-      this.overview = await this.api<Overview>('POST', `/portal/api/subscriptions/${subscription.id}/cancel`, { mode, reason: String(fields.get('reason') ?? '') || null });
+      this.overview = await this.api<Overview>('POST', `/portal/api/subscriptions/${subscription.id}/cancel`, {
+        mode,
+        reason: String(fields.get('reason') ?? '') || null,
+      });
       const after = this.overview.subscriptions.find((s) => s.id === subscription.id);
       await this.show('overview');
-      this.notice = mode === 'now' || !after?.cancellation?.effectiveDate ? this.text.cancelledNow : say(this.text.cancelled, this.date(after.cancellation.effectiveDate));
+      this.notice =
+        mode === 'now' || !after?.cancellation?.effectiveDate
+          ? this.text.cancelledNow
+          : say(this.text.cancelled, this.date(after.cancellation.effectiveDate));
     } catch (error) {
       this.fail(error);
     } finally {
@@ -522,15 +606,18 @@ export class RenewPortal extends LitElement {
         ${field('postalZip', t.postalZip, null, 'text', 'postal-code')}
         <div class="actions"><button class="primary" type="submit" ?disabled=${this.busy}>${t.save}</button></div>
       </form>
-      ${this.preferences && this.preferences.length > 0
-        ? html`<form aria-labelledby="preferences-heading" @submit=${(event: Event) => void this.savePreferences(event)}>
+      ${
+        this.preferences && this.preferences.length > 0
+          ? html`<form aria-labelledby="preferences-heading" @submit=${(event: Event) => void this.savePreferences(event)}>
             <h3 id="preferences-heading">${t.preferencesTitle}</h3>
             ${this.preferences.map(
-              (p) => html`<label class="choice"><input type="checkbox" name=${p.emailType} .checked=${p.enabled !== false} />${names.get(p.emailType) ?? p.emailType}</label>`,
+              (p) =>
+                html`<label class="choice"><input type="checkbox" name=${p.emailType} .checked=${p.enabled !== false} />${names.get(p.emailType) ?? p.emailType}</label>`,
             )}
             <div class="actions"><button class="primary" type="submit" ?disabled=${this.busy}>${t.save}</button></div>
           </form>`
-        : nothing}
+          : nothing
+      }
     `;
   }
 
@@ -538,15 +625,22 @@ export class RenewPortal extends LitElement {
     event.preventDefault();
     if (this.busy) return;
     // Empty inputs are left out: a blank field keeps what is stored.
-    const body = Object.fromEntries([...new FormData(event.target as HTMLFormElement)].map(([k, v]) => [k, String(v).trim()]).filter(([, v]) => v !== ''));
+    const body = Object.fromEntries(
+      [...new FormData(event.target as HTMLFormElement)].map(([k, v]) => [k, String(v).trim()]).filter(([, v]) => v !== ''),
+    );
     await this.write(() => this.api(method, path, body));
   }
 
   private async savePreferences(event: Event) {
     event.preventDefault();
     const form = event.target as HTMLFormElement;
-    const preferences = (this.preferences ?? []).map((p) => ({ emailType: p.emailType, enabled: form.querySelector<HTMLInputElement>(`input[name="${p.emailType}"]`)?.checked ?? true }));
-    await this.write(async () => (this.preferences = await this.api<Preference[]>('PUT', '/portal/api/email-preferences', { preferences })));
+    const preferences = (this.preferences ?? []).map((p) => ({
+      emailType: p.emailType,
+      enabled: form.querySelector<HTMLInputElement>(`input[name="${p.emailType}"]`)?.checked ?? true,
+    }));
+    await this.write(
+      async () => (this.preferences = await this.api<Preference[]>('PUT', '/portal/api/email-preferences', { preferences })),
+    );
   }
 
   private async write(action: () => Promise<unknown>) {

@@ -92,7 +92,8 @@ const EN = {
   statusPosted: 'Posted',
   statusVoid: 'Void',
   statusPartiallyPaid: 'Partially paid',
-  emailTypes: 'PaymentFailed:Failed payments|InvoicePost:New invoices|PaymentReceived:Payment receipts|CreditCardExpiry:Card expiry reminders|InvoiceOverdue:Overdue invoices|UpcomingBillingNotification:Upcoming charges|CustomerSuspend:Account suspension|SubscriptionCancellation:Cancellation|PaymentMethodUpdate:Card changes|Refund:Refunds|StatementNotification:Statements|PendingExpiryRenewalNotice:Renewal reminders',
+  emailTypes:
+    'PaymentFailed:Failed payments|InvoicePost:New invoices|PaymentReceived:Payment receipts|CreditCardExpiry:Card expiry reminders|InvoiceOverdue:Overdue invoices|UpcomingBillingNotification:Upcoming charges|CustomerSuspend:Account suspension|SubscriptionCancellation:Cancellation|PaymentMethodUpdate:Card changes|Refund:Refunds|StatementNotification:Statements|PendingExpiryRenewalNotice:Renewal reminders',
 };
 export type PortalText = typeof EN;
 
@@ -182,7 +183,8 @@ const FR: PortalText = {
   statusPosted: 'Émise',
   statusVoid: 'Annulée',
   statusPartiallyPaid: 'Partiellement payée',
-  emailTypes: 'PaymentFailed:Paiements refusés|InvoicePost:Nouvelles factures|PaymentReceived:Reçus de paiement|CreditCardExpiry:Rappels d’expiration de carte|InvoiceOverdue:Factures en retard|UpcomingBillingNotification:Prélèvements à venir|CustomerSuspend:Suspension du compte|SubscriptionCancellation:Résiliation|PaymentMethodUpdate:Changements de carte|Refund:Remboursements|StatementNotification:Relevés|PendingExpiryRenewalNotice:Rappels de renouvellement',
+  emailTypes:
+    'PaymentFailed:Paiements refusés|InvoicePost:Nouvelles factures|PaymentReceived:Reçus de paiement|CreditCardExpiry:Rappels d’expiration de carte|InvoiceOverdue:Factures en retard|UpcomingBillingNotification:Prélèvements à venir|CustomerSuspend:Suspension du compte|SubscriptionCancellation:Résiliation|PaymentMethodUpdate:Changements de carte|Refund:Remboursements|StatementNotification:Relevés|PendingExpiryRenewalNotice:Rappels de renouvellement',
 };
 
 const DE: PortalText = {
@@ -271,7 +273,8 @@ const DE: PortalText = {
   statusPosted: 'Gestellt',
   statusVoid: 'Storniert',
   statusPartiallyPaid: 'Teilweise bezahlt',
-  emailTypes: 'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen',
+  emailTypes:
+    'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen',
 };
 
 const ES: PortalText = {
@@ -360,7 +363,8 @@ const ES: PortalText = {
   statusPosted: 'Emitida',
   statusVoid: 'Anulada',
   statusPartiallyPaid: 'Pagada en parte',
-  emailTypes: 'PaymentFailed:Pagos fallidos|InvoicePost:Facturas nuevas|PaymentReceived:Recibos de pago|CreditCardExpiry:Avisos de caducidad de tarjeta|InvoiceOverdue:Facturas vencidas|UpcomingBillingNotification:Próximos cargos|CustomerSuspend:Suspensión de la cuenta|SubscriptionCancellation:Cancelación|PaymentMethodUpdate:Cambios de tarjeta|Refund:Reembolsos|StatementNotification:Extractos|PendingExpiryRenewalNotice:Avisos de renovación',
+  emailTypes:
+    'PaymentFailed:Pagos fallidos|InvoicePost:Facturas nuevas|PaymentReceived:Recibos de pago|CreditCardExpiry:Avisos de caducidad de tarjeta|InvoiceOverdue:Facturas vencidas|UpcomingBillingNotification:Próximos cargos|CustomerSuspend:Suspensión de la cuenta|SubscriptionCancellation:Cancelación|PaymentMethodUpdate:Cambios de tarjeta|Refund:Reembolsos|StatementNotification:Extractos|PendingExpiryRenewalNotice:Avisos de renovación',
 };
 
 const TABLES: Record<PortalLanguage, PortalText> = { en: EN, fr: FR, de: DE, es: ES };

@@ -37,7 +37,11 @@ let formattingTag = 'en';
  * The language for this shopper: the element's `lang`, else the page's `<html lang>`, else the
  * browser's languages in order, else English. A region is kept for formatting (fr-CA, en-GB).
  */
-export function chooseLocale(elementLang: string | null, pageLang: string, browserLanguages: readonly string[]): { locale: CheckoutLocale; tag: string } {
+export function chooseLocale(
+  elementLang: string | null,
+  pageLang: string,
+  browserLanguages: readonly string[],
+): { locale: CheckoutLocale; tag: string } {
   const supported = [SOURCE_LOCALE, ...TARGET_LOCALES] as readonly string[];
   for (const tag of [elementLang, pageLang, ...browserLanguages]) {
     const language = tag?.trim().toLowerCase().split('-')[0];
@@ -65,7 +69,7 @@ export function t(id: MessageId, ...values: Array<string | number>): string {
 
 /** A decimal-string amount, exactly (Intl takes the string as is: no float on the way), in the shopper's language. */
 export function formatMoney(amount: string, currency: string): string {
-  return new Intl.NumberFormat(formattingTag, { style: 'currency', currency }).format(amount as unknown as number) // a decimal string: Intl reads it exactly (ES2023), typed as a number for older libs;
+  return new Intl.NumberFormat(formattingTag, { style: 'currency', currency }).format(amount as unknown as number); // a decimal string: Intl reads it exactly (ES2023), typed as a number for older libs;
 }
 
 /** A calendar date (YYYY-MM-DD, as the billing API gives it) in the shopper's language, without time zone shifts. */

@@ -67,8 +67,9 @@ export class AddressStep extends LitElement {
           </select>
           ${e['address.country'] ? html`<span class="error" role="alert">${e['address.country']}</span>` : nothing}
         </div>
-        ${states.length > 0
-          ? html`<div class="field">
+        ${
+          states.length > 0
+            ? html`<div class="field">
               <label for="state">${t('address.state')}</label>
               <select id="state" name="state" autocomplete="address-level1" aria-invalid=${e['address.state'] ? 'true' : 'false'}>
                 <option value="">—</option>
@@ -76,7 +77,8 @@ export class AddressStep extends LitElement {
               </select>
               ${e['address.state'] ? html`<span class="error" role="alert">${e['address.state']}</span>` : nothing}
             </div>`
-          : nothing}
+            : nothing
+        }
       </div>
       ${formMessage(this.message)}
       <div class="actions">

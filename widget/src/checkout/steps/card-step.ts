@@ -87,17 +87,21 @@ export class CardStep extends LitElement {
         ${textField({ label: t('card.firstName'), name: 'firstName', value: this.name?.firstName, error: e.firstName, autocomplete: 'cc-given-name', maxlength: 50 })}
         ${textField({ label: t('card.lastName'), name: 'lastName', value: this.name?.lastName, error: e.lastName, autocomplete: 'cc-family-name', maxlength: 50 })}
       </div>
-      ${this.cardFields === 'hosted'
-        ? html`<renew-hosted-card-frame .captureUrl=${this.captureUrl} .disabled=${disabled} .language=${currentLocale()}></renew-hosted-card-frame>`
-        : html`${textField({ label: t('card.number'), name: 'cardNumber', error: e.cardNumber, autocomplete: 'cc-number', inputmode: 'numeric', maxlength: 23, placeholder: '1234 1234 1234 1234', onInput: this.numberTyped })}
+      ${
+        this.cardFields === 'hosted'
+          ? html`<renew-hosted-card-frame .captureUrl=${this.captureUrl} .disabled=${disabled} .language=${currentLocale()}></renew-hosted-card-frame>`
+          : html`${textField({ label: t('card.number'), name: 'cardNumber', error: e.cardNumber, autocomplete: 'cc-number', inputmode: 'numeric', maxlength: 23, placeholder: '1234 1234 1234 1234', onInput: this.numberTyped })}
       <p class="muted brand" aria-live="polite">${this.brand ? t('card.brand', this.brand) : nothing}</p>
       <div class="row">
         ${textField({ label: t('card.expiry'), name: 'expiry', error: e.expiry, autocomplete: 'cc-exp', inputmode: 'numeric', maxlength: 7, placeholder: t('card.expiryPlaceholder'), onInput: this.expiryTyped })}
         ${textField({ label: t('card.cvv'), name: 'cvv', error: e.cvv, autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: 4 })}
-      </div>`}
-      ${this.captchaMode === 'dev'
-        ? html`<label class="inline"><input type="checkbox" name="captcha" /> ${t('card.captcha')} <span class="muted">${t('card.captchaDev')}</span></label>`
-        : html`<slot name="captcha"></slot>`}
+      </div>`
+      }
+      ${
+        this.captchaMode === 'dev'
+          ? html`<label class="inline"><input type="checkbox" name="captcha" /> ${t('card.captcha')} <span class="muted">${t('card.captchaDev')}</span></label>`
+          : html`<slot name="captcha"></slot>`
+      }
       ${e.frame ? html`<span class="error" role="alert">${e.frame}</span>` : nothing}
       ${e.captcha ? html`<span class="error" role="alert">${e.captcha}</span>` : nothing}
       ${this.summary ? renewalTerms(this.summary) : nothing}
@@ -114,7 +118,8 @@ export class CardStep extends LitElement {
     input.value = groupCardNumber(input.value);
     this.brand = cardLayout(input.value).label;
     // A complete number that passes the checksum: on to the expiry (a mistyped one stays for correction).
-    const numberProblem = cardProblem({ cardNumber: digitsOf(input.value), expirationMonth: NaN, expirationYear: NaN, cvv: '' })?.field === 'cardNumber';
+    const numberProblem =
+      cardProblem({ cardNumber: digitsOf(input.value), expirationMonth: NaN, expirationYear: NaN, cvv: '' })?.field === 'cardNumber';
     if (cardNumberComplete(input.value) && !numberProblem) this.field('expiry')?.focus();
   };
 

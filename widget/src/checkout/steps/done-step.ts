@@ -9,7 +9,12 @@ import { stepStyles } from '../styles.js';
 /** Step 8 done: the subscription is active and the first invoice paid; the shopper may download it as a PDF. */
 export class DoneStep extends LitElement {
   static override styles = [stepStyles];
-  static override properties = { completed: { attribute: false }, currency: { attribute: false }, message: { attribute: false }, busy: { attribute: false } };
+  static override properties = {
+    completed: { attribute: false },
+    currency: { attribute: false },
+    message: { attribute: false },
+    busy: { attribute: false },
+  };
   declare completed: CompletedCheckout | undefined;
   declare currency: string;
   /** Why the invoice could not be downloaded. */
@@ -29,10 +34,12 @@ export class DoneStep extends LitElement {
     return html`<div role="status">
       <h2>${t('done.heading')}</h2>
       <p>${t('done.active')}</p>
-      ${c.invoice
-        ? html`<p data-invoice-number=${c.invoice.number} data-invoice-status=${c.invoice.status}>${t('done.invoice', `#${c.invoice.number}`, formatMoney(c.invoice.total, this.currency), this.statusText(c.invoice.status))}</p>
+      ${
+        c.invoice
+          ? html`<p data-invoice-number=${c.invoice.number} data-invoice-status=${c.invoice.status}>${t('done.invoice', `#${c.invoice.number}`, formatMoney(c.invoice.total, this.currency), this.statusText(c.invoice.status))}</p>
             <button type="button" ?disabled=${this.busy} @click=${() => emit(this, 'renew-invoice-download', {})}>${t('done.downloadInvoice')}</button>`
-        : nothing}
+          : nothing
+      }
       ${formMessage(this.message)}
     </div>`;
   }

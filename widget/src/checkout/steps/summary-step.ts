@@ -117,7 +117,12 @@ export class SummaryStep extends LitElement {
       <label>
         ${t('coupon.label')}
         <input name="couponCode" autocomplete="off" maxlength="255" aria-invalid=${error ? 'true' : 'false'} aria-describedby=${error ? 'couponCode-error' : nothing}
-          @keydown=${(e: KeyboardEvent) => { if (e.key === 'Enter') { e.preventDefault(); apply(); } }} />
+          @keydown=${(e: KeyboardEvent) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              apply();
+            }
+          }} />
       </label>
       <button type="button" ?disabled=${this.busy} @click=${apply}>${t('coupon.apply')}</button>
     </div>

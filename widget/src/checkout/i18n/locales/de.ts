@@ -56,7 +56,8 @@ export const templates: LocaleTemplates = {
   'coupon.applied': 'Gutschein {0} eingelöst.',
   'coupon.unknown': 'Diesen Gutscheincode gibt es nicht.',
   'coupon.inapplicable': 'Dieser Gutschein gilt nicht für diese Bestellung.',
-  'renewal.terms': 'Danach {0} {1}, ab dem {2}. Ihr Abonnement verlängert sich automatisch, bis Sie kündigen; Sie können jederzeit kündigen.',
+  'renewal.terms':
+    'Danach {0} {1}, ab dem {2}. Ihr Abonnement verlängert sich automatisch, bis Sie kündigen; Sie können jederzeit kündigen.',
   'renewal.plusTax': '{0} zzgl. Steuern',
   'renewal.discount': 'Ihr Gutschein senkt auch die nächsten Rechnungen, solange er gilt.',
   'terms.accept': 'Ich akzeptiere die {0}',
@@ -85,7 +86,8 @@ export const templates: LocaleTemplates = {
   'card.unreachable': 'Der Zahlungsdienst ist nicht erreichbar. Bitte versuchen Sie es erneut.',
   'card.paid': 'Zahlung erhalten',
   'card.complete': 'Bestellung abschließen',
-  'card.activationFailed': 'Ihre Zahlung ist eingegangen, aber die Bestellung konnte nicht abgeschlossen werden. Bitte versuchen Sie es erneut.',
+  'card.activationFailed':
+    'Ihre Zahlung ist eingegangen, aber die Bestellung konnte nicht abgeschlossen werden. Bitte versuchen Sie es erneut.',
   'done.heading': 'Vielen Dank!',
   'done.active': 'Ihr Abonnement ist aktiv.',
   'done.invoice': 'Rechnung {0}: {1}, {2}.',

@@ -56,7 +56,8 @@ export const templates: LocaleTemplates = {
   'coupon.applied': 'Cupón {0} aplicado.',
   'coupon.unknown': 'Este código de cupón no existe.',
   'coupon.inapplicable': 'Este cupón no se puede usar en este pedido.',
-  'renewal.terms': 'Después {0} {1}, a partir del {2}. Su suscripción se renueva automáticamente hasta que la cancele; puede cancelarla en cualquier momento.',
+  'renewal.terms':
+    'Después {0} {1}, a partir del {2}. Su suscripción se renueva automáticamente hasta que la cancele; puede cancelarla en cualquier momento.',
   'renewal.plusTax': '{0} más impuestos',
   'renewal.discount': 'Su cupón también reduce las próximas facturas mientras dure.',
   'terms.accept': 'Acepto las {0}',

@@ -56,7 +56,8 @@ export const templates: LocaleTemplates = {
   'coupon.applied': 'Code promo {0} appliqué.',
   'coupon.unknown': 'Ce code promo n’existe pas.',
   'coupon.inapplicable': 'Ce code promo ne peut pas être utilisé pour cette commande.',
-  'renewal.terms': 'Ensuite {0} {1}, à partir du {2}. Votre abonnement se renouvelle automatiquement jusqu’à sa résiliation ; vous pouvez résilier à tout moment.',
+  'renewal.terms':
+    'Ensuite {0} {1}, à partir du {2}. Votre abonnement se renouvelle automatiquement jusqu’à sa résiliation ; vous pouvez résilier à tout moment.',
   'renewal.plusTax': '{0} hors taxes',
   'renewal.discount': 'Votre code promo réduit aussi les prochaines factures tant qu’il est valable.',
   'terms.accept': 'J’accepte les {0}',
