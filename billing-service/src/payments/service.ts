@@ -831,6 +831,7 @@ async function compensateUnrecordedCharge(
   caller: Caller,
   charge: { customerId: number; transactionId: string; amount: Money; currency: string; now: Date },
   log: ErrorLog | undefined,
+  attempt = 0,
 ): Promise<void> {
   const idempotencyKey = gatewayIdempotencyKey(caller.accountId, `compensate_${charge.transactionId}`);
   let refused: { code: string; message: string };
@@ -890,8 +891,20 @@ async function compensateUnrecordedCharge(
     );
   } catch (error) {
     (log ?? console).error(
-      { ...details, recordError: (error as Error).message },
+      { ...details, recordError: (error as Error).message, attempt },
       'a charge that could not be recorded was not refunded either, and could not be recorded as needing attention',
     );
+    // Neither the gateway nor the database took it (a database restart while the charge was in
+    // flight): try the whole compensation again, the refund first (its idempotency key makes a
+    // retry safe), for about two minutes. Lost only if this process dies meanwhile; the log remains.
+    if (attempt < COMPENSATION_RETRIES) {
+      setTimeout(
+        () => void compensateUnrecordedCharge(ctx, caller, charge, log, attempt + 1).catch(() => undefined),
+        500 * 2 ** attempt,
+      ).unref();
+    }
   }
 }
+
+/** Retries of a compensation that neither the gateway nor the database took: 0.5 s doubling, about 2 minutes in all. */
+const COMPENSATION_RETRIES = 8;
