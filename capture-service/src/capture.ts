@@ -17,7 +17,7 @@ import {
   type CreditCardResponse,
   type TokenlessCapture,
 } from '@renew/billing-service/payments';
-import type { CustomerRow, Queryable } from '@renew/billing-service/db';
+import { isDatabaseUnavailable, type CustomerRow, type Queryable } from '@renew/billing-service/db';
 import { money } from '@renew/billing-service/money';
 import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
@@ -269,6 +269,9 @@ export async function captureCard(
       if (error.statusCode < 500) await giveBack();
       throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));
     }
+    // The database went away (a restart): 503, retryable. Not a decline: a charge made meanwhile is
+    // being paid back in the background (payments' compensation), and the token stays spent.
+    if (isDatabaseUnavailable(error)) throw error;
     log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');
     throw new ApiError(400, collectionFailure({ message: 'the payment could not be processed' }));
   }

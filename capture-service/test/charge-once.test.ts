@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SandboxGateway } from '@renew/billing-service/payments';
 import { buildApp } from '../../billing-service/src/app.js';
 import { MemoryRateLimitStore } from '../../billing-service/src/http/rate-limit.js';
@@ -163,5 +164,77 @@ describe('a charge that can be neither stored nor refunded', () => {
 
     const metrics = await app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' });
     expect(metrics.body).toMatch(/^renew_payments_needing_attention_total 1$/m);
+  });
+});
+
+/**
+ * The database as a restart leaves it for a while: every statement through this handle fails with
+ * the server's "terminating connection" (57P01) while `down` is set. A statement built by Kysely
+ * fails before it is sent; one compiled earlier (reusableQuery) fails on its result, which rolls
+ * its transaction back, as a connection lost before COMMIT does.
+ */
+class DatabaseOutage implements KyselyPlugin {
+  down = false;
+  private refuse() {
+    if (this.down) throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+  }
+  transformQuery(args: PluginTransformQueryArgs) {
+    this.refuse();
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs) {
+    this.refuse();
+    return args.result;
+  }
+}
+
+describe('a charge made as the database goes away', () => {
+  it('is paid back, once, when the database returns, though neither the refund nor the record could be made at first', async () => {
+    const customerId = await t.customer();
+    const outage = new DatabaseOutage();
+    const db = t.billing.database.db.withPlugin(outage);
+    // The sandbox keeps its operations in the same database, as in the fault test: while it is away
+    // the refund fails too. The database goes away just after the charge.
+    const charged: string[] = [];
+    class ChargeThenOutage extends SandboxGateway {
+      override async charge(request: Parameters<SandboxGateway['charge']>[0]) {
+        const outcome = await super.charge(request);
+        if (outcome.ok) charged.push(outcome.value.transactionId);
+        outage.down = true;
+        return outcome;
+      }
+    }
+    const logged: Array<Record<string, unknown>> = [];
+    const logger = { level: 'error', stream: { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) } };
+    const app = await t.build({ db, gateway: new ChargeThenOutage(db), logger });
+
+    const captureToken = await t.captureToken(customerId);
+    const res = await t.post(t.params(customerId, { captureToken, paymentCollectOptions: { collectionAmount: '15.00' } }), { app });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(charged).toHaveLength(1);
+    const refundsOfTheCharge = () =>
+      t.billing.database.db
+        .selectFrom('sandboxGatewayOperations')
+        .selectAll()
+        .where('kind', '=', 'refund')
+        .where('transactionId', '=', charged[0]!)
+        .execute();
+    // Neither the gateway (its records are in the database) nor the database took the compensation.
+    expect(logged.some((line) => line.level === 50 && line.gatewayTransactionId === charged[0] && line.attempt === 0)).toBe(true);
+    expect(await refundsOfTheCharge()).toEqual([]);
+
+    outage.down = false;
+    await vi.waitFor(async () => expect(await refundsOfTheCharge()).toHaveLength(1), { timeout: 20_000, interval: 100 });
+    expect(await refundsOfTheCharge()).toMatchObject([{ status: 'succeeded', amount: '15', currency: 'USD' }]);
+    // Paid back, so nothing is recorded: no payment, no card, nothing for an operator.
+    const payments = await t.billing.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).execute();
+    expect(payments).toEqual([]);
+    const attention = await t.billing.database.db
+      .selectFrom('paymentsNeedingAttention')
+      .select('id')
+      .where('customerId', '=', customerId)
+      .execute();
+    expect(attention).toEqual([]);
+    expect(JSON.stringify(logged)).not.toContain('4242424242424242');
   });
 });

@@ -29,6 +29,8 @@ export interface BuildOptions {
   emailEnabled?: boolean;
   /** Accounts' test clocks date what this host does (the billing API's must be on too: startCaptureTest({ billing: { testClocks: true } })). */
   testClocks?: boolean;
+  /** The capture host's own handle on the billing database (a test may wrap it, e.g. to make it vanish for a while). */
+  db?: TestApp['database']['db'];
 }
 
 export interface PostOptions {
@@ -112,7 +114,7 @@ export async function startCaptureTest(options: { billing?: Partial<AppOptions> 
     // Most tests here make the spec's own calls, which carry no capture token: they opt in to draftOnly (the default is never).
     const catalog = testCatalog({ capture: { ...billing.catalog.capture, tokenlessCapture: 'draftOnly', ...options.capture } });
     const app = await buildCaptureApp({
-      db: billing.database.db,
+      db: options.db ?? billing.database.db,
       catalog,
       rateLimitStore: options.rateLimitStore ?? storeFor(),
       captcha: options.captcha ?? new SiteverifyCaptcha({ url: stub.url, timeoutMs: 2000 }),
