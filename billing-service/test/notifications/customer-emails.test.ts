@@ -44,15 +44,6 @@ async function customer(body: Record<string, unknown> = {}) {
   return { id: res.json().id as number, email };
 }
 
-async function mailTo(address: string, count: number) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const mails = smtp.received.filter((m) => m.to.includes(address));
-    if (mails.length >= count || Date.now() > deadline) return mails;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** Lower-case words of letters only (numbers, amounts, URLs and one-letter words left out). */
 function wordsOf(text: string): Set<string> {
   const withoutUrls = text.replace(/https?:\/\/\S+/g, ' ');
@@ -104,7 +95,7 @@ describe("customers' e-mails", () => {
         const event: NotificationEvent = SAMPLE_EVENTS[type];
         await t.database.db.transaction().execute((trx) => t.app.ctx.notifier!.enqueue(trx, row, event));
       }
-      const mails = await mailTo(c.email, TYPES.length);
+      const mails = await smtp.mailsTo(c.email, TYPES.length);
       expect(mails, language).toHaveLength(TYPES.length);
       const subjects = new Set(mails.map((m) => m.subject));
       expect(subjects.size, `${language}: one subject per type`).toBe(TYPES.length);
@@ -119,7 +110,9 @@ describe("customers' e-mails", () => {
       }
     }
     // English, French, German and Spanish subjects of the same type differ.
-    const activation = await Promise.all([...byLanguage.values()].map(async (c) => (await mailTo(c.email, TYPES.length))[0]!.subject));
+    const activation = await Promise.all(
+      [...byLanguage.values()].map(async (c) => (await smtp.mailsTo(c.email, TYPES.length))[0]!.subject),
+    );
     expect(new Set(activation).size).toBe(4);
   });
 
@@ -135,7 +128,7 @@ describe("customers' e-mails", () => {
       cvv: '123',
     });
     expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
-    const [mail] = await mailTo(c.email, 1);
+    const [mail] = await smtp.mailsTo(c.email, 1);
     expect(mail?.subject).toBe(`${BRAND}\u202f: échec de votre paiement de 5,00\u00a0$US`);
 
     const url = `https://portal.test/paymentMethodUpdate/${c.id}?lang=fr&t=a&b=<c>`;
@@ -176,7 +169,7 @@ describe("customers' e-mails", () => {
       cvv: '123',
     });
     expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
-    const [mail] = await mailTo(c.email, 1);
+    const [mail] = await smtp.mailsTo(c.email, 1);
     expect(mail?.subject).toBe(`${BRAND}: your payment of $5.00 failed`);
     expect(mail!.text).not.toContain('Update your card');
     expect(mail!.html).not.toContain('Update your card');
@@ -189,7 +182,7 @@ describe("customers' e-mails", () => {
     expect((await activate(t, c.id, ACTIVATION_FLAGS)).statusCode).toBe(200);
     const [invoice] = (await t.call('GET', `/v1/Customers/${c.id}/Invoices`)).json();
     const detail = (await t.call('GET', `/v1/Invoices/${invoice.id}`)).json();
-    const mail = (await mailTo(c.email, 2)).find((m) => m.subject.startsWith(`${BRAND}: invoice ${invoice.invoiceNumber}`));
+    const mail = (await smtp.mailsTo(c.email, 2)).find((m) => m.subject.startsWith(`${BRAND}: invoice ${invoice.invoiceNumber}`));
     expect(mail).toBeDefined();
     const dollars = (amount: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(amount);
     expect(detail.charges.length).toBeGreaterThan(0);

@@ -21,15 +21,6 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function mailsTo(address: string, count: number) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const mails = smtp.received.filter((m) => m.to.includes(address));
-    if (mails.length >= count || Date.now() > deadline) return mails;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const portalLinkIn = (text: string) => text.match(/https?:\/\/\S+\/portal\/open\?token=(pl_[A-Za-z0-9_-]+)\S*/);
 
 describe('the e-mails link into the customer portal', () => {
@@ -48,7 +39,7 @@ describe('the e-mails link into the customer portal', () => {
     const declined = () => t.call('POST', '/v1/payments', { customerId, amount: 12.5, paymentMethodId: card.json().id });
     expect((await declined()).statusCode).toBe(402);
 
-    const [first] = await mailsTo(email, 1);
+    const [first] = await smtp.mailsTo(email, 1, 30_000);
     const link = portalLinkIn(first!.text);
     expect(link, first!.text).not.toBeNull();
     expect(first!.html).toContain(link![1]);
@@ -58,7 +49,7 @@ describe('the e-mails link into the customer portal', () => {
     expect((await openPortalLink(t.app.ctx, link![1]!)).customerId).toBe(customerId);
 
     expect((await declined()).statusCode).toBe(402);
-    const mails = await mailsTo(email, 2);
+    const mails = await smtp.mailsTo(email, 2, 30_000);
     const newer = portalLinkIn(mails[1]!.text);
     expect(newer![1]).not.toBe(link![1]);
     await expect(openPortalLink(t.app.ctx, link![1]!)).rejects.toMatchObject({ statusCode: 410 });

@@ -12,7 +12,7 @@ import type {
 } from '../checkout-contract.js';
 import { CheckoutClient, type CardDetails, type Result } from './checkout-client.js';
 import { currentLocale, SOURCE_LOCALE, t, type MessageId } from './i18n/localization.js';
-import type { CardFrameSender } from './card-frame-channel.js';
+import type { CardFrameSender } from '@renew/capture-service/card-frame-channel';
 import { saveFile } from './save-file.js';
 
 /** What every capture request carries besides the card, the name and the CAPTCHA. */

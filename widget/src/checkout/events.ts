@@ -1,7 +1,7 @@
 import type { CompletedCheckout, OrderChoice, ShopperDetails } from '../checkout-contract.js';
 import type { CardDetails } from './checkout-client.js';
 import type { CheckoutStep } from './checkout-controller.js';
-import type { CardFrameSender } from './card-frame-channel.js';
+import type { CardFrameSender } from '@renew/capture-service/card-frame-channel';
 
 /**
  * Every event the checkout raises, declared once: `addEventListener('renew-checkout-complete', (e) => e.detail.customerId)`

@@ -1,14 +1,14 @@
 /**
  * `<renew-portal>`: the customer portal's pages (overview, update card, pay, invoices, cancel, contact
  * and address, e-mails), on the JSON routes under /portal/api of this host and the cookie's session.
- * The card is typed in the hosted card fields (`<renew-hosted-card-frame>`, the widget's own element):
+ * The card is typed in the hosted card fields (`<renew-hosted-card-frame>`, this host's element, which the widget uses too):
  * a frame whose script sends it to POST /api/paymentsv2; this script never sees it.
  * Views are deep-linkable: `#card`, `#pay`, `#invoices`, `#cancel-<subscription id>`, `#details`; a
  * link's flow opens its view.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
-import '@renew/widget/hosted-card-frame';
-import type { HostedCardFrame } from '@renew/widget/hosted-card-frame';
+import '../../hosted/frame-host/hosted-card-frame.js';
+import type { HostedCardFrame } from '../../hosted/frame-host/hosted-card-frame.js';
 import { portalLanguageOf, portalText, say, type PortalLanguage, type PortalText } from './portal-text.js';
 
 type View = 'overview' | 'card' | 'pay' | 'invoices' | 'details' | `cancel-${number}`;

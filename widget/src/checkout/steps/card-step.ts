@@ -9,7 +9,7 @@ import { formMessage, formValues, textField } from '../fields.js';
 import { currentLocale, formatMoney, t } from '../i18n/localization.js';
 import { renewalTerms } from '../renewal-terms.js';
 import { stepStyles } from '../styles.js';
-import '../hosted-card-frame.js';
+import '@renew/capture-service/hosted-card-frame';
 
 /**
  * Steps 6-7: the card, checked here with the same rules as the server (Luhn,

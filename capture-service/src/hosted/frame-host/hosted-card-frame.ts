@@ -1,13 +1,13 @@
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
-import { cardFieldsStyleFrom } from '@renew/capture-service/card-fields-style';
+import { cardFieldsStyleFrom } from '../card-fields-style.js';
 import {
   CardFrameChannel,
   type CapturedCard,
+  type CardFrameOutcome,
   type CardFrameSender,
   type CardFrameSubmission,
   type FrameValidity,
 } from './card-frame-channel.js';
-import type { Result } from './checkout-client.js';
 
 /** How long the frame may take to load before the shopper is told (it may be refused: frame-ancestors). */
 const LOAD_DEADLINE_MS = 15_000;
@@ -116,7 +116,7 @@ export class HostedCardFrame extends LitElement implements CardFrameSender {
     return this.channel?.validate() ?? Promise.resolve({ valid: false, errors: {} });
   }
 
-  submit(submission: CardFrameSubmission): Promise<Result<CapturedCard>> {
+  submit(submission: CardFrameSubmission): Promise<CardFrameOutcome<CapturedCard>> {
     return this.channel!.submit(submission);
   }
 

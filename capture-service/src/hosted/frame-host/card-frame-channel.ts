@@ -1,4 +1,4 @@
-import type { CardFieldsStyle } from '@renew/capture-service/card-fields-style';
+import type { CardFieldsStyle } from '../card-fields-style.js';
 import {
   fromPeer,
   readResult,
@@ -8,14 +8,19 @@ import {
   type CardFrameResult,
   type CardFrameSubmission,
   type ReceivedMessage,
-} from '@renew/capture-service/card-frame-protocol';
-import type { Result } from './checkout-client.js';
+} from '../card-frame-protocol.js';
 
-export type { CardFrameSubmission } from '@renew/capture-service/card-frame-protocol';
+export type { CardFrameSubmission } from '../card-frame-protocol.js';
+
+/**
+ * What a command to the frame comes to; expected failures are values (a declined card is part of checkout).
+ * The shape of the widget's own Result, so its controller takes it as it is.
+ */
+export type CardFrameOutcome<T> = { ok: true; value: T } | { ok: false; status: number; errors: Array<{ Key: string; Value: string }> };
 
 /** What the controller needs of the hosted card fields: send the card, get the outcome (never the card). */
 export interface CardFrameSender {
-  submit(submission: CardFrameSubmission): Promise<Result<CapturedCard>>;
+  submit(submission: CardFrameSubmission): Promise<CardFrameOutcome<CapturedCard>>;
 }
 
 /** The card the frame stored, as the frame reports it. */
@@ -50,7 +55,7 @@ const DEFAULT_TIMEOUTS = { validate: 5_000, submit: 45_000 };
 const NOT_READY = 'The card form is not loaded yet. Please wait a moment and try again.';
 
 /**
- * The widget's side of the hosted card fields' protocol: commands to the frame,
+ * The page's side of the hosted card fields' protocol (the widget's, the portal's): commands to the frame,
  * their replies matched by id, readiness and height. Messages from any other
  * origin, window or channel are ignored (fromPeer). Free of Lit and of the DOM
  * beyond what it is given, so it is tested in Node.
@@ -90,8 +95,8 @@ export class CardFrameChannel implements CardFrameSender {
     return reply.valid ? { valid: true } : { valid: false, errors: reply.errors };
   }
 
-  /** The frame sends the card to the capture host with these details; the outcome comes back as the direct mode's Result. */
-  async submit(submission: CardFrameSubmission): Promise<Result<CapturedCard>> {
+  /** The frame sends the card to the capture host with these details; the outcome comes back as the direct mode's result. */
+  async submit(submission: CardFrameSubmission): Promise<CardFrameOutcome<CapturedCard>> {
     if (!this.isReady) return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: NOT_READY }] };
     const reply = await this.command({ type: 'submit', submission }, this.timeouts.submit);
     switch (reply?.type) {

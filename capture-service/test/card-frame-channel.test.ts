@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { wrap, type CardFrameSubmission } from '@renew/capture-service/card-frame-protocol';
-import { CardFrameChannel } from '../src/checkout/card-frame-channel.js';
+import { wrap, type CardFrameSubmission } from '../src/hosted/card-frame-protocol.js';
+import { CardFrameChannel } from '../src/hosted/frame-host/card-frame-channel.js';
 
 /**
- * The widget's side of the hosted card fields' protocol, with stand-ins for the
+ * The page's side of the hosted card fields' protocol (the widget's and the portal's), with stand-ins for the
  * page's window (an EventTarget) and the frame's window (records what it is sent).
  */
 const FRAME_ORIGIN = 'https://payments.example.com';
