@@ -6,7 +6,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Creating a database takes seconds; each file builds one in beforeAll.
     hookTimeout: 180_000,
-    testTimeout: 30_000,
+    // Waits for outboxes (e-mails rendered with MJML, webhooks) may take long on a busy machine; a test asserts outcomes, never timings.
+    testTimeout: 120_000,
     pool: 'forks',
   },
 });

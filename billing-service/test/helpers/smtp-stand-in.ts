@@ -111,7 +111,7 @@ export async function startSmtpStandIn() {
     url: `smtp://127.0.0.1:${port}`,
     received,
     /** The mails sent to an address, once there are `count` of them (or what arrived within `timeoutMs`: the caller's count then fails). */
-    async mailsTo(address: string, count: number, timeoutMs = 15_000): Promise<ReceivedEmail[]> {
+    async mailsTo(address: string, count: number, timeoutMs = 60_000): Promise<ReceivedEmail[]> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const mails = received.filter((m) => m.to.includes(address));

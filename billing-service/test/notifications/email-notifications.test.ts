@@ -37,7 +37,7 @@ describe('e-mail notifications', () => {
     const tomorrow = new Date(Date.now() + 86_400_000 + 60_000);
     expect((await runBillingClock(t.app.ctx, tomorrow)).overdueNotices).toContain(invoice.id);
     expect((await runBillingClock(t.app.ctx, tomorrow)).overdueNotices).not.toContain(invoice.id);
-    const overdue = (await smtp.mailsTo(c.email, 3, 10_000)).filter((m) => m.subject.endsWith('is overdue'));
+    const overdue = (await smtp.mailsTo(c.email, 3)).filter((m) => m.subject.endsWith('is overdue'));
     expect(overdue).toHaveLength(1);
     expect(overdue[0]!.text).toContain(`Invoice ${invoice.invoiceNumber} was due on`);
     expect(overdue[0]!.text).toContain('$29.99 is still unpaid');
@@ -74,9 +74,7 @@ describe('e-mail notifications', () => {
     expect(first.expiryNotices).not.toContain(later.json().id);
     expect((await runBillingClock(t.app.ctx, now)).expiryNotices).not.toContain(card.json().id);
     // Activation, invoice posted, card expiry (the invoice due today is not overdue before tomorrow).
-    const notices = (await smtp.mailsTo(c.email, 3, 10_000)).filter(
-      (m) => m.subject === 'Renew demo store: your card ending 4242 expires soon',
-    );
+    const notices = (await smtp.mailsTo(c.email, 3)).filter((m) => m.subject === 'Renew demo store: your card ending 4242 expires soon');
     expect(notices).toHaveLength(1);
     const monthYear = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(now);
     expect(notices[0]!.text).toContain(`Your Visa card ending 4242 expires at the end of ${monthYear}.`);
@@ -89,9 +87,7 @@ describe('e-mail notifications', () => {
     // A subscription added later and never started (Draft) is not one the customer had.
     await newSubscription(t, c.id, 21);
     expect((await t.call('POST', '/v1/customercancellation', { customerId: c.id, cancellationOption: 'None' })).statusCode).toBe(204);
-    const [cancelled] = (await smtp.mailsTo(c.email, 3, 10_000)).filter(
-      (m) => m.subject === 'Renew demo store: your subscription is cancelled',
-    );
+    const [cancelled] = (await smtp.mailsTo(c.email, 3)).filter((m) => m.subject === 'Renew demo store: your subscription is cancelled');
     expect(cancelled?.text).toContain('Your subscription Basic is cancelled.');
     expect(cancelled?.text).not.toContain('Pro');
   });
@@ -100,7 +96,7 @@ describe('e-mail notifications', () => {
     const c = await customer();
     await newSubscription(t, c.id);
     expect((await activate(t, c.id, ACTIVATION_FLAGS)).statusCode).toBe(200);
-    const mails = await smtp.mailsTo(c.email, 2, 10_000);
+    const mails = await smtp.mailsTo(c.email, 2);
     expect(mails.map((m) => m.subject)).toEqual([
       'Renew demo store: your account is active',
       expect.stringMatching(/^Renew demo store: invoice \d+ for \$29\.99$/),
@@ -131,7 +127,7 @@ describe('e-mail notifications', () => {
       cvv: '123',
     });
     expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: 5, useDefaultPaymentMethod: true })).statusCode).toBe(402);
-    const mails = await smtp.mailsTo(c.email, 2, 10_000);
+    const mails = await smtp.mailsTo(c.email, 2);
     expect(mails.map((m) => m.subject)).toEqual([
       'Renew demo store: payment of $12.50 received',
       'Renew demo store: your payment of $5.00 failed',
@@ -161,7 +157,7 @@ describe('e-mail notifications', () => {
     smtp.refuse(true);
     try {
       await t.call('POST', '/v1/payments', { customerId: c.id, amount: 3, paymentMethod: 'Cash' });
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 60_000; // a wait, not a timing: a busy machine is slow
       while (Date.now() < deadline && !(await outbox(c.id))[0]?.lastError) await new Promise((resolve) => setTimeout(resolve, 25));
       const [pending] = await outbox(c.id);
       expect(pending).toMatchObject({ status: 'Pending' });
@@ -170,7 +166,7 @@ describe('e-mail notifications', () => {
     } finally {
       smtp.refuse(false);
     }
-    expect((await smtp.mailsTo(c.email, 1, 10_000)).map((m) => m.subject)).toEqual(['Renew demo store: payment of $3.00 received']);
+    expect((await smtp.mailsTo(c.email, 1)).map((m) => m.subject)).toEqual(['Renew demo store: payment of $3.00 received']);
     expect((await outbox(c.id))[0]!.status).toBe('Sent');
   });
 
@@ -179,7 +175,7 @@ describe('e-mail notifications', () => {
     await newSubscription(t, c.id);
     await activate(t, c.id, ACTIVATION_FLAGS);
     await runBillingClock(t.app.ctx, new Date(Date.now() + 10 * 86_400_000));
-    const mails = await smtp.mailsTo(c.email, 4, 10_000);
+    const mails = await smtp.mailsTo(c.email, 4);
     expect(mails.map((m) => m.subject)).toEqual([
       'Renew demo store: your account is active',
       expect.stringMatching(/^Renew demo store: invoice \d+ for \$29\.99$/),

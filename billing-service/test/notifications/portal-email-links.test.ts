@@ -39,7 +39,7 @@ describe('the e-mails link into the customer portal', () => {
     const declined = () => t.call('POST', '/v1/payments', { customerId, amount: 12.5, paymentMethodId: card.json().id });
     expect((await declined()).statusCode).toBe(402);
 
-    const [first] = await smtp.mailsTo(email, 1, 30_000);
+    const [first] = await smtp.mailsTo(email, 1);
     const link = portalLinkIn(first!.text);
     expect(link, first!.text).not.toBeNull();
     expect(first!.html).toContain(link![1]);
@@ -49,7 +49,7 @@ describe('the e-mails link into the customer portal', () => {
     expect((await openPortalLink(t.app.ctx, link![1]!)).customerId).toBe(customerId);
 
     expect((await declined()).statusCode).toBe(402);
-    const mails = await smtp.mailsTo(email, 2, 30_000);
+    const mails = await smtp.mailsTo(email, 2);
     const newer = portalLinkIn(mails[1]!.text);
     expect(newer![1]).not.toBe(link![1]);
     await expect(openPortalLink(t.app.ctx, link![1]!)).rejects.toMatchObject({ statusCode: 410 });

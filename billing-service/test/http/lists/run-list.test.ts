@@ -105,7 +105,7 @@ beforeAll(async () => {
     .insertInto('customers')
     .values({ accountId: otherAccountId, currency: 'USD', firstName: 'Zoe', lastName: 'Smith', status: 'Active' })
     .execute();
-}, 30_000);
+});
 
 afterAll(async () => {
   await handle?.close();
