@@ -1,4 +1,5 @@
 /// <reference path="./mjml.d.ts" />
+import type { MerchantBranding } from '../catalog/branding.js';
 import type { CustomerLanguage } from '../catalog/schema.js';
 import type { EmailType } from '../email-preferences/schemas.js';
 import type { NotificationEvent } from '../outbox/notifications.js';
@@ -21,12 +22,7 @@ export const ACTION_FLOWS: Partial<Record<NotificationType, EmailActionFlow>> = 
 };
 
 /** The merchant as its e-mails show it (catalogue `emails`). */
-export interface EmailBranding {
-  name: string;
-  logoUrl: string | null;
-  /** #rrggbb */
-  color: string;
-}
+export type EmailBranding = MerchantBranding;
 
 /** What an InvoicePost e-mail lists: the invoice's lines and totals (decimal strings). */
 export interface InvoiceLines {

@@ -1,3 +1,4 @@
+import { merchantBranding } from '../catalog/branding.js';
 import type { Catalog, CustomerLanguage } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import { isEmailEnabled } from '../email-preferences/enabled.js';
@@ -25,11 +26,7 @@ export class Notifier implements CustomerNotifier {
     readonly enabled: boolean,
     private readonly links?: EmailActionLinks,
   ) {
-    this.branding = {
-      name: catalog.emails.brandName ?? catalog.account.name,
-      logoUrl: catalog.emails.logoUrl ?? null,
-      color: catalog.emails.brandColor,
-    };
+    this.branding = merchantBranding(catalog);
   }
 
   async enqueue(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent): Promise<void> {

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { merchantBranding } from '../catalog/branding.js';
 import { loadCatalog } from '../catalog/load-catalog.js';
 import { CUSTOMER_LANGUAGES } from '../catalog/schema.js';
 import { DEMO_CATALOG_PATH } from '../config.js';
@@ -14,11 +15,7 @@ import { SAMPLE_EVENTS, SAMPLE_INVOICE } from './email-samples.js';
  */
 const folder = fileURLToPath(new URL('../../email-previews/', import.meta.url));
 const catalog = loadCatalog(process.env.RENEW_CATALOG ?? DEMO_CATALOG_PATH);
-const branding = {
-  name: catalog.emails.brandName ?? catalog.account.name,
-  logoUrl: catalog.emails.logoUrl ?? null,
-  color: catalog.emails.brandColor,
-};
+const branding = merchantBranding(catalog);
 
 mkdirSync(folder, { recursive: true });
 const rows: string[] = [];
