@@ -364,6 +364,9 @@ describe('sign-in by e-mail', () => {
     const sent = await outbox();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ customerId, toAddress: email });
+    // Written like the customer's other e-mails (HTML and text), in the sign-in page's language: the customer has none stored.
+    expect(sent[0]!.subject).toBe(`${api().catalog.account.name}: Ihr Anmeldelink`);
+    expect(sent[0]!.htmlBody).toContain('<html lang="de"');
     const url = /https?:\/\/\S+\/portal\/open\?token=\S+/.exec(sent[0]!.body)![0];
     expect(new URL(url).searchParams.get('lang')).toBe('de');
     await openSession(tokenOf(url));
