@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmailActionLink } from '@renew/billing-service/portal';
 import { activeCustomer, cardBody, newCustomer } from '../../billing-service/test/helpers/api-fixtures.js';
 import { BASE_URL } from '../../billing-service/test/helpers/test-app.js';
+import { ACCENT_MIN_CONTRAST, contrastWithWhite, portalBranding } from '../src/portal/portal-pages.js';
 import { freshIp, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
 
 let t: CaptureTest;
@@ -363,6 +364,9 @@ describe('sign-in by e-mail', () => {
     const sent = await outbox();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ customerId, toAddress: email });
+    // Written like the customer's other e-mails (HTML and text), in the sign-in page's language: the customer has none stored.
+    expect(sent[0]!.subject).toBe(`${api().catalog.account.name}: Ihr Anmeldelink`);
+    expect(sent[0]!.htmlBody).toContain('<html lang="de"');
     const url = /https?:\/\/\S+\/portal\/open\?token=\S+/.exec(sent[0]!.body)![0];
     expect(new URL(url).searchParams.get('lang')).toBe('de');
     await openSession(tokenOf(url));
@@ -412,6 +416,45 @@ describe('the portal pages', () => {
     });
     expect(stranger.statusCode).toBe(403);
     await restricted.close();
+  });
+});
+
+describe("the merchant's branding on the portal pages", () => {
+  it('heads every page with the catalogue name and logo, allows that logo alone, and takes the colour as the accent', async () => {
+    const branded = await t.build({
+      emails: { brandName: 'Inkwell <Paper>', logoUrl: 'https://cdn.inkwell.test/logo.png', brandColor: '#0f766e' },
+    });
+    for (const url of ['/portal/?lang=de', '/portal/open?token=pl_x&lang=de', `/portal/sign-in?account=${api().account.publicApiKey}`]) {
+      const page = await branded.inject({ method: 'GET', url, remoteAddress: freshIp() });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.body, url).toContain(
+        '<header class="merchant"><img src="https://cdn.inkwell.test/logo.png" alt="" height="40"><span class="merchant-name">Inkwell &lt;Paper&gt;</span></header>',
+      );
+      expect(page.body, url).toContain('--renew-accent:#0f766e;--renew-accent-text:#ffffff');
+      expect(page.headers['content-security-policy'], url).toContain("img-src 'self' https://cdn.inkwell.test;");
+    }
+    await branded.close();
+    // Without a logo: the name alone (the account's when no brandName), and images from this host only.
+    const plain = await app.inject({ method: 'GET', url: '/portal/', remoteAddress: freshIp() });
+    expect(plain.body).toContain(`<header class="merchant"><span class="merchant-name">${api().catalog.account.name}</span></header>`);
+    expect(plain.headers['content-security-policy']).toContain("img-src 'self';");
+  });
+
+  it('darkens a colour that reads poorly on white until it has 4.5:1 contrast, and keeps one that does', () => {
+    const brand = (color: string) => portalBranding({ name: 'Shop', logoUrl: null, color });
+    expect(brand('#0f766e').accent).toBe('#0f766e');
+    expect(contrastWithWhite('#f0a830')).toBeLessThan(ACCENT_MIN_CONTRAST);
+    const amber = brand('#F0A830');
+    expect(amber.accent).not.toBe('#f0a830');
+    expect(contrastWithWhite(amber.accent)).toBeGreaterThanOrEqual(ACCENT_MIN_CONTRAST);
+    // The same hue, darker: the channels keep their order and ratios (to rounding).
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(amber.accent.slice(i, i + 2), 16)) as [number, number, number];
+    expect(r).toBeGreaterThan(g);
+    expect(g).toBeGreaterThan(b);
+    expect(Math.abs(g / r - 0xa8 / 0xf0)).toBeLessThan(0.02);
+    expect(brand('#ffffff').accent).toMatch(/^#([0-9a-f]{2})\1\1$/);
+    expect(contrastWithWhite(brand('#ffffff').accent)).toBeGreaterThanOrEqual(ACCENT_MIN_CONTRAST);
+    expect(amber.accentText).toBe('#ffffff');
   });
 });
 

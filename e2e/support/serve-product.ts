@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { DEMO_CATALOG_PATH } from '@renew/billing-service';
 import { startProduct } from '../../scripts/start-product.js';
 import { startMailbox } from './mailbox.js';
+import { startWebhookReceiver } from './webhook-receiver.js';
 import { STAND_IN_SECRET, STAND_IN_SITE_KEY, startRecaptchaStandIn } from './recaptcha-stand-in.js';
 
 /** Marks the line with the addresses among the product's own log lines. */
@@ -82,16 +83,28 @@ const google = await start({
   RENEW_RECAPTCHA_SCRIPT_URL: `${recaptcha.url}/recaptcha/api.js`,
 });
 // The customer portal's tests: test clocks (a renewal that fails), e-mail to the SMTP stand-in (sign-in links),
-// and a catalogue that lets customers cancel either way and change two e-mail preferences.
+// webhooks to a local receiver (plain HTTP on the loopback, allowed here only), and a catalogue that lets
+// customers cancel either way and change two e-mail preferences, branded with a colour too light for white
+// (the portal darkens it as an accent: see portal-branding.ts).
+const PORTAL_BRAND_NAME = 'Inkwell Paper';
 const mailbox = await startMailbox();
+const webhookReceiver = await startWebhookReceiver();
 const portal = await start(
-  { RENEW_CAPTCHA: 'dev', RENEW_TEST_CLOCKS: 'true', RENEW_SMTP_URL: mailbox.smtpUrl, RENEW_EMAIL_FROM: 'billing@shop.example' },
+  {
+    RENEW_CAPTCHA: 'dev',
+    RENEW_TEST_CLOCKS: 'true',
+    RENEW_SMTP_URL: mailbox.smtpUrl,
+    RENEW_EMAIL_FROM: 'billing@shop.example',
+    RENEW_WEBHOOK_ALLOW_HTTP: 'true',
+    RENEW_WEBHOOK_ALLOW_PRIVATE: 'true',
+  },
   {
     portal: {
       cancelMode: 'either',
       editableEmailTypes: ['InvoicePost', 'PaymentReceived'],
       defaultReturnUrl: 'http://shop.example/account',
     },
+    emails: { brandName: PORTAL_BRAND_NAME, brandColor: '#f0a830' },
   },
 );
 console.log(
@@ -99,13 +112,14 @@ console.log(
     JSON.stringify({
       ...dev.running,
       google: { ...google.running, recaptchaStandInUrl: recaptcha.url },
-      portal: { ...portal.running, mailboxUrl: mailbox.url },
+      portal: { ...portal.running, mailboxUrl: mailbox.url, webhookReceiverUrl: webhookReceiver.url, brandName: PORTAL_BRAND_NAME },
     }),
 );
 
 const stop = async () => {
   await portal.product.close();
   await mailbox.close();
+  await webhookReceiver.close();
   await google.product.close();
   await dev.product.close();
   await recaptcha.close();

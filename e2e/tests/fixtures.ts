@@ -11,8 +11,22 @@ interface RunningProduct {
 }
 const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & {
   google: RunningProduct & { recaptchaStandInUrl: string };
-  portal: RunningProduct & { mailboxUrl: string };
+  portal: RunningProduct & { mailboxUrl: string; webhookReceiverUrl: string; brandName: string };
 };
+
+export interface ReceivedEmail {
+  subject: string;
+  text: string;
+  html: string | null;
+}
+
+/** A webhook request as the receiver got it: the raw body and the Standard Webhooks headers. */
+export interface ReceivedWebhook {
+  body: string;
+  webhookId: string;
+  webhookTimestamp: string;
+  webhookSignature: string;
+}
 
 /** A running product (started by global-setup.ts): its addresses, and its billing API as the merchant's back office sees it (private key). */
 function productAt(p: RunningProduct) {
@@ -36,6 +50,8 @@ export const product = productAt(running);
 export const portalProduct = {
   ...productAt(running.portal),
   publicApiKey: running.portal.publicApiKey,
+  /** The merchant's name in its catalogue (`emails.brandName`): its e-mails and portal pages show it. */
+  brandName: running.portal.brandName,
   async call<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
     const res = await fetch(new URL(path, running.portal.billingUrl), {
       method,
@@ -45,10 +61,15 @@ export const portalProduct = {
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as T;
   },
-  async emailsTo(address: string): Promise<Array<{ subject: string; text: string }>> {
-    return (await fetch(`${running.portal.mailboxUrl}/emails?to=${encodeURIComponent(address)}`)).json() as Promise<
-      Array<{ subject: string; text: string }>
-    >;
+  /** The e-mails the SMTP stand-in received for the address, oldest first: subject, text and HTML (null: plain text only). */
+  async emailsTo(address: string): Promise<ReceivedEmail[]> {
+    return (await fetch(`${running.portal.mailboxUrl}/emails?to=${encodeURIComponent(address)}`)).json() as Promise<ReceivedEmail[]>;
+  },
+  /** The webhook receiver's address (support/webhook-receiver.ts), for an endpoint registered through the API. */
+  webhookReceiverUrl: running.portal.webhookReceiverUrl,
+  /** The webhook requests the receiver got, oldest first. */
+  async webhooksReceived(): Promise<ReceivedWebhook[]> {
+    return (await fetch(`${running.portal.webhookReceiverUrl}/received`)).json() as Promise<ReceivedWebhook[]>;
   },
 };
 

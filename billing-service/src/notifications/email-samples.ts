@@ -1,4 +1,4 @@
-import type { InvoiceLines, NotificationEvent, NotificationType } from './email-templates.js';
+import type { CustomerEmailType, InvoiceLines, NotificationEvent, NotificationType, RequestedEmail } from './email-templates.js';
 
 /** One event of every type an e-mail is written for, with believable values: for the previews and the tests. */
 export const SAMPLE_EVENTS: Record<NotificationType, NotificationEvent> = {
@@ -20,6 +20,14 @@ export const SAMPLE_EVENTS: Record<NotificationType, NotificationEvent> = {
   CustomerActivation: { type: 'CustomerActivation' },
   CustomerSuspend: { type: 'CustomerSuspend', overdueDays: 7 },
 };
+
+/** One e-mail of every type a customer asks for (the portal sign-in link). */
+export const SAMPLE_REQUESTED: Record<RequestedEmail['type'], RequestedEmail> = {
+  PortalSignIn: { type: 'PortalSignIn', url: 'https://pay.shop.example/portal/open?token=pl_sample&lang=en', minutes: 15 },
+};
+
+/** Every e-mail a customer gets, one of each type. */
+export const SAMPLE_EMAILS: Record<CustomerEmailType, NotificationEvent | RequestedEmail> = { ...SAMPLE_EVENTS, ...SAMPLE_REQUESTED };
 
 /** The lines and totals of the sample InvoicePost. */
 export const SAMPLE_INVOICE: InvoiceLines = {

@@ -1,15 +1,19 @@
 /// <reference path="./mjml.d.ts" />
+import type { MerchantBranding } from '../catalog/branding.js';
 import type { CustomerLanguage } from '../catalog/schema.js';
 import type { EmailType } from '../email-preferences/schemas.js';
-import type { NotificationEvent } from '../outbox/notifications.js';
+import type { NotificationEvent, RequestedEmail } from '../outbox/notifications.js';
 import { money as decimal } from '../money/money.js';
 import type { EmailActionFlow } from './email-action-links.js';
 import { emailFormats } from './email-formats.js';
 import { EMAIL_WORDS, type EmailWords, type Message } from './email-words/index.js';
 
-export type { NotificationEvent };
+export type { NotificationEvent, RequestedEmail };
 
 export type NotificationType = NotificationEvent['type'] & EmailType;
+
+/** Every e-mail a customer gets: the spec's types (NotificationType) and those the customer asks for (the portal sign-in link). */
+export type CustomerEmailType = NotificationType | RequestedEmail['type'];
 
 /** The e-mails that ask the customer to act, and the task their button opens. */
 export const ACTION_FLOWS: Partial<Record<NotificationType, EmailActionFlow>> = {
@@ -21,12 +25,7 @@ export const ACTION_FLOWS: Partial<Record<NotificationType, EmailActionFlow>> = 
 };
 
 /** The merchant as its e-mails show it (catalogue `emails`). */
-export interface EmailBranding {
-  name: string;
-  logoUrl: string | null;
-  /** #rrggbb */
-  color: string;
-}
+export type EmailBranding = MerchantBranding;
 
 /** What an InvoicePost e-mail lists: the invoice's lines and totals (decimal strings). */
 export interface InvoiceLines {
@@ -43,7 +42,8 @@ export interface EmailToRender {
   language: CustomerLanguage;
   /** The customer's name; null: greeted without one. */
   customerName: string | null;
-  event: NotificationEvent;
+  /** What the e-mail tells; a requested e-mail (sign-in) carries its own link, its button. */
+  event: NotificationEvent | RequestedEmail;
   /** InvoicePost: the lines and totals it lists. */
   invoice?: InvoiceLines;
   /** The button's link (an e-mail of ACTION_FLOWS); null or absent: no button. */
@@ -68,9 +68,11 @@ interface Composed {
   footer: string;
 }
 
-function message(words: EmailWords, language: CustomerLanguage, brand: string, event: NotificationEvent): Message {
+function message(words: EmailWords, language: CustomerLanguage, brand: string, event: NotificationEvent | RequestedEmail): Message {
   const f = emailFormats(language);
   switch (event.type) {
+    case 'PortalSignIn':
+      return words.PortalSignIn({ brand, minutes: event.minutes });
     case 'InvoicePost':
       return words.InvoicePost({
         brand,
@@ -140,13 +142,20 @@ function compose(input: EmailToRender): Composed {
   const words = EMAIL_WORDS[input.language];
   const brand = input.branding.name;
   const { subject, paragraphs } = message(words, input.language, brand, input.event);
-  const flow = ACTION_FLOWS[input.event.type];
+  const event = input.event;
+  const flow = event.type === 'PortalSignIn' ? undefined : ACTION_FLOWS[event.type];
+  const action =
+    event.type === 'PortalSignIn'
+      ? { label: words.signInButton, url: event.url }
+      : flow && input.actionUrl
+        ? { label: words.buttons[flow], url: input.actionUrl }
+        : null;
   return {
     subject,
     greeting: words.hello(input.customerName),
     paragraphs,
     table: input.event.type === 'InvoicePost' && input.invoice ? invoiceTable(words, input.language, input.invoice) : [],
-    action: flow && input.actionUrl ? { label: words.buttons[flow], url: input.actionUrl } : null,
+    action,
     footer: words.footer(brand),
   };
 }

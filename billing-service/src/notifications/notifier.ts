@@ -1,8 +1,9 @@
-import type { Catalog, CustomerLanguage } from '../catalog/schema.js';
+import { merchantBranding } from '../catalog/branding.js';
+import { CUSTOMER_LANGUAGES, type Catalog, type CustomerLanguage } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 import { isEmailEnabled } from '../email-preferences/enabled.js';
 import { findInvoice, findInvoiceLines } from '../invoices/repository.js';
-import type { CustomerNotifier, NotificationEvent, NotifiedCustomer } from '../outbox/notifications.js';
+import type { CustomerNotifier, NotificationEvent, NotifiedCustomer, RequestedEmail } from '../outbox/notifications.js';
 import type { EmailActionLinks } from './email-action-links.js';
 import { ACTION_FLOWS, renderEmail, type EmailBranding, type InvoiceLines } from './email-templates.js';
 import { insertOutboxEmail, insertOutboxEmails } from './outbox-repository.js';
@@ -25,11 +26,7 @@ export class Notifier implements CustomerNotifier {
     readonly enabled: boolean,
     private readonly links?: EmailActionLinks,
   ) {
-    this.branding = {
-      name: catalog.emails.brandName ?? catalog.account.name,
-      logoUrl: catalog.emails.logoUrl ?? null,
-      color: catalog.emails.brandColor,
-    };
+    this.branding = merchantBranding(catalog);
   }
 
   async enqueue(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent): Promise<void> {
@@ -50,30 +47,36 @@ export class Notifier implements CustomerNotifier {
   }
 
   /**
-   * An e-mail the customer asked for (a portal sign-in link), already written: sent whatever the
-   * preferences say (it answers the customer's own request), when e-mail is on and there is an address.
+   * An e-mail the customer asked for (a portal sign-in link): sent whatever the preferences say (it answers
+   * the customer's own request), when e-mail is on and there is an address; written as the others are, in the
+   * customer's language, else the language of the page it was asked from, else the account's default.
    */
   async enqueueRequested(
     trx: Queryable,
     customer: NotifiedCustomer,
-    email: { emailType: string; subject: string; body: string },
+    email: RequestedEmail,
+    fallbackLanguage?: string | null,
   ): Promise<void> {
     const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
     if (!this.enabled || !to) return;
+    const language = this.languageOf({ language: customer.language ?? fallbackLanguage ?? null });
+    const { subject, text, html } = await renderEmail({ branding: this.branding, language, customerName: nameOf(customer), event: email });
     await insertOutboxEmail(trx, {
       accountId: customer.accountId,
       customerId: customer.id,
-      emailType: email.emailType,
+      emailType: email.type,
       toAddress: to,
-      subject: email.subject,
-      body: email.body,
+      subject,
+      body: text,
+      htmlBody: html,
       attachedInvoiceId: null,
     });
   }
 
   /** The language a customer's e-mails are written in. */
   languageOf(customer: Pick<NotifiedCustomer, 'language'>): CustomerLanguage {
-    return (customer.language as CustomerLanguage | null) ?? this.catalog.emails.defaultLanguage;
+    const language = customer.language as CustomerLanguage | null;
+    return language && CUSTOMER_LANGUAGES.includes(language) ? language : this.catalog.emails.defaultLanguage;
   }
 
   private async outboxEmail(
@@ -92,8 +95,14 @@ export class Notifier implements CustomerNotifier {
     const actionUrl =
       flow && this.links ? await this.links.linkFor({ accountId: customer.accountId, customerId: customer.id, flow, language }, trx) : null;
     const invoice = event.type === 'InvoicePost' ? await invoiceLines(trx, customer.accountId, event.invoiceId) : undefined;
-    const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || null;
-    const { subject, text, html } = await renderEmail({ branding: this.branding, language, customerName: name, event, invoice, actionUrl });
+    const { subject, text, html } = await renderEmail({
+      branding: this.branding,
+      language,
+      customerName: nameOf(customer),
+      event,
+      invoice,
+      actionUrl,
+    });
     const attachedInvoiceId = event.type === 'InvoicePost' ? event.invoiceId : null;
     return {
       accountId: customer.accountId,
@@ -106,6 +115,11 @@ export class Notifier implements CustomerNotifier {
       attachedInvoiceId,
     };
   }
+}
+
+/** The name an e-mail greets the customer by; null: greeted without one. */
+function nameOf(customer: NotifiedCustomer): string | null {
+  return [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || null;
 }
 
 /** The lines and totals of an invoice just posted in this transaction, as its e-mail lists them. */

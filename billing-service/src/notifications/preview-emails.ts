@@ -1,36 +1,37 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { merchantBranding } from '../catalog/branding.js';
 import { loadCatalog } from '../catalog/load-catalog.js';
 import { CUSTOMER_LANGUAGES } from '../catalog/schema.js';
 import { DEMO_CATALOG_PATH } from '../config.js';
-import { ACTION_FLOWS, renderEmail, type NotificationType } from './email-templates.js';
-import { SAMPLE_EVENTS, SAMPLE_INVOICE } from './email-samples.js';
+import { ACTION_FLOWS, renderEmail, type CustomerEmailType } from './email-templates.js';
+import { SAMPLE_EMAILS, SAMPLE_INVOICE, SAMPLE_REQUESTED } from './email-samples.js';
 
 /**
- * `npm run emails:preview`: every e-mail type in every language, as HTML and as text, written to
+ * `npm run emails:preview`: every e-mail type in every language (the portal sign-in link's too), as HTML and as text, written to
  * billing-service/email-previews/ (git-ignored) with an index.html to open; branded as the
  * catalogue says (RENEW_CATALOG, else the demo catalogue). Prints the folder.
  */
 const folder = fileURLToPath(new URL('../../email-previews/', import.meta.url));
 const catalog = loadCatalog(process.env.RENEW_CATALOG ?? DEMO_CATALOG_PATH);
-const branding = {
-  name: catalog.emails.brandName ?? catalog.account.name,
-  logoUrl: catalog.emails.logoUrl ?? null,
-  color: catalog.emails.brandColor,
-};
+const branding = merchantBranding(catalog);
 
 mkdirSync(folder, { recursive: true });
 const rows: string[] = [];
-for (const type of Object.keys(SAMPLE_EVENTS) as NotificationType[]) {
+for (const type of Object.keys(SAMPLE_EMAILS) as CustomerEmailType[]) {
   const cells: string[] = [];
   for (const language of CUSTOMER_LANGUAGES) {
-    const flow = ACTION_FLOWS[type];
+    const flow = type === 'PortalSignIn' ? undefined : ACTION_FLOWS[type];
     const email = await renderEmail({
       branding,
       language,
       customerName: 'Grace Hopper',
-      event: SAMPLE_EVENTS[type],
+      // (the sign-in link, like the e-mails' buttons, opens the portal in the e-mail's language)
+      event:
+        type === 'PortalSignIn'
+          ? { ...SAMPLE_REQUESTED.PortalSignIn, url: `https://shop.example/portal/open?token=pl_sample&lang=${language}` }
+          : SAMPLE_EMAILS[type],
       invoice: SAMPLE_INVOICE,
       actionUrl: flow ? `https://shop.example/portal/${flow}?lang=${language}` : null,
     });

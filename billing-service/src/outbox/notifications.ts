@@ -38,6 +38,12 @@ export type NotificationEvent =
   | { type: 'CustomerActivation' }
   | { type: 'CustomerSuspend'; overdueDays: number };
 
+/**
+ * An e-mail the customer asked for (not one of the spec's types, so no preference turns it off): a portal
+ * sign-in link, opening once within `minutes`.
+ */
+export type RequestedEmail = { type: 'PortalSignIn'; url: string; minutes: number };
+
 export interface CustomerNotifier {
   /** False when e-mail is off (no SMTP server configured): callers may skip preparing events. */
   readonly enabled: boolean;
@@ -45,6 +51,9 @@ export interface CustomerNotifier {
   enqueue(trx: Queryable, customer: NotifiedCustomer, event: NotificationEvent): Promise<void>;
   /** Several e-mails, each as enqueue decides, in one write. */
   enqueueMany(trx: Queryable, emails: Array<{ customer: NotifiedCustomer; event: NotificationEvent }>): Promise<void>;
-  /** An e-mail the customer asked for (a portal sign-in link), already written: sent whatever the preferences say. */
-  enqueueRequested(trx: Queryable, customer: NotifiedCustomer, email: { emailType: string; subject: string; body: string }): Promise<void>;
+  /**
+   * An e-mail the customer asked for (a portal sign-in link), sent whatever the preferences say, written like the
+   * others: in the customer's language, else `fallbackLanguage` (the page it was asked from), else the account's default.
+   */
+  enqueueRequested(trx: Queryable, customer: NotifiedCustomer, email: RequestedEmail, fallbackLanguage?: string | null): Promise<void>;
 }

@@ -22,6 +22,7 @@ import {
 } from './repository.js';
 import {
   EMAIL_ACTION_LINK_DAYS,
+  PORTAL_LOCALES,
   SESSION_LINK_MINUTES,
   SIGN_IN_LINK_MINUTES,
   type CreatePortalSessionInput,
@@ -299,6 +300,10 @@ export async function requestSignInLink(
 ): Promise<void> {
   const customers = await customersByPrimaryEmail(ctx.db, request.accountId, request.email);
   for (const customer of customers) {
+    // The customer's own language, else the sign-in page's, else the account's default: the e-mail and the portal it opens speak it.
+    const locale = (PORTAL_LOCALES as readonly string[]).includes(customer.language ?? '')
+      ? (customer.language as PortalLocale)
+      : (request.locale ?? ctx.catalog.emails.defaultLanguage);
     await ctx.db.transaction().execute(async (trx) => {
       const link = await issuePortalLink(ctx, trx, {
         accountId: customer.accountId,
@@ -308,15 +313,9 @@ export async function requestSignInLink(
         flow: null,
         subscriptionId: null,
         returnUrl: null,
-        locale: request.locale ?? null,
+        locale,
       });
-      const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ') || customer.companyName || 'customer';
-      const shop = ctx.catalog.account.name;
-      await ctx.notifier?.enqueueRequested(trx, customer, {
-        emailType: 'PortalSignIn',
-        subject: `${shop}: your sign-in link`,
-        body: `Hello ${name},\n\nOpen this link within ${SIGN_IN_LINK_MINUTES} minutes to manage your account with ${shop}:\n\n${link.url}\n\nThe link works once. If you did not ask for it, ignore this e-mail.\n\n— ${shop}`,
-      });
+      await ctx.notifier?.enqueueRequested(trx, customer, { type: 'PortalSignIn', url: link.url, minutes: SIGN_IN_LINK_MINUTES }, locale);
     });
   }
 }

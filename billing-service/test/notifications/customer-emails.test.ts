@@ -2,8 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUSTOMER_LANGUAGES, type CustomerLanguage } from '../../src/catalog/schema.js';
 import { findCustomerRow } from '../../src/customers/repository.js';
 import type { EmailActionLinks } from '../../src/notifications/email-action-links.js';
-import { SAMPLE_EVENTS, SAMPLE_INVOICE } from '../../src/notifications/email-samples.js';
-import { renderEmail, type NotificationEvent, type NotificationType } from '../../src/notifications/email-templates.js';
+import { SAMPLE_EMAILS, SAMPLE_EVENTS, SAMPLE_INVOICE, SAMPLE_REQUESTED } from '../../src/notifications/email-samples.js';
+import {
+  renderEmail,
+  type CustomerEmailType,
+  type NotificationEvent,
+  type NotificationType,
+} from '../../src/notifications/email-templates.js';
+import { EMAIL_WORDS } from '../../src/notifications/email-words/index.js';
+import { requestSignInLink } from '../../src/portal/links.js';
 import { ACTIVATION_FLAGS, activate, newSubscription } from '../helpers/api-fixtures.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
 import { startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
@@ -53,16 +60,19 @@ function wordsOf(text: string): Set<string> {
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const TAG = /<\/?[a-z][^>]*>/i;
 const TYPES = Object.keys(SAMPLE_EVENTS) as NotificationType[];
+/** With the e-mails a customer asks for (the portal sign-in link). */
+const ALL_TYPES = Object.keys(SAMPLE_EMAILS) as CustomerEmailType[];
 
 describe("customers' e-mails", () => {
   it('renders every type in every language as HTML that MJML accepts and as text without tags', async () => {
-    for (const type of TYPES) {
+    expect(ALL_TYPES).toContain('PortalSignIn');
+    for (const type of ALL_TYPES) {
       for (const language of CUSTOMER_LANGUAGES) {
         const email = await renderEmail({
           branding: { name: BRAND, logoUrl: null, color: '#0f766e' },
           language,
           customerName: 'Ada',
-          event: SAMPLE_EVENTS[type],
+          event: SAMPLE_EMAILS[type],
           invoice: SAMPLE_INVOICE,
           actionUrl: 'https://portal.test/x',
         });
@@ -72,11 +82,14 @@ describe("customers' e-mails", () => {
         expect(email.html).toContain(`lang="${language}"`);
         // Nothing is loaded from elsewhere (no web font: a request that would tell the font's host the e-mail was opened).
         const urls = [...email.html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]);
+        // (the sign-in e-mail's button is its own link)
         expect(new Set(urls), `${type} ${language}`).toEqual(
           new Set(
-            type in { PaymentFailed: 1, CreditCardExpiry: 1, InvoiceOverdue: 1, CustomerSuspend: 1, InvoicePost: 1 }
-              ? ['https://portal.test/x']
-              : [],
+            type === 'PortalSignIn'
+              ? [SAMPLE_REQUESTED.PortalSignIn.url.replace(/&/g, '&amp;')]
+              : type in { PaymentFailed: 1, CreditCardExpiry: 1, InvoiceOverdue: 1, CustomerSuspend: 1, InvoicePost: 1 }
+                ? ['https://portal.test/x']
+                : [],
           ),
         );
       }
@@ -95,10 +108,11 @@ describe("customers' e-mails", () => {
         const event: NotificationEvent = SAMPLE_EVENTS[type];
         await t.database.db.transaction().execute((trx) => t.app.ctx.notifier!.enqueue(trx, row, event));
       }
-      const mails = await smtp.mailsTo(c.email, TYPES.length);
-      expect(mails, language).toHaveLength(TYPES.length);
+      await t.database.db.transaction().execute((trx) => t.app.ctx.notifier!.enqueueRequested(trx, row, SAMPLE_REQUESTED.PortalSignIn));
+      const mails = await smtp.mailsTo(c.email, ALL_TYPES.length);
+      expect(mails, language).toHaveLength(ALL_TYPES.length);
       const subjects = new Set(mails.map((m) => m.subject));
-      expect(subjects.size, `${language}: one subject per type`).toBe(TYPES.length);
+      expect(subjects.size, `${language}: one subject per type`).toBe(ALL_TYPES.length);
       for (const mail of mails) {
         expect(mail.text.trim().length, `${language} ${mail.subject}`).toBeGreaterThan(40);
         // (the portal stand-in's links carry "<c>" on purpose: the HTML must escape it)
@@ -111,7 +125,7 @@ describe("customers' e-mails", () => {
     }
     // English, French, German and Spanish subjects of the same type differ.
     const activation = await Promise.all(
-      [...byLanguage.values()].map(async (c) => (await smtp.mailsTo(c.email, TYPES.length))[0]!.subject),
+      [...byLanguage.values()].map(async (c) => (await smtp.mailsTo(c.email, ALL_TYPES.length))[0]!.subject),
     );
     expect(new Set(activation).size).toBe(4);
   });
@@ -155,6 +169,33 @@ describe("customers' e-mails", () => {
       `${mail!.subject} ${mail!.text} ${mail!.html!.replace(/<style[\s\S]*?<\/style>/g, ' ').replace(/<[^>]+>/g, ' ')}`,
     );
     expect(englishWords.filter((w) => french.has(w))).toEqual([]);
+  });
+
+  it("writes the portal sign-in e-mail in the customer's language, else the sign-in page's, else the default, branded, its link the button", async () => {
+    const spanish = await customer({ language: 'es' });
+    const none = await customer();
+    const neither = await customer();
+    const ask = (email: string, locale: 'de' | null) => requestSignInLink(t.app.ctx, { accountId: t.account.accountId, email, locale });
+    await ask(spanish.email, 'de');
+    await ask(none.email, 'de');
+    await ask(neither.email, null);
+    for (const [c, language, subject] of [
+      [spanish, 'es', `${BRAND}: su enlace de acceso`],
+      [none, 'de', `${BRAND}: Ihr Anmeldelink`],
+      [neither, 'en', `${BRAND}: your sign-in link`],
+    ] as const) {
+      const [mail] = await smtp.mailsTo(c.email, 1);
+      expect(mail?.subject, language).toBe(subject);
+      expect(mail!.html).toContain(`lang="${language}"`);
+      expect(mail!.html).toContain('https://cdn.inkwell.test/logo.png');
+      expect(mail!.html).toContain('#0f766e');
+      // The one-use link, opening the portal in the same language: the HTML's button and the text's line.
+      const link = /https?:\/\/\S+\/portal\/open\?token=pl_[\w-]+&lang=(\w+)/.exec(mail!.text);
+      expect(link?.[1]).toBe(language);
+      const hrefs = [...mail!.html!.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+      expect(hrefs).toEqual([link![0]]);
+      expect(mail!.text).toContain(`${EMAIL_WORDS[language].signInButton}: ${link![0]}`);
+    }
   });
 
   it('gives no button when the portal answers no link', async () => {

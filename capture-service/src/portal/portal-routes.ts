@@ -34,14 +34,17 @@ import type { PublicKeyAuthenticator } from '../public-key.js';
 import { fileURLToPath } from 'node:url';
 import { browserBundle } from '../hosted/card-fields-assets.js';
 import { sendAsset } from '../hosted/card-fields-routes.js';
+import { merchantBranding } from '@renew/billing-service/catalog';
 import {
   portalAppPage,
+  portalBranding,
   portalOpenPage,
   portalPagePolicy,
   portalSignInPage,
   PORTAL_APP_SCRIPT_PATH,
   PORTAL_OPEN_SCRIPT,
   PORTAL_SIGN_IN_SCRIPT,
+  type PortalBranding,
 } from './portal-pages.js';
 
 const PORTAL_APP_ENTRY = fileURLToPath(new URL('./browser/portal-app.ts', import.meta.url));
@@ -117,6 +120,9 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   // Pages and their scripts are public (no limit, as the card fields); what spends a link or sends an e-mail is limited per address.
   const page = { config: { public: true } };
   const portalRoute = { config: { portal: true } };
+  // The merchant as its e-mails show it (the catalogue's `emails`), heading every page.
+  const branding = portalBranding(merchantBranding(ctx.catalog));
+  const sendPage = (reply: FastifyReply, html: string) => sendPortalPage(reply, html, branding);
 
   const session = async (request: FastifyRequest, reply: FastifyReply, write: boolean): Promise<PortalSession> => {
     const token = readCookie(request, sessionCookieName(secureOf(request)));
@@ -130,7 +136,7 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   app.get('/portal/open', page, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const token = typeof query.token === 'string' ? query.token : '';
-    return sendPage(reply, portalOpenPage({ token, lang: typeof query.lang === 'string' ? query.lang : undefined }));
+    return sendPage(reply, portalOpenPage({ token, lang: typeof query.lang === 'string' ? query.lang : undefined, branding }));
   });
   app.get(PORTAL_OPEN_SCRIPT.path, page, async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_OPEN_SCRIPT.body),
@@ -159,7 +165,7 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   // The portal's pages (after a link opened a session; without one they say so), and their script.
   app.get('/portal/', page, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
-    return sendPage(reply, portalAppPage({ lang: typeof query.lang === 'string' ? query.lang : undefined }));
+    return sendPage(reply, portalAppPage({ lang: typeof query.lang === 'string' ? query.lang : undefined, branding }));
   });
   app.get(PORTAL_APP_SCRIPT_PATH, page, async (request, reply) =>
     sendAsset(request, reply, await browserBundle(PORTAL_APP_ENTRY), 'text/javascript; charset=utf-8'),
@@ -172,6 +178,7 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
       portalSignInPage({
         account: typeof query.account === 'string' ? query.account : '',
         lang: typeof query.lang === 'string' ? query.lang : undefined,
+        branding,
       }),
     );
   });
@@ -261,9 +268,9 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   });
 }
 
-function sendPage(reply: FastifyReply, html: string) {
+function sendPortalPage(reply: FastifyReply, html: string, branding: PortalBranding) {
   return reply
-    .header('content-security-policy', portalPagePolicy())
+    .header('content-security-policy', portalPagePolicy(branding))
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')

@@ -20,6 +20,8 @@ export type Encoding = 'json' | 'form' | 'query';
 
 export interface BuildOptions {
   capture?: Partial<Catalog['capture']>;
+  /** The merchant's branding (catalogue `emails`), as e-mails and the portal's pages show it. */
+  emails?: Partial<Catalog['emails']>;
   ipRateLimits?: { perMinute: number; perDay: number };
   logger?: FastifyServerOptions['logger'];
   captcha?: CaptchaVerifier;
@@ -112,7 +114,10 @@ export async function startCaptureTest(options: { billing?: Partial<AppOptions> 
     billing.database.kind === 'postgres' ? new PostgresRateLimitStore(billing.database.countersDb) : new MemoryRateLimitStore();
   const build = async (options: BuildOptions = {}) => {
     // Most tests here make the spec's own calls, which carry no capture token: they opt in to draftOnly (the default is never).
-    const catalog = testCatalog({ capture: { ...billing.catalog.capture, tokenlessCapture: 'draftOnly', ...options.capture } });
+    const catalog = testCatalog({
+      capture: { ...billing.catalog.capture, tokenlessCapture: 'draftOnly', ...options.capture },
+      ...(options.emails ? { emails: { ...billing.catalog.emails, ...options.emails } } : {}),
+    });
     const app = await buildCaptureApp({
       db: options.db ?? billing.database.db,
       catalog,

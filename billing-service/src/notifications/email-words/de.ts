@@ -6,6 +6,7 @@ export const de: EmailWords = {
   hello: (name) => (name ? `Hallo ${name},` : 'Hallo,'),
   footer: (brand) => `Sie erhalten diese E-Mail, weil Sie Kunde von ${brand} sind.`,
   buttons: { paymentMethodUpdate: 'Karte aktualisieren', payInvoices: 'Jetzt bezahlen', invoices: 'Rechnungen ansehen' },
+  signInButton: 'Zu Ihrem Konto',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Zwischensumme', discount: 'Rabatt', total: 'Gesamtbetrag' },
   refundWays: {
@@ -75,6 +76,13 @@ export const de: EmailWords = {
     paragraphs: [
       `Ihr Konto wurde gesperrt: Eine Rechnung ist seit ${v.overdueDays} Tagen überfällig.`,
       'Es wird wieder freigeschaltet, sobald der überfällige Betrag bezahlt ist.',
+    ],
+  }),
+  PortalSignIn: (v) => ({
+    subject: `${v.brand}: Ihr Anmeldelink`,
+    paragraphs: [
+      `Mit diesem Link verwalten Sie Ihr Konto bei ${v.brand}. Er gilt einmal, innerhalb von ${v.minutes} Minuten.`,
+      'Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht: Ohne den Link kann sich niemand anmelden.',
     ],
   }),
 };

@@ -6,6 +6,7 @@ export const en: EmailWords = {
   hello: (name) => (name ? `Hello ${name},` : 'Hello,'),
   footer: (brand) => `You receive this e-mail because you are a customer of ${brand}.`,
   buttons: { paymentMethodUpdate: 'Update your card', payInvoices: 'Pay now', invoices: 'View your invoices' },
+  signInButton: 'Sign in to your account',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Subtotal', discount: 'Discount', total: 'Total' },
   refundWays: {
@@ -70,6 +71,13 @@ export const en: EmailWords = {
     paragraphs: [
       `Your account has been suspended: an invoice stayed overdue for ${v.overdueDays} days.`,
       'It is restored as soon as the overdue balance is paid.',
+    ],
+  }),
+  PortalSignIn: (v) => ({
+    subject: `${v.brand}: your sign-in link`,
+    paragraphs: [
+      `Here is your link to manage your account with ${v.brand}. It works once, within ${v.minutes} minutes.`,
+      'If you did not ask for it, ignore this e-mail: nobody can sign in without the link.',
     ],
   }),
 };

@@ -6,6 +6,7 @@ export const es: EmailWords = {
   hello: (name) => (name ? `Hola, ${name}:` : 'Hola:'),
   footer: (brand) => `Recibe este correo porque es cliente de ${brand}.`,
   buttons: { paymentMethodUpdate: 'Actualizar mi tarjeta', payInvoices: 'Pagar ahora', invoices: 'Ver mis facturas' },
+  signInButton: 'Acceder a mi cuenta',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Subtotal', discount: 'Descuento', total: 'Total' },
   refundWays: {
@@ -70,6 +71,13 @@ export const es: EmailWords = {
     paragraphs: [
       `Su cuenta ha sido suspendida: una factura lleva ${v.overdueDays} días vencida.`,
       'Se restablecerá en cuanto se pague el saldo vencido.',
+    ],
+  }),
+  PortalSignIn: (v) => ({
+    subject: `${v.brand}: su enlace de acceso`,
+    paragraphs: [
+      `Este es su enlace para gestionar su cuenta en ${v.brand}. Sirve una sola vez, durante ${v.minutes} minutos.`,
+      'Si no lo ha pedido, ignore este correo: nadie puede acceder sin el enlace.',
     ],
   }),
 };

@@ -8,6 +8,7 @@ export const fr: EmailWords = {
   hello: (name) => (name ? `Bonjour ${name},` : 'Bonjour,'),
   footer: (brand) => `Vous recevez ce courriel parce que vous êtes client de ${brand}.`,
   buttons: { paymentMethodUpdate: 'Mettre à jour ma carte', payInvoices: 'Payer maintenant', invoices: 'Voir mes factures' },
+  signInButton: 'Accéder à mon compte',
   linkLine: (label, url) => `${label}${nb}: ${url}`,
   invoiceTable: { subtotal: 'Sous-total', discount: 'Remise', total: 'Total' },
   refundWays: {
@@ -77,6 +78,13 @@ export const fr: EmailWords = {
     paragraphs: [
       `Votre compte est suspendu${nb}: une facture est restée impayée ${v.overdueDays} jours après son échéance.`,
       'Il sera rétabli dès le règlement du solde en retard.',
+    ],
+  }),
+  PortalSignIn: (v) => ({
+    subject: `${v.brand}${nb}: votre lien de connexion`,
+    paragraphs: [
+      `Voici votre lien pour gérer votre compte chez ${v.brand}. Il sert une seule fois, dans les ${v.minutes} minutes.`,
+      `Si vous ne l’avez pas demandé, ignorez ce courriel${nb}: personne ne peut se connecter sans ce lien.`,
     ],
   }),
 };

@@ -16,6 +16,8 @@ export interface EmailWords {
   footer(brand: string): string;
   /** The button of an e-mail that asks the customer to act, by the task it opens. */
   buttons: Record<EmailActionFlow, string>;
+  /** The button of the portal sign-in e-mail. */
+  signInButton: string;
   /** The button's link in the plain-text e-mail. */
   linkLine(label: string, url: string): string;
   invoiceTable: { subtotal: string; discount: string; total: string };
@@ -34,4 +36,6 @@ export interface EmailWords {
   CreditCardExpiry(v: { brand: string; cardBrand: string; lastFour: string; expiry: string }): Message;
   CustomerActivation(v: { brand: string }): Message;
   CustomerSuspend(v: { brand: string; overdueDays: number }): Message;
+  /** The portal sign-in link the customer asked for on the sign-in page (one use, `minutes` to open). */
+  PortalSignIn(v: { brand: string; minutes: number }): Message;
 }
