@@ -139,6 +139,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
     'outbox',
     'config.ts',
     'app-context.ts',
+    'refusal.ts',
     'tasks',
   ],
   ['ledger'],

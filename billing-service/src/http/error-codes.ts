@@ -26,6 +26,9 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** The `Key` of an error item that is about the request as a whole rather than one field. */
+export const API_ERROR_KEY = 'Api Error';
+
 export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 
 /** One item of the spec's error body; `Code` is Renew's addition, present when the refusal has one. */
