@@ -1,11 +1,11 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { lockCustomer, customerExists } from '../db/customer-lock.js';
 import type { Queryable } from '../db/database.js';
 import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import {
   findAddress,
   findAddressOfType,

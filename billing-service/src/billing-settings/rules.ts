@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { money } from '../money/money.js';
 
 /** The billing-setting fields the rules look at (from a PUT or a customer-create body). */

@@ -1,10 +1,10 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { customerExists, lockCustomer } from '../db/customer-lock.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { toJsonAmount } from '../money/money.js';
 import type { Catalog } from '../catalog/schema.js';
 import { effectiveBillingSettings } from './effective-settings.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { recordChange } from '../audit/audit-log.js';
 import type { Queryable } from '../db/database.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { wallClockNow } from '../clock/account-clock.js';
 import type { AppContext } from '../app-context.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { allCountries, countryByAlpha2, countryById, type Country } from '../geo/countries.js';
 import type { CountryResponse } from './schemas.js';
 import { StaticJson } from './static-json.js';

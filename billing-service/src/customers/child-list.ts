@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listRoute, type ListRouteSpec } from '../http/list-route.js';
 import { customerExists } from './repository.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { AppContext } from '../app-context.js';
 import { effectiveBillingSettings } from '../billing-settings/effective-settings.js';
 import { findBillingSetting } from '../billing-settings/repository.js';

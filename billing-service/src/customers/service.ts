@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { Catalog } from '../catalog/schema.js';
 import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from '../billing-settings/rules.js';
 import { wholeStatementSetting } from '../billing-settings/service.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { EMAIL_TYPES, type Catalog } from '../catalog/schema.js';
 import { customerExists, lockCustomer } from '../customers/repository.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { GatewayUnavailableError, withGatewayTimeout } from './payment-gateway.js';
 
 /**

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { wallClockNow } from '../clock/account-clock.js';
 import { cardProblem, normalizeCardNumber, type CardInput } from './card-rules.js';
 

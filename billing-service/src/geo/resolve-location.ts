@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { countryByAlpha2, countryById, stateByCode, stateById, type Country } from './countries.js';
 
 export interface LocationInput {

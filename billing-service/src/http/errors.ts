@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/connection-errors.js';
-import { Refusal, type RefusalKind } from '../refusal.js';
+import { Refusal, type RefusalKind } from '../refusals/refusal.js';
 import { API_ERROR_KEY, type ErrorCode, type ErrorItem } from './error-codes.js';
 
 /** The spec's error body: every error response of every endpoint has this shape. */

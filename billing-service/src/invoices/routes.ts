@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';

@@ -1,11 +1,11 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { recordChange } from '../audit/audit-log.js';
 import { lockCustomer } from '../customers/repository.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { money, toJsonAmount } from '../money/money.js';
 import { announcePostedInvoice, applyHeldFunds, utcDate } from './billing-run.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Queryable } from '../db/database.js';

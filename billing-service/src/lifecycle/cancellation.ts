@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { CustomerResponse } from '../customers/schemas.js';
 import { getCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/database.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { Updateable } from 'kysely';
 import { auditEntry } from '../audit/audit-log.js';
 import { lockCustomer } from '../customers/repository.js';

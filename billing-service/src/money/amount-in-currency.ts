@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { minorUnits, money, type Money } from './money.js';
 
 /** The amount as money, refused (400 on `field`) when it has more decimals than the currency (USD 2, JPY 0). */

@@ -1,9 +1,9 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { recordChange } from '../audit/audit-log.js';
 import { customerExists } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { deleteNote, findNote, insertNote, type NoteRow } from './repository.js';
 import type { CreateNoteInput, NoteResponse } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer } from '../customers/repository.js';
 import type { Insertable } from 'kysely';
@@ -8,8 +8,8 @@ import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import type { ResourceWebhooks } from '../outbox/webhook-events.js';
-import type { ErrorCode } from '../http/error-codes.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { ErrorCode } from '../refusals/error-codes.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { checkCard } from '../gateway/card-checks.js';
 import { callGateway } from '../gateway/call-gateway.js';
 import { turnOffAutoCollect } from '../billing-settings/repository.js';

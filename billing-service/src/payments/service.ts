@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { randomUUID } from 'node:crypto';
 import { auditEntry, recordChange, recordChanges } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer, lockCustomers } from '../customers/repository.js';
@@ -10,7 +10,7 @@ import type { AppContext } from '../app-context.js';
 import type { ErrorBody } from '../http/errors.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from '../http/idempotency.js';
 import { wallClockNow } from '../clock/account-clock.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import {
   allocateAvailableFunds,
   allocateExplicitly,

@@ -1,8 +1,8 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { findCurrency } from '../catalog/currencies.js';
 import { toJsonAmount } from '../money/money.js';
 import {

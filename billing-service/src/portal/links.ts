@@ -1,11 +1,11 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { wallClockNow } from '../clock/account-clock.js';
 import type { Queryable } from '../db/database.js';
 import type { PortalScope } from '../db/schema.js';
 import { API_ERROR_KEY } from '../http/errors.js';
-import type { ErrorCode } from '../http/error-codes.js';
+import type { ErrorCode } from '../refusals/error-codes.js';
 import { recordChange } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';

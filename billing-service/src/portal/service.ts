@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { findAddressOfType } from '../addresses/repository.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { recordChange } from '../audit/audit-log.js';
@@ -6,7 +6,7 @@ import { lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import { retryOnConflict } from '../db/conflict-retry.js';
 import type { Caller } from '../http/auth.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { payBackPayment } from '../ledger/refunds.js';
 import { minorUnits, money, toJsonAmount, type Money } from '../money/money.js';
 import { callGateway } from '../gateway/call-gateway.js';

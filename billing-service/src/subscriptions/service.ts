@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { recordChange } from '../audit/audit-log.js';
 import type { Catalog } from '../catalog/schema.js';
 import { lockCustomer } from '../customers/repository.js';
@@ -7,7 +7,7 @@ import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { amountInCurrency } from '../money/amount-in-currency.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { toJsonAmount } from '../money/money.js';
 import { countSubscriptionsByFrequency, findPlanFrequency } from '../plans/repository.js';
 import { toPlanFrequencyResponse } from '../plans/service.js';

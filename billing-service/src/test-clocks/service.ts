@@ -1,4 +1,4 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import type { AppContext } from '../app-context.js';
 import type { Caller } from '../http/auth.js';
 import { runBillingClock, type ClockTick } from '../lifecycle/billing-clock.js';

@@ -1,11 +1,11 @@
-import { Refusal } from '../refusal.js';
+import { Refusal } from '../refusals/refusal.js';
 import { randomBytes } from 'node:crypto';
 // Endpoints and deliveries run on the wall clock (receivers check signature timestamps against theirs).
 import { wallClockNow } from '../clock/account-clock.js';
 import type { AppContext } from '../app-context.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import type { Caller } from '../http/auth.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import {
   deleteEndpoint,
   findDelivery,

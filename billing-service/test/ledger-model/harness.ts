@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 import type { Catalog } from '../../src/catalog/schema.js';
 import type { Caller } from '../../src/http/auth.js';
 import { clientError } from '../../src/http/errors.js';
-import { Refusal } from '../../src/refusal.js';
+import { Refusal } from '../../src/refusals/refusal.js';
 import { activateCustomer } from '../../src/lifecycle/activation.js';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { cancelCustomer, uncancelCustomer } from '../../src/lifecycle/cancellation.js';

@@ -1,4 +1,4 @@
-import { Refusal } from '../../refusal.js';
+import { Refusal } from '../../refusals/refusal.js';
 import type { AppContext } from '../../app-context.js';
 import { findAddressOfType, type AddressRow } from '../../addresses/repository.js';
 import type { Catalog } from '../../catalog/schema.js';

@@ -1,4 +1,4 @@
-import { API_ERROR_KEY, type ErrorCode, type ErrorItem } from './http/error-codes.js';
+import { API_ERROR_KEY, type ErrorCode, type ErrorItem } from './error-codes.js';
 
 /**
  * What kind of refusal a service made; the HTTP layer answers each with its status (http/errors.ts
