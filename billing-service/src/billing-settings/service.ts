@@ -8,14 +8,7 @@ import type { UriBuilder } from '../uri-builder.js';
 import { toJsonAmount } from '../money/money.js';
 import type { Catalog } from '../catalog/schema.js';
 import { effectiveBillingSettings } from './effective-settings.js';
-import {
-  findBillingPeriods,
-  findBillingSetting,
-  paymentMethodsOnFile,
-  replaceBillingPeriods,
-  saveBillingSetting,
-  setDefaultPaymentMethod,
-} from './repository.js';
+import { findBillingPeriods, findBillingSetting, paymentMethodsOnFile, replaceBillingPeriods, saveBillingSetting } from './repository.js';
 import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from './rules.js';
 import type { BillingSettingResponse, StoredStatementSetting, StoredTrackedItemDisplay, UpdateBillingSettingInput } from './schemas.js';
 
@@ -141,11 +134,21 @@ export async function getBillingSetting(ctx: AppContext, caller: Caller, custome
   return readBillingSetting(ctx.db, ctx.uris, ctx.catalog, customerId);
 }
 
+/**
+ * How a billing setting's `defaultPaymentMethodId` moves the customer's default card. The cards are
+ * the payment-methods folder's (one layer up, the only writer of payment_methods): it implements
+ * this port, and the wiring (app.ts) hands it to the routes. Runs in the setting's transaction.
+ */
+export interface DefaultCardPort {
+  makeDefault(trx: Queryable, customerId: number, paymentMethodId: number, now: Date): Promise<void>;
+}
+
 /** Full replacement of a customer's billing setting, checked against the customer's state in one transaction. */
 export async function updateBillingSetting(
   ctx: AppContext,
   caller: Caller,
   input: UpdateBillingSettingInput,
+  defaultCards: DefaultCardPort,
 ): Promise<BillingSettingResponse> {
   checkBillingPeriodConfigurations(input.billingPeriodConfigurations ?? []);
   const statement = input.customerBillingStatementSetting;
@@ -169,7 +172,7 @@ export async function updateBillingSetting(
       if (!methods.ids.includes(input.defaultPaymentMethodId)) {
         throw Refusal.invalid(`payment method ${input.defaultPaymentMethodId} is not on file for this customer`, 'defaultPaymentMethodId');
       }
-      await setDefaultPaymentMethod(trx, customer.id, input.defaultPaymentMethodId, await ctx.clock.now(caller.accountId, trx));
+      await defaultCards.makeDefault(trx, customer.id, input.defaultPaymentMethodId, await ctx.clock.now(caller.accountId, trx));
     }
 
     const presentation = {

@@ -13,12 +13,14 @@ import type { UriBuilder } from '../uri-builder.js';
 import { checkCard } from '../gateway/card-checks.js';
 import { callGateway } from '../gateway/call-gateway.js';
 import { turnOffAutoCollect } from '../billing-settings/repository.js';
+import type { DefaultCardPort } from '../billing-settings/service.js';
 import {
   clearDefaultCard,
   lockCustomerCountingCards,
   findPaymentMethod,
   hasActiveCard,
   insertPaymentMethod,
+  makeDefaultCard,
   newestPaymentMethod,
   updatePaymentMethodRow,
   type PaymentMethodRow,
@@ -302,3 +304,6 @@ export async function removeCreditCard(ctx: AppContext, caller: Caller, id: numb
     if (removed) await ctx.webhooks?.paymentMethod(trx, removed, 'paymentMethod.deleted', now);
   });
 }
+
+/** A billing setting's `defaultPaymentMethodId` moves the default card through this (the wiring hands it to billing-settings). */
+export const defaultCards: DefaultCardPort = { makeDefault: makeDefaultCard };
