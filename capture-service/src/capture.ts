@@ -195,7 +195,7 @@ export async function captureCard(
   const { permission } = request;
   if (amount !== undefined) {
     // The amount must fit the customer's currency (USD two decimals, JPY none) and the cap.
-    await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT, permission.customer);
+    await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT);
     if (money(amount).greaterThan(permission.maxCollectionAmount)) {
       throw ApiError.badRequest(`must be at most ${permission.maxCollectionAmount.toString()}`, COLLECTION_AMOUNT);
     }
@@ -231,7 +231,6 @@ export async function captureCard(
       makeDefault: input.makeDefault === true,
       ...(permission.mayMoveDefault ? {} : { mayNotMoveDefault: MAY_NOT_MOVE_DEFAULT }),
       risk,
-      customer: permission.customer,
     },
   );
   // Without a payment the token is spent in the transaction that stores the card: two captures with one token store one card.

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { wallClockNow } from '../clock/account-clock.js';
 import type { AppContext } from '../app-context.js';
 import { recordChange } from '../audit/audit-log.js';
-import { findCustomerRow } from '../customers/repository.js';
+import { findCustomerRow, findCustomerRowOnce } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
@@ -135,12 +135,10 @@ export async function authorizeCapture(
   request: { customerId: number; captureToken?: string | undefined },
   policy: { tokenlessCapture: TokenlessCapture; maxCollectionAmount: string },
   now = wallClockNow(),
-  /** The customer's row when this request already read it (saves reading it again). */
-  known?: CustomerRow,
 ): Promise<CapturePermission> {
   const accountCap = money(policy.maxCollectionAmount);
-  const readCustomer = (id: number) =>
-    known?.id === id && known.accountId === caller.accountId ? known : findCustomerRow(ctx.db, caller.accountId, id);
+  // Once per transaction or read scope: the capture host's CAPTCHA statement may have read it already.
+  const readCustomer = (id: number) => findCustomerRowOnce(ctx.db, caller.accountId, id);
   if (request.captureToken !== undefined) {
     const grant = await checkCaptureToken(ctx.db, caller.accountId, request.captureToken, request.customerId, now);
     const customer = await readCustomer(grant.customerId);

@@ -1,6 +1,6 @@
 import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
-import { findCustomerRow, lockCustomer } from '../customers/repository.js';
+import { findCustomerRowOnce, lockCustomer } from '../customers/repository.js';
 import type { Insertable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow, PaymentMethodsTable } from '../db/schema.js';
@@ -65,8 +65,6 @@ export interface AddCardOptions {
    */
   mayNotMoveDefault?: DefaultMoveRefusal;
   risk?: { riskToken: string; clientIp: string; email: string } | null;
-  /** The customer's row when the caller already read it in this request (saves reading it again). */
-  customer?: CustomerRow;
 }
 
 /**
@@ -123,8 +121,8 @@ export async function validateCard(
 ): Promise<CardReadyToStore> {
   const { number, fullYear } = checkCard(input);
   const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
-  const customer =
-    options.customer?.id === input.customerId ? options.customer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
+  // Once per transaction or read scope: a capture's earlier steps read it already.
+  const customer = await findCustomerRowOnce(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw Refusal.notFound('customer', input.customerId);
   if (customer.status === 'Cancelled') throw Refusal.invalid('a cancelled customer cannot get payment methods', 'customerId');
   const wantsDefault = input.isDefault === true || options.makeDefault === true;

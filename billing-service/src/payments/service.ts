@@ -1,7 +1,7 @@
 import { Refusal } from '../refusals/refusal.js';
 import { randomUUID } from 'node:crypto';
 import { auditEntry, recordChange, recordChanges } from '../audit/audit-log.js';
-import { findCustomerRow, lockCustomer, lockCustomers } from '../customers/repository.js';
+import { findCustomerRow, findCustomerRowOnce, lockCustomer, lockCustomers } from '../customers/repository.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
@@ -105,8 +105,8 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
 /**
  * The customer a first payment is for, read before anything is charged: 404 for
  * an unknown customer, 400 on `field` when the amount has more decimals than the
- * customer's currency. Its row can be handed on to validateCard (saves reading it again);
- * `known`, a row of this request already read, is used instead of reading it.
+ * customer's currency. Read once per transaction or read scope (findCustomerRowOnce): a capture's
+ * steps share one read of the row.
  */
 export async function customerForCollection(
   ctx: AppContext,
@@ -114,9 +114,8 @@ export async function customerForCollection(
   customerId: number,
   amount: string,
   field: string,
-  known?: CustomerRow,
 ): Promise<CustomerRow> {
-  const customer = known?.id === customerId ? known : await findCustomerRow(ctx.db, caller.accountId, customerId);
+  const customer = await findCustomerRowOnce(ctx.db, caller.accountId, customerId);
   if (!customer) throw Refusal.notFound('customer', customerId);
   amountInCurrency(amount, customer.currency, field);
   return customer;
