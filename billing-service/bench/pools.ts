@@ -6,7 +6,7 @@ import { createCustomer } from '../src/customers/service.js';
 import type { Db } from '../src/db/database.js';
 import type { Caller } from '../src/http/auth.js';
 import type { AppContext } from '../src/app-context.js';
-import { UriBuilder } from '../src/http/uri.js';
+import { UriBuilder } from '../src/uri-builder.js';
 import { SandboxGateway } from '../src/gateway/sandbox-gateway.js';
 import { syncCatalog } from '../src/plans/catalog-sync.js';
 import { realTimeClock } from '../src/clock/account-clock.js';

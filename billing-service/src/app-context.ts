@@ -2,7 +2,7 @@ import type { Catalog } from './catalog/schema.js';
 import type { AccountClock } from './clock/account-clock.js';
 import type { Db } from './db/database.js';
 import type { InstanceLiveness } from './db/instance-liveness.js';
-import type { UriBuilder } from './http/uri.js';
+import type { UriBuilder } from './uri-builder.js';
 import type { CustomerNotifier } from './outbox/notifications.js';
 import type { PaymentGateway } from './gateway/payment-gateway.js';
 import type { ResourceWebhooks } from './outbox/webhook-events.js';

@@ -29,6 +29,7 @@ import type { EmailSettings } from './notifications/email-outbox-worker.js';
 import { observe, type ObservabilityOptions } from './observability/observe.js';
 import type { PaymentGateway } from './gateway/payment-gateway.js';
 import { paymentMethodRoutes } from './payment-methods/routes.js';
+import { defaultCards } from './payment-methods/service.js';
 import { paymentRoutes } from './payments/routes.js';
 import { portalRoutes } from './portal/routes.js';
 import { syncCatalog } from './plans/catalog-sync.js';
@@ -158,7 +159,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(captureTokenRoutes);
   await app.register(paymentRoutes);
   await app.register(refundRoutes);
-  await app.register(billingSettingRoutes);
+  await app.register(billingSettingRoutes, { defaultCards });
   await app.register(addressRoutes);
   await app.register(noteRoutes);
   await app.register(countryRoutes);

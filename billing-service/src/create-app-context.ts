@@ -3,7 +3,7 @@ import type { Catalog } from './catalog/schema.js';
 import { realTimeClock, testClockSource } from './clock/account-clock.js';
 import type { Db } from './db/database.js';
 import { InstanceLiveness, type LivenessOptions } from './db/instance-liveness.js';
-import { UriBuilder } from './http/uri.js';
+import { UriBuilder } from './uri-builder.js';
 import type { EmailActionLinks } from './notifications/email-action-links.js';
 import { Notifier } from './notifications/notifier.js';
 import { PortalEmailLinks } from './notifications/portal-email-links.js';

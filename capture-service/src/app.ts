@@ -13,7 +13,13 @@ import {
   type RateLimitStore,
 } from '@renew/billing-service/http';
 import { observe, type ObservabilityOptions } from '@renew/billing-service/observability';
-import { authorizeCapture, type CreditCardResponse, type PaymentGateway } from '@renew/billing-service/payments';
+import {
+  authorizeCapture,
+  readScope,
+  rememberCustomerRow,
+  type CreditCardResponse,
+  type PaymentGateway,
+} from '@renew/billing-service/payments';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
 import { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { captureCard, captureSettingsFrom, localCardErrors, requirementErrors, verifyCaptcha, type CaptureSettings } from './capture.js';
@@ -170,6 +176,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     if (input && errors.length === 0) errors.push(...localCardErrors(input));
     if (!input || errors.length > 0) throw new ApiError(400, errors);
 
+    // One read scope for the capture: the customer row is read once (with the CAPTCHA token's claim, or by the first step that needs it).
+    const ctx = { ...app.ctx, db: readScope(app.ctx.db) };
     // input.customerId is a storable id (params.ts): the customer is read with the token's claim.
     // A portal session stands in for the CAPTCHA: authenticated by its one-use link, limited per customer (README "Customer portal").
     const customer = portal
@@ -179,14 +187,8 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
           customerId: input.customerId,
         });
     // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
-    const permission = await authorizeCapture(
-      app.ctx,
-      caller,
-      { customerId: input.customerId, captureToken: input.captureToken },
-      account,
-      undefined,
-      customer,
-    );
+    if (customer) rememberCustomerRow(ctx.db, customer);
+    const permission = await authorizeCapture(ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, account);
     // Only now, authenticated by the CAPTCHA and the capture token (or the tokenless rule), does a request spend the key's
     // budget: a stranger's requests count against their address only. The capture host's budget is its own, apart from the billing API's.
     if (portal)
@@ -197,7 +199,7 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
         PORTAL_CUSTOMER_LIMITS,
       );
     else await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
-    const captured = await captureCard(app.ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
+    const captured = await captureCard(ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
     if (captured.paymentId !== null) reply.header(PAYMENT_ID_HEADER, String(captured.paymentId));
     return captured.card;
   });

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '@renew/billing-service';
 import type { Catalog } from '@renew/billing-service/catalog';
-import { ApiError, API_ERROR_KEY, type Caller, type ErrorItem } from '@renew/billing-service/http';
+import { ApiError, API_ERROR_KEY, Refusal, type Caller, type ErrorItem } from '@renew/billing-service/http';
 import {
   checkCard,
   claimCaptureGrant,
@@ -81,7 +81,7 @@ export function localCardErrors(input: CaptureInput, now?: Date): ErrorEntry[] {
     try {
       check();
     } catch (error) {
-      if (error instanceof ApiError) errors.push(...error.errors);
+      if (error instanceof Refusal) errors.push(...error.errors);
       else throw error;
     }
   };
@@ -195,7 +195,7 @@ export async function captureCard(
   const { permission } = request;
   if (amount !== undefined) {
     // The amount must fit the customer's currency (USD two decimals, JPY none) and the cap.
-    await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT, permission.customer);
+    await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT);
     if (money(amount).greaterThan(permission.maxCollectionAmount)) {
       throw ApiError.badRequest(`must be at most ${permission.maxCollectionAmount.toString()}`, COLLECTION_AMOUNT);
     }
@@ -231,7 +231,6 @@ export async function captureCard(
       makeDefault: input.makeDefault === true,
       ...(permission.mayMoveDefault ? {} : { mayNotMoveDefault: MAY_NOT_MOVE_DEFAULT }),
       risk,
-      customer: permission.customer,
     },
   );
   // Without a payment the token is spent in the transaction that stores the card: two captures with one token store one card.
@@ -260,13 +259,14 @@ export async function captureCard(
       ...(claim ? { idempotencyKey: `capture-token-${claim.tokenId}-${claim.claimedAt.getTime()}` } : {}),
     });
   } catch (error) {
-    if (error instanceof ApiError && error.hasCode(MAY_NOT_MOVE_DEFAULT.code)) {
+    if (error instanceof Refusal && error.hasCode(MAY_NOT_MOVE_DEFAULT.code)) {
       // A default card appeared meanwhile (checked again under the customer's lock): the charge was refunded.
       await giveBack();
       throw error;
     }
-    if (error instanceof ApiError) {
-      if (error.statusCode < 500) await giveBack();
+    if (error instanceof Refusal) {
+      // Refused before any charge (an amount, a rule): the token may be used again; the gateway unavailable: the outcome is unknown.
+      if (!error.byGateway) await giveBack();
       throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));
     }
     // The database went away (a restart): 503, retryable. Not a decline: a charge made meanwhile is

@@ -1,11 +1,11 @@
+import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { lockCustomer, customerExists } from '../db/customer-lock.js';
 import type { Queryable } from '../db/database.js';
 import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import {
   findAddress,
   findAddressOfType,
@@ -65,7 +65,7 @@ const oneOfEachType = (type: string) => `only one ${type.toLowerCase()} address 
 
 export async function getAddress(ctx: AppContext, caller: Caller, id: number): Promise<AddressResponse> {
   const row = await findAddress(ctx.db, caller.accountId, id);
-  if (!row) throw ApiError.notFound('address', id);
+  if (!row) throw Refusal.notFound('address', id);
   return toAddressResponse(row, ctx.uris);
 }
 
@@ -75,8 +75,8 @@ export async function createAddress(ctx: AppContext, caller: Caller, input: Crea
     .transaction()
     .execute(async (trx) => {
       const customer = await lockCustomer(trx, caller.accountId, input.customerAddressPreferenceId);
-      if (!customer) throw ApiError.notFound('customer', input.customerAddressPreferenceId);
-      if (await findAddressOfType(trx, customer.id, input.addressType)) throw ApiError.badRequest(oneOfEachType(input.addressType));
+      if (!customer) throw Refusal.notFound('customer', input.customerAddressPreferenceId);
+      if (await findAddressOfType(trx, customer.id, input.addressType)) throw Refusal.invalid(oneOfEachType(input.addressType));
       const created = await insertAddressRow(trx, {
         accountId: caller.accountId,
         customerId: customer.id,
@@ -87,7 +87,7 @@ export async function createAddress(ctx: AppContext, caller: Caller, input: Crea
       return created;
     })
     .catch((error) => {
-      if (isSecondAddressOfType(error)) throw ApiError.badRequest(oneOfEachType(input.addressType));
+      if (isSecondAddressOfType(error)) throw Refusal.invalid(oneOfEachType(input.addressType));
       throw error;
     });
   return toAddressResponse(row, ctx.uris);
@@ -97,12 +97,12 @@ export async function updateAddress(ctx: AppContext, caller: Caller, input: Upda
   const columns = addressColumns(input, '');
   const row = await ctx.db.transaction().execute(async (trx) => {
     const current = await findAddress(trx, caller.accountId, input.id);
-    if (!current) throw ApiError.notFound('address', input.id);
+    if (!current) throw Refusal.notFound('address', input.id);
     if (input.customerAddressPreferenceId != null && input.customerAddressPreferenceId !== current.customerId) {
-      throw ApiError.badRequest('an address cannot move to another customer', 'customerAddressPreferenceId');
+      throw Refusal.invalid('an address cannot move to another customer', 'customerAddressPreferenceId');
     }
     if (input.addressType != null && input.addressType !== current.addressType) {
-      throw ApiError.badRequest(
+      throw Refusal.invalid(
         `addressType cannot change (it is ${current.addressType}); create a ${input.addressType} address instead`,
         'addressType',
       );
@@ -137,7 +137,7 @@ async function readAddressPreferences(db: Queryable, uris: UriBuilder, customerI
 }
 
 export async function getAddressPreferences(ctx: AppContext, caller: Caller, customerId: number): Promise<AddressPreferencesResponse> {
-  if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+  if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw Refusal.notFound('customer', customerId);
   return readAddressPreferences(ctx.db, ctx.uris, customerId);
 }
 
@@ -157,7 +157,7 @@ export async function updateAddressPreferences(
   ].flatMap((e) => (e.input ? [{ ...e, input: e.input, columns: addressColumns(e.input, e.key) }] : []));
   return ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomer(trx, caller.accountId, input.id);
-    if (!customer) throw ApiError.notFound('customer', input.id);
+    if (!customer) throw Refusal.notFound('customer', input.id);
     // Left out (under both names), the flag keeps its stored value; only an explicit null is refused (by the schema).
     const current = await findAddressPreferences(trx, customer.id);
     const useBillingAsShipping =
@@ -170,17 +170,17 @@ export async function updateAddressPreferences(
     });
     for (const address of embedded) {
       if (address.input.addressType != null && address.input.addressType !== address.type) {
-        throw ApiError.badRequest(
+        throw Refusal.invalid(
           `the ${address.key.slice(0, -1)} is the ${address.type} address; its addressType cannot be ${address.input.addressType}`,
           `${address.key}addressType`,
         );
       }
       if (address.input.customerAddressPreferenceId != null && address.input.customerAddressPreferenceId !== customer.id) {
-        throw ApiError.badRequest('an address cannot move to another customer', `${address.key}customerAddressPreferenceId`);
+        throw Refusal.invalid('an address cannot move to another customer', `${address.key}customerAddressPreferenceId`);
       }
       const existing = await findAddressOfType(trx, customer.id, address.type);
       if (address.input.id != null && address.input.id !== existing?.id) {
-        throw ApiError.badRequest(
+        throw Refusal.invalid(
           `address ${address.input.id} is not this customer's ${address.type.toLowerCase()} address`,
           `${address.key}id`,
         );

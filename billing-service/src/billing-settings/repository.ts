@@ -106,17 +106,6 @@ export async function paymentMethodsOnFile(
   return { any: rows.length > 0, defaultId: rows.find((r) => r.isDefault)?.id ?? null, ids: rows.map((r) => r.id) };
 }
 
-/** Moves the default flag to one method; the partial unique index keeps a single default. */
-export async function setDefaultPaymentMethod(db: Queryable, customerId: number, paymentMethodId: number, now: Date) {
-  await db
-    .updateTable('paymentMethods')
-    .set({ isDefault: false })
-    .where('customerId', '=', customerId)
-    .where('isDefault', '=', true)
-    .execute();
-  await db.updateTable('paymentMethods').set({ isDefault: true, modifiedAt: now }).where('id', '=', paymentMethodId).execute();
-}
-
 /** Automatic collection off: the customer's last card was removed, so there is nothing to collect with. */
 export async function turnOffAutoCollect(db: Queryable, customerId: number): Promise<void> {
   await db

@@ -2,11 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { CustomerIdParams } from '../http/field-schemas.js';
 import { BillingSettingResponse, UpdateBillingSettingBody } from './schemas.js';
-import { getBillingSetting, updateBillingSetting } from './service.js';
+import { getBillingSetting, updateBillingSetting, type DefaultCardPort } from './service.js';
 
 const tags = ['Billing settings'];
 
-export async function billingSettingRoutes(fastify: FastifyInstance) {
+/** `defaultCards`: the payment-methods folder's, handed in by the wiring (app.ts). */
+export async function billingSettingRoutes(fastify: FastifyInstance, options: { defaultCards: DefaultCardPort }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.get('/v1/customerbillingsetting/:customerId', {
@@ -27,6 +28,6 @@ export async function billingSettingRoutes(fastify: FastifyInstance) {
       body: UpdateBillingSettingBody,
       response: { 200: BillingSettingResponse },
     },
-    handler: async (request) => updateBillingSetting(app.ctx, request.caller, request.body),
+    handler: async (request) => updateBillingSetting(app.ctx, request.caller, request.body, options.defaultCards),
   });
 }

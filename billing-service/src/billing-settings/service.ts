@@ -1,21 +1,14 @@
+import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { customerExists, lockCustomer } from '../db/customer-lock.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { toJsonAmount } from '../money/money.js';
 import type { Catalog } from '../catalog/schema.js';
 import { effectiveBillingSettings } from './effective-settings.js';
-import {
-  findBillingPeriods,
-  findBillingSetting,
-  paymentMethodsOnFile,
-  replaceBillingPeriods,
-  saveBillingSetting,
-  setDefaultPaymentMethod,
-} from './repository.js';
+import { findBillingPeriods, findBillingSetting, paymentMethodsOnFile, replaceBillingPeriods, saveBillingSetting } from './repository.js';
 import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from './rules.js';
 import type { BillingSettingResponse, StoredStatementSetting, StoredTrackedItemDisplay, UpdateBillingSettingInput } from './schemas.js';
 
@@ -137,8 +130,17 @@ async function readBillingSetting(db: Queryable, uris: UriBuilder, catalog: Cata
 }
 
 export async function getBillingSetting(ctx: AppContext, caller: Caller, customerId: number): Promise<BillingSettingResponse> {
-  if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+  if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw Refusal.notFound('customer', customerId);
   return readBillingSetting(ctx.db, ctx.uris, ctx.catalog, customerId);
+}
+
+/**
+ * How a billing setting's `defaultPaymentMethodId` moves the customer's default card. The cards are
+ * the payment-methods folder's (one layer up, the only writer of payment_methods): it implements
+ * this port, and the wiring (app.ts) hands it to the routes. Runs in the setting's transaction.
+ */
+export interface DefaultCardPort {
+  makeDefault(trx: Queryable, customerId: number, paymentMethodId: number, now: Date): Promise<void>;
 }
 
 /** Full replacement of a customer's billing setting, checked against the customer's state in one transaction. */
@@ -146,6 +148,7 @@ export async function updateBillingSetting(
   ctx: AppContext,
   caller: Caller,
   input: UpdateBillingSettingInput,
+  defaultCards: DefaultCardPort,
 ): Promise<BillingSettingResponse> {
   checkBillingPeriodConfigurations(input.billingPeriodConfigurations ?? []);
   const statement = input.customerBillingStatementSetting;
@@ -153,7 +156,7 @@ export async function updateBillingSetting(
 
   return ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomer(trx, caller.accountId, input.id);
-    if (!customer) throw ApiError.notFound('customer', input.id);
+    if (!customer) throw Refusal.notFound('customer', input.id);
     const current = await findBillingSetting(trx, customer.id);
     const methods = await paymentMethodsOnFile(trx, customer.id);
     checkBillingSettingRules(input, { hasPaymentMethod: methods.any });
@@ -162,17 +165,14 @@ export async function updateBillingSetting(
     // a new value is refused once the customer is Active.
     let invoiceDay = current?.invoiceDay ?? null;
     if (input.invoiceDay != null && input.invoiceDay !== invoiceDay) {
-      if (customer.status === 'Active') throw ApiError.badRequest('the invoice day cannot be set while the customer is Active');
+      if (customer.status === 'Active') throw Refusal.invalid('the invoice day cannot be set while the customer is Active');
       invoiceDay = input.invoiceDay;
     }
     if (input.defaultPaymentMethodId != null && input.defaultPaymentMethodId !== methods.defaultId) {
       if (!methods.ids.includes(input.defaultPaymentMethodId)) {
-        throw ApiError.badRequest(
-          `payment method ${input.defaultPaymentMethodId} is not on file for this customer`,
-          'defaultPaymentMethodId',
-        );
+        throw Refusal.invalid(`payment method ${input.defaultPaymentMethodId} is not on file for this customer`, 'defaultPaymentMethodId');
       }
-      await setDefaultPaymentMethod(trx, customer.id, input.defaultPaymentMethodId, await ctx.clock.now(caller.accountId, trx));
+      await defaultCards.makeDefault(trx, customer.id, input.defaultPaymentMethodId, await ctx.clock.now(caller.accountId, trx));
     }
 
     const presentation = {

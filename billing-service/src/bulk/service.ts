@@ -1,9 +1,10 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { recordChange } from '../audit/audit-log.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError, fieldKey, type ErrorBody } from '../http/errors.js';
+import { fieldKey, type ErrorBody } from '../http/errors.js';
 import { toJsonAmount } from '../money/money.js';
 import { checkPaymentRequest, paysInBatch, recordPayment, recordPaymentBatch } from '../payments/service.js';
 import type { CollectPaymentInput } from '../payments/schemas.js';
@@ -32,7 +33,7 @@ type Errors = ErrorBody['Errors'];
 
 function requireBulkEnabled(ctx: AppContext) {
   if (!ctx.catalog.bulk.enabled)
-    throw new ApiError(403, [
+    throw new Refusal('forbidden', [
       { Key: 'Api Error', Value: 'bulk jobs are not activated for this account; ask the provider to activate them' },
     ]);
 }
@@ -52,7 +53,7 @@ async function checkItem(
     await checkPaymentRequest(ctx, caller, parsed.data);
     return { input: parsed.data, errors: [] };
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     return { errors: error.errors.map((e) => ({ Key: e.Key === 'Api Error' ? prefix : `${prefix}.${e.Key}`, Value: e.Value })) };
   }
 }
@@ -72,7 +73,7 @@ export async function submitBulkPayments(
   now ??= await ctx.clock.now(caller.accountId);
   requireBulkEnabled(ctx);
   const max = ctx.catalog.bulk.maxRecords;
-  if (input.data.length > max) throw ApiError.badRequest(`at most ${max} payment items in one job`, 'data');
+  if (input.data.length > max) throw Refusal.invalid(`at most ${max} payment items in one job`, 'data');
   const checked: Array<Awaited<ReturnType<typeof checkItem>>> = [];
   for (const [index, item] of input.data.entries()) checked.push(await checkItem(ctx, caller, item, index));
   const valid = checked.filter((c) => c.errors.length === 0).length;
@@ -119,7 +120,7 @@ async function changeJob(
   requireBulkEnabled(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     const job = await findJob(trx, caller.accountId, jobId, { forUpdate: true });
-    if (!job) throw ApiError.notFound('bulk job', jobId);
+    if (!job) throw Refusal.notFound('bulk job', jobId);
     await change(trx, job);
   });
   return getBulkJob(ctx, caller, jobId, false);
@@ -129,7 +130,7 @@ async function changeJob(
 export async function processBulkJob(ctx: AppContext, caller: Caller, jobId: number, now?: Date): Promise<BulkJobResponse> {
   now ??= await ctx.clock.now(caller.accountId);
   const response = await changeJob(ctx, caller, jobId, async (trx, job) => {
-    if (job.status !== 'Validated') throw ApiError.badRequest(`the job is ${job.status}; only a Validated job can be processed`, 'id');
+    if (job.status !== 'Validated') throw Refusal.invalid(`the job is ${job.status}; only a Validated job can be processed`, 'id');
     await setJobStatus(trx, jobId, 'Processing', now, { processedAt: now });
     await recordChange(trx, caller, {
       entityType: 'BulkJob',
@@ -147,7 +148,7 @@ export async function cancelBulkJob(ctx: AppContext, caller: Caller, jobId: numb
   now ??= await ctx.clock.now(caller.accountId);
   return changeJob(ctx, caller, jobId, async (trx, job) => {
     if (job.status === 'Completed' || job.status === 'Cancelled')
-      throw ApiError.badRequest(`the job is ${job.status}; there is nothing left to cancel`);
+      throw Refusal.invalid(`the job is ${job.status}; there is nothing left to cancel`);
     const cancelled = await cancelPendingRecords(trx, jobId, now);
     await setJobStatus(trx, jobId, 'Cancelled', now, { completedAt: now });
     await recordChange(trx, caller, {
@@ -181,7 +182,7 @@ export async function completeFinishedBulkJobs(ctx: AppContext, now: Date): Prom
 
 export async function getBulkJob(ctx: AppContext, caller: Caller, jobId: number, full: boolean): Promise<BulkJobResponse> {
   const job = await findJob(ctx.db, caller.accountId, jobId);
-  if (!job) throw ApiError.notFound('bulk job', jobId);
+  if (!job) throw Refusal.notFound('bulk job', jobId);
   const counts = await countRecords(ctx.db, jobId);
   const records = full ? await findRecords(ctx.db, jobId) : undefined;
   return toBulkJobResponse(ctx, job, counts, records);
@@ -284,7 +285,7 @@ export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, 
         ),
     });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     // A check that no longer holds at processing time: no payment was recorded.
     await finishRecord(
       ctx.db,

@@ -1,12 +1,12 @@
+import { Refusal } from '../refusals/refusal.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { wallClockNow } from '../clock/account-clock.js';
 import type { AppContext } from '../app-context.js';
 import { recordChange } from '../audit/audit-log.js';
-import { findCustomerRow } from '../customers/repository.js';
+import { findCustomerRow, findCustomerRowOnce } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
 import { money, toJsonAmount, type Money } from '../money/money.js';
 import { amountInCurrency } from '../money/amount-in-currency.js';
 import { findCaptureToken, insertCaptureToken, spendCaptureToken, unspendCaptureToken } from './repository.js';
@@ -29,7 +29,7 @@ export async function createCaptureToken(
   minted: { portalSessionId?: number } = {},
 ): Promise<CaptureTokenResponse> {
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
-  if (!customer) throw ApiError.notFound('customer', input.customerId);
+  if (!customer) throw Refusal.notFound('customer', input.customerId);
   const maxCollectionAmount =
     input.maxCollectionAmount != null ? amountInCurrency(input.maxCollectionAmount, customer.currency, 'maxCollectionAmount') : null;
   const token = `ct_${randomBytes(32).toString('base64url')}`;
@@ -76,8 +76,8 @@ export async function checkCaptureToken(
   now = wallClockNow(),
 ): Promise<CaptureGrant> {
   const row = token.length <= 200 ? await findCaptureToken(db, accountId, hashToken(token)) : undefined;
-  if (!row || row.spentAt !== null || row.expiresAt.getTime() <= now.getTime()) throw ApiError.badRequest(NOT_VALID, 'captureToken');
-  if (row.customerId !== customerId) throw ApiError.badRequest('was issued for another customer', 'captureToken');
+  if (!row || row.spentAt !== null || row.expiresAt.getTime() <= now.getTime()) throw Refusal.invalid(NOT_VALID, 'captureToken');
+  if (row.customerId !== customerId) throw Refusal.invalid('was issued for another customer', 'captureToken');
   return {
     tokenId: row.id,
     customerId: row.customerId,
@@ -87,7 +87,7 @@ export async function checkCaptureToken(
 
 /** Spends the token in the transaction that stores the card: two captures with one token store one card. */
 export async function spendCaptureGrant(trx: Queryable, grant: CaptureGrant, now = wallClockNow()): Promise<void> {
-  if (!(await spendCaptureToken(trx, grant.tokenId, now))) throw ApiError.badRequest(NOT_VALID, 'captureToken');
+  if (!(await spendCaptureToken(trx, grant.tokenId, now))) throw Refusal.invalid(NOT_VALID, 'captureToken');
 }
 
 /**
@@ -135,21 +135,19 @@ export async function authorizeCapture(
   request: { customerId: number; captureToken?: string | undefined },
   policy: { tokenlessCapture: TokenlessCapture; maxCollectionAmount: string },
   now = wallClockNow(),
-  /** The customer's row when this request already read it (saves reading it again). */
-  known?: CustomerRow,
 ): Promise<CapturePermission> {
   const accountCap = money(policy.maxCollectionAmount);
-  const readCustomer = (id: number) =>
-    known?.id === id && known.accountId === caller.accountId ? known : findCustomerRow(ctx.db, caller.accountId, id);
+  // Once per transaction or read scope: the capture host's CAPTCHA statement may have read it already.
+  const readCustomer = (id: number) => findCustomerRowOnce(ctx.db, caller.accountId, id);
   if (request.captureToken !== undefined) {
     const grant = await checkCaptureToken(ctx.db, caller.accountId, request.captureToken, request.customerId, now);
     const customer = await readCustomer(grant.customerId);
-    if (!customer) throw ApiError.badRequest(NOT_VALID, 'captureToken');
+    if (!customer) throw Refusal.invalid(NOT_VALID, 'captureToken');
     return { customer, grant, mayMoveDefault: true, maxCollectionAmount: grant.maxCollectionAmount ?? accountCap };
   }
-  if (policy.tokenlessCapture === 'never') throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
+  if (policy.tokenlessCapture === 'never') throw Refusal.invalid(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
   const customer = await readCustomer(request.customerId);
   if (!customer || (policy.tokenlessCapture === 'draftOnly' && customer.status !== 'Draft'))
-    throw ApiError.badRequest(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
+    throw Refusal.invalid(TOKEN_NEEDED, 'captureToken', 'capture_token_required');
   return { customer, grant: null, mayMoveDefault: policy.tokenlessCapture === 'any', maxCollectionAmount: accountCap };
 }

@@ -1,5 +1,5 @@
+import { Refusal } from '../refusals/refusal.js';
 import { allCountries, countryByAlpha2, countryById, type Country } from '../geo/countries.js';
-import { ApiError } from '../http/errors.js';
 import type { CountryResponse } from './schemas.js';
 import { StaticJson } from './static-json.js';
 
@@ -33,6 +33,6 @@ export function oneCountry(id: string): StaticJson {
   else if (/^[A-Za-z]{2}$/.test(key)) country = countryByAlpha2(key);
   else if (/^[A-Za-z]{3}$/.test(key)) country = alpha3.get(key.toUpperCase());
   const found = country && single.get(country.id);
-  if (!found) throw ApiError.notFound('country', id);
+  if (!found) throw Refusal.notFound('country', id);
   return found;
 }

@@ -1,5 +1,5 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/errors.js';
 import { listRoute, type ListRouteSpec } from '../http/list-route.js';
 import { customerExists } from './repository.js';
 
@@ -10,6 +10,6 @@ export async function listCustomerChildren<Row, Item>(
   customerId: number,
   spec: ListRouteSpec<Row, Item>,
 ): Promise<Item[]> {
-  if (!(await customerExists(request.server.ctx.db, request.caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+  if (!(await customerExists(request.server.ctx.db, request.caller.accountId, customerId))) throw Refusal.notFound('customer', customerId);
   return listRoute(request, reply, spec);
 }

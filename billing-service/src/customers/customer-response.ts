@@ -1,6 +1,6 @@
 import type { CustomerLanguage } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { toJsonAmount } from '../money/money.js';
 import { recurringRevenueByCustomer } from '../plans/recurring-revenue.js';
 import { findActiveSubscriptionsWithProducts, type CustomerRecord } from './repository.js';

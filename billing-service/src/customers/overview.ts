@@ -1,8 +1,8 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { AppContext } from '../app-context.js';
 import { effectiveBillingSettings } from '../billing-settings/effective-settings.js';
 import { findBillingSetting } from '../billing-settings/repository.js';
 import type { Caller } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
 import { accountStatusChanges } from '../ledger/account-status.js';
 import { customerBalances } from '../ledger/balances.js';
 import { daysUntilCancellation, daysUntilSuspension } from './dunning.js';
@@ -15,7 +15,7 @@ import type { CustomerOverviewResponse } from './schemas.js';
 export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: number): Promise<CustomerOverviewResponse> {
   const now = await ctx.clock.now(caller.accountId);
   const record = await findCustomerRecord(ctx.db, caller.accountId, id, now);
-  if (!record) throw ApiError.notFound('customer', id);
+  if (!record) throw Refusal.notFound('customer', id);
   const [balances, statusChanges, parentName, isParent, setting, pending] = await Promise.all([
     customerBalances(ctx.db, id),
     accountStatusChanges(ctx.db, id, now),

@@ -1,3 +1,4 @@
+import { readOncePerTransaction, rememberInTransaction } from '../db/transaction-cache.js';
 import { sql, type Compilable, type InsertObject, type Insertable, type QueryCreator, type RawBuilder, type Updateable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
@@ -112,6 +113,21 @@ const customerRowById = reusableQuery((db: Queryable, accountId: number, id: num
 export async function findCustomerRow(db: Queryable, accountId: number, id: number): Promise<CustomerRow | undefined> {
   if (!isStorableId(id)) return undefined;
   return (await customerRowById(db, accountId, id))[0];
+}
+
+const customerRowKey = (accountId: number, id: number) => `customer ${accountId} ${id}`;
+
+/**
+ * findCustomerRow read once per transaction or read scope (db/transaction-cache.ts): the steps of one
+ * capture (its capture token, its amount, its card) share the row the first of them read.
+ */
+export function findCustomerRowOnce(db: Queryable, accountId: number, id: number): Promise<CustomerRow | undefined> {
+  return readOncePerTransaction(db, customerRowKey(accountId, id), () => findCustomerRow(db, accountId, id));
+}
+
+/** A customer row a statement of this transaction or read scope already returned: findCustomerRowOnce gets it without a read. */
+export function rememberCustomerRow(db: Queryable, row: CustomerRow): void {
+  rememberInTransaction(db, customerRowKey(row.accountId, row.id), row);
 }
 
 /** Locks the customer row for the rest of the transaction (read-modify-write). */

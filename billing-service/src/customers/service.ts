@@ -1,10 +1,10 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { Catalog } from '../catalog/schema.js';
 import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from '../billing-settings/rules.js';
 import { wholeStatementSetting } from '../billing-settings/service.js';
 import { auditEntry, diffFields, recordChange } from '../audit/audit-log.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
 import { resolveLocation } from '../geo/resolve-location.js';
 import { money } from '../money/money.js';
 import { routeToStatus } from './status-graph.js';
@@ -29,7 +29,7 @@ type AddressInput = NonNullable<CreateCustomerInput['billing']>;
 
 export async function getCustomer(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
   const record = await findCustomerRecord(ctx.db, caller.accountId, id, await ctx.clock.now(caller.accountId));
-  if (!record) throw ApiError.notFound('customer', id);
+  if (!record) throw Refusal.notFound('customer', id);
   const [response] = await toCustomerResponses(ctx.db, ctx.uris, ctx.catalog.emails.defaultLanguage, [record]);
   return response!;
 }
@@ -37,7 +37,7 @@ export async function getCustomer(ctx: AppContext, caller: Caller, id: number): 
 /** The customer as embedded objects need it (no recurring revenue: they do not show it). */
 async function embeddedParts(ctx: AppContext, caller: Caller, id: number): Promise<CustomerResponse> {
   const record = await findCustomerRecord(ctx.db, caller.accountId, id, await ctx.clock.now(caller.accountId));
-  if (!record) throw ApiError.notFound('customer', id);
+  if (!record) throw Refusal.notFound('customer', id);
   return toCustomerResponse(record, ctx.uris, ctx.catalog.emails.defaultLanguage);
 }
 
@@ -60,7 +60,7 @@ export async function getSalesTrackingCode(
   codeId: number,
 ): Promise<CustomerResponse['customerReference']['salesTrackingCodes'][number]> {
   const code = (await embeddedParts(ctx, caller, id)).customerReference.salesTrackingCodes.find((c) => c.id === codeId);
-  if (!code) throw ApiError.notFound('sales tracking code', codeId);
+  if (!code) throw Refusal.notFound('sales tracking code', codeId);
   return code;
 }
 
@@ -68,7 +68,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
   const currency = resolveNewCustomerCurrency(ctx.catalog, input.currency);
   const codes = resolveSalesTrackingCodes(ctx.catalog, input.customerReference?.salesTrackingCodes);
   if (input.portalUserName != null && input.username != null && input.portalUserName !== input.username) {
-    throw ApiError.badRequest("username is the create body's name for portalUserName: give one value", 'username');
+    throw Refusal.invalid("username is the create body's name for portalUserName: give one value", 'username');
   }
   const portalUserName = input.portalUserName ?? input.username ?? null;
   const billing = input.billing ? resolveAddress(input.billing, 'billing') : null;
@@ -84,7 +84,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
     setting.trackedItemDisplay &&
     JSON.stringify(input.trackedItemDisplay) !== JSON.stringify(setting.trackedItemDisplay)
   ) {
-    throw ApiError.badRequest(
+    throw Refusal.invalid(
       'trackedItemDisplay is also given at the top level, with other values: give it once',
       'billingSetting.trackedItemDisplay',
     );
@@ -186,7 +186,7 @@ function newCustomerBillingPeriods(input: CreateCustomerInput) {
   checkBillingPeriodConfigurations(nested, 'billingSetting.');
   nested.forEach((p, i) => {
     if (periods.some((q) => q.interval === p.interval)) {
-      throw ApiError.badRequest(
+      throw Refusal.invalid(
         `the ${p.interval} configuration is also given as ${p.interval.toLowerCase()}BillingPeriodConfiguration: give it once`,
         `billingSetting.billingPeriodConfigurations[${i}].interval`,
       );
@@ -204,19 +204,19 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
     .transaction()
     .execute(async (trx) => {
       const current = await lockCustomer(trx, caller.accountId, input.id);
-      if (!current) throw ApiError.notFound('customer', input.id);
+      if (!current) throw Refusal.notFound('customer', input.id);
       assertStatusChangeAllowed(current.status, input.status, input.id);
       if (input.currency && input.currency.toUpperCase() !== current.currency) {
-        throw ApiError.badRequest(`currency cannot change after creation (it is ${current.currency})`, 'currency');
+        throw Refusal.invalid(`currency cannot change after creation (it is ${current.currency})`, 'currency');
       }
       // portalUserName is read-only once set: omitted or null keeps it, another value is refused.
       let portalUserName = current.portalUserName;
       if (input.portalUserName != null && input.portalUserName !== current.portalUserName) {
-        if (current.portalUserName !== null) throw ApiError.badRequest('portalUserName cannot change once set', 'portalUserName');
+        if (current.portalUserName !== null) throw Refusal.invalid('portalUserName cannot change once set', 'portalUserName');
         portalUserName = input.portalUserName;
       }
       if (input.parentId != null) {
-        if (input.parentId === input.id) throw ApiError.badRequest('a customer cannot be its own parent', 'parentId');
+        if (input.parentId === input.id) throw Refusal.invalid('a customer cannot be its own parent', 'parentId');
         await assertParentExists(trx, caller, input.parentId);
       }
       // language is an extension a client of the spec does not know: left out, it stays as it is.
@@ -241,8 +241,8 @@ function assertStatusChangeAllowed(from: string, to: string, id: number) {
   if (from === to) return;
   const route = routeToStatus(from, to, id);
   // Only the clock suspends: the spec's "only the system suspends customers", keyed on no field.
-  if (route && 'systemOnly' in route) throw ApiError.badRequest(`only the system ${route.systemOnly}s customers`);
-  throw ApiError.badRequest(
+  if (route && 'systemOnly' in route) throw Refusal.invalid(`only the system ${route.systemOnly}s customers`);
+  throw Refusal.invalid(
     route ? `status cannot change from ${from} to ${to} through PUT; use ${route.endpoint}` : `status cannot change from ${from} to ${to}`,
     'status',
   );
@@ -302,7 +302,7 @@ function acquisitionColumns(acquisition: CreateCustomerInput['customerAcquisitio
 
 async function assertParentExists(db: Queryable, caller: Caller, parentId: number) {
   if (!(await customerExists(db, caller.accountId, parentId))) {
-    throw ApiError.badRequest(`no customer with id ${parentId}`, 'parentId');
+    throw Refusal.invalid(`no customer with id ${parentId}`, 'parentId');
   }
 }
 
@@ -311,12 +311,12 @@ export function resolveNewCustomerCurrency(catalog: Catalog, currency: string | 
   const allowed = catalog.currencies.allowed;
   if (!currency) {
     if (allowed.length > 1) {
-      throw ApiError.badRequest(`required: this account bills in ${allowed.join(', ')}`, 'currency');
+      throw Refusal.invalid(`required: this account bills in ${allowed.join(', ')}`, 'currency');
     }
     return catalog.currencies.default;
   }
   const code = currency.toUpperCase();
-  if (!allowed.includes(code)) throw ApiError.badRequest(`must be one of ${allowed.join(', ')}`, 'currency');
+  if (!allowed.includes(code)) throw Refusal.invalid(`must be one of ${allowed.join(', ')}`, 'currency');
   return code;
 }
 
@@ -333,11 +333,11 @@ export function resolveSalesTrackingCodes(
   return codes.map((given, index) => {
     const key = `customerReference.salesTrackingCodes[${index}]`;
     const typeIndex = catalog.salesTrackingCodes.findIndex((t) => t.type.toLowerCase() === given.type.toLowerCase());
-    if (typeIndex < 0) throw ApiError.badRequest(`unknown sales tracking code type "${given.type}"`, `${key}.type`);
+    if (typeIndex < 0) throw Refusal.invalid(`unknown sales tracking code type "${given.type}"`, `${key}.type`);
     const type = catalog.salesTrackingCodes[typeIndex]!;
     const code = type.codes.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
-    if (!code) throw ApiError.badRequest(`code "${given.code}" does not exist under type "${type.type}"`, `${key}.code`);
-    if (seen.has(typeIndex)) throw ApiError.badRequest(`only one code of type "${type.type}"`, `${key}.type`);
+    if (!code) throw Refusal.invalid(`code "${given.code}" does not exist under type "${type.type}"`, `${key}.code`);
+    if (seen.has(typeIndex)) throw Refusal.invalid(`only one code of type "${type.type}"`, `${key}.type`);
     seen.add(typeIndex);
     return { position: typeIndex + 1, type: type.type, code: code.code, name: code.name ?? null };
   });
@@ -356,7 +356,7 @@ function resolveAddress(address: AddressInput, field: 'billing' | 'shipping') {
 }
 
 function rethrowPortalUserNameConflict(error: unknown): never {
-  if (isPortalUserNameConflict(error)) throw ApiError.badRequest('already used by another customer', 'portalUserName');
+  if (isPortalUserNameConflict(error)) throw Refusal.invalid('already used by another customer', 'portalUserName');
   throw error;
 }
 

@@ -1,9 +1,9 @@
+import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { EMAIL_TYPES, type Catalog } from '../catalog/schema.js';
 import { customerExists, lockCustomer } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
 import { accountDefault } from './enabled.js';
 import { replaceEmailPreferences, selectEmailPreferences } from './repository.js';
 import type { EmailCategory, EmailPreferencesResponse, EmailType, UpdateEmailPreferencesInput } from './schemas.js';
@@ -48,7 +48,7 @@ function everyType(stored: ReadonlyMap<string, boolean | null>): Record<EmailTyp
 }
 
 export async function getEmailPreferences(ctx: AppContext, caller: Caller, customerId: number): Promise<EmailPreferencesResponse> {
-  if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw ApiError.notFound('customer', customerId);
+  if (!(await customerExists(ctx.db, caller.accountId, customerId))) throw Refusal.notFound('customer', customerId);
   return toResponse(ctx.catalog, customerId, await selectEmailPreferences(ctx.db, customerId));
 }
 
@@ -60,12 +60,12 @@ export async function updateEmailPreferences(
 ): Promise<EmailPreferencesResponse> {
   const next = new Map<string, boolean | null>();
   input.preferences.forEach((p, i) => {
-    if (next.has(p.emailType)) throw ApiError.badRequest(`${p.emailType} is given more than once`, `preferences[${i}].emailType`);
+    if (next.has(p.emailType)) throw Refusal.invalid(`${p.emailType} is given more than once`, `preferences[${i}].emailType`);
     next.set(p.emailType, p.enabled);
   });
   await ctx.db.transaction().execute(async (trx) => {
     // Locking the customer serializes concurrent replacements of the same set.
-    if (!(await lockCustomer(trx, caller.accountId, input.customerId))) throw ApiError.notFound('customer', input.customerId);
+    if (!(await lockCustomer(trx, caller.accountId, input.customerId))) throw Refusal.notFound('customer', input.customerId);
     const before = await selectEmailPreferences(trx, input.customerId);
     const chosen = [...next].flatMap(([emailType, enabled]) => (enabled === null ? [] : [{ emailType, enabled }]));
     await replaceEmailPreferences(trx, input.customerId, chosen);

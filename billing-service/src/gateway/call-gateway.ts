@@ -1,8 +1,8 @@
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../refusals/refusal.js';
 import { GatewayUnavailableError, withGatewayTimeout } from './payment-gateway.js';
 
 /**
- * A gateway call under the configured deadline; an unavailable gateway is 504 (timeout) or 502, never a hang.
+ * A gateway call under the configured deadline; an unavailable gateway is a Refusal (answered 504 on a timeout, else 502), never a hang.
  * `consequence` tells the client what that left behind (a charge: nothing charged or stored).
  */
 export async function callGateway<T>(
@@ -14,7 +14,9 @@ export async function callGateway<T>(
     return await withGatewayTimeout(ctx.payments.gatewayTimeoutMs, call);
   } catch (error) {
     if (error instanceof GatewayUnavailableError) {
-      throw new ApiError(error.timedOut ? 504 : 502, [{ Key: 'Api Error', Value: `${error.message}; ${consequence}` }]);
+      throw new Refusal(error.timedOut ? 'gateway_timed_out' : 'gateway_failed', [
+        { Key: 'Api Error', Value: `${error.message}; ${consequence}` },
+      ]);
     }
     throw error;
   }

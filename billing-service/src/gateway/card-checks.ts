@@ -1,5 +1,5 @@
+import { Refusal } from '../refusals/refusal.js';
 import { wallClockNow } from '../clock/account-clock.js';
-import { ApiError } from '../http/errors.js';
 import { cardProblem, normalizeCardNumber, type CardInput } from './card-rules.js';
 
 export type { CardInput } from './card-rules.js';
@@ -10,6 +10,6 @@ export type { CardInput } from './card-rules.js';
  */
 export function checkCard(card: CardInput, now = wallClockNow(), prefix = ''): { number: string; fullYear: number } {
   const problem = cardProblem(card, now);
-  if (problem) throw ApiError.badRequest(problem.message, `${prefix}${problem.field}`);
+  if (problem) throw Refusal.invalid(problem.message, `${prefix}${problem.field}`);
   return { number: normalizeCardNumber(card.cardNumber), fullYear: 2000 + card.expirationYear };
 }

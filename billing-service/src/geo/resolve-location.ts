@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { Refusal } from '../refusals/refusal.js';
 import { countryByAlpha2, countryById, stateByCode, stateById, type Country } from './countries.js';
 
 export interface LocationInput {
@@ -25,7 +25,7 @@ export function resolveLocation(input: LocationInput, keys: { country: string; s
       typeof input.country === 'number' || /^\d+$/.test(input.country)
         ? countryById(Number(input.country))
         : countryByAlpha2(input.country);
-    if (!country) throw ApiError.badRequest(`unknown country ${JSON.stringify(input.country)}`, keys.country);
+    if (!country) throw Refusal.invalid(`unknown country ${JSON.stringify(input.country)}`, keys.country);
   }
   if (input.state === null || input.state === undefined || input.state === '') {
     return { countryId: country?.id ?? null, stateId: null };
@@ -33,14 +33,14 @@ export function resolveLocation(input: LocationInput, keys: { country: string; s
   const byId = typeof input.state === 'number' || /^\d+$/.test(input.state) ? stateById(Number(input.state)) : undefined;
   const state = byId ?? (typeof input.state === 'string' && !/^\d+$/.test(input.state) ? stateByCode(input.state, country) : undefined);
   if (!state) {
-    throw ApiError.badRequest(
+    throw Refusal.invalid(
       country ? `unknown state ${JSON.stringify(input.state)} in ${country.name}` : `unknown state ${JSON.stringify(input.state)}`,
       keys.state,
     );
   }
   const stateCountry = countryByAlpha2(state.code.split('-')[0]!)!;
   if (country && stateCountry.id !== country.id) {
-    throw ApiError.badRequest(`state ${state.code} is not in ${country.name}`, keys.state);
+    throw Refusal.invalid(`state ${state.code} is not in ${country.name}`, keys.state);
   }
   return { countryId: stateCountry.id, stateId: state.id };
 }

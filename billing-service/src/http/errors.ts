@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/connection-errors.js';
-import type { ErrorCode, ErrorItem } from './error-codes.js';
+import { Refusal, type RefusalKind } from '../refusals/refusal.js';
+import { API_ERROR_KEY, type ErrorCode, type ErrorItem } from './error-codes.js';
 
 /** The spec's error body: every error response of every endpoint has this shape. */
 export interface ErrorBody {
@@ -10,7 +11,7 @@ export interface ErrorBody {
   Errors: ErrorItem[];
 }
 
-export const API_ERROR_KEY = 'Api Error';
+export { API_ERROR_KEY };
 
 /** A failure the client caused or must know about; the message is shown as is. */
 export class ApiError extends Error {
@@ -39,6 +40,26 @@ export class ApiError extends Error {
   static unauthorized(message: string) {
     return new ApiError(401, [{ Key: API_ERROR_KEY, Value: message }]);
   }
+}
+
+/** The status the API answers a service's refusal with. */
+export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = {
+  invalid: 400,
+  unauthenticated: 401,
+  declined: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  gateway_failed: 502,
+  gateway_timed_out: 504,
+};
+
+/** The error a client is answered with, when `error` is one (an ApiError, or a service's Refusal); undefined for anything else. */
+export function clientError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof Refusal) return new ApiError(REFUSAL_STATUS[error.kind], error.errors);
+  return undefined;
 }
 
 export function errorBody(statusCode: number, errors: ErrorBody['Errors']): ErrorBody {
@@ -74,7 +95,8 @@ export function sendError(reply: FastifyReply, statusCode: number, errors: Error
  */
 export function registerErrorHandling(app: FastifyInstance, allowedMethods: (req: FastifyRequest) => string[]) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) return sendError(reply, error.statusCode, error.errors);
+    const answered = clientError(error);
+    if (answered) return sendError(reply, answered.statusCode, answered.errors);
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const message = (error.code && FRAMEWORK_MESSAGES[error.code]) || error.message;

@@ -1,7 +1,7 @@
 import { wallClockNow } from '../clock/account-clock.js';
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, fieldKey } from './errors.js';
+import { ApiError, clientError, fieldKey } from './errors.js';
 import { unstorableText } from './validation.js';
 
 const WAIT_FOR_FIRST_MS = 30_000;
@@ -117,7 +117,8 @@ export async function withIdempotency<T>(
   try {
     result = await run();
   } catch (error) {
-    if (error instanceof ApiError && error.statusCode < 500) await settleKey(() => save(error.statusCode, { Errors: error.errors }));
+    const answered = clientError(error);
+    if (answered && answered.statusCode < 500) await settleKey(() => save(answered.statusCode, { Errors: answered.errors }));
     else await settleKey(release);
     throw error;
   }

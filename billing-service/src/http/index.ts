@@ -4,7 +4,8 @@
  * who is calling, rate limits and logging.
  */
 export { jsonApi, jsonApiServerOptions, type JsonApiOptions } from './json-api.js';
-export { ApiError, API_ERROR_KEY, errorBody, type ErrorBody } from './errors.js';
+export { ApiError, API_ERROR_KEY, clientError, errorBody, REFUSAL_STATUS, type ErrorBody } from './errors.js';
+export { Refusal, type RefusalKind } from '../refusals/refusal.js';
 export { ERROR_CODES, ErrorBodySchema, ErrorCodeSchema, type ErrorCode, type ErrorItem } from './error-codes.js';
 export { unstorableText, validationError } from './validation.js';
 export { refuseDuplicateKeys } from './json-duplicate-keys.js';

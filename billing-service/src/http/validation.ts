@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
 import { canonicalKeys } from './case-insensitive-keys.js';
-import { ApiError, fieldKey } from './errors.js';
+import { ApiError, clientError, fieldKey } from './errors.js';
 
 /**
  * Validates params, query and body with their zod schemas. A failure becomes an
@@ -22,7 +22,8 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
       if (result.success) return { value: result.data };
       return { error: validationError(result.error.issues) };
     } catch (error) {
-      if (error instanceof ApiError) return { error };
+      const answered = clientError(error);
+      if (answered) return { error: answered };
       throw error;
     }
   };

@@ -1,3 +1,4 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
@@ -6,7 +7,6 @@ import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
 import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
-import { ApiError } from '../http/errors.js';
 import { withIdempotency } from '../http/idempotency.js';
 import { invoicePdf } from './pdf/invoice-pdf.js';
 import { selectInvoices } from './repository.js';
@@ -64,7 +64,7 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
     },
     handler: async (request, reply) => {
       const file = await invoicePdf(app.ctx, request.caller.accountId, request.params.invoiceId);
-      if (!file) throw ApiError.notFound('invoice', request.params.invoiceId);
+      if (!file) throw Refusal.notFound('invoice', request.params.invoiceId);
       return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(file.content);
     },
   });

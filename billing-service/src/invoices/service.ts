@@ -1,11 +1,11 @@
+import { Refusal } from '../refusals/refusal.js';
 import { recordChange } from '../audit/audit-log.js';
 import { lockCustomer } from '../customers/repository.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { money, toJsonAmount } from '../money/money.js';
 import { announcePostedInvoice, applyHeldFunds, utcDate } from './billing-run.js';
@@ -72,7 +72,7 @@ export async function toInvoiceResponses(db: Queryable, uris: UriBuilder, invoic
 
 export async function getInvoice(ctx: AppContext, caller: Caller, id: number): Promise<InvoiceResponse> {
   const row = await findInvoice(ctx.db, caller.accountId, id);
-  if (!row) throw ApiError.notFound('invoice', id);
+  if (!row) throw Refusal.notFound('invoice', id);
   const [response] = await toInvoiceResponses(ctx.db, ctx.uris, [row]);
   return response!;
 }
@@ -88,13 +88,13 @@ export async function postDraftInvoice(ctx: AppContext, caller: Caller, id: numb
   const now = await ctx.clock.now(caller.accountId);
   await transactionWithRetry(ctx.db, async (trx) => {
     const found = await findInvoice(trx, caller.accountId, id);
-    if (!found) throw ApiError.notFound('invoice', id);
+    if (!found) throw Refusal.notFound('invoice', id);
     // the customer's lock first, as every change to its ledger takes it (lock order: README, Architecture)
     const customer = (await lockCustomer(trx, caller.accountId, found.customerId))!;
     const posted = await markDraftPosted(trx, caller.accountId, id, now);
     if (!posted) {
       const current = (await findInvoice(trx, caller.accountId, id))!;
-      throw ApiError.conflict(`invoice ${id} is ${invoiceStatus(current)}: only a Draft invoice can be posted`, 'invoiceId');
+      throw Refusal.conflict(`invoice ${id} is ${invoiceStatus(current)}: only a Draft invoice can be posted`, 'invoiceId');
     }
     const total = money(posted.total);
     await addLedgerEntry(trx, {

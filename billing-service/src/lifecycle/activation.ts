@@ -1,8 +1,8 @@
+import { Refusal } from '../refusals/refusal.js';
 import { getCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
 import { customerBalances } from '../ledger/balances.js';
 import { minorUnits, sumMoney, type Money } from '../money/money.js';
 import { computeCustomerInvoices, loadBillingRun, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
@@ -37,8 +37,8 @@ export async function activateCustomer(
       (f) => input[f] == null,
     );
     if (missing.length > 0)
-      throw new ApiError(
-        400,
+      throw new Refusal(
+        'invalid',
         missing.map((f) => ({ Key: f, Value: 'required unless preview is true' })),
       );
   }
@@ -122,7 +122,7 @@ async function checkFullyPaid(trx: Queryable, customer: { id: number; currency: 
   const held = unallocatedPayments.plus(unallocatedCredits);
   if (held.lessThan(due)) {
     const places = minorUnits(customer.currency);
-    throw new ApiError(402, [
+    throw new Refusal('declined', [
       {
         Key: 'requireFullPayment',
         Value: `the customer holds ${held.toFixed(places)}, less than the ${due.toFixed(places)} activation would post`,

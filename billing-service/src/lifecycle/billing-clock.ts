@@ -1,3 +1,4 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Queryable } from '../db/database.js';
@@ -5,7 +6,6 @@ import type { NotificationEvent } from '../outbox/notifications.js';
 import { findCustomerRow } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
 import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { accountStatusChanges } from '../ledger/account-status.js';
@@ -64,7 +64,7 @@ async function eachCustomer<C extends CustomerRef>(customers: C[], step: (custom
     try {
       if (await step(customer)) done.push(customer.id);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof Refusal)) throw error;
     }
   }
   return done;
@@ -299,7 +299,7 @@ async function carryOutPeriodEndCancellations(ctx: AppContext, today: string, no
       cancelled.push(customerId);
     } catch (error) {
       // Refused (the customer moved on meanwhile, e.g. cancelled through the API): nothing left to carry out.
-      if (error instanceof ApiError) continue;
+      if (error instanceof Refusal) continue;
       await releasePeriodEndCancellations(ctx.db, claimed, now);
       throw error;
     }

@@ -1,9 +1,9 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { CustomerResponse } from '../customers/schemas.js';
 import { getCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
 import { loadBillingContext, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
 import type { CustomerRow } from '../db/schema.js';
 import { findSubscriptionsOfCustomers, type SubscriptionWithPlan } from '../subscriptions/repository.js';
@@ -32,7 +32,7 @@ export async function cancelCustomer(
   const option = CANCELLATION_OPTIONS.find(
     (o) => typeof input.cancellationOption === 'string' && o.toLowerCase() === input.cancellationOption.toLowerCase(),
   );
-  if (!option) throw ApiError.badRequest(OPTIONS_MESSAGE);
+  if (!option) throw Refusal.invalid(OPTIONS_MESSAGE);
   await transactionWithRetry(ctx.db, async (trx) => {
     const { customer, moved: cancelled } = await transitionCustomer(
       ctx,

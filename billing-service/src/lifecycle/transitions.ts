@@ -1,3 +1,4 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { Updateable } from 'kysely';
 import { auditEntry } from '../audit/audit-log.js';
 import { lockCustomer } from '../customers/repository.js';
@@ -5,7 +6,6 @@ import { CUSTOMER_TRANSITIONS, type CustomerTransition, type TransitionName } fr
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow, SubscriptionsTable } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
 import { utcDate } from '../invoices/billing-run.js';
 import { moveSubscriptionsOfCustomer } from '../subscriptions/repository.js';
 import type { SUBSCRIPTION_STATUSES } from '../subscriptions/schemas.js';
@@ -76,8 +76,8 @@ export const TRANSITIONS: Readonly<Record<TransitionName, Transition>> = {
  */
 export async function lockCustomerIn(db: Queryable, caller: Caller, customerId: number, allowed: readonly string[]): Promise<CustomerRow> {
   const customer = await lockCustomer(db, caller.accountId, customerId);
-  if (!customer) throw ApiError.notFound('customer', customerId);
-  if (!allowed.includes(customer.status)) throw ApiError.badRequest(`cannot process since status is ${customer.status}`);
+  if (!customer) throw Refusal.notFound('customer', customerId);
+  if (!allowed.includes(customer.status)) throw Refusal.invalid(`cannot process since status is ${customer.status}`);
   return customer;
 }
 

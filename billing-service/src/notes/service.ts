@@ -1,9 +1,9 @@
+import { Refusal } from '../refusals/refusal.js';
 import { recordChange } from '../audit/audit-log.js';
 import { customerExists } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { deleteNote, findNote, insertNote, type NoteRow } from './repository.js';
 import type { CreateNoteInput, NoteResponse } from './schemas.js';
 
@@ -20,13 +20,13 @@ export function toNoteResponse(row: NoteRow, uris: UriBuilder): NoteResponse {
 
 export async function getCustomerNote(ctx: AppContext, caller: Caller, noteId: number): Promise<NoteResponse> {
   const row = await findNote(ctx.db, caller.accountId, noteId);
-  if (!row) throw ApiError.notFound('note', noteId);
+  if (!row) throw Refusal.notFound('note', noteId);
   return toNoteResponse(row, ctx.uris);
 }
 
 export async function addCustomerNote(ctx: AppContext, caller: Caller, input: CreateNoteInput): Promise<NoteResponse> {
   const row = await ctx.db.transaction().execute(async (trx) => {
-    if (!(await customerExists(trx, caller.accountId, input.customerId))) throw ApiError.notFound('customer', input.customerId);
+    if (!(await customerExists(trx, caller.accountId, input.customerId))) throw Refusal.notFound('customer', input.customerId);
     const note = await insertNote(trx, {
       accountId: caller.accountId,
       customerId: input.customerId,
@@ -48,7 +48,7 @@ export async function addCustomerNote(ctx: AppContext, caller: Caller, input: Cr
 export async function deleteCustomerNote(ctx: AppContext, caller: Caller, noteId: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const deleted = await deleteNote(trx, caller.accountId, noteId);
-    if (!deleted) throw ApiError.notFound('note', noteId);
+    if (!deleted) throw Refusal.notFound('note', noteId);
     await recordChange(trx, caller, {
       entityType: 'CustomerNote',
       entityId: noteId,

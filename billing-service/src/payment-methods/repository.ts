@@ -102,6 +102,12 @@ export async function clearDefaultCard(db: Queryable, customerId: number): Promi
     .execute();
 }
 
+/** Moves the default flag to one of the customer's cards: the old default's cleared first (the partial unique index keeps a single default). */
+export async function makeDefaultCard(db: Queryable, customerId: number, paymentMethodId: number, now: Date): Promise<void> {
+  await clearDefaultCard(db, customerId);
+  await db.updateTable('paymentMethods').set({ isDefault: true, modifiedAt: now }).where('id', '=', paymentMethodId).execute();
+}
+
 /** A card's insert as a piece of another folder's combined statement (a first payment stores its card in the same statement). */
 export function paymentMethodInsert(qc: QueryCreator<Database>, row: InsertObject<Database, 'paymentMethods'>) {
   return qc.insertInto('paymentMethods').values(row);

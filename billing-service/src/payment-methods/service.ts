@@ -1,5 +1,6 @@
+import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
-import { findCustomerRow, lockCustomer } from '../customers/repository.js';
+import { findCustomerRowOnce, lockCustomer } from '../customers/repository.js';
 import type { Insertable } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow, PaymentMethodsTable } from '../db/schema.js';
@@ -7,18 +8,19 @@ import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import type { ResourceWebhooks } from '../outbox/webhook-events.js';
-import { ApiError } from '../http/errors.js';
-import type { ErrorCode } from '../http/error-codes.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { ErrorCode } from '../refusals/error-codes.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { checkCard } from '../gateway/card-checks.js';
 import { callGateway } from '../gateway/call-gateway.js';
 import { turnOffAutoCollect } from '../billing-settings/repository.js';
+import type { DefaultCardPort } from '../billing-settings/service.js';
 import {
   clearDefaultCard,
   lockCustomerCountingCards,
   findPaymentMethod,
   hasActiveCard,
   insertPaymentMethod,
+  makeDefaultCard,
   newestPaymentMethod,
   updatePaymentMethodRow,
   type PaymentMethodRow,
@@ -63,8 +65,6 @@ export interface AddCardOptions {
    */
   mayNotMoveDefault?: DefaultMoveRefusal;
   risk?: { riskToken: string; clientIp: string; email: string } | null;
-  /** The customer's row when the caller already read it in this request (saves reading it again). */
-  customer?: CustomerRow;
 }
 
 /**
@@ -105,8 +105,8 @@ export interface DefaultMoveRefusal {
 }
 
 /** A card asked to take the default from an existing one by a caller that may not: refused, never stored as a silent non-default. */
-function refuseMovingDefault(refusal: DefaultMoveRefusal): ApiError {
-  return ApiError.badRequest(refusal.message, 'makeDefault', refusal.code);
+function refuseMovingDefault(refusal: DefaultMoveRefusal): Refusal {
+  return Refusal.invalid(refusal.message, 'makeDefault', refusal.code);
 }
 
 /**
@@ -121,10 +121,10 @@ export async function validateCard(
 ): Promise<CardReadyToStore> {
   const { number, fullYear } = checkCard(input);
   const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
-  const customer =
-    options.customer?.id === input.customerId ? options.customer : await findCustomerRow(ctx.db, caller.accountId, input.customerId);
-  if (!customer) throw ApiError.notFound('customer', input.customerId);
-  if (customer.status === 'Cancelled') throw ApiError.badRequest('a cancelled customer cannot get payment methods', 'customerId');
+  // Once per transaction or read scope: a capture's earlier steps read it already.
+  const customer = await findCustomerRowOnce(ctx.db, caller.accountId, input.customerId);
+  if (!customer) throw Refusal.notFound('customer', input.customerId);
+  if (customer.status === 'Cancelled') throw Refusal.invalid('a cancelled customer cannot get payment methods', 'customerId');
   const wantsDefault = input.isDefault === true || options.makeDefault === true;
   // Checked before the gateway is called (and again under the customer's lock, in lockCustomerForNewCard).
   if (wantsDefault && options.mayNotMoveDefault !== undefined && (await hasActiveCard(ctx.db, customer.id)))
@@ -145,7 +145,7 @@ export async function validateCard(
       signal,
     ),
   );
-  if (!outcome.ok) throw ApiError.badRequest(`validation error: ${outcome.message} (${outcome.code})`, undefined, 'card_declined');
+  if (!outcome.ok) throw Refusal.invalid(`validation error: ${outcome.message} (${outcome.code})`, undefined, 'card_declined');
   return {
     customer,
     values: {
@@ -208,7 +208,7 @@ export async function insertValidatedCard(
 export async function lockCustomerForNewCard(trx: Queryable, caller: Caller, card: CardReadyToStore, removed: boolean): Promise<boolean> {
   const customerId = card.customer.id;
   const locked = await lockCustomerCountingCards(trx, caller.accountId, customerId);
-  if (!locked) throw ApiError.notFound('customer', customerId);
+  if (!locked) throw Refusal.notFound('customer', customerId);
   const isFirst = locked.paymentMethodCount === 0;
   if (!removed && !isFirst && card.wantsDefault && card.mayNotMoveDefault !== undefined) throw refuseMovingDefault(card.mayNotMoveDefault);
   const isDefault = !removed && (isFirst || card.wantsDefault);
@@ -231,18 +231,18 @@ export function newCardAuditChanges(card: CardReadyToStore, isDefault: boolean, 
 
 export async function getCreditCard(ctx: AppContext, caller: Caller, id: number): Promise<CreditCardResponse> {
   const row = await findPaymentMethod(ctx.db, caller.accountId, id);
-  if (!row) throw ApiError.notFound('payment method', id);
+  if (!row) throw Refusal.notFound('payment method', id);
   return toCreditCardResponse(row, ctx.uris);
 }
 
 /** Name, address, expiry and default can change; the card itself cannot (add a new one). */
 export async function updateCreditCard(ctx: AppContext, caller: Caller, input: UpdateCreditCardInput): Promise<CreditCardResponse> {
-  if (input.expirationMonth < 1 || input.expirationMonth > 12) throw ApiError.badRequest('must be 1-12', 'expirationMonth');
-  if (input.expirationYear < 0 || input.expirationYear > 99) throw ApiError.badRequest('must be two digits (YY)', 'expirationYear');
+  if (input.expirationMonth < 1 || input.expirationMonth > 12) throw Refusal.invalid('must be 1-12', 'expirationMonth');
+  if (input.expirationYear < 0 || input.expirationYear > 99) throw Refusal.invalid('must be two digits (YY)', 'expirationYear');
   const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
   const row = await ctx.db.transaction().execute(async (trx) => {
     const current = await findPaymentMethod(trx, caller.accountId, input.id);
-    if (!current) throw ApiError.notFound('payment method', input.id);
+    if (!current) throw Refusal.notFound('payment method', input.id);
     await lockCustomer(trx, caller.accountId, current.customerId);
     if (input.isDefault && !current.isDefault) {
       await clearDefaultCard(trx, current.customerId);
@@ -281,7 +281,7 @@ export async function updateCreditCard(ctx: AppContext, caller: Caller, input: U
 export async function removeCreditCard(ctx: AppContext, caller: Caller, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const current = await findPaymentMethod(trx, caller.accountId, id);
-    if (!current) throw ApiError.notFound('payment method', id);
+    if (!current) throw Refusal.notFound('payment method', id);
     await lockCustomer(trx, caller.accountId, current.customerId);
     const now = await ctx.clock.now(caller.accountId, trx);
     await updatePaymentMethodRow(trx, id, { removedAt: now, isDefault: false, modifiedAt: now });
@@ -302,3 +302,6 @@ export async function removeCreditCard(ctx: AppContext, caller: Caller, id: numb
     if (removed) await ctx.webhooks?.paymentMethod(trx, removed, 'paymentMethod.deleted', now);
   });
 }
+
+/** A billing setting's `defaultPaymentMethodId` moves the default card through this (the wiring hands it to billing-settings). */
+export const defaultCards: DefaultCardPort = { makeDefault: makeDefaultCard };

@@ -5,6 +5,9 @@
  */
 export { checkCard, type CardInput } from '../gateway/card-checks.js';
 export { collectWithNewCard, customerForCollection } from './service.js';
+/** One capture's reads of the customer shared (db/transaction-cache.ts): the scope, and a row the CAPTCHA's statement read. */
+export { readScope } from '../db/transaction-cache.js';
+export { rememberCustomerRow } from '../customers/repository.js';
 export { amountInCurrency } from '../money/amount-in-currency.js';
 export { SandboxGateway } from '../gateway/sandbox-gateway.js';
 export type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from '../gateway/payment-gateway.js';

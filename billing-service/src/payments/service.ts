@@ -1,15 +1,16 @@
+import { Refusal } from '../refusals/refusal.js';
 import { randomUUID } from 'node:crypto';
 import { auditEntry, recordChange, recordChanges } from '../audit/audit-log.js';
-import { findCustomerRow, lockCustomer, lockCustomers } from '../customers/repository.js';
+import { findCustomerRow, findCustomerRowOnce, lockCustomer, lockCustomers } from '../customers/repository.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError, type ErrorBody } from '../http/errors.js';
+import type { ErrorBody } from '../http/errors.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from '../http/idempotency.js';
 import { wallClockNow } from '../clock/account-clock.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import {
   allocateAvailableFunds,
   allocateExplicitly,
@@ -104,8 +105,8 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
 /**
  * The customer a first payment is for, read before anything is charged: 404 for
  * an unknown customer, 400 on `field` when the amount has more decimals than the
- * customer's currency. Its row can be handed on to validateCard (saves reading it again);
- * `known`, a row of this request already read, is used instead of reading it.
+ * customer's currency. Read once per transaction or read scope (findCustomerRowOnce): a capture's
+ * steps share one read of the row.
  */
 export async function customerForCollection(
   ctx: AppContext,
@@ -113,17 +114,16 @@ export async function customerForCollection(
   customerId: number,
   amount: string,
   field: string,
-  known?: CustomerRow,
 ): Promise<CustomerRow> {
-  const customer = known?.id === customerId ? known : await findCustomerRow(ctx.db, caller.accountId, customerId);
-  if (!customer) throw ApiError.notFound('customer', customerId);
+  const customer = await findCustomerRowOnce(ctx.db, caller.accountId, customerId);
+  if (!customer) throw Refusal.notFound('customer', customerId);
   amountInCurrency(amount, customer.currency, field);
   return customer;
 }
 
 export async function getPayment(ctx: AppContext, caller: Caller, id: number): Promise<PaymentResponse> {
   const row = await findPayment(ctx.db, caller.accountId, id);
-  if (!row) throw ApiError.notFound('payment', id);
+  if (!row) throw Refusal.notFound('payment', id);
   const [response] = await toPaymentResponses(ctx.db, ctx.uris, [row]);
   return response!;
 }
@@ -138,13 +138,13 @@ async function resolveCard(
   if (input.paymentMethodId != null) {
     const method = await findPaymentMethod(ctx.db, caller.accountId, input.paymentMethodId);
     if (!method || method.customerId !== customer.id)
-      throw ApiError.badRequest(`customer ${customer.id} has no payment method ${input.paymentMethodId}`, 'paymentMethodId');
+      throw Refusal.invalid(`customer ${customer.id} has no payment method ${input.paymentMethodId}`, 'paymentMethodId');
     return method;
   }
   if (!input.useDefaultPaymentMethod)
-    throw ApiError.badRequest('required for CreditCard unless useDefaultPaymentMethod is true', 'paymentMethodId');
+    throw Refusal.invalid('required for CreditCard unless useDefaultPaymentMethod is true', 'paymentMethodId');
   const method = await findDefaultPaymentMethod(ctx.db, customer.id);
-  if (!method) throw ApiError.badRequest('the customer has no payment method on file', 'useDefaultPaymentMethod');
+  if (!method) throw Refusal.invalid('the customer has no payment method on file', 'useDefaultPaymentMethod');
   return method;
 }
 
@@ -169,20 +169,20 @@ async function checkExplicitAllocations(
   const allocatedTo = new Map<number, Money>();
   const parts = allocations.map((a, i) => {
     const entry = entries.find((e) => e.invoiceId === a.invoiceId);
-    if (!entry) throw ApiError.badRequest(`no posted invoice ${a.invoiceId} for this customer`, `paymentAllocations[${i}].invoiceId`);
+    if (!entry) throw Refusal.invalid(`no posted invoice ${a.invoiceId} for this customer`, `paymentAllocations[${i}].invoiceId`);
     const part = amountInCurrency(a.amount, customer.currency, `paymentAllocations[${i}].amount`);
     const sum = (allocatedTo.get(a.invoiceId) ?? money(0)).plus(part);
     const reserved = money(entry.reserved);
     if (sum.greaterThan(money(entry.openAmount).minus(reserved))) {
       const what = sum.equals(part) ? 'more than' : `with the earlier allocations to invoice ${a.invoiceId}, more than`;
       const held = reserved.isZero() ? '' : ` less ${reserved.toString()} held for payments in progress`;
-      throw ApiError.badRequest(`${what} the invoice's outstanding ${entry.openAmount}${held}`, `paymentAllocations[${i}].amount`);
+      throw Refusal.invalid(`${what} the invoice's outstanding ${entry.openAmount}${held}`, `paymentAllocations[${i}].amount`);
     }
     allocatedTo.set(a.invoiceId, sum);
     return { invoiceEntryId: entry.id, invoiceId: a.invoiceId, amount: part };
   });
   if (sumMoney(parts.map((p) => p.amount)).greaterThan(amount))
-    throw ApiError.badRequest('allocations add up to more than the payment', 'paymentAllocations');
+    throw Refusal.invalid('allocations add up to more than the payment', 'paymentAllocations');
   return parts;
 }
 
@@ -194,10 +194,10 @@ async function checkExplicitAllocations(
  */
 export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input: CollectPaymentInput, chargeKey: string | null = null) {
   if (input.paymentAllocations?.length && input.autoAllocate) {
-    throw ApiError.badRequest('give either autoAllocate or paymentAllocations, not both', 'autoAllocate');
+    throw Refusal.invalid('give either autoAllocate or paymentAllocations, not both', 'autoAllocate');
   }
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
-  if (!customer) throw ApiError.notFound('customer', input.customerId);
+  if (!customer) throw Refusal.notFound('customer', input.customerId);
   const amount = amountInCurrency(input.amount, customer.currency, 'amount');
   const card = await resolveCard(ctx, caller, customer, input);
   if (input.paymentAllocations?.length)
@@ -289,8 +289,8 @@ export type PaymentOutcome =
   | { status: 'Declined'; payment: { id: number }; declineCode: string; message: string };
 
 /** The 402 of a declined charge: the gateway's words and code, and the failed payment's id. */
-export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 'Declined' }>): ApiError {
-  return new ApiError(402, [
+export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 'Declined' }>): Refusal {
+  return new Refusal('declined', [
     { Key: 'Api Error', Value: `payment declined: ${outcome.message}`, Code: 'card_declined' },
     { Key: 'declineCode', Value: outcome.declineCode },
     { Key: 'paymentActivityId', Value: String(outcome.payment.id) },
@@ -299,7 +299,7 @@ export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 
 
 /**
  * collectPayment without reading the payment back (bulk jobs and the billing clock need no more).
- * Throws ApiError for a request that cannot be made (400/404, gateway errors); a decline is returned.
+ * Throws a Refusal for a request that cannot be made (invalid, not found, the gateway unavailable); a decline is returned.
  */
 export async function recordPayment(
   ctx: AppContext,
@@ -432,7 +432,7 @@ export async function recordPaymentBatch(
     try {
       if (!paysInBatch(input)) throw new Error('recordPaymentBatch: this payment is not for a batch (paysInBatch)');
       const customer = customers.get(input.customerId);
-      if (!customer) throw ApiError.notFound('customer', input.customerId);
+      if (!customer) throw Refusal.notFound('customer', input.customerId);
       const amount = amountInCurrency(input.amount, customer.currency, 'amount');
       const effectiveAt = input.effectiveTimestamp ? new Date(input.effectiveTimestamp) : now;
       const base: PaymentBase = {
@@ -449,7 +449,7 @@ export async function recordPaymentBatch(
       accepted.push({ index, input, customer, amount, base });
       outcomes.push({ status: 'Succeeded', paymentId: 0 });
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof Refusal)) throw error;
       outcomes.push({ status: 'Refused', errors: error.errors });
     }
   }
@@ -664,7 +664,7 @@ async function allocateNewPayment(
       money(String(base.amount)),
       allocation.paymentAllocations,
     ).catch((error: unknown) => {
-      if (error instanceof ApiError && check.moneyMoved) return [];
+      if (error instanceof Refusal && check.moneyMoved) return [];
       throw error;
     });
     return allocateExplicitly(trx, caller.accountId, entryId, parts, now);
@@ -847,7 +847,7 @@ async function compensateUnrecordedCharge(
   } catch (error) {
     refused = {
       code: 'gateway_unavailable',
-      message: error instanceof ApiError ? (error.errors[0]?.Value ?? 'the gateway failed') : (error as Error).message,
+      message: error instanceof Refusal ? (error.errors[0]?.Value ?? 'the gateway failed') : (error as Error).message,
     };
   }
   const details = {

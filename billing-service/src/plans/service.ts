@@ -1,8 +1,8 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { findCurrency } from '../catalog/currencies.js';
 import { toJsonAmount } from '../money/money.js';
 import {
@@ -89,7 +89,7 @@ export async function toPlanResponses(db: Queryable, caller: Caller, uris: UriBu
 
 export async function getPlan(ctx: AppContext, caller: Caller, id: number): Promise<PlanResponse> {
   const plan = await findPlan(ctx.db, id);
-  if (!plan) throw ApiError.notFound('plan', id);
+  if (!plan) throw Refusal.notFound('plan', id);
   const [response] = await toPlanResponses(ctx.db, caller, ctx.uris, [plan]);
   return response!;
 }
@@ -97,7 +97,7 @@ export async function getPlan(ctx: AppContext, caller: Caller, id: number): Prom
 /** A plan frequency as plans embed it (the catalogue is shared; the subscription count is the caller's). */
 export async function getPlanFrequency(ctx: AppContext, caller: Caller, id: number): Promise<PlanFrequencyResponse> {
   const found = await findPlanFrequency(ctx.db, id);
-  if (!found) throw ApiError.notFound('plan frequency', id);
+  if (!found) throw Refusal.notFound('plan frequency', id);
   const counts = await countSubscriptionsByFrequency(ctx.db, caller.accountId, [id]);
   return toPlanFrequencyResponse(found.frequency, counts.get(id) ?? 0, ctx.uris);
 }
@@ -105,8 +105,8 @@ export async function getPlanFrequency(ctx: AppContext, caller: Caller, id: numb
 /** One charge or setup fee of a plan frequency, as the frequency embeds it. */
 export async function getPlanFrequencyAmount(ctx: AppContext, id: number, kind: AmountKind, amountIdGiven: number): Promise<AmountObject> {
   const found = await findPlanFrequency(ctx.db, id);
-  if (!found) throw ApiError.notFound('plan frequency', id);
+  if (!found) throw Refusal.notFound('plan frequency', id);
   const amount = toAmountObjects(found.frequency, kind, ctx.uris.resource('planFrequencies', id)).find((a) => a.id === amountIdGiven);
-  if (!amount) throw ApiError.notFound(kind === 'charges' ? 'charge' : 'setup fee', amountIdGiven);
+  if (!amount) throw Refusal.notFound(kind === 'charges' ? 'charge' : 'setup fee', amountIdGiven);
   return amount;
 }

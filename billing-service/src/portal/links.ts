@@ -1,10 +1,11 @@
+import { Refusal } from '../refusals/refusal.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { wallClockNow } from '../clock/account-clock.js';
 import type { Queryable } from '../db/database.js';
 import type { PortalScope } from '../db/schema.js';
-import { ApiError, API_ERROR_KEY } from '../http/errors.js';
-import type { ErrorCode } from '../http/error-codes.js';
+import { API_ERROR_KEY } from '../http/errors.js';
+import type { ErrorCode } from '../refusals/error-codes.js';
 import { recordChange } from '../audit/audit-log.js';
 import { findCustomerRow, lockCustomer } from '../customers/repository.js';
 import type { Caller } from '../http/auth.js';
@@ -98,8 +99,8 @@ export function portalLinkUrl(ctx: AppContext, token: string, locale: string | n
   return `${ctx.portal.baseUrl}/portal/open?${query.toString()}`;
 }
 
-function linkRefused(message: string, code: ErrorCode, status = 400): ApiError {
-  return new ApiError(status, [{ Key: 'token', Value: message, Code: code }]);
+function linkRefused(message: string, code: ErrorCode, kind: 'invalid' | 'gone' = 'invalid'): Refusal {
+  return new Refusal(kind, [{ Key: 'token', Value: message, Code: code }]);
 }
 
 /** An opened link: the session's secret (for the cookie) and what the page opens on. */
@@ -130,11 +131,11 @@ export async function openPortalLink(ctx: AppContext, token: string, now = wallC
     const link = await lockPortalLinkByHash(trx, tokenHash);
     if (!link) throw linkRefused('this is not a portal link', 'portal_link_invalid');
     if (link.supersededAt)
-      throw linkRefused('a newer e-mail replaced this link; use the link of the newest e-mail', 'portal_link_superseded', 410);
+      throw linkRefused('a newer e-mail replaced this link; use the link of the newest e-mail', 'portal_link_superseded', 'gone');
     if (link.kind !== 'emailAction' && link.usedAt)
-      throw linkRefused('this link was already opened; ask for a new one', 'portal_link_used', 410);
+      throw linkRefused('this link was already opened; ask for a new one', 'portal_link_used', 'gone');
     if (link.expiresAt.getTime() <= now.getTime())
-      throw linkRefused('this link has expired; ask for a new one', 'portal_link_expired', 410);
+      throw linkRefused('this link has expired; ask for a new one', 'portal_link_expired', 'gone');
     await markPortalLinkUsed(trx, link.id, now);
     const settings = ctx.catalog.portal;
     const sessionToken = newPortalToken('ps');
@@ -181,8 +182,8 @@ export interface PortalSession {
   expiresTimestamp: string;
 }
 
-export function portalSessionExpired(): ApiError {
-  return new ApiError(401, [
+export function portalSessionExpired(): Refusal {
+  return new Refusal('unauthenticated', [
     { Key: API_ERROR_KEY, Value: 'the portal session has ended; open a new portal link', Code: 'portal_session_expired' },
   ]);
 }
@@ -201,7 +202,9 @@ export async function authenticatePortalSession(
   const row = await touchPortalSession(ctx.db, hashPortalToken(sessionToken), now, ctx.catalog.portal.sessionMinutes * MINUTE_MS);
   if (!row) throw portalSessionExpired();
   if (options.write && options.csrfToken !== csrfTokenFor(sessionToken)) {
-    throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: "the request lacks the portal session's CSRF token (header X-Portal-CSRF)" }]);
+    throw new Refusal('forbidden', [
+      { Key: API_ERROR_KEY, Value: "the request lacks the portal session's CSRF token (header X-Portal-CSRF)" },
+    ]);
   }
   return {
     id: row.id,
@@ -231,11 +234,10 @@ export async function createPortalSession(
   input: CreatePortalSessionInput,
 ): Promise<PortalSessionResponse> {
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
-  if (!customer) throw ApiError.notFound('customer', input.customerId);
+  if (!customer) throw Refusal.notFound('customer', input.customerId);
   if (input.subscriptionId != null) {
     const owner = await findSubscriptionCustomerId(ctx.db, caller.accountId, input.subscriptionId);
-    if (owner !== customer.id)
-      throw ApiError.badRequest(`the customer has no subscription with id ${input.subscriptionId}`, 'subscriptionId');
+    if (owner !== customer.id) throw Refusal.invalid(`the customer has no subscription with id ${input.subscriptionId}`, 'subscriptionId');
   }
   const issued = await ctx.db.transaction().execute(async (trx) => {
     const link = await issuePortalLink(ctx, trx, {

@@ -1,3 +1,4 @@
+import { Refusal } from '../refusals/refusal.js';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { findAddressOfType } from '../addresses/repository.js';
@@ -13,7 +14,7 @@ import { getCustomerOverview } from '../customers/overview.js';
 import { UpdateCustomerBody } from '../customers/schemas.js';
 import { getEmailPreferences, updateEmailPreferences } from '../email-preferences/service.js';
 import type { Caller } from '../http/auth.js';
-import { ApiError, API_ERROR_KEY } from '../http/errors.js';
+import { API_ERROR_KEY } from '../http/errors.js';
 import { selectInvoices } from '../invoices/repository.js';
 import { invoicePdf, type InvoicePdfFile } from '../invoices/pdf/invoice-pdf.js';
 import { toInvoiceResponses } from '../invoices/service.js';
@@ -56,8 +57,8 @@ export function portalCaller(ctx: AppContext, session: PortalSession): Caller {
   };
 }
 
-function notAllowed(message: string): ApiError {
-  return new ApiError(403, [{ Key: API_ERROR_KEY, Value: message, Code: 'portal_action_not_allowed' }]);
+function notAllowed(message: string): Refusal {
+  return new Refusal('forbidden', [{ Key: API_ERROR_KEY, Value: message, Code: 'portal_action_not_allowed' }]);
 }
 
 /** An e-mail link's session (scope cardAndPay) reads, updates the card and pays; nothing else. */
@@ -151,7 +152,7 @@ export async function portalInvoicePdf(ctx: AppContext, session: PortalSession, 
     .where('invoices.status', '!=', 'Draft')
     .executeTakeFirst();
   const file = owned ? await invoicePdf(ctx, session.accountId, invoiceId) : undefined;
-  if (!file) throw ApiError.notFound('invoice', invoiceId);
+  if (!file) throw Refusal.notFound('invoice', invoiceId);
   return file;
 }
 
@@ -197,7 +198,7 @@ export async function portalCaptureCaller(
 /** Makes one of the customer's cards the default (PUT /v1/creditCards' rule: the default moves, it is never left without one). */
 export async function setPortalDefaultCard(ctx: AppContext, session: PortalSession, paymentMethodId: number) {
   const card = await findPaymentMethod(ctx.db, session.accountId, paymentMethodId);
-  if (!card || card.customerId !== session.customerId || card.removedAt) throw ApiError.notFound('payment method', paymentMethodId);
+  if (!card || card.customerId !== session.customerId || card.removedAt) throw Refusal.notFound('payment method', paymentMethodId);
   return updateCreditCard(ctx, portalCaller(ctx, session), {
     id: card.id,
     expirationMonth: card.expirationMonth ?? 1,
@@ -228,14 +229,14 @@ export async function payPortalInvoices(
 ): Promise<PaymentResponse> {
   const caller = portalCaller(ctx, session);
   const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
-  if (!customer) throw ApiError.notFound('customer', session.customerId);
+  if (!customer) throw Refusal.notFound('customer', session.customerId);
   if (input.paymentMethodId != null) {
     const card = await findPaymentMethod(ctx.db, session.accountId, input.paymentMethodId);
-    if (!card || card.customerId !== session.customerId || card.removedAt) throw ApiError.notFound('payment method', input.paymentMethodId);
+    if (!card || card.customerId !== session.customerId || card.removedAt) throw Refusal.notFound('payment method', input.paymentMethodId);
   }
   const { arBalance, unallocatedPayments, unallocatedCredits } = await customerBalances(ctx.db, session.customerId);
   const owed = arBalance.minus(unallocatedPayments).minus(unallocatedCredits);
-  if (owed.lte(0)) throw ApiError.badRequest('nothing is owed: every posted invoice is paid', 'amount');
+  if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount');
   const outcome = await recordPayment(
     ctx,
     caller,
@@ -258,7 +259,7 @@ export async function payPortalInvoices(
 
 async function ownSubscription(ctx: AppContext, session: PortalSession, subscriptionId: number) {
   const subscription = await findSubscription(ctx.db, session.accountId, subscriptionId);
-  if (!subscription || subscription.customerId !== session.customerId) throw ApiError.notFound('subscription', subscriptionId);
+  if (!subscription || subscription.customerId !== session.customerId) throw Refusal.notFound('subscription', subscriptionId);
   return subscription;
 }
 
@@ -280,13 +281,13 @@ export async function cancelPortalSubscription(ctx: AppContext, session: PortalS
     );
   }
   if (subscription.status !== 'Active' && subscription.status !== 'Suspended') {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       `the subscription is ${subscription.status}; only an Active or Suspended one can be cancelled`,
       'subscriptionId',
     );
   }
   if (await findPendingCancellation(ctx.db, subscriptionId))
-    throw ApiError.conflict('this subscription is already set to be cancelled', 'subscriptionId');
+    throw Refusal.conflict('this subscription is already set to be cancelled', 'subscriptionId');
   const caller = portalCaller(ctx, session);
   const now = await ctx.clock.now(session.accountId);
   const reason = input.reason?.trim() || null;
@@ -295,7 +296,7 @@ export async function cancelPortalSubscription(ctx: AppContext, session: PortalS
       (s) => s.id !== subscriptionId,
     );
     if (live.length > 0) {
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         'cancelling at once ends the whole account, and this customer has other subscriptions: cancel at the end of the period instead',
         'mode',
       );
@@ -328,19 +329,19 @@ export async function uncancelPortalSubscription(ctx: AppContext, session: Porta
   requireFullScope(session, 'uncancel');
   await ownSubscription(ctx, session, subscriptionId);
   const pending = await findPendingCancellation(ctx.db, subscriptionId);
-  if (!pending) throw ApiError.conflict('this subscription is not set to be cancelled', 'subscriptionId');
+  if (!pending) throw Refusal.conflict('this subscription is not set to be cancelled', 'subscriptionId');
   const caller = portalCaller(ctx, session);
   const now = await ctx.clock.now(session.accountId);
   if (pending.mode === 'now') {
     const subscription = await ownSubscription(ctx, session, subscriptionId);
     if (!subscription.nextPeriodStart || subscription.nextPeriodStart <= utcDate(now)) {
-      throw ApiError.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
+      throw Refusal.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
     }
     await uncancelCustomer(ctx, caller, session.customerId, now);
   }
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await withdrawCancellation(trx, pending.id, now)))
-      throw ApiError.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
+      throw Refusal.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
     await recordChange(trx, caller, {
       entityType: 'Subscription',
       entityId: subscriptionId,
@@ -398,7 +399,7 @@ export async function updatePortalEmailPreferences(ctx: AppContext, session: Por
   const editable = new Set<string>(ctx.catalog.portal.editableEmailTypes);
   input.preferences.forEach((p, i) => {
     if (!editable.has(p.emailType))
-      throw ApiError.badRequest(`${p.emailType} is not one the customer may change here`, `preferences[${i}].emailType`);
+      throw Refusal.invalid(`${p.emailType} is not one the customer may change here`, `preferences[${i}].emailType`);
   });
   const caller = portalCaller(ctx, session);
   const current = await getEmailPreferences(ctx, caller, session.customerId);

@@ -1,10 +1,10 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { ApiError } from '../http/errors.js';
 import { withIdempotency } from '../http/idempotency.js';
 import { ListQuerystring, listRoute } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
@@ -60,7 +60,7 @@ export async function refundRoutes(fastify: FastifyInstance) {
     },
     handler: async (request, reply) => {
       const { paymentId } = request.params;
-      if (!(await findPayment(app.ctx.db, request.caller.accountId, paymentId))) throw ApiError.notFound('payment', paymentId);
+      if (!(await findPayment(app.ctx.db, request.caller.accountId, paymentId))) throw Refusal.notFound('payment', paymentId);
       return listRoute(request, reply, {
         fields: refundListFields,
         defaultSort: { field: 'Id', order: 'Ascending' },

@@ -1,3 +1,4 @@
+import { Refusal } from '../refusals/refusal.js';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../app-context.js';
 import { recordChange } from '../audit/audit-log.js';
@@ -5,8 +6,7 @@ import { lockCustomer } from '../customers/repository.js';
 import type { Queryable } from '../db/database.js';
 import { retryOnConflict } from '../db/conflict-retry.js';
 import type { Caller } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { payBackPayment } from '../ledger/refunds.js';
 import { minorUnits, money, toJsonAmount, type Money } from '../money/money.js';
 import { callGateway } from '../gateway/call-gateway.js';
@@ -73,7 +73,7 @@ export async function toRefundResponses(db: Queryable, uris: UriBuilder, refunds
 
 export async function getRefund(ctx: AppContext, caller: Caller, id: number): Promise<RefundResponse> {
   const row = await findRefund(ctx.db, caller.accountId, id);
-  if (!row) throw ApiError.notFound('refund', id);
+  if (!row) throw Refusal.notFound('refund', id);
   const [response] = await toRefundResponses(ctx.db, ctx.uris, [row]);
   return response!;
 }
@@ -93,8 +93,8 @@ export async function createRefund(
 }
 
 /** The 402 of a refund the gateway refused: its words and code, and the failed refund's id. */
-export function refundRefusedError(outcome: Extract<RefundOutcome, { status: 'Refused' }>): ApiError {
-  return new ApiError(402, [
+export function refundRefusedError(outcome: Extract<RefundOutcome, { status: 'Refused' }>): Refusal {
+  return new Refusal('declined', [
     { Key: 'Api Error', Value: `refund refused: ${outcome.message}` },
     { Key: 'declineCode', Value: outcome.declineCode },
     { Key: 'refundId', Value: String(outcome.refund.id) },
@@ -105,7 +105,7 @@ export function refundRefusedError(outcome: Extract<RefundOutcome, { status: 'Re
  * Refunds a succeeded payment. What its refunds hold (succeeded, and card refunds waiting for the
  * gateway) never exceeds it: each refund is checked and recorded under the payment's row lock. A card
  * refund is reserved that way, then the gateway is called outside any transaction, then the outcome is
- * recorded; another method is recorded at once. Throws ApiError for a request that cannot be made.
+ * recorded; another method is recorded at once. Throws a Refusal for a request that cannot be made.
  */
 export async function recordRefund(
   ctx: AppContext,
@@ -116,9 +116,9 @@ export async function recordRefund(
 ): Promise<RefundOutcome> {
   now ??= await ctx.clock.now(caller.accountId);
   const payment = await findPayment(ctx.db, caller.accountId, input.originalPaymentId);
-  if (!payment) throw ApiError.notFound('payment', input.originalPaymentId);
+  if (!payment) throw Refusal.notFound('payment', input.originalPaymentId);
   if (payment.status !== 'Succeeded' || payment.ledgerEntryId === null) {
-    throw ApiError.badRequest(`payment ${payment.id} failed: only a succeeded payment can be refunded`, 'originalPaymentId');
+    throw Refusal.invalid(`payment ${payment.id} failed: only a succeeded payment can be refunded`, 'originalPaymentId');
   }
   const amount = amountInCurrency(input.amount, payment.currency, 'amount');
   const method = refundMethod(payment, input.method ?? null);
@@ -166,7 +166,7 @@ export async function recordRefund(
       const earlier = await findRefundByGatewayKey(trx, gatewayKey);
       if (earlier) {
         if (earlier.paymentId !== payment.id || !money(earlier.amount).equals(amount)) {
-          throw ApiError.conflict('this Idempotency-Key was already used with a different refund', 'Idempotency-Key');
+          throw Refusal.conflict('this Idempotency-Key was already used with a different refund', 'Idempotency-Key');
         }
         return earlier;
       }
@@ -260,10 +260,7 @@ export async function settleCardRefund(
 function refundMethod(payment: PaymentRow, asked: Method | null): Method {
   const method = asked ?? (payment.paymentMethodType as Method);
   if (method === 'CreditCard' && (payment.paymentMethodType !== 'CreditCard' || !payment.gatewayTransactionId)) {
-    throw ApiError.badRequest(
-      `payment ${payment.id} was not made by card: refund it by ${payment.paymentMethodType}, Cash or Check`,
-      'method',
-    );
+    throw Refusal.invalid(`payment ${payment.id} was not made by card: refund it by ${payment.paymentMethodType}, Cash or Check`, 'method');
   }
   return method;
 }
@@ -274,7 +271,7 @@ async function checkRefundable(trx: Queryable, payment: PaymentRow, amount: Mone
   const left = money(payment.amount).minus(held);
   if (amount.greaterThan(left)) {
     const decimals = minorUnits(payment.currency);
-    throw ApiError.badRequest(
+    throw Refusal.invalid(
       `more than the ${left.toFixed(decimals)} ${payment.currency} left to refund of payment ${payment.id} (${money(payment.amount).toFixed(decimals)}, ${held.toFixed(decimals)} refunded or being refunded)`,
       'amount',
     );

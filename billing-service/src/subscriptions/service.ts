@@ -1,3 +1,4 @@
+import { Refusal } from '../refusals/refusal.js';
 import { recordChange } from '../audit/audit-log.js';
 import type { Catalog } from '../catalog/schema.js';
 import { lockCustomer } from '../customers/repository.js';
@@ -5,9 +6,8 @@ import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
-import { ApiError } from '../http/errors.js';
 import { amountInCurrency } from '../money/amount-in-currency.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { toJsonAmount } from '../money/money.js';
 import { countSubscriptionsByFrequency, findPlanFrequency } from '../plans/repository.js';
 import { toPlanFrequencyResponse } from '../plans/service.js';
@@ -129,7 +129,7 @@ export async function toSubscriptionResponses(
 
 export async function getSubscription(ctx: AppContext, caller: Caller, id: number): Promise<SubscriptionResponse> {
   const row = await findSubscription(ctx.db, caller.accountId, id);
-  if (!row) throw ApiError.notFound('subscription', id);
+  if (!row) throw Refusal.notFound('subscription', id);
   const [response] = await toSubscriptionResponses(ctx.db, ctx.catalog, ctx.uris, [row]);
   return response!;
 }
@@ -142,7 +142,7 @@ export async function getSubscriptionProduct(
   productId: number,
 ): Promise<SubscriptionResponse['subscriptionProducts'][number]> {
   const product = (await getSubscription(ctx, caller, id)).subscriptionProducts.find((p) => p.id === productId);
-  if (!product) throw ApiError.notFound('subscription product', productId);
+  if (!product) throw Refusal.notFound('subscription product', productId);
   return product;
 }
 
@@ -150,18 +150,18 @@ export async function getSubscriptionProduct(
 export async function createSubscription(ctx: AppContext, caller: Caller, input: CreateSubscriptionInput): Promise<SubscriptionResponse> {
   const found = await findPlanFrequency(ctx.db, input.planFrequencyId);
   if (found?.frequency.status !== 'Active' || found.plan.status !== 'Active') {
-    throw ApiError.badRequest(`no active plan frequency with id ${input.planFrequencyId}`, 'planFrequencyId');
+    throw Refusal.invalid(`no active plan frequency with id ${input.planFrequencyId}`, 'planFrequencyId');
   }
   const { frequency, plan } = found;
   if (input.code != null && input.code.toLowerCase() !== plan.code.toLowerCase()) {
-    throw ApiError.badRequest(`plan frequency ${frequency.id} belongs to plan ${plan.code}, not ${input.code}`, 'code');
+    throw Refusal.invalid(`plan frequency ${frequency.id} belongs to plan ${plan.code}, not ${input.code}`, 'code');
   }
   const id = await ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomer(trx, caller.accountId, input.customerId);
-    if (!customer) throw ApiError.notFound('customer', input.customerId);
-    if (customer.status === 'Cancelled') throw ApiError.badRequest('a cancelled customer cannot get new subscriptions', 'customerId');
+    if (!customer) throw Refusal.notFound('customer', input.customerId);
+    if (customer.status === 'Cancelled') throw Refusal.invalid('a cancelled customer cannot get new subscriptions', 'customerId');
     if (!frequency.charges.some((c) => c.currency === customer.currency)) {
-      throw ApiError.badRequest(`plan ${plan.code} is not offered in ${customer.currency}, the customer's currency`, 'planFrequencyId');
+      throw Refusal.invalid(`plan ${plan.code} is not offered in ${customer.currency}, the customer's currency`, 'planFrequencyId');
     }
     // created on the account's clock (a test clock's time), as the customer was: not the database's own now()
     const now = await ctx.clock.now(caller.accountId, trx);
@@ -216,7 +216,7 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
 /** Status changes belong to the customer lifecycle; PUT keeps the status as it is. */
 function assertSubscriptionStatusUnchanged(from: string, to: string) {
   if (from === to) return;
-  throw ApiError.badRequest(
+  throw Refusal.invalid(
     `status cannot change from ${from} to ${to} through PUT; subscriptions follow their customer (POST /v1/customeractivation, /v1/customerhold, /v1/customercancellation)`,
     'status',
     to === 'Draft' ? 'subscription_not_draft' : undefined,
@@ -235,12 +235,12 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
     const customerId = await findSubscriptionCustomerId(trx, caller.accountId, input.id);
     if (customerId !== undefined) await lockCustomer(trx, caller.accountId, customerId);
     const current = await lockSubscription(trx, caller.accountId, input.id);
-    if (!current) throw ApiError.notFound('subscription', input.id);
+    if (!current) throw Refusal.notFound('subscription', input.id);
     if (input.customerId != null && input.customerId !== current.customerId) {
-      throw ApiError.badRequest('a subscription cannot move to another customer', 'customerId');
+      throw Refusal.invalid('a subscription cannot move to another customer', 'customerId');
     }
     assertSubscriptionStatusUnchanged(current.status, input.status);
-    if (current.status === 'Cancelled') throw ApiError.badRequest('a cancelled subscription cannot change');
+    if (current.status === 'Cancelled') throw Refusal.invalid('a cancelled subscription cannot change');
     const found = await findPlanFrequency(trx, current.planFrequencyId);
     assertPlanUnchanged(input, current.planFrequencyId, found?.plan);
 
@@ -249,10 +249,10 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
     const given = input.subscriptionProducts ?? [];
     given.forEach((p, i) => {
       if (!products.some((existing) => existing.id === p.id)) {
-        throw ApiError.badRequest(`subscription ${current.id} has no product ${p.id}`, `subscriptionProducts[${i}].id`);
+        throw Refusal.invalid(`subscription ${current.id} has no product ${p.id}`, `subscriptionProducts[${i}].id`);
       }
       if (given.findIndex((other) => other.id === p.id) !== i) {
-        throw ApiError.badRequest(`product ${p.id} is listed twice`, `subscriptionProducts[${i}].id`);
+        throw Refusal.invalid(`product ${p.id} is listed twice`, `subscriptionProducts[${i}].id`);
       }
       // Money in the subscription's currency has its minor units, no more (USD 2, JPY 0, BHD 3).
       if (p.priceOverride != null) amountInCurrency(p.priceOverride, current.currency, `subscriptionProducts[${i}].priceOverride`);
@@ -274,7 +274,7 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
     const contractStart = input.contractStartTimestamp ? utcDate(input.contractStartTimestamp) : null;
     const contractEnd = input.contractEndTimestamp ? utcDate(input.contractEndTimestamp) : null;
     if (contractStart && contractEnd && contractEnd <= contractStart) {
-      throw ApiError.badRequest('must be after contractStartTimestamp', 'contractEndTimestamp');
+      throw Refusal.invalid('must be after contractStartTimestamp', 'contractEndTimestamp');
     }
     await updateSubscriptionRow(trx, current.id, {
       name: input.subscriptionOverride?.name ?? found?.plan.name ?? current.name,
@@ -303,12 +303,11 @@ function assertPlanUnchanged(
 ) {
   const frequencyChange = 'the plan frequency of a subscription cannot change; cancel it and create a subscription of the other frequency';
   if (input.planFrequency?.id != null && input.planFrequency.id !== planFrequencyId)
-    throw ApiError.badRequest(frequencyChange, 'planFrequency.id');
-  if (input.planFrequencyId != null && input.planFrequencyId !== planFrequencyId)
-    throw ApiError.badRequest(frequencyChange, 'planFrequencyId');
+    throw Refusal.invalid(frequencyChange, 'planFrequency.id');
+  if (input.planFrequencyId != null && input.planFrequencyId !== planFrequencyId) throw Refusal.invalid(frequencyChange, 'planFrequencyId');
   if (!plan) return;
   if (input.planCode != null && input.planCode.toLowerCase() !== plan.code.toLowerCase()) {
-    throw ApiError.badRequest(`the subscription is of plan ${plan.code}; its plan cannot change`, 'planCode');
+    throw Refusal.invalid(`the subscription is of plan ${plan.code}; its plan cannot change`, 'planCode');
   }
   const readOnly = [
     ['planName', plan.name, 'rename the subscription with subscriptionOverride.name'],
@@ -317,7 +316,7 @@ function assertPlanUnchanged(
   ] as const;
   for (const [field, value, hint] of readOnly) {
     const given = input[field];
-    if (given != null && given !== value) throw ApiError.badRequest(`is the plan's and read only (${hint})`, field);
+    if (given != null && given !== value) throw Refusal.invalid(`is the plan's and read only (${hint})`, field);
   }
 }
 
@@ -331,16 +330,16 @@ function resolveCoupons(catalog: Catalog, coupons: ReadonlyArray<{ code: string 
   const codes: string[] = [];
   coupons.forEach((given, i) => {
     const coupon = catalog.coupons.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
-    if (!coupon) throw ApiError.badRequest(`unknown coupon code "${given.code}"`, `coupons[${i}].code`, 'coupon_unknown');
+    if (!coupon) throw Refusal.invalid(`unknown coupon code "${given.code}"`, `coupons[${i}].code`, 'coupon_unknown');
     if (coupon.kind === 'Amount' && coupon.currency && coupon.currency !== currency) {
-      throw ApiError.badRequest(
+      throw Refusal.invalid(
         `coupon ${coupon.code} is in ${coupon.currency}, the subscription in ${currency}`,
         `coupons[${i}].code`,
         'coupon_inapplicable',
       );
     }
     if (codes.includes(coupon.code))
-      throw ApiError.badRequest(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`, 'coupon_inapplicable');
+      throw Refusal.invalid(`coupon ${coupon.code} is listed twice`, `coupons[${i}].code`, 'coupon_inapplicable');
     codes.push(coupon.code);
   });
   return codes;

@@ -1,6 +1,6 @@
+import { Refusal } from '../refusals/refusal.js';
 import type { AppContext } from '../app-context.js';
 import type { Caller } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
 import { runBillingClock, type ClockTick } from '../lifecycle/billing-clock.js';
 import { wallClockNow } from '../clock/account-clock.js';
 import {
@@ -43,15 +43,15 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
   const to = new Date(input.to);
   const from = await ctx.clock.now(caller.accountId);
   if (to.getTime() <= from.getTime()) {
-    throw ApiError.badRequest(`a test clock only moves forward: the account's time is ${from.toISOString()}`, 'to');
+    throw Refusal.invalid(`a test clock only moves forward: the account's time is ${from.toISOString()}`, 'to');
   }
   if (to.getTime() - from.getTime() > MAX_ADVANCE_MS) {
-    throw ApiError.badRequest(`at most five years at once: the account's time is ${from.toISOString()}`, 'to');
+    throw Refusal.invalid(`at most five years at once: the account's time is ${from.toISOString()}`, 'to');
   }
   const wallStart = wallClockNow();
   const claim = await claimClockForAdvance(ctx.db, ctx.instance, caller.accountId, from, wallStart, STALE_ADVANCE_MS);
   if (claim === 'busy') {
-    throw ApiError.conflict("this account's clock is being advanced by another request; retry when it is done", 'to');
+    throw Refusal.conflict("this account's clock is being advanced by another request; retry when it is done", 'to');
   }
   // Every list of a tick, counted over the whole advance.
   const totals: Record<keyof ClockTick, number> = {
@@ -116,10 +116,10 @@ export async function resetTestClock(ctx: AppContext, caller: Caller): Promise<T
   const wallNow = wallClockNow();
   if (clock) {
     if (clock.advancingSince && (await isAdvancing(ctx.db, ctx.instance, caller.accountId, wallNow, STALE_ADVANCE_MS))) {
-      throw ApiError.conflict("this account's clock is being advanced; reset when the advance is done", 'testclock');
+      throw Refusal.conflict("this account's clock is being advanced; reset when the advance is done", 'testclock');
     }
     if (clock.frozenAt > wallNow && (await changedSince(ctx.db, caller.accountId, clock.firstAdvancedAt))) {
-      throw ApiError.conflict(
+      throw Refusal.conflict(
         `cannot reset: the account's time (${clock.frozenAt.toISOString()}) is ahead of real time and records were made since the clock was first advanced; going back would date them in the future. Use a new account to start again from real time`,
         'testclock',
       );

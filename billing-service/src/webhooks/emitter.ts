@@ -3,7 +3,7 @@ import { toCustomerResponses } from '../customers/customer-response.js';
 import { findCustomerRecord } from '../customers/repository.js';
 import type { CustomerResponse } from '../customers/schemas.js';
 import type { Queryable } from '../db/database.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import { findInvoice } from '../invoices/repository.js';
 import { invoicesFullyPaid } from '../ledger/balances.js';
 import { toInvoiceResponses } from '../invoices/service.js';

@@ -1,11 +1,11 @@
+import { Refusal } from '../refusals/refusal.js';
 import { randomBytes } from 'node:crypto';
 // Endpoints and deliveries run on the wall clock (receivers check signature timestamps against theirs).
 import { wallClockNow } from '../clock/account-clock.js';
 import type { AppContext } from '../app-context.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import type { Caller } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
-import type { UriBuilder } from '../http/uri.js';
+import type { UriBuilder } from '../uri-builder.js';
 import {
   deleteEndpoint,
   findDelivery,
@@ -90,7 +90,7 @@ async function checkUrl(ctx: AppContext, url: string): Promise<string> {
   try {
     return (await checkWebhookUrl(url.trim(), ctx.webhookSafety ?? {})).href;
   } catch (error) {
-    if (error instanceof UnsafeUrlError) throw ApiError.badRequest(error.message, 'url');
+    if (error instanceof UnsafeUrlError) throw Refusal.invalid(error.message, 'url');
     throw error;
   }
 }
@@ -104,7 +104,7 @@ export async function createWebhookEndpoint(
   const row = await ctx.db.transaction().execute(async (trx) => {
     const limit = ctx.catalog.webhooks.maxEndpoints;
     if ((await countEndpoints(trx, caller.accountId)) >= limit) {
-      throw ApiError.badRequest(`an account has at most ${limit} webhook endpoints: delete one or send more event types to one`, 'url');
+      throw Refusal.invalid(`an account has at most ${limit} webhook endpoints: delete one or send more event types to one`, 'url');
     }
     const endpoint = await insertEndpoint(trx, {
       accountId: caller.accountId,
@@ -126,13 +126,13 @@ export async function createWebhookEndpoint(
 
 export async function getWebhookEndpoint(ctx: AppContext, caller: Caller, id: number): Promise<WebhookEndpointResponse> {
   const row = await findEndpoint(ctx.db, caller.accountId, id);
-  if (!row) throw ApiError.notFound('webhook endpoint', id);
+  if (!row) throw Refusal.notFound('webhook endpoint', id);
   return toEndpointResponse(row, ctx.uris);
 }
 
 /** Checks the endpoint exists for the caller (child lists). */
 export async function requireWebhookEndpoint(ctx: AppContext, caller: Caller, id: number): Promise<void> {
-  if (!(await findEndpoint(ctx.db, caller.accountId, id))) throw ApiError.notFound('webhook endpoint', id);
+  if (!(await findEndpoint(ctx.db, caller.accountId, id))) throw Refusal.notFound('webhook endpoint', id);
 }
 
 /** PUT: the id from the path or the body (both: they must agree). Enabling again clears the failure clock. */
@@ -143,14 +143,14 @@ export async function updateWebhookEndpoint(
   input: UpdateWebhookEndpointInput,
 ): Promise<WebhookEndpointResponse> {
   if (pathId !== undefined && input.id !== undefined && pathId !== input.id) {
-    throw ApiError.badRequest(`id ${input.id} differs from the path's ${pathId}`, 'id');
+    throw Refusal.invalid(`id ${input.id} differs from the path's ${pathId}`, 'id');
   }
   const id = pathId ?? input.id;
-  if (id === undefined) throw ApiError.badRequest('required', 'id');
+  if (id === undefined) throw Refusal.invalid('required', 'id');
   const url = await checkUrl(ctx, input.url);
   const row = await ctx.db.transaction().execute(async (trx) => {
     const before = await findEndpoint(trx, caller.accountId, id, { forUpdate: true });
-    if (!before) throw ApiError.notFound('webhook endpoint', id);
+    if (!before) throw Refusal.notFound('webhook endpoint', id);
     const status = input.status ?? before.status;
     const after = await updateEndpoint(
       trx,
@@ -177,7 +177,7 @@ export async function updateWebhookEndpoint(
 
 export async function deleteWebhookEndpoint(ctx: AppContext, caller: Caller, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await deleteEndpoint(trx, caller.accountId, id, wallClockNow()))) throw ApiError.notFound('webhook endpoint', id);
+    if (!(await deleteEndpoint(trx, caller.accountId, id, wallClockNow()))) throw Refusal.notFound('webhook endpoint', id);
     await recordChange(trx, caller, { entityType: ENTITY, entityId: id, action: 'delete', changes: {} });
   });
 }
@@ -185,7 +185,7 @@ export async function deleteWebhookEndpoint(ctx: AppContext, caller: Caller, id:
 /** A new secret, shown in the response; deliveries are signed with it from now on. */
 export async function rotateWebhookSecret(ctx: AppContext, caller: Caller, id: number): Promise<WebhookEndpointResponse> {
   const row = await ctx.db.transaction().execute(async (trx) => {
-    if (!(await findEndpoint(trx, caller.accountId, id, { forUpdate: true }))) throw ApiError.notFound('webhook endpoint', id);
+    if (!(await findEndpoint(trx, caller.accountId, id, { forUpdate: true }))) throw Refusal.notFound('webhook endpoint', id);
     const after = await updateEndpoint(trx, caller.accountId, id, { secret: newWebhookSecret() }, wallClockNow());
     await recordChange(trx, caller, { entityType: ENTITY, entityId: id, action: 'update', changes: { secret: 'rotated' } });
     return after;
@@ -195,7 +195,7 @@ export async function rotateWebhookSecret(ctx: AppContext, caller: Caller, id: n
 
 export async function getWebhookDelivery(ctx: AppContext, caller: Caller, id: number): Promise<WebhookDeliveryResponse> {
   const row = await findDelivery(ctx.db, caller.accountId, id);
-  if (!row) throw ApiError.notFound('webhook delivery', id);
+  if (!row) throw Refusal.notFound('webhook delivery', id);
   return toDeliveryResponse(row, ctx.uris);
 }
 
@@ -203,9 +203,9 @@ export async function getWebhookDelivery(ctx: AppContext, caller: Caller, id: nu
 export async function retryWebhookDelivery(ctx: AppContext, caller: Caller, id: number): Promise<WebhookDeliveryResponse> {
   const row = await ctx.db.transaction().execute(async (trx) => {
     const before = await findDelivery(trx, caller.accountId, id);
-    if (!before) throw ApiError.notFound('webhook delivery', id);
+    if (!before) throw Refusal.notFound('webhook delivery', id);
     if (!(await requeueFailedDelivery(trx, caller.accountId, id, wallClockNow()))) {
-      throw ApiError.conflict(`webhook delivery ${id} is ${before.status}: only a Failed delivery can be retried`);
+      throw Refusal.conflict(`webhook delivery ${id} is ${before.status}: only a Failed delivery can be retried`);
     }
     await recordChange(trx, caller, {
       entityType: 'WebhookDelivery',

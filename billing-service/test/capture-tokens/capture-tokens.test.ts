@@ -45,12 +45,12 @@ describe('POST /v1/captureTokens', () => {
     const { token } = (await t.call('POST', '/v1/captureTokens', { customerId, expiresInSeconds: 60 })).json();
     const db = t.database.db;
     const other = await newCustomer();
-    await expect(checkCaptureToken(db, t.account.accountId, token, other)).rejects.toMatchObject({ statusCode: 400 });
-    await expect(checkCaptureToken(db, t.account.accountId, 'ct_forged', customerId)).rejects.toMatchObject({ statusCode: 400 });
+    await expect(checkCaptureToken(db, t.account.accountId, token, other)).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(checkCaptureToken(db, t.account.accountId, 'ct_forged', customerId)).rejects.toMatchObject({ kind: 'invalid' });
     const stranger = await t.newAccount();
-    await expect(checkCaptureToken(db, stranger.accountId, token, customerId)).rejects.toMatchObject({ statusCode: 400 });
+    await expect(checkCaptureToken(db, stranger.accountId, token, customerId)).rejects.toMatchObject({ kind: 'invalid' });
     await expect(checkCaptureToken(db, t.account.accountId, token, customerId, new Date(Date.now() + 61_000))).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
     });
 
     const grant = await checkCaptureToken(db, t.account.accountId, token, customerId);
@@ -61,6 +61,6 @@ describe('POST /v1/captureTokens', () => {
       db.transaction().execute((trx) => spendCaptureGrant(trx, grant)),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    await expect(checkCaptureToken(db, t.account.accountId, token, customerId)).rejects.toMatchObject({ statusCode: 400 });
+    await expect(checkCaptureToken(db, t.account.accountId, token, customerId)).rejects.toMatchObject({ kind: 'invalid' });
   });
 });

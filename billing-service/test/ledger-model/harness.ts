@@ -11,7 +11,8 @@
 import { expect } from 'vitest';
 import type { Catalog } from '../../src/catalog/schema.js';
 import type { Caller } from '../../src/http/auth.js';
-import { ApiError } from '../../src/http/errors.js';
+import { clientError } from '../../src/http/errors.js';
+import { Refusal } from '../../src/refusals/refusal.js';
 import { activateCustomer } from '../../src/lifecycle/activation.js';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { cancelCustomer, uncancelCustomer } from '../../src/lifecycle/cancellation.js';
@@ -180,7 +181,7 @@ export async function endRun(run: Run): Promise<void> {
   try {
     await cancelCustomer(run.t.app.ctx, run.caller, { customerId: run.customerId, cancellationOption: 'None' }, noonOf(run.m.today));
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
   }
 }
 
@@ -191,7 +192,8 @@ async function service(work: () => Promise<unknown>): Promise<Real> {
     await work();
     return { ok: true };
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, status: error.statusCode, keys: error.errors.map((e) => e.Key) };
+    const answered = clientError(error);
+    if (answered) return { ok: false, status: answered.statusCode, keys: answered.errors.map((e) => e.Key) };
     throw error;
   }
 }

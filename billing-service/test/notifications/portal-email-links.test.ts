@@ -52,7 +52,7 @@ describe('the e-mails link into the customer portal', () => {
     const mails = await smtp.mailsTo(email, 2);
     const newer = portalLinkIn(mails[1]!.text);
     expect(newer![1]).not.toBe(link![1]);
-    await expect(openPortalLink(t.app.ctx, link![1]!)).rejects.toMatchObject({ statusCode: 410 });
+    await expect(openPortalLink(t.app.ctx, link![1]!)).rejects.toMatchObject({ kind: 'gone' });
     expect((await openPortalLink(t.app.ctx, newer![1]!)).customerId).toBe(customerId);
   });
 });

@@ -85,7 +85,7 @@ describe('a cancellation asked for in the portal at the end of the period', () =
 
     // Later ticks leave it alone; once carried out, it can no longer be withdrawn.
     expect((await runBillingClock(t.app.ctx, at(periodEnd))).cancelled).not.toContain(customerId);
-    await expect(uncancelPortalSubscription(t.app.ctx, session, subscriptionIds[0]!)).rejects.toMatchObject({ statusCode: 409 });
+    await expect(uncancelPortalSubscription(t.app.ctx, session, subscriptionIds[0]!)).rejects.toMatchObject({ kind: 'conflict' });
   });
 
   it('is not carried out once withdrawn (uncancel), nor while another live subscription of the customer has no request', async () => {

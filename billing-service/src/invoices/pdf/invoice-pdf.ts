@@ -1,10 +1,10 @@
+import { Refusal } from '../../refusals/refusal.js';
 import type { AppContext } from '../../app-context.js';
 import { findAddressOfType, type AddressRow } from '../../addresses/repository.js';
 import type { Catalog } from '../../catalog/schema.js';
 import { findCustomerRow } from '../../customers/repository.js';
 import type { Queryable } from '../../db/database.js';
 import { countryById, stateById } from '../../geo/countries.js';
-import { ApiError } from '../../http/errors.js';
 import { minorUnits } from '../../money/money.js';
 import { findInvoice, findInvoiceLines } from '../repository.js';
 import { invoiceStatus } from '../service.js';
@@ -39,7 +39,7 @@ export async function invoicePdf(
   if (!view) return undefined;
   const filename = `invoice-${view.invoiceNumber}.pdf`;
   if (view.lines.length > MAX_PDF_LINES) {
-    throw ApiError.conflict(
+    throw Refusal.conflict(
       `invoice ${invoiceId} has ${view.lines.length} lines, more than a PDF shows (${MAX_PDF_LINES}): read it as JSON instead`,
       'invoiceId',
     );

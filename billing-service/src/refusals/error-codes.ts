@@ -1,0 +1,40 @@
+/*
+ * The stable machine codes of refusals, free of HTTP: the services refuse with them (refusal.ts), the
+ * HTTP layer lists them in the error body (http/error-codes.ts) and the OpenAPI document.
+ */
+
+/**
+ * The machine codes an error item may carry (`Code`, beside the spec's `Key` and `Value`): stable
+ * names for refusals a client or the checkout acts on. The English `Value` may be reworded at any
+ * time; a client branches on `Code`. Declared once here; README "Error codes" and the OpenAPI
+ * document list them from this table.
+ */
+export const ERROR_CODES = {
+  coupon_unknown: 'the coupon code is not in the catalogue',
+  coupon_inapplicable: 'the coupon exists but cannot be used here (another currency, listed twice)',
+  quantity_out_of_bounds: "a quantity outside the product's minimum and maximum",
+  subscription_not_draft: 'the change needs a Draft subscription, and this one has moved on (activated meanwhile)',
+  checkout_complete: "the checkout's order was already activated; nothing more can change",
+  captcha_failed: 'the CAPTCHA token was already used, is not valid, or was solved on another site: solve it again',
+  capture_token_required: 'adding a card to this customer, or making a new card its default, needs a capture token from the shop',
+  card_declined: 'the card or the first payment was declined; the card was not kept',
+  portal_link_expired: 'the portal link is past its lifetime: ask for a new one (sign in by e-mail, or the shop makes a new session)',
+  portal_link_used: 'the portal link opens once and was already opened: ask for a new one',
+  portal_link_superseded: 'a newer e-mail link of the same kind replaced this one: use the newest e-mail',
+  portal_link_invalid: 'the portal link is not one this service issued',
+  portal_session_expired: 'the portal session ended (signed out, idle too long, or at its time limit): open a new link',
+  portal_action_not_allowed:
+    "the portal session may not do this: an e-mail link may only update the card and pay, and the catalogue's portal settings bound the rest",
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The `Key` of an error item that is about the request as a whole rather than one field. */
+export const API_ERROR_KEY = 'Api Error';
+
+/** One item of the spec's error body; `Code` is Renew's addition, present when the refusal has one. */
+export interface ErrorItem {
+  Key: string;
+  Value: string;
+  Code?: ErrorCode;
+}
