@@ -264,7 +264,7 @@ export async function insertInvoice(
 
 /**
  * Recurring charges of the subscriptions on posted invoices whose service period runs on `day` (with
- * their invoice's totals): started, not ended, and not replaced by an unhold with
+ * their invoice's totals; what they bill and for which product, for a plan change's credit): started, not ended, and not replaced by an unhold with
  * ChargeForCurrentFullPeriod (that period ended on the unhold day). Oldest invoice first.
  */
 export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: number[], day: string) {
@@ -276,6 +276,11 @@ export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: 
       'invoiceCharges.id',
       'invoices.id as invoiceId',
       'invoiceCharges.subscriptionId',
+      'invoiceCharges.productCode',
+      'invoiceCharges.name',
+      'invoiceCharges.description',
+      'invoiceCharges.quantity',
+      'invoiceCharges.unitPrice',
       'invoiceCharges.taxableAmount',
       'invoiceCharges.startServiceDate',
       'invoiceCharges.endServiceDate',

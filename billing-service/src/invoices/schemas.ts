@@ -38,6 +38,15 @@ export const InvoicePreviewResponse = z.object({
 });
 export type InvoicePreviewResponse = z.infer<typeof InvoicePreviewResponse>;
 
+/**
+ * A plan change's invoice as its preview shows it (issue 28, an extension): its lines may also be `Credit`, the
+ * credit of a line billed before for its unused days (negative amount and taxable amount).
+ */
+export const ChangeInvoicePreviewResponse = InvoicePreviewResponse.extend({
+  draftCharges: z.array(DraftChargeResponse.extend({ chargeType: z.enum(['Recurring', 'SetupFee', 'Credit']) })),
+});
+export type ChangeInvoicePreviewResponse = z.infer<typeof ChangeInvoicePreviewResponse>;
+
 export const InvoiceResponse = z.object({
   invoiceNumber: z.number(),
   postedTimestamp: z.string().nullable(),

@@ -5,7 +5,17 @@ import { CustomerIdParams, CustomerResponse } from '../customers/schemas.js';
 import { activateCustomer } from './activation.js';
 import { cancelCustomer, uncancelCustomer } from './cancellation.js';
 import { holdCustomer } from './hold.js';
-import { ActivationBody, ActivationQuery, CancellationBody, LifecycleResponse, UnholdBody } from './schemas.js';
+import { SubscriptionIdParams } from '../subscriptions/schemas.js';
+import { changeSubscriptionPlan } from './plan-change.js';
+import {
+  ActivationBody,
+  ActivationQuery,
+  CancellationBody,
+  LifecycleResponse,
+  PlanChangeBody,
+  PlanChangeResponse,
+  UnholdBody,
+} from './schemas.js';
 import { unholdCustomer } from './unhold.js';
 
 const tags = ['Customer lifecycle'];
@@ -45,6 +55,17 @@ export async function lifecycleRoutes(fastify: FastifyInstance) {
       await cancelCustomer(app.ctx, request.caller, request.body);
       return reply.code(204).send(null);
     },
+  });
+
+  app.post('/v1/subscriptions/:subscriptionId/changes', {
+    schema: {
+      tags: ['Subscriptions'],
+      summary: 'Change the plan frequency or quantities of an Active subscription, prorated (an extension; for now preview=true only)',
+      params: SubscriptionIdParams,
+      body: PlanChangeBody,
+      response: { 200: PlanChangeResponse },
+    },
+    handler: async (request) => changeSubscriptionPlan(app.ctx, request.caller, request.params.subscriptionId, request.body),
   });
 
   app.post('/v1/customers/uncancel/:customerId', {

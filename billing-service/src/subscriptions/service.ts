@@ -25,6 +25,7 @@ import {
   replaceCoupons,
   updateProduct,
   updateSubscriptionRow,
+  type SubscriptionProductRow,
   type SubscriptionWithPlan,
 } from './repository.js';
 import type { CreateSubscriptionInput, SubscriptionResponse, UpdateSubscriptionInput } from './schemas.js';
@@ -71,21 +72,7 @@ export async function toSubscriptionResponses(
       provisionedTimestamp: date(s.activatedAt),
       nextPeriodStartDate: s.nextPeriodStart,
       scheduledActivationTimestamp: null,
-      subscriptionProducts: own.map((p) => ({
-        subscriptionId: s.id,
-        productCode: p.productCode,
-        productName: p.name,
-        productDescription: p.description,
-        quantity: toJsonAmount(p.quantity),
-        isIncluded: p.included,
-        unitPrice: toJsonAmount(p.catalogPrice),
-        priceOverride: p.priceOverride === null ? null : toJsonAmount(p.priceOverride),
-        setupFee: toJsonAmount(p.setupFee),
-        discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: toJsonAmount(p.discountValue) } : null,
-        amount: toJsonAmount(productAmount(p, s.currency)),
-        id: p.id,
-        uri: `${uri}/subscriptionProducts/${p.id}`,
-      })),
+      subscriptionProducts: own.map((p) => toSubscriptionProductResponse(p, s, uri)),
       // Subscriptions renew until cancelled: no fixed number of intervals to count down or push out.
       remainingInterval: null,
       remainingIntervalPushOut: null,
@@ -125,6 +112,29 @@ export async function toSubscriptionResponses(
       uri,
     };
   });
+}
+
+/** One product as its subscription embeds it (`uri`: the subscription's). */
+export function toSubscriptionProductResponse(
+  p: Omit<SubscriptionProductRow, 'position'>,
+  s: { id: number; currency: string },
+  uri: string,
+): SubscriptionResponse['subscriptionProducts'][number] {
+  return {
+    subscriptionId: s.id,
+    productCode: p.productCode,
+    productName: p.name,
+    productDescription: p.description,
+    quantity: toJsonAmount(p.quantity),
+    isIncluded: p.included,
+    unitPrice: toJsonAmount(p.catalogPrice),
+    priceOverride: p.priceOverride === null ? null : toJsonAmount(p.priceOverride),
+    setupFee: toJsonAmount(p.setupFee),
+    discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: toJsonAmount(p.discountValue) } : null,
+    amount: toJsonAmount(productAmount(p, s.currency)),
+    id: p.id,
+    uri: `${uri}/subscriptionProducts/${p.id}`,
+  };
 }
 
 export async function getSubscription(ctx: AppContext, caller: Caller, id: number): Promise<SubscriptionResponse> {
