@@ -63,6 +63,20 @@ const TYPES = Object.keys(SAMPLE_EVENTS) as NotificationType[];
 /** With the e-mails a customer asks for (the portal sign-in link). */
 const ALL_TYPES = Object.keys(SAMPLE_EMAILS) as CustomerEmailType[];
 
+/** A card with insufficient funds as the customer's default, and a 5.00 payment with it that fails (a PaymentFailed e-mail). */
+async function failPaymentOf5(customerId: number) {
+  await t.call('POST', '/v1/paymentmethods/creditcard', {
+    customerId,
+    cardNumber: '4000000000009995',
+    firstName: 'A',
+    lastName: 'L',
+    expirationMonth: 12,
+    expirationYear: 40,
+    cvv: '123',
+  });
+  expect((await t.call('POST', '/v1/payments', { customerId, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
+}
+
 describe("customers' e-mails", () => {
   it('renders every type in every language as HTML that MJML accepts and as text without tags', async () => {
     expect(ALL_TYPES).toContain('PortalSignIn');
@@ -132,16 +146,7 @@ describe("customers' e-mails", () => {
 
   it("writes a French customer's failed payment in French only, with the portal's link as its button", async () => {
     const c = await customer({ language: 'fr' });
-    await t.call('POST', '/v1/paymentmethods/creditcard', {
-      customerId: c.id,
-      cardNumber: '4000000000009995',
-      firstName: 'A',
-      lastName: 'L',
-      expirationMonth: 12,
-      expirationYear: 40,
-      cvv: '123',
-    });
-    expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
+    await failPaymentOf5(c.id);
     const [mail] = await smtp.mailsTo(c.email, 1);
     expect(mail?.subject).toBe(`${BRAND}\u202f: échec de votre paiement de 5,00\u00a0$US`);
 
@@ -200,16 +205,7 @@ describe("customers' e-mails", () => {
 
   it('gives no button when the portal answers no link', async () => {
     const c = await customer({ lastName: 'Nolink' });
-    await t.call('POST', '/v1/paymentmethods/creditcard', {
-      customerId: c.id,
-      cardNumber: '4000000000009995',
-      firstName: 'A',
-      lastName: 'L',
-      expirationMonth: 12,
-      expirationYear: 40,
-      cvv: '123',
-    });
-    expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: '5', useDefaultPaymentMethod: true })).statusCode).toBe(402);
+    await failPaymentOf5(c.id);
     const [mail] = await smtp.mailsTo(c.email, 1);
     expect(mail?.subject).toBe(`${BRAND}: your payment of $5.00 failed`);
     expect(mail!.text).not.toContain('Update your card');
