@@ -14,7 +14,13 @@ import {
   type SubscriptionProductRow,
   type SubscriptionWithPlan,
 } from '../subscriptions/repository.js';
-import type { DraftInvoice } from './engine/index.js';
+import type { DraftInvoice, PlanChangeCharge } from './engine/index.js';
+
+/** What insertInvoice stores: a computed invoice, its lines possibly a plan change's Credit lines. */
+export type InvoiceToStore = Pick<
+  DraftInvoice,
+  'currency' | 'effectiveDate' | 'dueDate' | 'subtotal' | 'totalDiscount' | 'taxes' | 'totalTaxes' | 'total'
+> & { charges: PlanChangeCharge[] };
 
 /** Invoices with what the ledger says of them: amount paid (allocated) and outstanding. */
 export function selectInvoices(db: Queryable, accountId: number) {
@@ -159,7 +165,7 @@ export async function insertInvoice(
     poNumber: string | null;
     postedAt: Date | null;
   },
-  draft: DraftInvoice,
+  draft: InvoiceToStore,
   with_: { subscriptionMoves?: { moves: SubscriptionMove[]; now: Date }; ledgerEntry?: boolean } = {},
 ): Promise<{ id: number; invoiceNumber: number }> {
   // the CTEs below (CamelCasePlugin writes newInvoice as new_invoice)
@@ -298,6 +304,24 @@ export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: 
     .orderBy('invoices.id')
     .orderBy('invoiceCharges.position')
     .execute();
+}
+
+/**
+ * Whether a Draft invoice bills the subscription's period running on `day` (a recurring line covering it): a plan
+ * change cannot credit that line (drafts are never credited), so it waits until the draft is posted.
+ */
+export async function draftBillsPeriodOn(db: Queryable, subscriptionId: number, day: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('invoiceCharges')
+    .innerJoin('invoices', 'invoices.id', 'invoiceCharges.invoiceId')
+    .select('invoiceCharges.id')
+    .where('invoiceCharges.subscriptionId', '=', subscriptionId)
+    .where('invoiceCharges.kind', '=', 'Recurring')
+    .where('invoices.status', '=', 'Draft')
+    .where('invoiceCharges.startServiceDate', '<=', day)
+    .where('invoiceCharges.endServiceDate', '>', day)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Marks an invoice's overdue notice as given; false when another instance did it first. */

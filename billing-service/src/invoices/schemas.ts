@@ -52,7 +52,8 @@ export const InvoiceResponse = z.object({
   postedTimestamp: z.string().nullable(),
   effectiveTimestamp: z.string(),
   dueTimestamp: z.string(),
-  charges: z.array(DraftChargeResponse.extend({ id: z.number() })),
+  /** `Credit`: a plan change's credit of a line billed before, for its unused days (an extension; negative amount). */
+  charges: z.array(DraftChargeResponse.extend({ id: z.number(), chargeType: z.enum(['Recurring', 'SetupFee', 'Credit']) })),
   subtotal: z.number(),
   totalDiscount: z.number(),
   taxes: z.array(TaxResponse),

@@ -109,9 +109,10 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
  * automatically and owes on invoices now due is charged what is due (due date on
  * or before today), after the money the customer already holds (unallocated
  * payments and credits) is applied to it; invoices not yet due are left for their
- * day. The day's attempt is claimed first, so it is made once across instances.
+ * day. The day's attempt is claimed first, so it is made once across instances. A plan change applied now
+ * collects through it after its commit (lifecycle/plan-change.ts).
  */
-async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): Promise<'collected' | 'declined' | 'skipped'> {
+export async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): Promise<'collected' | 'declined' | 'skipped'> {
   const customer = await findCustomerRow(ctx.db, ref.accountId, ref.id);
   if (!customer) return 'skipped';
   const context = await loadBillingContext(ctx.db, ctx.catalog, customer);

@@ -1,39 +1,81 @@
 import type { AppContext } from '../app-context.js';
+import { recordChange } from '../audit/audit-log.js';
 import { planChangeAllowed } from '../catalog/schema.js';
-import { findCustomerRow } from '../customers/repository.js';
+import { findCustomerRow, lockCustomer } from '../customers/repository.js';
+import { transactionWithRetry } from '../db/conflict-retry.js';
 import type { Queryable } from '../db/database.js';
+import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
-import { computeCustomerInvoices, engineSubscriptions, loadBillingContext, utcDate, type BillingContext } from '../invoices/billing-run.js';
+import {
+  announcePostedInvoice,
+  applyHeldFunds,
+  computeCustomerInvoices,
+  engineSubscriptions,
+  loadBillingContext,
+  utcDate,
+  type BillingContext,
+} from '../invoices/billing-run.js';
 import { isDowngrade, planChangeInvoice, type PlanChangeInvoice, type RunningLine } from '../invoices/engine/index.js';
-import { recurringChargesRunningOn } from '../invoices/repository.js';
-import { toChangeInvoicePreview } from '../invoices/service.js';
+import {
+  addChargeCredits,
+  draftBillsPeriodOn,
+  insertInvoice,
+  markChargesReplaced,
+  recurringChargesRunningOn,
+} from '../invoices/repository.js';
+import { getInvoice, toChangeInvoicePreview } from '../invoices/service.js';
+import { addLedgerEntry } from '../ledger/entries.js';
 import { money, toJsonAmount } from '../money/money.js';
 import { countSubscriptionsByFrequency, findPlanFrequency, type PlanRow } from '../plans/repository.js';
 import { effectiveUnitPrice, revenueOf } from '../plans/recurring-revenue.js';
 import { toPlanFrequencyResponse } from '../plans/service.js';
 import { Refusal } from '../refusals/refusal.js';
 import {
+  countCouponUses,
   findCoupons,
   findProducts,
   findSubscription,
+  findSubscriptionCustomerId,
+  replaceProducts,
+  updateSubscriptionRow,
   type SubscriptionProductRow,
   type SubscriptionWithPlan,
 } from '../subscriptions/repository.js';
 import type { SubscriptionResponse } from '../subscriptions/schemas.js';
 import { getSubscription, toSubscriptionProductResponse } from '../subscriptions/service.js';
 import type { PlanChangeInput, PlanChangeResponse } from './schemas.js';
+import { collectDueBalance } from './billing-clock.js';
 import { anchorDayOf, restOfRunningPeriod } from './unhold.js';
 
 /*
- * Plan changes (issue 28; design and rule: src/subscriptions/PLAN-CHANGES.md). This step answers the preview only:
- * it reads, checks and computes, and changes nothing. Applying a change (now or at period end) is the next step.
+ * Plan changes (issue 28; design and rule: src/subscriptions/PLAN-CHANGES.md). One computation (computePlanChange)
+ * answers the preview and is what applying posts: the preview reads without a lock, applying computes again in its
+ * transaction under the customer's lock, so the rules are checked against what is committed.
  */
 
 type PlanFrequency = NonNullable<Awaited<ReturnType<typeof findPlanFrequency>>>;
 /** A product as it will be after the change; id 0: a product the change adds (created when it applies). */
 type ChangedProduct = Omit<SubscriptionProductRow, 'position'>;
 
-/** POST /v1/subscriptions/{id}/changes: for now `preview: true` only. */
+/** What a change computes, before anything is written. */
+interface ComputedChange {
+  s: SubscriptionWithPlan;
+  customer: CustomerRow;
+  context: BillingContext;
+  target: PlanFrequency;
+  /** The subscription's products before the change, and after it. */
+  before: SubscriptionProductRow[];
+  products: ChangedProduct[];
+  timing: 'now' | 'periodEnd';
+  /** The invoice a change now posts (null: scheduled). */
+  invoice: PlanChangeInvoice | null;
+  nextRenewal: PlanChangeResponse['nextRenewal'];
+  pendingChange: PendingChange | null;
+}
+
+type PendingChange = NonNullable<PlanChangeResponse['subscription']['pendingChange']>;
+
+/** POST /v1/subscriptions/{id}/changes: a preview, or the change applied now. */
 export async function changeSubscriptionPlan(
   ctx: AppContext,
   caller: Caller,
@@ -41,19 +83,120 @@ export async function changeSubscriptionPlan(
   input: PlanChangeInput,
   now?: Date,
 ): Promise<PlanChangeResponse> {
-  if (!input.preview) throw Refusal.invalid('applying a plan change is not available yet: send preview: true', 'preview');
   now ??= await ctx.clock.now(caller.accountId);
-  return previewPlanChange(ctx, ctx.db, caller, subscriptionId, input, now);
+  if (input.preview) return previewAnswer(ctx, caller, await computePlanChange(ctx, ctx.db, caller, subscriptionId, input, now));
+  const customerId = await findSubscriptionCustomerId(ctx.db, caller.accountId, subscriptionId);
+  if (customerId === undefined) throw Refusal.notFound('subscription', subscriptionId);
+
+  const applied = await transactionWithRetry(ctx.db, async (trx) => {
+    // the customer's lock first (lock order: README, Architecture), then everything read and checked again under it
+    await lockCustomer(trx, caller.accountId, customerId);
+    const change = await computePlanChange(ctx, trx, caller, subscriptionId, input, now);
+    if (change.timing === 'periodEnd') throw Refusal.invalid('scheduling a change for the period end is not available yet', 'timing');
+    const invoiceId = await applyNow(ctx, trx, caller, change, now);
+    return { change, invoiceId };
+  });
+  // After the commit, as the billing clock collects: a decline leaves the change applied and the invoice open.
+  await collectDueBalance(ctx, { id: customerId, accountId: caller.accountId }, now);
+  return {
+    subscription: { ...(await getSubscription(ctx, caller, subscriptionId)), pendingChange: null },
+    invoice: await getInvoice(ctx, caller, applied.invoiceId),
+    nextRenewal: applied.change.nextRenewal,
+  };
 }
 
-async function previewPlanChange(
+/**
+ * Applies a computed change now, in the caller's transaction under the customer's lock: the running lines record
+ * their credit and end on the change day (a later cancellation reverses the new lines, never the old days twice),
+ * the change invoice is posted (number, lines, taxes, ledger entry), the subscription moves to its new plan
+ * frequency, products and period, held funds are applied; audit entry and events.
+ */
+async function applyNow(ctx: AppContext, trx: Queryable, caller: Caller, change: ComputedChange, now: Date): Promise<number> {
+  const { s, customer, context, target, products } = change;
+  const invoice = change.invoice!;
+  const today = invoice.effectiveDate;
+  await addChargeCredits(
+    trx,
+    invoice.credits.map((c) => ({ chargeId: c.chargeId, amount: c.amount.toString() })),
+  );
+  // before the change invoice is written: only the old lines end today
+  await markChargesReplaced(trx, [s.id], today);
+  // A net below 0 (a downgrade now): nothing is owed on the invoice and what it gives back is a credit (the ledger
+  // holds no negative amount), applied to open invoices or held for the next one. See PLAN-CHANGES.md, "Posting".
+  const givesBack = invoice.total.lessThan(0);
+  const { id: invoiceId, invoiceNumber } = await insertInvoice(
+    trx,
+    {
+      accountId: customer.accountId,
+      customerId: customer.id,
+      status: 'Posted',
+      terms: context.settings.term,
+      poNumber: context.settings.poNumber,
+      postedAt: now,
+    },
+    invoice,
+    { ledgerEntry: !givesBack },
+  );
+  if (givesBack) {
+    const entry = { accountId: customer.accountId, customerId: customer.id, effectiveAt: now, openedAt: now };
+    const dueAt = new Date(`${invoice.dueDate}T00:00:00Z`);
+    await addLedgerEntry(trx, { ...entry, entryType: 'invoice', amount: money(0), invoiceId, dueAt });
+    await addLedgerEntry(trx, {
+      ...entry,
+      entryType: 'credit',
+      amount: invoice.total.negated(),
+      description: `plan change, invoice ${invoiceNumber}: the credit exceeds the charge`,
+    });
+  }
+  await updateSubscriptionRow(trx, s.id, {
+    name: nameAfterChange(s, target),
+    planFrequencyId: target.frequency.id,
+    nextPeriodStart: invoice.nextPeriodStart,
+    ...(invoice.anchorDay !== null ? { anchorDay: invoice.anchorDay, currentPeriodStart: today } : {}),
+    modifiedAt: now,
+  });
+  await replaceProducts(trx, s.id, products);
+  await countCouponUses(trx, s.id, invoice.couponsApplied);
+  await recordChange(trx, caller, {
+    entityType: 'Subscription',
+    entityId: s.id,
+    action: 'update',
+    changes: {
+      planFrequencyId: [s.planFrequencyId, target.frequency.id],
+      quantities: [quantitiesOf(change.before), quantitiesOf(products)],
+      nextPeriodStartDate: [s.nextPeriodStart, invoice.nextPeriodStart],
+      planChangeInvoiceId: invoiceId,
+    },
+  });
+  await announcePostedInvoice(
+    trx,
+    customer,
+    { id: invoiceId, invoiceNumber, total: invoice.total, dueDate: invoice.dueDate },
+    {
+      now,
+      notifier: ctx.notifier,
+      webhooks: ctx.webhooks,
+    },
+  );
+  for (const type of ['subscription.updated', 'subscription.changeApplied'] as const)
+    await ctx.webhooks?.subscription(trx, customer.accountId, customer.id, s.id, type, now);
+  await applyHeldFunds(trx, customer, { now, webhooks: ctx.webhooks });
+  return invoiceId;
+}
+
+/**
+ * Reads and checks a change (the refusals of PLAN-CHANGES.md) and computes it: the invoice a change now posts, by
+ * the pure proration (invoices/engine/plan-change.ts), or the pending change a periodEnd one stores; and the next
+ * renewal after it. Writes nothing.
+ */
+async function computePlanChange(
   ctx: AppContext,
   db: Queryable,
   caller: Caller,
   subscriptionId: number,
   input: PlanChangeInput,
   now: Date,
-): Promise<PlanChangeResponse> {
+): Promise<ComputedChange> {
   const today = utcDate(now);
   const s = await findSubscription(db, caller.accountId, subscriptionId);
   if (!s) throw Refusal.notFound('subscription', subscriptionId);
@@ -68,9 +211,9 @@ async function previewPlanChange(
     throw Refusal.conflict(`the subscription's renewal on ${s.nextPeriodStart} is due: change it once it is billed`, 'subscriptionId');
   }
   const target = await targetFrequency(ctx, db, s, input.planFrequencyId ?? s.planFrequencyId);
-  const current = await findProducts(db, [s.id]);
-  const products = productsAfterChange(s, current, target, input.quantities ?? {});
-  if (target.frequency.id === s.planFrequencyId && products.every((p, i) => money(p.quantity).eq(current[i]!.quantity))) {
+  const before = await findProducts(db, [s.id]);
+  const products = productsAfterChange(s, before, target, input.quantities ?? {});
+  if (target.frequency.id === s.planFrequencyId && products.every((p, i) => money(p.quantity).eq(before[i]!.quantity))) {
     throw Refusal.invalid('the change changes nothing: give another planFrequencyId or other quantities', 'planFrequencyId');
   }
 
@@ -78,32 +221,40 @@ async function previewPlanChange(
   const coupons = await findCoupons(db, [s.id]);
   const changed: SubscriptionWithPlan = {
     ...s,
+    name: nameAfterChange(s, target),
     planFrequencyId: target.frequency.id,
     interval: target.frequency.interval,
     numberOfIntervals: target.frequency.numberOfIntervals,
     isProrated: target.frequency.isProrated,
   };
   const price = (rows: ReadonlyArray<ChangedProduct>) => rows.map((p) => ({ ...p, unitPrice: effectiveUnitPrice(p) }));
-  const downgrade = isDowngrade(price(current), price(products));
+  const downgrade = isDowngrade(price(before), price(products));
   const timing = input.timing ?? (downgrade ? ctx.catalog.planChanges.downgradeTiming : 'now');
   const lines = { products: products.map((p) => ({ ...p })), coupons };
+  const computed = { s, customer, context, target, before, products, timing };
 
   if (timing === 'periodEnd') {
     // Nothing now: the renewal at the period's end bills the new plan for the new period.
-    const renewal = await renewalAfterChange(db, ctx, context, changed, lines, s.nextPeriodStart, anchorDayOf(s));
-    const pendingChange = {
-      planFrequencyId: target.frequency.id,
-      quantities: Object.fromEntries(products.map((p) => [p.productCode, toJsonAmount(p.quantity)])),
-      effectiveDate: s.nextPeriodStart,
-      createdTimestamp: now.toISOString(),
-    };
     return {
-      subscription: { ...(await getSubscription(ctx, caller, s.id)), pendingChange },
+      ...computed,
       invoice: null,
-      nextRenewal: renewal,
+      nextRenewal: await renewalAfterChange(db, ctx, context, changed, lines, s.nextPeriodStart, anchorDayOf(s)),
+      pendingChange: {
+        planFrequencyId: target.frequency.id,
+        quantities: Object.fromEntries(products.map((p) => [p.productCode, toJsonAmount(p.quantity)])),
+        effectiveDate: s.nextPeriodStart,
+        createdTimestamp: now.toISOString(),
+      },
     };
   }
 
+  // A Draft's line was never credited (drafts never are): the change waits until it is posted.
+  if (await draftBillsPeriodOn(db, s.id, today)) {
+    throw Refusal.invalid(
+      "the current period's invoice is still a Draft: post it first (POST /v1/Invoices/{id}/post), or change at periodEnd",
+      'timing',
+    );
+  }
   const running = restOfRunningPeriod(s, today, context.billingPeriods);
   const [engineSubscription] = await engineSubscriptions(
     db,
@@ -139,12 +290,39 @@ async function previewPlanChange(
   });
   const anchorDay = invoice.anchorDay ?? running.anchorDay ?? null;
   const couponUses = Object.fromEntries(invoice.couponsApplied.map((code) => [code, 1]));
-  const renewal = await renewalAfterChange(db, ctx, context, changed, lines, invoice.nextPeriodStart, anchorDay, couponUses);
   return {
-    subscription: await subscriptionAfterChange(ctx, db, caller, s, target, products, invoice),
-    invoice: toChangeInvoicePreview(invoice),
-    nextRenewal: renewal,
+    ...computed,
+    invoice,
+    nextRenewal: await renewalAfterChange(db, ctx, context, changed, lines, invoice.nextPeriodStart, anchorDay, couponUses),
+    pendingChange: null,
   };
+}
+
+/** A preview's answer: the subscription as it would be, the invoice as the preview shape shows it. */
+async function previewAnswer(ctx: AppContext, caller: Caller, change: ComputedChange): Promise<PlanChangeResponse> {
+  const { s, invoice } = change;
+  if (!invoice) {
+    return {
+      subscription: { ...(await getSubscription(ctx, caller, s.id)), pendingChange: change.pendingChange },
+      invoice: null,
+      nextRenewal: change.nextRenewal,
+    };
+  }
+  return {
+    subscription: await subscriptionAfterChange(ctx, ctx.db, caller, s, change.target, change.products, invoice),
+    invoice: toChangeInvoicePreview(invoice),
+    nextRenewal: change.nextRenewal,
+  };
+}
+
+/** A subscription named after its plan takes the new plan's name; a name of its own (subscriptionOverride) stays. */
+function nameAfterChange(s: SubscriptionWithPlan, target: PlanFrequency): string {
+  return s.name === s.planName ? target.plan.name : s.name;
+}
+
+/** Product code → quantity, as the audit entry records them. */
+function quantitiesOf(products: ReadonlyArray<{ productCode: string; quantity: string }>): Record<string, string> {
+  return Object.fromEntries(products.map((p) => [p.productCode, p.quantity]));
 }
 
 /** The plan frequency to change to: Active, allowed by the catalogue from the subscription's plan, priced in its currency. */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CustomerIdParams, CustomerResponse } from '../customers/schemas.js';
+import { withIdempotency } from '../http/idempotency.js';
 import { activateCustomer } from './activation.js';
 import { cancelCustomer, uncancelCustomer } from './cancellation.js';
 import { holdCustomer } from './hold.js';
@@ -60,12 +61,19 @@ export async function lifecycleRoutes(fastify: FastifyInstance) {
   app.post('/v1/subscriptions/:subscriptionId/changes', {
     schema: {
       tags: ['Subscriptions'],
-      summary: 'Change the plan frequency or quantities of an Active subscription, prorated (an extension; for now preview=true only)',
+      summary:
+        'Change the plan frequency or quantities of an Active subscription, prorated (an extension; Idempotency-Key: a retry posts once)',
       params: SubscriptionIdParams,
       body: PlanChangeBody,
+      headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
       response: { 200: PlanChangeResponse },
     },
-    handler: async (request) => changeSubscriptionPlan(app.ctx, request.caller, request.params.subscriptionId, request.body),
+    handler: async (request, reply) => {
+      const { subscriptionId } = request.params;
+      return withIdempotency(request, reply, `POST /v1/subscriptions/${subscriptionId}/changes`, () =>
+        changeSubscriptionPlan(app.ctx, request.caller, subscriptionId, request.body),
+      );
+    },
   });
 
   app.post('/v1/customers/uncancel/:customerId', {

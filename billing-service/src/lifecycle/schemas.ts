@@ -82,8 +82,8 @@ export const PendingChangeResponse = z.object({
 export const PlanChangeResponse = z.object({
   /** The subscription as GET /v1/subscriptions/{id} shows it after the change (a preview: as it would be). */
   subscription: SubscriptionResponse.extend({ pendingChange: PendingChangeResponse.nullable() }),
-  /** The invoice the change posts now (a preview: as it would be); null when nothing is posted now. */
-  invoice: ChangeInvoicePreviewResponse.nullable(),
+  /** The invoice the change posted (the invoice shape); a preview: as it would be (the preview shape); null when nothing is posted now. */
+  invoice: z.union([InvoiceResponse, ChangeInvoicePreviewResponse]).nullable(),
   /** The next renewal after the change: its date and the total of the invoice it will post for this subscription. */
   nextRenewal: z.object({ date: z.string(), amount: z.number() }),
 });

@@ -234,3 +234,38 @@ export async function hasPostedInvoices(db: Queryable, subscriptionIds: number[]
     .execute();
   return new Set(rows.map((r) => r.subscriptionId!));
 }
+
+/**
+ * A plan change's products (lifecycle/plan-change.ts): the rows given in their order, kept ones (id > 0) updated,
+ * new ones (id 0) inserted, the subscription's others deleted. Positions move through negatives first: the
+ * (subscription, position) key is checked row by row.
+ */
+export async function replaceProducts(
+  db: Queryable,
+  subscriptionId: number,
+  products: ReadonlyArray<Omit<SubscriptionProductRow, 'position' | 'subscriptionId'>>,
+): Promise<void> {
+  const kept = products.filter((p) => p.id > 0).map((p) => p.id);
+  const dropped = db.deleteFrom('subscriptionProducts').where('subscriptionId', '=', subscriptionId);
+  await (kept.length > 0 ? dropped.where('id', 'not in', kept) : dropped).execute();
+  if (kept.length > 0) {
+    await db
+      .updateTable('subscriptionProducts')
+      .set({ position: sql`-position - 1` })
+      .where('subscriptionId', '=', subscriptionId)
+      .execute();
+  }
+  for (const [position, { id, ...p }] of products.entries()) {
+    if (id > 0)
+      await db
+        .updateTable('subscriptionProducts')
+        .set({ ...p, position })
+        .where('id', '=', id)
+        .execute();
+    else
+      await db
+        .insertInto('subscriptionProducts')
+        .values({ ...p, subscriptionId, position })
+        .execute();
+  }
+}
