@@ -301,6 +301,16 @@ export interface SubscriptionProductsTable {
   discountValue: Numeric | null;
 }
 
+/** A plan change scheduled for the end of the period (migration 0030; written only by src/subscriptions). */
+export interface PendingPlanChangesTable {
+  subscriptionId: number;
+  planFrequencyId: number;
+  /** Product code → quantity after the change (every product of the plan frequency). */
+  quantities: ColumnType<Record<string, string>, string, string>;
+  effectiveDate: ColumnType<string, string, string>;
+  createdAt: Date;
+}
+
 export interface SubscriptionCouponsTable {
   subscriptionId: number;
   couponCode: string;
@@ -720,6 +730,7 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   subscriptionProducts: SubscriptionProductsTable;
   subscriptionCoupons: SubscriptionCouponsTable;
+  pendingPlanChanges: PendingPlanChangesTable;
   invoices: InvoicesTable;
   invoiceCharges: InvoiceChargesTable;
   invoiceTaxes: InvoiceTaxesTable;

@@ -31,12 +31,14 @@ import { effectiveUnitPrice, revenueOf } from '../plans/recurring-revenue.js';
 import { toPlanFrequencyResponse } from '../plans/service.js';
 import { Refusal } from '../refusals/refusal.js';
 import {
+  claimPendingChanges,
   countCouponUses,
   findCoupons,
   findProducts,
   findSubscription,
   findSubscriptionCustomerId,
   replaceProducts,
+  savePendingChange,
   updateSubscriptionRow,
   type SubscriptionProductRow,
   type SubscriptionWithPlan,
@@ -44,7 +46,7 @@ import {
 import type { SubscriptionResponse } from '../subscriptions/schemas.js';
 import { getSubscription, toSubscriptionProductResponse } from '../subscriptions/service.js';
 import type { PlanChangeInput, PlanChangeResponse } from './schemas.js';
-import { collectDueBalance } from './billing-clock.js';
+import { collectDueBalance } from './collection.js';
 import { anchorDayOf, restOfRunningPeriod } from './unhold.js';
 
 /*
@@ -92,17 +94,99 @@ export async function changeSubscriptionPlan(
     // the customer's lock first (lock order: README, Architecture), then everything read and checked again under it
     await lockCustomer(trx, caller.accountId, customerId);
     const change = await computePlanChange(ctx, trx, caller, subscriptionId, input, now);
-    if (change.timing === 'periodEnd') throw Refusal.invalid('scheduling a change for the period end is not available yet', 'timing');
-    const invoiceId = await applyNow(ctx, trx, caller, change, now);
-    return { change, invoiceId };
+    if (change.timing === 'periodEnd') {
+      await schedule(ctx, trx, caller, change, now);
+      return { change, invoiceId: null };
+    }
+    return { change, invoiceId: await applyNow(ctx, trx, caller, change, now) };
   });
   // After the commit, as the billing clock collects: a decline leaves the change applied and the invoice open.
-  await collectDueBalance(ctx, { id: customerId, accountId: caller.accountId }, now);
+  if (applied.invoiceId !== null) await collectDueBalance(ctx, { id: customerId, accountId: caller.accountId }, now);
   return {
-    subscription: { ...(await getSubscription(ctx, caller, subscriptionId)), pendingChange: null },
-    invoice: await getInvoice(ctx, caller, applied.invoiceId),
+    subscription: await getSubscription(ctx, caller, subscriptionId),
+    invoice: applied.invoiceId === null ? null : await getInvoice(ctx, caller, applied.invoiceId),
     nextRenewal: applied.change.nextRenewal,
   };
+}
+
+/** Stores a change for the period end (replacing one pending), with its audit entry and events; nothing is posted. */
+async function schedule(ctx: AppContext, trx: Queryable, caller: Caller, change: ComputedChange, now: Date): Promise<void> {
+  const { s, customer, target, products } = change;
+  const effectiveDate = change.pendingChange!.effectiveDate;
+  await savePendingChange(trx, {
+    subscriptionId: s.id,
+    planFrequencyId: target.frequency.id,
+    quantities: quantitiesOf(products),
+    effectiveDate,
+    createdAt: now,
+  });
+  await recordChange(trx, caller, {
+    entityType: 'Subscription',
+    entityId: s.id,
+    action: 'update',
+    changes: { pendingChange: [null, { planFrequencyId: target.frequency.id, quantities: quantitiesOf(products), effectiveDate }] },
+  });
+  for (const type of ['subscription.updated', 'subscription.changeScheduled'] as const)
+    await ctx.webhooks?.subscription(trx, customer.accountId, customer.id, s.id, type, now);
+}
+
+/**
+ * The renewal's part (lifecycle/billing-clock.ts), under the customer's lock before the period is computed: the
+ * changes pending for these subscriptions from a period start up to `today` are claimed and applied, so the
+ * renewal bills the new plan for the new period (nothing prorated). A change the catalogue no longer allows (the
+ * frequency retired, the switch or a quantity refused) is dropped, with an audit entry saying why. Returns the
+ * ids of the subscriptions changed.
+ */
+export async function applyPendingChanges(
+  ctx: AppContext,
+  trx: Queryable,
+  caller: Caller,
+  subscriptions: SubscriptionWithPlan[],
+  today: string,
+  now: Date,
+): Promise<number[]> {
+  const claimed = await claimPendingChanges(
+    trx,
+    subscriptions.map((s) => s.id),
+    today,
+  );
+  const changed: number[] = [];
+  for (const row of claimed) {
+    const s = subscriptions.find((x) => x.id === row.subscriptionId)!;
+    const quantities = Object.fromEntries(Object.entries(row.quantities).map(([code, q]) => [code, Number(q)]));
+    let target: PlanFrequency;
+    let products: ChangedProduct[];
+    const before = await findProducts(trx, [s.id]);
+    try {
+      target = await targetFrequency(ctx, trx, s, row.planFrequencyId);
+      products = productsAfterChange(s, before, target, quantities);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      await recordChange(trx, caller, {
+        entityType: 'Subscription',
+        entityId: s.id,
+        action: 'update',
+        changes: { pendingChange: [{ planFrequencyId: row.planFrequencyId, quantities: row.quantities }, null], dropped: error.message },
+      });
+      continue;
+    }
+    await updateSubscriptionRow(trx, s.id, { name: nameAfterChange(s, target), planFrequencyId: target.frequency.id, modifiedAt: now });
+    await replaceProducts(trx, s.id, products);
+    await recordChange(trx, caller, {
+      entityType: 'Subscription',
+      entityId: s.id,
+      action: 'update',
+      changes: {
+        planFrequencyId: [s.planFrequencyId, target.frequency.id],
+        quantities: [quantitiesOf(before), quantitiesOf(products)],
+        pendingChangeEffectiveDate: row.effectiveDate,
+      },
+    });
+    for (const type of ['subscription.updated', 'subscription.changeApplied'] as const)
+      await ctx.webhooks?.subscription(trx, s.accountId, s.customerId, s.id, type, now);
+    changed.push(s.id);
+  }
+  return changed;
 }
 
 /**
@@ -157,6 +241,8 @@ async function applyNow(ctx: AppContext, trx: Queryable, caller: Caller, change:
   });
   await replaceProducts(trx, s.id, products);
   await countCouponUses(trx, s.id, invoice.couponsApplied);
+  // a change scheduled for the period end was computed against the plan this one replaces: withdrawn
+  await claimPendingChanges(trx, [s.id]);
   await recordChange(trx, caller, {
     entityType: 'Subscription',
     entityId: s.id,
@@ -320,7 +406,7 @@ function nameAfterChange(s: SubscriptionWithPlan, target: PlanFrequency): string
   return s.name === s.planName ? target.plan.name : s.name;
 }
 
-/** Product code → quantity, as the audit entry records them. */
+/** Product code → quantity, as the audit entry and a pending change record them. */
 function quantitiesOf(products: ReadonlyArray<{ productCode: string; quantity: string }>): Record<string, string> {
   return Object.fromEntries(products.map((p) => [p.productCode, p.quantity]));
 }

@@ -71,17 +71,9 @@ export const PlanChangeBody = z.object({
 });
 export type PlanChangeInput = z.infer<typeof PlanChangeBody>;
 
-/** A change scheduled for the end of the period: what it changes, from when. */
-export const PendingChangeResponse = z.object({
-  planFrequencyId: z.number(),
-  quantities: z.record(z.string(), z.number()),
-  effectiveDate: z.string(),
-  createdTimestamp: z.string(),
-});
-
 export const PlanChangeResponse = z.object({
   /** The subscription as GET /v1/subscriptions/{id} shows it after the change (a preview: as it would be). */
-  subscription: SubscriptionResponse.extend({ pendingChange: PendingChangeResponse.nullable() }),
+  subscription: SubscriptionResponse,
   /** The invoice the change posted (the invoice shape); a preview: as it would be (the preview shape); null when nothing is posted now. */
   invoice: z.union([InvoiceResponse, ChangeInvoicePreviewResponse]).nullable(),
   /** The next renewal after the change: its date and the total of the invoice it will post for this subscription. */

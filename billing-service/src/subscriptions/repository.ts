@@ -3,6 +3,7 @@ import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 import type {
   Database,
+  PendingPlanChangesTable,
   PlanFrequenciesTable,
   SubscriptionCouponsTable,
   SubscriptionProductsTable,
@@ -268,4 +269,36 @@ export async function replaceProducts(
         .values({ ...p, subscriptionId, position })
         .execute();
   }
+}
+
+export type PendingPlanChangeRow = Selectable<PendingPlanChangesTable>;
+
+/** Schedules a plan change for the period end; a change already pending for the subscription is replaced. */
+export async function savePendingChange(db: Queryable, row: PendingPlanChangeRow): Promise<void> {
+  const values = { ...row, quantities: JSON.stringify(row.quantities) };
+  await db
+    .insertInto('pendingPlanChanges')
+    .values(values)
+    .onConflict((oc) => oc.column('subscriptionId').doUpdateSet({ ...values, subscriptionId: undefined }))
+    .execute();
+}
+
+/** The changes pending for these subscriptions. */
+export async function findPendingChanges(db: Queryable, subscriptionIds: number[]): Promise<PendingPlanChangeRow[]> {
+  if (subscriptionIds.length === 0) return [];
+  return db.selectFrom('pendingPlanChanges').selectAll().where('subscriptionId', 'in', subscriptionIds).execute();
+}
+
+/**
+ * Claims the pending changes of these subscriptions effective by `day` (all of them when no day is given: a
+ * withdrawal), in one delete … returning: of a renewal and a withdrawal at once, exactly one gets the row.
+ */
+export async function claimPendingChanges(db: Queryable, subscriptionIds: number[], day?: string): Promise<PendingPlanChangeRow[]> {
+  if (subscriptionIds.length === 0) return [];
+  return db
+    .deleteFrom('pendingPlanChanges')
+    .where('subscriptionId', 'in', subscriptionIds)
+    .$if(day !== undefined, (q) => q.where('effectiveDate', '<=', day!))
+    .returningAll()
+    .execute();
 }
