@@ -195,12 +195,12 @@ export function advanceSubscriptionPeriodsSql(moves: SubscriptionMove[], now: Da
   `;
 }
 
-/** The coupons applied to a billed period count one use each. */
-export async function countCouponUses(db: Queryable, subscriptionId: number, codes: string[]) {
+/** The coupons applied to a billed period count one use each; `usedOn`: that period's first service day. */
+export async function countCouponUses(db: Queryable, subscriptionId: number, codes: string[], usedOn: string) {
   if (codes.length === 0) return;
   await db
     .updateTable('subscriptionCoupons')
-    .set({ periodsUsed: sql`periods_used + 1` })
+    .set({ periodsUsed: sql`periods_used + 1`, lastUsedOn: usedOn })
     .where('subscriptionId', '=', subscriptionId)
     .where('couponCode', 'in', codes)
     .execute();

@@ -22,7 +22,10 @@ import { deposit, expectError, ledgerRows } from './lifecycle-fixtures.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({
-    catalog: testCatalog({ planChanges: { allowed: [{ from: 'BASIC', to: 'PRO' }] } }),
+    catalog: testCatalog({
+      planChanges: { allowed: [{ from: 'BASIC', to: 'PRO' }] },
+      coupons: [...testCatalog().coupons, { code: 'LOYAL10', name: 'Loyalty', kind: 'Percentage', value: '10', duration: 'Forever' }],
+    }),
     app: { testClocks: true, backgroundTasks: false, webhooks: { allowHttp: true, allowPrivate: true }, webhookWorker: false },
   });
 });
@@ -306,6 +309,37 @@ describe('a plan change applied now: the preview is what is posted', () => {
     await advance(account, '2027-04-15T10:00:00Z');
     const renewal = (await listInvoices(t, customerId, account)).at(-1)!;
     expect(renewal.invoiceAmount).toBe(26);
+  });
+
+  it('a Percentage coupon carries over to the change only when it discounted the period being changed', async () => {
+    const withCoupon = async (subscriptionId: number, account: TestAccount) => {
+      const read = await readSubscription(t, subscriptionId, account);
+      const res = await t.call('PUT', '/v1/subscriptions', { ...read, coupons: [{ code: 'LOYAL10' }] }, { as: account });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    // discounted January (attached before the activation): the change's charges get 10 % off too, using no period
+    const before = await accountOn('2027-01-01T09:00:00Z');
+    const customerBefore = await newCustomer(t, NEW_YORK, before);
+    const early = await newSubscription(t, customerBefore, BASIC_MONTHLY, before);
+    await withCoupon(early, before);
+    await deposit(t, customerBefore, '500', before);
+    expect((await activate(t, customerBefore, ACTIVATION_FLAGS, '', before)).statusCode).toBe(200);
+    await advance(before, '2027-01-10T15:00:00Z');
+    const { applied: discounted } = await previewThenApply(early, { planFrequencyId: PRO_MONTHLY }, before);
+    expect(discounted.invoice.totalDiscount).toBe(3.48);
+    expect((await readSubscription(t, early, before)).coupons).toMatchObject([{ code: 'LOYAL10', periodsUsed: 1 }]);
+
+    // attached on 2027-01-05, after January was billed: it did not discount January, so not the change either;
+    // its first use is the February renewal
+    const after = await accountOn('2027-01-01T09:00:00Z');
+    const { subscriptionId: late } = await subscriber(after, BASIC_MONTHLY);
+    await advance(after, '2027-01-05T12:00:00Z');
+    await withCoupon(late, after);
+    await advance(after, '2027-01-10T15:00:00Z');
+    const { applied: undiscounted } = await previewThenApply(late, { planFrequencyId: PRO_MONTHLY }, after);
+    expect(undiscounted.invoice.totalDiscount).toBe(0);
+    expect(undiscounted.invoice.invoiceAmount).toBe(21.41);
+    expect((await readSubscription(t, late, after)).coupons).toMatchObject([{ code: 'LOYAL10', periodsUsed: 0 }]);
   });
 
   it('refuses timing now while the period is billed on a Draft invoice (400 timing)', async () => {

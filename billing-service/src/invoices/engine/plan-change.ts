@@ -108,12 +108,21 @@ export function isFrequencySwitch(input: Pick<PlanChangeInput, 'oldFrequency' | 
 
 /**
  * The coupons as the change invoice sees them. Same frequency: the running period already used its coupons, so
- * a Percentage coupon applies when it applied to that period (periodsUsed − 1) and Amount coupons (once per
- * period, given already) do not. A frequency switch starts a period: billed as a renewal, coupons as stored.
+ * a Percentage coupon applies when it discounted that period (its last use was for a period one of the running
+ * lines bills; the engine then sees the uses it had before it, periodsUsed − 1) and Amount coupons (once per
+ * period, given already) do not. A coupon attached after the period was billed, or used up on an earlier period,
+ * did not discount it and does not discount the change. A frequency switch starts a period: billed as a renewal,
+ * coupons as stored.
  */
-export function couponsForChange(coupons: EngineCoupon[], frequencySwitch: boolean): EngineCoupon[] {
+export function couponsForChange(coupons: EngineCoupon[], frequencySwitch: boolean, runningLines: RunningLine[]): EngineCoupon[] {
   if (frequencySwitch) return coupons;
-  return coupons.filter((c) => c.kind === 'Percentage').map((c) => ({ ...c, periodsUsed: Math.max(0, c.periodsUsed - 1) }));
+  const discountedRunningPeriod = (c: EngineCoupon) =>
+    !!c.lastUsedOn &&
+    c.periodsUsed > 0 &&
+    runningLines.some((l) => l.startServiceDate <= c.lastUsedOn! && c.lastUsedOn! < l.endServiceDate);
+  return coupons
+    .filter((c) => c.kind === 'Percentage' && discountedRunningPeriod(c))
+    .map((c) => ({ ...c, periodsUsed: c.periodsUsed - 1 }));
 }
 
 function creditCharge(line: RunningLine, amount: Money, changeDate: string): PlanChangeCharge {
@@ -161,7 +170,7 @@ export function planChangeInvoice(input: PlanChangeInput): PlanChangeInvoice {
   const subscription: EngineSubscription = frequencySwitch
     ? { ...input.subscription, periodStart: changeDate, anchorDay: null, billFrom: null, isFirstInvoice: false }
     : { ...input.subscription, isProrated: true, billFrom: changeDate, isFirstInvoice: false };
-  subscription.coupons = couponsForChange(input.subscription.coupons, frequencySwitch);
+  subscription.coupons = couponsForChange(input.subscription.coupons, frequencySwitch, input.runningLines);
   // Taxes are the change invoice's, on its net: the engine computes the charges untaxed.
   const [charged] = computeInvoices({
     currency,

@@ -1,10 +1,11 @@
 /**
  * A disagreement the plan-change oracle found (issue 28), written out: a Percentage coupon attached after the
  * running period was billed (PUT /v1/subscriptions replaces the coupon list at any time; a new coupon has
- * periodsUsed 0). PLAN-CHANGES.md, step 4: "Percentage coupons of the subscription apply to the charge lines when
- * they applied to the period being changed". This one did not apply to that period, so the change's charges carry
- * no discount of it. The engine (`couponsForChange`: periodsUsed − 1, clamped at 0) applies it, and uses none of its
- * periods, so the next renewal applies the Once coupon a second time.
+ * periodsUsed 0 and no last use). PLAN-CHANGES.md, step 4: "Percentage coupons of the subscription apply to the
+ * charge lines when they applied to the period being changed". This one did not apply to that period, so the
+ * change's charges carry no discount of it. The engine used to infer that from periodsUsed − 1 (clamped at 0) and
+ * applied it, using none of its periods, so the next renewal applied the Once coupon a second time; it now reads
+ * the period the coupon's last use discounted (`lastUsedOn`).
  */
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';

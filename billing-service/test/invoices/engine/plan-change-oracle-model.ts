@@ -106,10 +106,18 @@ function activeWithUses(c: ModelCoupon, uses: number): boolean {
 }
 
 /**
- * Whether a coupon applied to the running period's invoice: it has a use (periodsUsed counts that invoice)
- * and it was active with the uses it had before (periodsUsed − 1).
+ * Whether a coupon applied to the running period's invoice: its last use was on a day a running line bills
+ * (that invoice's period), it has a use (periodsUsed counts that invoice) and it was active with the uses it had
+ * before (periodsUsed − 1).
  */
-export const appliedToRunningPeriod = (c: ModelCoupon) => c.periodsUsed >= 1 && activeWithUses(c, c.periodsUsed - 1);
+export const appliedToRunningPeriod = (c: ModelCoupon, running: ModelRunningLine[]) =>
+  c.lastUsedOn != null &&
+  running.some((l) => {
+    const used = parseYmd(c.lastUsedOn!);
+    return daysFromTo(parseYmd(l.startServiceDate), used) >= 0 && daysFromTo(used, parseYmd(l.endServiceDate)) > 0;
+  }) &&
+  c.periodsUsed >= 1 &&
+  activeWithUses(c, c.periodsUsed - 1);
 
 /** What the change posts on `changeDate` (PLAN-CHANGES.md, "The proration rule", steps 1-5). */
 export function modelPlanChange(input: ModelChangeInput): ModelChangeInvoice {
@@ -216,7 +224,7 @@ export function modelPlanChange(input: ModelChangeInput): ModelChangeInvoice {
     const value = Rational.parse(coupon.value);
     if (!frequencySwitch) {
       // Same frequency: Percentage coupons that applied to the period being changed, using no period; no Amount coupon.
-      if (coupon.kind !== 'Percentage' || !appliedToRunningPeriod(coupon)) continue;
+      if (coupon.kind !== 'Percentage' || !appliedToRunningPeriod(coupon, input.runningLines)) continue;
       for (const l of charges) discount(l, name, round(l.amount.times(value).div(Rational.HUNDRED)));
       continue;
     }

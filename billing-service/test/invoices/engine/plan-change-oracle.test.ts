@@ -462,8 +462,12 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
         minLength: 3,
         maxLength: 3,
       }),
-      // A coupon added after the period was billed (periodsUsed 0) is left to plan-change-coupon-added-mid-period.test.ts.
-      sameFrequencyCoupons: fc.uniqueArray(couponArb(currency, 1), { maxLength: 2, selector: (c) => c.code }),
+      // With the period its last use discounted: 0 an earlier one (used up before, say), else the running one.
+      // A coupon never used (attached after the period was billed) has none.
+      sameFrequencyCoupons: fc.uniqueArray(fc.tuple(couponArb(currency, 0), fc.integer({ min: 0, max: 2 })), {
+        maxLength: 2,
+        selector: ([c]) => c.code,
+      }),
       switchCoupons: fc.uniqueArray(couponArb(currency, 0), { maxLength: 2, selector: (c) => c.code }),
       taxRates: fc.array(fc.record({ name: fc.constantFrom('GST', 'PST', 'VAT', 'Sales tax'), rate: taxRateArb }), { maxLength: 2 }),
       term: fc.constantFrom(...TERMS),
@@ -591,7 +595,18 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
         anchorDay,
         runningLines,
         products,
-        coupons: raw.kind === 'frequency' ? raw.switchCoupons : raw.sameFrequencyCoupons,
+        coupons:
+          raw.kind === 'frequency'
+            ? raw.switchCoupons
+            : raw.sameFrequencyCoupons.map(([c, lastUse]) => ({
+                ...c,
+                lastUsedOn:
+                  c.periodsUsed === 0
+                    ? null
+                    : lastUse === 0
+                      ? addDays(periodStart, -1 - (c.periodsUsed % 20))
+                      : runningLines[0]!.startServiceDate,
+              })),
         billingPeriods,
         taxRates: raw.taxRates,
         showZeroDollarCharges: raw.showZeroDollarCharges,
@@ -616,6 +631,14 @@ function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
 function addDays(date: string, n: number): string {
   let { y, m, d: day } = parseYmd(date);
   day += n;
+  while (day < 1) {
+    m--;
+    if (m < 1) {
+      m = 12;
+      y--;
+    }
+    day += monthLength(y, m);
+  }
   while (day > monthLength(y, m)) {
     day -= monthLength(y, m);
     m++;
@@ -710,17 +733,41 @@ describe('plan change oracle: random changes in USD, EUR, JPY and BHD against th
     expect(stats.negativeTotals > 0 && stats.couponDiscounts > 0 && stats.partialFirstPeriods > 0).toBe(true);
   }, 600_000);
 
-  it('the model: a coupon applied to the running period when it had a use and was active before it', () => {
-    const c = (duration: ModelCoupon['duration'], periodsUsed: number, periods?: number): ModelCoupon => ({
+  it('the model: a coupon applied to the running period when its last use was that period, with a use, active before it', () => {
+    const running: ModelRunningLine[] = [
+      {
+        chargeId: 1,
+        productCode: 'SEAT',
+        name: 'Seat',
+        quantity: '1',
+        unitPrice: '10.00',
+        taxableAmount: '10.00',
+        creditedAmount: '0.00',
+        startServiceDate: '2027-01-01',
+        endServiceDate: '2027-02-01',
+      },
+    ];
+    const c = (
+      duration: ModelCoupon['duration'],
+      periodsUsed: number,
+      periods?: number,
+      lastUsedOn: string | null = '2027-01-01',
+    ): ModelCoupon => ({
       code: 'C',
       kind: 'Percentage',
       value: '10',
       duration,
       periodsUsed,
       periods,
+      lastUsedOn,
     });
-    expect([c('Once', 0), c('Once', 1), c('Once', 2)].map(appliedToRunningPeriod)).toEqual([false, true, false]);
-    expect([c('Periods', 0, 2), c('Periods', 2, 2), c('Periods', 3, 2)].map(appliedToRunningPeriod)).toEqual([false, true, false]);
-    expect([c('Forever', 0), c('Forever', 4)].map(appliedToRunningPeriod)).toEqual([false, true]);
+    const applied = (coupon: ModelCoupon) => appliedToRunningPeriod(coupon, running);
+    expect([c('Once', 0), c('Once', 1), c('Once', 2)].map(applied)).toEqual([false, true, false]);
+    expect([c('Periods', 0, 2), c('Periods', 2, 2), c('Periods', 3, 2)].map(applied)).toEqual([false, true, false]);
+    expect([c('Forever', 0), c('Forever', 4)].map(applied)).toEqual([false, true]);
+    // last used on an earlier period, or never, or on the day the period ends (the next period's first day)
+    expect(
+      [c('Forever', 4, undefined, '2026-12-01'), c('Forever', 4, undefined, null), c('Forever', 4, undefined, '2027-02-01')].map(applied),
+    ).toEqual([false, false, false]);
   });
 });

@@ -171,16 +171,15 @@ describe('plan change proration: rules', () => {
   });
 
   it('same frequency: Percentage coupons that applied to the period apply again, Amount coupons do not, no period is used', () => {
+    // both discounted the running period (their last use was for the period starting 2027-01-01)
     const coupons = [
-      coupon({ code: 'WELCOME10', kind: 'Percentage', value: d(10), duration: 'Once', periodsUsed: 1 }),
-      coupon({ code: 'FIVEOFF', kind: 'Amount', value: d(5), duration: 'Periods', periods: 3, periodsUsed: 1 }),
+      coupon({ code: 'WELCOME10', kind: 'Percentage', value: d(10), duration: 'Once', periodsUsed: 1, lastUsedOn: '2027-01-01' }),
+      coupon({ code: 'FIVEOFF', kind: 'Amount', value: d(5), duration: 'Periods', periods: 3, periodsUsed: 1, lastUsedOn: '2027-01-01' }),
     ];
-    expect(couponsForChange(coupons, false)).toEqual([{ ...coupons[0], periodsUsed: 0 }]);
-    expect(couponsForChange(coupons, true)).toEqual(coupons);
-    const base = changeInput({
-      changeDate: '2027-01-10',
-      runningLines: [runningLine({ startServiceDate: '2027-01-01', endServiceDate: '2027-02-01', taxableAmount: d('17.99') })],
-    });
+    const running = [runningLine({ startServiceDate: '2027-01-01', endServiceDate: '2027-02-01', taxableAmount: d('17.99') })];
+    expect(couponsForChange(coupons, false, running)).toEqual([{ ...coupons[0], periodsUsed: 0 }]);
+    expect(couponsForChange(coupons, true, running)).toEqual(coupons);
+    const base = changeInput({ changeDate: '2027-01-10', runningLines: running });
     const invoice = planChangeInvoice({
       ...base,
       subscription: { ...base.subscription, coupons, products: [product({ productCode: 'SEAT', name: 'Seat', unitPrice: d('49.00') })] },
@@ -192,6 +191,20 @@ describe('plan change proration: rules', () => {
     ]);
     expect(invoice.total.toFixed(2)).toBe('18.52');
     expect(invoice.couponsApplied).toEqual([]);
+  });
+
+  it('same frequency: a Percentage coupon whose last use was an earlier period (a Once used up before) does not discount the change', () => {
+    const running = [runningLine({ startServiceDate: '2027-01-01', endServiceDate: '2027-02-01' })];
+    const usedUp = coupon({
+      code: 'WELCOME10',
+      kind: 'Percentage',
+      value: d(10),
+      duration: 'Once',
+      periodsUsed: 1,
+      lastUsedOn: '2026-12-01',
+    });
+    const neverUsed = coupon({ code: 'LATE10', kind: 'Percentage', value: d(10), duration: 'Forever', periodsUsed: 0, lastUsedOn: null });
+    expect(couponsForChange([usedUp, neverUsed], false, running)).toEqual([]);
   });
 
   it('a same-frequency change is prorated by day even on a frequency with isProrated false', () => {
