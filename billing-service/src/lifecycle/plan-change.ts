@@ -26,7 +26,13 @@ import {
 import { getInvoice, toChangeInvoicePreview } from '../invoices/service.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { money, toJsonAmount } from '../money/money.js';
-import { countSubscriptionsByFrequency, findPlanFrequency, type PlanRow } from '../plans/repository.js';
+import {
+  countSubscriptionsByFrequency,
+  findFrequenciesOfPlans,
+  findPlanFrequency,
+  selectPlans,
+  type PlanRow,
+} from '../plans/repository.js';
 import { effectiveUnitPrice, revenueOf } from '../plans/recurring-revenue.js';
 import { toPlanFrequencyResponse } from '../plans/service.js';
 import { Refusal } from '../refusals/refusal.js';
@@ -414,19 +420,97 @@ function quantitiesOf(products: ReadonlyArray<{ productCode: string; quantity: s
 /** The plan frequency to change to: Active, allowed by the catalogue from the subscription's plan, priced in its currency. */
 async function targetFrequency(ctx: AppContext, db: Queryable, s: SubscriptionWithPlan, planFrequencyId: number): Promise<PlanFrequency> {
   const found = await findPlanFrequency(db, planFrequencyId);
+  const refusal = targetRefusal(ctx, s, planFrequencyId, found);
+  if (refusal) throw refusal;
+  return found!;
+}
+
+/** Why a plan frequency cannot be the target of a change of `s` (targetFrequency's rule, which planChangeOptions lists by); undefined: it can. */
+function targetRefusal(
+  ctx: AppContext,
+  s: SubscriptionWithPlan,
+  planFrequencyId: number,
+  found: PlanFrequency | undefined,
+): Refusal | undefined {
   if (found?.frequency.status !== 'Active' || found.plan.status !== 'Active') {
-    throw Refusal.invalid(`no active plan frequency with id ${planFrequencyId}`, 'planFrequencyId');
+    return Refusal.invalid(`no active plan frequency with id ${planFrequencyId}`, 'planFrequencyId');
   }
   if (!planChangeAllowed(ctx.catalog, s.planCode, found.plan.code)) {
-    throw Refusal.invalid(
+    return Refusal.invalid(
       `a change from plan ${s.planCode} to plan ${found.plan.code} is not allowed (catalogue: planChanges.allowed)`,
       'planFrequencyId',
     );
   }
   if (!found.frequency.charges.some((c) => c.currency === s.currency)) {
-    throw Refusal.invalid(`plan ${found.plan.code} is not offered in ${s.currency}, the subscription's currency`, 'planFrequencyId');
+    return Refusal.invalid(`plan ${found.plan.code} is not offered in ${s.currency}, the subscription's currency`, 'planFrequencyId');
   }
-  return found;
+  return undefined;
+}
+
+/** A plan frequency a subscription may switch to, with what one period costs after the switch (before discounts and taxes). */
+export interface PlanChangeTarget {
+  planFrequencyId: number;
+  planCode: string;
+  planName: string;
+  interval: 'Monthly' | 'Yearly';
+  numberOfIntervals: number;
+  amount: number;
+}
+
+/** A product of the subscription's plan whose quantity may change (seats), with its bounds. */
+export interface AdjustableQuantity {
+  productCode: string;
+  name: string;
+  quantity: number;
+  minQuantity: number;
+  maxQuantity: number;
+}
+
+/**
+ * What a subscription may change to (the customer portal's "Change plan" and "Seats"), by the rules a change is
+ * checked against: every plan frequency targetFrequency accepts other than its own, with the per-period amount of
+ * its products as productsAfterChange would leave them; and the products of its plan with a maxQuantity (the
+ * others are fixed at their catalogue quantity). Reads only; the change itself is checked again when asked for.
+ */
+export async function planChangeOptions(
+  ctx: AppContext,
+  db: Queryable,
+  s: SubscriptionWithPlan,
+): Promise<{ targets: PlanChangeTarget[]; quantities: AdjustableQuantity[] }> {
+  const plans = await selectPlans(db).where('status', '=', 'Active').orderBy('id').execute();
+  const frequencies = await findFrequenciesOfPlans(
+    db,
+    plans.map((p) => p.id),
+  );
+  const before = await findProducts(db, [s.id]);
+  const targets: PlanChangeTarget[] = [];
+  for (const frequency of frequencies) {
+    const plan = plans.find((p) => p.id === frequency.planId)!;
+    if (frequency.id === s.planFrequencyId || targetRefusal(ctx, s, frequency.id, { frequency, plan })) continue;
+    const products = productsAfterChange(s, before, { frequency, plan }, {});
+    targets.push({
+      planFrequencyId: frequency.id,
+      planCode: plan.code,
+      planName: plan.name,
+      interval: frequency.interval,
+      numberOfIntervals: frequency.numberOfIntervals,
+      amount: toJsonAmount(revenueOf(products, frequency, s.currency).perPeriod),
+    });
+  }
+  const current = await findPlanFrequency(db, s.planFrequencyId);
+  const quantities: AdjustableQuantity[] = [];
+  for (const p of current?.plan.products ?? []) {
+    const held = before.find((b) => b.productCode === p.code);
+    if (p.maxQuantity === undefined || !held) continue;
+    quantities.push({
+      productCode: p.code,
+      name: held.name,
+      quantity: toJsonAmount(held.quantity),
+      minQuantity: p.minQuantity ?? 1,
+      maxQuantity: p.maxQuantity,
+    });
+  }
+  return { targets, quantities };
 }
 
 /** Checks a requested quantity against the target plan's product: an integer within its bounds, or its fixed quantity. */
