@@ -36,6 +36,8 @@ export const EMAIL_TYPES = [
   'Refund',
   'PendingExpiryRenewalNotice',
   'DraftInvoice',
+  // an extension of the spec (issue 28): a plan change applied or scheduled
+  'SubscriptionChange',
 ] as const;
 
 /** The languages Renew writes to customers in (e-mails; the checkout and the portal speak the same ones). */

@@ -15,7 +15,14 @@ import {
   utcDate,
   type BillingContext,
 } from '../invoices/billing-run.js';
-import { isDowngrade, planChangeInvoice, type PlanChangeInvoice, type RunningLine } from '../invoices/engine/index.js';
+import {
+  isDowngrade,
+  nextPeriodStart as periodEndOf,
+  planChangeInvoice,
+  ruleFor,
+  type PlanChangeInvoice,
+  type RunningLine,
+} from '../invoices/engine/index.js';
 import {
   addChargeCredits,
   draftBillsPeriodOn,
@@ -25,7 +32,7 @@ import {
 } from '../invoices/repository.js';
 import { getInvoice, toChangeInvoicePreview } from '../invoices/service.js';
 import { addLedgerEntry } from '../ledger/entries.js';
-import { money, toJsonAmount } from '../money/money.js';
+import { minorUnits, money, toJsonAmount, type Money } from '../money/money.js';
 import {
   countSubscriptionsByFrequency,
   findFrequenciesOfPlans,
@@ -134,6 +141,7 @@ async function schedule(ctx: AppContext, trx: Queryable, caller: Caller, change:
   });
   for (const type of ['subscription.updated', 'subscription.changeScheduled'] as const)
     await ctx.webhooks?.subscription(trx, customer.accountId, customer.id, s.id, type, now);
+  await enqueueChangeEmail(ctx, trx, customer, change, 'scheduled', effectiveDate, null, change.nextRenewal);
 }
 
 /**
@@ -190,6 +198,11 @@ export async function applyPendingChanges(
     });
     for (const type of ['subscription.updated', 'subscription.changeApplied'] as const)
       await ctx.webhooks?.subscription(trx, s.accountId, s.customerId, s.id, type, now);
+    if (ctx.notifier?.enabled) {
+      const customer = (await findCustomerRow(trx, s.accountId, s.customerId))!;
+      const next = await renewalAfterTheOneApplying(ctx, trx, customer, s.id);
+      await enqueueChangeEmail(ctx, trx, customer, { s, target, before, products }, 'applied', row.effectiveDate, null, next);
+    }
     changed.push(s.id);
   }
   return changed;
@@ -272,6 +285,16 @@ async function applyNow(ctx: AppContext, trx: Queryable, caller: Caller, change:
   );
   for (const type of ['subscription.updated', 'subscription.changeApplied'] as const)
     await ctx.webhooks?.subscription(trx, customer.accountId, customer.id, s.id, type, now);
+  await enqueueChangeEmail(
+    ctx,
+    trx,
+    customer,
+    change,
+    'applied',
+    today,
+    { number: invoiceNumber, total: invoice.total },
+    change.nextRenewal,
+  );
   await applyHeldFunds(trx, customer, { now, webhooks: ctx.webhooks });
   return invoiceId;
 }
@@ -617,4 +640,69 @@ async function subscriptionAfterChange(
     amount: toJsonAmount(revenue.perPeriod),
     pendingChange: null,
   };
+}
+
+/**
+ * The SubscriptionChange e-mail (issue 28), in the change's transaction (the outbox: it commits with the change or
+ * not at all): the plans before and after, the quantities that change, the change's invoice when one is posted, and
+ * the next charge.
+ */
+async function enqueueChangeEmail(
+  ctx: AppContext,
+  trx: Queryable,
+  customer: CustomerRow,
+  change: Pick<ComputedChange, 's' | 'target'> & { before: ReadonlyArray<ChangedProduct>; products: ReadonlyArray<ChangedProduct> },
+  stage: 'applied' | 'scheduled',
+  effectiveDate: string,
+  invoice: { number: number; total: Money } | null,
+  nextCharge: PlanChangeResponse['nextRenewal'],
+): Promise<void> {
+  if (!ctx.notifier?.enabled) return;
+  const { s, target } = change;
+  const places = minorUnits(s.currency);
+  const quantities = change.products.flatMap((p) => {
+    const was = change.before.find((b) => b.productCode === p.productCode);
+    return was && !money(was.quantity).eq(p.quantity)
+      ? [{ product: p.name, from: money(was.quantity).toString(), to: money(p.quantity).toString() }]
+      : [];
+  });
+  await ctx.notifier.enqueue(trx, customer, {
+    type: 'SubscriptionChange',
+    stage,
+    effectiveDate,
+    from: { name: s.planName, interval: s.interval, numberOfIntervals: s.numberOfIntervals },
+    to: { name: target.plan.name, interval: target.frequency.interval, numberOfIntervals: target.frequency.numberOfIntervals },
+    quantities,
+    currency: s.currency,
+    invoice: invoice && { number: invoice.number, total: invoice.total.toFixed(places) },
+    nextCharge: { date: nextCharge.date, amount: money(nextCharge.amount).toFixed(places) },
+  });
+}
+
+/**
+ * A renewal that applies a scheduled change bills the new plan for the period starting now; the charge its e-mail
+ * announces is the renewal after that one: its date and total (the coupons this renewal uses counted).
+ */
+async function renewalAfterTheOneApplying(
+  ctx: AppContext,
+  trx: Queryable,
+  customer: CustomerRow,
+  subscriptionId: number,
+): Promise<PlanChangeResponse['nextRenewal']> {
+  const changed = (await findSubscription(trx, customer.accountId, subscriptionId))!;
+  const context = await loadBillingContext(trx, ctx.catalog, customer);
+  const periodStart = changed.nextPeriodStart!;
+  const anchorDay = anchorDayOf(changed);
+  const [renewal] = await computeCustomerInvoices(
+    trx,
+    ctx.catalog,
+    context,
+    [{ subscription: changed, periodStart, isFirstInvoice: false, anchorDay }],
+    { effectiveDate: periodStart },
+  );
+  const next =
+    renewal?.nextPeriodStart[subscriptionId] ??
+    periodEndOf(periodStart, changed.interval, changed.numberOfIntervals, ruleFor(changed.interval, context.billingPeriods), anchorDay);
+  const couponUses = Object.fromEntries((renewal?.couponsApplied[subscriptionId] ?? []).map((code) => [code, 1]));
+  return renewalAfterChange(trx, ctx, context, changed, undefined, next, anchorDay, couponUses);
 }

@@ -123,7 +123,7 @@ const EN = {
   statusVoid: 'Void',
   statusPartiallyPaid: 'Partially paid',
   emailTypes:
-    'PaymentFailed:Failed payments|InvoicePost:New invoices|PaymentReceived:Payment receipts|CreditCardExpiry:Card expiry reminders|InvoiceOverdue:Overdue invoices|UpcomingBillingNotification:Upcoming charges|CustomerSuspend:Account suspension|SubscriptionCancellation:Cancellation|PaymentMethodUpdate:Card changes|Refund:Refunds|StatementNotification:Statements|PendingExpiryRenewalNotice:Renewal reminders',
+    'PaymentFailed:Failed payments|InvoicePost:New invoices|PaymentReceived:Payment receipts|CreditCardExpiry:Card expiry reminders|InvoiceOverdue:Overdue invoices|UpcomingBillingNotification:Upcoming charges|CustomerSuspend:Account suspension|SubscriptionCancellation:Cancellation|PaymentMethodUpdate:Card changes|Refund:Refunds|StatementNotification:Statements|PendingExpiryRenewalNotice:Renewal reminders|SubscriptionChange:Plan changes',
 };
 export type PortalText = typeof EN;
 
@@ -244,7 +244,7 @@ const FR: PortalText = {
   statusVoid: 'Annulée',
   statusPartiallyPaid: 'Partiellement payée',
   emailTypes:
-    'PaymentFailed:Paiements refusés|InvoicePost:Nouvelles factures|PaymentReceived:Reçus de paiement|CreditCardExpiry:Rappels d’expiration de carte|InvoiceOverdue:Factures en retard|UpcomingBillingNotification:Prélèvements à venir|CustomerSuspend:Suspension du compte|SubscriptionCancellation:Résiliation|PaymentMethodUpdate:Changements de carte|Refund:Remboursements|StatementNotification:Relevés|PendingExpiryRenewalNotice:Rappels de renouvellement',
+    'PaymentFailed:Paiements refusés|InvoicePost:Nouvelles factures|PaymentReceived:Reçus de paiement|CreditCardExpiry:Rappels d’expiration de carte|InvoiceOverdue:Factures en retard|UpcomingBillingNotification:Prélèvements à venir|CustomerSuspend:Suspension du compte|SubscriptionCancellation:Résiliation|PaymentMethodUpdate:Changements de carte|Refund:Remboursements|StatementNotification:Relevés|PendingExpiryRenewalNotice:Rappels de renouvellement|SubscriptionChange:Changements de formule',
 };
 
 const DE: PortalText = {
@@ -364,7 +364,7 @@ const DE: PortalText = {
   statusVoid: 'Storniert',
   statusPartiallyPaid: 'Teilweise bezahlt',
   emailTypes:
-    'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen',
+    'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen|SubscriptionChange:Tarifwechsel',
 };
 
 const ES: PortalText = {
@@ -484,7 +484,7 @@ const ES: PortalText = {
   statusVoid: 'Anulada',
   statusPartiallyPaid: 'Pagada en parte',
   emailTypes:
-    'PaymentFailed:Pagos fallidos|InvoicePost:Facturas nuevas|PaymentReceived:Recibos de pago|CreditCardExpiry:Avisos de caducidad de tarjeta|InvoiceOverdue:Facturas vencidas|UpcomingBillingNotification:Próximos cargos|CustomerSuspend:Suspensión de la cuenta|SubscriptionCancellation:Cancelación|PaymentMethodUpdate:Cambios de tarjeta|Refund:Reembolsos|StatementNotification:Extractos|PendingExpiryRenewalNotice:Avisos de renovación',
+    'PaymentFailed:Pagos fallidos|InvoicePost:Facturas nuevas|PaymentReceived:Recibos de pago|CreditCardExpiry:Avisos de caducidad de tarjeta|InvoiceOverdue:Facturas vencidas|UpcomingBillingNotification:Próximos cargos|CustomerSuspend:Suspensión de la cuenta|SubscriptionCancellation:Cancelación|PaymentMethodUpdate:Cambios de tarjeta|Refund:Reembolsos|StatementNotification:Extractos|PendingExpiryRenewalNotice:Avisos de renovación|SubscriptionChange:Cambios de plan',
 };
 
 const TABLES: Record<PortalLanguage, PortalText> = { en: EN, fr: FR, de: DE, es: ES };
