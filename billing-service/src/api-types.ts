@@ -7,6 +7,6 @@ export type { CaptureTokenResponse } from './capture-tokens/schemas.js';
 export type { CountryResponse } from './countries/schemas.js';
 export type { CustomerOverviewResponse, CustomerResponse } from './customers/schemas.js';
 export type { InvoicePreviewResponse, InvoiceResponse } from './invoices/schemas.js';
-export type { LifecycleResponse } from './lifecycle/schemas.js';
+export type { LifecycleResponse, PlanChangeResponse } from './lifecycle/schemas.js';
 export type { PlanResponse } from './plans/schemas.js';
 export type { SubscriptionResponse } from './subscriptions/schemas.js';

@@ -243,6 +243,7 @@ const TABLE_OWNERS: Readonly<Record<string, string>> = {
   subscriptions: 'subscriptions',
   subscriptionProducts: 'subscriptions',
   subscriptionCoupons: 'subscriptions',
+  pendingPlanChanges: 'subscriptions',
   invoices: 'invoices',
   invoiceCharges: 'invoices',
   invoiceTaxes: 'invoices',

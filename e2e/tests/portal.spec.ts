@@ -325,6 +325,35 @@ test('a customer cancels at the end of the period, then keeps the subscription',
   await expect(portal(page).getByRole('link', { name: 'Cancel subscription' })).toBeVisible();
 });
 
+test('a customer changes Basic monthly to yearly: the preview, the confirmation, the invoice it showed; the page stays axe-clean', async ({
+  page,
+}) => {
+  const customer = await activeCustomer({ pay: true });
+  await openPortal(page, customer.id);
+  await portal(page)
+    .getByRole('link', { name: /^Change plan/ })
+    .click();
+  await expect(portal(page).getByRole('heading', { name: /^Change plan: / })).toBeFocused();
+  // The demo catalogue allows no switch to another plan: the same plan's yearly frequency is offered.
+  await expect(portal(page).getByRole('radio', { name: 'Basic, yearly: $199.00' })).toBeChecked();
+  await portal(page).getByRole('button', { name: 'Show what it costs' }).click();
+  await expect(portal(page).getByRole('heading', { name: 'What the change costs' })).toBeFocused();
+  const totalCell = portal(page).locator('tfoot td.number');
+  const shownTotal = (await totalCell.innerText()).trim();
+  expect(shownTotal).toMatch(/^\$\d/);
+  await expect(portal(page).getByRole('cell', { name: /^Unused time: / })).toBeVisible();
+  await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze()
+    .then((results) => expect(results.violations.map((v) => v.id)).toEqual([]));
+
+  await portal(page).getByRole('button', { name: 'Confirm change' }).click();
+  await expect(portal(page).getByRole('status')).toHaveText(`Your subscription is changed. Invoice total: ${shownTotal}.`);
+  await expect(portal(page).getByRole('status')).toBeFocused();
+  const [subscription] = await p.call<Array<{ planFrequency: { id: number } }>>('GET', `/v1/customers/${customer.id}/subscriptions`);
+  expect(subscription!.planFrequency.id).toBe(12);
+});
+
 test('a customer downloads an invoice as a PDF', async ({ page }) => {
   const customer = await activeCustomer();
   await openPortal(page, customer.id, { flow: 'invoices' });

@@ -8,9 +8,12 @@ import type { z } from 'zod';
 import type {
   CheckoutConfigResponse,
   CompletedCheckoutResponse,
+  ChangedSubscriptionResponse,
   CountryOptionResponse,
   ErrorBodyResponse,
   OrderSummaryResponse,
+  PlanChangeBody,
+  PlanChangeResponse,
   PlanOptionResponse,
   ShopperDetailsBody,
   StartedCheckoutResponse,
@@ -29,6 +32,12 @@ export type StartedCheckout = z.infer<typeof StartedCheckoutResponse>;
 export type OrderSummary = z.infer<typeof OrderSummaryResponse>;
 /** Step 8 done. */
 export type CompletedCheckout = z.infer<typeof CompletedCheckoutResponse>;
+/** A plan change the signed-in customer asks for (preview or apply). */
+export type PlanChangeRequest = z.input<typeof PlanChangeBody>;
+/** A plan change previewed, applied or scheduled: the subscription after it, its invoice, the next renewal. */
+export type PlanChange = z.infer<typeof PlanChangeResponse>;
+/** A subscription as a plan change leaves it. */
+export type ChangedSubscription = z.infer<typeof ChangedSubscriptionResponse>;
 /** The spec's error body, as the proxy and the capture host send it. */
 export type ErrorResponse = z.infer<typeof ErrorBodyResponse>;
 

@@ -123,7 +123,14 @@ describe("the proxy's OpenAPI document", () => {
       '/customers/{customerId}/invoices/{invoiceId}/pdf',
       '/customers/{customerId}/subscriptions',
       '/plans',
+      '/subscriptions/{subscriptionId}/changes',
+      '/subscriptions/{subscriptionId}/changes/pending',
     ]);
+    const change = document.paths['/subscriptions/{subscriptionId}/changes']!.post;
+    expect(change.security).toEqual([{ signedInCustomer: [] }]);
+    expect(Object.keys(change.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429', '502']);
+    expect(change.requestBody.content['application/json'].schema.properties.timing.enum).toEqual(['now', 'periodEnd']);
+    expect(document.paths['/subscriptions/{subscriptionId}/changes/pending']!.delete.operationId).toBe('withdrawPlanChange');
     const order = document.paths['/customers/{customerId}/subscriptions']!.post;
     expect(order.security).toEqual([{ checkoutSession: [] }]);
     expect(order.requestBody.content['application/json'].schema.properties.couponCode.maxLength).toBe(255);

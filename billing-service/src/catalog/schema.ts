@@ -36,6 +36,8 @@ export const EMAIL_TYPES = [
   'Refund',
   'PendingExpiryRenewalNotice',
   'DraftInvoice',
+  // an extension of the spec (issue 28): a plan change applied or scheduled
+  'SubscriptionChange',
 ] as const;
 
 /** The languages Renew writes to customers in (e-mails; the checkout and the portal speak the same ones). */
@@ -130,6 +132,18 @@ const Coupon = z.object({
   duration: z.enum(['Once', 'Periods', 'Forever']),
   periods: z.number().int().positive().optional(),
 });
+
+/**
+ * A switch between different plans a subscriber may make (issue 28, `POST /v1/subscriptions/{id}/changes`):
+ * `from` → `to` (that direction only), or any switch among the plans of a `family`.
+ */
+const AllowedPlanChange = z.union([
+  z.strictObject({ from: z.string().min(1), to: z.string().min(1) }),
+  z.strictObject({ family: z.array(z.string().min(1)).min(2) }),
+]);
+
+/** When a downgrade without a `timing` applies: at the end of the period (the default), or now, prorated. */
+export const DOWNGRADE_TIMINGS = ['periodEnd', 'now'] as const;
 
 const TaxRate = z.object({
   name: z.string().min(1),
@@ -266,8 +280,32 @@ export const CatalogSchema = z
     taxRates: z.array(TaxRate).default([]),
     plans: z.array(Plan).default([]),
     coupons: z.array(Coupon).default([]),
+    /**
+     * Plan changes mid-period: which switches between different plans are allowed (frequency and quantity
+     * changes within a plan always are), and when a downgrade applies unless the request says (upgrades: now).
+     */
+    planChanges: z
+      .object({
+        allowed: z.array(AllowedPlanChange).default([]),
+        downgradeTiming: z.enum(DOWNGRADE_TIMINGS).default('periodEnd'),
+      })
+      .prefault({}),
   })
   .superRefine((catalog, ctx) => {
+    const planCodes = new Set(catalog.plans.map((p) => p.code));
+    for (const [i, rule] of catalog.planChanges.allowed.entries()) {
+      const named =
+        'family' in rule
+          ? rule.family.map((code, j) => [code, ['family', j]] as const)
+          : ([
+              [rule.from, ['from']],
+              [rule.to, ['to']],
+            ] as const);
+      for (const [code, path] of named) {
+        if (!planCodes.has(code))
+          ctx.addIssue({ code: 'custom', path: ['planChanges', 'allowed', i, ...path], message: `no plan ${code}` });
+      }
+    }
     const frequencyIds = new Set<number>();
     for (const [i, plan] of catalog.plans.entries()) {
       for (const [j, f] of plan.frequencies.entries()) {
@@ -285,3 +323,14 @@ export const CatalogSchema = z
   });
 
 export type Catalog = z.infer<typeof CatalogSchema>;
+
+/**
+ * Whether `planChanges.allowed` lets a subscription on plan `fromCode` switch to plan `toCode`. The same plan
+ * (another frequency, other quantities) is always allowed.
+ */
+export function planChangeAllowed(catalog: Pick<Catalog, 'planChanges'>, fromCode: string, toCode: string): boolean {
+  if (fromCode === toCode) return true;
+  return catalog.planChanges.allowed.some((rule) =>
+    'family' in rule ? rule.family.includes(fromCode) && rule.family.includes(toCode) : rule.from === fromCode && rule.to === toCode,
+  );
+}

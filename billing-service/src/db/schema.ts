@@ -301,10 +301,22 @@ export interface SubscriptionProductsTable {
   discountValue: Numeric | null;
 }
 
+/** A plan change scheduled for the end of the period (migration 0030; written only by src/subscriptions). */
+export interface PendingPlanChangesTable {
+  subscriptionId: number;
+  planFrequencyId: number;
+  /** Product code → quantity after the change (every product of the plan frequency). */
+  quantities: ColumnType<Record<string, string>, string, string>;
+  effectiveDate: ColumnType<string, string, string>;
+  createdAt: Date;
+}
+
 export interface SubscriptionCouponsTable {
   subscriptionId: number;
   couponCode: string;
   periodsUsed: Generated<number>;
+  /** The first service day of the period its last use discounted (null: never used). Migration 0030. */
+  lastUsedOn: ColumnType<string | null, string | null | undefined, string | null>;
   /** Where the coupon is in the subscription's list (0 first): coupons apply in this order. */
   position: number;
 }
@@ -720,6 +732,7 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   subscriptionProducts: SubscriptionProductsTable;
   subscriptionCoupons: SubscriptionCouponsTable;
+  pendingPlanChanges: PendingPlanChangesTable;
   invoices: InvoicesTable;
   invoiceCharges: InvoiceChargesTable;
   invoiceTaxes: InvoiceTaxesTable;

@@ -28,6 +28,7 @@ export const EMAIL_CATEGORY: Record<EmailType, EmailCategory> = {
   SubscriptionActivation: 'Subscriptions',
   SubscriptionCancellation: 'Subscriptions',
   PendingExpiryRenewalNotice: 'Subscriptions',
+  SubscriptionChange: 'Subscriptions',
 };
 
 function toResponse(catalog: Catalog, customerId: number, stored: ReadonlyMap<string, boolean | null>): EmailPreferencesResponse {

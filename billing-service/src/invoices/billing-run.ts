@@ -127,6 +127,7 @@ export async function engineSubscriptions(
             duration: coupon.duration,
             periods: coupon.periods ?? null,
             periodsUsed,
+            lastUsedOn: c.lastUsedOn ?? null,
           },
         ];
       }),
@@ -191,7 +192,11 @@ export async function saveInvoices(
   const ids: number[] = [];
   for (const draft of drafts) {
     const moves = subscriptionMoves(draft);
-    for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) await countCouponUses(db, Number(subscriptionId), codes);
+    for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) {
+      // a coupon discounts recurring lines only, so the period it was used on is the one the subscription moves to
+      const usedOn = moves.find((m) => m.id === Number(subscriptionId))?.currentPeriodStart ?? draft.effectiveDate;
+      await countCouponUses(db, Number(subscriptionId), codes, usedOn);
+    }
     // Every line dropped (nothing to charge): the period still moves on, no invoice.
     if (draft.charges.length === 0) {
       await advanceSubscriptionPeriods(db, moves, options.now);

@@ -14,7 +14,13 @@ import {
   type SubscriptionProductRow,
   type SubscriptionWithPlan,
 } from '../subscriptions/repository.js';
-import type { DraftInvoice } from './engine/index.js';
+import type { DraftInvoice, PlanChangeCharge } from './engine/index.js';
+
+/** What insertInvoice stores: a computed invoice, its lines possibly a plan change's Credit lines. */
+export type InvoiceToStore = Pick<
+  DraftInvoice,
+  'currency' | 'effectiveDate' | 'dueDate' | 'subtotal' | 'totalDiscount' | 'taxes' | 'totalTaxes' | 'total'
+> & { charges: PlanChangeCharge[] };
 
 /** Invoices with what the ledger says of them: amount paid (allocated) and outstanding. */
 export function selectInvoices(db: Queryable, accountId: number) {
@@ -84,7 +90,7 @@ export type BilledProduct = Pick<
   | 'discountKind'
   | 'discountValue'
 >;
-export type BilledCoupon = Pick<SubscriptionCouponRow, 'subscriptionId' | 'couponCode' | 'periodsUsed'>;
+export type BilledCoupon = Pick<SubscriptionCouponRow, 'subscriptionId' | 'couponCode' | 'periodsUsed' | 'lastUsedOn'>;
 
 // The customer's subscriptions in one of the statuses, and their products and coupons, as JSON
 // (numerics as text: exact). Same order as findSubscriptionsOfCustomers, findProducts and findCoupons.
@@ -103,7 +109,7 @@ const billingRunInputsById = reusableQuery((db: Queryable, customerId: number, s
         'discountValue', p.discount_value::text) order by p.subscription_id, p.position)
         from subscription_products p where p.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedProducts'),
       sql<BilledCoupon[]>`coalesce((select json_agg(json_build_object('subscriptionId', k.subscription_id, 'couponCode', k.coupon_code,
-        'periodsUsed', k.periods_used) order by k.subscription_id, k.position)
+        'periodsUsed', k.periods_used, 'lastUsedOn', k.last_used_on::text) order by k.subscription_id, k.position)
         from subscription_coupons k where k.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedCoupons'),
       // unallocated money (what allocateAvailableFunds would apply): without any, posting allocates nothing
       sql<boolean>`exists (select 1 from ledger_entries l where l.customer_id = c.id and l.open_amount > 0 and l.entry_type in ('payment', 'credit'))`.as(
@@ -159,7 +165,7 @@ export async function insertInvoice(
     poNumber: string | null;
     postedAt: Date | null;
   },
-  draft: DraftInvoice,
+  draft: InvoiceToStore,
   with_: { subscriptionMoves?: { moves: SubscriptionMove[]; now: Date }; ledgerEntry?: boolean } = {},
 ): Promise<{ id: number; invoiceNumber: number }> {
   // the CTEs below (CamelCasePlugin writes newInvoice as new_invoice)
@@ -264,7 +270,7 @@ export async function insertInvoice(
 
 /**
  * Recurring charges of the subscriptions on posted invoices whose service period runs on `day` (with
- * their invoice's totals): started, not ended, and not replaced by an unhold with
+ * their invoice's totals; what they bill and for which product, for a plan change's credit): started, not ended, and not replaced by an unhold with
  * ChargeForCurrentFullPeriod (that period ended on the unhold day). Oldest invoice first.
  */
 export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: number[], day: string) {
@@ -276,6 +282,11 @@ export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: 
       'invoiceCharges.id',
       'invoices.id as invoiceId',
       'invoiceCharges.subscriptionId',
+      'invoiceCharges.productCode',
+      'invoiceCharges.name',
+      'invoiceCharges.description',
+      'invoiceCharges.quantity',
+      'invoiceCharges.unitPrice',
       'invoiceCharges.taxableAmount',
       'invoiceCharges.startServiceDate',
       'invoiceCharges.endServiceDate',
@@ -293,6 +304,24 @@ export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: 
     .orderBy('invoices.id')
     .orderBy('invoiceCharges.position')
     .execute();
+}
+
+/**
+ * Whether a Draft invoice bills the subscription's period running on `day` (a recurring line covering it): a plan
+ * change cannot credit that line (drafts are never credited), so it waits until the draft is posted.
+ */
+export async function draftBillsPeriodOn(db: Queryable, subscriptionId: number, day: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('invoiceCharges')
+    .innerJoin('invoices', 'invoices.id', 'invoiceCharges.invoiceId')
+    .select('invoiceCharges.id')
+    .where('invoiceCharges.subscriptionId', '=', subscriptionId)
+    .where('invoiceCharges.kind', '=', 'Recurring')
+    .where('invoices.status', '=', 'Draft')
+    .where('invoiceCharges.startServiceDate', '<=', day)
+    .where('invoiceCharges.endServiceDate', '>', day)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Marks an invoice's overdue notice as given; false when another instance did it first. */

@@ -38,12 +38,22 @@ export const InvoicePreviewResponse = z.object({
 });
 export type InvoicePreviewResponse = z.infer<typeof InvoicePreviewResponse>;
 
+/**
+ * A plan change's invoice as its preview shows it (issue 28, an extension): its lines may also be `Credit`, the
+ * credit of a line billed before for its unused days (negative amount and taxable amount).
+ */
+export const ChangeInvoicePreviewResponse = InvoicePreviewResponse.extend({
+  draftCharges: z.array(DraftChargeResponse.extend({ chargeType: z.enum(['Recurring', 'SetupFee', 'Credit']) })),
+});
+export type ChangeInvoicePreviewResponse = z.infer<typeof ChangeInvoicePreviewResponse>;
+
 export const InvoiceResponse = z.object({
   invoiceNumber: z.number(),
   postedTimestamp: z.string().nullable(),
   effectiveTimestamp: z.string(),
   dueTimestamp: z.string(),
-  charges: z.array(DraftChargeResponse.extend({ id: z.number() })),
+  /** `Credit`: a plan change's credit of a line billed before, for its unused days (an extension; negative amount). */
+  charges: z.array(DraftChargeResponse.extend({ id: z.number(), chargeType: z.enum(['Recurring', 'SetupFee', 'Credit']) })),
   subtotal: z.number(),
   totalDiscount: z.number(),
   taxes: z.array(TaxResponse),

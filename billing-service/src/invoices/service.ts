@@ -9,9 +9,9 @@ import type { UriBuilder } from '../uri-builder.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { money, toJsonAmount } from '../money/money.js';
 import { announcePostedInvoice, applyHeldFunds, utcDate } from './billing-run.js';
-import type { DraftInvoice } from './engine/index.js';
+import type { DraftInvoice, PlanChangeCharge } from './engine/index.js';
 import { findInvoice, findInvoiceLines, markDraftPosted, type InvoiceChargeRow, type InvoiceRow } from './repository.js';
-import type { InvoicePreviewResponse, InvoiceResponse } from './schemas.js';
+import type { ChangeInvoicePreviewResponse, InvoicePreviewResponse, InvoiceResponse } from './schemas.js';
 
 /** Paid and partly paid are not stored: they follow from what the ledger has allocated. */
 export function invoiceStatus(row: Pick<InvoiceRow, 'status' | 'total' | 'outstandingBalance'>): InvoiceResponse['status'] {
@@ -35,7 +35,7 @@ function chargeResponse(c: InvoiceChargeRow) {
     draftDiscounts: c.discounts.map((d) => ({ name: d.name, amount: toJsonAmount(d.amount) })),
     subscriptionId: c.subscriptionId,
     productCode: c.productCode,
-    chargeType: c.kind as 'Recurring' | 'SetupFee',
+    chargeType: c.kind as 'Recurring' | 'SetupFee' | 'Credit',
     id: c.id,
   };
 }
@@ -125,8 +125,18 @@ export async function postDraftInvoice(ctx: AppContext, caller: Caller, id: numb
   return getInvoice(ctx, caller, id);
 }
 
+type ComputedInvoice = Pick<
+  DraftInvoice,
+  'subtotal' | 'totalDiscount' | 'taxes' | 'totalTaxes' | 'total' | 'currency' | 'effectiveDate' | 'dueDate'
+> & { charges: PlanChangeCharge[] };
+
 /** A computed (not stored) invoice as the activation and unhold previews show it. */
 export function toInvoicePreview(draft: DraftInvoice): InvoicePreviewResponse {
+  return toChangeInvoicePreview(draft) as InvoicePreviewResponse;
+}
+
+/** A plan change's computed invoice as its preview shows it: the activation preview's shape, with Credit lines. */
+export function toChangeInvoicePreview(draft: ComputedInvoice): ChangeInvoicePreviewResponse {
   return {
     draftCharges: draft.charges.map((c) => ({
       name: c.name,

@@ -4,21 +4,16 @@ import { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Queryable } from '../db/database.js';
 import type { NotificationEvent } from '../outbox/notifications.js';
 import { findCustomerRow } from '../customers/repository.js';
-import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
-import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { accountStatusChanges } from '../ledger/account-status.js';
-import { amountDueBy, customerBalances } from '../ledger/balances.js';
+import { customerBalances } from '../ledger/balances.js';
 import { isOverdue } from '../ledger/overdue.js';
-import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
-import { recordPayment } from '../payments/service.js';
 import { markOverdueNotified } from '../invoices/repository.js';
 import { markExpiryNotified } from '../payment-methods/repository.js';
 import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts } from '../subscriptions/repository.js';
 import { cancelCustomer } from './cancellation.js';
 import {
-  claimCollectionAttempt,
   customersDueForRenewal,
   customersWithDueInvoices,
   customersWithOverdueInvoices,
@@ -36,6 +31,8 @@ import { wallClockNow } from '../clock/account-clock.js';
 import { minorUnits, money } from '../money/money.js';
 import { autoCancelDue, gracePeriodDays, suspensionDue } from '../customers/dunning.js';
 import { lockCustomerFor, lockCustomerIn, TRANSITIONS, transitionCustomer } from './transitions.js';
+import { collectDueBalance, systemCaller } from './collection.js';
+import { applyPendingChanges } from './plan-change.js';
 import { catchUpInvoices } from './unhold.js';
 
 /** What one tick of the clock did (customer ids), for logs and tests. */
@@ -52,11 +49,6 @@ export interface ClockTick {
   cancelled: number[];
 }
 
-/** The service acting on its own: audited as `system`, source `billing clock`. */
-function systemCaller(accountId: number): Caller {
-  return { accountId, keyKind: 'system', auditSource: 'billing clock', rateLimits: { perMinute: 0, perDay: 0 }, keyHash: '' };
-}
-
 /** Runs `step` for each customer; a refusal (the customer moved on meanwhile, e.g. another instance got there first) skips it. */
 async function eachCustomer<C extends CustomerRef>(customers: C[], step: (customer: C) => Promise<boolean>): Promise<number[]> {
   const done: number[] = [];
@@ -71,19 +63,24 @@ async function eachCustomer<C extends CustomerRef>(customers: C[], step: (custom
 }
 
 /**
- * Renewal: every period that has started since an Active subscription's last
- * invoice is billed (one invoice per period), posted when the customer's settings
+ * Renewal: plan changes scheduled for the period end are applied, then every period that has started since an
+ * Active subscription's last invoice is billed (one invoice per period), posted when the customer's settings
  * say so, and available funds are applied. Under the customer's lock, and the
  * subscriptions move on in the same transaction, so no period is billed twice.
  */
 async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   const today = utcDate(now);
   return ctx.db.transaction().execute(async (trx) => {
-    const customer = await lockCustomerIn(trx, systemCaller(ref.accountId), ref.id, ['Active']);
-    const due = (await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Active'])).filter(
-      (s) => s.nextPeriodStart !== null && s.nextPeriodStart <= today,
-    );
+    const caller = systemCaller(ref.accountId);
+    const customer = await lockCustomerIn(trx, caller, ref.id, ['Active']);
+    const dueSubscriptions = async () =>
+      (await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Active'])).filter(
+        (s) => s.nextPeriodStart !== null && s.nextPeriodStart <= today,
+      );
+    let due = await dueSubscriptions();
     if (due.length === 0) return false;
+    // Plan changes scheduled for this period end apply first: the renewal bills the new plan (nothing prorated).
+    if ((await applyPendingChanges(ctx, trx, caller, due, today, now)).length > 0) due = await dueSubscriptions();
     const context = await loadBillingContext(trx, ctx.catalog, customer);
     const { rounds } = await catchUpInvoices(
       trx,
@@ -102,43 +99,6 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
     for (const s of due) await ctx.webhooks?.subscription(trx, ref.accountId, customer.id, s.id, 'subscription.renewed', now);
     return true;
   });
-}
-
-/**
- * Automatic collection (the dunning retries): once a day, a customer who collects
- * automatically and owes on invoices now due is charged what is due (due date on
- * or before today), after the money the customer already holds (unallocated
- * payments and credits) is applied to it; invoices not yet due are left for their
- * day. The day's attempt is claimed first, so it is made once across instances.
- */
-async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: Date): Promise<'collected' | 'declined' | 'skipped'> {
-  const customer = await findCustomerRow(ctx.db, ref.accountId, ref.id);
-  if (!customer) return 'skipped';
-  const context = await loadBillingContext(ctx.db, ctx.catalog, customer);
-  if (!context.settings.autoCollect || !(await findDefaultPaymentMethod(ctx.db, customer.id))) return 'skipped';
-  await ctx.db.transaction().execute((trx) => allocateAvailableFunds(trx, ref.accountId, customer.id, now, 'OldestToNewest'));
-  const due = await amountDueBy(ctx.db, customer.id, now);
-  if (due.lessThanOrEqualTo(0)) return 'skipped';
-  const today = utcDate(now);
-  if (!(await claimCollectionAttempt(ctx.db, customer.id, today))) return 'skipped';
-  // Allocated oldest due first: the invoices now due, since every one not yet due falls due later.
-  const outcome = await recordPayment(
-    ctx,
-    systemCaller(ref.accountId),
-    {
-      customerId: customer.id,
-      amount: due.toString(),
-      paymentMethod: 'CreditCard',
-      useDefaultPaymentMethod: true,
-      source: 'Automatic',
-      autoAllocate: true,
-      autoAllocateOrder: 'OldestToNewest',
-      reference: `automatic collection ${today}`,
-    },
-    now,
-    { idempotencyKey: `auto-collect-${customer.id}-${today}` },
-  );
-  return outcome.status === 'Succeeded' ? 'collected' : 'declined';
 }
 
 /**

@@ -2,10 +2,21 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CustomerIdParams, CustomerResponse } from '../customers/schemas.js';
+import { withIdempotency } from '../http/idempotency.js';
 import { activateCustomer } from './activation.js';
 import { cancelCustomer, uncancelCustomer } from './cancellation.js';
 import { holdCustomer } from './hold.js';
-import { ActivationBody, ActivationQuery, CancellationBody, LifecycleResponse, UnholdBody } from './schemas.js';
+import { SubscriptionIdParams } from '../subscriptions/schemas.js';
+import { changeSubscriptionPlan } from './plan-change.js';
+import {
+  ActivationBody,
+  ActivationQuery,
+  CancellationBody,
+  LifecycleResponse,
+  PlanChangeBody,
+  PlanChangeResponse,
+  UnholdBody,
+} from './schemas.js';
 import { unholdCustomer } from './unhold.js';
 
 const tags = ['Customer lifecycle'];
@@ -44,6 +55,24 @@ export async function lifecycleRoutes(fastify: FastifyInstance) {
     handler: async (request, reply) => {
       await cancelCustomer(app.ctx, request.caller, request.body);
       return reply.code(204).send(null);
+    },
+  });
+
+  app.post('/v1/subscriptions/:subscriptionId/changes', {
+    schema: {
+      tags: ['Subscriptions'],
+      summary:
+        'Change the plan frequency or quantities of an Active subscription, prorated (an extension; Idempotency-Key: a retry posts once)',
+      params: SubscriptionIdParams,
+      body: PlanChangeBody,
+      headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
+      response: { 200: PlanChangeResponse },
+    },
+    handler: async (request, reply) => {
+      const { subscriptionId } = request.params;
+      return withIdempotency(request, reply, `POST /v1/subscriptions/${subscriptionId}/changes`, () =>
+        changeSubscriptionPlan(app.ctx, request.caller, subscriptionId, request.body),
+      );
     },
   });
 

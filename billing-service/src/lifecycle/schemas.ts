@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { SERVICE_START_OPTIONS } from '../billing-settings/schemas.js';
 import { CustomerResponse } from '../customers/schemas.js';
-import { InvoicePreviewResponse, InvoiceResponse } from '../invoices/schemas.js';
+import { ChangeInvoicePreviewResponse, InvoicePreviewResponse, InvoiceResponse } from '../invoices/schemas.js';
+import { SubscriptionResponse } from '../subscriptions/schemas.js';
 
 /** URL flags arrive as text: "true"/"false" in any case. */
 const flag = z
@@ -56,3 +57,26 @@ export const LifecycleResponse = CustomerResponse.extend({
   invoices: z.array(InvoiceResponse).optional(),
 });
 export type LifecycleResponse = z.infer<typeof LifecycleResponse>;
+
+export const PLAN_CHANGE_TIMINGS = ['now', 'periodEnd'] as const;
+
+/** POST /v1/subscriptions/{id}/changes (issue 28, an extension; see src/subscriptions/PLAN-CHANGES.md). Bounds are the service's. */
+export const PlanChangeBody = z.object({
+  planFrequencyId: z.number().int().positive().nullish(),
+  /** Product code → new quantity; codes of the target plan, within its minQuantity … maxQuantity. */
+  quantities: z.record(z.string().min(1), z.number()).nullish(),
+  /** Missing: upgrades now, downgrades as the catalogue's planChanges.downgradeTiming says. */
+  timing: z.enum(PLAN_CHANGE_TIMINGS).nullish(),
+  preview: z.boolean().nullish(),
+});
+export type PlanChangeInput = z.infer<typeof PlanChangeBody>;
+
+export const PlanChangeResponse = z.object({
+  /** The subscription as GET /v1/subscriptions/{id} shows it after the change (a preview: as it would be). */
+  subscription: SubscriptionResponse,
+  /** The invoice the change posted (the invoice shape); a preview: as it would be (the preview shape); null when nothing is posted now. */
+  invoice: z.union([InvoiceResponse, ChangeInvoicePreviewResponse]).nullable(),
+  /** The next renewal after the change: its date and the total of the invoice it will post for this subscription. */
+  nextRenewal: z.object({ date: z.string(), amount: z.number() }),
+});
+export type PlanChangeResponse = z.infer<typeof PlanChangeResponse>;

@@ -19,6 +19,17 @@ export const SAMPLE_EVENTS: Record<NotificationType, NotificationEvent> = {
   CreditCardExpiry: { type: 'CreditCardExpiry', cardBrand: 'Visa', lastFour: '4242', expirationMonth: 12, expirationYear: 2026 },
   CustomerActivation: { type: 'CustomerActivation' },
   CustomerSuspend: { type: 'CustomerSuspend', overdueDays: 7 },
+  SubscriptionChange: {
+    type: 'SubscriptionChange',
+    stage: 'applied',
+    effectiveDate: '2026-12-10',
+    from: { name: 'Basic', interval: 'Monthly', numberOfIntervals: 1 },
+    to: { name: 'Pro', interval: 'Monthly', numberOfIntervals: 1 },
+    quantities: [{ product: 'Seat', from: '1', to: '5' }],
+    currency: 'EUR',
+    invoice: { number: 1043, total: '24.71' },
+    nextCharge: { date: '2027-01-01', amount: '58.80' },
+  },
 };
 
 /** One e-mail of every type a customer asks for (the portal sign-in link). */

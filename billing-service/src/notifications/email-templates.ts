@@ -120,6 +120,25 @@ function message(words: EmailWords, language: CustomerLanguage, brand: string, e
       return words.CustomerActivation({ brand });
     case 'CustomerSuspend':
       return words.CustomerSuspend({ brand, overdueDays: event.overdueDays });
+    case 'SubscriptionChange': {
+      const plan = (p: typeof event.from) => `${p.name} (${words.frequency(p.interval, p.numberOfIntervals)})`;
+      const changes = event.quantities.map((q) => words.quantityChange(q.product, f.quantity(q.from), f.quantity(q.to)));
+      const invoice = event.invoice;
+      return words.SubscriptionChange({
+        brand,
+        scheduled: event.stage === 'scheduled',
+        fromPlan: plan(event.from),
+        toPlan: plan(event.to),
+        date: f.date(event.effectiveDate),
+        quantities: changes.length > 0 ? f.list(changes) : null,
+        invoice: invoice && {
+          number: invoice.number,
+          amount: f.money(decimal(invoice.total).abs().toString(), event.currency),
+          credit: decimal(invoice.total).isNegative(),
+        },
+        nextCharge: { date: f.date(event.nextCharge.date), amount: f.money(event.nextCharge.amount, event.currency) },
+      });
+    }
   }
 }
 

@@ -36,7 +36,35 @@ export type NotificationEvent =
   | { type: 'SubscriptionCancellation'; subscriptions: string[] }
   | { type: 'CreditCardExpiry'; cardBrand: string | null; lastFour: string; expirationMonth: number; expirationYear: number }
   | { type: 'CustomerActivation' }
-  | { type: 'CustomerSuspend'; overdueDays: number };
+  | { type: 'CustomerSuspend'; overdueDays: number }
+  | SubscriptionChangeEvent;
+
+/** A plan as a change e-mail names it: the plan's name and how often it renews. */
+export interface ChangedPlan {
+  name: string;
+  interval: 'Monthly' | 'Yearly';
+  numberOfIntervals: number;
+}
+
+/**
+ * A plan change (issue 28): applied (now, or by the renewal that applies a scheduled one) or scheduled for
+ * `effectiveDate`. Amounts are decimal strings in the currency's minor unit.
+ */
+export interface SubscriptionChangeEvent {
+  type: 'SubscriptionChange';
+  stage: 'applied' | 'scheduled';
+  /** The day the change applies (applied: the day it did). */
+  effectiveDate: string;
+  from: ChangedPlan;
+  to: ChangedPlan;
+  /** The products the subscription keeps whose quantity changes (product name, old and new quantity). */
+  quantities: Array<{ product: string; from: string; to: string }>;
+  currency: string;
+  /** The invoice the change posted (a change now); its total is negative when the change gives back more than it charges. */
+  invoice: { number: number; total: string } | null;
+  /** The next renewal after the change: its date and the total it will charge. */
+  nextCharge: { date: string; amount: string };
+}
 
 /**
  * An e-mail the customer asked for (not one of the spec's types, so no preference turns it off): a portal

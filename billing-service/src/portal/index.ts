@@ -30,6 +30,16 @@ export {
   type PortalOverview,
 } from './service.js';
 export {
+  applyPortalPlanChange,
+  listPortalPlanChanges,
+  previewPortalPlanChange,
+  withdrawPortalPlanChange,
+  type PortalChangeInvoice,
+  type PortalPendingChange,
+  type PortalPlanChange,
+  type PortalPlanChangeOptions,
+} from './plan-changes.js';
+export {
   PORTAL_FLOWS,
   PORTAL_LOCALES,
   PortalBillingAddressBody,
@@ -39,6 +49,7 @@ export {
   PortalEmailPreferencesBody,
   PortalIdParams,
   PortalPayBody,
+  PortalPlanChangeBody,
   PortalSignInBody,
   type PortalFlow,
   type PortalLocale,

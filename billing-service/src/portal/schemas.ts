@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EMAIL_TYPES } from '../catalog/schema.js';
+import { PlanChangeBody } from '../lifecycle/schemas.js';
 
 export const PORTAL_FLOWS = ['paymentMethodUpdate', 'payInvoices', 'subscriptionCancel', 'invoices'] as const;
 export type PortalFlow = (typeof PORTAL_FLOWS)[number];
@@ -81,5 +82,9 @@ export const PortalSignInBody = z.object({
   email: z.email('must be an e-mail address').max(255),
   locale: z.enum(PORTAL_LOCALES).nullish(),
 });
+
+/** A plan change asked for in the portal: the API's fields but timing (the catalogue's default: upgrades now, downgrades planChanges.downgradeTiming) and preview (its own route). */
+export const PortalPlanChangeBody = PlanChangeBody.pick({ planFrequencyId: true, quantities: true });
+export type PortalPlanChangeInput = z.infer<typeof PortalPlanChangeBody>;
 
 export const PortalIdParams = z.object({ id: z.coerce.number().int().positive() });

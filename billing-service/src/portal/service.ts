@@ -62,7 +62,7 @@ function notAllowed(message: string): Refusal {
 }
 
 /** An e-mail link's session (scope cardAndPay) reads, updates the card and pays; nothing else. */
-function requireFullScope(session: PortalSession, what: string) {
+export function requireFullScope(session: PortalSession, what: string) {
   if (session.scope !== 'full')
     throw notAllowed(`a session opened from an e-mail link may update the card and pay, not ${what}; sign in to do that`);
 }
@@ -257,7 +257,8 @@ export async function payPortalInvoices(
   return getPayment(ctx, caller, outcome.payment.id);
 }
 
-async function ownSubscription(ctx: AppContext, session: PortalSession, subscriptionId: number) {
+/** One of the session customer's subscriptions; another customer's (or account's) is unknown (404). */
+export async function ownSubscription(ctx: AppContext, session: PortalSession, subscriptionId: number) {
   const subscription = await findSubscription(ctx.db, session.accountId, subscriptionId);
   if (!subscription || subscription.customerId !== session.customerId) throw Refusal.notFound('subscription', subscriptionId);
   return subscription;

@@ -3,6 +3,7 @@ import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 import type {
   Database,
+  PendingPlanChangesTable,
   PlanFrequenciesTable,
   SubscriptionCouponsTable,
   SubscriptionProductsTable,
@@ -194,12 +195,12 @@ export function advanceSubscriptionPeriodsSql(moves: SubscriptionMove[], now: Da
   `;
 }
 
-/** The coupons applied to a billed period count one use each. */
-export async function countCouponUses(db: Queryable, subscriptionId: number, codes: string[]) {
+/** The coupons applied to a billed period count one use each; `usedOn`: that period's first service day. */
+export async function countCouponUses(db: Queryable, subscriptionId: number, codes: string[], usedOn: string) {
   if (codes.length === 0) return;
   await db
     .updateTable('subscriptionCoupons')
-    .set({ periodsUsed: sql`periods_used + 1` })
+    .set({ periodsUsed: sql`periods_used + 1`, lastUsedOn: usedOn })
     .where('subscriptionId', '=', subscriptionId)
     .where('couponCode', 'in', codes)
     .execute();
@@ -233,4 +234,71 @@ export async function hasPostedInvoices(db: Queryable, subscriptionIds: number[]
     .where('invoices.status', '=', 'Posted')
     .execute();
   return new Set(rows.map((r) => r.subscriptionId!));
+}
+
+/**
+ * A plan change's products (lifecycle/plan-change.ts): the rows given in their order, kept ones (id > 0) updated,
+ * new ones (id 0) inserted, the subscription's others deleted. Positions move through negatives first: the
+ * (subscription, position) key is checked row by row.
+ */
+export async function replaceProducts(
+  db: Queryable,
+  subscriptionId: number,
+  products: ReadonlyArray<Omit<SubscriptionProductRow, 'position' | 'subscriptionId'>>,
+): Promise<void> {
+  const kept = products.filter((p) => p.id > 0).map((p) => p.id);
+  const dropped = db.deleteFrom('subscriptionProducts').where('subscriptionId', '=', subscriptionId);
+  await (kept.length > 0 ? dropped.where('id', 'not in', kept) : dropped).execute();
+  if (kept.length > 0) {
+    await db
+      .updateTable('subscriptionProducts')
+      .set({ position: sql`-position - 1` })
+      .where('subscriptionId', '=', subscriptionId)
+      .execute();
+  }
+  for (const [position, { id, ...p }] of products.entries()) {
+    if (id > 0)
+      await db
+        .updateTable('subscriptionProducts')
+        .set({ ...p, position })
+        .where('id', '=', id)
+        .execute();
+    else
+      await db
+        .insertInto('subscriptionProducts')
+        .values({ ...p, subscriptionId, position })
+        .execute();
+  }
+}
+
+export type PendingPlanChangeRow = Selectable<PendingPlanChangesTable>;
+
+/** Schedules a plan change for the period end; a change already pending for the subscription is replaced. */
+export async function savePendingChange(db: Queryable, row: PendingPlanChangeRow): Promise<void> {
+  const values = { ...row, quantities: JSON.stringify(row.quantities) };
+  await db
+    .insertInto('pendingPlanChanges')
+    .values(values)
+    .onConflict((oc) => oc.column('subscriptionId').doUpdateSet({ ...values, subscriptionId: undefined }))
+    .execute();
+}
+
+/** The changes pending for these subscriptions. */
+export async function findPendingChanges(db: Queryable, subscriptionIds: number[]): Promise<PendingPlanChangeRow[]> {
+  if (subscriptionIds.length === 0) return [];
+  return db.selectFrom('pendingPlanChanges').selectAll().where('subscriptionId', 'in', subscriptionIds).execute();
+}
+
+/**
+ * Claims the pending changes of these subscriptions effective by `day` (all of them when no day is given: a
+ * withdrawal), in one delete … returning: of a renewal and a withdrawal at once, exactly one gets the row.
+ */
+export async function claimPendingChanges(db: Queryable, subscriptionIds: number[], day?: string): Promise<PendingPlanChangeRow[]> {
+  if (subscriptionIds.length === 0) return [];
+  return db
+    .deleteFrom('pendingPlanChanges')
+    .where('subscriptionId', 'in', subscriptionIds)
+    .$if(day !== undefined, (q) => q.where('effectiveDate', '<=', day!))
+    .returningAll()
+    .execute();
 }

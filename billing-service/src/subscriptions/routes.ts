@@ -16,7 +16,14 @@ import {
   SUBSCRIPTION_STATUSES,
   UpdateSubscriptionBody,
 } from './schemas.js';
-import { createSubscription, getSubscription, getSubscriptionProduct, toSubscriptionResponses, updateSubscription } from './service.js';
+import {
+  createSubscription,
+  getSubscription,
+  getSubscriptionProduct,
+  toSubscriptionResponses,
+  updateSubscription,
+  withdrawPendingChange,
+} from './service.js';
 
 const tags = ['Subscriptions'];
 const subscriptionListFields: ListField[] = [
@@ -46,6 +53,16 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
   app.get('/v1/subscriptions/:subscriptionId', {
     schema: { tags, summary: 'Read one subscription', params: SubscriptionIdParams, response: { 200: SubscriptionResponse } },
     handler: async (request) => getSubscription(app.ctx, request.caller, request.params.subscriptionId),
+  });
+
+  app.delete('/v1/subscriptions/:subscriptionId/changes/pending', {
+    schema: {
+      tags,
+      summary: 'Withdraw the plan change scheduled for the period end (an extension; 404 keyed id when none is pending)',
+      params: SubscriptionIdParams,
+      response: { 200: SubscriptionResponse },
+    },
+    handler: async (request) => withdrawPendingChange(app.ctx, request.caller, request.params.subscriptionId),
   });
 
   app.get('/v1/subscriptions/:subscriptionId/subscriptionProducts/:subscriptionProductId', {

@@ -114,6 +114,17 @@ export const SubscriptionProductResponse = z.object({
   uri: z.string(),
 });
 
+/** A plan change scheduled for the end of the period (issue 28, an extension): what it changes, from when. */
+export const PendingChangeResponse = z.object({
+  planFrequencyId: z.number(),
+  /** Every product's quantity after the change, by product code. */
+  quantities: z.record(z.string(), z.number()),
+  /** The period start from which it applies (the renewal of that period applies it). */
+  effectiveDate: z.string(),
+  createdTimestamp: z.string(),
+});
+export type PendingChangeResponse = z.infer<typeof PendingChangeResponse>;
+
 export const SubscriptionResponse = z.object({
   customerId: z.number(),
   /** The plan frequency as the plan list shows it. */
@@ -155,6 +166,8 @@ export const SubscriptionResponse = z.object({
   expiredTimestamp: z.string().nullable(),
   cancellationTimestamp: z.string().nullable(),
   subscriptionHasRecurringEndOfPeriodCharge: z.boolean(),
+  /** A plan change scheduled for the period end (POST /v1/subscriptions/{id}/changes, an extension); null when none. */
+  pendingChange: PendingChangeResponse.nullable(),
   id: z.number(),
   uri: z.string(),
 });

@@ -13,7 +13,9 @@ import { countSubscriptionsByFrequency, findPlanFrequency } from '../plans/repos
 import { toPlanFrequencyResponse } from '../plans/service.js';
 import { productAmount, revenueOf } from '../plans/recurring-revenue.js';
 import {
+  claimPendingChanges,
   findCoupons,
+  findPendingChanges,
   findPlanFrequencies,
   findProducts,
   findSubscription,
@@ -25,9 +27,11 @@ import {
   replaceCoupons,
   updateProduct,
   updateSubscriptionRow,
+  type PendingPlanChangeRow,
+  type SubscriptionProductRow,
   type SubscriptionWithPlan,
 } from './repository.js';
-import type { CreateSubscriptionInput, SubscriptionResponse, UpdateSubscriptionInput } from './schemas.js';
+import type { CreateSubscriptionInput, PendingChangeResponse, SubscriptionResponse, UpdateSubscriptionInput } from './schemas.js';
 
 /** Subscriptions as the API returns them, with products, coupons and posted-invoice flags in three queries. */
 export async function toSubscriptionResponses(
@@ -39,12 +43,13 @@ export async function toSubscriptionResponses(
   const ids = subscriptions.map((s) => s.id);
   const frequencyIds = subscriptions.map((s) => s.planFrequencyId);
   const accountId = subscriptions[0]?.accountId ?? 0;
-  const [products, coupons, posted, frequencies, subscriptionCounts] = await Promise.all([
+  const [products, coupons, posted, frequencies, subscriptionCounts, pending] = await Promise.all([
     findProducts(db, ids),
     findCoupons(db, ids),
     hasPostedInvoices(db, ids),
     findPlanFrequencies(db, frequencyIds),
     countSubscriptionsByFrequency(db, accountId, frequencyIds),
+    findPendingChanges(db, ids),
   ]);
   return subscriptions.map((s) => {
     const uri = uris.resource('subscriptions', s.id);
@@ -71,21 +76,7 @@ export async function toSubscriptionResponses(
       provisionedTimestamp: date(s.activatedAt),
       nextPeriodStartDate: s.nextPeriodStart,
       scheduledActivationTimestamp: null,
-      subscriptionProducts: own.map((p) => ({
-        subscriptionId: s.id,
-        productCode: p.productCode,
-        productName: p.name,
-        productDescription: p.description,
-        quantity: toJsonAmount(p.quantity),
-        isIncluded: p.included,
-        unitPrice: toJsonAmount(p.catalogPrice),
-        priceOverride: p.priceOverride === null ? null : toJsonAmount(p.priceOverride),
-        setupFee: toJsonAmount(p.setupFee),
-        discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: toJsonAmount(p.discountValue) } : null,
-        amount: toJsonAmount(productAmount(p, s.currency)),
-        id: p.id,
-        uri: `${uri}/subscriptionProducts/${p.id}`,
-      })),
+      subscriptionProducts: own.map((p) => toSubscriptionProductResponse(p, s, uri)),
       // Subscriptions renew until cancelled: no fixed number of intervals to count down or push out.
       remainingInterval: null,
       remainingIntervalPushOut: null,
@@ -121,10 +112,45 @@ export async function toSubscriptionResponses(
       cancellationTimestamp: date(s.cancelledAt),
       // Recurring charges are billed at the start of each period.
       subscriptionHasRecurringEndOfPeriodCharge: false,
+      pendingChange: toPendingChangeResponse(pending.find((p) => p.subscriptionId === s.id)),
       id: s.id,
       uri,
     };
   });
+}
+
+/** A scheduled plan change as the subscription shows it; null when none. */
+export function toPendingChangeResponse(row: PendingPlanChangeRow | undefined): PendingChangeResponse | null {
+  if (!row) return null;
+  return {
+    planFrequencyId: row.planFrequencyId,
+    quantities: Object.fromEntries(Object.entries(row.quantities).map(([code, quantity]) => [code, toJsonAmount(quantity)])),
+    effectiveDate: row.effectiveDate,
+    createdTimestamp: row.createdAt.toISOString(),
+  };
+}
+
+/** One product as its subscription embeds it (`uri`: the subscription's). */
+export function toSubscriptionProductResponse(
+  p: Omit<SubscriptionProductRow, 'position'>,
+  s: { id: number; currency: string },
+  uri: string,
+): SubscriptionResponse['subscriptionProducts'][number] {
+  return {
+    subscriptionId: s.id,
+    productCode: p.productCode,
+    productName: p.name,
+    productDescription: p.description,
+    quantity: toJsonAmount(p.quantity),
+    isIncluded: p.included,
+    unitPrice: toJsonAmount(p.catalogPrice),
+    priceOverride: p.priceOverride === null ? null : toJsonAmount(p.priceOverride),
+    setupFee: toJsonAmount(p.setupFee),
+    discount: p.discountKind ? { type: p.discountKind as 'Percentage' | 'Amount', amount: toJsonAmount(p.discountValue) } : null,
+    amount: toJsonAmount(productAmount(p, s.currency)),
+    id: p.id,
+    uri: `${uri}/subscriptionProducts/${p.id}`,
+  };
 }
 
 export async function getSubscription(ctx: AppContext, caller: Caller, id: number): Promise<SubscriptionResponse> {
@@ -209,6 +235,29 @@ export async function createSubscription(ctx: AppContext, caller: Caller, input:
     await recordChange(trx, caller, { entityType: 'Subscription', entityId: subscriptionId, action: 'create', changes: { ...input } });
     await ctx.webhooks?.subscription(trx, caller.accountId, input.customerId, subscriptionId, 'subscription.created', now);
     return subscriptionId;
+  });
+  return getSubscription(ctx, caller, id);
+}
+
+/**
+ * DELETE /v1/subscriptions/{id}/changes/pending (issue 28, an extension): withdraws the plan change scheduled for the
+ * period end. The row is claimed with one delete … returning, so of a withdrawal and the renewal that would apply
+ * it, exactly one gets it; none pending (never, withdrawn, or applied meanwhile) is a 404 keyed `id`.
+ */
+export async function withdrawPendingChange(ctx: AppContext, caller: Caller, id: number): Promise<SubscriptionResponse> {
+  const customerId = await findSubscriptionCustomerId(ctx.db, caller.accountId, id);
+  if (customerId === undefined) throw Refusal.notFound('subscription', id);
+  const now = await ctx.clock.now(caller.accountId);
+  await transactionWithRetry(ctx.db, async (trx) => {
+    const [withdrawn] = await claimPendingChanges(trx, [id]);
+    if (!withdrawn) throw new Refusal('not_found', [{ Key: 'id', Value: `subscription ${id} has no plan change pending` }]);
+    await recordChange(trx, caller, {
+      entityType: 'Subscription',
+      entityId: id,
+      action: 'update',
+      changes: { pendingChange: [toPendingChangeResponse(withdrawn), null] },
+    });
+    await ctx.webhooks?.subscription(trx, caller.accountId, customerId, id, 'subscription.updated', now);
   });
   return getSubscription(ctx, caller, id);
 }

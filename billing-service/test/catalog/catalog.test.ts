@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog, parseCatalog } from '../../src/catalog/load-catalog.js';
+import { planChangeAllowed } from '../../src/catalog/schema.js';
 import { DEMO_CATALOG_PATH, loadConfig } from '../../src/config.js';
 
 describe('catalogue file', () => {
@@ -49,6 +50,35 @@ describe('catalogue file', () => {
     );
     expect(() => parseCatalog(plan({ quantity: 1, minQuantity: 1 }))).toThrow(/products\.0\.maxQuantity: set maxQuantity too/);
     expect(() => parseCatalog(plan({ quantity: 1, maxQuantity: 2.5 }))).toThrow(/products\.0\.maxQuantity/);
+  });
+
+  it('plan changes: allows no switch between plans and downgrades at period end unless the file says', () => {
+    const plans = ['BASIC', 'PRO', 'TEAM'].map((code, i) => ({
+      id: i + 1,
+      code,
+      name: code,
+      products: [{ code: 'SEAT', name: 'Seat' }],
+      frequencies: [{ id: i + 1, interval: 'Monthly', prices: [{ product: 'SEAT', charges: [{ currency: 'USD', amount: '8' }] }] }],
+    }));
+    const catalog = (planChanges?: unknown) => parseCatalog({ currencies: { default: 'USD', allowed: ['USD'] }, plans, planChanges });
+    const defaults = catalog();
+    expect(defaults.planChanges).toEqual({ allowed: [], downgradeTiming: 'periodEnd' });
+    expect(planChangeAllowed(defaults, 'BASIC', 'BASIC')).toBe(true);
+    expect(planChangeAllowed(defaults, 'BASIC', 'PRO')).toBe(false);
+
+    const configured = catalog({ allowed: [{ from: 'BASIC', to: 'PRO' }, { family: ['PRO', 'TEAM'] }], downgradeTiming: 'now' });
+    expect(configured.planChanges.downgradeTiming).toBe('now');
+    expect(planChangeAllowed(configured, 'BASIC', 'PRO')).toBe(true);
+    expect(planChangeAllowed(configured, 'PRO', 'BASIC')).toBe(false);
+    expect(planChangeAllowed(configured, 'PRO', 'TEAM')).toBe(true);
+    expect(planChangeAllowed(configured, 'TEAM', 'PRO')).toBe(true);
+    expect(planChangeAllowed(configured, 'BASIC', 'TEAM')).toBe(false);
+
+    expect(() => catalog({ allowed: [{ from: 'BASIC', to: 'GOLD' }, { family: ['PRO', 'SILVER'] }] })).toThrow(
+      /planChanges\.allowed\.0\.to: no plan GOLD.*planChanges\.allowed\.1\.family\.1: no plan SILVER/s,
+    );
+    expect(() => catalog({ downgradeTiming: 'never' })).toThrow(/planChanges\.downgradeTiming/);
+    expect(() => catalog({ allowed: [{ from: 'BASIC', to: 'PRO', family: ['PRO'] }] })).toThrow(/planChanges\.allowed\.0/);
   });
 
   it('names the file it could not read', () => {

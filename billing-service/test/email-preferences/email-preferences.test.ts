@@ -22,7 +22,7 @@ const CATEGORIES: Record<string, string[]> = {
   Customers: ['PasswordReset', 'CustomerActivation', 'CustomerCredentialCreate', 'CustomerCredentialPasswordReset', 'CustomerSuspend'],
   InvoicesAndStatements: ['InvoicePost', 'InvoiceOverdue', 'StatementNotification', 'UpcomingBillingNotification', 'DraftInvoice'],
   PaymentsAndRefunds: ['PaymentReceived', 'PaymentFailed', 'PaymentMethodUpdate', 'CreditCardExpiry', 'Refund'],
-  Subscriptions: ['SubscriptionActivation', 'SubscriptionCancellation', 'PendingExpiryRenewalNotice'],
+  Subscriptions: ['SubscriptionActivation', 'SubscriptionCancellation', 'PendingExpiryRenewalNotice', 'SubscriptionChange'],
 };
 
 async function read(customerId: number) {
@@ -36,12 +36,12 @@ function enabledOf(body: { preferences: Preference[] }): Record<string, boolean 
 }
 
 describe('GET /v1/customers/{customerId}/CustomerEmailPreferences', () => {
-  it('lists all 18 types in order, unset, with account defaults and categories', async () => {
+  it("lists all 19 types (the spec's 18 and SubscriptionChange) in order, unset, with account defaults and categories", async () => {
     const customer = await createCustomer(t, { firstName: 'Mail' });
     const body = await read(customer.id);
     expect(body.customerId).toBe(customer.id);
     expect(body.preferences.map((p) => p.emailType)).toEqual([...EMAIL_TYPES]);
-    expect(body.preferences).toHaveLength(18);
+    expect(body.preferences).toHaveLength(19);
     for (const p of body.preferences) {
       expect(p.enabled).toBeNull();
       expect(CATEGORIES[p.emailCategory], p.emailType).toContain(p.emailType);

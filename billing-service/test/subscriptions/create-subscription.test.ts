@@ -98,6 +98,7 @@ describe('POST /v1/subscriptions', () => {
       expiredTimestamp: null,
       cancellationTimestamp: null,
       subscriptionHasRecurringEndOfPeriodCharge: false,
+      pendingChange: null,
       id: expect.any(Number),
       uri: `${BASE}/subscriptions/${id}`,
     });

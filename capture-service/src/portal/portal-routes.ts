@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { AppContext } from '@renew/billing-service';
 import { addressBudgetKey, enforceRateLimit, validationError, type RateLimitStore } from '@renew/billing-service/http';
 import {
+  applyPortalPlanChange,
   authenticatePortalSession,
   cancelPortalSubscription,
   csrfTokenFor,
@@ -10,10 +11,12 @@ import {
   getPortalEmailPreferences,
   getPortalOverview,
   listPortalInvoices,
+  listPortalPlanChanges,
   openPortalLink,
   payPortalInvoices,
   portalCardCaptureToken,
   portalInvoicePdf,
+  previewPortalPlanChange,
   PortalBillingAddressBody,
   PortalCancelBody,
   PortalContactBody,
@@ -21,6 +24,7 @@ import {
   PortalEmailPreferencesBody,
   PortalIdParams,
   PortalPayBody,
+  PortalPlanChangeBody,
   PortalSignInBody,
   requestSignInLink,
   setPortalDefaultCard,
@@ -28,6 +32,7 @@ import {
   updatePortalBillingAddress,
   updatePortalContact,
   updatePortalEmailPreferences,
+  withdrawPortalPlanChange,
   type PortalSession,
 } from '@renew/billing-service/portal';
 import type { PublicKeyAuthenticator } from '../public-key.js';
@@ -250,6 +255,23 @@ export function registerPortal(app: FastifyInstance, options: PortalRouteOptions
   app.post('/portal/api/subscriptions/:id/uncancel', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return uncancelPortalSubscription(ctx, found, parseBody(PortalIdParams, request.params).id);
+  });
+  // "Change plan" and "Seats": what each Active subscription may change to, a preview (a POST: it carries the change,
+  // and the CSRF token like every write, though it changes nothing), the change, and withdrawing one scheduled.
+  app.get('/portal/api/plan-changes', portalRoute, async (request, reply) =>
+    listPortalPlanChanges(ctx, await session(request, reply, false)),
+  );
+  app.post('/portal/api/subscriptions/:id/changes/preview', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return previewPortalPlanChange(ctx, found, parseBody(PortalIdParams, request.params).id, parseBody(PortalPlanChangeBody, request.body));
+  });
+  app.post('/portal/api/subscriptions/:id/changes', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return applyPortalPlanChange(ctx, found, parseBody(PortalIdParams, request.params).id, parseBody(PortalPlanChangeBody, request.body));
+  });
+  app.delete('/portal/api/subscriptions/:id/changes/pending', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return withdrawPortalPlanChange(ctx, found, parseBody(PortalIdParams, request.params).id);
   });
   app.put('/portal/api/contact', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);

@@ -22,6 +22,8 @@ export interface BuildOptions {
   capture?: Partial<Catalog['capture']>;
   /** The merchant's branding (catalogue `emails`), as e-mails and the portal's pages show it. */
   emails?: Partial<Catalog['emails']>;
+  /** The switches between plans the portal offers (catalogue `planChanges`). */
+  planChanges?: Partial<Catalog['planChanges']>;
   ipRateLimits?: { perMinute: number; perDay: number };
   logger?: FastifyServerOptions['logger'];
   captcha?: CaptchaVerifier;
@@ -117,6 +119,7 @@ export async function startCaptureTest(options: { billing?: Partial<AppOptions> 
     const catalog = testCatalog({
       capture: { ...billing.catalog.capture, tokenlessCapture: 'draftOnly', ...options.capture },
       ...(options.emails ? { emails: { ...billing.catalog.emails, ...options.emails } } : {}),
+      ...(options.planChanges ? { planChanges: { ...billing.catalog.planChanges, ...options.planChanges } } : {}),
     });
     const app = await buildCaptureApp({
       db: options.db ?? billing.database.db,

@@ -16,7 +16,7 @@ export class BillingApiClient {
     this.authorization = `Basic ${apiKey}`;
   }
 
-  async call<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
+  async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const answer = await this.send(
       method,
       path,

@@ -5,6 +5,7 @@ import type {
   CustomerResponse,
   InvoiceResponse,
   LifecycleResponse,
+  PlanChangeResponse,
   PlanResponse,
   SubscriptionResponse,
 } from '@renew/billing-service/api-types';
@@ -21,11 +22,21 @@ import {
   type RateLimitStore,
 } from '@renew/billing-service/http';
 import { minorUnits, money, roundToCurrency } from '@renew/billing-service/money';
-import type { CheckoutConfig, CompletedCheckout, CountryOption, OrderSummary, PlanOption, StartedCheckout } from '../checkout-contract.js';
+import type {
+  ChangedSubscription,
+  CheckoutConfig,
+  CompletedCheckout,
+  CountryOption,
+  OrderSummary,
+  PlanChange,
+  PlanOption,
+  StartedCheckout,
+} from '../checkout-contract.js';
 import { SESSION_HEADER } from '../checkout-contract.js';
 import { BillingApiClient } from './billing-api-client.js';
 import { CheckoutSessions } from './checkout-session.js';
 import { checkoutOpenApiDocument } from './openapi.js';
+import type { SubscriptionParams } from './proxy-schemas.js';
 import { PROXY_ROUTES, type ProxyAnswer, type ProxyFile, type ProxyRoute, type ProxyRouteName } from './proxy-routes.js';
 
 export interface CheckoutProxyOptions {
@@ -54,6 +65,12 @@ export interface CheckoutProxyOptions {
   perIpNewCustomersPerMinute?: number;
   rateLimitStore?: RateLimitStore;
   billingTimeoutMs?: number;
+  /**
+   * Who is signed in to the merchant's site, for the routes of a signed-in customer (plan changes): the billing
+   * API's id of the customer the shop's own session (its cookie, read by the merchant's code) belongs to, or
+   * null/undefined when nobody is signed in (401). The browser never names the customer. Unset: those routes answer 403.
+   */
+  signedInCustomer?: (request: Request) => number | null | undefined | Promise<number | null | undefined>;
 }
 
 export interface CheckoutHandlerOptions extends CheckoutProxyOptions {
@@ -85,6 +102,8 @@ export function shopperRefusal(error: ApiError): ApiError {
 }
 
 const CHECKOUT_COMPLETE = 'this checkout is complete: its order can no longer change (start a new checkout for another order)';
+
+type ServiceDates = { startServiceDate: string; endServiceDate: string };
 
 /** Bodies the proxy accepts are small JSON objects; anything bigger is refused unread. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -188,6 +207,26 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
         { Key: API_ERROR_KEY, Value: 'this checkout session does not allow access to that customer (it may have expired: start again)' },
       ]);
     }
+  };
+
+  /**
+   * The subscription of the path, when it belongs to the customer signed in to the merchant's site (the
+   * `signedInCustomer` option); another customer's is "not found", like one that does not exist.
+   */
+  const signedInSubscription = async (exchange: Exchange, api: BillingForShopper): Promise<SubscriptionResponse> => {
+    if (!options.signedInCustomer) {
+      throw new ApiError(403, [
+        { Key: API_ERROR_KEY, Value: "this shop's checkout proxy has no signed-in customers (its signedInCustomer option is not set)" },
+      ]);
+    }
+    const customerId = await options.signedInCustomer(exchange.request);
+    if (customerId === null || customerId === undefined) {
+      throw new ApiError(401, [{ Key: API_ERROR_KEY, Value: 'sign in to the shop first' }]);
+    }
+    const { subscriptionId } = exchange.params as z.infer<typeof SubscriptionParams>;
+    const subscription = await api.call<SubscriptionResponse>('GET', `/v1/subscriptions/${subscriptionId}`);
+    if (subscription.customerId !== customerId) throw ApiError.notFound('subscription', subscriptionId);
+    return subscription;
   };
 
   const handlers: { [K in ProxyRouteName]: (exchange: Exchange) => Promise<ProxyAnswer<(typeof PROXY_ROUTES)[K]>> } = {
@@ -339,6 +378,96 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): Checkout
       const bytes = await api.file(`/v1/Invoices/pdf/${invoiceId}`, PROXY_ROUTES.invoicePdf.binary);
       return { bytes, filename: `invoice-${invoice.invoiceNumber}.pdf` };
     },
+
+    // A plan change of the signed-in customer's subscription: the billing API computes, checks and applies it.
+    planChange: async (exchange): Promise<PlanChange> => {
+      const api = billingFor(exchange);
+      const { id } = await signedInSubscription(exchange, api);
+      const body = exchange.body as z.infer<typeof PROXY_ROUTES.planChange.body>;
+      const answer = await api.call<PlanChangeResponse>('POST', `/v1/subscriptions/${id}/changes`, body);
+      return toPlanChange(answer, body.preview === true);
+    },
+
+    withdrawPlanChange: async (exchange): Promise<ChangedSubscription> => {
+      const api = billingFor(exchange);
+      const { id } = await signedInSubscription(exchange, api);
+      return toChangedSubscription(await api.call<SubscriptionResponse>('DELETE', `/v1/subscriptions/${id}/changes/pending`));
+    },
+  };
+
+  /** An amount in a currency's minor unit, as a decimal string. */
+  const amountIn = (value: number, currency: string) => roundToCurrency(money(value), currency).toFixed(minorUnits(currency));
+
+  const toChangedSubscription = (s: SubscriptionResponse): ChangedSubscription => ({
+    subscriptionId: s.id,
+    status: s.status,
+    planFrequencyId: s.planFrequency.id,
+    planCode: s.planCode,
+    planName: s.planName,
+    interval: s.planFrequency.interval,
+    numberOfIntervals: s.planFrequency.numberOfIntervals,
+    currency: s.currency,
+    quantities: s.subscriptionProducts.map((p) => ({ code: p.productCode, name: p.productName, quantity: p.quantity })),
+    amount: amountIn(s.amount, s.currency),
+    nextPeriodStartDate: s.nextPeriodStartDate?.slice(0, 10) ?? null,
+    pendingChange: s.pendingChange
+      ? {
+          planFrequencyId: s.pendingChange.planFrequencyId,
+          quantities: s.pendingChange.quantities,
+          effectiveDate: s.pendingChange.effectiveDate.slice(0, 10),
+        }
+      : null,
+  });
+
+  /** The billing API's answer in the proxy's terms: the posted invoice's shape or the preview's, as one shape. */
+  const toPlanChange = (answer: PlanChangeResponse, preview: boolean): PlanChange => {
+    const subscription = toChangedSubscription(answer.subscription);
+    const currency = answer.invoice?.currency ?? subscription.currency;
+    const price = (value: number) => amountIn(value, currency);
+    const invoice = answer.invoice;
+    const line = (
+      c: { name: string; chargeType: 'Recurring' | 'SetupFee' | 'Credit'; quantity: number; amount: number } & ServiceDates,
+    ) => ({
+      name: c.name,
+      kind: c.chargeType,
+      quantity: c.quantity,
+      amount: price(c.amount),
+      startServiceDate: c.startServiceDate.slice(0, 10),
+      endServiceDate: c.endServiceDate.slice(0, 10),
+    });
+    return {
+      preview,
+      timing: invoice ? 'now' : 'periodEnd',
+      subscription,
+      invoice: !invoice
+        ? null
+        : 'draftCharges' in invoice
+          ? {
+              id: null,
+              number: null,
+              lines: invoice.draftCharges.map(line),
+              subtotal: price(invoice.subtotal),
+              totalDiscount: price(invoice.totalDiscount),
+              taxes: invoice.draftTaxes.map((t) => ({ name: t.name, amount: price(t.amount) })),
+              totalTaxes: price(invoice.totalTaxes),
+              total: price(invoice.total),
+              outstandingBalance: null,
+              status: null,
+            }
+          : {
+              id: invoice.id,
+              number: invoice.invoiceNumber,
+              lines: invoice.charges.map(line),
+              subtotal: price(invoice.subtotal),
+              totalDiscount: price(invoice.totalDiscount),
+              taxes: invoice.taxes.map((t) => ({ name: t.name, amount: price(t.amount) })),
+              totalTaxes: price(invoice.totalTaxes),
+              total: price(invoice.invoiceAmount),
+              outstandingBalance: price(invoice.outstandingBalance),
+              status: invoice.status,
+            },
+      nextRenewal: { date: answer.nextRenewal.date.slice(0, 10), amount: price(answer.nextRenewal.amount) },
+    };
   };
 
   /** The chosen quantities and coupon, on the Draft subscription; a refused coupon is an error on the coupon field. */

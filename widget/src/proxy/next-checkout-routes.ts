@@ -12,13 +12,13 @@ export interface NextCheckoutRoutesOptions extends CheckoutHandlerOptions {
 /**
  * The checkout proxy as Next.js App Router route handlers, over the fetch handler. In
  * `app/checkout/[...path]/route.ts`:
- * `export const { GET, POST } = nextCheckoutRoutes({ basePath: '/checkout', ... })`.
+ * `export const { GET, POST, DELETE } = nextCheckoutRoutes({ basePath: '/checkout', ... })`.
  */
 export function nextCheckoutRoutes(options: NextCheckoutRoutesOptions) {
   const handle = createCheckoutHandler(options);
   const clientIp = options.clientIp ?? lastForwardedFor;
   const route = (request: Request): Promise<Response> => handle(request, { clientIp: clientIp(request) });
-  return { GET: route, POST: route };
+  return { GET: route, POST: route, DELETE: route };
 }
 
 function lastForwardedFor(request: Request): string | undefined {

@@ -31,7 +31,7 @@ export function checkoutOpenApiDocument() {
       operationId: name,
       summary: route.summary,
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(route.session ? { security: [{ checkoutSession: [] }] } : {}),
+      ...(route.session ? { security: [{ checkoutSession: [] }] } : route.signedIn ? { security: [{ signedInCustomer: [] }] } : {}),
       ...(route.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
         : {}),
@@ -42,7 +42,13 @@ export function checkoutOpenApiDocument() {
               content: { [route.binary]: { schema: { type: 'string', contentMediaType: route.binary } } },
             }
           : { description: 'OK', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } },
-        ...errors([...(route.body || route.params ? [400] : []), ...(route.session ? [403] : []), 429, 502]),
+        ...errors([
+          ...(route.body || route.params ? [400] : []),
+          ...(route.signedIn ? [401] : []),
+          ...(route.session || route.signedIn ? [403] : []),
+          429,
+          502,
+        ]),
         ...Object.fromEntries(Object.entries(route.errors ?? {}).map(([status, description]) => [status, errorResponse(description)])),
       },
     };
@@ -64,13 +70,23 @@ export function checkoutOpenApiDocument() {
           name: SESSION_HEADER,
           description: 'the session POST /customers answered: this browser may act on that customer only',
         },
+        signedInCustomer: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'the shop session',
+          description:
+            "the merchant's own sign-in (its session cookie, or whatever the shop uses): the proxy's signedInCustomer option says which billing customer it is; the browser never names one",
+        },
       },
       schemas: { ErrorBody: jsonSchema(ErrorBodyResponse, 'output') },
       responses: {
         Error400: errorResponse(
           'invalid input: one entry per field (Key is the field, e.g. address.postalZip, couponCode, quantities.SEAT)',
         ),
-        Error403: errorResponse('the session does not allow this customer, or has expired'),
+        Error401: errorResponse('nobody is signed in to the shop'),
+        Error403: errorResponse(
+          'the session does not allow this customer, or has expired (routes of a signed-in customer: the proxy has no signedInCustomer option)',
+        ),
         Error429: errorResponse('too many requests from this address (X-Rate-Limit-* and Retry-After headers)'),
         Error502: errorResponse('the billing service failed or cannot be reached (504: it did not answer in time)'),
       },

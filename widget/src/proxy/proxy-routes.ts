@@ -5,15 +5,19 @@ import {
   CountryOptionResponse,
   CustomerParams,
   InvoiceParams,
+  ChangedSubscriptionResponse,
   OrderSummaryResponse,
+  PlanChangeBody,
+  PlanChangeResponse,
   PlanOptionResponse,
   ShopperDetailsBody,
   StartedCheckoutResponse,
   SubscriptionBody,
+  SubscriptionParams,
 } from './proxy-schemas.js';
 
 interface ProxyRouteBase {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Under the proxy's base path, OpenAPI style: `/customers/{customerId}/subscriptions`. */
   path: string;
   summary: string;
@@ -21,6 +25,11 @@ interface ProxyRouteBase {
   body?: z.ZodType;
   /** Needs the x-checkout-session header naming the customer of the path. */
   session: boolean;
+  /**
+   * For the customer signed in to the merchant's site, as the proxy's `signedInCustomer` option says (never a
+   * customer id the browser sends): the subscription of the path must be that customer's.
+   */
+  signedIn?: boolean;
   /** Errors this route answers besides the common ones (400, 403, 429, 502): status -> when. */
   errors?: Record<number, string>;
 }
@@ -97,6 +106,31 @@ export const PROXY_ROUTES = {
     errors: { 404: "no such invoice of this customer (another customer's invoice is not found either)" },
     summary:
       'After step 8: an invoice of the checkout\'s customer as a PDF, to download (content-disposition: attachment; filename="invoice-<number>.pdf")',
+  },
+  planChange: {
+    method: 'POST',
+    path: '/subscriptions/{subscriptionId}/changes',
+    session: false,
+    signedIn: true,
+    params: SubscriptionParams,
+    body: PlanChangeBody,
+    response: PlanChangeResponse,
+    errors: {
+      404: "no such subscription of the signed-in customer (another customer's is not found either)",
+      409: "the subscription's renewal is due and not billed yet: change it once it is",
+    },
+    summary:
+      "Preview (preview: true) or apply a plan change of the signed-in customer's subscription: another plan frequency and/or other quantities, now (prorated, one invoice posted and collected) or at the period end (scheduled). The billing API's refusals pass through, keyed on the field",
+  },
+  withdrawPlanChange: {
+    method: 'DELETE',
+    path: '/subscriptions/{subscriptionId}/changes/pending',
+    session: false,
+    signedIn: true,
+    params: SubscriptionParams,
+    response: ChangedSubscriptionResponse,
+    errors: { 404: 'no such subscription of the signed-in customer, or no plan change pending (keyed id)' },
+    summary: "Withdraw the plan change scheduled for the period end of the signed-in customer's subscription",
   },
 } as const satisfies Record<string, ProxyRoute>;
 

@@ -43,16 +43,21 @@ export const ShopperDetailsBody = z.object({
   }),
 });
 
+/** What an invoice line is: a period's charge, a setup fee, or a plan change's credit of days billed before and unused (negative). */
+const ChargeKind = z.enum(['Recurring', 'SetupFee', 'Credit']);
+
+/** A quantity the browser sends: product code -> a whole number (the billing API checks the catalogue's bounds). */
+const Quantities = z.record(
+  z.string().min(1).max(255),
+  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must not be negative').max(1_000_000),
+);
+
 export const SubscriptionBody = z.object({
   planFrequencyId: z.number().int().positive(),
   /** Product code -> quantity, for the products whose quantity the shopper chooses (within the catalogue's bounds). */
-  quantities: z
-    .record(
-      z.string().min(1).max(255),
-      z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must not be negative').max(1_000_000),
-    )
-    .optional()
-    .describe("product code -> quantity, within the catalogue's minQuantity and maxQuantity; others keep the plan's quantity"),
+  quantities: Quantities.optional().describe(
+    "product code -> quantity, within the catalogue's minQuantity and maxQuantity; others keep the plan's quantity",
+  ),
   couponCode: z.string().trim().max(255, 'at most 255 characters').optional().describe('a coupon code; empty or absent: no coupon'),
 });
 
@@ -62,6 +67,7 @@ const id = z.coerce
   .positive()
   .max(2 ** 31 - 1);
 export const CustomerParams = z.object({ customerId: id });
+export const SubscriptionParams = z.object({ subscriptionId: id });
 export const InvoiceParams = z.object({ customerId: id, invoiceId: id });
 
 export const CheckoutConfigResponse = z.object({
@@ -106,7 +112,7 @@ export const OrderSummaryResponse = z.object({
   customerId: z.number(),
   currency: z.string(),
   /** name: the product's (the catalogue's words); kind tells a setup fee from a period's charge, for the browser to say in the shopper's language. */
-  lines: z.array(z.object({ name: z.string(), kind: z.enum(['Recurring', 'SetupFee']), quantity: z.number(), amount })),
+  lines: z.array(z.object({ name: z.string(), kind: ChargeKind, quantity: z.number(), amount })),
   subtotal: amount,
   totalDiscount: amount,
   taxes: z.array(z.object({ name: z.string(), amount })),
@@ -135,6 +141,69 @@ export const CompletedCheckoutResponse = z.object({
   invoice: z
     .object({ id: z.number(), number: z.number(), total: amount, amountPaid: amount, outstandingBalance: amount, status: z.string() })
     .nullable(),
+});
+
+/** A plan change of the signed-in customer's subscription: the billing API's `POST /v1/subscriptions/{id}/changes` body. */
+export const PlanChangeBody = z.object({
+  planFrequencyId: z.number().int().positive().optional().describe('the plan frequency to switch to (absent: the same one)'),
+  quantities: Quantities.optional().describe("product code -> new quantity, within the catalogue's minQuantity and maxQuantity"),
+  timing: z
+    .enum(['now', 'periodEnd'], { error: 'must be now or periodEnd' })
+    .optional()
+    .describe(
+      "now: prorated at once; periodEnd: at the next renewal; absent: upgrades now, downgrades as the catalogue's planChanges.downgradeTiming",
+    ),
+  preview: z.boolean().optional().describe('true: answers what the change would do, changes nothing'),
+});
+
+/** A subscription of the signed-in customer as a plan change leaves it (or, in a preview, would). */
+export const ChangedSubscriptionResponse = z.object({
+  subscriptionId: z.number(),
+  status: z.string(),
+  planFrequencyId: z.number(),
+  planCode: z.string(),
+  planName: z.string(),
+  interval: z.enum(['Monthly', 'Yearly']),
+  numberOfIntervals: z.number(),
+  currency: z.string(),
+  quantities: z.array(z.object({ code: z.string(), name: z.string(), quantity: z.number() })),
+  amount: amount.describe('per period, before tax and discounts'),
+  nextPeriodStartDate: date.nullable(),
+  pendingChange: z
+    .object({ planFrequencyId: z.number(), quantities: z.record(z.string(), z.number()), effectiveDate: date })
+    .nullable()
+    .describe('a change scheduled for the period end: what, from when (null: none)'),
+});
+
+export const PlanChangeResponse = z.object({
+  preview: z.boolean(),
+  timing: z.enum(['now', 'periodEnd']).describe('now: the invoice is posted (a preview: would be); periodEnd: scheduled, nothing posted'),
+  subscription: ChangedSubscriptionResponse,
+  /** The change's invoice (credits for the unused part of the old plan, charges for the new one); null when nothing is posted now. */
+  invoice: z
+    .object({
+      id: z.number().nullable().describe('null in a preview'),
+      number: z.number().nullable().describe('null in a preview'),
+      lines: z.array(
+        z.object({
+          name: z.string(),
+          kind: ChargeKind,
+          quantity: z.number(),
+          amount,
+          startServiceDate: date,
+          endServiceDate: date,
+        }),
+      ),
+      subtotal: amount,
+      totalDiscount: amount,
+      taxes: z.array(z.object({ name: z.string(), amount })),
+      totalTaxes: amount,
+      total: amount.describe('negative when the change gives back more than it charges (a credit for the next invoices)'),
+      outstandingBalance: amount.nullable().describe('what is left to pay once posted and collected (null in a preview)'),
+      status: z.string().nullable().describe("the posted invoice's status (null in a preview)"),
+    })
+    .nullable(),
+  nextRenewal: z.object({ date, amount: amount.describe('the total the next renewal will charge') }),
 });
 
 /** The spec's error body with its optional machine `Code`: the billing API's own schema. */

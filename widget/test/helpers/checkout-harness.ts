@@ -24,7 +24,14 @@ export interface CheckoutHarness {
   /** Another shop server with other proxy options (another key, a dead billing API…), listening. */
   buildShop(overrides?: Partial<CheckoutProxyOptions>): Promise<{ app: FastifyInstance; url: string }>;
   /** A JSON request to the proxy, with a session when given. */
-  proxy(method: 'GET' | 'POST', path: string, body?: unknown, session?: string, app?: FastifyInstance): Promise<LightMyRequestResponse>;
+  proxy(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    session?: string,
+    app?: FastifyInstance,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -76,11 +83,12 @@ export async function startCheckoutHarness(options: { billing?: Parameters<typeo
     proxyUrl: shop.url,
     proxyOptions,
     buildShop,
-    proxy(method, path, body, session, app = shop.app) {
+    proxy(method, path, body, session, app = shop.app, headers = {}) {
       return app.inject({
         method,
         url: `/checkout${path}`,
         headers: {
+          ...headers,
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(session ? { [SESSION_HEADER]: session } : {}),
         },

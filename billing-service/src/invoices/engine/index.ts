@@ -38,3 +38,14 @@ export { computeTaxes, ROLLED_UP_TAX_NAME } from './taxes.js';
 export { groupSubscriptions } from './grouping.js';
 export { validateInput } from './validate.js';
 export { addDays, daysBetween } from './dates.js';
+export {
+  couponsForChange,
+  isDowngrade,
+  isFrequencySwitch,
+  planChangeInvoice,
+  unusedCredit,
+  type PlanChangeCharge,
+  type PlanChangeInput,
+  type PlanChangeInvoice,
+  type RunningLine,
+} from './plan-change.js';

@@ -39,6 +39,8 @@ export interface EngineCoupon {
   periods?: number | null;
   /** How many invoices already applied it. */
   periodsUsed: number;
+  /** The first service day of the period its last use discounted (null or absent: never used). Plan changes read it. */
+  lastUsedOn?: string | null;
 }
 
 /** A subscription to bill for the period starting at `periodStart`. */

@@ -78,6 +78,33 @@ export const de: EmailWords = {
       'Es wird wieder freigeschaltet, sobald der überfällige Betrag bezahlt ist.',
     ],
   }),
+  frequency: (interval, count) =>
+    interval === 'Monthly' ? (count === 1 ? 'monatlich' : `alle ${count} Monate`) : count === 1 ? 'jährlich' : `alle ${count} Jahre`,
+  quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,
+  SubscriptionChange: (v) => {
+    const same = v.fromPlan === v.toPlan;
+    const what = v.scheduled
+      ? same
+        ? `Ihr Abonnement ${v.toPlan} ändert sich wie gewünscht am ${v.date}.`
+        : `Ihr Abonnement wechselt wie gewünscht am ${v.date} von ${v.fromPlan} zu ${v.toPlan}.`
+      : same
+        ? `Ihr Abonnement ${v.toPlan} wurde am ${v.date} geändert.`
+        : `Ihr Abonnement ist am ${v.date} von ${v.fromPlan} zu ${v.toPlan} gewechselt.`;
+    const invoice = v.invoice
+      ? v.invoice.credit
+        ? `Die Änderung ergibt eine Gutschrift von ${v.invoice.amount} (Rechnung ${v.invoice.number}), die mit Ihren nächsten Rechnungen verrechnet wird.`
+        : `Die Änderung wird mit Rechnung ${v.invoice.number} berechnet: ${v.invoice.amount}.`
+      : null;
+    return {
+      subject: v.scheduled ? `${v.brand}: Ihr Tarif ändert sich am ${v.date}` : `${v.brand}: Ihr Tarif wurde geändert`,
+      paragraphs: [
+        what,
+        ...(v.quantities ? [`Mengen: ${v.quantities}.`] : []),
+        ...(invoice ? [invoice] : []),
+        `Ihre nächste Abbuchung: ${v.nextCharge.amount} am ${v.nextCharge.date}.`,
+      ],
+    };
+  },
   PortalSignIn: (v) => ({
     subject: `${v.brand}: Ihr Anmeldelink`,
     paragraphs: [

@@ -73,6 +73,33 @@ export const en: EmailWords = {
       'It is restored as soon as the overdue balance is paid.',
     ],
   }),
+  frequency: (interval, count) =>
+    interval === 'Monthly' ? (count === 1 ? 'monthly' : `every ${count} months`) : count === 1 ? 'yearly' : `every ${count} years`,
+  quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,
+  SubscriptionChange: (v) => {
+    const same = v.fromPlan === v.toPlan;
+    const what = v.scheduled
+      ? same
+        ? `Your ${v.toPlan} subscription will change on ${v.date}, as you asked.`
+        : `Your subscription will change from ${v.fromPlan} to ${v.toPlan} on ${v.date}, as you asked.`
+      : same
+        ? `Your ${v.toPlan} subscription changed on ${v.date}.`
+        : `Your subscription changed from ${v.fromPlan} to ${v.toPlan} on ${v.date}.`;
+    const invoice = v.invoice
+      ? v.invoice.credit
+        ? `The change gives you a credit of ${v.invoice.amount} (invoice ${v.invoice.number}), used for your next invoices.`
+        : `The change is billed on invoice ${v.invoice.number}: ${v.invoice.amount}.`
+      : null;
+    return {
+      subject: v.scheduled ? `${v.brand}: your plan changes on ${v.date}` : `${v.brand}: your plan has changed`,
+      paragraphs: [
+        what,
+        ...(v.quantities ? [`Quantities: ${v.quantities}.`] : []),
+        ...(invoice ? [invoice] : []),
+        `Your next charge: ${v.nextCharge.amount} on ${v.nextCharge.date}.`,
+      ],
+    };
+  },
   PortalSignIn: (v) => ({
     subject: `${v.brand}: your sign-in link`,
     paragraphs: [

@@ -73,6 +73,33 @@ export const es: EmailWords = {
       'Se restablecerá en cuanto se pague el saldo vencido.',
     ],
   }),
+  frequency: (interval, count) =>
+    interval === 'Monthly' ? (count === 1 ? 'mensual' : `cada ${count} meses`) : count === 1 ? 'anual' : `cada ${count} años`,
+  quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,
+  SubscriptionChange: (v) => {
+    const same = v.fromPlan === v.toPlan;
+    const what = v.scheduled
+      ? same
+        ? `Su suscripción ${v.toPlan} cambiará el ${v.date}, tal como lo solicitó.`
+        : `Su suscripción pasará de ${v.fromPlan} a ${v.toPlan} el ${v.date}, tal como lo solicitó.`
+      : same
+        ? `Su suscripción ${v.toPlan} cambió el ${v.date}.`
+        : `Su suscripción pasó de ${v.fromPlan} a ${v.toPlan} el ${v.date}.`;
+    const invoice = v.invoice
+      ? v.invoice.credit
+        ? `El cambio le genera un saldo a favor de ${v.invoice.amount} (factura ${v.invoice.number}), que se descontará de sus próximas facturas.`
+        : `El cambio se cobra en la factura ${v.invoice.number}: ${v.invoice.amount}.`
+      : null;
+    return {
+      subject: v.scheduled ? `${v.brand}: su plan cambia el ${v.date}` : `${v.brand}: su plan ha cambiado`,
+      paragraphs: [
+        what,
+        ...(v.quantities ? [`Cantidades: ${v.quantities}.`] : []),
+        ...(invoice ? [invoice] : []),
+        `Su próximo cargo: ${v.nextCharge.amount} el ${v.nextCharge.date}.`,
+      ],
+    };
+  },
   PortalSignIn: (v) => ({
     subject: `${v.brand}: su enlace de acceso`,
     paragraphs: [

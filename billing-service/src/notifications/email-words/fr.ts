@@ -80,6 +80,33 @@ export const fr: EmailWords = {
       'Il sera rétabli dès le règlement du solde en retard.',
     ],
   }),
+  frequency: (interval, count) =>
+    interval === 'Monthly' ? (count === 1 ? 'mensuel' : `tous les ${count} mois`) : count === 1 ? 'annuel' : `tous les ${count} ans`,
+  quantityChange: (product, from, to) => `${product}${nb}: ${from} → ${to}`,
+  SubscriptionChange: (v) => {
+    const same = v.fromPlan === v.toPlan;
+    const what = v.scheduled
+      ? same
+        ? `Votre abonnement ${v.toPlan} changera le ${v.date}, comme vous l’avez demandé.`
+        : `Votre abonnement passera de ${v.fromPlan} à ${v.toPlan} le ${v.date}, comme vous l’avez demandé.`
+      : same
+        ? `Votre abonnement ${v.toPlan} a changé le ${v.date}.`
+        : `Votre abonnement est passé de ${v.fromPlan} à ${v.toPlan} le ${v.date}.`;
+    const invoice = v.invoice
+      ? v.invoice.credit
+        ? `Ce changement vous donne un avoir de ${v.invoice.amount} (facture ${v.invoice.number}), déduit de vos prochaines factures.`
+        : `Ce changement est facturé sur la facture ${v.invoice.number}${nb}: ${v.invoice.amount}.`
+      : null;
+    return {
+      subject: v.scheduled ? `${v.brand}${nb}: votre formule change le ${v.date}` : `${v.brand}${nb}: votre formule a changé`,
+      paragraphs: [
+        what,
+        ...(v.quantities ? [`Quantités${nb}: ${v.quantities}.`] : []),
+        ...(invoice ? [invoice] : []),
+        `Votre prochain prélèvement${nb}: ${v.nextCharge.amount} le ${v.nextCharge.date}.`,
+      ],
+    };
+  },
   PortalSignIn: (v) => ({
     subject: `${v.brand}${nb}: votre lien de connexion`,
     paragraphs: [

@@ -36,6 +36,25 @@ export interface EmailWords {
   CreditCardExpiry(v: { brand: string; cardBrand: string; lastFour: string; expiry: string }): Message;
   CustomerActivation(v: { brand: string }): Message;
   CustomerSuspend(v: { brand: string; overdueDays: number }): Message;
+  /** How often a plan renews, as a change e-mail names the plan: "Pro (monthly)". */
+  frequency(interval: 'Monthly' | 'Yearly', count: number): string;
+  /** One product whose quantity a plan change changes. */
+  quantityChange(product: string, from: string, to: string): string;
+  /**
+   * A plan change, applied or scheduled (`scheduled`) on `date`. `fromPlan` equals `toPlan` when only quantities
+   * change; `quantities`: the quantity changes, listed (null: none); `invoice`: the change's invoice (`credit`: it
+   * gives back `amount`); `nextCharge`: the next renewal.
+   */
+  SubscriptionChange(v: {
+    brand: string;
+    scheduled: boolean;
+    fromPlan: string;
+    toPlan: string;
+    date: string;
+    quantities: string | null;
+    invoice: { number: number; amount: string; credit: boolean } | null;
+    nextCharge: { date: string; amount: string };
+  }): Message;
   /** The portal sign-in link the customer asked for on the sign-in page (one use, `minutes` to open). */
   PortalSignIn(v: { brand: string; minutes: number }): Message;
 }

@@ -240,6 +240,8 @@ export interface ModelCoupon {
   duration: 'Once' | 'Periods' | 'Forever';
   periods?: number | null;
   periodsUsed: number;
+  /** The first service day of the period its last use discounted (plan changes read it). */
+  lastUsedOn?: string | null;
 }
 
 export interface ModelSubscription {

@@ -3,15 +3,15 @@
  * and address, e-mails), on the JSON routes under /portal/api of this host and the cookie's session.
  * The card is typed in the hosted card fields (`<renew-hosted-card-frame>`, this host's element, which the widget uses too):
  * a frame whose script sends it to POST /api/paymentsv2; this script never sees it.
- * Views are deep-linkable: `#card`, `#pay`, `#invoices`, `#cancel-<subscription id>`, `#details`; a
- * link's flow opens its view.
+ * Views are deep-linkable: `#card`, `#pay`, `#invoices`, `#cancel-<subscription id>`, `#change-<subscription id>`
+ * (another plan), `#seats-<subscription id>` (quantities), `#details`; a link's flow opens its view.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
 import '../../hosted/frame-host/hosted-card-frame.js';
 import type { HostedCardFrame } from '../../hosted/frame-host/hosted-card-frame.js';
 import { portalLanguageOf, portalText, say, type PortalLanguage, type PortalText } from './portal-text.js';
 
-type View = 'overview' | 'card' | 'pay' | 'invoices' | 'details' | `cancel-${number}`;
+type View = 'overview' | 'card' | 'pay' | 'invoices' | 'details' | `cancel-${number}` | `change-${number}` | `seats-${number}`;
 type ErrorBody = { Errors?: Array<{ Key: string; Value: string }> };
 
 interface Session {
@@ -67,6 +67,49 @@ interface Invoice {
   outstandingBalance: number;
   currency: string;
 }
+type Interval = 'Monthly' | 'Yearly';
+/** What one Active subscription may change to (GET /portal/api/plan-changes). */
+interface ChangeOptions {
+  subscriptionId: number;
+  name: string;
+  planName: string;
+  interval: Interval;
+  numberOfIntervals: number;
+  currency: string;
+  amount: number;
+  targets: Array<{ planFrequencyId: number; planName: string; interval: Interval; numberOfIntervals: number; amount: number }>;
+  quantities: Array<{ productCode: string; name: string; quantity: number; minQuantity: number; maxQuantity: number }>;
+  pendingChange: PendingChange | null;
+}
+interface PendingChange {
+  planName: string;
+  interval: Interval;
+  numberOfIntervals: number;
+  quantities: Record<string, number>;
+  effectiveDate: string;
+}
+interface ChangeLine {
+  chargeType: 'Recurring' | 'SetupFee' | 'Credit';
+  name: string;
+  quantity: number;
+  startServiceDate: string;
+  endServiceDate: string;
+  amount: number;
+}
+/** A change's preview, or the change made: the invoice now (null: nothing now, it waits for the period end), the next renewal. */
+interface PlanChange {
+  subscriptionId: number;
+  invoice: {
+    lines: ChangeLine[];
+    totalDiscount: number;
+    taxes: Array<{ name: string; amount: number }>;
+    total: number;
+    currency: string;
+  } | null;
+  nextRenewal: { date: string; amount: number };
+  pendingChange: PendingChange | null;
+}
+type ChangeRequest = { planFrequencyId: number } | { quantities: Record<string, number> };
 interface Preference {
   emailType: string;
   enabled: boolean | null;
@@ -146,6 +189,8 @@ export class RenewPortal extends LitElement {
     busy: { state: true },
     ended: { state: true },
     payWith: { state: true },
+    changeOptions: { state: true },
+    changePreview: { state: true },
   };
 
   declare view: View;
@@ -158,6 +203,10 @@ export class RenewPortal extends LitElement {
   declare busy: boolean;
   declare ended: boolean;
   declare payWith: 'default' | 'new';
+  declare changeOptions: ChangeOptions[] | undefined;
+  declare changePreview: PlanChange | undefined;
+  /** What the preview shown was asked for: confirming sends exactly it. */
+  private changeRequest: ChangeRequest | undefined;
   private language: PortalLanguage = portalLanguageOf(document.documentElement.lang);
   private text: PortalText = portalText(this.language);
   private readonly onHash = () => this.show(this.viewOfHash() ?? 'overview');
@@ -206,7 +255,7 @@ export class RenewPortal extends LitElement {
   private viewOfHash(): View | undefined {
     const name = location.hash.slice(1);
     if (name === 'overview' || name === 'card' || name === 'pay' || name === 'invoices' || name === 'details') return name;
-    if (/^cancel-\d+$/.test(name)) return name as View;
+    if (/^(cancel|change|seats)-\d+$/.test(name)) return name as View;
     return undefined;
   }
 
@@ -217,6 +266,13 @@ export class RenewPortal extends LitElement {
     try {
       if (!this.overview || view === 'overview' || view === 'pay') this.overview = await this.api<Overview>('GET', '/portal/api/overview');
       if (view === 'invoices') this.invoices = await this.api<Invoice[]>('GET', '/portal/api/invoices');
+      const changing = /^(change|seats)-/.test(view);
+      if (this.overview.scope === 'full' && (view === 'overview' || changing))
+        this.changeOptions = await this.api<ChangeOptions[]>('GET', '/portal/api/plan-changes');
+      if (changing) {
+        this.changePreview = undefined;
+        this.changeRequest = undefined;
+      }
       if (view === 'details' && this.overview.scope === 'full')
         this.preferences = await this.api<Preference[]>('GET', '/portal/api/email-preferences');
       this.payWith = this.overview.defaultCard ? 'default' : 'new';
@@ -229,7 +285,12 @@ export class RenewPortal extends LitElement {
     }
   }
 
-  private async api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  private async api<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const response = await fetch(path, {
       method,
       credentials: 'same-origin',
@@ -260,6 +321,13 @@ export class RenewPortal extends LitElement {
     return new Intl.DateTimeFormat(this.language, { dateStyle: 'long', timeZone: 'UTC' }).format(
       new Date(value.length === 10 ? `${value}T00:00:00Z` : value),
     );
+  }
+
+  /** "monthly", "every 3 months"… */
+  private frequency(interval: Interval, count: number): string {
+    const t = this.text;
+    if (count === 1) return interval === 'Monthly' ? t.monthly : t.yearly;
+    return say(interval === 'Monthly' ? t.everyMonths : t.everyYears, count);
   }
 
   private statusWord(status: string): string {
@@ -294,7 +362,7 @@ export class RenewPortal extends LitElement {
         <ul>${links.map(([view, label]) => html`<li><a href="#${view}" aria-current=${this.view === view ? 'page' : 'false'}>${label}</a></li>`)}</ul>
       </nav>
       <main>
-        ${this.notice ? html`<p class="status" role="status">${this.notice}</p>` : nothing}
+        ${this.notice ? html`<p class="status" role="status" tabindex="-1">${this.notice}</p>` : nothing}
         ${this.problem ? html`<p class="error" role="alert">${this.problem}</p>` : nothing}
         ${this.renderView()}
       </main>
@@ -313,8 +381,11 @@ export class RenewPortal extends LitElement {
         return this.renderDetails();
       case 'overview':
         return this.renderOverview();
-      default:
-        return this.renderCancel(Number(this.view.slice('cancel-'.length)));
+      default: {
+        const [kind, id] = this.view.split('-') as [string, string];
+        if (kind === 'change' || kind === 'seats') return this.renderChange(Number(id), kind);
+        return this.renderCancel(Number(id));
+      }
     }
   }
 
@@ -345,8 +416,9 @@ export class RenewPortal extends LitElement {
       <section aria-labelledby="subscriptions-heading">
         <h3 id="subscriptions-heading">${t.subscriptions}</h3>
         ${o.subscriptions.length === 0 ? html`<p>${t.noSubscriptions}</p>` : nothing}
-        ${o.subscriptions.map(
-          (s) => html`<div class="card">
+        ${o.subscriptions.map((s) => {
+          const change = full ? this.changeOptions?.find((c) => c.subscriptionId === s.id) : undefined;
+          return html`<div class="card">
             <h4>${s.name}</h4>
             <dl>
               <dt>${t.plan}</dt><dd>${s.planName}</dd>
@@ -354,9 +426,17 @@ export class RenewPortal extends LitElement {
               <dt>${t.nextCharge}</dt>
               <dd>${s.cancellation?.effectiveDate ? say(t.endsOn, this.date(s.cancellation.effectiveDate)) : s.nextChargeDate && s.nextChargeAmount !== null ? say(t.nextChargeOn, this.money(s.nextChargeAmount, s.currency), this.date(s.nextChargeDate)) : t.none}</dd>
             </dl>
+            ${change?.pendingChange ? html`<p id="pending-${s.id}">${say(t.scheduledChange, this.date(change.pendingChange.effectiveDate), this.describePending(change, change.pendingChange))}</p>` : nothing}
             ${
               full
                 ? html`<div class="actions">
+                  ${change && change.targets.length > 0 ? html`<a href="#change-${s.id}" aria-label=${`${t.changePlan}: ${s.name}`}>${t.changePlan}</a>` : nothing}
+                  ${change && change.quantities.length > 0 ? html`<a href="#seats-${s.id}" aria-label=${`${t.seats}: ${s.name}`}>${t.seats}</a>` : nothing}
+                  ${
+                    change?.pendingChange
+                      ? html`<button type="button" ?disabled=${this.busy} aria-describedby="pending-${s.id}" @click=${() => void this.withdrawChange(s.id)}>${t.withdraw}</button>`
+                      : nothing
+                  }
                   ${
                     s.cancellation
                       ? html`<button type="button" ?disabled=${this.busy} @click=${() => this.uncancel(s)}>${t.uncancel}</button>`
@@ -367,8 +447,8 @@ export class RenewPortal extends LitElement {
                 </div>`
                 : nothing
             }
-          </div>`,
-        )}
+          </div>`;
+        })}
       </section>
     `;
   }
@@ -579,6 +659,162 @@ export class RenewPortal extends LitElement {
     } finally {
       this.busy = false;
     }
+  }
+
+  /** The scheduled change in words: the plan and frequency, and the quantities the customer may choose. */
+  private describePending(options: ChangeOptions, pending: PendingChange): string {
+    const parts = [`${pending.planName}, ${this.frequency(pending.interval, pending.numberOfIntervals)}`];
+    for (const q of options.quantities)
+      if (pending.quantities[q.productCode] !== undefined) parts.push(`${q.name}: ${pending.quantities[q.productCode]}`);
+    return parts.join(', ');
+  }
+
+  /** "Change plan" (another plan frequency the catalogue allows) or "Seats" (quantities within bounds): choose, preview, confirm. */
+  private renderChange(subscriptionId: number, kind: 'change' | 'seats') {
+    const t = this.text;
+    const o = this.overview!;
+    if (o.scope !== 'full') return html`<h2 tabindex="-1">${kind === 'change' ? t.changePlan : t.seats}</h2><p>${t.signInAgain}</p>`;
+    const options = this.changeOptions?.find((c) => c.subscriptionId === subscriptionId);
+    if (!options || (kind === 'change' ? options.targets : options.quantities).length === 0) return this.renderOverview();
+    const price = (planName: string, interval: Interval, count: number, amount: number) =>
+      say(t.planOption, planName, this.frequency(interval, count), this.money(amount, options.currency));
+    const fields =
+      kind === 'change'
+        ? html`<fieldset><legend>${t.chooseTarget}</legend>${options.targets.map(
+            (target, index) =>
+              html`<label class="choice"><input type="radio" name="planFrequencyId" .value=${String(target.planFrequencyId)} ?checked=${index === 0} required />${price(target.planName, target.interval, target.numberOfIntervals, target.amount)}</label>`,
+          )}</fieldset>`
+        : options.quantities.map(
+            (q) =>
+              html`<label>${say(t.quantityLabel, q.name, q.minQuantity, q.maxQuantity)}<input type="number" name=${q.productCode} inputmode="numeric" min=${q.minQuantity} max=${q.maxQuantity} step="1" required .value=${String(q.quantity)} /></label>`,
+          );
+    const preview = this.changePreview?.subscriptionId === subscriptionId ? this.changePreview : undefined;
+    return html`
+      <h2 tabindex="-1">${say(kind === 'change' ? t.changePlanTitle : t.seatsTitle, options.name)}</h2>
+      <p>${say(t.currentPlan, price(options.planName, options.interval, options.numberOfIntervals, options.amount))}</p>
+      <form @submit=${(event: Event) => void this.previewChange(event, options, kind)} @input=${this.forgetPreview} @change=${this.forgetPreview}>
+        ${fields}
+        <div class="actions">
+          <button type="submit" ?disabled=${this.busy}>${t.seePreview}</button>
+          <a href="#overview">${t.overview}</a>
+        </div>
+      </form>
+      ${preview ? this.renderChangePreview(preview, options.currency) : nothing}
+    `;
+  }
+
+  /** A choice changed after a preview: that preview no longer says what confirming would do. */
+  private readonly forgetPreview = () => {
+    this.changePreview = undefined;
+    this.changeRequest = undefined;
+  };
+
+  private lineName(line: ChangeLine): string {
+    const t = this.text;
+    const template = line.chargeType === 'Credit' ? t.lineCredit : line.chargeType === 'SetupFee' ? t.lineSetupFee : t.lineCharge;
+    return say(template, line.name, line.quantity);
+  }
+
+  private renderChangePreview(change: PlanChange, currency: string) {
+    const t = this.text;
+    const invoice = change.invoice;
+    const row = (label: string, amount: number, money: string) =>
+      html`<tr><td>${label}</td><td class="hide-narrow"></td><td class="number">${this.money(amount, money)}</td></tr>`;
+    return html`<section class="card" aria-labelledby="preview-heading">
+      <h3 id="preview-heading" tabindex="-1">${t.previewTitle}</h3>
+      ${
+        invoice
+          ? html`<div class="table-wrap"><table>
+            <thead><tr><th scope="col">${t.item}</th><th scope="col" class="hide-narrow">${t.period}</th><th scope="col" class="number">${t.amount}</th></tr></thead>
+            <tbody>
+              ${invoice.lines.map(
+                (line) =>
+                  html`<tr><td>${this.lineName(line)}</td><td class="hide-narrow">${say(t.linePeriod, this.date(line.startServiceDate), this.date(line.endServiceDate))}</td><td class="number">${this.money(line.amount, invoice.currency)}</td></tr>`,
+              )}
+              ${invoice.totalDiscount ? row(t.discount, -Math.abs(invoice.totalDiscount), invoice.currency) : nothing}
+              ${invoice.taxes.map((tax) => row(tax.name, tax.amount, invoice.currency))}
+            </tbody>
+            <tfoot><tr><th scope="row">${t.totalNow}</th><td class="hide-narrow"></td><td class="number"><strong>${this.money(invoice.total, invoice.currency)}</strong></td></tr></tfoot>
+          </table></div>`
+          : html`<p>${say(t.nothingNow, this.date(change.pendingChange?.effectiveDate ?? change.nextRenewal.date))}</p>`
+      }
+      <p>${say(t.nextRenewal, this.money(change.nextRenewal.amount, currency), this.date(change.nextRenewal.date))}</p>
+      <div class="actions">
+        <button class="primary" type="button" ?disabled=${this.busy} @click=${() => void this.confirmChange(change.subscriptionId)}>${t.confirmChange}</button>
+      </div>
+    </section>`;
+  }
+
+  private async previewChange(event: Event, options: ChangeOptions, kind: 'change' | 'seats') {
+    event.preventDefault();
+    if (this.busy) return;
+    const fields = new FormData(event.target as HTMLFormElement);
+    const request: ChangeRequest =
+      kind === 'change'
+        ? { planFrequencyId: Number(fields.get('planFrequencyId')) }
+        : { quantities: Object.fromEntries(options.quantities.map((q) => [q.productCode, Number(fields.get(q.productCode))])) };
+    this.busy = true;
+    this.problem = '';
+    this.notice = '';
+    try {
+      this.changePreview = await this.api<PlanChange>(
+        'POST',
+        `/portal/api/subscriptions/${options.subscriptionId}/changes/preview`,
+        request,
+      );
+      this.changeRequest = request;
+      this.busy = false;
+      // The preview takes the focus, so a screen reader reads what the change costs before the confirmation.
+      await this.updateComplete;
+      this.renderRoot.querySelector<HTMLElement>('#preview-heading')?.focus();
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async confirmChange(subscriptionId: number) {
+    const request = this.changeRequest;
+    if (this.busy || !request) return;
+    const t = this.text;
+    this.busy = true;
+    this.problem = '';
+    try {
+      const made = await this.api<PlanChange>('POST', `/portal/api/subscriptions/${subscriptionId}/changes`, request);
+      this.changePreview = undefined;
+      this.changeRequest = undefined;
+      await this.show('overview');
+      this.notice = made.invoice
+        ? say(t.changedNow, this.money(made.invoice.total, made.invoice.currency))
+        : say(t.changeScheduled, this.date(made.pendingChange?.effectiveDate ?? made.nextRenewal.date));
+      await this.focusNotice();
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async withdrawChange(subscriptionId: number) {
+    if (this.busy) return;
+    this.busy = true;
+    this.problem = '';
+    try {
+      this.changeOptions = await this.api<ChangeOptions[]>('DELETE', `/portal/api/subscriptions/${subscriptionId}/changes/pending`);
+      this.notice = this.text.changeWithdrawn;
+      // The button pressed is gone: the confirmation takes the focus.
+      await this.focusNotice();
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async focusNotice() {
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>('main .status')?.focus();
   }
 
   private renderDetails() {
