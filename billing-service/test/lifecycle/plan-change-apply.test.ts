@@ -255,6 +255,46 @@ describe('a plan change applied now: the preview is what is posted', () => {
     expect(after).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
   });
 
+  it('an upgrade whose card is declined is paid through dunning: the retry a day later charges the new default card', async () => {
+    const account = await accountOn('2027-01-01T09:00:00Z');
+    const { customerId, subscriptionId } = await subscriber(account, BASIC_MONTHLY, { funds: '31.19' });
+    const addCard = async (cardNumber: string) => {
+      const res = await t.call(
+        'POST',
+        '/v1/paymentmethods/creditcard',
+        { customerId, cardNumber, firstName: 'Ada', lastName: 'Lovelace', expirationMonth: 12, expirationYear: 40, cvv: '123' },
+        { as: account },
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().id as number;
+    };
+    const setBilling = async (changes: Body) => {
+      const setting = (await t.call('GET', `/v1/customerbillingsetting/${customerId}`, undefined, { as: account })).json();
+      const put = await t.call('PUT', '/v1/customerbillingsetting', { ...setting, ...changes }, { as: account });
+      expect(put.statusCode, put.body).toBe(200);
+    };
+    await addCard('4000000000000341');
+    await setBilling({ autoCollect: true });
+    await advance(account, '2027-01-10T15:00:00Z');
+
+    const res = await change(subscriptionId, { planFrequencyId: PRO_MONTHLY }, account);
+    expect(res.statusCode, res.body).toBe(200);
+    const { invoice } = res.json();
+    expect(invoice).toMatchObject({ invoiceAmount: 21.41, status: 'Posted', outstandingBalance: 21.41 });
+
+    // the customer puts a good card on file; the billing clock's daily retry collects the change invoice with it
+    const good = await addCard('4242424242424242');
+    await setBilling({ defaultPaymentMethodId: good });
+    await advance(account, '2027-01-11T15:00:00Z');
+    const after = (await t.call('GET', `/v1/invoices/${invoice.id}`, undefined, { as: account })).json();
+    expect(after).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
+    const payments = (await t.call('GET', `/v1/customers/${customerId}/payments`, undefined, { as: account })).json() as Body[];
+    expect(payments.map((p) => [p.status, p.amount]).sort()).toEqual([
+      ['Failed', 21.41],
+      ['Succeeded', 21.41],
+    ]);
+  });
+
   it('a retry with the same Idempotency-Key posts once and answers the same', async () => {
     const account = await accountOn('2027-01-01T09:00:00Z');
     const { customerId, subscriptionId } = await subscriber(account, BASIC_MONTHLY);
