@@ -30,7 +30,10 @@
  * machine under load; the sequences it found failing before are in found-sequences.test.ts):
  *   cd billing-service && RENEW_MODEL_RUNS=600 RENEW_MODEL_DRAFTS=1 RENEW_MODEL_RACE=1 RENEW_MODEL_KEEP_GOING=1 \
  *     npx vitest run test/ledger-model/ledger-model.test.ts
- * and the same on PostgreSQL with RENEW_TEST_POSTGRES_URL=postgres://… in front.
+ * and the same on PostgreSQL with RENEW_TEST_POSTGRES_URL=postgres://… in front. With plan changes (issue 28),
+ * RENEW_MODEL_RUNS=270 RENEW_MODEL_DRAFTS=1 RENEW_MODEL_KEEP_GOING=1 gave 5,897 commands on PGlite (1,279 changes,
+ * 223 applied) and 6,203 on PostgreSQL (1,337 changes, 220 applied), none failing; the default run (25) takes
+ * about 10 s more than before.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
