@@ -179,4 +179,24 @@ describe('sequences the ledger model found failing', () => {
       { type: 'refund', pick: 1, permille: 1000, extraCents: 0 },
     ]);
   });
+  // Plan changes (issue 28), found by the campaign. PLUS yearly with HALF2 (50 % for two periods), activated
+  // 4 Sep 2027: the period is billed 50 % off (HALF2 used once, last on 2027-09-04). Seats 1 → 4 on 9 Sep: the
+  // rest of the period is charged at 4 seats, 50 % off (the coupon discounted this period). 4 → 10 on 11 Sep must
+  // be 50 % off too: same period, same coupon. The service charged it in full: couponsForChange
+  // (src/invoices/engine/plan-change.ts) looked for the coupon's last use within a running line, and the only
+  // running line, the first change's, starts on 9 Sep, after the use; it now looks from the running period's start.
+  it('a second change in the same period keeps the Percentage coupon that discounted the period', async () => {
+    await runSequence(
+      t,
+      '2027-09-04',
+      [
+        { type: 'activate' },
+        { type: 'wait', days: 5 },
+        { type: 'change', pick: 0, target: null, quantity: 4, timing: 'now', preview: true },
+        { type: 'wait', days: 2 },
+        { type: 'change', pick: 0, target: null, quantity: 10, timing: 'now', preview: true },
+      ],
+      { subscriptions: [{ frequencyId: 42, coupons: ['HALF2'] }], rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' } },
+    );
+  });
 });

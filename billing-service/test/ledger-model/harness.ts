@@ -21,7 +21,7 @@ import { unholdCustomer } from '../../src/lifecycle/unhold.js';
 import { testCatalog, type TestApp } from '../helpers/test-app.js';
 import { ACTIVATION_FLAGS, callerOf } from '../lifecycle/lifecycle-fixtures.js';
 import * as model from './ledger-model.js';
-import { centsOf, dayFromIso, formatCents, isoDay, noonOf } from './model-arith.js';
+import { dayFromIso, formatMinor, isoDay, minorOf, noonOf, partsOf } from './model-arith.js';
 
 export type Command =
   /** `draft`: with temporarilyDisableAutoPost (the invoices stay Draft). */
@@ -44,7 +44,15 @@ export type Command =
    * (`pick` modulo the open ones) with an explicit allocation of all of it to that invoice: exactly
    * one is honoured, the others are refused (400) before the card is charged.
    */
-  | { type: 'race'; pick: number; requests: number };
+  | { type: 'race'; pick: number; requests: number }
+  /**
+   * POST /v1/subscriptions/{id}/changes of subscription `pick` (modulo their number): to `target` (an index into
+   * model.FREQUENCIES, or -1 for PRO monthly, which no switch allows; null: its own plan frequency) and/or `quantity`
+   * seats, `timing` or the default. `preview`: first the preview, which must equal what the change then posts.
+   */
+  | { type: 'change'; pick: number; target: number | null; quantity: number | null; timing: model.Timing | null; preview: boolean }
+  /** DELETE /v1/subscriptions/{id}/changes/pending of subscription `pick`. */
+  | { type: 'withdraw'; pick: number };
 
 export function describeCommand(c: Command): string {
   return JSON.stringify(c);
@@ -64,7 +72,16 @@ export interface Run {
   /** A card whose charges succeed (not the default: automatic collection is off anyway). */
   goodCardId: number;
   m: model.Model;
+  /** The minor units of the run's currency. */
+  digits: number;
   log: string[];
+}
+
+/** Amounts of the commands are given in US cents; other currencies scale them to a like size (JPY ×1.5, BHD ×3.5). */
+function scaled(run: Run, cents: number | bigint): bigint {
+  const factor = { USD: [1n, 1n], JPY: [3n, 2n], BHD: [7n, 2n] }[run.m.currency];
+  const v = (BigInt(cents) * factor[0]!) / factor[1]!;
+  return v < 1n ? 1n : v;
 }
 
 const card = { firstName: 'Model', lastName: 'Run', expirationMonth: 11, expirationYear: 35, cvv: '321' };
@@ -79,47 +96,73 @@ async function setAccountTime(t: TestApp, accountId: number, at: Date) {
 }
 
 /**
- * The demo catalogue (USD) with the model's other BASIC frequencies (every 2 and 3 months, every 2
- * years: FREQUENCIES) and coupons (COUPONS), so the model's figures and the service's come from one table.
+ * The demo catalogue in USD, JPY and BHD with the model's plans (model.FREQUENCIES: BASIC every 1, 2 and 3
+ * months and 2 years, 1 to 10 seats; PLUS monthly and yearly, 1 to 20 seats), the switch BASIC → PLUS allowed,
+ * and the model's coupons (COUPONS), so the model's figures and the service's come from one table.
  */
 export function modelCatalog(): Catalog {
   const base = testCatalog();
-  const usd = (cents: bigint) => [{ currency: 'USD', amount: formatCents(cents) }];
-  const plans = base.plans.map((plan) =>
-    plan.code !== 'BASIC'
-      ? plan
-      : {
-          ...plan,
-          frequencies: [
-            ...plan.frequencies,
-            ...model.FREQUENCIES.filter((f) => !plan.frequencies.some((p) => p.id === f.id)).map((f) => ({
-              id: f.id,
-              interval: f.interval,
-              numberOfIntervals: f.numberOfIntervals,
-              isProrated: true,
-              prices: [{ product: 'SEAT', charges: usd(f.price), setupFees: f.setupFee > 0n ? usd(f.setupFee) : [] }],
-            })),
-          ],
-        },
-  );
+  const priced = (amounts: Record<model.Currency, bigint>) =>
+    model.CURRENCIES.filter((c) => amounts[c] > 0n).map((c) => ({ currency: c, amount: formatMinor(amounts[c], model.DIGITS[c]) }));
+  const frequencyOf = (f: model.Frequency) => ({
+    id: f.id,
+    interval: f.interval,
+    numberOfIntervals: f.numberOfIntervals,
+    isProrated: true,
+    prices: [{ product: 'SEAT', charges: priced(f.prices), setupFees: priced(f.setupFees) }],
+  });
+  const seat = (plan: model.PlanCode) => ({
+    code: 'SEAT',
+    name: 'Seat',
+    quantity: 1,
+    minQuantity: 1,
+    maxQuantity: model.PLAN_SEATS[plan].max,
+  });
+  const plans = [
+    ...base.plans.map((plan) =>
+      plan.code !== 'BASIC'
+        ? plan
+        : {
+            ...plan,
+            products: [seat('BASIC')],
+            frequencies: [
+              ...plan.frequencies.filter((p) => !model.FREQUENCIES.some((f) => f.id === p.id)),
+              ...model.FREQUENCIES.filter((f) => f.plan === 'BASIC').map(frequencyOf),
+            ],
+          },
+    ),
+    {
+      id: 4,
+      code: 'PLUS',
+      name: 'Plus',
+      description: 'The ledger model plan BASIC may switch to',
+      products: [seat('PLUS')],
+      frequencies: model.FREQUENCIES.filter((f) => f.plan === 'PLUS').map(frequencyOf),
+    },
+  ];
   const coupons = [
     ...base.coupons,
     ...model.COUPONS.filter((c) => !base.coupons.some((k) => k.code === c.code)).map((c) => ({
       code: c.code,
       ...(c.name ? { name: c.name } : {}),
       kind: c.kind,
-      value: c.kind === 'Amount' ? formatCents(c.value) : String(c.value),
+      value: c.kind === 'Amount' ? formatMinor(c.value, 2) : String(c.value),
       ...(c.kind === 'Amount' ? { currency: 'USD' } : {}),
       duration: c.duration,
       ...(c.periods ? { periods: c.periods } : {}),
     })),
   ];
-  return testCatalog({ plans, coupons });
+  return testCatalog({
+    plans,
+    coupons,
+    currencies: { default: 'USD', allowed: [...model.CURRENCIES] },
+    planChanges: { allowed: [{ from: 'BASIC', to: 'PLUS' }], downgradeTiming: 'periodEnd' },
+  });
 }
 
 export function describeSetup(setup: model.Setup): string {
   const subs = setup.subscriptions.map((s) => `${s.frequencyId}${s.coupons.length ? `[${s.coupons.join(',')}]` : ''}`).join(' ');
-  return `subscriptions ${subs}; Monthly ${setup.rules.Monthly}, Yearly ${setup.rules.Yearly}`;
+  return `${setup.currency ?? 'USD'}; subscriptions ${subs}; Monthly ${setup.rules.Monthly}, Yearly ${setup.rules.Yearly}`;
 }
 
 /**
@@ -136,6 +179,7 @@ export async function startRun(t: TestApp, startDay: number, setup: model.Setup 
   const created = await call('POST', '/v1/customers', {
     firstName: 'Model',
     lastName: 'Run',
+    currency: setup.currency ?? 'USD',
     monthlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: setup.rules.Monthly },
     yearlyBillingPeriodConfiguration: { type: 'CustomerActivation', rule: setup.rules.Yearly },
   });
@@ -172,6 +216,7 @@ export async function startRun(t: TestApp, startDay: number, setup: model.Setup 
     cardId: declining.json().id,
     goodCardId: good.json().id,
     m: model.newModel(startDay, setup),
+    digits: model.DIGITS[setup.currency ?? 'USD'],
     log: [],
   };
 }
@@ -199,11 +244,7 @@ async function service(work: () => Promise<unknown>): Promise<Real> {
 }
 
 async function viaApi(run: Run, body: Record<string, unknown> | undefined, path = '/v1/payments'): Promise<Real> {
-  const res = await run.call('POST', path, body);
-  if (res.statusCode === 200) return { ok: true };
-  expect(res.statusCode, `${path}: ${res.body}`).toBeLessThan(500);
-  const parsed = res.json() as { Errors?: Array<{ Key: string }> };
-  return { ok: false, status: res.statusCode, keys: (parsed.Errors ?? []).map((e) => e.Key) };
+  return answerOf(await run.call('POST', path, body), path);
 }
 
 /** Commands run per kind, accepted or refused (printed by the property test). */
@@ -213,11 +254,14 @@ export const coverage: Record<string, { ok: number; refused: number }> = {};
 export async function step(run: Run, c: Command): Promise<void> {
   const { t, caller, customerId, m } = run;
   const ctx = t.app.ctx;
+  const formatCents = (c: bigint) => formatMinor(c, run.digits);
   const day = m.today + (c.type === 'clock' || c.type === 'wait' ? c.days : 0);
   run.log.push(`${isoDay(day)} ${describeCommand(c)}`);
   await setAccountTime(t, run.accountId, noonOf(day));
   let expected: model.Outcome;
   let real: Real;
+  /** A change to a frequency of another length (a new period starts, now, or at the renewal). */
+  let frequencySwitch = false;
   const now = () => noonOf(m.today);
   switch (c.type) {
     case 'activate':
@@ -242,7 +286,7 @@ export async function step(run: Run, c: Command): Promise<void> {
       real = { ok: true };
       break;
     case 'pay': {
-      const cents = BigInt(c.cents);
+      const cents = scaled(run, c.cents);
       expected = model.pay(m, cents, c.mode);
       real = await viaApi(run, {
         customerId,
@@ -265,7 +309,7 @@ export async function step(run: Run, c: Command): Promise<void> {
         return { invoice, cents };
       });
       const sum = parts.reduce((a, p) => a + p.cents, 0n);
-      const cents = c.short && sum > 1n ? sum - 1n : sum + BigInt(c.extraCents);
+      const cents = c.short && sum > 1n ? sum - 1n : sum + (c.extraCents > 0 ? scaled(run, c.extraCents) : 0n);
       const ids = await invoiceIds(run);
       const allocations = parts.map((p) => ({ invoiceId: ids[p.invoice]!, amount: formatCents(p.cents) }));
       run.log.push(`  explicit ${formatCents(cents)}: ${allocations.map((a) => `#${a.invoiceId} ${a.amount}`).join(', ')}`);
@@ -280,7 +324,7 @@ export async function step(run: Run, c: Command): Promise<void> {
       break;
     }
     case 'declined': {
-      const cents = BigInt(c.cents);
+      const cents = scaled(run, c.cents);
       expected = model.declined(m, cents);
       real = await viaApi(run, {
         customerId,
@@ -297,7 +341,7 @@ export async function step(run: Run, c: Command): Promise<void> {
       const payment = m.payments[index]!;
       let cents = ((payment.amount - payment.refunded) * BigInt(c.permille)) / 1000n;
       if (cents < 1n) cents = 1n;
-      cents += BigInt(c.extraCents);
+      if (c.extraCents > 0) cents += scaled(run, c.extraCents);
       const paymentIds = (
         await run.t.database.db.selectFrom('payments').select('id').where('customerId', '=', customerId).orderBy('id').execute()
       ).map((r) => Number(r.id));
@@ -387,6 +431,54 @@ export async function step(run: Run, c: Command): Promise<void> {
       real = { ok: true };
       break;
     }
+    case 'change': {
+      const index = c.pick % m.subs.length;
+      const id = run.subscriptionIds[index]!;
+      const frequencyId =
+        c.target === null ? undefined : c.target < 0 ? model.PRO_MONTHLY : model.FREQUENCIES[c.target % model.FREQUENCIES.length]!.id;
+      const body = {
+        ...(frequencyId !== undefined ? { planFrequencyId: frequencyId } : {}),
+        ...(c.quantity !== null ? { quantities: { SEAT: c.quantity } } : {}),
+        ...(c.timing !== null ? { timing: c.timing } : {}),
+      };
+      run.log.push(`  change subscription #${id} (s${index}): ${JSON.stringify(body)}`);
+      const path = `/v1/subscriptions/${id}/changes`;
+      const preview = c.preview ? await run.call('POST', path, { ...body, preview: true }) : null;
+      const change = {
+        ...(frequencyId !== undefined ? { frequencyId } : {}),
+        ...(c.quantity !== null ? { quantity: c.quantity } : {}),
+        ...(c.timing !== null ? { timing: c.timing } : {}),
+      };
+      const targetMonths = model.FREQUENCIES.find((f) => f.id === frequencyId)?.months;
+      frequencySwitch = targetMonths !== undefined && targetMonths !== m.subs[index]!.freq.months;
+      expected = model.changePlan(m, index, change);
+      const res = await run.call('POST', path, body);
+      real = answerOf(res, path);
+      if (preview) {
+        expect(preview.statusCode, `preview answers as the change does: ${preview.body}; after:\n${run.log.join('\n')}`).toBe(
+          res.statusCode,
+        );
+        if (res.statusCode === 200) expectPreviewPosted(run, preview.json(), res.json());
+      }
+      if (res.statusCode === 200 && expected.ok) {
+        const next = model.nextRenewalOf(m, index);
+        const answered = res.json().nextRenewal as { date: string; amount: number | string };
+        expect(
+          { date: answered.date, amount: formatCents(minorOf(answered.amount, run.digits)) },
+          `the change's next renewal (service vs model); after:\n${run.log.join('\n')}`,
+        ).toEqual({ date: isoDay(next.date), amount: formatCents(next.amount) });
+      }
+      if (res.statusCode === 200 && expected.ok && 'timing' in expected)
+        run.log.push(`  applied ${expected.timing}${expected.timing === 'now' ? `: invoice ${res.json().invoice?.invoiceAmount}` : ''}`);
+      break;
+    }
+    case 'withdraw': {
+      const index = c.pick % m.subs.length;
+      const path = `/v1/subscriptions/${run.subscriptionIds[index]!}/changes/pending`;
+      expected = model.withdrawPendingChange(m, index);
+      real = answerOf(await run.call('DELETE', path), path);
+      break;
+    }
   }
   const key =
     c.type === 'cancel'
@@ -397,17 +489,79 @@ export async function step(run: Run, c: Command): Promise<void> {
           ? `pay ${c.mode}`
           : c.type === 'activate' && c.draft
             ? 'activate draft'
-            : c.type;
+            : c.type === 'change'
+              ? changeKey(c, expected)
+              : c.type;
   coverage[key] ??= { ok: 0, refused: 0 };
   const tally = coverage[key];
   if (expected.ok) tally.ok++;
   else tally.refused++;
+  if (c.type === 'change') {
+    // The calendar cases the campaign must reach: changes on a month's last day, on 29 February.
+    const { month, day: dayOfMonth } = partsOf(m.today);
+    const kind = c.target === null ? 'quantity' : c.quantity === null ? 'plan' : 'plan and quantity';
+    const keys = [
+      `change in ${m.currency}`,
+      `change of ${kind}${frequencySwitch ? ' (frequency switch)' : ''}`,
+      ...(month === 2 && dayOfMonth === 29 ? ['change on 29 February'] : partsOf(m.today + 1).day === 1 ? ['change on a month end'] : []),
+      ...(!expected.ok ? [`change refused ${expected.status} ${expected.key}`] : []),
+    ];
+    for (const k of keys) {
+      coverage[k] ??= { ok: 0, refused: 0 };
+      if (expected.ok) coverage[k].ok++;
+      else coverage[k].refused++;
+    }
+  }
   const context = () => `after:\n${run.log.join('\n')}`;
   expect(real.ok ? 'ok' : real.status, `outcome of ${describeCommand(c)}; ${JSON.stringify(real)}; ${context()}`).toBe(
     expected.ok ? 'ok' : expected.status,
   );
   if (!expected.ok && !real.ok && expected.key) expect(real.keys, context()).toContain(expected.key);
   await checkAll(run);
+}
+
+/** An API answer as an outcome: ok (200), or refused with its status and error keys (never a 5xx). */
+function answerOf(res: Awaited<ReturnType<Run['call']>>, path: string): Real {
+  if (res.statusCode === 200) return { ok: true };
+  expect(res.statusCode, `${path}: ${res.body}`).toBeLessThan(500);
+  const parsed = res.json() as { Errors?: Array<{ Key: string }> };
+  return { ok: false, status: res.statusCode, keys: (parsed.Errors ?? []).map((e) => e.Key) };
+}
+
+/** The coverage key of a change: its timing (as applied, or as asked for when refused), previewed or not. */
+function changeKey(c: Extract<Command, { type: 'change' }>, expected: model.Outcome & { timing?: model.Timing }): string {
+  const timing = expected.ok ? expected.timing : (c.timing ?? 'default');
+  return `change ${timing}${c.preview ? ' previewed' : ''}`;
+}
+
+/** A preview followed by the same change: the invoice posted is the one previewed, line by line (README "Plan changes"). */
+function expectPreviewPosted(run: Run, preview: Record<string, any>, applied: Record<string, any>) {
+  const where = `after:\n${run.log.join('\n')}`;
+  expect(preview.nextRenewal, `the preview's next renewal is the change's; ${where}`).toEqual(applied.nextRenewal);
+  if (applied.invoice === null) {
+    expect(preview.invoice, `a scheduled change previews no invoice; ${where}`).toBeNull();
+    expect(preview.subscription.pendingChange?.effectiveDate, where).toBe(applied.subscription.pendingChange?.effectiveDate);
+    return;
+  }
+  const mu = (a: number | string) => formatMinor(minorOf(a, run.digits), run.digits);
+  const lines = (charges: Array<Record<string, any>>) =>
+    charges.map(
+      (c) =>
+        `${c.chargeType} ${c.productCode} ×${c.quantity} @${mu(c.unitPrice)} ${c.startServiceDate}..${c.endServiceDate} ${mu(c.amount)} taxable ${mu(c.taxableAmount)}${c.draftDiscounts.map((d: any) => ` −${d.name} ${mu(d.amount)}`).join('')}`,
+    );
+  const p = preview.invoice;
+  const a = applied.invoice;
+  expect(
+    { lines: lines(p.draftCharges), subtotal: mu(p.subtotal), discount: mu(p.totalDiscount), taxes: mu(p.totalTaxes), total: mu(p.total) },
+    `preview = posted, line by line; ${where}`,
+  ).toEqual({
+    lines: lines(a.charges),
+    subtotal: mu(a.subtotal),
+    discount: mu(a.totalDiscount),
+    taxes: mu(a.totalTaxes),
+    total: mu(a.invoiceAmount),
+  });
+  expect(preview.subscription.nextPeriodStartDate, `preview's period end; ${where}`).toBe(applied.subscription.nextPeriodStartDate);
 }
 
 async function invoiceIds(run: Run): Promise<number[]> {
@@ -421,6 +575,7 @@ const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 export async function checkAll(run: Run): Promise<void> {
   const { t, customerId, m } = run;
   const where = `after:\n${run.log.join('\n')}`;
+  const centsOf = (a: number | string) => minorOf(a, run.digits);
 
   const [invRes, ovRes, payRes] = await Promise.all([
     run.call('GET', `/v1/Customers/${customerId}/Invoices?pageSize=1000`),
@@ -438,10 +593,10 @@ export async function checkAll(run: Run): Promise<void> {
   const allocations = entryIds.length
     ? await t.database.db.selectFrom('ledgerAllocations').selectAll().where('sourceEntryId', 'in', entryIds).execute()
     : [];
-  const [subscriptions, coupons] = await Promise.all([
+  const [subscriptions, coupons, products, pending] = await Promise.all([
     t.database.db
       .selectFrom('subscriptions')
-      .select(['id', 'status', 'nextPeriodStart'])
+      .select(['id', 'status', 'nextPeriodStart', 'planFrequencyId'])
       .where('customerId', '=', customerId)
       .orderBy('id')
       .execute(),
@@ -450,6 +605,12 @@ export async function checkAll(run: Run): Promise<void> {
       .select(['subscriptionId', 'couponCode', 'periodsUsed'])
       .where('subscriptionId', 'in', run.subscriptionIds)
       .execute(),
+    t.database.db
+      .selectFrom('subscriptionProducts')
+      .select(['subscriptionId', 'productCode', 'quantity'])
+      .where('subscriptionId', 'in', run.subscriptionIds)
+      .execute(),
+    t.database.db.selectFrom('pendingPlanChanges').selectAll().where('subscriptionId', 'in', run.subscriptionIds).execute(),
   ]);
   const isDraft = (inv: Record<string, any>) => inv.status === 'Draft';
 
@@ -467,7 +628,12 @@ export async function checkAll(run: Run): Promise<void> {
       expect(centsOf(c.taxableAmount), `invoice ${inv.id}: taxable = amount − discounts; ${where}`).toBe(
         centsOf(c.amount) - discountsOf(c),
       );
-      expect(centsOf(c.taxableAmount) >= 0n, `invoice ${inv.id}: discounts never take a line below 0; ${where}`).toBe(true);
+      if (c.chargeType === 'Credit')
+        expect(
+          centsOf(c.amount) < 0n && c.draftDiscounts.length === 0,
+          `invoice ${inv.id}: a credit line is negative, undiscounted; ${where}`,
+        ).toBe(true);
+      else expect(centsOf(c.taxableAmount) >= 0n, `invoice ${inv.id}: discounts never take a line below 0; ${where}`).toBe(true);
     }
     expect(
       sum(inv.charges.map((c: any) => centsOf(c.taxableAmount))) + centsOf(inv.totalTaxes),
@@ -475,6 +641,11 @@ export async function checkAll(run: Run): Promise<void> {
     ).toBe(amount);
     if (isDraft(inv)) continue;
     const outstanding = centsOf(inv.outstandingBalance);
+    if (amount < 0n) {
+      // A plan change's credits exceeding its charges: nothing is owed on it (its −amount is a credit entry).
+      expect(outstanding, `invoice ${inv.id}: a negative invoice owes nothing; ${where}`).toBe(0n);
+      continue;
+    }
     expect(centsOf(inv.totalPayments) + outstanding, `invoice ${inv.id}: totalPayments + outstanding = amount; ${where}`).toBe(amount);
     expect(
       outstanding >= 0n && outstanding <= amount,
@@ -515,7 +686,7 @@ export async function checkAll(run: Run): Promise<void> {
   );
 
   // --- agreement with the model ---
-  const fmt = (c: bigint) => formatCents(c);
+  const fmt = (c: bigint) => formatMinor(c, run.digits);
   const subIndex = (id: number | null) => (id === null ? '?' : String(run.subscriptionIds.indexOf(id)));
   expect(overview.status, `customer status; ${where}`).toBe(m.status);
   expect(
@@ -570,6 +741,16 @@ export async function checkAll(run: Run): Promise<void> {
   expect(
     subscriptions.map((s) => ({
       status: s.status,
+      plan: `${s.planFrequencyId} ${products
+        .filter((p) => p.subscriptionId === s.id)
+        .map((p) => `${p.productCode}×${Number(p.quantity)}`)
+        .join(' ')}`,
+      pending: pending
+        .filter((p) => p.subscriptionId === s.id)
+        .map(
+          (p) =>
+            `${p.planFrequencyId} SEAT×${Number((p.quantities as Record<string, string>).SEAT)} from ${isoDay(dayFromIso(String(p.effectiveDate)))}`,
+        ),
       nextPeriodStart: s.nextPeriodStart ? isoDay(dayFromIso(String(s.nextPeriodStart))) : null,
       couponsUsed: coupons
         .filter((c) => c.subscriptionId === s.id)
@@ -580,6 +761,8 @@ export async function checkAll(run: Run): Promise<void> {
   ).toEqual(
     m.subs.map((s) => ({
       status: s.status,
+      plan: `${s.freq.id} SEAT×${s.quantity}`,
+      pending: s.pending ? [`${s.pending.freq.id} SEAT×${s.pending.quantity} from ${isoDay(s.pending.effective)}`] : [],
       nextPeriodStart: s.next === null ? null : isoDay(s.next),
       couponsUsed: s.coupons.map((c) => `${c.coupon.code} ${c.used}`).sort(),
     })),

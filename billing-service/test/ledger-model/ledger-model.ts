@@ -1,12 +1,15 @@
 /**
- * A small reference model of one customer's ledger: one to three subscriptions of the BASIC plan
- * on frequencies of 1, 2 and 3 months and 2 years (FREQUENCIES; the monthly one is the demo
+ * A small reference model of one customer's ledger in USD, JPY or BHD (money in the currency's minor
+ * unit): one to three subscriptions of the BASIC plan (frequencies of 1, 2 and 3 months and 2 years)
+ * or the PLUS plan (monthly, yearly), SEAT × quantity (FREQUENCIES; BASIC monthly is the demo
  * catalogue's, the others are added by the test's catalogue), each with coupons in a given order
  * (COUPONS), billed on the customer's billing period rule per interval (SingleInvoice or
- * MultipleInvoices, anchored on the customer's activation). No address, so no tax; terms Net0,
- * grace period 7 days, auto-cancel 30 days with None, autoCollect off (the demo defaults).
+ * MultipleInvoices, anchored on the customer's activation), and their plan changes (changePlan at
+ * the end: now, at the period end, withdrawn). No address, so no tax; terms Net0, grace period 7
+ * days, auto-cancel 30 days with None, autoCollect off (the demo defaults: so a change's invoice is
+ * not collected, only paid by the funds held).
  *
- * Written from README.md ("The billing clock", "Billing rules", "API conventions", "Refunds"), the
+ * Written from README.md ("The billing clock", "Billing rules", "API conventions", "Refunds", "Plan changes"), the
  * invoice engine's README (periods, proration, discounts, coupons, invoices) and the spec, not from
  * the service's code: no import from src/. Money is whole cents (bigint); every share is an exact
  * rational rounded once, half away from zero (model-arith.ts). The rules it encodes:
@@ -31,7 +34,8 @@
  * - Activation (Draft only): every Draft subscription starts a full period today, with its setup fee;
  *   posted, or left Draft with temporarilyDisableAutoPost (the subscriptions move on all the same).
  * - Billing clock tick, in order: renewals (Active customer, Active subscriptions: every period
- *   started on or before today, full price); [no collection: autoCollect off]; reactivation
+ *   started on or before today, full price; first a change pending for a due subscription, effective
+ *   by today, applies: the renewal bills the new plan); [no collection: autoCollect off]; reactivation
  *   (Suspended, nothing overdue unpaid → Active, NoChargesForMissedPeriods: billing resumes at the
  *   first period start after today); suspension (Active, PoorStanding for 7 days or more);
  *   auto-cancel (Suspended 30 days or more → cancelled with None).
@@ -77,23 +81,98 @@ export const AUTO_CANCEL_DAYS = 30;
 export type Interval = 'Monthly' | 'Yearly';
 export type InvoiceRule = 'SingleInvoice' | 'MultipleInvoices';
 
-/** A BASIC plan frequency (one product, SEAT × 1), prorated. */
+/** The currencies of the model's catalogue and their minor units (ISO 4217). */
+export type Currency = 'USD' | 'JPY' | 'BHD';
+export const CURRENCIES: readonly Currency[] = ['USD', 'JPY', 'BHD'];
+export const DIGITS: Record<Currency, number> = { USD: 2, JPY: 0, BHD: 3 };
+
+/**
+ * The model's plans, each of one product (SEAT) with the quantity bounds a plan change checks (a new
+ * subscription has 1). Switches between plans: BASIC → PLUS only (planChanges.allowed); any frequency of the
+ * same plan; PRO (of the demo catalogue) from neither.
+ */
+export type PlanCode = 'BASIC' | 'PLUS' | 'PRO';
+export const PLAN_SEATS: Record<PlanCode, { min: number; max: number }> = {
+  BASIC: { min: 1, max: 10 },
+  PLUS: { min: 1, max: 20 },
+  PRO: { min: 1, max: 50 },
+};
+export function switchAllowed(from: PlanCode, to: PlanCode): boolean {
+  return from === to || (from === 'BASIC' && to === 'PLUS');
+}
+
+/** A plan frequency (one product, SEAT × quantity), prorated; prices and setup fees per unit in minor units. */
 export interface Frequency {
   id: number;
+  plan: PlanCode;
   interval: Interval;
   numberOfIntervals: number;
   /** Months per period. */
   months: number;
-  price: bigint;
-  setupFee: bigint;
+  prices: Record<Currency, bigint>;
+  setupFees: Record<Currency, bigint>;
 }
 
+const noFee = { USD: 0n, JPY: 0n, BHD: 0n };
+/** BASIC monthly (11) is the demo catalogue's (with JPY and BHD prices added); the others are the model catalogue's. */
 export const FREQUENCIES: readonly Frequency[] = [
-  { id: 11, interval: 'Monthly', numberOfIntervals: 1, months: 1, price: 1999n, setupFee: 1000n },
-  { id: 13, interval: 'Monthly', numberOfIntervals: 2, months: 2, price: 3749n, setupFee: 0n },
-  { id: 14, interval: 'Monthly', numberOfIntervals: 3, months: 3, price: 5499n, setupFee: 500n },
-  { id: 15, interval: 'Yearly', numberOfIntervals: 2, months: 24, price: 37900n, setupFee: 0n },
+  {
+    id: 11,
+    plan: 'BASIC',
+    interval: 'Monthly',
+    numberOfIntervals: 1,
+    months: 1,
+    prices: { USD: 1999n, JPY: 2980n, BHD: 7125n },
+    setupFees: { USD: 1000n, JPY: 1500n, BHD: 3750n },
+  },
+  {
+    id: 13,
+    plan: 'BASIC',
+    interval: 'Monthly',
+    numberOfIntervals: 2,
+    months: 2,
+    prices: { USD: 3749n, JPY: 5600n, BHD: 13370n },
+    setupFees: noFee,
+  },
+  {
+    id: 14,
+    plan: 'BASIC',
+    interval: 'Monthly',
+    numberOfIntervals: 3,
+    months: 3,
+    prices: { USD: 5499n, JPY: 8250n, BHD: 19875n },
+    setupFees: { USD: 500n, JPY: 750n, BHD: 1875n },
+  },
+  {
+    id: 15,
+    plan: 'BASIC',
+    interval: 'Yearly',
+    numberOfIntervals: 2,
+    months: 24,
+    prices: { USD: 37900n, JPY: 56800n, BHD: 142500n },
+    setupFees: noFee,
+  },
+  {
+    id: 41,
+    plan: 'PLUS',
+    interval: 'Monthly',
+    numberOfIntervals: 1,
+    months: 1,
+    prices: { USD: 2999n, JPY: 4480n, BHD: 11333n },
+    setupFees: noFee,
+  },
+  {
+    id: 42,
+    plan: 'PLUS',
+    interval: 'Yearly',
+    numberOfIntervals: 1,
+    months: 12,
+    prices: { USD: 29900n, JPY: 44800n, BHD: 113000n },
+    setupFees: noFee,
+  },
 ];
+/** The demo catalogue's PRO monthly: a target no switch allows (priced in USD only). */
+export const PRO_MONTHLY = 21;
 
 export interface Coupon {
   code: string;
@@ -118,6 +197,8 @@ export interface Setup {
   /** Created in this order (ascending ids); coupons in the order given. */
   subscriptions: Array<{ frequencyId: number; coupons: string[] }>;
   rules: Record<Interval, InvoiceRule>;
+  /** The customer's currency (default USD). */
+  currency?: Currency;
 }
 export const ONE_MONTHLY: Setup = {
   subscriptions: [{ frequencyId: 11, coupons: [] }],
@@ -139,22 +220,26 @@ export interface Discount {
 export interface Line {
   /** The subscription's index in Model.subs. */
   sub: number;
-  kind: 'Recurring' | 'SetupFee';
+  /** Credit: a plan change's credit of the unused part of a running line (negative amount). */
+  kind: 'Recurring' | 'SetupFee' | 'Credit';
   amount: bigint;
   discounts: Discount[];
   start: number;
   end: number;
   /** Credits recorded for this line (cancellation, unhold CurrentFull). */
   credited: bigint;
-  /** The day an unhold with CurrentFull ended its period early (a new period started): no longer current from then. */
+  /** The day an unhold with CurrentFull or a plan change now ended it early (a new period or plan started): no longer current from then. */
   cut?: number;
 }
+/** A line of a plan change's invoice (credits and the new charge). */
+export type ChangeLine = Line;
 export interface Invoice {
+  /** Below 0 for a plan change's invoice whose credits exceed its charges (nothing owed on it: open 0). */
   amount: bigint;
   /** What is owed on it; a draft owes nothing until posted. */
   open: bigint;
   due: number;
-  lines: Line[];
+  lines: ChangeLine[];
   posted: boolean;
   /** Order of posting (the ledger's order): ties of the due date are paid in it. */
   postedSeq: number;
@@ -181,7 +266,11 @@ export interface Payment {
 export interface Subscription {
   index: number;
   freq: Frequency;
-  coupons: Array<{ coupon: Coupon; used: number }>;
+  quantity: number;
+  /** lastPeriod: the start of the period the coupon's last use discounted (null: never used). */
+  coupons: Array<{ coupon: Coupon; used: number; lastPeriod: number | null }>;
+  /** A plan change scheduled for the period end: applied by the renewal of `effective` (or a later one). */
+  pending: { freq: Frequency; quantity: number; effective: number } | null;
   status: 'Draft' | 'Active' | 'Suspended' | 'Cancelled';
   activated: boolean;
   anchor: number;
@@ -193,6 +282,7 @@ export interface Subscription {
 }
 export interface Model {
   today: number;
+  currency: Currency;
   status: Status;
   statusDay: number;
   rules: Record<Interval, InvoiceRule>;
@@ -224,13 +314,16 @@ export function couponOf(code: string): Coupon {
 export function newModel(today: number, setup: Setup = ONE_MONTHLY): Model {
   return {
     today,
+    currency: setup.currency ?? 'USD',
     status: 'Draft',
     statusDay: today,
     rules: { ...setup.rules },
     subs: setup.subscriptions.map((s, index) => ({
       index,
       freq: frequencyOf(s.frequencyId),
-      coupons: s.coupons.map((code) => ({ coupon: couponOf(code), used: 0 })),
+      quantity: 1,
+      coupons: s.coupons.map((code) => ({ coupon: couponOf(code), used: 0, lastPeriod: null })),
+      pending: null,
       status: 'Draft',
       activated: false,
       anchor: partsOf(today).day,
@@ -297,7 +390,7 @@ function nextPostedSeq(m: Model): number {
   return m.invoices.reduce((max, inv) => Math.max(max, inv.postedSeq), 0) + 1;
 }
 
-export function netOf(line: Line): bigint {
+export function netOf(line: ChangeLine): bigint {
   return line.amount - line.discounts.reduce((a, d) => a + d.amount, 0n);
 }
 
@@ -324,13 +417,14 @@ function couponIsActive(c: { coupon: Coupon; used: number }): boolean {
   return true;
 }
 
-/** The discounts of the subscription's active coupons on a recurring line of `amount`; each counts one use. */
-function couponDiscounts(s: Subscription, amount: bigint): Discount[] {
+/** The discounts of the subscription's active coupons on a recurring line of `amount` for the period from `periodStart`; each counts one use. */
+function couponDiscounts(s: Subscription, amount: bigint, periodStart: number): Discount[] {
   let left = amount;
   const out: Discount[] = [];
   for (const c of s.coupons) {
     if (!couponIsActive(c)) continue;
     c.used++;
+    c.lastPeriod = periodStart;
     let d = c.coupon.kind === 'Percentage' ? roundShare(amount, Number(c.coupon.value), 100) : c.coupon.value;
     if (d > left) d = left;
     left -= d;
@@ -367,10 +461,20 @@ function bill(m: Model, rounds: Item[][], post: boolean) {
     for (const items of groups.values()) {
       const lines: Line[] = [];
       for (const { sub, periodStart, end, from, setupFee } of items) {
-        const amount = from === periodStart ? sub.freq.price : roundShare(sub.freq.price, end - from, end - periodStart);
-        lines.push({ sub: sub.index, kind: 'Recurring', amount, discounts: couponDiscounts(sub, amount), start: from, end, credited: 0n });
-        if (setupFee && sub.freq.setupFee > 0n)
-          lines.push({ sub: sub.index, kind: 'SetupFee', amount: sub.freq.setupFee, discounts: [], start: from, end, credited: 0n });
+        const price = BigInt(sub.quantity) * sub.freq.prices[m.currency];
+        const amount = from === periodStart ? price : roundShare(price, end - from, end - periodStart);
+        lines.push({
+          sub: sub.index,
+          kind: 'Recurring',
+          amount,
+          discounts: couponDiscounts(sub, amount, periodStart),
+          start: from,
+          end,
+          credited: 0n,
+        });
+        const fee = BigInt(sub.quantity) * sub.freq.setupFees[m.currency];
+        if (setupFee && fee > 0n)
+          lines.push({ sub: sub.index, kind: 'SetupFee', amount: fee, discounts: [], start: from, end, credited: 0n });
         sub.periodStart = periodStart;
         sub.next = end;
       }
@@ -450,6 +554,13 @@ export function activate(m: Model, post = true): Outcome {
 
 function renew(m: Model) {
   if (m.status !== 'Active') return;
+  // Plan changes scheduled for a period end up to today apply first (due subscriptions only): the renewal bills the new plan.
+  for (const s of m.subs) {
+    if (s.status !== 'Active' || s.next === null || s.next > m.today || !s.pending || s.pending.effective > m.today) continue;
+    s.freq = s.pending.freq;
+    s.quantity = s.pending.quantity;
+    s.pending = null;
+  }
   const rounds: Item[][] = [];
   for (const s of m.subs) {
     if (s.status !== 'Active' || s.next === null) continue;
@@ -665,4 +776,146 @@ export function refund(m: Model, index: number, cents: bigint): Outcome {
   payment.refunded += cents;
   m.sources.push({ kind: 'refund', amount: cents, open: 0n });
   return OK;
+}
+
+// ---------- plan changes (issue 28) ----------
+
+export type Timing = 'now' | 'periodEnd';
+
+/**
+ * A plan change of subscription `index` (README "Plan changes", the engine's README "Plan changes"): to plan
+ * frequency `frequencyId` (a frequency of the model, or PRO_MONTHLY) and/or `quantity` seats, `timing` as given or
+ * by default (an upgrade now; a downgrade, the next renewal charging less before discounts, at the period end).
+ *
+ * Refusals, in the order they are checked: the customer not Active, or the subscription not Active → 400
+ * subscriptionId; its renewal due and not billed (next period start on or before today) → 409 subscriptionId; a
+ * switch to another plan that planChanges.allowed does not permit → 400 planFrequencyId; a quantity outside the
+ * target plan's bounds → 400 quantities.SEAT; a change that changes nothing → 400 planFrequencyId; now while a
+ * Draft invoice bills the period running today → 400 timing.
+ *
+ * Now: on a posted invoice, each recurring line of the subscription running today is credited its unused part,
+ * round(net × days left / days of the line) less what was credited before (a `Credit` line, negative, from today
+ * to its end; none when 0), and ends today. Then the new plan: the same frequency (length) bills
+ * quantity × price for today → the period end, prorated by days over the period (the period and the anniversary
+ * stay); a Percentage coupon whose last use discounted the running period applies again as it stood before that
+ * use (no use counted), Amount coupons do not. A frequency switch bills a full new period from today, the
+ * anniversary moving to today, coupons as at a renewal (each active one counts a use). No setup fee, no tax (no
+ * address). Posted, due today; a net below 0 owes nothing and its −net is a credit; the funds held are applied.
+ * A pending change is withdrawn. Period end: stored as pending (replacing one), effective at the next period start.
+ */
+export function changePlan(
+  m: Model,
+  index: number,
+  change: { frequencyId?: number; quantity?: number; timing?: Timing },
+): Outcome & { timing?: Timing } {
+  const s = m.subs[index]!;
+  if (m.status !== 'Active' || s.status !== 'Active') return refused(400, 'subscriptionId');
+  if (s.next === null || s.next <= m.today) return refused(409, 'subscriptionId');
+  const target = change.frequencyId === undefined ? s.freq : targetOf(change.frequencyId);
+  if (!target || !switchAllowed(s.freq.plan, target.plan)) return refused(400, 'planFrequencyId');
+  const bounds = PLAN_SEATS[target.plan];
+  if (change.quantity !== undefined && (change.quantity < bounds.min || change.quantity > bounds.max))
+    return refused(400, 'quantities.SEAT');
+  const quantity = change.quantity ?? (target.plan === s.freq.plan ? s.quantity : 1);
+  if (target.id === s.freq.id && quantity === s.quantity) return refused(400, 'planFrequencyId');
+  const perPeriod = (f: Frequency, q: number) => BigInt(q) * f.prices[m.currency];
+  const timing = change.timing ?? (perPeriod(target, quantity) < perPeriod(s.freq, s.quantity) ? 'periodEnd' : 'now');
+  if (timing === 'periodEnd') {
+    s.pending = { freq: target, quantity, effective: s.next };
+    return { ok: true, timing };
+  }
+  const draftRuns = m.invoices.some(
+    (inv) => !inv.posted && inv.lines.some((l) => l.sub === index && l.kind === 'Recurring' && l.start <= m.today && m.today < l.end),
+  );
+  if (draftRuns) return refused(400, 'timing');
+
+  const lines: ChangeLine[] = [];
+  for (const inv of m.invoices) {
+    if (!inv.posted) continue;
+    for (const l of inv.lines) {
+      if (l.sub !== index || l.kind !== 'Recurring' || !runsToday(m, l)) continue;
+      let credit = roundShare(netOf(l), l.end - m.today, l.end - l.start) - l.credited;
+      if (credit < 0n) credit = 0n;
+      l.credited += credit;
+      l.cut = m.today;
+      if (credit > 0n) lines.push({ sub: index, kind: 'Credit', amount: -credit, discounts: [], start: m.today, end: l.end, credited: 0n });
+    }
+  }
+  const price = perPeriod(target, quantity);
+  let charge: ChangeLine;
+  if (target.months !== s.freq.months) {
+    s.anchor = partsOf(m.today).day;
+    s.freq = target;
+    s.periodStart = m.today;
+    s.next = nextStart(s, m.today);
+    charge = { sub: index, kind: 'Recurring', amount: price, discounts: [], start: m.today, end: s.next, credited: 0n };
+    charge.discounts = couponDiscounts(s, price, m.today);
+  } else {
+    // The period running today: the one before the next start on the anniversary grid (a NoCharges unhold or a
+    // reactivation moved the next start past periods never billed, so not always the last period billed).
+    const end = s.next;
+    const start = addMonthsAnchored(end, -s.freq.months, s.anchor);
+    const amount = roundShare(price, end - m.today, end - start);
+    charge = { sub: index, kind: 'Recurring', amount, discounts: [], start: m.today, end, credited: 0n };
+    // The coupons that discounted the running period, as they stood before that use; nothing counted.
+    let left = amount;
+    for (const c of s.coupons) {
+      if (c.coupon.kind !== 'Percentage' || c.used === 0 || c.lastPeriod !== start) continue;
+      if (!couponIsActive({ coupon: c.coupon, used: c.used - 1 })) continue;
+      let d = roundShare(amount, Number(c.coupon.value), 100);
+      if (d > left) d = left;
+      left -= d;
+      if (d > 0n) charge.discounts.push({ name: c.coupon.name ?? c.coupon.code, amount: d });
+    }
+    s.freq = target;
+  }
+  s.quantity = quantity;
+  s.pending = null;
+  lines.push(charge);
+  const amount = lines.reduce((a, l) => a + netOf(l), 0n);
+  m.invoices.push({
+    amount,
+    open: amount > 0n ? amount : 0n,
+    due: m.today,
+    lines,
+    posted: true,
+    postedSeq: nextPostedSeq(m),
+    openedAt: atNoon(m.today),
+    settledAt: amount > 0n ? null : atNoon(m.today),
+  });
+  if (amount < 0n) m.sources.push({ kind: 'credit', amount: -amount, open: -amount });
+  applyAllFunds(m);
+  return { ok: true, timing };
+}
+
+function targetOf(frequencyId: number): Frequency | null {
+  return FREQUENCIES.find((f) => f.id === frequencyId) ?? null;
+}
+
+/** DELETE …/changes/pending: withdraws the pending change; none pending → 404 keyed id. */
+export function withdrawPendingChange(m: Model, index: number): Outcome {
+  const s = m.subs[index]!;
+  if (!s.pending) return refused(404, 'id');
+  s.pending = null;
+  return OK;
+}
+
+/**
+ * The next renewal after a change of subscription `index` (what the change answers as nextRenewal): the date
+ * the next period starts (a pending change's effective date), and the total of the renewal's invoice for that
+ * subscription alone: quantity × price of the plan it will be on, less its coupons active then (none used yet).
+ */
+export function nextRenewalOf(m: Model, index: number): { date: number; amount: bigint } {
+  const s = m.subs[index]!;
+  const freq = s.pending?.freq ?? s.freq;
+  const quantity = s.pending?.quantity ?? s.quantity;
+  const amount = BigInt(quantity) * freq.prices[m.currency];
+  let left = amount;
+  for (const c of s.coupons) {
+    if (!couponIsActive(c)) continue;
+    let d = c.coupon.kind === 'Percentage' ? roundShare(amount, Number(c.coupon.value), 100) : c.coupon.value;
+    if (d > left) d = left;
+    left -= d;
+  }
+  return { date: s.pending?.effective ?? s.next!, amount: left };
 }

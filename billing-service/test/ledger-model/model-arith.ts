@@ -54,21 +54,32 @@ export function roundShare(cents: bigint, num: number, den: number): bigint {
   return Rational.of(cents).times(Rational.of(num, den)).roundHalfAwayFromZero();
 }
 
-/** Cents from a JSON amount of the API (at most 2 decimals in USD). */
-export function centsOf(amount: number | string): bigint {
+/** Minor units (cents, yen, fils) from a JSON amount of the API in a currency of `digits` decimals (USD 2, JPY 0, BHD 3). */
+export function minorOf(amount: number | string, digits: number): bigint {
   const text = typeof amount === 'number' ? amount.toFixed(6) : amount;
   const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
   if (!match) throw new Error(`not an amount: ${amount}`);
   const frac = (match[3] ?? '').padEnd(6, '0');
-  if (!/^\d{2}0000$/.test(frac)) throw new Error(`more than 2 decimals: ${amount}`);
-  const v = BigInt(match[2]!) * 100n + BigInt(frac.slice(0, 2));
+  if (!/^0*$/.test(frac.slice(digits))) throw new Error(`more than ${digits} decimals: ${amount}`);
+  const v = BigInt(match[2]!) * 10n ** BigInt(digits) + BigInt(frac.slice(0, digits) || '0');
   return match[1] ? -v : v;
 }
 
-export function formatCents(c: bigint): string {
+export function formatMinor(c: bigint, digits: number): string {
   const negative = c < 0n;
   const a = negative ? -c : c;
-  return `${negative ? '-' : ''}${a / 100n}.${String(a % 100n).padStart(2, '0')}`;
+  const unit = 10n ** BigInt(digits);
+  const whole = `${negative ? '-' : ''}${a / unit}`;
+  return digits === 0 ? whole : `${whole}.${String(a % unit).padStart(digits, '0')}`;
+}
+
+/** Cents from a JSON amount of the API (at most 2 decimals in USD). */
+export function centsOf(amount: number | string): bigint {
+  return minorOf(amount, 2);
+}
+
+export function formatCents(c: bigint): string {
+  return formatMinor(c, 2);
 }
 
 // ---- calendar: a day is an integer, days since 1970-01-01 (UTC) ----

@@ -114,12 +114,19 @@ export function isFrequencySwitch(input: Pick<PlanChangeInput, 'oldFrequency' | 
  * did not discount it and does not discount the change. A frequency switch starts a period: billed as a renewal,
  * coupons as stored.
  */
-export function couponsForChange(coupons: EngineCoupon[], frequencySwitch: boolean, runningLines: RunningLine[]): EngineCoupon[] {
+export function couponsForChange(
+  coupons: EngineCoupon[],
+  frequencySwitch: boolean,
+  runningLines: RunningLine[],
+  periodStart?: string | null,
+): EngineCoupon[] {
   if (frequencySwitch) return coupons;
+  // With the running period's start: a use from it on (a line of an earlier change in the same period starts after
+  // the use and bills the same period, so the lines alone would drop the coupon on a second change).
   const discountedRunningPeriod = (c: EngineCoupon) =>
     !!c.lastUsedOn &&
     c.periodsUsed > 0 &&
-    runningLines.some((l) => l.startServiceDate <= c.lastUsedOn! && c.lastUsedOn! < l.endServiceDate);
+    runningLines.some((l) => (periodStart ? periodStart : l.startServiceDate) <= c.lastUsedOn! && c.lastUsedOn! < l.endServiceDate);
   return coupons
     .filter((c) => c.kind === 'Percentage' && discountedRunningPeriod(c))
     .map((c) => ({ ...c, periodsUsed: c.periodsUsed - 1 }));
@@ -170,7 +177,7 @@ export function planChangeInvoice(input: PlanChangeInput): PlanChangeInvoice {
   const subscription: EngineSubscription = frequencySwitch
     ? { ...input.subscription, periodStart: changeDate, anchorDay: null, billFrom: null, isFirstInvoice: false }
     : { ...input.subscription, isProrated: true, billFrom: changeDate, isFirstInvoice: false };
-  subscription.coupons = couponsForChange(input.subscription.coupons, frequencySwitch, input.runningLines);
+  subscription.coupons = couponsForChange(input.subscription.coupons, frequencySwitch, input.runningLines, input.subscription.periodStart);
   // Taxes are the change invoice's, on its net: the engine computes the charges untaxed.
   const [charged] = computeInvoices({
     currency,
