@@ -317,6 +317,8 @@ export interface SubscriptionCouponsTable {
   periodsUsed: Generated<number>;
   /** The first service day of the period its last use discounted (null: never used). Migration 0030. */
   lastUsedOn: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The end (exclusive) of that period (null: never used, or used before migration 0030). */
+  lastUsedUntil: ColumnType<string | null, string | null | undefined, string | null>;
   /** Where the coupon is in the subscription's list (0 first): coupons apply in this order. */
   position: number;
 }

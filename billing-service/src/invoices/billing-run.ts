@@ -128,6 +128,7 @@ export async function engineSubscriptions(
             periods: coupon.periods ?? null,
             periodsUsed,
             lastUsedOn: c.lastUsedOn ?? null,
+            lastUsedUntil: c.lastUsedUntil ?? null,
           },
         ];
       }),
@@ -194,8 +195,14 @@ export async function saveInvoices(
     const moves = subscriptionMoves(draft);
     for (const [subscriptionId, codes] of Object.entries(draft.couponsApplied)) {
       // a coupon discounts recurring lines only, so the period it was used on is the one the subscription moves to
-      const usedOn = moves.find((m) => m.id === Number(subscriptionId))?.currentPeriodStart ?? draft.effectiveDate;
-      await countCouponUses(db, Number(subscriptionId), codes, usedOn);
+      const move = moves.find((m) => m.id === Number(subscriptionId));
+      await countCouponUses(
+        db,
+        Number(subscriptionId),
+        codes,
+        move?.currentPeriodStart ?? draft.effectiveDate,
+        move?.next ?? draft.effectiveDate,
+      );
     }
     // Every line dropped (nothing to charge): the period still moves on, no invoice.
     if (draft.charges.length === 0) {

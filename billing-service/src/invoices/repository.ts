@@ -90,7 +90,7 @@ export type BilledProduct = Pick<
   | 'discountKind'
   | 'discountValue'
 >;
-export type BilledCoupon = Pick<SubscriptionCouponRow, 'subscriptionId' | 'couponCode' | 'periodsUsed' | 'lastUsedOn'>;
+export type BilledCoupon = Pick<SubscriptionCouponRow, 'subscriptionId' | 'couponCode' | 'periodsUsed' | 'lastUsedOn' | 'lastUsedUntil'>;
 
 // The customer's subscriptions in one of the statuses, and their products and coupons, as JSON
 // (numerics as text: exact). Same order as findSubscriptionsOfCustomers, findProducts and findCoupons.
@@ -109,7 +109,8 @@ const billingRunInputsById = reusableQuery((db: Queryable, customerId: number, s
         'discountValue', p.discount_value::text) order by p.subscription_id, p.position)
         from subscription_products p where p.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedProducts'),
       sql<BilledCoupon[]>`coalesce((select json_agg(json_build_object('subscriptionId', k.subscription_id, 'couponCode', k.coupon_code,
-        'periodsUsed', k.periods_used, 'lastUsedOn', k.last_used_on::text) order by k.subscription_id, k.position)
+        'periodsUsed', k.periods_used, 'lastUsedOn', k.last_used_on::text,
+        'lastUsedUntil', k.last_used_until::text) order by k.subscription_id, k.position)
         from subscription_coupons k where k.subscription_id in (select b.id ${BILLED}${statuses}))), '[]'::json)`.as('billedCoupons'),
       // unallocated money (what allocateAvailableFunds would apply): without any, posting allocates nothing
       sql<boolean>`exists (select 1 from ledger_entries l where l.customer_id = c.id and l.open_amount > 0 and l.entry_type in ('payment', 'credit'))`.as(

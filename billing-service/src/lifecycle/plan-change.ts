@@ -259,7 +259,7 @@ async function applyNow(ctx: AppContext, trx: Queryable, caller: Caller, change:
     modifiedAt: now,
   });
   await replaceProducts(trx, s.id, products);
-  await countCouponUses(trx, s.id, invoice.couponsApplied, today);
+  await countCouponUses(trx, s.id, invoice.couponsApplied, today, invoice.nextPeriodStart);
   // a change scheduled for the period end was computed against the plan this one replaces: withdrawn
   await claimPendingChanges(trx, [s.id]);
   await recordChange(trx, caller, {

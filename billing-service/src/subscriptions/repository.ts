@@ -195,12 +195,12 @@ export function advanceSubscriptionPeriodsSql(moves: SubscriptionMove[], now: Da
   `;
 }
 
-/** The coupons applied to a billed period count one use each; `usedOn`: that period's first service day. */
-export async function countCouponUses(db: Queryable, subscriptionId: number, codes: string[], usedOn: string) {
+/** The coupons applied to a billed period count one use each; the period: its first service day and its end (exclusive). */
+export async function countCouponUses(db: Queryable, subscriptionId: number, codes: string[], usedOn: string, usedUntil: string) {
   if (codes.length === 0) return;
   await db
     .updateTable('subscriptionCoupons')
-    .set({ periodsUsed: sql`periods_used + 1`, lastUsedOn: usedOn })
+    .set({ periodsUsed: sql`periods_used + 1`, lastUsedOn: usedOn, lastUsedUntil: usedUntil })
     .where('subscriptionId', '=', subscriptionId)
     .where('couponCode', 'in', codes)
     .execute();

@@ -6,7 +6,8 @@ import { sql, type Kysely } from 'kysely';
  * start it applies from. The renewal of that period claims it (delete … returning) under the customer's lock; a
  * withdrawal claims it the same way, so exactly one of them wins. Written only by src/subscriptions.
  *
- * And the first service day of the period a coupon last discounted (`last_used_on`): a change within a period
+ * And the period a coupon last discounted (`last_used_on`, its first service day; `last_used_until`, the day it
+ * ends): a change within a period
  * carries a Percentage coupon over only when it discounted that period (a coupon attached after the period was
  * billed, or used up on an earlier period, did not). Coupons used before this migration are taken as used on
  * their subscription's current period, as the change preview assumed until then.
@@ -21,7 +22,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       created_at timestamptz not null
     )
   `.execute(db);
-  await sql`alter table subscription_coupons add column last_used_on date`.execute(db);
+  await sql`alter table subscription_coupons add column last_used_on date, add column last_used_until date`.execute(db);
   await sql`
     update subscription_coupons k set last_used_on = s.current_period_start
     from subscriptions s where s.id = k.subscription_id and k.periods_used > 0

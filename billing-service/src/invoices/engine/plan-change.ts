@@ -126,7 +126,14 @@ export function couponsForChange(
   const discountedRunningPeriod = (c: EngineCoupon) =>
     !!c.lastUsedOn &&
     c.periodsUsed > 0 &&
-    runningLines.some((l) => (periodStart ? periodStart : l.startServiceDate) <= c.lastUsedOn! && c.lastUsedOn! < l.endServiceDate);
+    runningLines.some(
+      (l) =>
+        (periodStart ? periodStart : l.startServiceDate) <= c.lastUsedOn! &&
+        c.lastUsedOn! < l.endServiceDate &&
+        // the period it discounted ends when the running one does (a re-billed month that started on the day a
+        // yearly period later started is not that year)
+        (!c.lastUsedUntil || c.lastUsedUntil === l.endServiceDate),
+    );
   return coupons
     .filter((c) => c.kind === 'Percentage' && discountedRunningPeriod(c))
     .map((c) => ({ ...c, periodsUsed: c.periodsUsed - 1 }));

@@ -41,6 +41,8 @@ export interface EngineCoupon {
   periodsUsed: number;
   /** The first service day of the period its last use discounted (null or absent: never used). Plan changes read it. */
   lastUsedOn?: string | null;
+  /** The end (exclusive) of that period (null or absent: never used, or not recorded). */
+  lastUsedUntil?: string | null;
 }
 
 /** A subscription to bill for the period starting at `periodStart`. */

@@ -242,6 +242,8 @@ export interface ModelCoupon {
   periodsUsed: number;
   /** The first service day of the period its last use discounted (plan changes read it). */
   lastUsedOn?: string | null;
+  /** The end (exclusive) of that period. */
+  lastUsedUntil?: string | null;
 }
 
 export interface ModelSubscription {

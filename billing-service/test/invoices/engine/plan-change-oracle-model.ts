@@ -114,7 +114,8 @@ export const appliedToRunningPeriod = (c: ModelCoupon, running: ModelRunningLine
   c.lastUsedOn != null &&
   running.some((l) => {
     const used = parseYmd(c.lastUsedOn!);
-    return daysFromTo(parseYmd(l.startServiceDate), used) >= 0 && daysFromTo(used, parseYmd(l.endServiceDate)) > 0;
+    const endsWithIt = c.lastUsedUntil == null || c.lastUsedUntil === l.endServiceDate;
+    return daysFromTo(parseYmd(l.startServiceDate), used) >= 0 && daysFromTo(used, parseYmd(l.endServiceDate)) > 0 && endsWithIt;
   }) &&
   c.periodsUsed >= 1 &&
   activeWithUses(c, c.periodsUsed - 1);

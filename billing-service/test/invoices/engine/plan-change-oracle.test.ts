@@ -462,9 +462,9 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
         minLength: 3,
         maxLength: 3,
       }),
-      // With the period its last use discounted: 0 an earlier one (used up before, say), else the running one.
-      // A coupon never used (attached after the period was billed) has none.
-      sameFrequencyCoupons: fc.uniqueArray(fc.tuple(couponArb(currency, 0), fc.integer({ min: 0, max: 2 })), {
+      // With the period its last use discounted: 0 an earlier one (used up before, say), 1-2 the running one, 3 a shorter
+      // one that started the same day (a re-billed month before a switch). A coupon never used has none.
+      sameFrequencyCoupons: fc.uniqueArray(fc.tuple(couponArb(currency, 0), fc.integer({ min: 0, max: 3 })), {
         maxLength: 2,
         selector: ([c]) => c.code,
       }),
@@ -598,15 +598,14 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
         coupons:
           raw.kind === 'frequency'
             ? raw.switchCoupons
-            : raw.sameFrequencyCoupons.map(([c, lastUse]) => ({
-                ...c,
-                lastUsedOn:
-                  c.periodsUsed === 0
-                    ? null
-                    : lastUse === 0
-                      ? addDays(periodStart, -1 - (c.periodsUsed % 20))
-                      : runningLines[0]!.startServiceDate,
-              })),
+            : raw.sameFrequencyCoupons.map(([c, lastUse]) => {
+                if (c.periodsUsed === 0) return { ...c, lastUsedOn: null, lastUsedUntil: null };
+                // an earlier period (ended when this one started)
+                if (lastUse === 0) return { ...c, lastUsedOn: addDays(periodStart, -1 - (c.periodsUsed % 20)), lastUsedUntil: periodStart };
+                const lastUsedOn = runningLines[0]!.startServiceDate;
+                // 3: a shorter period that started the same day (a re-billed month before a switch to this period)
+                return { ...c, lastUsedOn, lastUsedUntil: lastUse === 3 ? addDays(lastUsedOn, 1) : periodEnd };
+              }),
         billingPeriods,
         taxRates: raw.taxRates,
         showZeroDollarCharges: raw.showZeroDollarCharges,

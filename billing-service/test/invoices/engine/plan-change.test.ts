@@ -207,6 +207,18 @@ describe('plan change proration: rules', () => {
     expect(couponsForChange([usedUp, neverUsed], false, running)).toEqual([]);
   });
 
+  it('same frequency: a coupon last used on a month that started the day the running year did did not discount that year', () => {
+    // An uncancel re-billed 2027-03-10 → 2027-04-10 with the coupon (its last use), then a switch to yearly the same
+    // day started 2027-03-10 → 2028-03-10 without it (used up): a seat change later in that year must not apply it.
+    const running = [runningLine({ startServiceDate: '2027-03-10', endServiceDate: '2028-03-10' })];
+    const monthUse = { duration: 'Periods' as const, periods: 2, periodsUsed: 2, lastUsedOn: '2027-03-10' };
+    const rebilled = coupon({ code: 'HALF2', kind: 'Percentage', value: d(50), ...monthUse, lastUsedUntil: '2027-04-10' });
+    expect(couponsForChange([rebilled], false, running, '2027-03-10')).toEqual([]);
+    // the same coupon, had its last use been the year's, carries over
+    const yearly = { ...rebilled, periodsUsed: 1, lastUsedUntil: '2028-03-10' };
+    expect(couponsForChange([yearly], false, running, '2027-03-10')).toEqual([{ ...yearly, periodsUsed: 0 }]);
+  });
+
   it('a same-frequency change is prorated by day even on a frequency with isProrated false', () => {
     const base = changeInput({
       changeDate: '2027-01-10',
