@@ -104,31 +104,39 @@ export async function listPortalPlanChanges(ctx: AppContext, session: PortalSess
 }
 
 /** What the change would do (nothing is changed). */
-export async function previewPortalPlanChange(
+export function previewPortalPlanChange(
   ctx: AppContext,
   session: PortalSession,
   subscriptionId: number,
   input: PortalPlanChangeInput,
 ): Promise<PortalPlanChange> {
-  requireFullScope(session, 'change a plan');
-  await ownSubscription(ctx, session, subscriptionId);
-  const answer = await changeSubscriptionPlan(ctx, portalCaller(ctx, session), subscriptionId, { ...input, preview: true });
-  return toPortalPlanChange(ctx, answer);
+  return portalPlanChange(ctx, session, subscriptionId, input, true);
 }
 
 /**
  * Makes the change: now (one invoice posted and collected) or scheduled for the period end. A lost answer's retry never
  * charges twice: a change made now is refused as changing nothing (400 planFrequencyId); a scheduled one replaces itself.
  */
-export async function applyPortalPlanChange(
+export function applyPortalPlanChange(
   ctx: AppContext,
   session: PortalSession,
   subscriptionId: number,
   input: PortalPlanChangeInput,
 ): Promise<PortalPlanChange> {
+  return portalPlanChange(ctx, session, subscriptionId, input, false);
+}
+
+/** The customer's own subscription, from a full session, through the API's plan change as the portal's caller. */
+async function portalPlanChange(
+  ctx: AppContext,
+  session: PortalSession,
+  subscriptionId: number,
+  input: PortalPlanChangeInput,
+  preview: boolean,
+): Promise<PortalPlanChange> {
   requireFullScope(session, 'change a plan');
   await ownSubscription(ctx, session, subscriptionId);
-  const answer = await changeSubscriptionPlan(ctx, portalCaller(ctx, session), subscriptionId, { ...input, preview: false });
+  const answer = await changeSubscriptionPlan(ctx, portalCaller(ctx, session), subscriptionId, { ...input, preview });
   return toPortalPlanChange(ctx, answer);
 }
 
