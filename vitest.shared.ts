@@ -9,5 +9,7 @@ export default defineConfig({
     // Waits for outboxes (e-mails rendered with MJML, webhooks) may take long on a busy machine; a test asserts outcomes, never timings.
     testTimeout: 120_000,
     pool: 'forks',
+    // The default output, and every failure collected for the summary at the end of `npm test`.
+    reporters: ['default', new URL('./scripts/failure-summary-reporter.ts', import.meta.url).pathname],
   },
 });
