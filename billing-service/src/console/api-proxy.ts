@@ -55,7 +55,12 @@ export function checkedPath(pathAndQuery: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (decoded.includes('\\') || /\/\.{1,2}(\/|$)/.test(decoded) || /\/\/./.test(decoded) || /[\u0000-\u001f]/.test(decoded))
+  if (
+    decoded.includes('\\') ||
+    /\/\.{1,2}(\/|$)/.test(decoded) ||
+    /\/\/./.test(decoded) ||
+    [...decoded].some((c) => c.charCodeAt(0) < 0x20)
+  )
     return undefined;
   return decoded.toLowerCase().replace(/\/+$/, '');
 }
