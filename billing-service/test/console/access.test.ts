@@ -33,7 +33,19 @@ describe('every /console/api route, as registered', () => {
     const routes = t.app.consoleApiRoutes;
     expect(routes.length).toBeGreaterThan(10);
     const open = routes.filter((r) => r.consolePublic && r.method !== 'HEAD').map((r) => `${r.method} ${r.url}`);
-    expect(open.sort()).toEqual(['GET /console/api/invitations/:token', 'POST /console/api/invitations/:token/accept', 'POST /console/api/sign-in']);
+    expect(open.sort()).toEqual([
+      'GET /console/api/invitations/:token',
+      'POST /console/api/invitations/:token/accept',
+      'POST /console/api/sign-in',
+    ]);
+  });
+
+  it('none is in the billing API’s OpenAPI document, and none asks for an API key', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(Object.keys(doc.paths).filter((p) => p.toLowerCase().startsWith('/console'))).toEqual([]);
+    const withKey = await t.call('GET', '/console/api/session');
+    expect(withKey.statusCode).toBe(401);
+    expect(codesOf(withKey)).toEqual(['console_session_required']);
   });
 
   it('answers 401 console_session_required without a session, and with a cookie nobody issued', async () => {
@@ -44,7 +56,13 @@ describe('every /console/api route, as registered', () => {
       const none = await consoleCall(t, undefined, route.method as 'GET', url, body);
       expect(none.statusCode, `${route.method} ${url}`).toBe(401);
       if (route.method !== 'HEAD') expect(codesOf(none), `${route.method} ${url}`).toEqual(['console_session_required']);
-      const forged = await consoleCall(t, { cookie: 'renew_console=rcs_forged', csrfToken: 'x', operator: viewer.operator }, route.method as 'GET', url, body);
+      const forged = await consoleCall(
+        t,
+        { cookie: 'renew_console=rcs_forged', csrfToken: 'x', operator: viewer.operator },
+        route.method as 'GET',
+        url,
+        body,
+      );
       expect(forged.statusCode, `${route.method} ${url}`).toBe(401);
     }
   });
@@ -133,20 +151,35 @@ describe('the /v1 proxy by role', () => {
     const { customerId } = await customerWithInvoice(t, { firstName: 'Refunded' });
     const paid = await t.call('POST', '/v1/payments', { customerId, amount: 30, paymentMethod: 'Cash' });
     expect(paid.statusCode, paid.body).toBe(200);
-    const refund = await consoleCall(t, billing, 'POST', '/console/api/v1/refunds', { originalPaymentId: paid.json().id, amount: '10.00', reference: 'goodwill' });
+    const refund = await consoleCall(t, billing, 'POST', '/console/api/v1/refunds', {
+      originalPaymentId: paid.json().id,
+      amount: '10.00',
+      reference: 'goodwill',
+    });
     expect(refund.statusCode, refund.body).toBe(200);
-    const entries = await sql<{ actor: string; source: string }>`select actor, source from audit_log where entity_type = 'Refund' and entity_id = ${refund.json().id}`.execute(
-      t.database.db,
-    );
+    const entries = await sql<{
+      actor: string;
+      source: string;
+    }>`select actor, source from audit_log where entity_type = 'Refund' and entity_id = ${refund.json().id}`.execute(t.database.db);
     expect(entries.rows.length).toBeGreaterThan(0);
     for (const row of entries.rows) expect(row).toEqual({ actor: 'billing@shop.example', source: 'Console' });
     // The header a client could send to claim a source is not passed on.
-    const note = await consoleCall(t, billing, 'POST', '/console/api/v1/customernotes', { customerId, note: 'x' }, { headers: { 'x-audit-source': 'Forged' } });
+    const note = await consoleCall(
+      t,
+      billing,
+      'POST',
+      '/console/api/v1/customernotes',
+      { customerId, note: 'x' },
+      { headers: { 'x-audit-source': 'Forged' } },
+    );
     expect(note.json().userWhoCreatedNote).toBe('Console');
   });
 
   it('billing cannot change webhook endpoints; the owner can', async () => {
-    const billingTry = await consoleCall(t, billing, 'POST', '/console/api/v1/webhookEndpoints', { url: 'https://example.com/hook', events: ['customer.created'] });
+    const billingTry = await consoleCall(t, billing, 'POST', '/console/api/v1/webhookEndpoints', {
+      url: 'https://example.com/hook',
+      events: ['customer.created'],
+    });
     expect(billingTry.statusCode).toBe(403);
     const ownerTry = await consoleCall(t, owner, 'POST', '/console/api/v1/webhookEndpoints', { url: 'https://example.com/hook' });
     expect(ownerTry.statusCode).not.toBe(403);
@@ -185,7 +218,9 @@ describe('the /v1 proxy by role', () => {
     const withKey = await t.call('GET', '/v1/customers', undefined, { headers: { [IN_PROCESS_CALLER_HEADER]: 'guessed-nonce' } });
     expect(withKey.statusCode).toBe(401);
     // Through the console too: the header never comes from outside.
-    const proxied = await consoleCall(t, viewer, 'GET', '/console/api/v1/customers', undefined, { headers: { [IN_PROCESS_CALLER_HEADER]: 'guessed-nonce' } });
+    const proxied = await consoleCall(t, viewer, 'GET', '/console/api/v1/customers', undefined, {
+      headers: { [IN_PROCESS_CALLER_HEADER]: 'guessed-nonce' },
+    });
     expect(proxied.statusCode).toBe(401);
     expect((await consoleCall(t, viewer, 'GET', '/console/api/v1/customers')).statusCode).toBe(200);
   });

@@ -48,10 +48,19 @@ describe('invitations', () => {
     expect(shown.json()).toEqual({ email: 'support.person@shop.example', role: 'support', firstOwner: false });
 
     const agent = await acceptInvitation(t, link, { name: 'Sam Support', password: PASSWORD });
-    expect(agent.operator).toEqual({ id: expect.any(Number), email: 'support.person@shop.example', name: 'Sam Support', role: 'support', totpEnabled: false });
+    expect(agent.operator).toEqual({
+      id: expect.any(Number),
+      email: 'support.person@shop.example',
+      name: 'Sam Support',
+      role: 'support',
+      totpEnabled: false,
+    });
     expect((await consoleCall(t, agent, 'GET', '/console/api/session')).json().operator.role).toBe('support');
 
-    const again = await consoleCall(t, undefined, 'POST', `/console/api/invitations/${tokenOf(link)}/accept`, { name: 'Twice', password: PASSWORD });
+    const again = await consoleCall(t, undefined, 'POST', `/console/api/invitations/${tokenOf(link)}/accept`, {
+      name: 'Twice',
+      password: PASSWORD,
+    });
     expect(again.statusCode).toBe(410);
     expect(codesOf(again)).toEqual(['console_invitation_used']);
     expect((await consoleCall(t, undefined, 'GET', `/console/api/invitations/${tokenOf(link)}`)).statusCode).toBe(410);
@@ -63,14 +72,20 @@ describe('invitations', () => {
     expect((await consoleCall(t, undefined, 'GET', '/console/api/invitations/rci_unknown')).statusCode).toBe(404);
     const { link, invitation } = (await invite('late@shop.example', 'viewer')).json();
     await sql`update operator_invitations set expires_at = now() - interval '1 second' where id = ${invitation.id}`.execute(t.database.db);
-    const res = await consoleCall(t, undefined, 'POST', `/console/api/invitations/${tokenOf(link)}/accept`, { name: 'Late', password: PASSWORD });
+    const res = await consoleCall(t, undefined, 'POST', `/console/api/invitations/${tokenOf(link)}/accept`, {
+      name: 'Late',
+      password: PASSWORD,
+    });
     expect(res.statusCode).toBe(410);
     expect(codesOf(res)).toEqual(['console_invitation_expired']);
   });
 
   it('a password under 12 characters is refused with 400 keyed password, and the link stays usable', async () => {
     const { link } = (await invite('short@shop.example', 'viewer')).json();
-    const res = await consoleCall(t, undefined, 'POST', `/console/api/invitations/${tokenOf(link)}/accept`, { name: 'Short', password: 'elevenchars' });
+    const res = await consoleCall(t, undefined, 'POST', `/console/api/invitations/${tokenOf(link)}/accept`, {
+      name: 'Short',
+      password: 'elevenchars',
+    });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res).map((e) => e.Key)).toEqual(['password']);
     expect((await acceptInvitation(t, link, { name: 'Short', password: 'twelve chars' })).operator.role).toBe('viewer');
@@ -95,7 +110,10 @@ describe('invitations', () => {
       role: 'owner',
       firstOwner: true,
     });
-    const noEmail = await consoleCall(t, undefined, 'POST', `/console/api/invitations/${tokenOf(link)}/accept`, { name: 'X', password: PASSWORD });
+    const noEmail = await consoleCall(t, undefined, 'POST', `/console/api/invitations/${tokenOf(link)}/accept`, {
+      name: 'X',
+      password: PASSWORD,
+    });
     expect(noEmail.statusCode).toBe(400);
     expect(errorsOf(noEmail).map((e) => e.Key)).toEqual(['email']);
     const first = await acceptInvitation(t, link, { name: 'Other Owner', password: PASSWORD, email: 'boss@other.example' });
@@ -147,10 +165,14 @@ describe('the team', () => {
     // The deputy's session has the new role on its next request.
     expect((await consoleCall(t, deputy, 'GET', '/console/api/operators')).statusCode).toBe(200);
     // Now the first owner may be demoted, and then the deputy is the last owner.
-    expect((await consoleCall(t, deputy, 'PATCH', `/console/api/operators/${owner.operator.id}`, { role: 'billing' })).statusCode).toBe(200);
+    expect((await consoleCall(t, deputy, 'PATCH', `/console/api/operators/${owner.operator.id}`, { role: 'billing' })).statusCode).toBe(
+      200,
+    );
     const lastRemoval = await consoleCall(t, owner, 'DELETE', `/console/api/operators/${deputy.operator.id}`);
     expect(lastRemoval.statusCode).toBe(403);
-    expect((await consoleCall(t, deputy, 'PATCH', `/console/api/operators/${deputy.operator.id}`, { role: 'viewer' })).statusCode).toBe(409);
+    expect((await consoleCall(t, deputy, 'PATCH', `/console/api/operators/${deputy.operator.id}`, { role: 'viewer' })).statusCode).toBe(
+      409,
+    );
     // Restored for the other tests.
     expect((await consoleCall(t, deputy, 'PATCH', `/console/api/operators/${owner.operator.id}`, { role: 'owner' })).statusCode).toBe(200);
   });
@@ -161,7 +183,11 @@ describe('the team', () => {
     expect((await consoleCall(t, owner, 'DELETE', `/console/api/operators/${leaving.operator.id}`)).statusCode).toBe(204);
     expect((await consoleCall(t, leaving, 'GET', '/console/api/session')).statusCode).toBe(401);
     expect((await signIn(t, { email: 'leaving@shop.example', password: PASSWORD }, '10.9.0.2')).statusCode).toBe(401);
-    const audit = await sql<{ actor: string; source: string; action: string }>`select actor, source, action from audit_log where entity_type = 'Operator' and entity_id = ${leaving.operator.id} order by id`.execute(
+    const audit = await sql<{
+      actor: string;
+      source: string;
+      action: string;
+    }>`select actor, source, action from audit_log where entity_type = 'Operator' and entity_id = ${leaving.operator.id} order by id`.execute(
       t.database.db,
     );
     expect(audit.rows.at(-1)).toEqual({ actor: 'owner@shop.example', source: 'Console', action: 'delete' });
