@@ -9,7 +9,10 @@ import { acceptInvitation, consoleCall, firstOwner, invitedOperator, PASSWORD, t
 // The console's built files, invitation e-mails over SMTP, and each operator's own budget of /v1 calls.
 const distDir = mkdtempSync(path.join(tmpdir(), 'renew-console-dist-'));
 mkdirSync(path.join(distDir, 'assets'));
-writeFileSync(path.join(distDir, 'index.html'), '<!doctype html><title>Renew console</title><script type="module" src="/console/assets/app-abc123.js"></script>');
+writeFileSync(
+  path.join(distDir, 'index.html'),
+  '<!doctype html><title>Renew console</title><script type="module" src="/console/assets/app-abc123.js"></script>',
+);
 writeFileSync(path.join(distDir, 'assets', 'app-abc123.js'), 'console.log("console");\n');
 
 let t: TestApp;
@@ -43,8 +46,8 @@ describe('the built console', () => {
     const missing = await t.app.inject({ method: 'GET', url: '/console/assets/nope.js' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().Errors).toBeDefined();
-    const escape = await t.app.inject({ method: 'GET', url: '/console/assets/..%2Findex.html' });
-    expect(escape.statusCode).toBe(404);
+    const dotted = await t.app.inject({ method: 'GET', url: '/console/assets/..%2Findex.html' });
+    expect(dotted.statusCode).toBe(404);
   });
 });
 
