@@ -12,11 +12,17 @@ import type { BulkWorkerOptions } from './bulk/bulk-worker.js';
 import { bulkRoutes } from './bulk/routes.js';
 import { captureTokenRoutes } from './capture-tokens/routes.js';
 import type { Catalog } from './catalog/schema.js';
+import { consoleApiProxy } from './console/api-proxy.js';
+import { consoleAuth } from './console/console-auth.js';
+import { DEFAULT_CONSOLE_SETTINGS, type ConsoleSettings } from './console/operators/service.js';
+import { consoleRoutes } from './console/routes.js';
+import { consoleStatic } from './console/static.js';
 import { countryRoutes } from './countries/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import type { Db } from './db/database.js';
 import { emailPreferenceRoutes } from './email-preferences/routes.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
+import { InProcessCallers } from './http/in-process-callers.js';
 import { jsonApi, jsonApiServerOptions } from './http/json-api.js';
 import { openApiDocs } from './http/openapi-docs.js';
 import type { RateLimitStore } from './http/rate-limit.js';
@@ -85,6 +91,8 @@ export interface AppOptions {
   liveness?: LivenessOptions;
   /** Shared with another app of this process (`npm start`): one identity in claims. */
   instance?: InstanceLiveness;
+  /** The merchant console: session lifetimes (RENEW_CONSOLE_IDLE_MINUTES, _ABSOLUTE_HOURS) and where its build is (default console/dist). */
+  console?: Partial<ConsoleSettings> & { distDir?: string };
 }
 
 export const RATE_LIMIT_HEADERS = [
@@ -141,11 +149,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(compress, { global: true, threshold: 1024 });
   if (options.requireTls) await app.register(requireHttps);
+  // Requests the app makes to itself as a caller it vouches for (the console's /console/api/v1 proxy).
+  const inProcessCallers = new InProcessCallers();
   await app.register(apiKeyAuth, {
     db: options.db,
     rateLimitStore: options.rateLimitStore,
     failedAttemptLimits: options.catalog.rateLimits,
+    inProcessCallers,
   });
+  // Before every console route: its hooks mark them public for the API key and guard them by session, role and CSRF.
+  const consoleSettings: ConsoleSettings = {
+    idleMinutes: options.console?.idleMinutes ?? DEFAULT_CONSOLE_SETTINGS.idleMinutes,
+    absoluteHours: options.console?.absoluteHours ?? DEFAULT_CONSOLE_SETTINGS.absoluteHours,
+  };
+  await app.register(consoleAuth, { db: options.db, settings: consoleSettings });
   await app.register(openApiDocs, { publicBaseUrl: options.publicBaseUrl });
   observability.registerRoutes();
 
@@ -168,6 +185,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(portalRoutes);
   await app.register(webhookRoutes);
   if (options.testClocks) await app.register(testClockRoutes);
+  await app.register(consoleRoutes, { db: options.db, settings: consoleSettings, email: options.email });
+  await app.register(consoleApiProxy, { db: options.db, inProcessCallers });
+  await app.register(consoleStatic, { ...(options.console?.distDir ? { distDir: options.console.distDir } : {}) });
 
   return app;
 }

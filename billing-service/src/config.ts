@@ -50,6 +50,9 @@ const EnvSchema = z.object({
   RENEW_WEBHOOK_ALLOW_PRIVATE: booleanString.default(false),
   /** Test clocks: each account's time can be advanced (POST /v1/testclock/advance) to rehearse renewals and dunning; refused in production. */
   RENEW_TEST_CLOCKS: booleanString.default(false),
+  /** The merchant console's sessions: idle minutes (slides with use) and the absolute cap in hours. */
+  RENEW_CONSOLE_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  RENEW_CONSOLE_ABSOLUTE_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   RENEW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -81,6 +84,8 @@ export interface Config {
   metricsToken?: string;
   /** Which payment gateway adapter; only the built-in sandbox exists so far. */
   gateway: { name: 'sandbox'; timeoutMs: number };
+  /** The console's session lifetimes (RENEW_CONSOLE_IDLE_MINUTES, RENEW_CONSOLE_ABSOLUTE_HOURS). */
+  console: { idleMinutes: number; absoluteHours: number };
   /** RENEW_ENV or NODE_ENV=production (any casing): defaults become strict, and test doubles (the sandbox gateway) are warned about at every start. */
   production: boolean;
 }
@@ -125,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     billingClockMs: e.RENEW_BILLING_CLOCK_MS,
     webhooks: { allowHttp: e.RENEW_WEBHOOK_ALLOW_HTTP, allowPrivate: e.RENEW_WEBHOOK_ALLOW_PRIVATE },
     email: e.RENEW_SMTP_URL ? { smtpUrl: e.RENEW_SMTP_URL, from: e.RENEW_EMAIL_FROM } : undefined,
+    console: { idleMinutes: e.RENEW_CONSOLE_IDLE_MINUTES, absoluteHours: e.RENEW_CONSOLE_ABSOLUTE_HOURS },
   };
 }
 

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { findFirstAccount } from './accounts/repository.js';
 import { ensureDefaultAccount, type CreatedAccount } from './accounts/service.js';
 import { loadCatalog } from './catalog/load-catalog.js';
 import type { Catalog } from './catalog/schema.js';
+import { firstOwnerInvitation } from './console/operators/service.js';
 import { loadConfig, SANDBOX_IN_PRODUCTION_WARNING, type Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { loggerOptions } from './http/logging.js';
@@ -21,6 +23,8 @@ export interface StartedBilling {
   gateway: PaymentGateway;
   /** Set when this start created the default account: its keys, shown once. */
   created?: CreatedAccount;
+  /** Set when the default account has no console operator yet: the first owner's one-use sign-up link (24 h). */
+  consoleFirstOwnerLink?: string;
   /** Stops listening (in-flight requests finish), then closes the database. */
   close(): Promise<void>;
 }
@@ -68,6 +72,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
     role,
     testClocks: config.testClocks,
     webhooks: config.webhooks,
+    console: config.console,
     ...(config.email ? { email: config.email } : {}),
     db: database.db,
     catalog,
@@ -102,6 +107,11 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
     // With port 0 the address is known only now.
     if (!config.publicBaseUrl) app.ctx.uris.setBaseUrl(url);
   }
+  // No operator yet: the console's first owner signs up through a link printed once (a worker has no console).
+  const defaultAccount = role === 'worker' ? undefined : await findFirstAccount(database.db);
+  const consoleFirstOwnerLink = defaultAccount
+    ? await firstOwnerInvitation(database.db, defaultAccount.id, config.publicBaseUrl ?? url)
+    : undefined;
   return {
     config,
     catalog,
@@ -110,6 +120,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
     url,
     gateway,
     ...(created ? { created } : {}),
+    ...(consoleFirstOwnerLink ? { consoleFirstOwnerLink } : {}),
     async close() {
       clearInterval(keepAlive);
       await app.close();
@@ -131,6 +142,9 @@ export function billingBanner(started: StartedBilling, role: BillingRole = 'all'
           `Renew billing API listening on ${url} (database: ${databaseName})${role === 'api' ? '; background tasks run in `npm start -- worker` processes' : ''}`,
           `API reference: ${url}/docs  OpenAPI: ${url}/v1/openapi.json`,
           `Health: ${url}/healthz  ${url}/readyz  Metrics: ${url}/metrics (${config.metricsToken ? 'Bearer RENEW_METRICS_TOKEN' : 'loopback only; set RENEW_METRICS_TOKEN to scrape from elsewhere'})`,
+          started.consoleFirstOwnerLink
+            ? `Console: ${config.publicBaseUrl ?? url}/console/ — first owner sign-in: ${started.consoleFirstOwnerLink}`
+            : `Console: ${config.publicBaseUrl ?? url}/console/`,
         ];
   if (created) {
     lines.push(

@@ -152,6 +152,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['lifecycle'],
   ['bulk', 'test-clocks', 'portal'],
   ['webhooks', 'notifications', 'background'],
+  ['console'],
 ];
 const WIRING = LAYERS.length;
 
@@ -260,6 +261,10 @@ const TABLE_OWNERS: Readonly<Record<string, string>> = {
   portalLinks: 'portal',
   portalSessions: 'portal',
   portalCancellations: 'lifecycle',
+  operators: 'console',
+  operatorSessions: 'console',
+  operatorInvitations: 'console',
+  operatorSignInFailures: 'console',
 };
 
 const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

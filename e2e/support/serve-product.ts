@@ -46,7 +46,15 @@ async function start(env: Record<string, string>, catalogChanges: Record<string,
   if (!product.demo) throw new Error(`the demo store did not start:\n${product.banner}`);
   return {
     product,
-    running: { demoUrl: product.demo.url, billingUrl: product.billing.url, captureUrl: product.captureUrl, apiKey, publicApiKey },
+    running: {
+      demoUrl: product.demo.url,
+      billingUrl: product.billing.url,
+      captureUrl: product.captureUrl,
+      apiKey,
+      publicApiKey,
+      // The console's first owner signs up through it (one use, 24 h).
+      consoleFirstOwnerLink: product.billing.consoleFirstOwnerLink ?? null,
+    },
   };
 }
 

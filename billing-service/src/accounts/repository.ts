@@ -57,3 +57,17 @@ export function takeInvoiceNumber(qc: QueryCreator<Database>, accountId: number)
     .where('id', '=', accountId)
     .returning(sql<number>`next_invoice_number - 1`.as('number'));
 }
+
+export function findAccount(db: Queryable, id: number): Promise<Account | undefined> {
+  return db.selectFrom('accounts').select(['id', 'name', 'rateLimitPerMinute', 'rateLimitPerDay']).where('id', '=', id).executeTakeFirst();
+}
+
+/** The default account: the first one created (`npm start` creates it). */
+export function findFirstAccount(db: Queryable): Promise<Account | undefined> {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'name', 'rateLimitPerMinute', 'rateLimitPerDay'])
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

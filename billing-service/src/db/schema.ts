@@ -711,6 +711,63 @@ export interface PortalCancellationsTable {
   createdAt: Generated<Date>;
 }
 
+/** What an operator of the merchant console may do, least first (README "Console"). */
+export type OperatorRole = 'viewer' | 'support' | 'billing' | 'owner';
+
+/** A member of a merchant's staff who signs in to the console (migration 0031; written only by src/console). */
+export interface OperatorsTable {
+  id: Generated<number>;
+  accountId: number;
+  /** Lower-cased. */
+  email: string;
+  name: string;
+  role: OperatorRole;
+  /** argon2id, PHC string. */
+  passwordHash: string;
+  /** Base32; set by TOTP setup, used once totpEnabled. */
+  totpSecret: string | null;
+  totpEnabled: Generated<boolean>;
+  /** The last TOTP time step accepted: a code is not accepted twice. */
+  totpLastStep: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  createdAt: Generated<Date>;
+  lastSignInAt: Date | null;
+  deletedAt: Date | null;
+}
+
+export interface OperatorSessionsTable {
+  id: Generated<number>;
+  accountId: number;
+  operatorId: number;
+  tokenHash: string;
+  createdAt: Generated<Date>;
+  lastSeenAt: Date;
+  idleExpiresAt: Date;
+  absoluteExpiresAt: Date;
+  endedAt: Date | null;
+}
+
+export interface OperatorInvitationsTable {
+  id: Generated<number>;
+  accountId: number;
+  tokenHash: string;
+  /** Lower-cased; null: the first owner's link, which names none. */
+  email: string | null;
+  role: OperatorRole;
+  invitedBy: number | null;
+  firstOwner: Generated<boolean>;
+  expiresAt: Date;
+  acceptedAt: Date | null;
+  acceptedOperatorId: number | null;
+  createdAt: Generated<Date>;
+}
+
+export interface OperatorSignInFailuresTable {
+  id: Generated<number>;
+  scope: 'email' | 'ip';
+  key: string;
+  failedAt: Date;
+}
+
 export interface Database {
   accounts: AccountsTable;
   accountClocks: AccountClocksTable;
@@ -760,6 +817,10 @@ export interface Database {
   webhookDeliveries: WebhookDeliveriesTable;
   webhookDeliveryAttempts: WebhookDeliveryAttemptsTable;
   serviceInstances: ServiceInstancesTable;
+  operators: OperatorsTable;
+  operatorSessions: OperatorSessionsTable;
+  operatorInvitations: OperatorInvitationsTable;
+  operatorSignInFailures: OperatorSignInFailuresTable;
 }
 
 export type CustomerRow = Selectable<CustomersTable>;

@@ -4,6 +4,7 @@ import { addressBudgetKey } from './address-budget.js';
 import { ApiKeyAuthenticator, type Caller } from './auth.js';
 import './context.js';
 import { ApiError } from './errors.js';
+import { IN_PROCESS_CALLER_HEADER, type InProcessCallers } from './in-process-callers.js';
 import { enforceRateLimit, type RateLimitStore } from './rate-limit.js';
 
 export interface ApiKeyAuthOptions {
@@ -11,18 +12,34 @@ export interface ApiKeyAuthOptions {
   rateLimitStore: RateLimitStore;
   /** Failed attempts, per client address (the catalogue's rate limits). */
   failedAttemptLimits: { perMinute: number; perDay: number };
+  /** Callers of requests this process makes to itself (the console's proxy), by one-time nonce. */
+  inProcessCallers?: InProcessCallers;
 }
 
 /**
  * `Authorization: Basic <private key>` on every route not marked `public`: sets
  * `request.caller` and counts the request against the key's rate limits. The
- * public key works only on the card-capture host.
+ * public key works only on the card-capture host. A request the app makes to
+ * itself (the console's proxy) is its vouched caller instead (InProcessCallers),
+ * counted under that caller's own budget (`keyHash`).
  */
 export const apiKeyAuth = fp<ApiKeyAuthOptions>(
   async (app, options) => {
     const authenticator = new ApiKeyAuthenticator(options.db);
     app.addHook('onRequest', async (request, reply) => {
       if (request.method === 'OPTIONS') return;
+      // A request the app made to itself, as the caller it vouched for; the nonce cannot come from outside.
+      const nonce = request.headers[IN_PROCESS_CALLER_HEADER];
+      if (nonce !== undefined) {
+        const vouched = options.inProcessCallers?.take(nonce);
+        if (!vouched) {
+          await enforceRateLimit(options.rateLimitStore, reply, `ip:${addressBudgetKey(request.ip)}`, options.failedAttemptLimits);
+          throw ApiError.unauthorized(`${IN_PROCESS_CALLER_HEADER} is not a header clients send`);
+        }
+        request.caller = vouched;
+        await enforceRateLimit(options.rateLimitStore, reply, vouched.keyHash, vouched.rateLimits);
+        return;
+      }
       const config = request.routeOptions.config;
       if (config?.public) return;
       // An unknown path (404) or a known one with the wrong method (405) needs no key; one sent is

@@ -25,6 +25,18 @@ export const ERROR_CODES = {
   portal_session_expired: 'the portal session ended (signed out, idle too long, or at its time limit): open a new link',
   portal_action_not_allowed:
     "the portal session may not do this: an e-mail link may only update the card and pay, and the catalogue's portal settings bound the rest",
+  csrf_token_invalid: "a console write without the session's CSRF token (header X-CSRF-Token), or with another one",
+  console_session_required: 'no console session, or it ended (signed out, idle too long, or at its time limit): sign in again',
+  console_role_forbidden: "the operator's role may not do this",
+  console_credentials_invalid: 'the e-mail or the password is wrong (the same answer for an e-mail nobody uses)',
+  console_totp_required: 'the operator has a second factor: send totpCode, the 6 digits of the authenticator app',
+  console_totp_invalid: 'the authenticator code is wrong, too old, or was already used',
+  console_sign_in_throttled: 'too many failed sign-ins for this e-mail or from this address: wait Retry-After seconds',
+  console_invitation_expired: 'the invitation is past its lifetime: ask an owner for a new one',
+  console_invitation_used: 'the invitation was already accepted: sign in instead',
+  console_operator_exists: 'an operator with this e-mail already exists in the account',
+  console_last_owner: 'the account would have no owner left: make another operator owner first',
+  console_operator_self: 'an operator cannot remove itself: another owner can',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
