@@ -22,6 +22,7 @@ import * as lastNameSearchCovering from './migrations/0020-last-name-search-cove
 import * as chargeOnce from './migrations/0021-charge-once.js';
 import * as instanceLiveness from './migrations/0022-instance-liveness.js';
 import * as pendingPlanChanges from './migrations/0030-pending-plan-changes.js';
+import * as consoleReadIndexes from './migrations/0032-console-read-indexes.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0028-charge-credits': chargeCredits,
   '0029-customer-language-and-html-emails': customerLanguageAndHtmlEmails,
   '0030-pending-plan-changes': pendingPlanChanges,
+  '0032-console-read-indexes': consoleReadIndexes,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
