@@ -250,23 +250,29 @@ const CHILD_TABLES: Array<[entityType: string, table: string]> = [
   ['Address', 'addresses'],
 ];
 
-/** The audit entries of a customer and of its rows, newest first (index audit_log_entity per entity). */
+/**
+ * The audit entries of a customer and of its rows, newest first: one branch per entity type, each an index walk on
+ * audit_log_entity (account, type, id), so only this customer's entries are read.
+ */
 export async function listCustomerAudit(
   db: Queryable,
   accountId: number,
   customerId: number,
   page: { limit: number; offset: number },
 ): Promise<AuditRow[]> {
-  const children = CHILD_TABLES.map(
-    ([type, table]) =>
-      sql`(a.entity_type = ${type} and a.entity_id in (select x.id from ${sql.table(table)} x where x.customer_id = ${customerId}))`,
-  );
+  const columns = sql`a.id, a.created_at, a.actor, a.source, a.entity_type, a.entity_id, a.action, a.changes`;
+  const branches = [
+    sql`select ${columns} from audit_log a
+      where a.account_id = ${accountId} and a.entity_type in (${sql.join(CUSTOMER_KEYED)}) and a.entity_id = ${customerId}`,
+    ...CHILD_TABLES.map(
+      ([type, table]) => sql`select ${columns} from audit_log a
+        where a.account_id = ${accountId} and a.entity_type = ${type}
+          and a.entity_id in (select x.id from ${sql.table(table)} x where x.customer_id = ${customerId})`,
+    ),
+  ];
   const result = await sql<AuditRow>`
-    select a.id, a.created_at, a.actor, a.source, a.entity_type, a.entity_id, a.action, a.changes
-    from audit_log a
-    where a.account_id = ${accountId}
-      and ((a.entity_type in (${sql.join(CUSTOMER_KEYED)}) and a.entity_id = ${customerId}) or ${sql.join(children, sql` or `)})
-    order by a.id desc
+    select * from (${sql.join(branches, sql` union all `)}) entries
+    order by id desc
     limit ${page.limit} offset ${page.offset}
   `.execute(db);
   return result.rows.map((r) => ({ ...r, id: Number(r.id), entityId: Number(r.entityId) }));

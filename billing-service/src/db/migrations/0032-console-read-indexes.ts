@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
  * short index walk at 1,000,000 customers: payments failures first then newest (and the failures alone), webhook
  * deliveries and e-mails newest first (all, or of one status, or of one endpoint), a customer's webhook events
  * and an event's deliveries, the dunning list's overdue open invoices and Collection customers, and the
- * recurring invoice lines of a subscription that the revenue history reads.
+ * account's activated subscriptions and their recurring invoice lines that the revenue history reads.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
@@ -20,6 +20,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     create index email_outbox_account_status on email_outbox (account_id, status, id desc);
     create index ledger_entries_open_invoices on ledger_entries (account_id, due_at) where entry_type = 'invoice' and open_amount > 0;
     create index customers_account_collection on customers (account_id) where customer_account_status = 'Collection';
+    create index subscriptions_account_activated on subscriptions (account_id, activated_at) where activated_at is not null;
     create index invoice_charges_recurring_subscription on invoice_charges (subscription_id, start_service_date) where kind = 'Recurring';
   `.execute(db);
 }
