@@ -16,6 +16,7 @@ import { consoleApiProxy } from './console/api-proxy.js';
 import { consoleAuth } from './console/console-auth.js';
 import { DEFAULT_CONSOLE_SETTINGS, type ConsoleSettings } from './console/operators/service.js';
 import { consoleRoutes } from './console/routes.js';
+import { consoleReadRoutes } from './console/reads/routes.js';
 import { consoleStatic } from './console/static.js';
 import { countryRoutes } from './countries/routes.js';
 import { customerRoutes } from './customers/routes.js';
@@ -187,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.testClocks) await app.register(testClockRoutes);
   await app.register(consoleRoutes, { db: options.db, settings: consoleSettings, email: options.email });
   await app.register(consoleApiProxy, { db: options.db, inProcessCallers });
+  await app.register(consoleReadRoutes);
   await app.register(consoleStatic, { ...(options.console?.distDir ? { distDir: options.console.distDir } : {}) });
 
   return app;

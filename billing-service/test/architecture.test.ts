@@ -152,6 +152,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['lifecycle'],
   ['bulk', 'test-clocks', 'portal'],
   ['webhooks', 'notifications', 'background'],
+  // The merchant console (issue 29): wiring that may read any domain, below app.ts.
   ['console'],
 ];
 const WIRING = LAYERS.length;

@@ -23,6 +23,7 @@ import * as chargeOnce from './migrations/0021-charge-once.js';
 import * as instanceLiveness from './migrations/0022-instance-liveness.js';
 import * as pendingPlanChanges from './migrations/0030-pending-plan-changes.js';
 import * as consoleOperators from './migrations/0031-console-operators.js';
+import * as consoleReadIndexes from './migrations/0032-console-read-indexes.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0029-customer-language-and-html-emails': customerLanguageAndHtmlEmails,
   '0030-pending-plan-changes': pendingPlanChanges,
   '0031-console-operators': consoleOperators,
+  '0032-console-read-indexes': consoleReadIndexes,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

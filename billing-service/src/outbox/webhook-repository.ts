@@ -239,6 +239,30 @@ export async function requeueFailedDelivery(db: Queryable, accountId: number, id
   return row !== undefined;
 }
 
+/**
+ * Sends a delivery again now: a Succeeded or Failed one becomes Pending, due `now`, with a fresh retry schedule; a
+ * Pending one is only brought forward (its claim, if a worker is sending it, stands). The same row: never a second
+ * delivery of the event to the endpoint. False when the account has no such delivery.
+ */
+export async function rescheduleDeliveryNow(db: Queryable, accountId: number, id: number, now: Date): Promise<boolean> {
+  if (!isStorableId(id)) return false;
+  const waiting = sql<SqlBool>`status = 'Pending'`;
+  const row = await db
+    .updateTable('webhookDeliveries')
+    .set({
+      nextAttemptAt: sql<Date>`case when ${waiting} then least(next_attempt_at, ${now}) else ${now} end`,
+      attempts: sql<number>`case when ${waiting} then attempts else 0 end`,
+      claimedUntil: sql<Date | null>`case when ${waiting} then claimed_until end`,
+      claimedBy: sql<string | null>`case when ${waiting} then claimed_by end`,
+      status: 'Pending',
+    })
+    .where('accountId', '=', accountId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** A delivery claimed by a worker, with what it needs to send it. */
 export interface ClaimedDelivery {
   id: number;

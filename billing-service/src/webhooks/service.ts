@@ -13,6 +13,7 @@ import {
   countEndpoints,
   insertEndpoint,
   requeueFailedDelivery,
+  rescheduleDeliveryNow,
   updateEndpoint,
   type AttemptRow,
   type DeliveryRow,
@@ -212,6 +213,23 @@ export async function retryWebhookDelivery(ctx: AppContext, caller: Caller, id: 
       entityId: id,
       action: 'update',
       changes: { status: [before.status, 'Pending'] },
+    });
+    return (await findDelivery(trx, caller.accountId, id))!;
+  });
+  return toDeliveryResponse(row, ctx.uris);
+}
+
+/** Sends a delivery again now, whatever its status (the console's "resend"): the same delivery row, Pending and due now. */
+export async function resendWebhookDelivery(ctx: AppContext, caller: Caller, id: number): Promise<WebhookDeliveryResponse> {
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const before = await findDelivery(trx, caller.accountId, id);
+    if (!before || !(await rescheduleDeliveryNow(trx, caller.accountId, id, wallClockNow())))
+      throw Refusal.notFound('webhook delivery', id);
+    await recordChange(trx, caller, {
+      entityType: 'WebhookDelivery',
+      entityId: id,
+      action: 'update',
+      changes: { status: [before.status, 'Pending'], resent: true },
     });
     return (await findDelivery(trx, caller.accountId, id))!;
   });
