@@ -42,7 +42,7 @@ async function startRole(role: string, banner: RegExp): Promise<Started> {
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no banner within 100 s:\n${output}`)), 100_000);
     child.stdout.on('data', () => {
       const found = banner.exec(output);
       if (found) {
@@ -95,7 +95,7 @@ describe('npm start -- <role>', () => {
     } finally {
       expect(await stop(api.child)).toBe(0);
     }
-  }, 90_000);
+  }, 250_000);
 
   it('worker: listens on no port and pays the bulk job the API queued', async () => {
     const worker = await startRole(
@@ -112,7 +112,7 @@ describe('npm start -- <role>', () => {
     } finally {
       await stop(api.child);
     }
-  }, 150_000);
+  }, 300_000);
 
   it('capture: serves the card-capture host alone', async () => {
     const capture = await startRole('capture', /Card-capture host listening on (http\S+)/);
@@ -128,7 +128,7 @@ describe('npm start -- <role>', () => {
     } finally {
       expect(await stop(capture.child)).toBe(0);
     }
-  }, 90_000);
+  }, 250_000);
 
   it('refuses a role it does not know', async () => {
     await expect(startRole('billing', /never/)).rejects.toThrow(/unknown role "billing": use one of api, capture, worker/);
