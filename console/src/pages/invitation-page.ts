@@ -4,7 +4,8 @@ import { roleName, t } from '../i18n.js';
 import { ConsolePage, type Loaded, problemText, settle, show } from '../page.js';
 
 interface Invitation {
-  email: string;
+  /** Null for the first owner's link: they choose the e-mail they sign in with. */
+  email: string | null;
   role: string;
   firstOwner: boolean;
 }
@@ -39,10 +40,15 @@ export class InvitationPage extends ConsolePage {
     }
     this.busy = true;
     this.message = '';
+    const email = String(form.get('email') ?? '').trim();
     try {
       const session = await post<{ operator: Operator; csrfToken: string }>(
         `/invitations/${encodeURIComponent(this.routeArg ?? '')}/accept`,
-        { name: String(form.get('name') ?? ''), password },
+        {
+          name: String(form.get('name') ?? ''),
+          password,
+          ...(this.invitation.state === 'ok' && !this.invitation.value.email ? { email } : {}),
+        },
         { quietUnauthorized: true },
       );
       this.dispatchEvent(new CustomEvent('console-signed-in', { detail: session, bubbles: true, composed: true }));
@@ -64,10 +70,16 @@ export class InvitationPage extends ConsolePage {
           : show(
               this.invitation,
               (invitation) => html`
-                <p>${t('invitationFor', { role: roleName(invitation.role), email: invitation.email })}</p>
+                <p>
+                  ${invitation.email ? t('invitationFor', { role: roleName(invitation.role), email: invitation.email }) : t('invitationAs', { role: roleName(invitation.role) })}
+                </p>
                 ${invitation.firstOwner ? html`<p>${t('invitationFirstOwner')}</p>` : ''}
                 <form @submit=${this.submit}>
-                  <input type="email" name="email" autocomplete="username" .value=${invitation.email} hidden readonly />
+                  ${
+                    invitation.email
+                      ? html`<input type="email" name="email" autocomplete="username" .value=${invitation.email} hidden readonly />`
+                      : html`<label>${t('email')}<input type="email" name="email" autocomplete="username" required maxlength="254" /></label>`
+                  }
                   <label>${t('yourName')}<input name="name" autocomplete="name" required maxlength="100" /></label>
                   <label>${t('newPassword')}<input name="password" type="password" autocomplete="new-password" minlength="12" required /></label>
                   <p class="error" role="alert">${this.message}</p>
