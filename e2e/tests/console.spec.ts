@@ -48,15 +48,16 @@ interface Credentials {
 const operators: { owner?: Credentials; support?: Credentials; billing?: Credentials } = {};
 
 /** A customer of the dev product: Draft, or Active on Basic monthly with its first invoice posted and, with `paid`, paid by check. */
-async function customer(options: { lastName?: string; active?: boolean; paid?: boolean } = {}) {
+async function customer(options: { lastName?: string; subscribed?: boolean; active?: boolean; paid?: boolean } = {}) {
   const created = await call<{ id: number }>('POST', '/v1/customers', {
     firstName: `Console${run}`,
     lastName: options.lastName ?? 'Customer',
     primaryEmail: `console.${run}.${Math.random().toString(36).slice(2)}@example.com`,
     currency: 'USD',
   });
-  if (!options.active && !options.paid) return { id: created.id };
+  if (!options.subscribed && !options.active && !options.paid) return { id: created.id };
   await call('POST', '/v1/subscriptions', { customerId: created.id, planFrequencyId: BASIC_MONTHLY });
+  if (!options.active && !options.paid) return { id: created.id };
   await call('POST', '/v1/customeractivation', {
     customerId: created.id,
     activateAllSubscriptions: true,
@@ -278,8 +279,38 @@ test('a hold is previewed, then confirmed: the status the page shows is the one 
   const after = await call<{ status: string }>('GET', `/v1/customers/${active.id}`);
   expect(after.status).toBe('Hold');
   await expect(status).toHaveText(after.status);
-  // The lifecycle now offers what Hold allows.
-  await expect(shell(page).getByRole('button', { name: 'Unhold' })).toBeVisible();
+  // The lifecycle now offers what Hold allows; unhold is previewed by the API (preview: true), then confirmed.
+  await shell(page).getByRole('button', { name: 'Unhold' }).click();
+  const unhold = shell(page).getByRole('dialog', { name: 'Unhold: preview' });
+  await expect(unhold).toContainText('The status goes from Hold to Active.');
+  await expect(unhold.getByRole('table', { name: 'Invoice this posts' }).or(unhold.getByText('No invoice is posted.'))).toBeVisible();
+  await unhold.getByRole('button', { name: 'Confirm: Unhold' }).click();
+  await expect(unhold).toBeHidden();
+  await expect(status).toHaveText('Active');
+  expect((await call<{ status: string }>('GET', `/v1/customers/${active.id}`)).status).toBe('Active');
+});
+
+test('an activation shows the first invoice as the API previews it, and confirming posts that invoice', async ({ page }) => {
+  const draft = await customer({ subscribed: true });
+  const preview = await call<{ invoicePreview: { total: number } }>('POST', '/v1/customeractivation?preview=true', {
+    customerId: draft.id,
+  });
+  const total = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(preview.invoicePreview.total);
+  await signIn(page, operators.billing!);
+  await page.goto(consoleUrl(`customers/${draft.id}`));
+  await settled(page);
+  await expect(shell(page).locator('dd[data-field="status"]')).toHaveText('Draft');
+
+  await shell(page).getByRole('button', { name: 'Activate' }).click();
+  const dialog = shell(page).getByRole('dialog', { name: 'Activate: preview' });
+  const invoice = dialog.getByRole('table', { name: 'Invoice this posts' });
+  await expect(invoice.locator('tfoot')).toContainText(total);
+  await dialog.getByRole('button', { name: 'Confirm: Activate' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(shell(page).locator('dd[data-field="status"]')).toHaveText('Active');
+  const invoices = await call<Array<{ invoiceAmount: number }>>('GET', `/v1/Customers/${draft.id}/Invoices`);
+  expect(invoices.map((posted) => posted.invoiceAmount)).toEqual([preview.invoicePreview.total]);
+  await expect(shell(page).getByRole('region', { name: 'Invoices' }).locator('tbody')).toContainText(total);
 });
 
 test("the revenue page's current MRR is the sum of the Active subscriptions' monthlyRecurringRevenue the API shows", async ({ page }) => {
