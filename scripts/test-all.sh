@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export RENEW_TEST_FAILURES="${RENEW_TEST_FAILURES:-$PWD/.test-failures.log}"
 : > "$RENEW_TEST_FAILURES"
 status=0
-npm run lint && npm run typecheck && npm run build -w @renew/widget || exit 1
+npm run lint && npm run typecheck && npm run build -w @renew/widget && npm run build -w @renew/console || exit 1
 npm run test --workspaces --if-present || status=1
 if [ -s "$RENEW_TEST_FAILURES" ]; then
   echo

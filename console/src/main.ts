@@ -1,0 +1,2 @@
+import './page.css';
+import './renew-console.js';

@@ -1,0 +1,433 @@
+import { readFileSync } from 'node:fs';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from '@playwright/test';
+import { PRODUCT_FILE } from '../support/global-setup.js';
+import { expect, test } from './fixtures.js';
+
+/**
+ * The merchant console (issue 29) in a real browser: the first owner's sign-in link, invitations accepted in fresh
+ * browsers, what each role sees and may do (the support agent has no Refund button and the server refuses the call),
+ * a refund and a hold through their dialogs checked against the API, the revenue page's figure against the API's
+ * subscriptions, and axe on every page in both themes at 1280 and 768 px.
+ *
+ * The tests run in order: the first creates the operators the others sign in as.
+ */
+test.describe.configure({ mode: 'serial' });
+
+interface RunningProduct {
+  billingUrl: string;
+  apiKey: string;
+  consoleFirstOwnerLink?: string;
+}
+const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & { google?: RunningProduct; portal?: RunningProduct };
+/** The product whose line carries the first owner's link (serve-product.ts prints it; the dev product first). */
+const product = [running, running.portal, running.google].find((candidate) => candidate?.consoleFirstOwnerLink);
+
+/** The billing API with the private key, as the merchant's back office calls it. */
+async function call<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
+  if (!product) throw new Error('the product line has no consoleFirstOwnerLink');
+  const res = await fetch(new URL(path, product.billingUrl), {
+    method,
+    headers: { authorization: `Basic ${product.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+const consoleUrl = (hash: string) => new URL(`/console/#/${hash}`, product!.billingUrl).toString();
+const BASIC_MONTHLY = 11;
+const run = Date.now();
+const PASSWORD = 'correct horse battery staple';
+
+interface Credentials {
+  email: string;
+  name: string;
+}
+const operators: { owner?: Credentials; support?: Credentials; billing?: Credentials } = {};
+
+/** A customer of the dev product: Draft, or Active on Basic monthly with its first invoice posted and, with `paid`, paid by check. */
+async function customer(options: { lastName?: string; subscribed?: boolean; active?: boolean; paid?: boolean } = {}) {
+  const created = await call<{ id: number }>('POST', '/v1/customers', {
+    firstName: `Console${run}`,
+    lastName: options.lastName ?? 'Customer',
+    primaryEmail: `console.${run}.${Math.random().toString(36).slice(2)}@example.com`,
+    currency: 'USD',
+  });
+  if (!options.subscribed && !options.active && !options.paid) return { id: created.id };
+  await call('POST', '/v1/subscriptions', { customerId: created.id, planFrequencyId: BASIC_MONTHLY });
+  if (!options.active && !options.paid) return { id: created.id };
+  await call('POST', '/v1/customeractivation', {
+    customerId: created.id,
+    activateAllSubscriptions: true,
+    activateAllDraftPurchases: false,
+    temporarilyDisableAutoPost: false,
+  });
+  const invoices = await call<Array<{ id: number; outstandingBalance: number; status: string }>>(
+    'GET',
+    `/v1/Customers/${created.id}/Invoices`,
+  );
+  const invoice = invoices[0]!;
+  if (!options.paid) return { id: created.id, invoiceId: invoice.id };
+  const payment = await call<{ id: number; status: string }>('POST', '/v1/payments', {
+    customerId: created.id,
+    amount: invoice.outstandingBalance,
+    paymentMethod: 'Check',
+    paymentAllocations: [{ invoiceId: invoice.id, amount: invoice.outstandingBalance }],
+  });
+  expect(payment.status).toBe('Succeeded');
+  expect((await call<{ status: string }>('GET', `/v1/Invoices/${invoice.id}`)).status).toBe('Paid');
+  return { id: created.id, invoiceId: invoice.id, paymentId: payment.id, amount: invoice.outstandingBalance };
+}
+
+const shell = (page: Page) => page.locator('renew-console');
+const mainHeading = (page: Page) => shell(page).locator('main h1');
+
+/** Waits until the page's data is in: its heading shown, no "Loading…" left. */
+async function settled(page: Page) {
+  await expect(mainHeading(page)).toBeVisible();
+  await expect(shell(page).getByText('Loading…')).toHaveCount(0);
+}
+
+async function signIn(page: Page, who: Credentials) {
+  await page.goto(consoleUrl('sign-in'));
+  await expect(mainHeading(page)).toHaveText('Sign in');
+  await shell(page).getByLabel('E-mail').fill(who.email);
+  await shell(page).getByLabel('Password').fill(PASSWORD);
+  await shell(page).getByRole('button', { name: 'Sign in' }).click();
+  await expect(mainHeading(page)).toHaveText('Customers');
+}
+
+/**
+ * Opens an invitation link in a browser of its own (no cookie), sets name and password, and lands on the console.
+ * An invitation names its e-mail; the first owner's names none, and they give `email`.
+ */
+async function accept(browser: Browser, link: string, name: string, role: string, email?: string): Promise<Credentials> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(link);
+    await expect(mainHeading(page)).toHaveText('Accept your invitation');
+    const invitation = shell(page).getByText(/You are invited as/);
+    await expect(invitation).toContainText(role);
+    let address = email;
+    if (address) await shell(page).getByLabel('E-mail').fill(address);
+    else address = /with the e-mail (\S+)\.$/.exec((await invitation.innerText()).trim())?.[1];
+    expect(address).toBeTruthy();
+    await shell(page).getByLabel('Your name').fill(name);
+    await shell(page)
+      .getByLabel(/^Password/)
+      .fill(PASSWORD);
+    await shell(page).getByRole('button', { name: 'Create my account' }).click();
+    await expect(mainHeading(page)).toHaveText('Customers');
+    await expect(shell(page).locator('header')).toContainText(`Signed in as ${name} (${role})`);
+    return { email: address!, name };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Invites through the Team page and answers the link the page shows. */
+async function invite(page: Page, email: string, role: 'Support' | 'Billing' | 'Viewer' | 'Owner'): Promise<string> {
+  await shell(page).getByRole('link', { name: 'Team' }).click();
+  await expect(mainHeading(page)).toHaveText('Team');
+  await shell(page).getByLabel('E-mail').fill(email);
+  await shell(page).getByLabel('Role', { exact: true }).selectOption({ label: role });
+  await shell(page).getByRole('button', { name: 'Invite' }).click();
+  const link = shell(page).locator('pre[data-invitation-link]');
+  await expect(shell(page).getByText(`Invitation link for ${email}`)).toBeVisible();
+  const text = (await link.innerText()).trim();
+  expect(text).toMatch(/\/console\/#\/invitation\/\S+$/);
+  return text;
+}
+
+test('the first owner opens the printed link, sets a name and password, and invites a support agent and a billing operator', async ({
+  page,
+  browser,
+}) => {
+  expect(product, 'serve-product.ts prints consoleFirstOwnerLink').toBeTruthy();
+  operators.owner = await accept(browser, product!.consoleFirstOwnerLink!, 'Olive Owner', 'Owner', `owner.${run}@example.com`);
+
+  await signIn(page, operators.owner);
+  await expect(shell(page).getByRole('navigation')).toBeVisible();
+  const supportEmail = `support.${run}@example.com`;
+  const billingEmail = `billing.${run}@example.com`;
+  const supportLink = await invite(page, supportEmail, 'Support');
+  const billingLink = await invite(page, billingEmail, 'Billing');
+  // Both are open invitations until accepted.
+  await expect(shell(page).getByRole('table', { name: 'Open invitations' })).toContainText(supportEmail);
+  await expect(shell(page).getByRole('table', { name: 'Open invitations' })).toContainText(billingEmail);
+
+  operators.support = await accept(browser, supportLink, 'Sam Support', 'Support');
+  operators.billing = await accept(browser, billingLink, 'Bill Billing', 'Billing');
+  expect([operators.support.email, operators.billing.email]).toEqual([supportEmail, billingEmail]);
+
+  // The owner's team page now lists the three operators with their roles.
+  await page.reload();
+  await expect(mainHeading(page)).toHaveText('Team');
+  const team = shell(page).getByRole('table', { name: 'Operators' });
+  await expect(team.getByRole('row')).toHaveCount(4);
+  await expect(team.getByLabel('Role of Sam Support')).toHaveValue('support');
+  await expect(team.getByLabel('Role of Bill Billing')).toHaveValue('billing');
+  // A used link does not open again.
+  const used = await browser.newContext();
+  const again = await used.newPage();
+  await again.goto(supportLink);
+  await expect(shell(again).getByText('This invitation is not valid any more.')).toBeVisible();
+  await used.close();
+});
+
+test('the support agent finds LastName:Wal* customers, has no Refund button, and the server refuses a refund from the page', async ({
+  page,
+}) => {
+  for (const lastName of ['Walker', 'Wallace', 'Smith']) await customer({ lastName });
+  const paid = await customer({ paid: true });
+
+  await signIn(page, operators.support!);
+  await shell(page).getByLabel('Query').fill('LastName:Wal*');
+  await shell(page).getByRole('button', { name: 'Search', exact: true }).click();
+  const table = shell(page).getByRole('table', { name: /^Customers, 2 of / });
+  await expect(table).toBeVisible();
+  const rows = table.locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  const names = (await rows.locator('td:nth-child(2)').allInnerTexts()).map((name) => name.trim()).sort();
+  expect(names).toEqual([`Console${run} Walker`, `Console${run} Wallace`]);
+
+  // Sorting by name descending puts Wallace first.
+  await table.getByRole('button', { name: /^Name/ }).click();
+  await expect(table.getByRole('columnheader', { name: /^Name/ })).toHaveAttribute('aria-sort', 'ascending');
+  await table.getByRole('button', { name: /^Name/ }).click();
+  await expect(table.getByRole('columnheader', { name: /^Name/ })).toHaveAttribute('aria-sort', 'descending');
+  await expect(rows.first().locator('td:nth-child(2)')).toHaveText(`Console${run} Wallace`);
+
+  await page.goto(consoleUrl(`customers/${paid.id}`));
+  await settled(page);
+  const paymentRow = shell(page).locator(`tr[data-payment="${paid.paymentId}"]`);
+  await expect(paymentRow).toContainText('Succeeded');
+  await expect(shell(page).getByRole('button', { name: 'Refund' })).toHaveCount(0);
+  await expect(shell(page).getByRole('button', { name: 'Hold' })).toHaveCount(0);
+  // What support may do is there: notes and the portal link.
+  await expect(shell(page).getByRole('button', { name: 'Add note' })).toBeVisible();
+  await expect(shell(page).getByRole('button', { name: 'Portal link' })).toBeVisible();
+
+  const refused = await page.evaluate(async (paymentId) => {
+    const session = (await (await fetch('/console/api/session')).json()) as { csrfToken: string };
+    const res = await fetch('/console/api/v1/refunds', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+      body: JSON.stringify({ originalPaymentId: paymentId, amount: '1.00' }),
+    });
+    return { status: res.status, body: await res.json() };
+  }, paid.paymentId!);
+  expect(refused.status).toBe(403);
+  expect(JSON.stringify(refused.body)).toContain('console_role_forbidden');
+  const payment = await call<{ refundedAmount: number; refunds: unknown[] }>('GET', `/v1/payments/${paid.paymentId}`);
+  expect(payment.refunds).toEqual([]);
+});
+
+test('the billing operator refunds 5.00 of a paid invoice through the dialog, and the invoice is open again in the API', async ({
+  page,
+}) => {
+  const paid = await customer({ paid: true });
+  await signIn(page, operators.billing!);
+  await page.goto(consoleUrl(`customers/${paid.id}`));
+  await settled(page);
+
+  await shell(page).locator(`tr[data-payment="${paid.paymentId}"]`).getByRole('button', { name: 'Refund' }).click();
+  const dialog = shell(page).getByRole('dialog', { name: `Refund payment ${paid.paymentId}` });
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel(/^Amount/).fill('5.00');
+  await dialog.getByLabel('Reason').fill('Goodwill, e2e');
+  await dialog.getByRole('button', { name: 'Refund' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(shell(page).getByText('Refunded $5.00.')).toBeVisible();
+
+  const invoice = await call<{ status: string; outstandingBalance: number }>('GET', `/v1/invoices/${paid.invoiceId}`);
+  expect(invoice.status).toBe('PartiallyPaid');
+  expect(invoice.outstandingBalance).toBe(5);
+  const payment = await call<{ refundedAmount: number; refunds: Array<{ amount: number; status: string }> }>(
+    'GET',
+    `/v1/payments/${paid.paymentId}`,
+  );
+  expect(payment.refunds).toEqual([expect.objectContaining({ amount: 5, status: 'Succeeded' })]);
+  // The page shows the invoice open too, after reloading its data.
+  await expect(shell(page).locator(`tr[data-invoice="${paid.invoiceId}"]`)).toContainText('PartiallyPaid');
+});
+
+test('a hold is previewed, then confirmed: the status the page shows is the one the API reports', async ({ page }) => {
+  const active = await customer({ active: true });
+  await signIn(page, operators.billing!);
+  await page.goto(consoleUrl(`customers/${active.id}`));
+  await settled(page);
+  const status = shell(page).locator('dd[data-field="status"]');
+  await expect(status).toHaveText('Active');
+
+  await shell(page).getByRole('button', { name: 'Hold', exact: true }).click();
+  const dialog = shell(page).getByRole('dialog', { name: 'Hold: preview' });
+  await expect(dialog).toContainText('The status goes from Active to Hold.');
+  // Escape closes it and nothing changes.
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  expect((await call<{ status: string }>('GET', `/v1/customers/${active.id}`)).status).toBe('Active');
+
+  await shell(page).getByRole('button', { name: 'Hold', exact: true }).click();
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Confirm: Hold' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(status).toHaveText('Hold');
+  const after = await call<{ status: string }>('GET', `/v1/customers/${active.id}`);
+  expect(after.status).toBe('Hold');
+  await expect(status).toHaveText(after.status);
+  // The lifecycle now offers what Hold allows; unhold is previewed by the API (preview: true), then confirmed.
+  await shell(page).getByRole('button', { name: 'Unhold' }).click();
+  const unhold = shell(page).getByRole('dialog', { name: 'Unhold: preview' });
+  await expect(unhold).toContainText('The status goes from Hold to Active.');
+  await expect(unhold.getByRole('table', { name: 'Invoice this posts' }).or(unhold.getByText('No invoice is posted.'))).toBeVisible();
+  await unhold.getByRole('button', { name: 'Confirm: Unhold' }).click();
+  await expect(unhold).toBeHidden();
+  await expect(status).toHaveText('Active');
+  expect((await call<{ status: string }>('GET', `/v1/customers/${active.id}`)).status).toBe('Active');
+});
+
+test('an activation shows the first invoice as the API previews it, and confirming posts that invoice', async ({ page }) => {
+  const draft = await customer({ subscribed: true });
+  const preview = await call<{ invoicePreview: { total: number } }>('POST', '/v1/customeractivation?preview=true', {
+    customerId: draft.id,
+  });
+  const total = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(preview.invoicePreview.total);
+  await signIn(page, operators.billing!);
+  await page.goto(consoleUrl(`customers/${draft.id}`));
+  await settled(page);
+  await expect(shell(page).locator('dd[data-field="status"]')).toHaveText('Draft');
+
+  await shell(page).getByRole('button', { name: 'Activate' }).click();
+  const dialog = shell(page).getByRole('dialog', { name: 'Activate: preview' });
+  const invoice = dialog.getByRole('table', { name: 'Invoice this posts' });
+  await expect(invoice.locator('tfoot')).toContainText(total);
+  await dialog.getByRole('button', { name: 'Confirm: Activate' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(shell(page).locator('dd[data-field="status"]')).toHaveText('Active');
+  const invoices = await call<Array<{ invoiceAmount: number }>>('GET', `/v1/Customers/${draft.id}/Invoices`);
+  expect(invoices.map((posted) => posted.invoiceAmount)).toEqual([preview.invoicePreview.total]);
+  await expect(shell(page).getByRole('region', { name: 'Invoices' }).locator('tbody')).toContainText(total);
+});
+
+test("the revenue page's current MRR is the sum of the Active subscriptions' monthlyRecurringRevenue the API shows", async ({ page }) => {
+  await customer({ active: true });
+  // Every customer's subscriptions, as the API shows them, summed per currency over the Active ones.
+  const customers = await call<Array<{ id: number; currency: string }>>('GET', '/v1/customers?pageSize=10000');
+  const sums = new Map<string, number>();
+  for (const { id, currency } of customers) {
+    const subscriptions = await call<Array<{ status: string; monthlyRecurringRevenue: number }>>(
+      'GET',
+      `/v1/customers/${id}/subscriptions`,
+    );
+    for (const subscription of subscriptions)
+      if (subscription.status === 'Active')
+        sums.set(currency, Math.round(((sums.get(currency) ?? 0) + subscription.monthlyRecurringRevenue) * 100) / 100);
+  }
+  expect(sums.get('USD')).toBeGreaterThan(0);
+
+  await signIn(page, operators.support!);
+  await shell(page).getByRole('link', { name: 'Revenue' }).click();
+  await settled(page);
+  for (const [currency, sum] of sums) {
+    const shown = shell(page).locator(`dd[data-figure="mrr"][data-currency="${currency}"]`);
+    await expect(shown).toHaveText(new Intl.NumberFormat('en', { style: 'currency', currency }).format(sum));
+  }
+  // The table beside the charts ends with the current month, the same figure.
+  const table = shell(page).getByRole('table', { name: 'MRR by month, USD' });
+  await expect(table.locator('tbody tr').last().locator('td').first()).toHaveText(
+    new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(sums.get('USD')!),
+  );
+  await expect(shell(page).locator('#mrr-USD canvas')).toBeAttached();
+});
+
+const PAGES = ['customers', 'payments', 'dunning', 'revenue', 'webhooks', 'emails', 'bulk', 'team', 'account'];
+
+test('every console page is axe-clean in the light and the dark theme, and fits 1280 and 768 px without sideways scrolling', async ({
+  page,
+  browser,
+  problems,
+}) => {
+  // Two themes × eleven pages, each checked by axe at two widths: longer than one flow.
+  test.setTimeout(300_000);
+  const paid = await customer({ paid: true });
+  const axe = async (target: Page, where: string) => {
+    const results = await new AxeBuilder({ page: target }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(results.violations.map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  };
+  const fits = async (target: Page, where: string) => {
+    for (const width of [1280, 768]) {
+      await target.setViewportSize({ width, height: 900 });
+      expect(await target.evaluate(() => document.documentElement.scrollWidth), `${where} at ${width} px`).toBeLessThanOrEqual(width);
+    }
+    await target.setViewportSize({ width: 1280, height: 900 });
+  };
+  const check = async (target: Page, where: string, expectedTheme: 'light' | 'dark') => {
+    await settled(target);
+    await expect(shell(target)).toHaveAttribute('theme', expectedTheme);
+    await axe(target, where);
+    await fits(target, where);
+  };
+
+  for (const theme of ['light', 'dark'] as const) {
+    // The theme follows prefers-color-scheme until the operator picks one.
+    await page.emulateMedia({ colorScheme: theme });
+    await signIn(page, operators.owner!);
+    for (const route of PAGES) {
+      await page.goto(consoleUrl(route));
+      await check(page, `${theme} ${route}`, theme);
+    }
+    await page.goto(consoleUrl(`customers/${paid.id}`));
+    await check(page, `${theme} customer`, theme);
+    // The dialogs too, open.
+    await shell(page).locator(`tr[data-payment="${paid.paymentId}"]`).getByRole('button', { name: 'Refund' }).click();
+    await expect(shell(page).getByRole('dialog')).toBeVisible();
+    await axe(page, `${theme} refund dialog`);
+    await page.keyboard.press('Escape');
+    await expect(shell(page).getByRole('dialog')).toBeHidden();
+    await shell(page).getByRole('button', { name: 'Hold', exact: true }).click();
+    await expect(shell(page).getByRole('dialog')).toBeVisible();
+    await axe(page, `${theme} hold dialog`);
+    await page.keyboard.press('Escape');
+
+    // Signed out: the sign-in page, and an invitation not yet accepted.
+    await page.goto(consoleUrl('team'));
+    const link = await invite(page, `viewer.${theme}.${run}@example.com`, 'Viewer');
+    const context = await browser.newContext({ colorScheme: theme });
+    const stranger = await context.newPage();
+    await stranger.goto(consoleUrl('sign-in'));
+    await check(stranger, `${theme} sign-in`, theme);
+    await stranger.goto(link);
+    await check(stranger, `${theme} invitation`, theme);
+    await context.close();
+    await shell(page).getByRole('button', { name: 'Sign out' }).click();
+    await expect(mainHeading(page)).toHaveText('Sign in');
+  }
+
+  // The operator's own choice wins over the system's and is kept.
+  await page.emulateMedia({ colorScheme: 'light' });
+  await signIn(page, operators.owner!);
+  await shell(page).getByLabel('Dark theme').check();
+  await expect(shell(page)).toHaveAttribute('theme', 'dark');
+  await page.reload();
+  await expect(shell(page)).toHaveAttribute('theme', 'dark');
+  // No CSP violation and no script error on any page.
+  expect(problems.filter((problem) => /Content Security Policy|Refused to|Uncaught|TypeError|ReferenceError/.test(problem))).toEqual([]);
+});
+
+test('the language picker shows the console in French, amounts and dates in the French way', async ({ page }) => {
+  const paid = await customer({ paid: true });
+  await signIn(page, operators.billing!);
+  await shell(page).getByLabel('Language').selectOption('fr');
+  await expect(shell(page).getByRole('link', { name: 'Clients' })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.lang)).toBe('fr');
+  await page.goto(consoleUrl(`customers/${paid.id}`));
+  await expect(shell(page).getByRole('heading', { name: 'Paiements' })).toBeVisible();
+  // "29,99 $US": the currency sign's form varies between ICU versions, the decimal comma does not.
+  const amount = new Intl.NumberFormat('fr', { minimumFractionDigits: 2 }).format(paid.amount!);
+  await expect(shell(page).locator(`tr[data-payment="${paid.paymentId}"]`)).toContainText(amount);
+  await expect(shell(page).getByRole('button', { name: 'Rembourser' })).toBeVisible();
+});
