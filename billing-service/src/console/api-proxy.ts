@@ -6,7 +6,7 @@ import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
 import { IN_PROCESS_CALLER_HEADER, type InProcessCallers } from '../http/in-process-callers.js';
 import { roleForbidden, sessionRequired } from './console-auth.js';
-import type { ConsoleOperator } from './operators/service.js';
+import { operatorCaller, type ConsoleOperator } from './operators/service.js';
 
 /** Writes only an owner makes: webhook endpoints and their deliveries, and API keys. */
 const OWNER_ONLY_PREFIXES = ['/v1/webhookendpoints', '/v1/webhookdeliveries', '/v1/webhooks', '/v1/apikeys'];
@@ -112,10 +112,7 @@ export async function consoleApiProxy(app: FastifyInstance, options: ConsoleApiP
       const account = await findAccount(options.db, operator.accountId);
       if (!account) throw sessionRequired();
       const caller: Caller = {
-        accountId: operator.accountId,
-        keyKind: 'private',
-        auditSource: 'Console',
-        actor: operator.email,
+        ...operatorCaller(operator),
         rateLimits: { perMinute: account.rateLimitPerMinute, perDay: account.rateLimitPerDay },
         keyHash: `console-operator:${operator.accountId}:${operator.id}`,
       };
