@@ -317,19 +317,35 @@ async function computePlanChange(
   if (!s) throw Refusal.notFound('subscription', subscriptionId);
   const customer = await findCustomerRow(db, caller.accountId, s.customerId);
   if (customer?.status !== 'Active') {
-    throw Refusal.invalid(`the customer is ${customer?.status ?? 'gone'}: only an Active customer's plan can change`, 'subscriptionId');
+    throw Refusal.invalid(
+      `the customer is ${customer?.status ?? 'gone'}: only an Active customer's plan can change`,
+      'subscriptionId',
+      'plan_change_not_active',
+    );
   }
   if (s.status !== 'Active')
-    throw Refusal.invalid(`the subscription is ${s.status}: only an Active subscription can change`, 'subscriptionId');
+    throw Refusal.invalid(
+      `the subscription is ${s.status}: only an Active subscription can change`,
+      'subscriptionId',
+      'plan_change_not_active',
+    );
   if (!s.nextPeriodStart || s.nextPeriodStart <= today) {
     // The billing clock renews it first (a test clock's account: on its next advance).
-    throw Refusal.conflict(`the subscription's renewal on ${s.nextPeriodStart} is due: change it once it is billed`, 'subscriptionId');
+    throw Refusal.conflict(
+      `the subscription's renewal on ${s.nextPeriodStart} is due: change it once it is billed`,
+      'subscriptionId',
+      'plan_change_renewal_due',
+    );
   }
   const target = await targetFrequency(ctx, db, s, input.planFrequencyId ?? s.planFrequencyId);
   const before = await findProducts(db, [s.id]);
   const products = productsAfterChange(s, before, target, input.quantities ?? {});
   if (target.frequency.id === s.planFrequencyId && products.every((p, i) => money(p.quantity).eq(before[i]!.quantity))) {
-    throw Refusal.invalid('the change changes nothing: give another planFrequencyId or other quantities', 'planFrequencyId');
+    throw Refusal.invalid(
+      'the change changes nothing: give another planFrequencyId or other quantities',
+      'planFrequencyId',
+      'plan_change_nothing',
+    );
   }
 
   const context = await loadBillingContext(db, ctx.catalog, customer);
@@ -368,6 +384,7 @@ async function computePlanChange(
     throw Refusal.invalid(
       "the current period's invoice is still a Draft: post it first (POST /v1/Invoices/{id}/post), or change at periodEnd",
       'timing',
+      'plan_change_draft_period',
     );
   }
   const running = restOfRunningPeriod(s, today, context.billingPeriods);
@@ -456,16 +473,21 @@ function targetRefusal(
   found: PlanFrequency | undefined,
 ): Refusal | undefined {
   if (found?.frequency.status !== 'Active' || found.plan.status !== 'Active') {
-    return Refusal.invalid(`no active plan frequency with id ${planFrequencyId}`, 'planFrequencyId');
+    return Refusal.invalid(`no active plan frequency with id ${planFrequencyId}`, 'planFrequencyId', 'plan_unavailable');
   }
   if (!planChangeAllowed(ctx.catalog, s.planCode, found.plan.code)) {
     return Refusal.invalid(
       `a change from plan ${s.planCode} to plan ${found.plan.code} is not allowed (catalogue: planChanges.allowed)`,
       'planFrequencyId',
+      'plan_unavailable',
     );
   }
   if (!found.frequency.charges.some((c) => c.currency === s.currency)) {
-    return Refusal.invalid(`plan ${found.plan.code} is not offered in ${s.currency}, the subscription's currency`, 'planFrequencyId');
+    return Refusal.invalid(
+      `plan ${found.plan.code} is not offered in ${s.currency}, the subscription's currency`,
+      'planFrequencyId',
+      'plan_unavailable',
+    );
   }
   return undefined;
 }
@@ -543,11 +565,13 @@ function checkQuantity(plan: PlanRow, code: string, quantity: number) {
   if (!product) throw Refusal.invalid(`plan ${plan.code} has no product ${code}`, key);
   if (!Number.isInteger(quantity)) throw Refusal.invalid('must be a whole number', key);
   if (product.maxQuantity === undefined) {
-    if (quantity !== product.quantity) throw Refusal.invalid(`the quantity of ${code} is fixed at ${product.quantity}`, key);
+    if (quantity !== product.quantity)
+      throw Refusal.invalid(`the quantity of ${code} is fixed at ${product.quantity}`, key, 'quantity_fixed');
     return;
   }
   const min = product.minQuantity ?? 1;
-  if (quantity < min || quantity > product.maxQuantity) throw Refusal.invalid(`must be from ${min} to ${product.maxQuantity}`, key);
+  if (quantity < min || quantity > product.maxQuantity)
+    throw Refusal.invalid(`must be from ${min} to ${product.maxQuantity}`, key, 'quantity_out_of_bounds');
 }
 
 /**

@@ -37,6 +37,13 @@ export const ERROR_CODES = {
   console_operator_exists: 'an operator with this e-mail already exists in the account',
   console_last_owner: 'the account would have no owner left: make another operator owner first',
   console_operator_self: 'an operator cannot remove itself: another owner can',
+  plan_change_not_active: "only an Active customer's Active subscription can change plan or seats",
+  plan_change_renewal_due: "the subscription's renewal is due: change it once the renewal is billed",
+  plan_change_draft_period: "the current period's invoice is still a Draft: post it first, or change at periodEnd",
+  plan_change_nothing: 'the change changes nothing: another plan frequency or other quantities are needed',
+  plan_unavailable:
+    "the plan frequency is not active, not offered in the subscription's currency, or the catalogue does not allow the switch",
+  quantity_fixed: "the product's quantity is fixed by the plan",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -46,7 +46,7 @@ export async function setStoredStatus(t: TestApp, customerId: number, status: st
 export function expectError(
   res: { statusCode: number; json(): any; body: string },
   status: number,
-  entry?: { Key?: string; Value?: string | RegExp },
+  entry?: { Key?: string; Value?: string | RegExp; Code?: string },
 ) {
   expect(res.statusCode, res.body).toBe(status);
   const body = res.json();
@@ -54,8 +54,9 @@ export function expectError(
   expect(typeof body.ErrorId).toBe('number');
   if (entry) {
     const matching = body.Errors.filter(
-      (e: { Key: string; Value: string }) =>
+      (e: { Key: string; Value: string; Code?: string }) =>
         (entry.Key === undefined || e.Key === entry.Key) &&
+        (entry.Code === undefined || e.Code === entry.Code) &&
         (entry.Value === undefined || (typeof entry.Value === 'string' ? e.Value === entry.Value : entry.Value.test(e.Value))),
     );
     expect(matching, res.body).not.toHaveLength(0);

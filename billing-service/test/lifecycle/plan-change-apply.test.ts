@@ -392,8 +392,12 @@ describe('a plan change applied now: the preview is what is posted', () => {
     expectError(await change(subscriptionId, { planFrequencyId: PRO_MONTHLY, preview: true }, account), 400, {
       Key: 'timing',
       Value: /Draft/,
+      Code: 'plan_change_draft_period',
     });
-    expectError(await change(subscriptionId, { planFrequencyId: PRO_MONTHLY }, account), 400, { Key: 'timing' });
+    expectError(await change(subscriptionId, { planFrequencyId: PRO_MONTHLY }, account), 400, {
+      Key: 'timing',
+      Code: 'plan_change_draft_period',
+    });
     expect(await listInvoices(t, customerId, account)).toHaveLength(1);
   });
 });

@@ -156,11 +156,13 @@ describe('plan change refusals: 400 keyed on the field, nothing changed', () => 
     expectError(await change(added, { planFrequencyId: PRO_MONTHLY, preview: true }), 400, {
       Key: 'subscriptionId',
       Value: /the subscription is Draft/,
+      Code: 'plan_change_not_active',
     });
     expect((await hold(t, customerId)).statusCode).toBe(200);
     expectError(await change(subscriptionId, { planFrequencyId: PRO_MONTHLY, preview: true }), 400, {
       Key: 'subscriptionId',
       Value: /the customer is Hold/,
+      Code: 'plan_change_not_active',
     });
   });
 
@@ -169,11 +171,16 @@ describe('plan change refusals: 400 keyed on the field, nothing changed', () => 
     expectError(await change(subscriptionId, { planFrequencyId: BASIC_MONTHLY, preview: true }), 400, {
       Key: 'planFrequencyId',
       Value: /from plan PRO to plan BASIC is not allowed/,
+      Code: 'plan_unavailable',
     });
-    expectError(await change(subscriptionId, { planFrequencyId: 9999, preview: true }), 400, { Key: 'planFrequencyId' });
+    expectError(await change(subscriptionId, { planFrequencyId: 9999, preview: true }), 400, {
+      Key: 'planFrequencyId',
+      Code: 'plan_unavailable',
+    });
     expectError(await change(subscriptionId, { planFrequencyId: PRO_MONTHLY, preview: true }), 400, {
       Key: 'planFrequencyId',
       Value: /changes nothing/,
+      Code: 'plan_change_nothing',
     });
     expectError(await change(subscriptionId, { quantities: { SEAT: 5 }, preview: true }), 400, { Key: 'planFrequencyId' });
   });
@@ -181,15 +188,15 @@ describe('plan change refusals: 400 keyed on the field, nothing changed', () => 
   it('refuses quantities outside the product bounds, fixed quantities and unknown products, keyed quantities.<code>', async () => {
     const { customerId, subscriptionId } = await subscriber(t.account, PRO_MONTHLY);
     const before = await readSubscription(t, subscriptionId);
-    const cases: Array<[Record<string, number>, string, RegExp]> = [
-      [{ SEAT: 0 }, 'quantities.SEAT', /from 1 to 50/],
-      [{ SEAT: 51 }, 'quantities.SEAT', /from 1 to 50/],
+    const cases: Array<[Record<string, number>, string, RegExp, string?]> = [
+      [{ SEAT: 0 }, 'quantities.SEAT', /from 1 to 50/, 'quantity_out_of_bounds'],
+      [{ SEAT: 51 }, 'quantities.SEAT', /from 1 to 50/, 'quantity_out_of_bounds'],
       [{ SEAT: 2.5 }, 'quantities.SEAT', /whole number/],
-      [{ SUPPORT: 2 }, 'quantities.SUPPORT', /fixed at 1/],
+      [{ SUPPORT: 2 }, 'quantities.SUPPORT', /fixed at 1/, 'quantity_fixed'],
       [{ GOLD: 1 }, 'quantities.GOLD', /no product GOLD/],
     ];
-    for (const [quantities, Key, Value] of cases) {
-      expectError(await change(subscriptionId, { quantities, preview: true }), 400, { Key, Value });
+    for (const [quantities, Key, Value, Code] of cases) {
+      expectError(await change(subscriptionId, { quantities, preview: true }), 400, { Key, Value, ...(Code ? { Code } : {}) });
     }
     expect(await readSubscription(t, subscriptionId)).toEqual(before);
     expect(await listInvoices(t, customerId)).toHaveLength(1);
