@@ -29,12 +29,15 @@ export async function rotateApiKey(db: Db, caller: Caller, kind: KeyKind): Promi
   // Key rotation is a real-world event: the wall clock, not the account's billing clock.
   const now = wallClockNow();
   await db.transaction().execute(async (trx) => {
-    if (!(await replaceKeyHash(trx, caller.accountId, kind, hashApiKey(key), now))) throw Refusal.notFound('account', caller.accountId);
+    const before = await findKeyRotations(trx, caller.accountId);
+    if (!before || !(await replaceKeyHash(trx, caller.accountId, kind, hashApiKey(key), now)))
+      throw Refusal.notFound('account', caller.accountId);
+    const field = kind === 'private' ? 'privateKeyRotatedAt' : 'publicKeyRotatedAt';
     await recordChange(trx, caller, {
       entityType: 'Account',
       entityId: caller.accountId,
       action: 'update',
-      changes: { [`${kind}KeyRotatedAt`]: [null, now.toISOString()] },
+      changes: { [field]: [before[field]?.toISOString() ?? null, now.toISOString()] },
     });
   });
   return { kind, key, rotatedAt: now.toISOString() };

@@ -167,6 +167,7 @@ describe('the API keys (owner)', () => {
       .execute();
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actor: 'keys-owner@example.test', source: 'Console', entityId: account.accountId, action: 'update' });
+    expect(audit[0]!.changes).toEqual({ privateKeyRotatedAt: [null, rolled.rotatedAt] });
     expect(JSON.stringify(audit[0]!.changes)).not.toContain(rolled.key);
   });
 
