@@ -12,6 +12,7 @@ import type { BulkWorkerOptions } from './bulk/bulk-worker.js';
 import { bulkRoutes } from './bulk/routes.js';
 import { captureTokenRoutes } from './capture-tokens/routes.js';
 import type { Catalog } from './catalog/schema.js';
+import { consoleApiKeyRoutes } from './console/api-keys.js';
 import { consoleApiProxy } from './console/api-proxy.js';
 import { consoleAuth } from './console/console-auth.js';
 import { DEFAULT_CONSOLE_SETTINGS, type ConsoleSettings } from './console/operators/service.js';
@@ -23,6 +24,7 @@ import { customerRoutes } from './customers/routes.js';
 import type { Db } from './db/database.js';
 import { emailPreferenceRoutes } from './email-preferences/routes.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
+import { ApiKeyAuthenticator } from './http/auth.js';
 import { InProcessCallers } from './http/in-process-callers.js';
 import { jsonApi, jsonApiServerOptions } from './http/json-api.js';
 import { openApiDocs } from './http/openapi-docs.js';
@@ -152,8 +154,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.requireTls) await app.register(requireHttps);
   // Requests the app makes to itself as a caller it vouches for (the console's /console/api/v1 proxy).
   const inProcessCallers = new InProcessCallers();
+  // One key cache, shared with the console's key rolling, which clears it.
+  const apiKeyAuthenticator = new ApiKeyAuthenticator(options.db);
   await app.register(apiKeyAuth, {
     db: options.db,
+    authenticator: apiKeyAuthenticator,
     rateLimitStore: options.rateLimitStore,
     failedAttemptLimits: options.catalog.rateLimits,
     inProcessCallers,
@@ -189,6 +194,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(consoleRoutes, { db: options.db, settings: consoleSettings, email: options.email });
   await app.register(consoleApiProxy, { db: options.db, inProcessCallers });
   await app.register(consoleReadRoutes);
+  await app.register(consoleApiKeyRoutes, { db: options.db, authenticator: apiKeyAuthenticator });
   await app.register(consoleStatic, { ...(options.console?.distDir ? { distDir: options.console.distDir } : {}) });
 
   return app;

@@ -124,6 +124,7 @@ export const can = {
   note: (role: Role | undefined) => role === 'owner' || role === 'billing' || role === 'support',
   portalLink: (role: Role | undefined) => role === 'owner' || role === 'billing' || role === 'support',
   manageTeam: (role: Role | undefined) => role === 'owner',
+  manageApiKeys: (role: Role | undefined) => role === 'owner',
   webhookEndpoints: (role: Role | undefined) => role === 'owner',
   resend: (role: Role | undefined) => role === 'owner',
 };

@@ -193,9 +193,16 @@ export const en = {
   emailsCaption: 'E-mail outbox ({total})',
   // bulk
   bulkTitle: 'Bulk jobs',
-  bulkHelp: 'Bulk payment jobs submitted through the API (POST /v1/bulkPaymentSubmit). Open one by its id.',
-  bulkJobId: 'Job id',
-  openJob: 'Open',
+  bulkHelp: 'Bulk payment jobs submitted through the API (POST /v1/bulkPaymentSubmit), newest first. Open one to see its records.',
+  jobStatus: 'Job status',
+  bulkJobsCaption: 'Bulk jobs ({total})',
+  openBulkJob: 'Open bulk job {id}',
+  colCompleted: 'Completed',
+  colRecordsInvalid: 'Invalid',
+  colRecordsWaiting: 'Waiting',
+  colRecordsPaid: 'Paid',
+  colRecordsDeclined: 'Failed',
+  colRecordsCancelled: 'Cancelled',
   bulkJob: 'Bulk job {id}',
   bulkRecords: 'Records of job {id}',
   colRecords: 'Records',
@@ -205,7 +212,6 @@ export const en = {
   colPayment: 'Payment',
   processJob: 'Process',
   cancelJob: 'Cancel job',
-  recentJobs: 'Jobs opened here',
   // team
   teamTitle: 'Team',
   operators: 'Operators',
@@ -236,6 +242,25 @@ export const en = {
   totpDisable: 'Turn off',
   totpDone: 'Two-factor authentication is on.',
   totpOff: 'Two-factor authentication is off.',
+  // API keys
+  navApiKeys: 'API keys',
+  apiKeysTitle: 'API keys',
+  apiKeysHelp:
+    'The account has one private key (for your servers) and one public key (for card capture in the browser). Only their fingerprints are kept: a key can be rolled, not shown again.',
+  apiKeysCaption: "The account's API keys",
+  colKey: 'Key',
+  colRotated: 'Last rolled',
+  keyPrivate: 'Private key',
+  keyPublic: 'Public key',
+  neverRotated: 'Never',
+  rollKey: 'Roll key',
+  rollKeyOf: 'Roll key: {key}',
+  rollKeyTitle: 'Roll key: {key}?',
+  rollKeyWarning:
+    'A new key replaces it. The old key stops working within 30 seconds: update your servers (and any store that saved it) with the new key.',
+  newKeyShown: '{key}, new: it is shown only this once. Copy it now.',
+  copyKey: 'Copy key',
+  copied: 'Copied.',
 } as const;
 
 export type MessageKey = keyof typeof en;

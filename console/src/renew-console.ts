@@ -14,6 +14,7 @@ import './pages/webhooks-page.js';
 import './pages/emails-page.js';
 import './pages/bulk-page.js';
 import './pages/team-page.js';
+import './pages/api-keys-page.js';
 import './pages/account-page.js';
 
 /** The hash routes of the contract: `#/customers/42` → {name: 'customer', arg: '42'}. */
@@ -39,6 +40,7 @@ const NAV: Array<{ route: string; label: MessageKey; ownerOnly?: boolean }> = [
   { route: 'emails', label: 'navEmails' },
   { route: 'bulk', label: 'navBulk' },
   { route: 'team', label: 'navTeam', ownerOnly: true },
+  { route: 'api-keys', label: 'navApiKeys', ownerOnly: true },
   { route: 'account', label: 'navAccount' },
 ];
 
@@ -239,6 +241,8 @@ export class RenewConsole extends LitElement {
         return html`<console-bulk-page .operator=${op} .lang=${lang}></console-bulk-page>`;
       case 'team':
         return html`<console-team-page .operator=${op} .lang=${lang}></console-team-page>`;
+      case 'api-keys':
+        return html`<console-api-keys-page .operator=${op} .lang=${lang}></console-api-keys-page>`;
       case 'account':
         return html`<console-account-page .operator=${op} .lang=${lang}></console-account-page>`;
       default:

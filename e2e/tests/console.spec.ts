@@ -344,14 +344,69 @@ test("the revenue page's current MRR is the sum of the Active subscriptions' mon
   await expect(shell(page).locator('#mrr-USD canvas')).toBeAttached();
 });
 
-const PAGES = ['customers', 'payments', 'dunning', 'revenue', 'webhooks', 'emails', 'bulk', 'team', 'account'];
+test('the bulk page lists a job submitted through the API, newest first, and opening it shows its records', async ({ page }) => {
+  const { id: customerId } = await customer();
+  const reference = `console-bulk-${run}`;
+  const job = await call<{ id: number }>('POST', '/v1/bulkPaymentSubmit', {
+    accountUploadType: 'bulkPayment',
+    reference,
+    data: [
+      { customerId, reference: `${reference}-1`, amount: 12.5, paymentMethod: 'Check' },
+      { customerId: 987654321, reference: `${reference}-2`, amount: 3, paymentMethod: 'Check' },
+    ],
+  });
+  await signIn(page, operators.billing!);
+  await shell(page).getByRole('link', { name: 'Bulk jobs' }).click();
+  await settled(page);
+  const jobs = shell(page).getByRole('table', { name: /^Bulk jobs \(/ });
+  // Newest first: the job just submitted is the first row, with its records counted (one valid waiting, one invalid).
+  const first = jobs.locator('tbody tr').first();
+  await expect(first.locator('td').nth(0)).toHaveText(String(job.id));
+  await expect(first.locator('td').nth(1)).toHaveText('Validated');
+  await expect(first.locator('td').nth(2)).toHaveText(reference);
+  await expect(first.locator('td').nth(5)).toHaveText('2');
+  await expect(first.locator('td').nth(6)).toHaveText('1');
+  await expect(first.locator('td').nth(7)).toHaveText('1');
+  await first.getByRole('button', { name: `Open bulk job ${job.id}` }).click();
+  const records = shell(page).getByRole('table', { name: `Records of job ${job.id}` });
+  await expect(records).toContainText(`${reference}-1`);
+  await expect(records).toContainText(`${reference}-2`);
+  // Billing has no API keys page (owner only).
+  await expect(shell(page).getByRole('link', { name: 'API keys' })).toHaveCount(0);
+});
+
+test('the owner sees both API keys; "Roll key" asks first and warns that the old key stops working; cancelled, nothing is rolled', async ({
+  page,
+}) => {
+  await signIn(page, operators.owner!);
+  await shell(page).getByRole('link', { name: 'API keys' }).click();
+  await settled(page);
+  const keys = shell(page).getByRole('table', { name: "The account's API keys" });
+  await expect(keys.locator('tbody tr')).toHaveCount(2);
+  await expect(keys.locator('tbody tr').nth(0).locator('td').first()).toHaveText('Private key');
+  await expect(keys.locator('tbody tr').nth(1).locator('td').first()).toHaveText('Public key');
+  const publicRow = await keys.locator('tbody tr').nth(1).innerText();
+  // The rest of the suite runs on this product and its saved keys: the dialog is opened and cancelled, never confirmed.
+  await shell(page).getByRole('button', { name: 'Roll key: Public key' }).click();
+  const dialog = shell(page).getByRole('dialog', { name: 'Roll key: Public key?' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText('The old key stops working within 30 seconds');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(shell(page).locator('pre[data-new-key]')).toHaveCount(0);
+  await expect(keys.locator('tbody tr').nth(1)).toHaveText(publicRow);
+  // The saved private key still works.
+  await call('GET', '/v1/plans');
+});
+
+const PAGES = ['customers', 'payments', 'dunning', 'revenue', 'webhooks', 'emails', 'bulk', 'team', 'api-keys', 'account'];
 
 test('every console page is axe-clean in the light and the dark theme, and fits 1280 and 768 px without sideways scrolling', async ({
   page,
   browser,
   problems,
 }) => {
-  // Two themes × eleven pages, each checked by axe at two widths: longer than one flow.
+  // Two themes × every page, each checked by axe at two widths: longer than one flow.
   test.setTimeout(300_000);
   const paid = await customer({ paid: true });
   const axe = async (target: Page, where: string) => {
@@ -392,6 +447,13 @@ test('every console page is axe-clean in the light and the dark theme, and fits 
     await expect(shell(page).getByRole('dialog')).toBeVisible();
     await axe(page, `${theme} hold dialog`);
     await page.keyboard.press('Escape');
+    await page.goto(consoleUrl('api-keys'));
+    await settled(page);
+    await shell(page).getByRole('button', { name: 'Roll key: Public key' }).click();
+    await expect(shell(page).getByRole('dialog')).toBeVisible();
+    await axe(page, `${theme} roll key dialog`);
+    await page.keyboard.press('Escape');
+    await expect(shell(page).getByRole('dialog')).toBeHidden();
 
     // Signed out: the sign-in page, and an invitation not yet accepted.
     await page.goto(consoleUrl('team'));

@@ -71,3 +71,23 @@ export function findFirstAccount(db: Queryable): Promise<Account | undefined> {
     .limit(1)
     .executeTakeFirst();
 }
+
+export interface KeyRotations {
+  privateKeyRotatedAt: Date | null;
+  publicKeyRotatedAt: Date | null;
+}
+
+/** When each of the account's two keys was last rolled (null: never). */
+export function findKeyRotations(db: Queryable, accountId: number): Promise<KeyRotations | undefined> {
+  return db.selectFrom('accounts').select(['privateKeyRotatedAt', 'publicKeyRotatedAt']).where('id', '=', accountId).executeTakeFirst();
+}
+
+/** Replaces one key's hash (the old key stops matching at once) and stamps when; one statement. */
+export async function replaceKeyHash(db: Queryable, accountId: number, kind: KeyKind, keyHash: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set(kind === 'private' ? { privateKeyHash: keyHash, privateKeyRotatedAt: now } : { publicKeyHash: keyHash, publicKeyRotatedAt: now })
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -232,3 +232,51 @@ export async function completeFinishedJobs(db: Queryable, now: Date): Promise<Ar
     .execute();
   return rows;
 }
+
+const RECORD_STATUSES: BulkRecordStatus[] = ['Invalid', 'Pending', 'Processing', 'Succeeded', 'Failed', 'Cancelled'];
+
+export interface JobListRow {
+  id: number;
+  status: BulkJobStatus;
+  reference: string | null;
+  fileName: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+  counts: RecordCounts;
+}
+
+/**
+ * One account's jobs, newest first (index bulk_jobs_account*), each with its records counted by status as
+ * countRecords counts them, for the whole page in one statement; the total is counted up to `countCap`.
+ */
+export async function listJobsWithCounts(
+  db: Queryable,
+  accountId: number,
+  options: { status?: BulkJobStatus; limit: number; offset: number; countCap: number },
+): Promise<{ rows: JobListRow[]; total: number }> {
+  const filters = options.status ? sql`account_id = ${accountId} and status = ${options.status}` : sql`account_id = ${accountId}`;
+  const countColumns = sql.join(
+    RECORD_STATUSES.map((status) => sql`count(*) filter (where r.status = ${status}) as ${sql.raw(`n_${status.toLowerCase()}`)}`),
+  );
+  const rows = await sql<Record<string, unknown> & Omit<JobListRow, 'counts'>>`
+    select j.id, j.status, j.reference, j.file_name, j.created_at, j.completed_at, c.*
+    from (select * from bulk_jobs where ${filters} order by id desc limit ${options.limit} offset ${options.offset}) j
+    cross join lateral (select ${countColumns} from bulk_job_records r where r.job_id = j.id) c
+    order by j.id desc
+  `.execute(db);
+  const total = await sql<{ n: string | number }>`
+    select count(*) as n from (select 1 from bulk_jobs where ${filters} limit ${options.countCap}) capped
+  `.execute(db);
+  return {
+    rows: rows.rows.map((row) => ({
+      id: Number(row.id),
+      status: row.status,
+      reference: row.reference,
+      fileName: row.fileName,
+      createdAt: row.createdAt,
+      completedAt: row.completedAt,
+      counts: Object.fromEntries(RECORD_STATUSES.map((status) => [status, Number(row[`n${status}`] ?? 0)])) as RecordCounts,
+    })),
+    total: Number(total.rows[0]!.n),
+  };
+}

@@ -32,3 +32,14 @@ export const OperatorParams = z.object({ id: z.coerce.number().int().positive().
 export const ChangeRoleBody = z.object({ role: Role });
 
 export const TotpCodeBody = z.object({ code: TotpCode });
+
+export const ApiKeyKind = z.enum(['private', 'public']);
+export const ApiKeyParams = z.object({ kind: ApiKeyKind });
+export const ApiKeysResponse = z.object({
+  keys: z.array(z.object({ kind: ApiKeyKind, rotatedAt: z.string().nullable().describe('when last rolled (null: never)') })),
+});
+export const RotatedApiKeyResponse = z.object({
+  kind: ApiKeyKind,
+  key: z.string().describe('the new key: shown this once (only its hash is kept)'),
+  rotatedAt: z.string(),
+});

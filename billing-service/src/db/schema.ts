@@ -16,6 +16,8 @@ export interface AccountsTable {
   rateLimitPerDay: Generated<number>;
   nextInvoiceNumber: Generated<number>;
   createdAt: Generated<Date>;
+  privateKeyRotatedAt: Generated<Date | null>;
+  publicKeyRotatedAt: Generated<Date | null>;
 }
 
 export interface CustomersTable {

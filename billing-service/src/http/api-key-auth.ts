@@ -14,6 +14,8 @@ export interface ApiKeyAuthOptions {
   failedAttemptLimits: { perMinute: number; perDay: number };
   /** Callers of requests this process makes to itself (the console's proxy), by one-time nonce. */
   inProcessCallers?: InProcessCallers;
+  /** The key cache's owner, when the app must clear it (a key rolled); otherwise one is made here. */
+  authenticator?: ApiKeyAuthenticator;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface ApiKeyAuthOptions {
  */
 export const apiKeyAuth = fp<ApiKeyAuthOptions>(
   async (app, options) => {
-    const authenticator = new ApiKeyAuthenticator(options.db);
+    const authenticator = options.authenticator ?? new ApiKeyAuthenticator(options.db);
     app.addHook('onRequest', async (request, reply) => {
       if (request.method === 'OPTIONS') return;
       // A request the app made to itself, as the caller it vouched for; the nonce cannot come from outside.

@@ -79,6 +79,12 @@ export class ApiKeyAuthenticator {
     throw ApiError.unauthorized('API key not valid for this environment');
   }
 
+  /** Forgets every cached key, so a key just rolled stops working on this instance at once (others: within CACHE_MS). */
+  forgetAll(): void {
+    this.cache.clear();
+    this.byHeader.clear();
+  }
+
   /** Bounded: past 10,000 entries the map starts over (entries are only a shortcut to a database read). */
   private remember(map: Map<string, CachedCaller>, key: string, entry: CachedCaller) {
     if (map.size > 10_000) map.clear();

@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import { can, get, post } from '../api.js';
+import { can, get, post, query } from '../api.js';
 import { dateTime, money, number, t } from '../i18n.js';
 import { ConsolePage, type Loaded, problemText, settle, show } from '../page.js';
 
@@ -30,57 +30,68 @@ interface BulkJob {
   records?: BulkRecord[];
 }
 
-const RECENT_KEY = 'renew-console-bulk-jobs';
-
-function recentJobIds(): number[] {
-  try {
-    const ids = JSON.parse(localStorage.getItem(RECENT_KEY) ?? '[]') as unknown;
-    return Array.isArray(ids) ? ids.filter((id): id is number => Number.isInteger(id)).slice(0, 20) : [];
-  } catch {
-    return [];
-  }
+/** A row of GET /console/api/bulk-jobs: a job and its records counted by status. */
+interface BulkJobSummary {
+  id: number;
+  status: string;
+  reference: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  counts: Record<'Invalid' | 'Pending' | 'Processing' | 'Succeeded' | 'Failed' | 'Cancelled', number>;
 }
+const JOB_STATUSES = ['Validated', 'Processing', 'Completed', 'Cancelled'];
+const PAGE_SIZE = 50;
 
 /**
- * #/bulk: bulk payment jobs through the API (the spec has no list of jobs: GET /v1/BulkApi/{id}?view=full reads one
- * with its records; the jobs opened here are remembered in this browser). Billing and owners process or cancel a job.
+ * #/bulk: the account's bulk payment jobs, newest first, with their records counted by status (GET /console/api/bulk-jobs);
+ * opening one reads it with its records through the API (GET /v1/BulkApi/{id}?view=full). Billing and owners process or
+ * cancel a Validated job.
  */
 export class BulkPage extends ConsolePage {
-  static override properties = { ...ConsolePage.properties, job: { state: true }, recent: { state: true }, message: { state: true } };
+  static override properties = {
+    ...ConsolePage.properties,
+    jobs: { state: true },
+    job: { state: true },
+    status: { state: true },
+    offset: { state: true },
+    message: { state: true },
+  };
+  declare jobs: Loaded<{ jobs: BulkJobSummary[]; total: number }>;
   declare job: Loaded<BulkJob> | undefined;
-  declare recent: Loaded<BulkJob>[];
+  declare status: string;
+  declare offset: number;
   declare message: string;
 
   constructor() {
     super();
-    this.recent = [];
+    this.jobs = { state: 'loading' };
+    this.status = '';
+    this.offset = 0;
     this.message = '';
   }
 
   protected override async load() {
-    this.recent = await Promise.all(recentJobIds().map((id) => settle(get<BulkJob>(`/v1/BulkApi/${id}`))));
+    this.jobs = await settle(get(`/bulk-jobs${query({ status: this.status, limit: PAGE_SIZE, offset: this.offset })}`));
+  }
+
+  private pageTo(offset: number) {
+    this.offset = Math.max(0, offset);
+    void this.load();
   }
 
   private async open(id: number) {
+    this.message = '';
     this.job = { state: 'loading' };
     this.job = await settle(get<BulkJob>(`/v1/BulkApi/${id}?view=full`));
-    if (this.job.state === 'ok') {
-      localStorage.setItem(RECENT_KEY, JSON.stringify([id, ...recentJobIds().filter((other) => other !== id)].slice(0, 20)));
-      void this.load();
-    }
-  }
-
-  private submit(event: SubmitEvent) {
-    event.preventDefault();
-    const id = Number(new FormData(event.target as HTMLFormElement).get('jobId'));
-    if (Number.isInteger(id) && id > 0) void this.open(id);
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>('#job-title')?.focus();
   }
 
   private async act(job: BulkJob, action: 'process' | 'cancel') {
     try {
       if (action === 'process') await post('/v1/BulkApi/Process', { id: job.id });
       else await post(`/v1/BulkApi/Cancel/${job.id}`);
-      await this.open(job.id);
+      await Promise.all([this.open(job.id), this.load()]);
     } catch (error) {
       this.message = problemText(error);
     }
@@ -90,35 +101,58 @@ export class BulkPage extends ConsolePage {
     return html`
       <h1 tabindex="-1">${t('bulkTitle')}</h1>
       <p class="muted">${t('bulkHelp')}</p>
-      <form class="inline-form" @submit=${this.submit}>
-        <label>${t('bulkJobId')}<input name="jobId" inputmode="numeric" pattern="[0-9]+" required /></label>
-        <button type="submit">${t('openJob')}</button>
-      </form>
+      <label>${t('jobStatus')}
+        <select aria-label=${t('jobStatus')} @change=${(event: Event) => {
+          this.status = (event.target as HTMLSelectElement).value;
+          this.offset = 0;
+          void this.load();
+        }}>
+          <option value="">${t('allStatuses')}</option>
+          ${JOB_STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${status}</option>`)}
+        </select>
+      </label>
+      ${show(
+        this.jobs,
+        ({ jobs, total }) => html`<div class="table-wrap"><table>
+            <caption>${t('bulkJobsCaption', { total: number(total) })}</caption>
+            <thead><tr>
+              <th scope="col">${t('colId')}</th><th scope="col">${t('colStatus')}</th><th scope="col">${t('reference')}</th>
+              <th scope="col">${t('colCreated')}</th><th scope="col">${t('colCompleted')}</th>
+              <th scope="col" class="num">${t('colRecords')}</th><th scope="col" class="num">${t('colRecordsInvalid')}</th>
+              <th scope="col" class="num">${t('colRecordsWaiting')}</th><th scope="col" class="num">${t('colRecordsPaid')}</th>
+              <th scope="col" class="num">${t('colRecordsDeclined')}</th><th scope="col" class="num">${t('colRecordsCancelled')}</th>
+            </tr></thead>
+            <tbody>
+              ${jobs.length === 0 ? html`<tr><td colspan="11">${t('noResults')}</td></tr>` : nothing}
+              ${jobs.map((row) => {
+                const c = row.counts;
+                const records = c.Invalid + c.Pending + c.Processing + c.Succeeded + c.Failed + c.Cancelled;
+                return html`<tr>
+                  <td><button type="button" aria-label=${t('openBulkJob', { id: row.id })} @click=${() => this.open(row.id)}>${row.id}</button></td>
+                  <td>${row.status}</td><td>${row.reference ?? ''}</td>
+                  <td>${dateTime(row.createdAt)}</td><td>${row.completedAt ? dateTime(row.completedAt) : ''}</td>
+                  <td class="num">${number(records)}</td><td class="num">${number(c.Invalid)}</td>
+                  <td class="num">${number(c.Pending + c.Processing)}</td><td class="num">${number(c.Succeeded)}</td>
+                  <td class="num">${number(c.Failed)}</td><td class="num">${number(c.Cancelled)}</td>
+                </tr>`;
+              })}
+            </tbody>
+          </table></div>
+          <div class="pager">
+            <button type="button" ?disabled=${this.offset === 0} @click=${() => this.pageTo(this.offset - PAGE_SIZE)}>${t('previousPage')}</button>
+            <span>${t('pageOf', { page: number(this.offset / PAGE_SIZE + 1), pages: number(Math.max(1, Math.ceil(total / PAGE_SIZE))) })}</span>
+            <button type="button" ?disabled=${this.offset + PAGE_SIZE >= total} @click=${() => this.pageTo(this.offset + PAGE_SIZE)}>${t('nextPage')}</button>
+          </div>`,
+      )}
       <p class="error" role="alert">${this.message}</p>
       ${this.job ? show(this.job, (job) => this.jobDetail(job)) : nothing}
-      ${
-        this.recent.length
-          ? html`<h2>${t('recentJobs')}</h2>
-              <div class="table-wrap"><table>
-                <caption class="visually-hidden">${t('recentJobs')}</caption>
-                <thead><tr><th scope="col">${t('colId')}</th><th scope="col">${t('colStatus')}</th><th scope="col">${t('colCreated')}</th><th scope="col" class="num">${t('colRecords')}</th><th scope="col" class="num">${t('colProcessed')}</th></tr></thead>
-                <tbody>
-                  ${this.recent.map((entry) =>
-                    entry.state === 'ok'
-                      ? html`<tr><td><button type="button" @click=${() => this.open(entry.value.id)}>${entry.value.id}</button></td><td>${entry.value.status}</td><td>${dateTime(entry.value.createdTimestamp)}</td><td class="num">${number(entry.value.totalRecords)}</td><td class="num">${number(entry.value.processedRecords)}</td></tr>`
-                      : nothing,
-                  )}
-                </tbody>
-              </table></div>`
-          : nothing
-      }
     `;
   }
 
   private jobDetail(job: BulkJob) {
     const canAct = can.act(this.operator?.role);
     return html`<section class="card" aria-labelledby="job-title">
-      <h2 id="job-title">${t('bulkJob', { id: job.id })}</h2>
+      <h2 id="job-title" tabindex="-1">${t('bulkJob', { id: job.id })}</h2>
       <dl class="facts">
         <div><dt>${t('colStatus')}</dt><dd>${job.status}</dd></div>
         <div><dt>${t('colCreated')}</dt><dd>${dateTime(job.createdTimestamp)}</dd></div>

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   AuditResponse,
+  BulkJobsQuery,
+  BulkJobsResponse,
   CustomerEventsResponse,
   CustomerParams,
   DeliveriesQuery,
@@ -18,7 +20,17 @@ import {
   RevenueQuery,
   RevenueResponse,
 } from './schemas.js';
-import { customerAudit, customerWebhookEvents, dunning, emails, payments, resendDelivery, revenue, webhookDeliveries } from './service.js';
+import {
+  bulkJobs,
+  customerAudit,
+  customerWebhookEvents,
+  dunning,
+  emails,
+  payments,
+  resendDelivery,
+  revenue,
+  webhookDeliveries,
+} from './service.js';
 
 const tags = ['Console'];
 // No API key: the console's session plugin authenticates these routes (cookie) and checks the role.
@@ -103,5 +115,16 @@ export async function consoleReadRoutes(fastify: FastifyInstance) {
     config: viewer,
     schema: { tags, summary: 'The e-mail outbox, newest first', querystring: EmailsQuery, response: { 200: EmailsResponse } },
     handler: async (request) => emails(ctx(), request.operator, request.query),
+  });
+
+  app.get('/console/api/bulk-jobs', {
+    config: viewer,
+    schema: {
+      tags,
+      summary: 'Bulk payment jobs, newest first, with their records counted by status',
+      querystring: BulkJobsQuery,
+      response: { 200: BulkJobsResponse },
+    },
+    handler: async (request) => bulkJobs(ctx(), request.operator, request.query),
   });
 }

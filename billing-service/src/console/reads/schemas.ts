@@ -157,3 +157,32 @@ export const EmailsResponse = z.object({
   total: z.number(),
 });
 export type EmailsResponse = z.infer<typeof EmailsResponse>;
+
+export const BulkJobsQuery = z.object({
+  status: z.enum(['Validated', 'Processing', 'Completed', 'Cancelled']).optional(),
+  limit: limit(100, 50),
+  offset,
+});
+export const BulkJobsResponse = z.object({
+  jobs: z.array(
+    z.object({
+      id: z.number(),
+      status: z.string(),
+      reference: z.string().nullable().describe('the reference or file name it was submitted with'),
+      createdAt: z.string(),
+      completedAt: z.string().nullable(),
+      counts: z
+        .object({
+          Invalid: z.number(),
+          Pending: z.number(),
+          Processing: z.number(),
+          Succeeded: z.number(),
+          Failed: z.number(),
+          Cancelled: z.number(),
+        })
+        .describe('its records by status'),
+    }),
+  ),
+  total: z.number(),
+});
+export type BulkJobsResponse = z.infer<typeof BulkJobsResponse>;

@@ -1,4 +1,6 @@
 import type { AppContext } from '../../app-context.js';
+import { listJobsWithCounts } from '../../bulk/repository.js';
+import type { BulkJobStatus } from '../../db/schema.js';
 import { effectiveBillingSettings } from '../../billing-settings/effective-settings.js';
 import { findBillingSetting } from '../../billing-settings/repository.js';
 import { daysUntilSuspension } from '../../customers/dunning.js';
@@ -9,6 +11,7 @@ import { Refusal } from '../../refusals/refusal.js';
 import { resendWebhookDelivery } from '../../webhooks/service.js';
 import { callerOf, type Operator } from '../operator.js';
 import {
+  COUNT_CAP,
   customerExists,
   findDunningCustomers,
   listCustomerAudit,
@@ -22,6 +25,7 @@ import {
 } from './repository.js';
 import type {
   AuditResponse,
+  BulkJobsResponse,
   ConsoleDelivery,
   CustomerEventsResponse,
   DeliveriesResponse,
@@ -232,6 +236,26 @@ export async function emails(
       language: row.language ?? ctx.catalog.emails.defaultLanguage,
       createdAt: new Date(row.createdAt).toISOString(),
       sentAt: row.sentAt ? new Date(row.sentAt).toISOString() : null,
+    })),
+    total,
+  };
+}
+
+/** The account's bulk payment jobs, newest first, each with its records counted by status (the API has no list). */
+export async function bulkJobs(
+  ctx: AppContext,
+  operator: Operator,
+  query: { status?: BulkJobStatus; limit: number; offset: number },
+): Promise<BulkJobsResponse> {
+  const { rows, total } = await listJobsWithCounts(ctx.db, operator.accountId, { ...query, countCap: COUNT_CAP });
+  return {
+    jobs: rows.map((row) => ({
+      id: row.id,
+      status: row.status,
+      reference: row.reference ?? row.fileName,
+      createdAt: new Date(row.createdAt).toISOString(),
+      completedAt: row.completedAt ? new Date(row.completedAt).toISOString() : null,
+      counts: row.counts,
     })),
     total,
   };
