@@ -199,4 +199,28 @@ describe('sequences the ledger model found failing', () => {
       { subscriptions: [{ frequencyId: 42, coupons: ['HALF2'] }], rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' } },
     );
   });
+  // Found by the campaign in CI (seed 93947376); this time the model was wrong. Basic yearly with WELCOME10 (first
+  // period), activated 28 Jan 2026 in BHD: the year is billed 10 % off. The same day, a switch to monthly bills a
+  // new full period [28 Jan, 28 Feb) without the coupon (it is used up). Then seats 1 → 2 the same day: the service
+  // charges the new seats in full, since the running month was never discounted; the model carried the coupon over
+  // because its last use began on the same day (it compared the period's start only; the service compares start
+  // and end, subscription_coupons.last_used_until). Kept so the rule stays pinned in both.
+  it('a same-day switch to another frequency starts a period the coupon never discounted: a later change does not discount it', async () => {
+    await runSequence(
+      t,
+      '2026-01-28',
+      [
+        { type: 'activate' },
+        { type: 'change', pick: 0, target: 0, quantity: null, timing: 'now', preview: false },
+        { type: 'pay', mode: 'auto', cents: 5000 },
+        { type: 'clock', days: 0 },
+        { type: 'change', pick: 0, target: null, quantity: 2, timing: null, preview: false },
+      ],
+      {
+        subscriptions: [{ frequencyId: 13, coupons: ['WELCOME10'] }],
+        rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' },
+        currency: 'BHD',
+      },
+    );
+  });
 });

@@ -267,8 +267,11 @@ export interface Subscription {
   index: number;
   freq: Frequency;
   quantity: number;
-  /** lastPeriod: the start of the period the coupon's last use discounted (null: never used). */
-  coupons: Array<{ coupon: Coupon; used: number; lastPeriod: number | null }>;
+  /**
+   * lastPeriod, lastPeriodEnd: the start and the end of the period the coupon's last use discounted (null: never
+   * used). Both: a frequency switch on the day a period began starts another period on the same day.
+   */
+  coupons: Array<{ coupon: Coupon; used: number; lastPeriod: number | null; lastPeriodEnd: number | null }>;
   /** A plan change scheduled for the period end: applied by the renewal of `effective` (or a later one). */
   pending: { freq: Frequency; quantity: number; effective: number } | null;
   status: 'Draft' | 'Active' | 'Suspended' | 'Cancelled';
@@ -322,7 +325,7 @@ export function newModel(today: number, setup: Setup = ONE_MONTHLY): Model {
       index,
       freq: frequencyOf(s.frequencyId),
       quantity: 1,
-      coupons: s.coupons.map((code) => ({ coupon: couponOf(code), used: 0, lastPeriod: null })),
+      coupons: s.coupons.map((code) => ({ coupon: couponOf(code), used: 0, lastPeriod: null, lastPeriodEnd: null })),
       pending: null,
       status: 'Draft',
       activated: false,
@@ -417,14 +420,15 @@ function couponIsActive(c: { coupon: Coupon; used: number }): boolean {
   return true;
 }
 
-/** The discounts of the subscription's active coupons on a recurring line of `amount` for the period from `periodStart`; each counts one use. */
-function couponDiscounts(s: Subscription, amount: bigint, periodStart: number): Discount[] {
+/** The discounts of the subscription's active coupons on a recurring line of `amount` for the period [periodStart, periodEnd); each counts one use. */
+function couponDiscounts(s: Subscription, amount: bigint, periodStart: number, periodEnd: number): Discount[] {
   let left = amount;
   const out: Discount[] = [];
   for (const c of s.coupons) {
     if (!couponIsActive(c)) continue;
     c.used++;
     c.lastPeriod = periodStart;
+    c.lastPeriodEnd = periodEnd;
     let d = c.coupon.kind === 'Percentage' ? roundShare(amount, Number(c.coupon.value), 100) : c.coupon.value;
     if (d > left) d = left;
     left -= d;
@@ -467,7 +471,7 @@ function bill(m: Model, rounds: Item[][], post: boolean) {
           sub: sub.index,
           kind: 'Recurring',
           amount,
-          discounts: couponDiscounts(sub, amount, periodStart),
+          discounts: couponDiscounts(sub, amount, periodStart, end),
           start: from,
           end,
           credited: 0n,
@@ -797,7 +801,7 @@ export type Timing = 'now' | 'periodEnd';
  * round(net × days left / days of the line) less what was credited before (a `Credit` line, negative, from today
  * to its end; none when 0), and ends today. Then the new plan: the same frequency (length) bills
  * quantity × price for today → the period end, prorated by days over the period (the period and the anniversary
- * stay); a Percentage coupon whose last use discounted the running period applies again as it stood before that
+ * stay); a Percentage coupon whose last use discounted the running period (its start and its end) applies again as it stood before that
  * use (no use counted), Amount coupons do not. A frequency switch bills a full new period from today, the
  * anniversary moving to today, coupons as at a renewal (each active one counts a use). No setup fee, no tax (no
  * address). Posted, due today; a net below 0 owes nothing and its −net is a credit; the funds held are applied.
@@ -849,7 +853,7 @@ export function changePlan(
     s.periodStart = m.today;
     s.next = nextStart(s, m.today);
     charge = { sub: index, kind: 'Recurring', amount: price, discounts: [], start: m.today, end: s.next, credited: 0n };
-    charge.discounts = couponDiscounts(s, price, m.today);
+    charge.discounts = couponDiscounts(s, price, m.today, s.next);
   } else {
     // The period running today: the one before the next start on the anniversary grid (a NoCharges unhold or a
     // reactivation moved the next start past periods never billed, so not always the last period billed).
@@ -860,7 +864,7 @@ export function changePlan(
     // The coupons that discounted the running period, as they stood before that use; nothing counted.
     let left = amount;
     for (const c of s.coupons) {
-      if (c.coupon.kind !== 'Percentage' || c.used === 0 || c.lastPeriod !== start) continue;
+      if (c.coupon.kind !== 'Percentage' || c.used === 0 || c.lastPeriod !== start || c.lastPeriodEnd !== end) continue;
       if (!couponIsActive({ coupon: c.coupon, used: c.used - 1 })) continue;
       let d = roundShare(amount, Number(c.coupon.value), 100);
       if (d > left) d = left;
