@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { describeApiKeys, rotateApiKey } from '../accounts/key-rotation.js';
+import { describeApiKeys, rotateApiKey } from './api-key-rotation.js';
 import type { Db } from '../db/database.js';
 import type { ApiKeyAuthenticator } from '../http/auth.js';
 import { callerOf } from './operator.js';

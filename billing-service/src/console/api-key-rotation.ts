@@ -3,12 +3,12 @@ import { wallClockNow } from '../clock/account-clock.js';
 import type { Db, Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import { Refusal } from '../refusals/refusal.js';
-import { generateApiKey, hashApiKey } from './api-keys.js';
-import { findKeyRotations, replaceKeyHash, type KeyKind } from './repository.js';
+import { generateApiKey, hashApiKey } from '../accounts/api-keys.js';
+import { findKeyRotations, replaceKeyHash, type KeyKind } from '../accounts/repository.js';
 
 /*
- * Rolling an account's API keys (the console's owners). Apart from service.ts, which the API-key check
- * (http/auth.ts) imports: this file is audited, and the audit log's caller type comes from http/auth.ts.
+ * Rolling an account's API keys (the console's owners). In the console (wiring) rather than accounts/: it is
+ * audited, and the audit log sits above accounts; the write itself is the accounts repository's (its table).
  */
 /** The account's two keys: their kinds and when each was last rolled (nothing secret: only hashes are kept). */
 export async function describeApiKeys(db: Queryable, accountId: number): Promise<Array<{ kind: KeyKind; rotatedAt: string | null }>> {
