@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
 import type { InstanceLiveness } from '../db/instance-liveness.js';
+import { newClaimToken } from '../db/claims.js';
 import type { BulkJobRecordsTable, BulkJobsTable, BulkJobStatus, BulkRecordStatus } from '../db/schema.js';
 
 export type BulkJobRow = Selectable<BulkJobsTable>;
@@ -126,7 +127,7 @@ export async function claimRecords(
     if (next.length === 0) return [];
     const claimed = await trx
       .updateTable('bulkJobRecords')
-      .set({ status: 'Processing', claimedAt: now, claimedBy: instance.id })
+      .set({ status: 'Processing', claimedAt: now, claimedBy: instance.id, claimToken: newClaimToken() })
       .where(
         'id',
         'in',
@@ -148,13 +149,17 @@ export async function findRecordPaymentId(db: Queryable, recordId: number): Prom
   return row?.paymentId ?? null;
 }
 
+/**
+ * Writes a record's outcome, only while `claimToken` is still the record's (fencing: a record taken
+ * over meanwhile is the taker's to finish). Returns whether it was written.
+ */
 export async function finishRecord(
   trx: Queryable,
-  recordId: number,
+  record: { id: number; claimToken: string | null },
   outcome: { status: 'Succeeded' | 'Failed'; paymentId: number | null; errors: Array<{ Key: string; Value: string }> | null },
   now: Date,
-) {
-  await trx
+): Promise<boolean> {
+  const result = await trx
     .updateTable('bulkJobRecords')
     .set({
       status: outcome.status,
@@ -162,24 +167,27 @@ export async function finishRecord(
       errors: outcome.errors ? JSON.stringify(outcome.errors) : null,
       processedAt: now,
     })
-    .where('id', '=', recordId)
-    .execute();
+    .where('id', '=', record.id)
+    .where('status', '=', 'Processing')
+    .where('claimToken', '=', record.claimToken)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /**
- * The claimed records this instance still holds (Processing, with the claim it made), locked for the
- * transaction that pays them when `forUpdate`; a record another instance claimed again meanwhile,
- * or one already finished, is left out.
+ * The claimed records this instance still holds (Processing, under the claim token it was given), locked
+ * for the transaction that pays them when `forUpdate`; a record another instance claimed again meanwhile,
+ * or one already finished, is left out (fencing).
  */
 export async function findHeldRecords(
   db: Queryable,
-  records: Array<{ id: number; claimedAt: Date | null }>,
+  records: Array<{ id: number; claimToken: string | null }>,
   options: { forUpdate?: boolean } = {},
 ): Promise<Set<number>> {
   if (records.length === 0) return new Set();
   let query = db
     .selectFrom('bulkJobRecords')
-    .select(['id', 'claimedAt'])
+    .select(['id', 'claimToken'])
     .where(
       'id',
       'in',
@@ -189,8 +197,8 @@ export async function findHeldRecords(
     .orderBy('id');
   if (options.forUpdate) query = query.forUpdate();
   const rows = await query.execute();
-  const claims = new Map(records.map((r) => [r.id, r.claimedAt?.getTime()]));
-  return new Set(rows.filter((r) => r.claimedAt?.getTime() === claims.get(r.id)).map((r) => r.id));
+  const claims = new Map(records.map((r) => [r.id, r.claimToken]));
+  return new Set(rows.filter((r) => r.claimToken !== null && r.claimToken === claims.get(r.id)).map((r) => r.id));
 }
 
 /** Several records' outcomes in one statement (finishRecord for a batch). */

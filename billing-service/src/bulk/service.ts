@@ -2,6 +2,7 @@ import { Refusal } from '../refusals/refusal.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { recordChange } from '../audit/audit-log.js';
 import type { Queryable } from '../db/database.js';
+import { isLostClaim, LostClaim } from '../db/claims.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { fieldKey, type ErrorBody } from '../http/errors.js';
@@ -241,36 +242,37 @@ function toBulkJobResponse(
  * Collects one claimed record's payment. The record's outcome is written in the
  * transaction that records the payment, so a crash leaves both or neither; the
  * charge's idempotency key is the record's, so a record claimed again after a
- * crash is never charged twice.
+ * crash is never charged twice. The outcome is written only under the record's
+ * claim token (fencing): when this instance paused and the record was taken over
+ * meanwhile, the transaction rolls back and the taker's payment is the only one.
  */
-export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, now?: Date): Promise<void> {
+export async function collectBulkRecord(
+  ctx: AppContext,
+  record: ClaimedRecord,
+  now?: Date,
+  log?: Pick<FastifyBaseLogger, 'warn'>,
+): Promise<void> {
   now ??= await ctx.clock.now(record.accountId);
-  const caller: Caller = {
-    accountId: record.accountId,
-    keyKind: 'private',
-    auditSource: record.auditSource,
-    rateLimits: { perMinute: 0, perDay: 0 },
-    keyHash: '',
+  const at = now;
+  const finish = async (trx: Queryable, outcome: Parameters<typeof finishRecord>[2]) => {
+    if (!(await finishRecord(trx, record, outcome, at))) throw new LostClaim(`bulk record ${record.id}`);
   };
-  const parsed = BulkPaymentItem.safeParse(record.item);
-  if (!parsed.success) {
-    await finishRecord(
-      ctx.db,
-      record.id,
-      { status: 'Failed', paymentId: null, errors: [{ Key: 'Api Error', Value: 'the stored item is no longer valid' }] },
-      now,
-    );
-    return;
-  }
   try {
-    // Succeeded or declined, the record's outcome commits with its payment (alsoInTransaction).
-    await recordPayment(ctx, caller, parsed.data, now, {
-      idempotencyKey: `bulk-record-${record.id}`,
-      alsoInTransaction: (trx, payment) =>
-        finishRecord(
-          trx,
-          record.id,
-          {
+    const parsed = BulkPaymentItem.safeParse(record.item);
+    if (!parsed.success) {
+      await finish(ctx.db, {
+        status: 'Failed',
+        paymentId: null,
+        errors: [{ Key: 'Api Error', Value: 'the stored item is no longer valid' }],
+      });
+      return;
+    }
+    try {
+      // Succeeded or declined, the record's outcome commits with its payment (alsoInTransaction).
+      await recordPayment(ctx, bulkCaller(record), parsed.data, now, {
+        idempotencyKey: `bulk-record-${record.id}`,
+        alsoInTransaction: (trx, payment) =>
+          finish(trx, {
             status: payment.status,
             paymentId: payment.id,
             errors:
@@ -280,20 +282,28 @@ export async function collectBulkRecord(ctx: AppContext, record: ClaimedRecord, 
                     { Key: 'declineCode', Value: payment.declineCode },
                   ]
                 : null,
-          },
-          now,
-        ),
-    });
+          }),
+      });
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      // A check that no longer holds at processing time: no payment was recorded.
+      await finish(ctx.db, { status: 'Failed', paymentId: await findRecordPaymentId(ctx.db, record.id), errors: error.errors });
+    }
   } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    // A check that no longer holds at processing time: no payment was recorded.
-    await finishRecord(
-      ctx.db,
-      record.id,
-      { status: 'Failed', paymentId: await findRecordPaymentId(ctx.db, record.id), errors: error.errors },
-      now,
-    );
+    if (!isLostClaim(error)) throw error;
+    log?.warn({ bulkRecordId: record.id }, 'bulk: a record was taken over by another instance while this one held it; left to the taker');
   }
+}
+
+/** The caller a job's records are paid as: the job's account, with the source its submission had. */
+function bulkCaller(record: ClaimedRecord): Caller {
+  return {
+    accountId: record.accountId,
+    keyKind: 'private',
+    auditSource: record.auditSource,
+    rateLimits: { perMinute: 0, perDay: 0 },
+    keyHash: '',
+  };
 }
 
 /**
@@ -327,7 +337,8 @@ export async function collectBulkBatch(
     const byCustomer = [...groups.values()];
     let next = 0;
     const lane = async () => {
-      while (next < byCustomer.length) for (const { record } of byCustomer[next++]!) await collectBulkRecord(ctx, record);
+      while (next < byCustomer.length)
+        for (const { record } of byCustomer[next++]!) await collectBulkRecord(ctx, record, undefined, options.log);
     };
     await Promise.all(Array.from({ length: Math.min(options.parallel, byCustomer.length) }, lane));
   };
@@ -358,14 +369,7 @@ async function payTogether(ctx: AppContext, records: Array<ClaimedRecord & { inp
   for (const record of records) {
     const key = `${record.accountId} ${record.auditSource}`;
     if (!callers.has(key)) {
-      const caller: Caller = {
-        accountId: record.accountId,
-        keyKind: 'private',
-        auditSource: record.auditSource,
-        rateLimits: { perMinute: 0, perDay: 0 },
-        keyHash: '',
-      };
-      callers.set(key, { caller, now: await ctx.clock.now(record.accountId), records: [] });
+      callers.set(key, { caller: bulkCaller(record), now: await ctx.clock.now(record.accountId), records: [] });
     }
     callers.get(key)!.records.push(record);
   }

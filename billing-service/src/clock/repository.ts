@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import type { InstanceLiveness } from '../db/instance-liveness.js';
 import { reusableQuery } from '../db/reusable-query.js';
+import { newClaimToken } from '../db/claims.js';
 
 export interface AccountClockRow {
   accountId: number;
@@ -32,7 +33,7 @@ export async function claimClockForAdvance(
   from: Date,
   wallNow: Date,
   staleAfterMs: number,
-): Promise<'claimed' | 'resumed' | 'busy'> {
+): Promise<{ claim: 'claimed' | 'resumed'; token: string } | { claim: 'busy' }> {
   await db
     .insertInto('accountClocks')
     .values({ accountId, frozenAt: from, firstAdvancedAt: wallNow, advancingSince: null })
@@ -45,16 +46,17 @@ export async function claimClockForAdvance(
     .where('accountId', '=', accountId)
     .executeTakeFirstOrThrow();
   const since = before.advancingSince;
-  if (since !== null && since.getTime() >= wallNow.getTime() - staleAfterMs && !before.holderGone) return 'busy';
+  if (since !== null && since.getTime() >= wallNow.getTime() - staleAfterMs && !before.holderGone) return { claim: 'busy' };
   // compare-and-set on what was read: of two advances racing for the clock, one wins
+  const token = newClaimToken();
   const claimed = await db
     .updateTable('accountClocks')
-    .set({ advancingSince: wallNow, advancingBy: instance.id })
+    .set({ advancingSince: wallNow, advancingBy: instance.id, advancingToken: token })
     .where('accountId', '=', accountId)
     .where('advancingSince', since === null ? 'is' : '=', since)
     .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) return 'busy';
-  return since === null ? 'claimed' : 'resumed';
+  if (Number(claimed.numUpdatedRows) !== 1) return { claim: 'busy' };
+  return { claim: since === null ? 'claimed' : 'resumed', token };
 }
 
 /** Whether an advance holds the account's clock: one started less than `staleAfterMs` ago whose instance is alive. */
@@ -76,13 +78,25 @@ export async function isAdvancing(
   return row !== undefined;
 }
 
-/** Moves the account's frozen time (during and at the end of an advance). */
-export async function setFrozenTime(db: Queryable, accountId: number, at: Date): Promise<void> {
-  await db.updateTable('accountClocks').set({ frozenAt: at }).where('accountId', '=', accountId).execute();
+/** Moves the account's frozen time (during and at the end of an advance), only while the advance holds the clock (`token`); false when it was taken over. */
+export async function setFrozenTime(db: Queryable, accountId: number, at: Date, token: string): Promise<boolean> {
+  const moved = await db
+    .updateTable('accountClocks')
+    .set({ frozenAt: at })
+    .where('accountId', '=', accountId)
+    .where('advancingToken', '=', token)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
 }
 
-export async function releaseClock(db: Queryable, accountId: number): Promise<void> {
-  await db.updateTable('accountClocks').set({ advancingSince: null, advancingBy: null }).where('accountId', '=', accountId).execute();
+/** Lets go of the clock, if the advance (`token`) still holds it. */
+export async function releaseClock(db: Queryable, accountId: number, token: string): Promise<void> {
+  await db
+    .updateTable('accountClocks')
+    .set({ advancingSince: null, advancingBy: null, advancingToken: null })
+    .where('accountId', '=', accountId)
+    .where('advancingToken', '=', token)
+    .execute();
 }
 
 /** Back to real time (reset). */

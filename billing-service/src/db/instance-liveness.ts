@@ -103,6 +103,20 @@ export class InstanceLiveness {
    * may be taken over by this instance: nobody holds it, or the holder's heartbeat is
    * older than `staleAfterMs` and this instance may judge others.
    */
+  /**
+   * SQL: true while this instance's own last heartbeat is younger than half `staleAfterMs`, so that
+   * nobody may take its claims for at least that long. Checked (with the claim token) right before an
+   * effect outside the database (an e-mail, a webhook): a holder that was paused past that does not
+   * send, and leaves the claim to whoever takes it. An instance that does not beat (a private one
+   * in tests, whose claims lapse only by lease) is always fresh.
+   */
+  ownHeartbeatFresh(): RawBuilder<SqlBool> {
+    if (!this.timer) return sql<SqlBool>`true`;
+    return sql<SqlBool>`exists (
+      select 1 from service_instances si
+      where si.id = ${this.id} and si.heartbeat_at > now() - ${Math.floor(this.staleAfterMs / 2)} * interval '1 millisecond')`;
+  }
+
   holderGone(holderColumn: string): RawBuilder<SqlBool> {
     const holder = sql.ref(holderColumn);
     if (!this.mayJudgeOthers) return sql<SqlBool>`(${holder} is null)`;

@@ -404,6 +404,8 @@ export interface PaymentsTable {
   createdAt: Generated<Date>;
   /** The key the payment was made under (the client's Idempotency-Key, a bulk record's, the billing clock's). */
   idempotencyKey: string | null;
+  /** When the client's key began its present life (idempotency_keys.created_at); null for the service's own keys, which live for ever. */
+  idempotencyKeyAt: Generated<Date | null>;
 }
 
 /** Rows per account of a big table (migration 0019's triggers keep it); an account's count is the sum of its slots. */
@@ -490,6 +492,8 @@ export interface BulkJobRecordsTable {
   claimedAt: Timestamp | null;
   /** The instance paying the record (service_instances.id). */
   claimedBy: string | null;
+  /** New at every claim: only the record's present holder may finish it (fencing). */
+  claimToken: string | null;
   processedAt: Timestamp | null;
 }
 
@@ -507,6 +511,8 @@ export interface AccountClocksTable {
   advancingSince: Date | null;
   /** The instance running the advance (service_instances.id). */
   advancingBy: string | null;
+  /** New at every claim of the clock: only the advance holding it moves the time or lets go (fencing). */
+  advancingToken: string | null;
 }
 
 /** A merchant's webhook endpoint; `secret` signs deliveries (Standard Webhooks, `whsec_…`). */
@@ -550,6 +556,8 @@ export interface WebhookDeliveriesTable {
   claimedUntil: Date | null;
   /** The instance sending it (service_instances.id). */
   claimedBy: string | null;
+  /** New at every claim: only the delivery's present holder sends it and records the attempt (fencing). */
+  claimToken: string | null;
   lastStatusCode: number | null;
   lastError: string | null;
   createdAt: Generated<Date>;

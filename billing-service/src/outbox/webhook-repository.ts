@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
 import type { InstanceLiveness } from '../db/instance-liveness.js';
+import { newClaimToken } from '../db/claims.js';
 import { isStorableId } from '../db/ids.js';
 import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
@@ -274,6 +275,8 @@ export interface ClaimedDelivery {
   eventPublicId: string;
   eventType: string;
   payload: unknown;
+  /** The claim's fencing token (db/claims.ts): only its holder records the attempt. */
+  claimToken: string;
 }
 
 /** Deliveries in flight to one endpoint at once, unless the worker is told otherwise. */
@@ -328,9 +331,10 @@ export async function claimDueDeliveries(
       for update of d skip locked`.execute(trx);
     if (due.rows.length === 0) return [];
     const ids = due.rows.map((d) => Number(d.id));
+    const claimToken = newClaimToken();
     await trx
       .updateTable('webhookDeliveries')
-      .set({ claimedUntil: new Date(now.getTime() + leaseMs), claimedBy: instance.id })
+      .set({ claimedUntil: new Date(now.getTime() + leaseMs), claimedBy: instance.id, claimToken })
       .where('id', 'in', ids)
       .execute();
     const rows = await trx
@@ -351,6 +355,7 @@ export async function claimDueDeliveries(
       eventPublicId: r.publicId,
       eventType: r.eventType,
       payload: r.payload,
+      claimToken,
     }));
   });
 }
@@ -376,6 +381,27 @@ export async function releaseDeliveryClaimsOf(db: Queryable, instanceId: string)
     .execute();
 }
 
+/**
+ * Right before a delivery is sent: whether this instance still holds it (its claim token, and its own
+ * heartbeat fresh enough that nobody may take it meanwhile); the lease is renewed for the send.
+ */
+export async function confirmDeliveryClaim(
+  db: Queryable,
+  instance: InstanceLiveness,
+  delivery: { id: number; claimToken: string },
+  claimedUntil: Date,
+): Promise<boolean> {
+  const held = await db
+    .updateTable('webhookDeliveries')
+    .set({ claimedUntil })
+    .where('id', '=', delivery.id)
+    .where('status', '=', 'Pending')
+    .where('claimToken', '=', delivery.claimToken)
+    .where(instance.ownHeartbeatFresh())
+    .executeTakeFirst();
+  return Number(held.numUpdatedRows) === 1;
+}
+
 export async function insertAttempt(
   db: Queryable,
   attempt: { deliveryId: number; attemptedAt: Date; httpStatus: number | null; error: string | null; durationMs: number },
@@ -383,8 +409,15 @@ export async function insertAttempt(
   await db.insertInto('webhookDeliveryAttempts').values(attempt).execute();
 }
 
-export async function markDelivered(db: Queryable, id: number, endpointId: number, now: Date, httpStatus: number) {
-  await db
+/** Records a delivery's success under its claim (fenced): false, and nothing written, when the claim was taken over. */
+export async function markDelivered(
+  db: Queryable,
+  delivery: { id: number; endpointId: number; claimToken: string },
+  now: Date,
+  httpStatus: number,
+): Promise<boolean> {
+  const { id, endpointId } = delivery;
+  const marked = await db
     .updateTable('webhookDeliveries')
     .set({
       status: 'Succeeded',
@@ -396,26 +429,29 @@ export async function markDelivered(db: Queryable, id: number, endpointId: numbe
       claimedBy: null,
     })
     .where('id', '=', id)
-    .execute();
+    .where('claimToken', '=', delivery.claimToken)
+    .executeTakeFirst();
+  if (Number(marked.numUpdatedRows) !== 1) return false;
   await db
     .updateTable('webhookEndpoints')
     .set({ failingSince: null })
     .where('id', '=', endpointId)
     .where('failingSince', 'is not', null)
     .execute();
+  return true;
 }
 
 /**
- * Records a failed attempt: retried at `retryAt`, or Failed when null. The endpoint's failing_since
- * starts (if not yet); when it is older than `disableAfterMs` the endpoint is Disabled. Returns
- * whether this call disabled it.
+ * Records a failed attempt under the delivery's claim (fenced: `held` false, nothing written, when it was
+ * taken over): retried at `retryAt`, or Failed when null. The endpoint's failing_since
+ * starts (if not yet); when it is older than `disableAfterMs` the endpoint is Disabled (`disabled`: by this call).
  */
 export async function markAttemptFailed(
   db: Queryable,
-  delivery: { id: number; endpointId: number },
+  delivery: { id: number; endpointId: number; claimToken: string },
   failure: { now: Date; httpStatus: number | null; error: string | null; retryAt: Date | null; disableAfterMs: number },
-): Promise<boolean> {
-  await db
+): Promise<{ held: boolean; disabled: boolean }> {
+  const marked = await db
     .updateTable('webhookDeliveries')
     .set({
       attempts: sql`attempts + 1`,
@@ -426,7 +462,9 @@ export async function markAttemptFailed(
       ...(failure.retryAt ? { nextAttemptAt: failure.retryAt } : { status: 'Failed' }),
     })
     .where('id', '=', delivery.id)
-    .execute();
+    .where('claimToken', '=', delivery.claimToken)
+    .executeTakeFirst();
+  if (Number(marked.numUpdatedRows) !== 1) return { held: false, disabled: false };
   await db
     .updateTable('webhookEndpoints')
     .set({ failingSince: failure.now })
@@ -441,5 +479,5 @@ export async function markAttemptFailed(
     .where('failingSince', '<=', new Date(failure.now.getTime() - failure.disableAfterMs))
     .returning('id')
     .executeTakeFirst();
-  return disabled !== undefined;
+  return { held: true, disabled: disabled !== undefined };
 }

@@ -70,6 +70,8 @@ const insertPaymentRow = reusableQuery(
         declineMessage,
         effectiveAt,
         idempotencyKey,
+        // a client's key has a life (24 hours); the service's own keys have no row there and live for ever
+        idempotencyKeyAt: sql<Date | null>`(select k.created_at from idempotency_keys k where k.account_id = ${accountId} and k.key = ${idempotencyKey})`,
       })
       .returning('id'),
 );
@@ -97,6 +99,15 @@ export async function findPaymentByIdempotencyKey(db: Queryable, accountId: numb
     )
     .orderBy('p.id', 'desc')
     .executeTakeFirst();
+}
+
+/** Whether an insert failed because a payment under the same idempotency key (in the key's life) exists (index payments_idempotency_once). */
+export function isDuplicateKeyedPayment(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  return (
+    e?.code === '23505' &&
+    (e.constraint === 'payments_idempotency_once' || (typeof e.message === 'string' && e.message.includes('payments_idempotency_once')))
+  );
 }
 
 export async function insertPayment(db: Queryable, p: NewPayment): Promise<number> {

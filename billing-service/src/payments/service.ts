@@ -35,6 +35,7 @@ import {
   findRefundsOfPayments,
   findPayment,
   findPaymentByIdempotencyKey,
+  isDuplicateKeyedPayment,
   insertCardWithPayment,
   insertPayment,
   insertPaymentNeedingAttention,
@@ -310,20 +311,8 @@ export async function recordPayment(
 ): Promise<PaymentOutcome> {
   if (options.idempotencyKey) {
     // Run again under a key whose first run committed (its instance died before answering): that payment is the answer.
-    const earlier = await findPaymentByIdempotencyKey(
-      ctx.db,
-      caller.accountId,
-      options.idempotencyKey,
-      new Date(wallClockNow().getTime() - IDEMPOTENCY_KEY_TTL_MS),
-    );
-    if (earlier?.status === 'Succeeded') return { status: 'Succeeded', payment: { id: earlier.id } };
-    if (earlier)
-      return {
-        status: 'Declined',
-        payment: { id: earlier.id },
-        declineCode: earlier.declineCode ?? '',
-        message: earlier.declineMessage ?? '',
-      };
+    const earlier = await earlierOutcome(ctx, caller, options.idempotencyKey);
+    if (earlier) return earlier;
   }
   now ??= await ctx.clock.now(caller.accountId);
   const chargeKey = gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID());
@@ -350,44 +339,80 @@ export async function recordPayment(
     if (card) {
       const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, chargeKey);
       if (!outcome.ok) {
-        const failedId = await ctx.db.transaction().execute(async (trx) => {
-          if (reserves) await releaseAllocations(trx, chargeKey);
-          const id = await insertFailedPayment(trx, caller, base, outcome, { webhooks: ctx.webhooks, now });
-          await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
-          await ctx.notifier?.enqueue(trx, customer, {
-            type: 'PaymentFailed',
-            amount: amount.toFixed(minorUnits(customer.currency)),
-            currency: customer.currency,
-            declineCode: outcome.code,
-          });
-          return id;
-        });
+        const failedId = await onceUnderKey(ctx, caller, options.idempotencyKey, () =>
+          ctx.db.transaction().execute(async (trx) => {
+            if (reserves) await releaseAllocations(trx, chargeKey);
+            const id = await insertFailedPayment(trx, caller, base, outcome, { webhooks: ctx.webhooks, now });
+            await options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: outcome.code, message: outcome.message });
+            await ctx.notifier?.enqueue(trx, customer, {
+              type: 'PaymentFailed',
+              amount: amount.toFixed(minorUnits(customer.currency)),
+              currency: customer.currency,
+              declineCode: outcome.code,
+            });
+            return id;
+          }),
+        );
+        if (typeof failedId !== 'number') return failedId;
         ctx.metrics?.paymentRecorded('Failed');
         return { status: 'Declined', payment: { id: failedId }, declineCode: outcome.code, message: outcome.message };
       }
       transactionId = outcome.value.transactionId;
     }
 
-    const paymentId = await ctx.db.transaction().execute(async (trx) => {
-      await lockCustomer(trx, caller.accountId, customer.id);
-      if (reserves) await releaseAllocations(trx, chargeKey);
-      const allocating = { counted: { instance: ctx.instance, ownChargeKey: chargeKey }, moneyMoved: card !== null };
-      const id = await insertSucceededPayment(trx, caller, base, transactionId, input, allocating, { webhooks: ctx.webhooks, now });
-      await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
-      await ctx.notifier?.enqueue(trx, customer, {
-        type: 'PaymentReceived',
-        amount: amount.toFixed(minorUnits(customer.currency)),
-        currency: customer.currency,
-        reference: input.reference ?? null,
-      });
-      return id;
-    });
+    const paymentId = await onceUnderKey(ctx, caller, options.idempotencyKey, () =>
+      ctx.db.transaction().execute(async (trx) => {
+        await lockCustomer(trx, caller.accountId, customer.id);
+        if (reserves) await releaseAllocations(trx, chargeKey);
+        const allocating = { counted: { instance: ctx.instance, ownChargeKey: chargeKey }, moneyMoved: card !== null };
+        const id = await insertSucceededPayment(trx, caller, base, transactionId, input, allocating, { webhooks: ctx.webhooks, now });
+        await options.alsoInTransaction?.(trx, { id, status: 'Succeeded' });
+        await ctx.notifier?.enqueue(trx, customer, {
+          type: 'PaymentReceived',
+          amount: amount.toFixed(minorUnits(customer.currency)),
+          currency: customer.currency,
+          reference: input.reference ?? null,
+        });
+        return id;
+      }),
+    );
+    if (typeof paymentId !== 'number') return paymentId;
     ctx.metrics?.paymentRecorded('Succeeded');
     return { status: 'Succeeded', payment: { id: paymentId } };
   } finally {
     // Released with the outcome when it was recorded (then this finds nothing); otherwise (the gateway
     // failed, recording failed) here. If even this fails, the reservation lapses at its held_until.
     if (reserves) await releaseAllocations(ctx.db, chargeKey).catch(() => undefined);
+  }
+}
+
+/** The outcome of the payment already made under `key` in the key's present life, if one was. */
+async function earlierOutcome(ctx: AppContext, caller: Caller, key: string): Promise<PaymentOutcome | undefined> {
+  const since = new Date(wallClockNow().getTime() - IDEMPOTENCY_KEY_TTL_MS);
+  const earlier = await findPaymentByIdempotencyKey(ctx.db, caller.accountId, key, since);
+  if (!earlier) return undefined;
+  if (earlier.status === 'Succeeded') return { status: 'Succeeded', payment: { id: earlier.id } };
+  return { status: 'Declined', payment: { id: earlier.id }, declineCode: earlier.declineCode ?? '', message: earlier.declineMessage ?? '' };
+}
+
+/**
+ * Records a payment under its key at most once: when another run under the same key (a paused
+ * holder's late one, a retry racing it) committed first, the unique index refuses this one, its
+ * transaction rolls back whole, and that payment is the outcome.
+ */
+async function onceUnderKey(
+  ctx: AppContext,
+  caller: Caller,
+  key: string | undefined,
+  record: () => Promise<number>,
+): Promise<number | PaymentOutcome> {
+  try {
+    return await record();
+  } catch (error) {
+    if (!key || !isDuplicateKeyedPayment(error)) throw error;
+    const earlier = await earlierOutcome(ctx, caller, key);
+    if (!earlier) throw error;
+    return earlier;
   }
 }
 

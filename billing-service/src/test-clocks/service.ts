@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js';
 import type { Caller } from '../http/auth.js';
 import { runBillingClock, type ClockTick } from '../lifecycle/billing-clock.js';
 import { wallClockNow } from '../clock/account-clock.js';
+import { writeEventually } from '../db/write-eventually.js';
 import {
   changedSince,
   claimClockForAdvance,
@@ -49,8 +50,8 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
     throw Refusal.invalid(`at most five years at once: the account's time is ${from.toISOString()}`, 'to');
   }
   const wallStart = wallClockNow();
-  const claim = await claimClockForAdvance(ctx.db, ctx.instance, caller.accountId, from, wallStart, STALE_ADVANCE_MS);
-  if (claim === 'busy') {
+  const claimed = await claimClockForAdvance(ctx.db, ctx.instance, caller.accountId, from, wallStart, STALE_ADVANCE_MS);
+  if (claimed.claim === 'busy') {
     throw Refusal.conflict("this account's clock is being advanced by another request; retry when it is done", 'to');
   }
   // Every list of a tick, counted over the whole advance.
@@ -68,15 +69,20 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
   try {
     // An advance whose instance died left the clock at the day it was running, maybe part-way through
     // that day's work: finish that day first (the billing clock's work for one time is idempotent).
-    if (claim === 'resumed') await runDay(ctx, caller.accountId, from, totals);
+    if (claimed.claim === 'resumed') await runDay(ctx, caller.accountId, from, totals);
     for (let at = from; at < to; ) {
       at = new Date(Math.min(at.getTime() + DAY_MS, to.getTime()));
-      await setFrozenTime(ctx.db, caller.accountId, at);
+      // Fenced: an advance that paused and was taken over stops here, leaving the clock to the taker.
+      if (!(await setFrozenTime(ctx.db, caller.accountId, at, claimed.token))) {
+        throw Refusal.conflict("this account's clock was taken over by another advance while this one was stalled", 'to');
+      }
       await runDay(ctx, caller.accountId, at, totals);
       days += 1;
     }
   } finally {
-    await releaseClock(ctx.db, caller.accountId);
+    // Also when the database is away just now (a restart mid-advance): retried until it is back, so the
+    // clock is free within seconds of its return rather than after STALE_ADVANCE_MS.
+    await writeEventually(() => releaseClock(ctx.db, caller.accountId, claimed.token));
   }
   const outboxes = await countOutboxWritesSince(ctx.db, caller.accountId, wallStart);
   return {

@@ -9,6 +9,7 @@ import type { Db } from '../db/database.js';
 import { InstanceLiveness } from '../db/instance-liveness.js';
 import {
   claimDueDeliveries,
+  confirmDeliveryClaim,
   insertAttempt,
   markAttemptFailed,
   markDelivered,
@@ -103,16 +104,10 @@ export class WebhookDeliveryWorker {
       if (failure === undefined && !this.task.stopped && inFlight.size < slots) {
         const at = now ?? wallClockNow();
         try {
-          const deliveries = await claimDueDeliveries(
-            this.db,
-            this.instance,
-            at,
-            slots - inFlight.size,
-            timeoutMs * 3 + 30_000,
-            perEndpoint,
-          );
+          const leaseMs = timeoutMs * 3 + 30_000;
+          const deliveries = await claimDueDeliveries(this.db, this.instance, at, slots - inFlight.size, leaseMs, perEndpoint);
           for (const delivery of deliveries) {
-            const sending: Promise<void> = this.attempt(delivery, at)
+            const sending: Promise<void> = this.attempt(delivery, at, leaseMs)
               .catch((error: unknown) => {
                 failure ??= error;
               })
@@ -143,31 +138,48 @@ export class WebhookDeliveryWorker {
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery, now: Date) {
+  private async attempt(delivery: ClaimedDelivery, now: Date, leaseMs: number) {
+    // Fencing: a holder paused since its claim (and maybe taken over) does not send.
+    if (!(await confirmDeliveryClaim(this.db, this.instance, delivery, new Date(now.getTime() + leaseMs)))) {
+      this.lostClaim(delivery, 'before sending');
+      return;
+    }
     const outcome = await sendWebhook(delivery, this.options);
     const ok = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
     // Held and written first in the next run if the database is away now: the delivery is not sent again.
     await this.unrecorded.write(async () => {
       const disabled = await this.db.transaction().execute(async (trx) => {
-        await insertAttempt(trx, { deliveryId: delivery.id, attemptedAt: now, ...outcome });
+        // The outcome first, under the claim: when it was taken over meanwhile, the taker records its own.
         if (ok) {
-          await markDelivered(trx, delivery.id, delivery.endpointId, now, outcome.httpStatus!);
+          if (!(await markDelivered(trx, delivery, now, outcome.httpStatus!))) return 'lost';
+          await insertAttempt(trx, { deliveryId: delivery.id, attemptedAt: now, ...outcome });
           return false;
         }
         const delays = this.options.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS;
         const delay = delays[delivery.attempts];
         const jitter = 0.9 + 0.2 * (this.options.random ?? Math.random)();
         const retryAt = delay === undefined ? null : new Date(now.getTime() + Math.round(delay * jitter));
-        return markAttemptFailed(trx, delivery, {
+        const marked = await markAttemptFailed(trx, delivery, {
           now,
           httpStatus: outcome.httpStatus,
           error: outcome.error ?? `HTTP ${outcome.httpStatus}`,
           retryAt,
           disableAfterMs: WEBHOOK_DISABLE_AFTER_MS,
         });
+        if (!marked.held) return 'lost';
+        await insertAttempt(trx, { deliveryId: delivery.id, attemptedAt: now, ...outcome });
+        return marked.disabled;
       });
-      if (disabled) await this.endpointDisabled(delivery);
+      if (disabled === 'lost') this.lostClaim(delivery, 'after sending');
+      else if (disabled) await this.endpointDisabled(delivery);
     });
+  }
+
+  private lostClaim(delivery: ClaimedDelivery, when: string) {
+    this.log.warn(
+      { webhookDeliveryId: delivery.id, webhookEndpointId: delivery.endpointId },
+      `webhook delivery taken over by another instance ${when}; left to it`,
+    );
   }
 
   private async endpointDisabled(delivery: ClaimedDelivery) {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { BulkPaymentWorker } from '../../src/bulk/bulk-worker.js';
-import { claimRecords } from '../../src/bulk/repository.js';
+import { claimRecords, finishRecord } from '../../src/bulk/repository.js';
+import { collectBulkRecord } from '../../src/bulk/service.js';
+import type { PaymentGateway } from '../../src/gateway/payment-gateway.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { gatewayIdempotencyKey } from '../../src/gateway/payment-gateway.js';
 import { money } from '../../src/money/money.js';
@@ -256,6 +258,100 @@ describe('bulk payment jobs', () => {
       .where('customerId', '=', customerId)
       .execute();
     expect(payments).toEqual([{ gatewayTransactionId: charged.ok ? charged.value.transactionId : '', status: 'Succeeded' }]);
+  });
+
+  it('records a card charge once when its holder pauses mid-charge and another instance takes the record over (fencing)', async () => {
+    const cards = [await customerWithCard(), await customerWithCard()];
+    const job = (
+      await submit(
+        cards.map((c, i) => ({ customerId: c.customerId, amount: 5 + i, paymentMethod: 'CreditCard', paymentMethodId: c.paymentMethodId })),
+      )
+    ).json();
+    const worker = t.app.ctx.bulkWorker as BulkPaymentWorker;
+    await worker.stop();
+    let survivor: Awaited<ReturnType<typeof buildApp>> | undefined;
+    try {
+      expect((await t.call('POST', '/v1/BulkApi/Process', { id: job.id })).statusCode).toBe(200);
+      // The holder that will pause: it claims both records, and its gateway calls hang (SIGSTOP) until released.
+      const held = await claimRecords(t.database.db, t.app.ctx.instance, new Date(), 60_000, 10);
+      expect(held.map((r) => r.jobId)).toEqual([job.id, job.id]);
+      const real = t.app.ctx.payments.gateway;
+      let resume!: () => void;
+      const resumed = new Promise<void>((resolve) => (resume = resolve));
+      let inCharge = 0;
+      const paused: PaymentGateway = {
+        name: real.name,
+        validateCard: (card, signal) => real.validateCard(card, signal),
+        refund: (request, signal) => real.refund(request, signal),
+        findRefund: (key, signal) => real.findRefund(key, signal),
+        async charge(request, signal) {
+          const outcome = await real.charge(request, signal);
+          inCharge += 1;
+          await resumed;
+          return outcome;
+        },
+      };
+      const pausedCtx = { ...t.app.ctx, payments: { ...t.app.ctx.payments, gateway: paused, gatewayTimeoutMs: 60_000 } };
+      const late = Promise.all(held.map((record) => collectBulkRecord(pausedCtx, record)));
+      while (inCharge < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Meanwhile another instance judges the claims abandoned, pays the records under their own keys and completes the job.
+      survivor = await buildApp({
+        db: t.database.db,
+        catalog: t.catalog,
+        rateLimitStore: new MemoryRateLimitStore(),
+        publicBaseUrl: BASE_URL,
+        gateway: real,
+        bulkWorker: { pollMs: 20, staleAfterMs: 0 },
+      });
+      await survivor.ready();
+      const done = await waitForJob(job.id, 'Completed');
+      expect(done).toMatchObject({ processedRecords: 2, failedProcessedRecords: 0 });
+      // The paused holder resumes with the gateway's answers in hand: it records nothing.
+      resume();
+      await late;
+      // And a finish under the superseded claim token writes nothing either.
+      expect(await finishRecord(t.database.db, held[0]!, { status: 'Failed', paymentId: null, errors: null }, new Date())).toBe(false);
+      const after = await readJob(job.id, '?view=full');
+      for (const [i, c] of cards.entries()) {
+        const payments = await paymentsOf(c.customerId);
+        expect(payments).toEqual([expect.objectContaining({ amount: 5 + i, status: 'Succeeded' })]);
+        expect(after.records[i]).toMatchObject({ status: 'Succeeded', paymentId: payments[0]!.id });
+      }
+    } finally {
+      await survivor?.close();
+      worker.start();
+    }
+  });
+
+  it("refuses a second payment under one idempotency key in the key's life (the last guard)", async () => {
+    const { customerId } = await customerWithCard();
+    const row = {
+      accountId: t.account.accountId,
+      customerId,
+      paymentMethodType: 'Cash',
+      source: 'Import',
+      amount: '1.00',
+      currency: 'USD',
+      status: 'Succeeded',
+      effectiveAt: new Date(),
+      idempotencyKey: 'bulk-record-guard',
+    } as const;
+    await t.database.db.insertInto('payments').values(row).execute();
+    await expect(t.database.db.insertInto('payments').values(row).execute()).rejects.toMatchObject({ code: '23505' });
+    // Another account's key of the same name is its own.
+    const other = await t.newAccount();
+    const otherCustomer = (
+      await t.call(
+        'POST',
+        '/v1/customers',
+        { firstName: 'O', lastName: 'K', primaryEmail: 'o@example.com', currency: 'USD' },
+        { as: other },
+      )
+    ).json().id as number;
+    await t.database.db
+      .insertInto('payments')
+      .values({ ...row, accountId: other.accountId, customerId: otherCustomer })
+      .execute();
   });
 
   it('shares one job between instances: every record is paid exactly once', async () => {

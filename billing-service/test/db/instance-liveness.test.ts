@@ -1,12 +1,14 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { claimRecords } from '../../src/bulk/repository.js';
-import { claimClockForAdvance } from '../../src/clock/repository.js';
+import { claimClockForAdvance, releaseClock, setFrozenTime } from '../../src/clock/repository.js';
 import { InstanceLiveness } from '../../src/db/instance-liveness.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { SandboxGateway } from '../../src/gateway/sandbox-gateway.js';
-import { claimDueDeliveries } from '../../src/outbox/webhook-repository.js';
+import { claimDueDeliveries, confirmDeliveryClaim, markAttemptFailed, markDelivered } from '../../src/outbox/webhook-repository.js';
 import { cardBody } from '../helpers/api-fixtures.js';
 import { BASE_URL, basicAuth, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -52,6 +54,48 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A webhook receiver on a local port, keeping every body it was sent. */
+async function startReceiver() {
+  const received: string[] = [];
+  const receiver = createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk) => (text += chunk));
+    request.on('end', () => {
+      received.push(text);
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  return { received, receiver, port: (receiver.address() as AddressInfo).port };
+}
+
+/**
+ * A new endpoint (the receiver on `port`) and a customer whose creation it is told of; the delivery
+ * claimed by `holder`. Earlier tests' endpoints are deleted first, so the claim is that delivery alone.
+ */
+async function claimedDelivery(holder: InstanceLiveness, port: number) {
+  await t.database.db.updateTable('webhookEndpoints').set({ deletedAt: new Date() }).where('deletedAt', 'is', null).execute();
+  const endpoint = await t.call('POST', '/v1/webhookEndpoints', { url: `http://127.0.0.1:${port}/hook`, eventTypes: ['customer.created'] });
+  expect(endpoint.statusCode, endpoint.body).toBe(200);
+  const customerId = (await t.call('POST', '/v1/customers', {})).json().id as number;
+  const claimed = await claimDueDeliveries(t.database.db, holder, new Date(Date.now() + 1_000), 10, 10 * 60_000);
+  expect(claimed.length).toBeGreaterThan(0);
+  return { endpointId: endpoint.json().id as number, customerId, claimed };
+}
+
+/** Another instance of the service, with a webhook worker and the tests' short liveness. */
+function webhookWorker() {
+  return buildApp({
+    db: t.database.db,
+    catalog: t.catalog,
+    rateLimitStore: new MemoryRateLimitStore(),
+    publicBaseUrl: BASE_URL,
+    bulkWorker: false,
+    liveness: LIVENESS,
+    webhooks: { allowHttp: true, allowPrivate: true, timeoutMs: 2_000, pollMs: 50 },
+  });
 }
 
 describe('claims of a dead instance are taken over within seconds', () => {
@@ -191,36 +235,10 @@ describe('claims of a dead instance are taken over within seconds', () => {
 
   it('a webhook delivery claimed by an instance that died is sent by the live one, once', async () => {
     const dead = await deadInstance();
-    const { createServer } = await import('node:http');
-    const received: string[] = [];
-    const receiver = createServer((request, response) => {
-      let text = '';
-      request.on('data', (chunk) => (text += chunk));
-      request.on('end', () => {
-        received.push(text);
-        response.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const port = (receiver.address() as { port: number }).port;
+    const { received, receiver, port } = await startReceiver();
     try {
-      const endpoint = await t.call('POST', '/v1/webhookEndpoints', {
-        url: `http://127.0.0.1:${port}/hook`,
-        eventTypes: ['customer.created'],
-      });
-      expect(endpoint.statusCode, endpoint.body).toBe(200);
-      const customerId = (await t.call('POST', '/v1/customers', {})).json().id as number;
-      const claimed = await claimDueDeliveries(t.database.db, dead, new Date(Date.now() + 1_000), 10, 10 * 60_000);
-      expect(claimed.length).toBeGreaterThan(0);
-      const worker = await buildApp({
-        db: t.database.db,
-        catalog: t.catalog,
-        rateLimitStore: new MemoryRateLimitStore(),
-        publicBaseUrl: BASE_URL,
-        bulkWorker: false,
-        liveness: LIVENESS,
-        webhooks: { allowHttp: true, allowPrivate: true, timeoutMs: 2_000, pollMs: 100 },
-      });
+      const { customerId, claimed } = await claimedDelivery(dead, port);
+      const worker = await webhookWorker();
       try {
         await worker.ready();
         await until('the delivery', async () => (received.some((text) => text.includes(`"id":${customerId}`)) ? true : undefined));
@@ -250,7 +268,9 @@ describe('claims of a dead instance are taken over within seconds', () => {
   it('a test-clock advance whose instance died no longer locks the account: the next advance resumes it', async () => {
     const dead = await deadInstance();
     const now = (await t.call('GET', '/v1/testclock')).json().now as string;
-    expect(await claimClockForAdvance(t.database.db, dead, t.account.accountId, new Date(now), new Date(), 15 * 60_000)).toBe('claimed');
+    expect(await claimClockForAdvance(t.database.db, dead, t.account.accountId, new Date(now), new Date(), 15 * 60_000)).toMatchObject({
+      claim: 'claimed',
+    });
     // While the holder is alive (within its stale window) another advance is refused…
     const target = new Date(new Date(now).getTime() + 3 * 86_400_000).toISOString();
     const refused = await t.call('POST', '/v1/testclock/advance', { to: target });
@@ -283,5 +303,108 @@ describe('claims of a dead instance are taken over within seconds', () => {
       t.database.db,
     );
     expect(Object.fromEntries(rows.map((r) => [r.id, r.gone]))).toEqual({ [live.id]: false, [dead.id]: true });
+  });
+});
+
+/**
+ * A paused process (SIGSTOP, a long GC, a throttled container) is not dead: it resumes and carries on
+ * with what it had claimed. Its claims were taken over meanwhile; each carries a token that changed
+ * with the take-over, so the late holder's completion changes nothing and it does not send.
+ */
+describe('fenced claims: a holder that pauses and resumes after a take-over changes nothing', () => {
+  it('a webhook delivery: the taker sends it once; the late holder neither sends nor records', async () => {
+    const { received, receiver, port } = await startReceiver();
+    const frozen = await deadInstance();
+    try {
+      const { endpointId, customerId, claimed } = await claimedDelivery(frozen, port);
+      const [held] = claimed;
+      expect(claimed).toHaveLength(1);
+      // The live worker takes the delivery over once the frozen holder's heartbeat is stale, and sends it.
+      const worker = await webhookWorker();
+      try {
+        await worker.ready();
+        const status = () =>
+          t.database.db.selectFrom('webhookDeliveries').select(['status', 'attempts']).where('id', '=', held!.id).executeTakeFirstOrThrow();
+        await until('the taker records the delivery', async () => ((await status()).status === 'Succeeded' ? true : undefined));
+      } finally {
+        await worker.close();
+      }
+      // The frozen holder resumes: its claim is no longer its own, so it does not send...
+      expect(await confirmDeliveryClaim(t.database.db, frozen, held!, new Date(Date.now() + 60_000))).toBe(false);
+      // ...and what it would record after a send it made before freezing changes nothing.
+      expect(await markDelivered(t.database.db, held!, new Date(), 200)).toBe(false);
+      expect(
+        await markAttemptFailed(t.database.db, held!, {
+          now: new Date(),
+          httpStatus: 500,
+          error: 'late',
+          retryAt: null,
+          disableAfterMs: 1,
+        }),
+      ).toEqual({ held: false, disabled: false });
+      const row = await t.database.db
+        .selectFrom('webhookDeliveries')
+        .select(['status', 'attempts', 'lastError'])
+        .where('id', '=', held!.id)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ status: 'Succeeded', attempts: 1, lastError: null });
+      expect(received.filter((text) => text.includes(`"id":${customerId}`))).toHaveLength(1);
+      const endpointRow = await t.database.db
+        .selectFrom('webhookEndpoints')
+        .select('status')
+        .where('id', '=', endpointId)
+        .executeTakeFirstOrThrow();
+      expect(endpointRow.status).toBe('Enabled');
+    } finally {
+      await frozen.stop();
+      receiver.close();
+    }
+  });
+
+  it('a holder whose own heartbeat has gone stale does not send, even before anyone took its claim', async () => {
+    const frozen = await deadInstance();
+    try {
+      const {
+        endpointId,
+        claimed: [held],
+      } = await claimedDelivery(frozen, 9);
+      // Fresh: it may send.
+      expect(await confirmDeliveryClaim(t.database.db, frozen, held!, new Date(Date.now() + 60_000))).toBe(true);
+      // Past half its stale window without a beat: the others may take it any moment, so it must not send.
+      await new Promise((resolve) => setTimeout(resolve, LIVENESS.staleAfterMs));
+      expect(await confirmDeliveryClaim(t.database.db, frozen, held!, new Date(Date.now() + 60_000))).toBe(false);
+      await frozen.beat();
+      expect(await confirmDeliveryClaim(t.database.db, frozen, held!, new Date(Date.now() + 60_000))).toBe(true);
+      expect((await t.call('DELETE', `/v1/webhookEndpoints/${endpointId}`)).statusCode).toBe(204);
+    } finally {
+      await frozen.stop();
+    }
+  });
+
+  it('a test-clock advance: the taker holds the clock; the late holder neither moves the time nor lets go of it', async () => {
+    const frozen = await deadInstance();
+    try {
+      const now = new Date((await t.call('GET', '/v1/testclock')).json().now as string);
+      const late = await claimClockForAdvance(t.database.db, frozen, t.account.accountId, now, new Date(), 15 * 60_000);
+      expect(late.claim).toBe('claimed');
+      await new Promise((resolve) => setTimeout(resolve, LIVENESS.staleAfterMs + 200));
+      const taker = await until('the live instance takes the clock over', async () => {
+        const claimed = await claimClockForAdvance(t.database.db, t.app.ctx.instance, t.account.accountId, now, new Date(), 15 * 60_000);
+        return claimed.claim === 'busy' ? undefined : claimed;
+      });
+      expect(taker.claim).toBe('resumed');
+      if (late.claim === 'busy') throw new Error('unreachable');
+      expect(await setFrozenTime(t.database.db, t.account.accountId, new Date(now.getTime() + 86_400_000 * 30), late.token)).toBe(false);
+      await releaseClock(t.database.db, t.account.accountId, late.token);
+      // Still the taker's: another advance is refused, and the account's time has not moved.
+      const refused = await t.call('POST', '/v1/testclock/advance', { to: new Date(now.getTime() + 86_400_000).toISOString() });
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect((await t.call('GET', '/v1/testclock')).json().now).toBe(now.toISOString());
+      await releaseClock(t.database.db, t.account.accountId, taker.token);
+      const advanced = await t.call('POST', '/v1/testclock/advance', { to: new Date(now.getTime() + 86_400_000).toISOString() });
+      expect(advanced.statusCode, advanced.body).toBe(200);
+    } finally {
+      await frozen.stop();
+    }
   });
 });
