@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   RENEW_EMAIL_FROM: z.string().min(3).default('billing@localhost'),
   /** How often the billing clock ticks (renewals, automatic collection, dunning); 0 turns it off on this instance. */
   RENEW_BILLING_CLOCK_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** An instance whose heartbeat is older than this is judged dead and its claims are taken over (db/instance-liveness.ts). */
+  RENEW_CLAIM_STALE_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(30_000),
   /** Bearer token for GET /metrics; unset: /metrics answers loopback clients only. */
   RENEW_METRICS_TOKEN: z.string().min(16).optional(),
   /** Webhook endpoints: accept http:// URLs; accept hosts resolving to private, loopback, link-local… addresses (development, tests). */
@@ -63,6 +65,8 @@ export interface Config {
   testClocks: boolean;
   /** Billing clock interval; 0: off. */
   billingClockMs: number;
+  /** RENEW_CLAIM_STALE_MS: how long without a heartbeat before an instance's claims are taken over. */
+  claimStaleMs: number;
   /** E-mail notifications, when an SMTP server is configured. */
   email: { smtpUrl: string; from: string } | undefined;
   host: string;
@@ -128,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
     production,
     billingClockMs: e.RENEW_BILLING_CLOCK_MS,
+    claimStaleMs: e.RENEW_CLAIM_STALE_MS,
     webhooks: { allowHttp: e.RENEW_WEBHOOK_ALLOW_HTTP, allowPrivate: e.RENEW_WEBHOOK_ALLOW_PRIVATE },
     email: e.RENEW_SMTP_URL ? { smtpUrl: e.RENEW_SMTP_URL, from: e.RENEW_EMAIL_FROM } : undefined,
     console: { idleMinutes: e.RENEW_CONSOLE_IDLE_MINUTES, absoluteHours: e.RENEW_CONSOLE_ABSOLUTE_HOURS },

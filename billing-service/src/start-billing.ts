@@ -68,6 +68,8 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
     gateway,
     gatewayTimeoutMs: config.gateway.timeoutMs,
     billingClockMs: role === 'api' ? 0 : config.billingClockMs,
+    // Heartbeats on the counters pool: a main pool busy with slow statements does not delay them.
+    liveness: { staleAfterMs: config.claimStaleMs, heartbeatDb: database.countersDb },
     backgroundTasks: role !== 'api',
     role,
     testClocks: config.testClocks,

@@ -51,6 +51,8 @@ export interface CaptureConfig {
   emailEnabled: boolean;
   /** RENEW_TEST_CLOCKS, shared with the billing API: a payment collected here is dated at its account's test clock. */
   testClocks: boolean;
+  /** RENEW_CLAIM_STALE_MS (the billing service's setting): how long without a heartbeat before this instance's claims are taken over. */
+  claimStaleMs: number;
   /** RENEW_ENV or NODE_ENV=production (any casing), read by the billing service's loadConfig. */
   production: boolean;
 }
@@ -107,6 +109,7 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
     ...(shared.metricsToken ? { metricsToken: shared.metricsToken } : {}),
     emailEnabled: shared.email !== undefined,
     testClocks: shared.testClocks,
+    claimStaleMs: shared.claimStaleMs,
     production: shared.production,
   };
 }

@@ -75,6 +75,7 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
     ipRateLimits: config.ipRateLimits,
     emailEnabled: config.emailEnabled,
     testClocks: config.testClocks,
+    liveness: { staleAfterMs: config.claimStaleMs, heartbeatDb: options.database.countersDb },
     trustProxy: config.trustProxy,
     requireTls: config.requireTls,
     observability: {

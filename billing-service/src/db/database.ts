@@ -48,6 +48,17 @@ export interface OpenDatabaseOptions {
 /** A new connection that takes longer than this fails: the server is down or unreachable. */
 export const CONNECTION_TIMEOUT_MS = 5_000;
 
+/**
+ * What one frozen process (SIGSTOP, a long GC, a throttled container) can hold up. Renew never keeps
+ * a transaction open across a call outside the database, so a session idle inside a transaction for
+ * 30 s belongs to a process that stopped: the server ends it and its locks go, and the others carry on
+ * (its claims are taken over once its heartbeat is stale, db/instance-liveness.ts). A statement waits
+ * at most 20 s for a lock, then fails (answered 503 with Retry-After) instead of queueing without end.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
+export const LOCK_TIMEOUT_MS = 20_000;
+const SESSION_LIMITS = `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS} -c lock_timeout=${LOCK_TIMEOUT_MS}`;
+
 const INT8 = 20;
 const NUMERIC = 1700;
 const DATE = 1082;
@@ -74,7 +85,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     };
     // While the server is down or unreachable a request fails within seconds (a 503) instead of hanging.
     const connectionTimeoutMillis = options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS;
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types, connectionTimeoutMillis });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types,
+      connectionTimeoutMillis,
+      options: SESSION_LIMITS,
+    });
     const countersPool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: 4,

@@ -6,12 +6,20 @@ import type { Db } from './database.js';
 export interface LivenessOptions {
   /** How often the instance's heartbeat is written (default 2 s). */
   heartbeatMs?: number;
-  /** A holder whose heartbeat is older than this is dead and its claims are taken over (default 10 s). */
+  /** A holder whose heartbeat is older than this is dead and its claims are taken over (default 30 s, RENEW_CLAIM_STALE_MS). */
   staleAfterMs?: number;
+  /** Where heartbeats are written (default: the instance's database): a pool of their own, so busy statements do not delay them. */
+  heartbeatDb?: Db;
 }
 
 export const DEFAULT_HEARTBEAT_MS = 2_000;
-export const DEFAULT_STALE_AFTER_MS = 10_000;
+/**
+ * Well above the scheduling delays a live process meets: heartbeats 12 s apart were seen on a busy
+ * 2-core machine with no fault at all (10 s judged it dead and sent its e-mails twice). The price is
+ * the time a killed instance's claims wait; fencing (db/claims.ts), not this margin, keeps a paused
+ * holder from recording twice.
+ */
+export const DEFAULT_STALE_AFTER_MS = 30_000;
 
 /**
  * This process's identity for claims, and its heartbeat. Every claim a process
@@ -34,6 +42,11 @@ export class InstanceLiveness {
   /** Monotonic time of the first heartbeat of the current unbroken run of them; unset after a failed one. */
   private aliveSince: number | undefined;
   private users = 0;
+  private readonly heartbeatDb: Db;
+  /** Monotonic time of the last heartbeat that went through. */
+  private lastBeatAt: number | undefined;
+  /** The longest time between two heartbeats that went through since start (ms): how close a live process came to being judged dead. */
+  worstGapMs = 0;
 
   constructor(
     private readonly db: Db,
@@ -42,6 +55,7 @@ export class InstanceLiveness {
   ) {
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+    this.heartbeatDb = options.heartbeatDb ?? db;
   }
 
   /** Whether this process's own heartbeats have gone through for `staleAfterMs`: only then may it take over others' claims. */
@@ -73,11 +87,15 @@ export class InstanceLiveness {
     try {
       await sql`
         insert into service_instances (id, role, host, pid) values (${this.id}, ${this.role}, ${hostname()}, ${process.pid})
-        on conflict (id) do update set heartbeat_at = now()`.execute(this.db);
-      this.aliveSince ??= performance.now();
+        on conflict (id) do update set heartbeat_at = now()`.execute(this.heartbeatDb);
+      const now = performance.now();
+      if (this.lastBeatAt !== undefined) this.worstGapMs = Math.max(this.worstGapMs, now - this.lastBeatAt);
+      this.lastBeatAt = now;
+      this.aliveSince ??= now;
     } catch {
       // the database is away: this instance stops judging others until its own beats run unbroken again
       this.aliveSince = undefined;
+      this.lastBeatAt = undefined; // a gap across an outage is the database's, not this process's scheduling
     }
   }
 

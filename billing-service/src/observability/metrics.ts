@@ -96,6 +96,18 @@ export class ServiceMetrics implements TaskObserver {
     });
   }
 
+  /** The longest time between two of this instance's heartbeats (db/instance-liveness.ts): keep it well under RENEW_CLAIM_STALE_MS. */
+  watchHeartbeat(worstGapSeconds: () => number) {
+    new Gauge({
+      name: 'renew_instance_heartbeat_worst_gap_seconds',
+      help: "The longest time between two of this instance's heartbeats since it started; at RENEW_CLAIM_STALE_MS others would take its claims",
+      registers: [this.registry],
+      collect() {
+        this.set(worstGapSeconds());
+      },
+    });
+  }
+
   runFinished(task: string, seconds: number, failed: boolean) {
     this.taskRuns.inc({ task });
     this.taskDuration.observe({ task }, seconds);

@@ -38,10 +38,15 @@ export const METRICS_PATH = '/metrics';
 
 /** How long readyz waits for the database before calling it unreachable. */
 const DATABASE_TIMEOUT_MS = 2_000;
+/** How often the database check behind /readyz runs once /readyz has been asked (the answer is the last check's). */
+const READINESS_PROBE_MS = 1_000;
+/** A last check older than this (the probe itself stalled) is not trusted: /readyz checks afresh. */
+const READINESS_STALE_MS = 5_000;
 
 export class Observability {
   readonly metrics: ServiceMetrics;
   private readonly tasks: PeriodicTask[] = [];
+  private readonly database: DatabaseProbe;
 
   constructor(
     private readonly app: FastifyInstance,
@@ -55,6 +60,9 @@ export class Observability {
       ...(options.pools ? { pools: options.pools } : {}),
     });
     this.metrics.watchTasks(() => this.tasks);
+    this.metrics.watchHeartbeat(() => app.ctx.instance.worstGapMs / 1000);
+    this.database = new DatabaseProbe(db, app.log);
+    app.addHook('onClose', async () => this.database.stop());
   }
 
   /** A background task of this app: readyz needs it running; its runs and failures are counted. */
@@ -73,7 +81,7 @@ export class Observability {
     }));
 
     app.get(READY_PATH, { config: { public: true, probe: true }, schema: hidden }, async (request, reply) => {
-      const report = await checkReadiness(this.db, this.tasks, request.log);
+      const report = withTasks(await this.database.last(), this.tasks);
       if (report.failures.length > 0) {
         const body: ErrorBody = errorBody(503, report.failures);
         return reply.code(503).type('application/json; charset=utf-8').send(body);
@@ -111,7 +119,63 @@ export interface ReadinessReport {
   failures: ErrorBody['Errors'];
 }
 
-export async function checkReadiness(db: Db, tasks: ReadonlyArray<PeriodicTask>, log: FastifyBaseLogger): Promise<ReadinessReport> {
+/**
+ * The database half of readiness, checked in the background every READINESS_PROBE_MS once asked for,
+ * so that /readyz answers at once whatever the load (a balancer's check times out in a second or so;
+ * a `select 1` queued behind a busy pool must not take the instance out). The first ask, and an ask
+ * when the probe has stalled, wait for a check.
+ */
+class DatabaseProbe {
+  private report: { at: number; value: ReadinessReport } | undefined;
+  private running: Promise<ReadinessReport> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  async last(): Promise<ReadinessReport> {
+    if (!this.timer && !this.stopped) {
+      this.timer = setInterval(() => void this.check(), READINESS_PROBE_MS);
+      this.timer.unref();
+    }
+    const cached = this.report;
+    if (cached && performance.now() - cached.at < READINESS_STALE_MS) return cached.value;
+    return this.check();
+  }
+
+  private check(): Promise<ReadinessReport> {
+    this.running ??= checkDatabase(this.db, this.log)
+      .then((value) => {
+        this.report = { at: performance.now(), value };
+        return value;
+      })
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  stop() {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** A database report with this app's background tasks added (read live: they cost nothing to read). */
+function withTasks(report: ReadinessReport, tasks: ReadonlyArray<PeriodicTask>): ReadinessReport {
+  const failures = [...report.failures];
+  const checks: ReadinessReport['checks'] = { ...report.checks, backgroundTasks: {} };
+  for (const task of tasks) {
+    checks.backgroundTasks[task.name] = task.isRunning ? 'running' : 'stopped';
+    if (!task.isRunning) failures.push({ Key: 'backgroundTasks', Value: `${task.name} is stopped` });
+  }
+  return { checks, failures };
+}
+
+/** Whether the database answers and every migration is applied (the tasks are added by withTasks). */
+async function checkDatabase(db: Db, log: FastifyBaseLogger): Promise<ReadinessReport> {
   const failures: ErrorBody['Errors'] = [];
   const checks: ReadinessReport['checks'] = { database: 'ok', migrations: 'ok', backgroundTasks: {} };
   try {
@@ -135,10 +199,6 @@ export async function checkReadiness(db: Db, tasks: ReadonlyArray<PeriodicTask>,
       checks.migrations = 'unknown';
       failures.push({ Key: 'migrations', Value: 'the applied migrations could not be read' });
     }
-  }
-  for (const task of tasks) {
-    checks.backgroundTasks[task.name] = task.isRunning ? 'running' : 'stopped';
-    if (!task.isRunning) failures.push({ Key: 'backgroundTasks', Value: `${task.name} is stopped` });
   }
   return { checks, failures };
 }

@@ -86,10 +86,52 @@ describe('a lost or refused database connection is recognised (both databases)',
       expect(isDatabaseUnavailable(syntax)).toBe(false);
       expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
       expect(isDatabaseUnavailable(shutdown)).toBe(true);
+      // A session ended for idling in a transaction (a frozen holder), a lock wait given up: retry later.
+      expect(isDatabaseUnavailable(Object.assign(new Error('idle-in-transaction timeout'), { code: '25P03' }))).toBe(true);
+      expect(isDatabaseUnavailable(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }))).toBe(true);
     } finally {
       await database.close();
     }
   });
+
+  it.runIf(POSTGRES_URL)(
+    'a frozen process holds nothing for long: idle-in-transaction and lock waits are bounded on every session',
+    async () => {
+      const database = await createTestDatabase();
+      try {
+        const setting = async (name: string) =>
+          (await sql<{ value: string }>`select current_setting(${name}) as value`.execute(database.db)).rows[0]!.value;
+        expect(await setting('idle_in_transaction_session_timeout')).toBe('30s');
+        expect(await setting('lock_timeout')).toBe('20s');
+        // A lock held by a session that stopped: the waiter gives up (503) rather than queue behind it for ever.
+        const admin = new pg.Client({
+          connectionString: POSTGRES_URL!.replace(
+            /\/[^/]*$/,
+            `/${(await sql<{ name: string }>`select current_database() as name`.execute(database.db)).rows[0]!.name}`,
+          ),
+        });
+        await admin.connect();
+        try {
+          await admin.query('create table frozen_lock_probe (id int primary key); insert into frozen_lock_probe values (1)');
+          await admin.query('begin');
+          await admin.query('select id from frozen_lock_probe where id = 1 for update');
+          const waited = await database.db
+            .transaction()
+            .execute(async (trx) => {
+              await sql`set local lock_timeout = '200ms'`.execute(trx);
+              await sql`select id from frozen_lock_probe where id = 1 for update`.execute(trx);
+            })
+            .catch((e: unknown) => e);
+          expect(isDatabaseUnavailable(waited)).toBe(true);
+          await admin.query('rollback');
+        } finally {
+          await admin.end();
+        }
+      } finally {
+        await database.close();
+      }
+    },
+  );
 
   it('a background task whose database is away warns once, backs off, and says when it resumes', async () => {
     const log = new LogLines();
@@ -221,8 +263,12 @@ describe.runIf(POSTGRES_URL)('the database vanishes and comes back (a TCP proxy 
         expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the database is unavailable; retry later' }]);
         expect(res.headers['retry-after']).toBeDefined();
       }
-      const notReady = await ready();
-      expect(notReady.statusCode).toBe(503);
+      // /readyz answers its last database check (one a second): it turns within a check or two.
+      let notReady = await ready();
+      await eventually(async () => {
+        notReady = await ready();
+        return notReady.statusCode === 503;
+      }, '/readyz is 503');
       expect(errorsOf(notReady)).toContainEqual({ Key: 'database', Value: 'the database did not answer' });
       const tasks = ['bulk payment worker', 'webhook deliveries', 'billing clock'];
       await eventually(
