@@ -11,241 +11,47 @@
  *   - no Idempotency-Key is left claimed, and the gateway charged each key once;
  *   - the bulk job completed, each record paid once;
  *   - every process not killed is still running, and service came back within 30 s of each restart.
+ * Then the phases of faults/pauses.ts: a worker frozen (SIGSTOP) for a minute while it holds a card
+ * bulk job, the machine starved of CPU for a minute, and an immediate restart during a test-clock advance.
  * It prints its figures. Needs PostgreSQL and HAProxy installed (Debian: postgresql, haproxy).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RECOVERY_LIMIT_MS = 30_000;
-const LOAD_WORKERS = 6;
-const BULK_RECORDS = 600;
-const API_KEY = `sk_fault_${randomUUID().replace(/-/g, '')}`;
-const PUBLIC_KEY = `pk_fault_${randomUUID().replace(/-/g, '')}`;
-const AUTH = { authorization: `Basic ${API_KEY}`, 'content-type': 'application/json' };
-
-const failures: string[] = [];
-const figures: Array<[string, string | number]> = [];
-function check(ok: boolean, what: string) {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
-  if (!ok) failures.push(what);
-}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const elapsed = (since: number) => Math.round(performance.now() - since);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-// ---------- PostgreSQL: a throwaway cluster this test may restart ----------
-
-class Cluster {
-  readonly dir = mkdtempSync(path.join(tmpdir(), 'renew-faults-pg-'));
-  readonly bin = readdirSync('/usr/lib/postgresql')
-    .map((v) => `/usr/lib/postgresql/${v}/bin`)
-    .filter((b) => existsSync(`${b}/pg_ctl`))
-    .sort()
-    .pop();
-  constructor(readonly port: number) {
-    if (!this.bin) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql)');
-  }
-  private run(command: string) {
-    const asRoot = process.getuid?.() === 0;
-    if (asRoot) chmodSync(this.dir, 0o777);
-    const result = asRoot
-      ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { encoding: 'utf8' })
-      : spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${command}: ${result.stderr || result.stdout}`);
-  }
-  get url() {
-    return `postgres://postgres@127.0.0.1:${this.port}/renew`;
-  }
-  async init() {
-    this.run(`${this.bin}/initdb -D ${this.dir}/data -A trust -U postgres >/dev/null`);
-    this.start();
-    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${this.port}/postgres` });
-    await admin.connect();
-    await admin.query('create database renew');
-    await admin.end();
-  }
-  start() {
-    this.run(
-      `${this.bin}/pg_ctl -D ${this.dir}/data -l ${this.dir}/log -w -o "-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null`,
-    );
-  }
-  stop(mode: 'fast' | 'immediate') {
-    this.run(`${this.bin}/pg_ctl -D ${this.dir}/data -m ${mode} -w stop >/dev/null`);
-  }
-  destroy() {
-    try {
-      this.stop('immediate');
-    } catch {
-      // already stopped
-    }
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-// ---------- the product's processes ----------
-
-interface Instance {
-  name: string;
-  role: 'api' | 'capture' | 'worker';
-  port: number;
-  child: ChildProcess;
-  exited?: string;
-  killed?: boolean;
-}
-
-const logDir = mkdtempSync(path.join(tmpdir(), 'renew-faults-logs-'));
-const instances: Instance[] = [];
-
-function startInstance(name: string, role: Instance['role'], port: number, env: NodeJS.ProcessEnv): Instance {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', role], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...env,
-      RENEW_API_PORT: role === 'capture' ? '0' : String(port),
-      RENEW_CAPTURE_PORT: role === 'capture' ? String(port) : '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log = createWriteStream(path.join(logDir, `${name}.log`));
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
-  const instance: Instance = { name, role, port, child };
-  child.on('exit', (code, signal) => (instance.exited = `code ${code} signal ${signal}`));
-  instances.push(instance);
-  return instance;
-}
-
-function logTail(instance: Instance): string {
-  const text = readFileSync(path.join(logDir, `${instance.name}.log`), 'utf8');
-  return text.split('\n').slice(-15).join('\n');
-}
-
-async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).status === 200) return true;
-    } catch {
-      // not up yet
-    }
-    await sleep(200);
-  }
-  return false;
-}
-
-// ---------- outside peers: webhook receiver, SMTP catcher ----------
-
-const webhookIds = new Map<string, number>();
-const webhookCustomers = new Set<number>();
-async function startWebhookReceiver(): Promise<{ server: Server; port: number }> {
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      const id = String(request.headers['webhook-id']);
-      webhookIds.set(id, (webhookIds.get(id) ?? 0) + 1);
-      try {
-        const event = JSON.parse(body) as { type: string; data: { id?: number } };
-        if (event.type === 'customer.created' && typeof event.data.id === 'number') webhookCustomers.add(event.data.id);
-      } catch {
-        // counted by id anyway
-      }
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as { port: number }).port };
-}
-
-const emailsReceived: string[] = [];
-async function startSmtpCatcher(): Promise<{ server: SMTPServer; port: number }> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      let raw = '';
-      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-      stream.on('end', () => {
-        emailsReceived.push(/^Message-ID: (.*)$/im.exec(raw)?.[1]?.trim() ?? randomUUID());
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { server, port: (server.server.address() as { port: number }).port };
-}
-
-// ---------- the client: what a careful integrator does ----------
-
-interface Answer {
-  status: number;
-  body: any;
-}
-
-/** One request; a network failure is status 0. */
-async function send(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  try {
-    const response = await fetch(url, {
-      method,
-      headers: { ...AUTH, ...headers },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(45_000),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: kept as text
-    }
-    return { status: response.status, body: parsed };
-  } catch {
-    return { status: 0, body: null };
-  }
-}
-
-const retryable = (status: number) => status === 0 || status === 502 || status === 503 || status === 504 || status === 409;
-const stats = { requests: 0, ok: 0, retries: 0, unavailable: 0, serverErrors: 0, statuses: new Map<number, number>() };
-function count(answer: Answer) {
-  stats.requests += 1;
-  stats.statuses.set(answer.status, (stats.statuses.get(answer.status) ?? 0) + 1);
-  if (answer.status === 200) stats.ok += 1;
-  if (answer.status === 503) stats.unavailable += 1;
-  if (answer.status === 500) stats.serverErrors += 1;
-}
-
-/** A keyed write, retried with the same key until it gets an answer that is not "unavailable" (at most 90 s). */
-async function keyed(url: string, body: unknown, key: string, giveUpMs = 90_000): Promise<Answer> {
-  const deadline = performance.now() + giveUpMs;
-  for (;;) {
-    const answer = await send(url, 'POST', body, { 'idempotency-key': key });
-    count(answer);
-    if (!retryable(answer.status) || performance.now() > deadline) return answer;
-    stats.retries += 1;
-    await sleep(300);
-  }
-}
+import { cpuStarvationPhase, pausedWorkerPhase, type PhaseContext, testClockRestartPhase } from './pauses.js';
+import {
+  ROOT,
+  RECOVERY_LIMIT_MS,
+  LOAD_WORKERS,
+  BULK_RECORDS,
+  API_KEY,
+  PUBLIC_KEY,
+  failures,
+  figures,
+  check,
+  sleep,
+  elapsed,
+  freePort,
+  Cluster,
+  logDir,
+  instances,
+  startInstance,
+  logTail,
+  waitReady,
+  webhookIds,
+  webhookCustomers,
+  startWebhookReceiver,
+  emailsReceived,
+  startSmtpCatcher,
+  type Answer,
+  send,
+  retryable,
+  stats,
+  count,
+  keyed,
+} from './harness.js';
 
 // ---------- the run ----------
 
@@ -287,6 +93,7 @@ async function main() {
     RENEW_WEBHOOK_ALLOW_PRIVATE: 'true',
     RENEW_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
     RENEW_BILLING_CLOCK_MS: '5000',
+    RENEW_TEST_CLOCKS: 'true',
     RENEW_LOG_LEVEL: 'warn',
     NODE_ENV: 'development',
   };
@@ -517,6 +324,14 @@ async function main() {
   await Promise.all(loaders);
   figures.push(['load, s', (elapsed(loadStart) / 1000).toFixed(0)]);
 
+  // ----- slow or stopped, not dead: a frozen worker, then a machine starved of CPU -----
+  const phaseDb = new pg.Client({ connectionString: cluster.url });
+  await phaseDb.connect();
+  const phases: PhaseContext = { lbApi, env, db: phaseDb, cluster };
+  await pausedWorkerPhase(phases);
+  await cpuStarvationPhase(phases);
+  await phaseDb.end();
+
   // ----- quiesce: the bulk job and the outboxes drain -----
   const db = new pg.Client({ connectionString: cluster.url });
   await db.connect();
@@ -683,6 +498,9 @@ async function main() {
     ['recovery after fast restart, ms', recoveries.fast ?? '-'],
     ['recovery after immediate restart, ms', recoveries.immediate ?? '-'],
   );
+
+  // Last, as it moves the account's time: a database restart during a test-clock advance.
+  await testClockRestartPhase(phases);
 
   haproxy.kill('SIGTERM');
   for (const instance of instances) if (!instance.killed) instance.child.kill('SIGTERM');

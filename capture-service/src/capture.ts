@@ -17,7 +17,7 @@ import {
   type CreditCardResponse,
   type TokenlessCapture,
 } from '@renew/billing-service/payments';
-import { isDatabaseUnavailable, type CustomerRow, type Queryable } from '@renew/billing-service/db';
+import { isDatabaseUnavailable, writeEventually, type CustomerRow, type Queryable } from '@renew/billing-service/db';
 import { money } from '@renew/billing-service/money';
 import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
@@ -251,10 +251,16 @@ export async function captureCard(
     if (claim) await releaseCaptureClaim(ctx.db, claim);
   };
   let outcome: Awaited<ReturnType<typeof collectWithNewCard>>;
+  let charged = false;
   try {
     // one transaction stores the card with its payment: a failed collection keeps no usable card
     outcome = await collectWithNewCard(ctx, caller, card, { amount, source: 'SelfServicePortal' }, await ctx.clock.now(caller.accountId), {
       log,
+      // A charge paid back after a database outage (answered 503): the token is the shopper's again, for the retry.
+      onUnrecordedCharge: (settled) => {
+        charged = true;
+        if (settled === 'paid back') void writeEventually(giveBack, 10 * 60_000);
+      },
       // the gateway's key is the claim's: a retry of it is recognised, a later claim (after a decline) is a new charge
       ...(claim ? { idempotencyKey: `capture-token-${claim.tokenId}-${claim.claimedAt.getTime()}` } : {}),
     });
@@ -269,9 +275,13 @@ export async function captureCard(
       if (!error.byGateway) await giveBack();
       throw new ApiError(400, collectionFailure({ message: error.errors[0]?.Value ?? 'unknown reason' }));
     }
-    // The database went away (a restart): 503, retryable. Not a decline: a charge made meanwhile is
-    // being paid back in the background (payments' compensation), and the token stays spent.
-    if (isDatabaseUnavailable(error)) throw error;
+    // The database went away (a restart): 503, retryable. A charge made meanwhile is settled once the
+    // database answers (onUnrecordedCharge: paid back, the token given back); one that was recorded
+    // after all keeps the token spent (the card and payment are there). Nothing charged: given back.
+    if (isDatabaseUnavailable(error)) {
+      if (!charged) void writeEventually(giveBack, 10 * 60_000);
+      throw error;
+    }
     log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');
     throw new ApiError(400, collectionFailure({ message: 'the payment could not be processed' }));
   }

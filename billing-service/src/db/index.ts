@@ -4,3 +4,4 @@ export { reusableQuery } from './reusable-query.js';
 export { isDatabaseUnavailable } from './connection-errors.js';
 export type { CustomerRow } from './schema.js';
 export { InstanceLiveness, type LivenessOptions } from './instance-liveness.js';
+export { writeEventually } from './write-eventually.js';

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { auditEntry, recordChange, recordChanges } from '../audit/audit-log.js';
 import { findCustomerRow, findCustomerRowOnce, lockCustomer, lockCustomers } from '../customers/repository.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
+import { isDatabaseUnavailable } from '../db/connection-errors.js';
 import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
@@ -35,6 +36,7 @@ import {
   findRefundsOfPayments,
   findPayment,
   findPaymentByIdempotencyKey,
+  isChargeRecorded,
   isDuplicateKeyedPayment,
   insertCardWithPayment,
   insertPayment,
@@ -777,6 +779,13 @@ export async function collectWithNewCard(
     idempotencyKey?: string;
     /** Where a failed compensation is logged (at error level). */
     log?: ErrorLog;
+    /**
+     * Told when the charge went through but its record failed: 'paid back'; 'kept' (the refund failed: it
+     * needs an operator); 'recorded' (the commit went through, its answer was lost). After a database
+     * failure 'settling' comes at once, and the outcome later, once the database answers (the request
+     * has been answered 503 meanwhile).
+     */
+    onUnrecordedCharge?: (outcome: 'settling' | 'paid back' | 'kept' | 'recorded') => void;
   } = {},
 ): Promise<
   (Extract<PaymentOutcome, { status: 'Succeeded' }> & { card: PaymentMethodRow }) | Extract<PaymentOutcome, { status: 'Declined' }>
@@ -827,16 +836,53 @@ export async function collectWithNewCard(
       return { card: inserted, paymentId };
     });
   } catch (error) {
-    await compensateUnrecordedCharge(
-      ctx,
-      caller,
-      { customerId: customer.id, transactionId: outcome.value.transactionId, amount, currency: customer.currency, now },
-      options.log,
-    );
+    const charge = { customerId: customer.id, transactionId: outcome.value.transactionId, amount, currency: customer.currency, now };
+    if (isDatabaseUnavailable(error)) {
+      // The commit may have gone through with its answer lost: pay back only once the database says it did not.
+      options.onUnrecordedCharge?.('settling');
+      void settleAfterOutage(ctx, caller, charge, options);
+    } else {
+      const paidBack = await compensateUnrecordedCharge(ctx, caller, charge, options.log);
+      options.onUnrecordedCharge?.(paidBack ? 'paid back' : 'kept');
+    }
     throw error;
   }
   ctx.metrics?.paymentRecorded('Succeeded');
   return { status: 'Succeeded', payment: { id: stored.paymentId }, card: stored.card };
+}
+
+/** How long a charge whose record met a database failure waits for the database before it is paid back unseen. */
+const OUTAGE_WAIT_MS = 60_000;
+
+/**
+ * A charge whose record met a database failure: the failure may have hidden a commit (the connection
+ * dropped at COMMIT). Once the database answers, a recorded charge is left alone; otherwise it is paid
+ * back. A database away longer than OUTAGE_WAIT_MS: paid back unseen (the usual case by far is a
+ * rolled-back transaction), with a warning to reconcile.
+ */
+async function settleAfterOutage(
+  ctx: AppContext,
+  caller: Caller,
+  charge: Parameters<typeof compensateUnrecordedCharge>[2],
+  options: { log?: ErrorLog; onUnrecordedCharge?: (outcome: 'settling' | 'paid back' | 'kept' | 'recorded') => void },
+): Promise<void> {
+  const giveUpAt = performance.now() + OUTAGE_WAIT_MS;
+  let recorded: boolean | undefined;
+  while (recorded === undefined && performance.now() < giveUpAt) {
+    recorded = await isChargeRecorded(ctx.db, caller.accountId, charge.transactionId).catch(() => undefined);
+    if (recorded === undefined) await new Promise((resolve) => setTimeout(resolve, 500).unref());
+  }
+  if (recorded) {
+    options.onUnrecordedCharge?.('recorded');
+    return;
+  }
+  if (recorded === undefined)
+    (options.log ?? console).error(
+      { accountId: caller.accountId, customerId: charge.customerId, gatewayTransactionId: charge.transactionId },
+      'a charge whose record met a database outage is paid back without knowing whether it was recorded: reconcile',
+    );
+  const paidBack = await compensateUnrecordedCharge(ctx, caller, charge, options.log).catch(() => false);
+  options.onUnrecordedCharge?.(paidBack ? 'paid back' : 'kept');
 }
 
 /** Where a service logs what an operator must see (a Fastify logger fits). */
@@ -857,7 +903,7 @@ async function compensateUnrecordedCharge(
   charge: { customerId: number; transactionId: string; amount: Money; currency: string; now: Date },
   log: ErrorLog | undefined,
   attempt = 0,
-): Promise<void> {
+): Promise<boolean> {
   const idempotencyKey = gatewayIdempotencyKey(caller.accountId, `compensate_${charge.transactionId}`);
   let refused: { code: string; message: string };
   try {
@@ -867,7 +913,7 @@ async function compensateUnrecordedCharge(
         signal,
       ),
     );
-    if (refund.ok) return;
+    if (refund.ok) return true;
     refused = refund;
   } catch (error) {
     refused = {
@@ -929,6 +975,7 @@ async function compensateUnrecordedCharge(
       ).unref();
     }
   }
+  return false;
 }
 
 /** Retries of a compensation that neither the gateway nor the database took: 0.5 s doubling, about 2 minutes in all. */
