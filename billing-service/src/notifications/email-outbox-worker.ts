@@ -125,7 +125,10 @@ export class EmailOutboxWorker {
     }
     if (!failure) {
       const sentAt = wallClockNow();
-      await this.unrecorded.write(() => markSent(this.db, email, sentAt));
+      await this.unrecorded.write(async () => {
+        // (paused between the re-check and the server's answer: the new holder may send it too)
+        if (!(await markSent(this.db, email, sentAt))) this.log.warn({ emailId: email.id }, 'e-mail outbox: sent after losing the claim');
+      });
       return;
     }
     const attempts = email.attempts + 1;
