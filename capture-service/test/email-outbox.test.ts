@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageOf } from '../../billing-service/src/notifications/email-content.js';
 import { startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
 
 let t: CaptureTest;
@@ -7,12 +8,13 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const outbox = (customerId: number) =>
-  t.billing.database.db
-    .selectFrom('emailOutbox')
-    .select(['emailType', 'toAddress', 'subject', 'status'])
-    .where('customerId', '=', customerId)
-    .execute();
+/** The customer's e-mails, each with its subject as the outbox worker writes it out when it sends. */
+const outbox = async (customerId: number) => {
+  const rows = await t.billing.database.db.selectFrom('emailOutbox').selectAll().where('customerId', '=', customerId).execute();
+  return Promise.all(
+    rows.map(async (m) => ({ emailType: m.emailType, toAddress: m.toAddress, subject: (await messageOf(m)).subject, status: m.status })),
+  );
+};
 
 describe('e-mail of a payment collected on the capture host', () => {
   it('is written to the outbox with the payment when e-mail is on (the billing API sends it)', async () => {

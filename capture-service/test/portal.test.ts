@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmailActionLink } from '@renew/billing-service/portal';
 import { activeCustomer, cardBody, newCustomer } from '../../billing-service/test/helpers/api-fixtures.js';
+import { messageOf } from '../../billing-service/src/notifications/email-content.js';
 import { BASE_URL } from '../../billing-service/test/helpers/test-app.js';
 import { ACCENT_MIN_CONTRAST, contrastWithWhite, portalBranding } from '../src/portal/portal-pages.js';
 import { freshIp, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
@@ -365,9 +366,10 @@ describe('sign-in by e-mail', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ customerId, toAddress: email });
     // Written like the customer's other e-mails (HTML and text), in the sign-in page's language: the customer has none stored.
-    expect(sent[0]!.subject).toBe(`${api().catalog.account.name}: Ihr Anmeldelink`);
-    expect(sent[0]!.htmlBody).toContain('<html lang="de"');
-    const url = /https?:\/\/\S+\/portal\/open\?token=\S+/.exec(sent[0]!.body)![0];
+    const message = await messageOf(sent[0]!); // as the outbox worker writes it out when it sends
+    expect(message.subject).toBe(`${api().catalog.account.name}: Ihr Anmeldelink`);
+    expect(message.html).toContain('<html lang="de"');
+    const url = /https?:\/\/\S+\/portal\/open\?token=\S+/.exec(message.text)![0];
     expect(new URL(url).searchParams.get('lang')).toBe('de');
     await openSession(tokenOf(url));
     expectRefusal(await openLink(tokenOf(url)), 410, 'portal_link_used');

@@ -625,10 +625,16 @@ export interface EmailOutboxTable {
   customerId: number | null;
   emailType: string;
   toAddress: string;
-  subject: string;
-  /** The plain-text body. */
-  body: string;
-  /** The HTML alternative (null: a plain-text e-mail). */
+  /**
+   * What the e-mail says (language, name, the event's fields, links), written out by the worker when it
+   * sends (notifications/email-content.ts); null: a row with its text already written (subject, body).
+   */
+  content: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The subject, as written before content was kept (or a notice to the account); null: written from content. */
+  subject: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The plain-text body (null: written from content). */
+  body: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The HTML alternative (null: a plain-text e-mail, or one written from content). */
   htmlBody: ColumnType<string | null, string | null | undefined, string | null>;
   /** The invoice whose PDF the e-mail carries (made when it is sent). */
   attachedInvoiceId: Generated<number | null>;
@@ -637,6 +643,8 @@ export interface EmailOutboxTable {
   nextAttemptAt: Generated<Date>;
   /** The instance sending it (service_instances.id). */
   claimedBy: Generated<string | null>;
+  /** Set anew at every claim: only the holder of the current token may send it or record its outcome. */
+  claimToken: Generated<string | null>;
   lastError: string | null;
   createdAt: Generated<Date>;
   sentAt: Date | null;

@@ -5,8 +5,9 @@ import { isEmailEnabled } from '../email-preferences/enabled.js';
 import { findInvoice, findInvoiceLines } from '../invoices/repository.js';
 import type { CustomerNotifier, NotificationEvent, NotifiedCustomer, RequestedEmail } from '../outbox/notifications.js';
 import type { EmailActionLinks } from './email-action-links.js';
-import { ACTION_FLOWS, renderEmail, type EmailBranding, type InvoiceLines } from './email-templates.js';
-import { insertOutboxEmail, insertOutboxEmails } from './outbox-repository.js';
+import type { EmailContent } from './email-content.js';
+import { ACTION_FLOWS, type EmailBranding, type InvoiceLines } from './email-templates.js';
+import { insertOutboxEmail, insertOutboxEmails, type NewOutboxEmail } from './outbox-repository.js';
 
 export type { NotifiedCustomer };
 
@@ -14,9 +15,11 @@ export type { NotifiedCustomer };
  * Puts the e-mail of an event in the outbox, in the caller's transaction: it
  * commits with the event or not at all. Nothing is written when e-mail is off
  * (no SMTP server configured), the customer has no address, or the customer's
- * preference for the type (else the account default) says no. The e-mail is
- * written here, in the customer's language, as text and HTML; the link of its
- * button (if it has one) is asked of `links` in the same transaction.
+ * preference for the type (else the account default) says no. What the e-mail
+ * says is decided here (the customer's language and name, the event's fields, the
+ * invoice's lines, the link of its button, asked of `links` in the same
+ * transaction) and kept in the row; the worker writes the text and HTML when it
+ * sends, outside the transaction.
  */
 export class Notifier implements CustomerNotifier {
   private readonly branding: EmailBranding;
@@ -38,7 +41,7 @@ export class Notifier implements CustomerNotifier {
   async enqueueMany(trx: Queryable, emails: Array<{ customer: NotifiedCustomer; event: NotificationEvent }>): Promise<void> {
     if (!this.enabled) return;
     const preferences = new Map<string, Promise<boolean>>();
-    const rows = [];
+    const rows: NewOutboxEmail[] = [];
     for (const { customer, event } of emails) {
       const email = await this.outboxEmail(trx, customer, event, preferences);
       if (email) rows.push(email);
@@ -60,15 +63,12 @@ export class Notifier implements CustomerNotifier {
     const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
     if (!this.enabled || !to) return;
     const language = this.languageOf({ language: customer.language ?? fallbackLanguage ?? null });
-    const { subject, text, html } = await renderEmail({ branding: this.branding, language, customerName: nameOf(customer), event: email });
     await insertOutboxEmail(trx, {
       accountId: customer.accountId,
       customerId: customer.id,
       emailType: email.type,
       toAddress: to,
-      subject,
-      body: text,
-      htmlBody: html,
+      content: { branding: this.branding, language, customerName: nameOf(customer), event: email },
       attachedInvoiceId: null,
     });
   }
@@ -95,24 +95,15 @@ export class Notifier implements CustomerNotifier {
     const actionUrl =
       flow && this.links ? await this.links.linkFor({ accountId: customer.accountId, customerId: customer.id, flow, language }, trx) : null;
     const invoice = event.type === 'InvoicePost' ? await invoiceLines(trx, customer.accountId, event.invoiceId) : undefined;
-    const { subject, text, html } = await renderEmail({
-      branding: this.branding,
-      language,
-      customerName: nameOf(customer),
-      event,
-      invoice,
-      actionUrl,
-    });
-    const attachedInvoiceId = event.type === 'InvoicePost' ? event.invoiceId : null;
+    // What the e-mail says, as decided now; the worker writes it out when it sends (email-content.ts).
+    const content: EmailContent = { branding: this.branding, language, customerName: nameOf(customer), event, invoice, actionUrl };
     return {
       accountId: customer.accountId,
       customerId: customer.id,
       emailType: event.type,
       toAddress: to,
-      subject,
-      body: text,
-      htmlBody: html,
-      attachedInvoiceId,
+      content,
+      attachedInvoiceId: event.type === 'InvoicePost' ? event.invoiceId : null,
     };
   }
 }

@@ -3,7 +3,8 @@ import type { Queryable } from '../db/database.js';
 /*
  * The e-mail notifications the domains send, as a port: a lifecycle move, a billing run or a payment
  * enqueues an event in its own transaction, and the wiring's Notifier (notifications/notifier.ts)
- * renders it into the e-mail outbox. The domains see only this.
+ * puts what its e-mail says in the e-mail outbox (the worker writes the e-mail when it sends). The
+ * domains see only this.
  */
 
 /** What the notifier needs of the customer an e-mail goes to. */

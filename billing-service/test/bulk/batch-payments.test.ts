@@ -5,6 +5,7 @@ import type { BulkPaymentWorker } from '../../src/bulk/bulk-worker.js';
 import { claimRecords } from '../../src/bulk/repository.js';
 import { collectBulkBatch } from '../../src/bulk/service.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
+import { messageOf } from '../../src/notifications/email-content.js';
 import { BASIC_MONTHLY, PRO_MONTHLY, activeCustomer, cardBody, listInvoices, newCustomer } from '../helpers/api-fixtures.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
 import { BASE_URL, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -126,13 +127,19 @@ async function outcomeOf(customerId: number) {
     .where('eventType', 'in', ['payment.succeeded', 'invoice.paid'])
     .orderBy('id')
     .execute();
-  const emails = await t.database.db
+  const stored = await t.database.db
     .selectFrom('emailOutbox')
-    .select(['emailType', 'subject', 'body'])
+    .select(['emailType', 'content', 'subject', 'body', 'htmlBody'])
     .where('customerId', '=', customerId)
     .where('emailType', '=', 'PaymentReceived')
     .orderBy('id')
     .execute();
+  // Each e-mail as the outbox worker writes it out when it sends.
+  const emails = [];
+  for (const m of stored) {
+    const { subject, text } = await messageOf(m);
+    emails.push({ emailType: m.emailType, subject, body: text });
+  }
   const allocation = (a: Record<string, any>) => ({
     invoice: invoiceIndex.get(a.invoiceId),
     amount: a.amount,
