@@ -25,6 +25,7 @@ import * as pendingPlanChanges from './migrations/0030-pending-plan-changes.js';
 import * as consoleOperators from './migrations/0031-console-operators.js';
 import * as consoleReadIndexes from './migrations/0032-console-read-indexes.js';
 import * as consoleBulkListAndKeyRotation from './migrations/0033-console-bulk-list-and-key-rotation.js';
+import * as idempotencyEveryWrite from './migrations/0035-idempotency-every-write.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0031-console-operators': consoleOperators,
   '0032-console-read-indexes': consoleReadIndexes,
   '0033-console-bulk-list-and-key-rotation': consoleBulkListAndKeyRotation,
+  '0035-idempotency-every-write': idempotencyEveryWrite,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
