@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, TransactionSettings } from 'kysely';
 
 /**
  * A keyed write's commit, recorded in the write's own transaction. While a request with an
@@ -14,6 +14,11 @@ export interface KeyedWrite {
   accountId: number;
   key: string;
   claimToken: string;
+  /**
+   * The statement that marks the key committed (its table is the HTTP layer's: http/idempotency-store.ts), given
+   * what was created as JSON: it answers whether this transaction wrote anything and whether the mark took.
+   */
+  markCommitted(created: string | null): CompiledQuery<CommitMark>;
   /** What the request created, by entity type (recordCreated), stored with the mark so a retry can read it back. */
   created?: Record<string, number[]>;
   /** Set once the request has answered: work it left running (a background kick) is no longer its write. */
@@ -44,11 +49,11 @@ export class KeyClaimLostError extends Error {
   }
 }
 
-/** Marks the key when this transaction wrote anything (a read-only one, a preview, leaves it); `wrote` and `marked` tell a lost claim. */
-const MARK_COMMITTED = `with w as (select pg_current_xact_id_if_assigned() is not null as wrote),
-  m as (update idempotency_keys set committed_at = now(), committed_ref = coalesce($4::jsonb, committed_ref)
-    where account_id = $1 and key = $2 and claim_token = $3::uuid and (select wrote from w) returning 1)
-  select (select wrote from w) as wrote, (select count(*) from m)::int as marked`;
+/** Whether the transaction wrote anything (a read-only one, a preview, is not marked), and whether the key was marked: wrote and not marked is a lost claim. */
+export interface CommitMark {
+  wrote: boolean;
+  marked: number;
+}
 
 /** The dialect, its commits marking the running keyed request's key (see KeyedWrite). */
 export function markingKeyedCommits(dialect: Dialect): Dialect {
@@ -79,14 +84,7 @@ class MarkingDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const write = current.getStore();
     if (write && !write.finished) {
-      const { rows } = await connection.executeQuery<{ wrote: boolean; marked: number }>(
-        CompiledQuery.raw(MARK_COMMITTED, [
-          write.accountId,
-          write.key,
-          write.claimToken,
-          write.created ? JSON.stringify(write.created) : null,
-        ]),
-      );
+      const { rows } = await connection.executeQuery<CommitMark>(write.markCommitted(write.created ? JSON.stringify(write.created) : null));
       // Kysely rolls the transaction back when the commit throws.
       if (rows[0]?.wrote && Number(rows[0].marked) !== 1) throw new KeyClaimLostError();
     }

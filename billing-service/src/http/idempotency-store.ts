@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { CommitMark, KeyedWrite } from '../db/keyed-commit.js';
 import type { Db } from '../db/database.js';
 import type { InstanceLiveness } from '../db/instance-liveness.js';
 
@@ -63,6 +64,21 @@ export async function takeKey(db: Db, id: KeyIdentity, deadHolder: string | null
     .returning(['committedAt', 'committedRef'])
     .executeTakeFirst();
   return taken ? { token, ...taken } : undefined;
+}
+
+/** Marks the key committed when the transaction wrote (db/keyed-commit.ts), fenced by the claim's token. */
+const MARK_COMMITTED = `with w as (select pg_current_xact_id_if_assigned() is not null as wrote),
+  m as (update idempotency_keys set committed_at = now(), committed_ref = coalesce($4::jsonb, committed_ref)
+    where account_id = $1 and key = $2 and claim_token = $3::uuid and (select wrote from w) returning 1)
+  select (select wrote from w) as wrote, (select count(*) from m)::int as marked`;
+
+/** The keyed write of a claim: what db/keyed-commit.ts needs to mark its commits. */
+export function keyedWrite(id: KeyIdentity, token: string): KeyedWrite {
+  return {
+    ...id,
+    claimToken: token,
+    markCommitted: (created) => CompiledQuery.raw(MARK_COMMITTED, [id.accountId, id.key, token, created]) as CompiledQuery<CommitMark>,
+  };
 }
 
 /** Saves the answer, only while `token` still holds the key (a taker's answer stands). */

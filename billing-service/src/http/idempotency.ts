@@ -11,6 +11,7 @@ import {
   forgetExpiredKey,
   type KeyIdentity,
   keyRow,
+  keyedWrite,
   releaseKey,
   saveAnswer,
   sweepKeys,
@@ -121,7 +122,7 @@ export const idempotencyKeys = fp(
         const id = { accountId: request.caller.accountId, key };
         const outcome = await claimOrReplay(request, id, requestHash(request), now);
         if ('replay' in outcome) return replay(request, reply, outcome.replay);
-        const write: KeyedRequest = { ...id, claimToken: outcome.token };
+        const write: KeyedRequest = keyedWrite(id, outcome.token);
         keyedRequests.set(request, write);
         if (outcome.committedAt !== null && afterCommit !== 'runAgain') {
           if (!afterCommit) {
@@ -210,7 +211,7 @@ async function claimOrReplay(request: FastifyRequest, id: KeyIdentity, hash: str
 }
 
 function replay(request: FastifyRequest, reply: FastifyReply, stored: Stored) {
-  keyedRequests.set(request, { accountId: 0, key: '', claimToken: '', replayed: true });
+  keyedRequests.set(request, { ...keyedWrite({ accountId: 0, key: '' }, ''), replayed: true });
   reply.header('Idempotent-Replayed', 'true').code(stored.status);
   if (stored.body === '') return reply.send();
   return reply.type('application/json; charset=utf-8').send(stored.body);

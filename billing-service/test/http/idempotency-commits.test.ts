@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import type { Db } from '../../src/db/database.js';
 import { InstanceLiveness } from '../../src/db/instance-liveness.js';
 import { KeyClaimLostError, runKeyedWrite } from '../../src/db/keyed-commit.js';
-import { claimNewKey, saveAnswer, takeKey } from '../../src/http/idempotency-store.js';
+import { claimNewKey, keyedWrite, saveAnswer, takeKey } from '../../src/http/idempotency-store.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { ACTIVATION_FLAGS, newCustomer, newSubscription } from '../helpers/api-fixtures.js';
 import { BASE_URL, basicAuth, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -117,7 +117,7 @@ describe('the fence: a claim taken over', () => {
     const taker = await takeKey(t.database.db, id, 'instance-a', 'instance-b');
     expect(taker?.token).not.toBe(first?.token);
     const customerId = await newCustomer(t);
-    const lateWrite = runKeyedWrite({ ...id, claimToken: first!.token }, () =>
+    const lateWrite = runKeyedWrite(keyedWrite(id, first!.token), () =>
       t.database.db
         .transaction()
         .execute((trx) =>
