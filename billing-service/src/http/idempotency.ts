@@ -72,11 +72,8 @@ declare module 'fastify' {
   }
 }
 
-interface KeyedRequest extends KeyedWrite {
-  /** An answer replayed from the key: nothing to save. */
-  replayed?: boolean;
-}
-const keyedRequests = new WeakMap<FastifyRequest, KeyedRequest>();
+/** The requests running under a key they claimed (a replayed answer has nothing to save). */
+const keyedRequests = new WeakMap<FastifyRequest, KeyedWrite>();
 
 /** Each app's /v1 writes as this plugin saw them added: `METHOD /path` → 'keyed', or the reason it is not. */
 const seenWrites = new WeakMap<FastifyInstance, Map<string, string>>();
@@ -121,8 +118,8 @@ export const idempotencyKeys = fp(
         }
         const id = { accountId: request.caller.accountId, key };
         const outcome = await claimOrReplay(request, id, requestHash(request), now);
-        if ('replay' in outcome) return replay(request, reply, outcome.replay);
-        const write: KeyedRequest = keyedWrite(id, outcome.token);
+        if ('replay' in outcome) return replay(reply, outcome.replay);
+        const write = keyedWrite(id, outcome.token);
         keyedRequests.set(request, write);
         if (outcome.committedAt !== null && afterCommit !== 'runAgain') {
           if (!afterCommit) {
@@ -147,7 +144,7 @@ export const idempotencyKeys = fp(
     // Before any route's own onSend (compression): the payload is the serialized body as the client gets it.
     app.addHook('onSend', async (request, reply, payload) => {
       const write = keyedRequests.get(request);
-      if (!write || write.replayed || write.finished) return payload;
+      if (!write || write.finished) return payload;
       write.finished = true;
       const status = reply.statusCode;
       const { db } = request.server.ctx;
@@ -210,8 +207,7 @@ async function claimOrReplay(request: FastifyRequest, id: KeyIdentity, hash: str
   }
 }
 
-function replay(request: FastifyRequest, reply: FastifyReply, stored: Stored) {
-  keyedRequests.set(request, { ...keyedWrite({ accountId: 0, key: '' }, ''), replayed: true });
+function replay(reply: FastifyReply, stored: Stored) {
   reply.header('Idempotent-Replayed', 'true').code(stored.status);
   if (stored.body === '') return reply.send();
   return reply.type('application/json; charset=utf-8').send(stored.body);
