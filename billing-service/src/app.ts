@@ -25,6 +25,7 @@ import type { Db } from './db/database.js';
 import { emailPreferenceRoutes } from './email-preferences/routes.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { ApiKeyAuthenticator } from './http/auth.js';
+import { idempotencyKeys } from './http/idempotency.js';
 import { InProcessCallers } from './http/in-process-callers.js';
 import { jsonApi, jsonApiServerOptions } from './http/json-api.js';
 import { openApiDocs } from './http/openapi-docs.js';
@@ -132,6 +133,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   ctx.webhookSafety = options.webhooks ?? {};
   // Bodies are JSON (the spec's Content-Type: application/json); an empty body is none, whatever its type; other types 415.
   await app.register(jsonApi, { ctx });
+  // Before every route: it keys each /v1 write as it is added.
+  await app.register(idempotencyKeys);
   const observability = observe(app, options.db, { ...options.observability, queues: true });
   if (options.backgroundTasks !== false)
     await app.register(backgroundTasks, {

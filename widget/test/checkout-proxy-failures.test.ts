@@ -178,4 +178,45 @@ describe('the checkout proxy when things go wrong', () => {
     }
     expect((await h.proxy('POST', '/customers/not-a-number/subscriptions', { planFrequencyId: 11 })).statusCode).toBe(400);
   });
+
+  it('sends a write again under the same Idempotency-Key when its answer is lost behind a 503: the billing API does it once', async () => {
+    // A billing API whose first answer to a new customer is lost: the write reaches it and commits, the proxy gets a 503.
+    const seen: Array<{ method: string; key: string | undefined }> = [];
+    let lost = false;
+    const flaky = await standInBillingApi(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const key = request.headers['idempotency-key'] as string | undefined;
+      seen.push({ method: request.method ?? '', key });
+      const forwarded = await fetch(`${h.billingUrl}${request.url}`, {
+        method: request.method ?? 'GET',
+        headers: Object.fromEntries(
+          Object.entries(request.headers).filter(
+            (entry): entry is [string, string] => typeof entry[1] === 'string' && entry[0] !== 'host' && entry[0] !== 'connection',
+          ),
+        ),
+        ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+      });
+      const text = await forwarded.text();
+      if (request.method === 'POST' && request.url === '/v1/customers' && !lost) {
+        lost = true;
+        response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"Errors":[]}');
+        return;
+      }
+      response.writeHead(forwarded.status, { 'content-type': forwarded.headers.get('content-type') ?? 'application/json' }).end(text);
+    });
+    const { app } = await h.buildShop({ billingApiUrl: flaky });
+    const email = 'lost-answer@example.com';
+    const res = await h.proxy('POST', '/customers', { ...SHOPPER, email }, undefined, app);
+    expect(res.statusCode, res.body).toBe(200);
+    const creates = seen.filter((s) => s.method === 'POST');
+    expect(creates.length).toBeGreaterThanOrEqual(2);
+    expect(creates[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(creates[1]!.key).toBe(creates[0]!.key);
+    expect(seen.filter((s) => s.method === 'GET').every((s) => s.key === undefined)).toBe(true);
+    const created = await sql<{ n: number }>`select count(*)::int as n from customers where primary_email = ${email}`.execute(
+      h.billing.database.db,
+    );
+    expect(created.rows[0]!.n).toBe(1);
+  });
 });

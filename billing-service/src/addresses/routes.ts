@@ -1,3 +1,4 @@
+import { readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { CustomerIdParams } from '../http/field-schemas.js';
@@ -28,11 +29,13 @@ export async function addressRoutes(fastify: FastifyInstance) {
       body: CreateAddressBody,
       response: { 200: AddressResponse },
     },
+    config: { idempotency: readBack((r, created) => getAddress(app.ctx, r.caller, created.Address?.[0] ?? 0)) },
     handler: async (request) => createAddress(app.ctx, request.caller, request.body),
   });
 
   app.put('/v1/Addresses', {
     schema: { tags, summary: 'Replace an address', body: UpdateAddressBody, response: { 200: AddressResponse } },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getAddress(app.ctx, r.caller, r.body.id)) },
     handler: async (request) => updateAddress(app.ctx, request.caller, request.body),
   });
 
@@ -53,6 +56,7 @@ export async function addressRoutes(fastify: FastifyInstance) {
       body: UpdateAddressPreferencesBody,
       response: { 200: AddressPreferencesResponse },
     },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getAddressPreferences(app.ctx, r.caller, r.body.id)) },
     handler: async (request) => updateAddressPreferences(app.ctx, request.caller, request.body),
   });
 }

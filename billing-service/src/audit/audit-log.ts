@@ -3,6 +3,7 @@ import type { Caller } from '../http/auth.js';
 import type { Database } from '../db/schema.js';
 import type { Queryable } from '../db/database.js';
 import { insertJsonRows } from '../db/json-rows.js';
+import { recordCreated } from '../db/keyed-commit.js';
 import { reusableQuery } from '../db/reusable-query.js';
 
 export type AuditAction = 'create' | 'update' | 'delete';
@@ -18,6 +19,7 @@ export async function recordChange(
   entry: { entityType: string; entityId: number; action: AuditAction; changes: Record<string, unknown> },
 ): Promise<void> {
   const row = auditEntry(caller, entry);
+  if (entry.action === 'create') recordCreated(entry.entityType, entry.entityId);
   await insertAuditEntry(db, row.accountId, row.actor, row.source, row.entityType, entry.entityId, row.action, row.changes);
 }
 
@@ -31,6 +33,7 @@ export async function recordChanges(
 ): Promise<void> {
   const rows = changes.map(({ caller, entry }) => {
     const row = auditEntry(caller, entry);
+    if (entry.action === 'create') recordCreated(entry.entityType, entry.entityId);
     return {
       account_id: row.accountId,
       actor: row.actor,

@@ -1,3 +1,4 @@
+import { readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { CustomerIdParams } from '../http/field-schemas.js';
@@ -28,6 +29,7 @@ export async function billingSettingRoutes(fastify: FastifyInstance, options: { 
       body: UpdateBillingSettingBody,
       response: { 200: BillingSettingResponse },
     },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getBillingSetting(app.ctx, r.caller, r.body.id)) },
     handler: async (request) => updateBillingSetting(app.ctx, request.caller, request.body, options.defaultCards),
   });
 }

@@ -1,3 +1,4 @@
+import { readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { BulkJobIdParams, BulkJobQuerystring, BulkJobResponse, ProcessBulkJobBody, SubmitBulkPaymentsBody } from './schemas.js';
@@ -15,6 +16,7 @@ export async function bulkRoutes(fastify: FastifyInstance) {
       body: SubmitBulkPaymentsBody,
       response: { 200: BulkJobResponse },
     },
+    config: { idempotency: readBack((r, created) => getBulkJob(app.ctx, r.caller, created.BulkJob?.[0] ?? 0, false)) },
     handler: async (request) => submitBulkPayments(app.ctx, request.caller, request.body),
   });
 
@@ -37,6 +39,7 @@ export async function bulkRoutes(fastify: FastifyInstance) {
       body: ProcessBulkJobBody,
       response: { 200: BulkJobResponse },
     },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getBulkJob(app.ctx, r.caller, r.body.id, false)) },
     handler: async (request) => processBulkJob(app.ctx, request.caller, request.body.id),
   });
 
@@ -47,6 +50,7 @@ export async function bulkRoutes(fastify: FastifyInstance) {
       params: BulkJobIdParams,
       response: { 200: BulkJobResponse },
     },
+    config: { idempotency: readBack<{ bulkJobId: number }>((r) => getBulkJob(app.ctx, r.caller, r.params.bulkJobId, false)) },
     handler: async (request) => cancelBulkJob(app.ctx, request.caller, request.params.bulkJobId),
   });
 }

@@ -12,6 +12,8 @@ export async function captureTokenRoutes(fastify: FastifyInstance) {
       body: CreateCaptureTokenBody,
       response: { 200: CaptureTokenResponse },
     },
+    // A lost answer's token never reached the client: a new one is the answer it needs (the first expires unused).
+    config: { idempotency: { afterCommit: 'runAgain' } },
     handler: async (request) => createCaptureToken(app.ctx, request.caller, request.body),
   });
 }

@@ -1,3 +1,4 @@
+import { readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -96,6 +97,7 @@ export async function customerRoutes(fastify: FastifyInstance) {
 
   app.post('/v1/customers', {
     schema: { tags, summary: 'Create a customer (status Draft)', body: CreateCustomerBody, response: { 200: CustomerResponse } },
+    config: { idempotency: readBack((r, created) => getCustomer(app.ctx, r.caller, created.Customer?.[0] ?? 0)) },
     handler: async (request) => createCustomer(app.ctx, request.caller, request.body),
   });
 
@@ -106,6 +108,7 @@ export async function customerRoutes(fastify: FastifyInstance) {
       body: UpdateCustomerBody,
       response: { 200: CustomerResponse },
     },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getCustomer(app.ctx, r.caller, r.body.id)) },
     handler: async (request) => updateCustomer(app.ctx, request.caller, request.body),
   });
 }

@@ -1,3 +1,4 @@
+import { recordCreated } from '../db/keyed-commit.js';
 import { Refusal } from '../refusals/refusal.js';
 import type { Catalog } from '../catalog/schema.js';
 import { checkBillingPeriodConfigurations, checkBillingSettingRules, checkPeriodDayAndMonth } from '../billing-settings/rules.js';
@@ -162,6 +163,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
         audit: auditEntry(caller, { entityType: 'Customer', action: 'create', changes: stripNulls(input) }),
       });
       rememberEnabledEndpoints(trx, caller.accountId, enabledEndpoints);
+      recordCreated('Customer', record.id); // audited in the insert's own statement
       // the stored customer, as a read would show it (no subscription yet, so no recurring revenue)
       const created = toCustomerResponse(record, ctx.uris, ctx.catalog.emails.defaultLanguage);
       await ctx.webhooks?.customer(trx, caller.accountId, record.id, 'customer.created', now, created);

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { CamelCasePlugin, Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
+import { markingKeyedCommits } from './keyed-commit.js';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PreparedStatementPool } from './prepared-statements.js';
@@ -102,7 +103,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // An idle connection can be closed by the server (restart, admin, network); the pool
     // replaces it on next use. Without a listener that event would end the process.
     for (const p of [pool, countersPool]) p.on('error', (error) => options.onIdleConnectionError?.(error));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(pool) }), plugins });
+    const db = new Kysely<Database>({
+      dialect: markingKeyedCommits(new PostgresDialect({ pool: new PreparedStatementPool(pool) })),
+      plugins,
+    });
     const countersDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(countersPool) }), plugins });
     await migrateToLatest(db);
     return {
@@ -121,7 +125,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     parsers: { [pgliteTypes.INT8]: parseInt8, [pgliteTypes.NUMERIC]: (v: string) => v, [pgliteTypes.DATE]: (v: string) => v },
   });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), plugins });
+  const db = new Kysely<Database>({ dialect: markingKeyedCommits(new PGliteDialect(pglite)), plugins });
   await migrateToLatest(db);
   return { db, countersDb: db, kind: 'pglite', close: () => db.destroy() };
 }

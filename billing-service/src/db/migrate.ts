@@ -26,6 +26,7 @@ import * as consoleOperators from './migrations/0031-console-operators.js';
 import * as consoleReadIndexes from './migrations/0032-console-read-indexes.js';
 import * as consoleBulkListAndKeyRotation from './migrations/0033-console-bulk-list-and-key-rotation.js';
 import * as fencedClaims from './migrations/0034-fenced-claims.js';
+import * as idempotencyEveryWrite from './migrations/0035-idempotency-every-write.js';
 import * as emailOutboxContentAndClaimToken from './migrations/0036-email-outbox-content-and-claim-token.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '0032-console-read-indexes': consoleReadIndexes,
   '0033-console-bulk-list-and-key-rotation': consoleBulkListAndKeyRotation,
   '0034-fenced-claims': fencedClaims,
+  '0035-idempotency-every-write': idempotencyEveryWrite,
   '0036-email-outbox-content-and-claim-token': emailOutboxContentAndClaimToken,
 };
 

@@ -448,10 +448,17 @@ export interface IdempotencyKeysTable {
   endpoint: string;
   requestHash: string;
   responseStatus: number | null;
-  responseBody: ColumnType<unknown, string | null, string | null>;
+  /** The answer's body exactly as sent ('' for none), replayed byte for byte. */
+  responseBody: string | null;
   createdAt: Generated<Date>;
   /** The instance running the first request (service_instances.id); null once answered. */
   claimedBy: string | null;
+  /** The claim's fencing token, new at every claim and take-over: only its holder saves the answer or commits (db/keyed-commit.ts). */
+  claimToken: string | null;
+  /** When a transaction of the keyed request committed (in that transaction); null: nothing committed yet. */
+  committedAt: Date | null;
+  /** What the committed request created, by entity type ({"Customer": [12]}); null when nothing. */
+  committedRef: Record<string, number[]> | null;
 }
 
 /** Card-capture host: SHA-256 of each CAPTCHA token already used (single use). */

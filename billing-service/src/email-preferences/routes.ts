@@ -1,3 +1,4 @@
+import { readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { CustomerIdParams } from '../customers/schemas.js';
@@ -30,6 +31,7 @@ export async function emailPreferenceRoutes(fastify: FastifyInstance) {
       body: UpdateEmailPreferencesBody,
       response: { 200: EmailPreferencesResponse },
     },
+    config: { idempotency: readBack<unknown, { customerId: number }>((r) => getEmailPreferences(app.ctx, r.caller, r.body.customerId)) },
     handler: async (request) => updateEmailPreferences(app.ctx, request.caller, request.body),
   });
 }

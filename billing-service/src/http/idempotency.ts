@@ -1,7 +1,23 @@
-import { wallClockNow } from '../clock/account-clock.js';
+import { writeEventually } from '../db/write-eventually.js';
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, clientError, fieldKey } from './errors.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { wallClockNow } from '../clock/account-clock.js';
+import { KeyClaimLostError, type KeyedWrite, runKeyedWrite } from '../db/keyed-commit.js';
+import type { Caller } from './auth.js';
+import { ApiError, fieldKey } from './errors.js';
+import {
+  type Claim,
+  claimNewKey,
+  forgetExpiredKey,
+  type KeyIdentity,
+  keyRow,
+  keyedWrite,
+  releaseKey,
+  saveAnswer,
+  sweepKeys,
+  takeKey,
+} from './idempotency-store.js';
 import { unstorableText } from './validation.js';
 
 const WAIT_FOR_FIRST_MS = 30_000;
@@ -9,178 +25,194 @@ const POLL_MS = 25;
 /** How long a key is remembered; after that the same key starts a new request (as Stripe's keys do). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
-let lastSweep = 0;
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** An answer a route gives from what a committed run left (its status and body, serialized by the route's schema). */
+export interface CommittedAnswer {
+  status: number;
+  body?: unknown;
+}
 
 /**
- * Honours an `Idempotency-Key` header: the first request with a key runs; a
- * retry with the same key and body gets the first result (success or client
- * error) without running again, also while the first is still running (it
- * waits for it); the same key with another body is 409. A server-side failure
- * (5xx) frees the key for a retry, which runs again in the key's same life (what
- * the first run did commit, a payment, is found by its key and answered). A key whose first request's
- * instance died (its heartbeat stopped: db/instance-liveness.ts) is taken over by
- * the next retry within seconds. Keys are per account and
- * remembered for 24 hours (IDEMPOTENCY_KEY_TTL_MS); older ones are forgotten.
+ * How a route takes `Idempotency-Key` (`config.idempotency`). Every POST, PUT, PATCH and DELETE of /v1 is keyed
+ * unless `off` gives the reason it is not. `afterCommit` answers the retry of a run that committed but never
+ * answered (its connection dropped after COMMIT, its read-back failed, its instance died):
+ * `'runAgain'`: running the route again is safe and answers the same (it finds what it committed by the key);
+ * a function: reads the committed result back (`created`: what the run created, by entity type: db/keyed-commit.ts).
+ * Unset: a 409 telling the client the write happened and to read the resource.
  */
-export async function withIdempotency<T>(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  endpoint: string,
-  run: () => Promise<T>,
-): Promise<T> {
+export interface IdempotencyConfig {
+  off?: string;
+  afterCommit?: 'runAgain' | ((request: FastifyRequest, created: Created) => Promise<CommittedAnswer>);
+}
+
+/** What a committed run created, by entity type, in order (the audit log's creates, the invoices saved): `{Customer: [12]}`. */
+export type Created = Readonly<Record<string, readonly number[]>>;
+
+/** The parts of a request a read-back needs, typed by the route. */
+export interface CommittedRequest<P, B> {
+  params: P;
+  body: B;
+  caller: Caller;
+}
+
+/** `afterCommit` reading the committed result back: `read` gives the body (the route's answer shape), answered `status`. */
+export function readBack<P = unknown, B = unknown>(
+  read: (request: CommittedRequest<P, B>, created: Created) => Promise<unknown>,
+  status = 200,
+): IdempotencyConfig {
+  return { afterCommit: async (request, ref) => ({ status, body: await read(request as unknown as CommittedRequest<P, B>, ref) }) };
+}
+
+/** `afterCommit` of a route answering 204 (a delete, a cancellation): committed is done. */
+export const NO_CONTENT_AFTER_COMMIT: IdempotencyConfig = { afterCommit: async () => ({ status: 204 }) };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    idempotency?: IdempotencyConfig;
+  }
+}
+
+/** The requests running under a key they claimed (a replayed answer has nothing to save). */
+const keyedRequests = new WeakMap<FastifyRequest, KeyedWrite>();
+
+/** Each app's /v1 writes as this plugin saw them added: `METHOD /path` → 'keyed', or the reason it is not. */
+const seenWrites = new WeakMap<FastifyInstance, Map<string, string>>();
+export function idempotencyOfRoutes(app: FastifyInstance): ReadonlyMap<string, string> {
+  return seenWrites.get(app) ?? new Map();
+}
+
+/** Whether a route is a /v1 write, keyed by this plugin unless it opts out. */
+export function isV1Write(method: string | string[], url: string): boolean {
+  return url.startsWith('/v1/') && [method].flat().some((m) => WRITE_METHODS.has(m.toUpperCase()));
+}
+
+/**
+ * `Idempotency-Key` on every write of /v1, registered once (before the routes): the first request with a
+ * key runs; a retry with the same key and body gets the first answer, status and body as sent, with
+ * `Idempotent-Replayed: true` (also while the first is still running: it waits for it, then 409); the same
+ * key with another request is 422 keyed `Idempotency-Key`. A server-side failure (5xx) frees the key for a
+ * retry. A key whose holder died (db/instance-liveness.ts) is taken over, with a new fencing token: the late
+ * holder can neither commit (db/keyed-commit.ts) nor save its answer. A retry of a run that committed but
+ * never answered is answered by the route's `afterCommit`, never run blindly again. Keys are per account and
+ * remembered for 24 hours.
+ */
+export const idempotencyKeys = fp(
+  async (app: FastifyInstance) => {
+    let lastSweep = 0;
+    const seen = new Map<string, string>();
+    seenWrites.set(app, seen);
+    app.addHook('onRoute', (route: RouteOptions) => {
+      if (!isV1Write(route.method, route.url)) return;
+      const off = route.config?.idempotency?.off;
+      for (const method of [route.method].flat()) seen.set(`${method} ${route.url}`, off ? `off: ${off}` : 'keyed');
+      if (off) return;
+      const handler = route.handler;
+      const afterCommit = route.config?.idempotency?.afterCommit;
+      route.handler = async function keyed(this: FastifyInstance, request, reply) {
+        const key = headerKey(request);
+        if (key === undefined) return handler.call(this, request, reply);
+        const now = wallClockNow().getTime(); // keys expire on the wall clock, never an account's test clock
+        if (now - lastSweep > SWEEP_EVERY_MS) {
+          lastSweep = now;
+          void sweepKeys(request.server.ctx.db, new Date(now - IDEMPOTENCY_KEY_TTL_MS)).catch(() => undefined);
+        }
+        const id = { accountId: request.caller.accountId, key };
+        const outcome = await claimOrReplay(request, id, requestHash(request), now);
+        if ('replay' in outcome) return replay(reply, outcome.replay);
+        const write = keyedWrite(id, outcome.token);
+        keyedRequests.set(request, write);
+        if (outcome.committedAt !== null && afterCommit !== 'runAgain') {
+          if (!afterCommit) {
+            throw ApiError.conflict(
+              'the request with this Idempotency-Key was done but its answer was lost; read the resource to see it',
+              'Idempotency-Key',
+            );
+          }
+          const answer = await afterCommit(request, outcome.committedRef ?? {});
+          return reply.code(answer.status).send(answer.status === 204 ? undefined : answer.body);
+        }
+        try {
+          return await runKeyedWrite(write, () => handler.call(this, request, reply) as Promise<unknown>);
+        } catch (error) {
+          // Paused past its claim: the taker runs the request; this run's write was rolled back.
+          if (error instanceof KeyClaimLostError) throw ApiError.conflict(error.message, 'Idempotency-Key');
+          throw error;
+        }
+      };
+    });
+
+    // Before any route's own onSend (compression): the payload is the serialized body as the client gets it.
+    app.addHook('onSend', async (request, reply, payload) => {
+      const write = keyedRequests.get(request);
+      if (!write || write.finished) return payload;
+      write.finished = true;
+      const status = reply.statusCode;
+      const { db } = request.server.ctx;
+      if (status < 500)
+        await writeEventually(() => saveAnswer(db, write, write.claimToken, status, typeof payload === 'string' ? payload : ''));
+      else await writeEventually(() => releaseKey(db, write, write.claimToken));
+      return payload;
+    });
+  },
+  { name: 'renew-idempotency-keys', fastify: '5.x' },
+);
+
+function headerKey(request: FastifyRequest): string | undefined {
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
-  if (!key) return run();
+  if (!key) return undefined;
   if (key.length > 255) throw ApiError.badRequest('must be at most 255 characters', 'Idempotency-Key');
-  const { db } = request.server.ctx;
-  const accountId = request.caller.accountId;
+  return key;
+}
+
+/** The request a key belongs to: method, path and query, and the body (without card data: fingerprintBody). */
+function requestHash(request: FastifyRequest): string {
   // A route without a body schema (POST /v1/Invoices/{id}/post) has had no depth check: the fingerprint recurses.
   const unstorable = unstorableText(request.body);
   if (unstorable) throw ApiError.badRequest(unstorable.problem, fieldKey(unstorable.path));
-  const requestHash = createHash('sha256')
+  const endpoint = `${request.method} ${request.url}`;
+  return createHash('sha256')
     .update(JSON.stringify({ endpoint, body: fingerprintBody(request.body) }))
     .digest('hex');
-  const now = wallClockNow().getTime(); // idempotency keys expire on the wall clock, never an account's test clock
-  sweepExpiredKeys(db, now);
+}
 
-  const { instance } = request.server.ctx;
-  const claimed = await db
-    .insertInto('idempotencyKeys')
-    .values({ accountId, key, endpoint, requestHash, responseStatus: null, responseBody: null, claimedBy: instance.id })
-    .onConflict((oc) => oc.columns(['accountId', 'key']).doNothing())
-    .returning('key')
-    .executeTakeFirst();
+type Stored = { status: number; body: string };
 
-  if (!claimed) {
-    const deadline = wallClockNow().getTime() + WAIT_FOR_FIRST_MS;
-    for (;;) {
-      const first = await db
-        .selectFrom('idempotencyKeys')
-        .select(['createdAt', 'requestHash', 'responseStatus', 'responseBody', 'claimedBy'])
-        .select(instance.holderGone('claimed_by').as('holderGone'))
-        .where('accountId', '=', accountId)
-        .where('key', '=', key)
-        .executeTakeFirst();
-      if (!first) return withIdempotency(request, reply, endpoint, run); // the first failed and freed the key
-      if (first.createdAt.getTime() < now - IDEMPOTENCY_KEY_TTL_MS) {
-        // remembered for too long: forget it (unless another request has just claimed the key afresh) and start again
-        await db
-          .deleteFrom('idempotencyKeys')
-          .where('accountId', '=', accountId)
-          .where('key', '=', key)
-          .where('createdAt', '<', new Date(now - IDEMPOTENCY_KEY_TTL_MS))
-          .execute();
-        return withIdempotency(request, reply, endpoint, run);
-      }
-      // Freed by a server-side failure (kept, not deleted: a commit whose answer was lost with the
-      // connection must still be found by the retry, in the key's same life): run afresh under it.
-      if (first.responseStatus === null && first.claimedBy === null) {
-        if (await claimFreedKey(db, accountId, key, { endpoint, requestHash }, instance.id)) break;
-        continue;
-      }
-      if (first.requestHash !== requestHash) {
-        throw ApiError.conflict('this Idempotency-Key was already used with a different request', 'Idempotency-Key');
-      }
-      if (first.responseStatus !== null) {
-        reply.header('Idempotent-Replayed', 'true');
-        if (first.responseStatus < 300) return first.responseBody as T;
-        throw new ApiError(first.responseStatus, (first.responseBody as { Errors: ApiError['errors'] }).Errors);
-      }
-      // The first request's instance died without answering: take the key over (one taker wins) and run the
-      // request again. Whatever it had started is recognised by the key: the gateway is passed the same key.
-      if (first.holderGone && first.claimedBy !== null && (await takeOverKey(db, accountId, key, first.claimedBy, instance.id))) break;
-      if (wallClockNow().getTime() > deadline)
-        throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+/** Claims the key for this request, or finds the first answer to replay (waiting while the first runs). */
+async function claimOrReplay(request: FastifyRequest, id: KeyIdentity, hash: string, now: number): Promise<Claim | { replay: Stored }> {
+  const { db, instance } = request.server.ctx;
+  const endpoint = `${request.method} ${request.routeOptions.url}`;
+  const deadline = now + WAIT_FOR_FIRST_MS;
+  for (;;) {
+    const claimed = await claimNewKey(db, id, endpoint, hash, instance.id);
+    if (claimed) return claimed;
+    const first = await keyRow(db, id, instance);
+    if (!first) continue; // forgotten meanwhile: claim it afresh
+    if (first.createdAt.getTime() < now - IDEMPOTENCY_KEY_TTL_MS) {
+      await forgetExpiredKey(db, id, new Date(now - IDEMPOTENCY_KEY_TTL_MS));
+      continue;
     }
-  }
-
-  // Only while this instance still holds the key: had it been taken over (this instance was judged dead
-  // while it stalled), the taker's answer stands.
-  const save = (status: number, body: unknown) =>
-    db
-      .updateTable('idempotencyKeys')
-      .set({ responseStatus: status, responseBody: JSON.stringify(body), claimedBy: null })
-      .where('accountId', '=', accountId)
-      .where('key', '=', key)
-      .where('claimedBy', '=', instance.id)
-      .execute();
-  const release = () =>
-    db
-      .updateTable('idempotencyKeys')
-      .set({ claimedBy: null })
-      .where('accountId', '=', accountId)
-      .where('key', '=', key)
-      .where('claimedBy', '=', instance.id)
-      .execute();
-  let result: T;
-  try {
-    result = await run();
-  } catch (error) {
-    const answered = clientError(error);
-    if (answered && answered.statusCode < 500) await settleKey(() => save(answered.statusCode, { Errors: answered.errors }));
-    else await settleKey(release);
-    throw error;
-  }
-  await settleKey(() => save(200, result));
-  return result;
-}
-
-/**
- * Records what became of a claimed key. If the database is away just then, the answer
- * still goes to the client and the record is retried in the background (a live
- * instance's claim would otherwise hold the key until it expires).
- */
-async function settleKey(write: () => Promise<unknown>): Promise<void> {
-  try {
-    await write();
-  } catch {
-    let delayMs = 500;
-    const retry = () =>
-      void write().catch(() => {
-        delayMs = Math.min(delayMs * 2, 30_000);
-        setTimeout(retry, delayMs).unref();
-      });
-    setTimeout(retry, delayMs).unref();
+    if (first.requestHash !== hash) {
+      throw new ApiError(422, [{ Key: 'Idempotency-Key', Value: 'this Idempotency-Key was already used with a different request' }]);
+    }
+    if (first.responseStatus !== null) return { replay: { status: first.responseStatus, body: first.responseBody ?? '' } };
+    // Freed by a server-side failure, or held by an instance that died: run under it again (one taker wins).
+    if (first.claimedBy === null || first.holderGone) {
+      const taken = await takeKey(db, id, first.claimedBy, instance.id);
+      if (taken) return taken;
+      continue;
+    }
+    if (wallClockNow().getTime() > deadline)
+      throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
-/** Claims a key freed by a server-side failure for a new run (of this request); false when another retry was first. */
-async function claimFreedKey(
-  db: FastifyRequest['server']['ctx']['db'],
-  accountId: number,
-  key: string,
-  request: { endpoint: string; requestHash: string },
-  self: string,
-): Promise<boolean> {
-  const taken = await db
-    .updateTable('idempotencyKeys')
-    .set({ claimedBy: self, endpoint: request.endpoint, requestHash: request.requestHash })
-    .where('accountId', '=', accountId)
-    .where('key', '=', key)
-    .where('claimedBy', 'is', null)
-    .where('responseStatus', 'is', null)
-    .executeTakeFirst();
-  return Number(taken.numUpdatedRows) === 1;
-}
-
-/** Moves a key claimed by a dead instance to this one; false when another taker was first. */
-async function takeOverKey(
-  db: FastifyRequest['server']['ctx']['db'],
-  accountId: number,
-  key: string,
-  deadHolder: string,
-  self: string,
-): Promise<boolean> {
-  const taken = await db
-    .updateTable('idempotencyKeys')
-    .set({ claimedBy: self })
-    .where('accountId', '=', accountId)
-    .where('key', '=', key)
-    .where('claimedBy', '=', deadHolder)
-    .where('responseStatus', 'is', null)
-    .executeTakeFirst();
-  return Number(taken.numUpdatedRows) === 1;
+function replay(reply: FastifyReply, stored: Stored) {
+  reply.header('Idempotent-Replayed', 'true').code(stored.status);
+  if (stored.body === '') return reply.send();
+  return reply.type('application/json; charset=utf-8').send(stored.body);
 }
 
 /**
@@ -197,15 +229,4 @@ export function fingerprintBody(body: unknown): unknown {
     kept[key] = key === 'cardNumber' && typeof value === 'string' ? `last4:${value.replace(/\D/g, '').slice(-4)}` : fingerprintBody(value);
   }
   return kept;
-}
-
-/** Keys past their 24 hours are deleted now and then, in the background. */
-function sweepExpiredKeys(db: FastifyRequest['server']['ctx']['db'], now: number) {
-  if (now - lastSweep < SWEEP_EVERY_MS) return;
-  lastSweep = now;
-  void db
-    .deleteFrom('idempotencyKeys')
-    .where('createdAt', '<', new Date(now - IDEMPOTENCY_KEY_TTL_MS))
-    .execute()
-    .catch(() => undefined);
 }

@@ -1,3 +1,4 @@
+import { recordCreated } from '../db/keyed-commit.js';
 import { effectiveBillingSettings, type EffectiveBillingSettings } from '../billing-settings/effective-settings.js';
 import { findBillingInputs } from '../billing-settings/repository.js';
 import type { Catalog } from '../catalog/schema.js';
@@ -224,6 +225,7 @@ export async function saveInvoices(
       { subscriptionMoves: { moves, now: options.now }, ledgerEntry: options.post },
     );
     ids.push(invoiceId);
+    recordCreated('Invoice', invoiceId);
     if (options.post)
       await announcePostedInvoice(db, customer, { id: invoiceId, invoiceNumber, total: draft.total, dueDate: draft.dueDate }, options);
   }

@@ -5,9 +5,9 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
+import { readBack } from '../http/idempotency.js';
 import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
-import { withIdempotency } from '../http/idempotency.js';
 import { invoicePdf } from './pdf/invoice-pdf.js';
 import { selectInvoices } from './repository.js';
 import { InvoiceIdParams, InvoiceResponse } from './schemas.js';
@@ -45,13 +45,9 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
       headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
       response: { 200: InvoiceResponse },
     },
-    handler: async (request, reply) => {
-      const { invoiceId } = request.params;
-      // the id is the whole request (there is no body): one key, one invoice
-      return withIdempotency(request, reply, `POST /v1/Invoices/${invoiceId}/post`, () =>
-        postDraftInvoice(app.ctx, request.caller, invoiceId),
-      );
-    },
+    // Posted once: a run again after a lost answer is a 409 (not a Draft), so the invoice is read back.
+    config: { idempotency: readBack<{ invoiceId: number }>((r) => getInvoice(app.ctx, r.caller, r.params.invoiceId)) },
+    handler: async (request) => postDraftInvoice(app.ctx, request.caller, request.params.invoiceId),
   });
 
   app.get('/v1/Invoices/pdf/:invoiceId', {

@@ -94,13 +94,25 @@ export async function activateCustomer(
     return { invoices, invoiceIds };
   });
 
-  const customer = await getCustomer(ctx, caller, input.customerId);
   if (options.preview) {
+    const customer = await getCustomer(ctx, caller, input.customerId);
     const [first, ...rest] = result.invoices.map(toInvoicePreview);
     return { ...customer, invoicePreview: first ?? null, additionalInvoicesForPreview: rest };
   }
-  if (!options.sideEffects) return customer;
-  const rows = await Promise.all(result.invoiceIds.map((id) => findInvoice(ctx.db, caller.accountId, id)));
+  return activationAnswer(ctx, caller, input.customerId, result.invoiceIds, options.sideEffects);
+}
+
+/** An activation's answer: the customer as it is now, with the invoices it made when asked (`view`); also a keyed retry's after a lost answer. */
+export async function activationAnswer(
+  ctx: AppContext,
+  caller: Caller,
+  customerId: number,
+  invoiceIds: readonly number[],
+  withInvoices: boolean,
+): Promise<LifecycleResponse> {
+  const customer = await getCustomer(ctx, caller, customerId);
+  if (!withInvoices) return customer;
+  const rows = await Promise.all(invoiceIds.map((id) => findInvoice(ctx.db, caller.accountId, id)));
   return {
     ...customer,
     invoices: await toInvoiceResponses(

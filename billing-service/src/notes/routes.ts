@@ -1,3 +1,4 @@
+import { NO_CONTENT_AFTER_COMMIT, readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
@@ -23,6 +24,7 @@ export async function noteRoutes(fastify: FastifyInstance) {
 
   app.post('/v1/customernotes', {
     schema: { tags, summary: 'Add a note to a customer', body: CreateNoteBody, response: { 200: NoteResponse } },
+    config: { idempotency: readBack((r, created) => getCustomerNote(app.ctx, r.caller, created.CustomerNote?.[0] ?? 0)) },
     handler: async (request) => addCustomerNote(app.ctx, request.caller, request.body),
   });
 
@@ -39,10 +41,15 @@ export async function noteRoutes(fastify: FastifyInstance) {
     await deleteCustomerNote(app.ctx, request.caller, request.params.noteId);
     return reply.code(204).send();
   };
-  app.delete('/v1/customerNotes/:noteId', { schema: deleteSchema, handler: deleteHandler });
+  app.delete('/v1/customerNotes/:noteId', {
+    schema: deleteSchema,
+    config: { idempotency: NO_CONTENT_AFTER_COMMIT },
+    handler: deleteHandler,
+  });
   // The form some existing clients use.
   app.delete('/v1/customerNotes/Delete/:noteId', {
     schema: { ...deleteSchema, summary: 'Delete a note (older path form)' },
+    config: { idempotency: NO_CONTENT_AFTER_COMMIT },
     handler: deleteHandler,
   });
 

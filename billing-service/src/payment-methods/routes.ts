@@ -1,10 +1,10 @@
+import { NO_CONTENT_AFTER_COMMIT, readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { withIdempotency } from '../http/idempotency.js';
 import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPaymentMethods } from './repository.js';
@@ -30,8 +30,8 @@ export async function paymentMethodRoutes(fastify: FastifyInstance) {
       headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
       response: { 200: CreditCardResponse },
     },
-    handler: async (request, reply) =>
-      withIdempotency(request, reply, 'POST /v1/paymentmethods/creditcard', () => addCreditCard(app.ctx, request.caller, request.body)),
+    config: { idempotency: readBack((r, created) => getCreditCard(app.ctx, r.caller, created.PaymentMethod?.[0] ?? 0)) },
+    handler: async (request) => addCreditCard(app.ctx, request.caller, request.body),
   });
 
   app.get('/v1/customers/:customerId/paymentMethods/creditCard', {
@@ -68,11 +68,13 @@ export async function paymentMethodRoutes(fastify: FastifyInstance) {
       body: UpdateCreditCardBody,
       response: { 200: CreditCardResponse },
     },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getCreditCard(app.ctx, r.caller, r.body.id)) },
     handler: async (request) => updateCreditCard(app.ctx, request.caller, request.body),
   });
 
   app.delete('/v1/paymentMethods/:paymentMethodId/creditCard', {
     schema: { tags, summary: 'Clear a card from its customer', params: PaymentMethodIdParams, response: { 204: z.null() } },
+    config: { idempotency: NO_CONTENT_AFTER_COMMIT },
     handler: async (request, reply) => {
       await removeCreditCard(app.ctx, request.caller, request.params.paymentMethodId);
       return reply.code(204).send(null);

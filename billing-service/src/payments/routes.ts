@@ -4,7 +4,6 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { withIdempotency } from '../http/idempotency.js';
 import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPayments } from './repository.js';
@@ -32,13 +31,13 @@ export async function paymentRoutes(fastify: FastifyInstance) {
       headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
       response: { 200: PaymentResponse },
     },
-    handler: async (request, reply) => {
+    // The payment committed under the key is found by it: running again answers it.
+    config: { idempotency: { afterCommit: 'runAgain' } },
+    handler: async (request) => {
       // The gateway sees the client's key too (collectPayment namespaces it): a retry that reaches the gateway again charges once.
       const key = request.headers['idempotency-key'];
       const idempotencyKey = typeof key === 'string' && key ? key : undefined;
-      return withIdempotency(request, reply, 'POST /v1/payments', () =>
-        collectPayment(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) }),
-      );
+      return collectPayment(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) });
     },
   });
 

@@ -15,6 +15,8 @@ export async function portalRoutes(fastify: FastifyInstance) {
       body: CreatePortalSessionBody,
       response: { 200: PortalSessionResponse },
     },
+    // A lost answer's token never reached the client: a new one is the answer it needs (the first expires unused).
+    config: { idempotency: { afterCommit: 'runAgain' } },
     handler: async (request) => createPortalSession(app.ctx, request.caller, request.body),
   });
 }

@@ -5,7 +5,6 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { listCustomerChildren } from '../customers/child-list.js';
 import { CustomerIdParams } from '../customers/schemas.js';
-import { withIdempotency } from '../http/idempotency.js';
 import { ListQuerystring, listRoute } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { findPayment } from '../payments/repository.js';
@@ -35,13 +34,13 @@ export async function refundRoutes(fastify: FastifyInstance) {
       headers: z.object({ 'idempotency-key': z.string().min(1).max(255).optional() }),
       response: { 200: RefundResponse },
     },
-    handler: async (request, reply) => {
+    // The refund committed under the key is found by it: running again answers it.
+    config: { idempotency: { afterCommit: 'runAgain' } },
+    handler: async (request) => {
       const key = request.headers['idempotency-key'];
       // The gateway sees the client's key too (namespaced by account): a retry after a gateway timeout refunds the card once.
       const idempotencyKey = typeof key === 'string' && key ? key : undefined;
-      return withIdempotency(request, reply, 'POST /v1/refunds', () =>
-        createRefund(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) }),
-      );
+      return createRefund(app.ctx, request.caller, request.body, undefined, { ...(idempotencyKey ? { idempotencyKey } : {}) });
     },
   });
 

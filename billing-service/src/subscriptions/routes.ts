@@ -1,3 +1,4 @@
+import { readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
@@ -47,6 +48,7 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
       body: CreateSubscriptionBody,
       response: { 200: SubscriptionResponse },
     },
+    config: { idempotency: readBack((r, created) => getSubscription(app.ctx, r.caller, created.Subscription?.[0] ?? 0)) },
     handler: async (request) => createSubscription(app.ctx, request.caller, request.body),
   });
 
@@ -62,6 +64,7 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
       params: SubscriptionIdParams,
       response: { 200: SubscriptionResponse },
     },
+    config: { idempotency: readBack<{ subscriptionId: number }>((r) => getSubscription(app.ctx, r.caller, r.params.subscriptionId)) },
     handler: async (request) => withdrawPendingChange(app.ctx, request.caller, request.params.subscriptionId),
   });
 
@@ -83,6 +86,7 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
       body: UpdateSubscriptionBody,
       response: { 200: SubscriptionResponse },
     },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getSubscription(app.ctx, r.caller, r.body.id)) },
     handler: async (request) => updateSubscription(app.ctx, request.caller, request.body),
   });
 

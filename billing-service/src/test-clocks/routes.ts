@@ -1,3 +1,4 @@
+import { readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AdvanceTestClockBody, TestClockAdvanceResponse, TestClockResponse } from './schemas.js';
@@ -30,6 +31,7 @@ export async function testClockRoutes(fastify: FastifyInstance) {
       summary: 'Return the account to real time (refused once records are dated in its future)',
       response: { 200: TestClockResponse },
     },
+    config: { idempotency: readBack((r) => readTestClock(app.ctx, r.caller)) },
     handler: async (request) => resetTestClock(app.ctx, request.caller),
   });
 }

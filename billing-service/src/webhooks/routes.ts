@@ -1,3 +1,4 @@
+import { NO_CONTENT_AFTER_COMMIT, readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
@@ -59,6 +60,7 @@ export async function webhookRoutes(fastify: FastifyInstance) {
       body: CreateWebhookEndpointBody,
       response: { 200: WebhookEndpointResponse },
     },
+    config: { idempotency: readBack((r, created) => getWebhookEndpoint(app.ctx, r.caller, created.WebhookEndpoint?.[0] ?? 0)) },
     handler: async (request) => createWebhookEndpoint(app.ctx, request.caller, request.body),
   });
 
@@ -86,6 +88,7 @@ export async function webhookRoutes(fastify: FastifyInstance) {
       body: UpdateWebhookEndpointBody,
       response: { 200: WebhookEndpointResponse },
     },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getWebhookEndpoint(app.ctx, r.caller, r.body.id)) },
     handler: async (request) => updateWebhookEndpoint(app.ctx, request.caller, undefined, request.body),
   });
 
@@ -97,6 +100,9 @@ export async function webhookRoutes(fastify: FastifyInstance) {
       body: UpdateWebhookEndpointBody,
       response: { 200: WebhookEndpointResponse },
     },
+    config: {
+      idempotency: readBack<{ webhookEndpointId: number }>((r) => getWebhookEndpoint(app.ctx, r.caller, r.params.webhookEndpointId)),
+    },
     handler: async (request) => updateWebhookEndpoint(app.ctx, request.caller, request.params.webhookEndpointId, request.body),
   });
 
@@ -107,6 +113,7 @@ export async function webhookRoutes(fastify: FastifyInstance) {
       params: WebhookEndpointIdParams,
       response: { 204: z.null() },
     },
+    config: { idempotency: NO_CONTENT_AFTER_COMMIT },
     handler: async (request, reply) => {
       await deleteWebhookEndpoint(app.ctx, request.caller, request.params.webhookEndpointId);
       return reply.code(204).send(null);
@@ -120,6 +127,8 @@ export async function webhookRoutes(fastify: FastifyInstance) {
       params: WebhookEndpointIdParams,
       response: { 200: WebhookEndpointResponse },
     },
+    // A lost answer's secret never reached the client: rotating again gives it one it knows.
+    config: { idempotency: { afterCommit: 'runAgain' } },
     handler: async (request) => rotateWebhookSecret(app.ctx, request.caller, request.params.webhookEndpointId),
   });
 
@@ -154,6 +163,9 @@ export async function webhookRoutes(fastify: FastifyInstance) {
       summary: 'Send a Failed webhook delivery again, now',
       params: WebhookDeliveryIdParams,
       response: { 200: WebhookDeliveryResponse },
+    },
+    config: {
+      idempotency: readBack<{ webhookDeliveryId: number }>((r) => getWebhookDelivery(app.ctx, r.caller, r.params.webhookDeliveryId)),
     },
     handler: async (request) => retryWebhookDelivery(app.ctx, request.caller, request.params.webhookDeliveryId),
   });

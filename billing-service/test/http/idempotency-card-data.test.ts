@@ -42,7 +42,7 @@ describe('idempotency records of card requests keep nothing derived from the car
     for (const candidate of candidates) expect(row.requestHash).not.toBe(sha256(candidate));
   });
 
-  it('treats a retry with the same key as the same request whatever CVV it carries, and another card (other last four) as a conflict', async () => {
+  it('treats a retry with the same key as the same request whatever CVV it carries, and another card (other last four) as another request (422)', async () => {
     const customerId = (await t.call('POST', '/v1/customers', {})).json().id;
     const body = {
       customerId,
@@ -61,6 +61,6 @@ describe('idempotency records of card requests keep nothing derived from the car
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.json().id).toBe(first.json().id);
     const other = await t.call('POST', '/v1/paymentmethods/creditcard', { ...body, cardNumber: '4242424242424242' }, { headers });
-    expect(other.statusCode).toBe(409);
+    expect(other.statusCode).toBe(422);
   });
 });

@@ -208,7 +208,7 @@ describe('POST /v1/Invoices/{id}/post', () => {
     expect(await invoiceEntries(customerId)).toHaveLength(1);
 
     const { draft: another } = await customerWithDraft(account);
-    expectError(await post(account, another.id, key), 409, { Key: 'Idempotency-Key' });
+    expectError(await post(account, another.id, key), 422, { Key: 'Idempotency-Key' });
     expect((await t.call('GET', `/v1/Invoices/${another.id}`, undefined, as(account))).json().status).toBe('Draft');
   });
 

@@ -105,15 +105,15 @@ describe('payments', () => {
     expect((await t.call('GET', `/v1/customers/${customerId}/overview`)).json().unallocatedPayments).toBe(0);
   });
 
-  it('answers a retry with the same Idempotency-Key with the first result, and another body with 409', async () => {
+  it('answers a retry with the same Idempotency-Key with the first result, and another body with 422', async () => {
     const customerId = (await t.call('POST', '/v1/customers', {})).json().id;
     const headers = { 'idempotency-key': `pay-${customerId}` };
     const first = await t.call('POST', '/v1/payments', { customerId, amount: 15, paymentMethod: 'Cash' }, { headers });
     const second = await t.call('POST', '/v1/payments', { customerId, amount: 15, paymentMethod: 'Cash' }, { headers });
-    expect(second.json()).toEqual(first.json());
+    expect(second.body).toBe(first.body);
     expect(second.headers['idempotent-replayed']).toBe('true');
     const different = await t.call('POST', '/v1/payments', { customerId, amount: 16, paymentMethod: 'Cash' }, { headers });
-    expect(different.statusCode).toBe(409);
+    expect(different.statusCode).toBe(422);
     expect(errorsOf(different)[0]!.Key).toBe('Idempotency-Key');
     // A declined charge is replayed too: the card is not charged again.
     const declined = (
@@ -123,6 +123,7 @@ describe('payments', () => {
     const a = await t.call('POST', '/v1/payments', { customerId, amount: 5, paymentMethodId: declined.id }, { headers: declineHeaders });
     const b = await t.call('POST', '/v1/payments', { customerId, amount: 5, paymentMethodId: declined.id }, { headers: declineHeaders });
     expect([a.statusCode, b.statusCode]).toEqual([402, 402]);
+    expect(b.body).toBe(a.body); // the same error body, its ErrorId included
     const failed = await t.database.db
       .selectFrom('payments')
       .select('id')
@@ -145,7 +146,7 @@ describe('payments', () => {
         .where('key', '=', headers['idempotency-key'])
         .execute();
     await ageKey(23);
-    expect((await t.call('POST', '/v1/payments', { customerId, amount: 16, paymentMethod: 'Cash' }, { headers })).statusCode).toBe(409);
+    expect((await t.call('POST', '/v1/payments', { customerId, amount: 16, paymentMethod: 'Cash' }, { headers })).statusCode).toBe(422);
     await ageKey(25);
     const later = await t.call('POST', '/v1/payments', { customerId, amount: 16, paymentMethod: 'Cash' }, { headers });
     expect(later.statusCode, later.body).toBe(200);

@@ -364,7 +364,7 @@ describe('refunds and retries', () => {
     expect(new Set(responses.map((r) => r.json().id)).size).toBe(1);
     expect(await readPayment(payment.id)).toMatchObject({ refundedAmount: 25, refundableAmount: 15 });
     const other = await refund({ originalPaymentId: payment.id, amount: 1 }, headers);
-    expect(other.statusCode).toBe(409);
+    expect(other.statusCode).toBe(422);
   });
 
   it('never refunds more than the payment when refunds run in parallel (card and cash)', async () => {

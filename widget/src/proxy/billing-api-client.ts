@@ -1,4 +1,13 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, API_ERROR_KEY, type ErrorBody } from '@renew/billing-service/http';
+
+/** Tries of one write: the first, and retries after a 503 or a connection that failed. */
+const WRITE_ATTEMPTS = 3;
+/** The longest a retry waits, whatever Retry-After asks: a shopper is waiting. */
+const MAX_RETRY_PAUSE_MS = 3_000;
+
+type Answer = { status: number; mediaType: string; retryAfterMs: number; bytes: Uint8Array<ArrayBuffer> };
 
 /**
  * The proxy's only way to the billing API: the private key stays on this server.
@@ -17,12 +26,11 @@ export class BillingApiClient {
   }
 
   async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const answer = await this.send(
-      method,
-      path,
-      body === undefined ? {} : { 'content-type': 'application/json' },
-      body === undefined ? undefined : JSON.stringify(body),
-    );
+    const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+    const answer =
+      method === 'GET'
+        ? await this.send(method, path, headers, body === undefined ? undefined : JSON.stringify(body))
+        : await this.write(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
     const text = new TextDecoder().decode(answer.bytes);
     const parsed = text ? safeParse(text) : undefined;
     if (answer.status >= 200 && answer.status < 300) {
@@ -44,12 +52,29 @@ export class BillingApiClient {
     throw refused(answer.status, safeParse(new TextDecoder().decode(answer.bytes)));
   }
 
-  private async send(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body?: string,
-  ): Promise<{ status: number; mediaType: string; bytes: Uint8Array<ArrayBuffer> }> {
+  /**
+   * A write, under one Idempotency-Key for all its tries: after a 503 (the database restarting; its commit may
+   * have happened) or a connection that failed, it is sent again with the same key, so the billing API answers
+   * what the first did instead of doing it twice. A timeout is not retried: the first may still be running.
+   */
+  private async write(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+    const keyed = { ...headers, 'idempotency-key': randomUUID() };
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= WRITE_ATTEMPTS;
+      let answer: Answer;
+      try {
+        answer = await this.send(method, path, keyed, body);
+      } catch (error) {
+        if (last || !(error instanceof ApiError) || error.statusCode !== 502) throw error;
+        await sleep(250 * attempt);
+        continue;
+      }
+      if (answer.status !== 503 || last) return answer;
+      await sleep(Math.min(answer.retryAfterMs, MAX_RETRY_PAUSE_MS));
+    }
+  }
+
+  private async send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
     try {
       const response = await fetch(new URL(path, this.baseUrl), {
         method,
@@ -64,7 +89,8 @@ export class BillingApiClient {
       });
       const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
       // Read inside the deadline too: a billing API that stalls mid-body is as late as one that never answers.
-      return { status: response.status, mediaType, bytes: new Uint8Array(await response.arrayBuffer()) };
+      const retryAfterMs = 1000 * (Number(response.headers.get('retry-after')) || 0);
+      return { status: response.status, mediaType, retryAfterMs, bytes: new Uint8Array(await response.arrayBuffer()) };
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
       throw new ApiError(timedOut ? 504 : 502, [
