@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { databaseFreeTests } from './scripts/database-free-tests.js';
@@ -21,6 +22,9 @@ export function sharedConfig(packageDir: URL) {
       // Waits for outboxes (e-mails rendered with MJML, webhooks) may take long on a busy machine; a test asserts outcomes, never timings.
       testTimeout: 120_000,
       pool: 'forks',
+      // vitest's default leaves a core to its own process (one worker on 2 cores), which is mostly idle while test
+      // files wait on their databases and outboxes: a file per core. RENEW_TEST_WORKERS to choose.
+      maxWorkers: Number(process.env.RENEW_TEST_WORKERS) || availableParallelism(),
       // The default output, and every failure collected for the summary at the end of `npm test`.
       reporters: ['default', new URL('./scripts/failure-summary-reporter.ts', import.meta.url).pathname],
     },
