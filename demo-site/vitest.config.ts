@@ -1,1 +1,3 @@
-export { default } from '../vitest.shared.js';
+import { sharedConfig } from '../vitest.shared.js';
+
+export default sharedConfig(new URL('.', import.meta.url));

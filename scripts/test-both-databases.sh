@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # A package's tests: on the embedded database, then again on PostgreSQL when TEST_DATABASE_URL names one.
-# The second pass runs even when the first fails, so one CI run shows every failure.
+# The second pass runs even when the first fails, so one CI run shows every failure. It leaves out the files
+# that never reach a database (RENEW_TEST_ONLY_DATABASE_FILES, see vitest.shared.ts): they ran in the first.
 set -uo pipefail
+source "$(dirname "$0")/phase-time.sh"
+package=$(basename "$PWD")
 status=0
-npx vitest run || status=1
+phase "$package: PGlite" npx vitest run || status=1
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
-  echo "--- again on PostgreSQL ($TEST_DATABASE_URL)"
-  RENEW_TEST_POSTGRES_URL="$TEST_DATABASE_URL" npx vitest run || status=1
+  echo "--- again on PostgreSQL ($TEST_DATABASE_URL), the files that use a database"
+  RENEW_TEST_POSTGRES_URL="$TEST_DATABASE_URL" RENEW_TEST_ONLY_DATABASE_FILES=1 phase "$package: PostgreSQL" npx vitest run || status=1
 fi
 exit $status

@@ -115,16 +115,21 @@ const portal = await start(
     emails: { brandName: PORTAL_BRAND_NAME, brandColor: '#f0a830' },
   },
 );
+// The console's tests, on a product of their own: the revenue page is compared with the sum of every Active
+// subscription, which the shop's tests, run in parallel on the dev product, keep adding to.
+const consoleProduct = await start({ RENEW_CAPTCHA: 'dev' });
 console.log(
   PRODUCT_LINE_PREFIX +
     JSON.stringify({
       ...dev.running,
       google: { ...google.running, recaptchaStandInUrl: recaptcha.url },
       portal: { ...portal.running, mailboxUrl: mailbox.url, webhookReceiverUrl: webhookReceiver.url, brandName: PORTAL_BRAND_NAME },
+      console: consoleProduct.running,
     }),
 );
 
 const stop = async () => {
+  await consoleProduct.product.close();
   await portal.product.close();
   await mailbox.close();
   await webhookReceiver.close();

@@ -19,9 +19,9 @@ interface RunningProduct {
   apiKey: string;
   consoleFirstOwnerLink?: string;
 }
-const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & { google?: RunningProduct; portal?: RunningProduct };
-/** The product whose line carries the first owner's link (serve-product.ts prints it; the dev product first). */
-const product = [running, running.portal, running.google].find((candidate) => candidate?.consoleFirstOwnerLink);
+const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & { console?: RunningProduct };
+/** The console's own product (serve-product.ts): no other test writes to it while these run. */
+const product = running.console?.consoleFirstOwnerLink ? running.console : undefined;
 
 /** The billing API with the private key, as the merchant's back office calls it. */
 async function call<T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
@@ -47,7 +47,7 @@ interface Credentials {
 }
 const operators: { owner?: Credentials; support?: Credentials; billing?: Credentials } = {};
 
-/** A customer of the dev product: Draft, or Active on Basic monthly with its first invoice posted and, with `paid`, paid by check. */
+/** A customer of the console's product: Draft, or Active on Basic monthly with its first invoice posted and, with `paid`, paid by check. */
 async function customer(options: { lastName?: string; subscribed?: boolean; active?: boolean; paid?: boolean } = {}) {
   const created = await call<{ id: number }>('POST', '/v1/customers', {
     firstName: `Console${run}`,

@@ -82,10 +82,15 @@ export interface Shopper {
   email: string;
 }
 
+// Unique across the parallel workers too (each its own process).
 let shopperNumber = 0;
 export function newShopper(): Shopper {
   shopperNumber += 1;
-  return { firstName: 'Grace', lastName: `Hopper${shopperNumber}`, email: `grace.${Date.now()}.${shopperNumber}@example.com` };
+  return {
+    firstName: 'Grace',
+    lastName: `Hopper${shopperNumber}`,
+    email: `grace.${Date.now()}.${process.pid}.${shopperNumber}@example.com`,
+  };
 }
 
 export const test = base.extend<{ checkout: Locator; problems: string[] }>({

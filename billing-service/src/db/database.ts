@@ -39,6 +39,11 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Folder of the embedded database; undefined keeps it in memory (tests). */
   dataDir?: string;
+  /**
+   * Embedded database only: start from this dump (PGlite `dumpDataDir`) instead of an empty database. Tests load
+   * one migrated copy per test app rather than migrating each; the migrations still run, a no-op when it is current.
+   */
+  loadDataDir?: Blob;
   poolSize?: number;
   /** How long a request waits for a new connection before failing (PostgreSQL only); default CONNECTION_TIMEOUT_MS. */
   connectionTimeoutMs?: number;
@@ -123,6 +128,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { [pgliteTypes.INT8]: parseInt8, [pgliteTypes.NUMERIC]: (v: string) => v, [pgliteTypes.DATE]: (v: string) => v },
   });
   const db = new Kysely<Database>({ dialect: markingKeyedCommits(new PGliteDialect(pglite)), plugins });

@@ -1,19 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { readFileSync } from 'node:fs';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { adminQuery, PGLITE_DUMP_ENV, TEMPLATE_DATABASE_ENV } from './database-template.js';
+
+let pgliteDump: Blob | undefined;
 
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or
  * a new database on the PostgreSQL server named by RENEW_TEST_POSTGRES_URL (set by `npm test` from TEST_DATABASE_URL) (dropped on close).
+ * Under vitest it is a copy of the database the run migrated once (database-template.ts); without one, or with
+ * `fresh`, an empty database migrated here.
  */
-export async function createTestDatabase(): Promise<DatabaseHandle> {
+export async function createTestDatabase(options: { fresh?: boolean } = {}): Promise<DatabaseHandle> {
   const serverUrl = process.env.RENEW_TEST_POSTGRES_URL;
-  if (!serverUrl) return openDatabase({});
+  if (!serverUrl) {
+    const dumpFile = options.fresh ? undefined : process.env[PGLITE_DUMP_ENV];
+    if (!dumpFile) return openDatabase({});
+    pgliteDump ??= new Blob([readFileSync(dumpFile)]);
+    return openDatabase({ loadDataDir: pgliteDump });
+  }
   const name = `renew_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  const template = options.fresh ? undefined : process.env[TEMPLATE_DATABASE_ENV];
+  await adminQuery(serverUrl, `create database ${name}${template ? ` template ${template}` : ''}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
@@ -21,10 +29,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
     ...handle,
     async close() {
       await handle.close();
-      const dropper = new pg.Client({ connectionString: serverUrl });
-      await dropper.connect();
-      await dropper.query(`drop database if exists ${name} with (force)`);
-      await dropper.end();
+      await adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
     },
   };
 }
