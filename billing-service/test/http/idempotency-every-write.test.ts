@@ -84,6 +84,28 @@ describe('Idempotency-Key on every write of /v1', () => {
     expect(replayed).toBeGreaterThanOrEqual(20);
   });
 
+  it('the API reference documents the header on every keyed write, and on no read', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>>;
+    };
+    const documents = (op: { parameters?: Array<{ in: string; name: string }> }) =>
+      (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    const writes: string[] = [];
+    const undocumented: string[] = [];
+    const reads: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        if (['post', 'put', 'patch', 'delete'].includes(method)) {
+          writes.push(`${method} ${path}`);
+          if (!documents(op)) undocumented.push(`${method} ${path}`);
+        } else if (documents(op)) reads.push(`${method} ${path}`);
+      }
+    }
+    expect(writes.length).toBeGreaterThan(30);
+    expect(undocumented).toEqual([]);
+    expect(reads).toEqual([]);
+  });
+
   it('a key longer than 255 characters is a 400 keyed Idempotency-Key', async () => {
     const res = await keyed({ method: 'POST', url: '/v1/customers', body: {} }, 'k'.repeat(256));
     expect(res.statusCode).toBe(400);
