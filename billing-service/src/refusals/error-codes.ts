@@ -10,6 +10,27 @@
  * document list them from this table.
  */
 export const ERROR_CODES = {
+  // Generic: every refusal that has no more specific code carries one of these (the Key names the field).
+  value_required: 'a required field is missing or empty',
+  value_invalid: "a field's value is not of the type, form or range the field takes",
+  value_taken: 'the value must be unique in the account and another record already has it',
+  not_found: 'the resource, or one the request refers to, does not exist in this account',
+  state_conflict: "the request is valid, but the resource's present state does not allow it",
+  request_malformed: 'the body is not JSON of the declared content type, or is too large, or the query cannot be read',
+  endpoint_not_found: 'no endpoint at this path',
+  method_not_allowed: 'the endpoint exists but not with this method (the Allow header lists the methods it takes)',
+  unauthenticated: "no API key, or a key that is not one of this service's",
+  forbidden: 'the credentials are valid but may not do this',
+  rate_limited: 'too many requests: wait Retry-After seconds',
+  idempotency_key_reused: 'this Idempotency-Key was already used with a different request',
+  idempotency_key_in_flight: 'a request with this Idempotency-Key is still running, or its answer was lost: read the resource',
+  gateway_unavailable: 'the payment gateway could not be reached or failed: nothing was charged, retry later',
+  gateway_timed_out: 'the payment gateway did not answer in time: read the payment before retrying',
+  database_unavailable: 'the database is unavailable for a moment: retry after Retry-After seconds',
+  internal_error: 'an error of the service itself (reported with the ErrorId)',
+  // Cards (the gateway's checks and declines)
+  card_invalid: 'the card number, security code or expiry is not of a valid form',
+  card_expired: 'the card is past its expiry date',
   coupon_unknown: 'the coupon code is not in the catalogue',
   coupon_inapplicable: 'the coupon exists but cannot be used here (another currency, listed twice)',
   quantity_out_of_bounds: "a quantity outside the product's minimum and maximum",
