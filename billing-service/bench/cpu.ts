@@ -49,7 +49,7 @@ function readStat(pid: string | number): { comm: string; ticks: number } | undef
 }
 
 /** PostgreSQL names each backend "postgres: <user> <database> <client> <state>" in its command line. */
-function postgresBackendTicks(database: string): Map<string, number> {
+export function postgresBackendTicks(database: string): Map<string, number> {
   const ticks = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -66,7 +66,7 @@ function postgresBackendTicks(database: string): Map<string, number> {
 }
 
 /** CPU ticks the backends used between the snapshots: new backends count in full, ended ones (idle pool connections) are lost. */
-function postgresDelta(before: Map<string, number>, after: Map<string, number>): number {
+export function postgresDelta(before: Map<string, number>, after: Map<string, number>): number {
   let total = 0;
   for (const [pid, ticks] of after) total += Math.max(0, ticks - (before.get(pid) ?? 0));
   return total;

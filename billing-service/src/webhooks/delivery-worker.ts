@@ -95,12 +95,16 @@ export class WebhookDeliveryWorker {
     const pollMs = this.options.pollMs ?? 1_000;
     const inFlight = new Set<Promise<void>>();
     let attempts = 0;
+    // Sends recorded so far: one that ends while a claim is being looked for may have made more work due
+    // (the next event of its customer), which that claim could not see; the run looks again before it ends.
+    let recorded = 0;
     let failure: unknown;
     // First what the last run could not write, then this instance's leftover claims (see the e-mail worker).
     await this.unrecorded.replay();
     await releaseDeliveryClaimsOf(this.db, this.instance.id);
     for (;;) {
       let claimed = 0;
+      const recordedBefore = recorded;
       if (failure === undefined && !this.task.stopped && inFlight.size < slots) {
         const at = now ?? wallClockNow();
         try {
@@ -111,7 +115,10 @@ export class WebhookDeliveryWorker {
               .catch((error: unknown) => {
                 failure ??= error;
               })
-              .finally(() => inFlight.delete(sending));
+              .finally(() => {
+                inFlight.delete(sending);
+                recorded += 1;
+              });
             inFlight.add(sending);
           }
           claimed = deliveries.length;
@@ -120,7 +127,7 @@ export class WebhookDeliveryWorker {
           failure = error;
         }
       }
-      if (claimed > 0) continue;
+      if (claimed > 0 || (recorded !== recordedBefore && failure === undefined)) continue;
       if (inFlight.size === 0) break;
       await this.slotFreedOr(inFlight, pollMs);
     }
