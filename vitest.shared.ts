@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { databaseFreeTests } from './scripts/database-free-tests.js';
@@ -21,10 +22,9 @@ export function sharedConfig(packageDir: URL) {
       // Waits for outboxes (e-mails rendered with MJML, webhooks) may take long on a busy machine; a test asserts outcomes, never timings.
       testTimeout: 120_000,
       pool: 'forks',
-      // vitest's default: a core less than the machine has (one file at a time on 2 cores). RENEW_TEST_WORKERS=2 runs
-      // two at once, twice as fast there, but some webhook-delivery and deadlock-retry tests still race their own
-      // timing on a busy machine (README "Tests"); opt in until they do not.
-      ...(Number(process.env.RENEW_TEST_WORKERS) > 0 ? { maxWorkers: Number(process.env.RENEW_TEST_WORKERS) } : {}),
+      // Two files at once on 2 cores (vitest's own default is a core less than the machine has: one at a time): a file
+      // spends much of its time waiting on its database, so the suite takes about two thirds as long. RENEW_TEST_WORKERS sets it.
+      maxWorkers: Number(process.env.RENEW_TEST_WORKERS) > 0 ? Number(process.env.RENEW_TEST_WORKERS) : Math.max(2, availableParallelism()),
       // The default output, and every failure collected for the summary at the end of `npm test`.
       reporters: ['default', new URL('./scripts/failure-summary-reporter.ts', import.meta.url).pathname],
     },

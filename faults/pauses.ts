@@ -38,6 +38,7 @@ const CARD = {
   cvv: '123',
 };
 const PAUSED_CARD_RECORDS = 40;
+/** The longest the holder stays frozen while the other worker is waited for (it resumes once the job is done). */
 const FREEZE_MS = 60_000;
 
 /** Customers with an e-mail address and a default card, made through the balancer. */
@@ -164,7 +165,7 @@ export async function pausedWorkerPhase({ lbApi, env, db }: PhaseContext) {
     await sleep(250);
   }
   check(completedIn >= 0, `the other worker completed the card bulk job while the holder was frozen (${completedIn} ms after the freeze)`);
-  await sleep(Math.max(0, FREEZE_MS - elapsed(frozenAt)));
+  // Resumed once its work was taken over and done: it has been frozen past the stale time by then.
   frozen.kill('SIGCONT');
   console.log(`resumed the frozen worker (SIGCONT) after ${Math.round(elapsed(frozenAt) / 1000)} s`);
   peerDelays.webhookMs = 0;
