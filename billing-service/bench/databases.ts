@@ -8,13 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { Catalog } from '../src/catalog/schema.js';
-import { openDatabase, type Db } from '../src/db/database.js';
+import { openDatabase } from '../src/db/database.js';
 import { SEEDED_CUSTOMERS, createBenchAccount, customerIdRange, seedCustomers, type BenchAccount } from './fixtures.js';
 import { SETTINGS, cleanup, detail, log, orFailure, withServer } from './harness.js';
 import type { LoopResult, SequentialHttpResult, ThroughputResult } from './load.js';
 import { packageVersion } from './machine.js';
-import { DRAFT_FREQUENCIES, poolMaker } from './pools.js';
-import { createFreshDatabase, sampleBackendStates, type PostgresServer, type WaitSample } from './postgres.js';
+import { makePools, poolsOrFailure, type Pools } from './pools.js';
+import { createFreshDatabase, sampleBackendStates, type BenchDatabase, type PostgresServer, type WaitSample } from './postgres.js';
 import { integer, seconds } from './report.js';
 import type { RunningServer, ServerSpec } from './server-process.js';
 import type { SiteverifyStandIn } from './siteverify.js';
@@ -32,41 +32,6 @@ import {
   type IdRange,
 } from './scenarios/get-customer.js';
 import { benchDirectLists, benchHttpLists } from './scenarios/lists.js';
-
-/** The customers made for the lifecycle and capture figures, in the benchmark process before the server starts. */
-export interface Pools {
-  /** Preview and activation customers (a third account, so the lists keep their 100,000). */
-  lifecycleAccount: BenchAccount;
-  captureAccount: BenchAccount;
-  preview: number[];
-  /** One for the check before the run, then one per request. */
-  activation: number[];
-  capture: number[];
-  ms: number;
-}
-
-async function makePools(db: Db, catalog: Catalog, label: string, concurrency: number): Promise<Pools> {
-  const started = performance.now();
-  const lifecycleAccount = await createBenchAccount(db, catalog);
-  const captureAccount = await createBenchAccount(db, catalog);
-  const activationCount = 1 + SETTINGS.activationRequests.warmup + SETTINGS.activationRequests.measured;
-  log(
-    `${label}: making ${integer(SETTINGS.previewCustomers)} + ${integer(activationCount)} Draft customers with Draft subscriptions to frequencies ` +
-      `${DRAFT_FREQUENCIES.join(', ')} (previews, activations), and ${integer(SETTINGS.captureCustomers)} customers for the card captures`,
-  );
-  const maker = await poolMaker(db, catalog, concurrency);
-  const preview = await maker.draftCustomers(lifecycleAccount, SETTINGS.previewCustomers);
-  const activation = await maker.draftCustomers(lifecycleAccount, activationCount);
-  const capture = await maker.draftCustomers(captureAccount, SETTINGS.captureCustomers, []);
-  await sql`analyze`.execute(db);
-  const ms = performance.now() - started;
-  log(`${label}: customers made and analyzed in ${seconds(ms)}`);
-  return { lifecycleAccount, captureAccount, preview, activation, capture, ms };
-}
-
-function poolsOrFailure(db: string, make: () => Promise<Pools>): Promise<Pools | string> {
-  return orFailure(`${db}: making the customers for the preview/activation/capture figures`, `${db}: making the customers`, make);
-}
 
 export type LifecycleFigures = PreviewFigures & ActivationFigures & CaptureFigures & { bulk: BulkFigures };
 
@@ -122,61 +87,78 @@ export interface PostgresFigures extends DatabaseFigures {
   postBackends: WaitSample;
 }
 
-export async function benchPostgres(server: PostgresServer, catalog: Catalog, siteverify: SiteverifyStandIn): Promise<PostgresFigures> {
-  const database = await createFreshDatabase(server.url);
-  cleanup.add('drop the bench database', () => database.drop());
-  log(`PostgreSQL: database ${database.name} created; migrating, seeding ${integer(SEEDED_CUSTOMERS)} customers`);
+/** Each list's HTTP figures beside its SQL-only ones: both measure LIST_QUERIES in order, one result per query. */
+function pairLists(http: SequentialHttpResult[], direct: LoopResult[]): NonNullable<DatabaseFigures['lists']> {
+  return http.map((h, i) => {
+    const sqlOnly = direct[i];
+    if (!sqlOnly) throw new Error(`list ${i + 1}: no SQL-only figures beside the HTTP ones (${direct.length} for ${http.length} lists)`);
+    return { http: h, direct: sqlOnly };
+  });
+}
 
-  // Set-up and the in-process baselines here, then the handle is closed before the server starts.
+/** What the PostgreSQL figures measure against: the accounts, the seeded customers, the pools and the lists without HTTP. */
+interface PostgresSetUp {
+  account: BenchAccount;
+  postAccount: BenchAccount;
+  seedMs: number;
+  ids: IdRange;
+  pools: Pools | string;
+  direct: LoopResult[];
+}
+
+/** Set-up and the in-process baselines; the handle is closed before the server starts. */
+async function setUpPostgres(database: BenchDatabase, catalog: Catalog): Promise<PostgresSetUp> {
   const handle = await openDatabase({ databaseUrl: database.url, poolSize: 2 });
-  let account: BenchAccount;
-  let postAccount: BenchAccount;
-  let seedMs: number;
-  let ids: IdRange;
-  let pools: Pools | string;
-  let direct: LoopResult[];
   try {
-    account = await createBenchAccount(handle.db, catalog);
+    const account = await createBenchAccount(handle.db, catalog);
     // POSTs go to a second account, so the list pages keep counting exactly 100,000 customers
-    postAccount = await createBenchAccount(handle.db, catalog);
-    seedMs = await seedCustomers(handle.db, account.accountId);
-    ids = await customerIdRange(handle.db, account.accountId);
+    const postAccount = await createBenchAccount(handle.db, catalog);
+    const seedMs = await seedCustomers(handle.db, account.accountId);
+    const ids = await customerIdRange(handle.db, account.accountId);
     log(`PostgreSQL: seeded ${integer(ids.count)} customers, vacuumed and analyzed in ${seconds(seedMs)}`);
-    direct = await benchDirectLists('PostgreSQL', handle.db, catalog, account.accountId, database.name);
-    pools = await poolsOrFailure('PostgreSQL', () => makePools(handle.db, catalog, 'PostgreSQL', 2));
+    const direct = await benchDirectLists('PostgreSQL', handle.db, catalog, account.accountId, database.name);
+    const pools = await poolsOrFailure('PostgreSQL', () => makePools(handle.db, catalog, 'PostgreSQL', 2));
+    return { account, postAccount, seedMs, ids, pools, direct };
   } finally {
     await handle.close();
   }
+}
 
-  const appSpec = (rateLimitStore: 'postgres' | 'memory', withCapture = false): ServerSpec => ({
-    kind: 'app',
-    database: { databaseUrl: database.url },
-    rateLimitStore,
-    ...(withCapture ? { capture: captureSpec(siteverify) } : {}),
-  });
-  const probe = () => {
-    const sampler = sampleBackendStates(database.url, database.name);
-    let sample: WaitSample = { shares: [], samples: 0 };
-    return {
-      probe: {
-        start: () => sampler.start(),
-        stop: async () => {
-          sample = await sampler.stop();
-        },
+/** The server process on the bench database, with the given rate-limit store, and the capture host when asked. */
+const postgresAppSpec = (database: BenchDatabase, rateLimitStore: 'postgres' | 'memory', siteverify?: SiteverifyStandIn): ServerSpec => ({
+  kind: 'app',
+  database: { databaseUrl: database.url },
+  rateLimitStore,
+  ...(siteverify ? { capture: captureSpec(siteverify) } : {}),
+});
+
+/** Samples what the bench database's backends do during a measured run; `result` is read after the run. */
+function backendProbe(database: BenchDatabase) {
+  const sampler = sampleBackendStates(database.url, database.name);
+  let sample: WaitSample = { shares: [], samples: 0 };
+  return {
+    probe: {
+      start: () => sampler.start(),
+      stop: async () => {
+        sample = await sampler.stop();
       },
-      result: () => sample,
-    };
+    },
+    result: () => sample,
   };
+}
 
-  const main = await withServer(appSpec('postgres', true), async (app) => {
+/** GET, the lists, POST and the lifecycle on one server process with PostgresRateLimitStore and the capture host. */
+function measurePostgresServer(database: BenchDatabase, setUp: PostgresSetUp, siteverify: SiteverifyStandIn) {
+  const { account, postAccount, ids, pools } = setUp;
+  return withServer(postgresAppSpec(database, 'postgres', siteverify), async (app) => {
     log(`PostgreSQL: server process ${app.pid} listening on ${app.url} (started in ${seconds(app.startMs)})`);
-    const getProbe = probe();
+    const getProbe = backendProbe(database);
     const get = await benchGetCustomer('PostgreSQL GET /v1/customers/{id}', app, account, ids, {
       probe: getProbe.probe,
       postgresDatabase: database.name,
     });
     const lists = await benchHttpLists('PostgreSQL', app, account, database.name);
-    const postProbe = probe();
+    const postProbe = backendProbe(database);
     const post = await benchCreateCustomer('PostgreSQL POST /v1/customers', app, postAccount, {
       probe: postProbe.probe,
       postgresDatabase: database.name,
@@ -184,28 +166,36 @@ export async function benchPostgres(server: PostgresServer, catalog: Catalog, si
     const lifecycle = await lifecycleOrFailure('PostgreSQL', app, pools, siteverify, database.name);
     return { get, lists, post, lifecycle, getBackends: getProbe.result(), postBackends: postProbe.result() };
   });
+}
+
+export async function benchPostgres(server: PostgresServer, catalog: Catalog, siteverify: SiteverifyStandIn): Promise<PostgresFigures> {
+  const database = await createFreshDatabase(server.url);
+  cleanup.add('drop the bench database', () => database.drop());
+  log(`PostgreSQL: database ${database.name} created; migrating, seeding ${integer(SEEDED_CUSTOMERS)} customers`);
+  const setUp = await setUpPostgres(database, catalog);
+  const main = await measurePostgresServer(database, setUp, siteverify);
 
   // Diagnostic: the same GET with the per-process rate-limit store, to show what the shared PostgreSQL counter costs.
   const getWithMemoryStore = await benchGetOnServer(
     'PostgreSQL GET, MemoryRateLimitStore (diagnostic)',
-    appSpec('memory'),
-    account,
-    ids,
+    postgresAppSpec(database, 'memory'),
+    setUp.account,
+    setUp.ids,
     database.name,
   );
   // Diagnostic: the floor of any database-backed GET on this machine (HTTP + one pg round trip, nothing else).
-  const pointSelectFloor = await benchPointSelectFloor(database.url, ids, database.name);
+  const pointSelectFloor = await benchPointSelectFloor(database.url, setUp.ids, database.name);
 
   await database.drop();
   return {
     description: server.description,
-    seedMs,
+    seedMs: setUp.seedMs,
     pointSelectFloor,
     get: main.get,
     post: main.post,
-    lists: main.lists.map((h, i) => ({ http: h, direct: direct[i] })),
+    lists: pairLists(main.lists, setUp.direct),
     lifecycle: main.lifecycle,
-    pools,
+    pools: setUp.pools,
     getWithMemoryStore,
     getBackends: main.getBackends,
     postBackends: main.postBackends,
@@ -237,7 +227,9 @@ export async function benchPglite(catalog: Catalog, siteverify: SiteverifyStandI
   let pools: Pools | string;
   let direct: LoopResult[] = [];
   try {
-    version = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(handle.db)).rows[0].v;
+    const versionRow = (await sql<{ v: string }>`select current_setting('server_version') as v`.execute(handle.db)).rows[0];
+    if (!versionRow) throw new Error('PGlite answered no row to select current_setting');
+    version = versionRow.v;
     account = await createBenchAccount(handle.db, catalog);
     postAccount = await createBenchAccount(handle.db, catalog);
     log(`PGlite: seeding ${integer(SEEDED_CUSTOMERS)} customers`);
@@ -281,7 +273,7 @@ export async function benchPglite(catalog: Catalog, siteverify: SiteverifyStandI
     appQuery: queries.appQuery,
     get: figures.get,
     post: figures.post,
-    lists: figures.lists?.map((h, i) => ({ http: h, direct: direct[i] })),
+    lists: figures.lists && pairLists(figures.lists, direct),
     lifecycle: figures.lifecycle,
     pools,
   };

@@ -71,8 +71,7 @@ class Cleanup {
     this.steps.push({ label, run });
   }
   async runAll() {
-    while (this.steps.length > 0) {
-      const step = this.steps.pop()!;
+    for (let step = this.steps.pop(); step; step = this.steps.pop()) {
       try {
         await step.run();
       } catch (error) {
@@ -204,7 +203,11 @@ export async function sequentialHttp(
 /** Customers in rotation: each call gives the next one. */
 export function rotation(ids: readonly number[]): () => number {
   let i = 0;
-  return () => ids[i++ % ids.length];
+  return () => {
+    const id = ids[i++ % ids.length];
+    if (id === undefined) throw new Error('no customers to rotate over');
+    return id;
+  };
 }
 
 /** The result of `run`, or why it is missing: the failure is noted and the run goes on. */

@@ -128,7 +128,8 @@ export interface CpuTargets {
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+  // the index is within the array, whose length is not 0 here
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? Number.NaN;
 }
 
 /** Calls `fn` back to back (one at a time) for `seconds` after a warm-up, timing each call. */

@@ -12,7 +12,10 @@ import { syncCatalog } from '../src/plans/catalog-sync.js';
 import { realTimeClock } from '../src/clock/account-clock.js';
 import { CreateSubscriptionBody } from '../src/subscriptions/schemas.js';
 import { createSubscription } from '../src/subscriptions/service.js';
-import { BENCH_RATE_LIMIT, NEW_CUSTOMER_BODY, type BenchAccount } from './fixtures.js';
+import { sql } from 'kysely';
+import { BENCH_RATE_LIMIT, NEW_CUSTOMER_BODY, createBenchAccount, type BenchAccount } from './fixtures.js';
+import { SETTINGS, log, orFailure } from './harness.js';
+import { integer, seconds } from './report.js';
 
 /**
  * Pools of customers made before a server starts, in the benchmark process,
@@ -69,4 +72,39 @@ export async function poolMaker(db: Db, catalog: Catalog, concurrency: number): 
       return ids.sort((a, b) => a - b);
     },
   };
+}
+
+/** The customers made for the lifecycle and capture figures, in the benchmark process before the server starts. */
+export interface Pools {
+  /** Preview and activation customers (a third account, so the lists keep their 100,000). */
+  lifecycleAccount: BenchAccount;
+  captureAccount: BenchAccount;
+  preview: number[];
+  /** One for the check before the run, then one per request. */
+  activation: number[];
+  capture: number[];
+  ms: number;
+}
+
+export async function makePools(db: Db, catalog: Catalog, label: string, concurrency: number): Promise<Pools> {
+  const started = performance.now();
+  const lifecycleAccount = await createBenchAccount(db, catalog);
+  const captureAccount = await createBenchAccount(db, catalog);
+  const activationCount = 1 + SETTINGS.activationRequests.warmup + SETTINGS.activationRequests.measured;
+  log(
+    `${label}: making ${integer(SETTINGS.previewCustomers)} + ${integer(activationCount)} Draft customers with Draft subscriptions to frequencies ` +
+      `${DRAFT_FREQUENCIES.join(', ')} (previews, activations), and ${integer(SETTINGS.captureCustomers)} customers for the card captures`,
+  );
+  const maker = await poolMaker(db, catalog, concurrency);
+  const preview = await maker.draftCustomers(lifecycleAccount, SETTINGS.previewCustomers);
+  const activation = await maker.draftCustomers(lifecycleAccount, activationCount);
+  const capture = await maker.draftCustomers(captureAccount, SETTINGS.captureCustomers, []);
+  await sql`analyze`.execute(db);
+  const ms = performance.now() - started;
+  log(`${label}: customers made and analyzed in ${seconds(ms)}`);
+  return { lifecycleAccount, captureAccount, preview, activation, capture, ms };
+}
+
+export function poolsOrFailure(db: string, make: () => Promise<Pools>): Promise<Pools | string> {
+  return orFailure(`${db}: making the customers for the preview/activation/capture figures`, `${db}: making the customers`, make);
 }

@@ -46,7 +46,8 @@ function findPostgresBinaries(): string | undefined {
     const versions = readdirSync(root)
       .filter((v) => has(path.join(root, v, 'bin')))
       .sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
-    if (versions.length > 0) return path.join(root, versions[0], 'bin');
+    const newest = versions[0];
+    if (newest !== undefined) return path.join(root, newest, 'bin');
   }
   return (process.env.PATH ?? '').split(path.delimiter).find((dir) => dir && has(dir));
 }
@@ -130,6 +131,7 @@ async function serverVersion(url: string): Promise<string> {
               current_setting('synchronous_commit') as sc, current_setting('shared_buffers') as sb`,
     );
     const r = result.rows[0];
+    if (!r) throw new Error('PostgreSQL answered no row to select current_setting');
     return `${r.v} (fsync ${r.fsync}, synchronous_commit ${r.sc}, shared_buffers ${r.sb})`;
   } finally {
     await client.end();

@@ -60,10 +60,12 @@ export async function startServer(spec: ServerSpec, timeoutMs = 120_000): Promis
 
   try {
     const ready = await waitForListening(child, timeoutMs);
+    // a process that sent its port over IPC was spawned, so it has a pid
+    if (child.pid === undefined) throw new Error('the server process has no pid');
     return {
       url: `http://127.0.0.1:${ready.port}`,
       ...(ready.capturePort ? { captureUrl: `http://127.0.0.1:${ready.capturePort}` } : {}),
-      pid: child.pid!,
+      pid: child.pid,
       startMs: ready.startMs,
       stop,
     };

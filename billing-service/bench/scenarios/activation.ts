@@ -23,7 +23,9 @@ export async function benchActivation(
   postgresDatabase?: string,
 ): Promise<ActivationFigures> {
   const headers = { authorization: account.authorization, 'content-type': 'application/json' };
-  await expectOk(app, 'POST', '/v1/customeractivation', headers, activationBody(customers[0]));
+  const first = customers[0];
+  if (first === undefined) throw new Error('no pooled Draft customer to activate');
+  await expectOk(app, 'POST', '/v1/customeractivation', headers, activationBody(first));
   let taken = 1;
   // past the end of the pool (never, by construction) customer 0 would be a visible 400
   const nextActivation = () => activationBody(customers[taken++] ?? 0);

@@ -43,8 +43,10 @@ export async function benchCapture(
   const captureHeaders = { 'content-type': 'application/json' };
   const verifiedBefore = siteverify.verified;
   const refusedBefore = siteverify.refused;
+  const first = customers[0];
+  if (first === undefined) throw new Error('no customer to capture a card for');
   let sent = 1;
-  await expectOk(captureHost, 'POST', '/api/paymentsv2', captureHeaders, captureBody(publicKey, customers[0], freshToken()));
+  await expectOk(captureHost, 'POST', '/api/paymentsv2', captureHeaders, captureBody(publicKey, first, freshToken()));
   const nextCaptureCustomer = rotation(customers);
   const capture = await throughput(`${db} POST /api/paymentsv2 (card + ${CAPTURE_COLLECTION_AMOUNT} collection)`, app, {
     baseUrl: app.captureUrl,

@@ -14,8 +14,10 @@ import { openDatabase, type Db } from '../../src/db/database.js';
 import { LIST_QUERIES, createBenchAccount, customerIdRange, randomIdIn, seedCustomers, type BenchAccount } from '../fixtures.js';
 import { cleanup, latencyRow, log, rotation, sequentialHttp, withServer } from '../harness.js';
 import type { SequentialHttpResult } from '../load.js';
+import type { RunningServer } from '../server-process.js';
 import { poolMaker } from '../pools.js';
 import { createFreshDatabase, type PostgresServer } from '../postgres.js';
+import type { IdRange } from './get-customer.js';
 import { integer, ms, seconds, table } from '../report.js';
 
 const DEFAULT_SIZES = [10_000, 100_000, 1_000_000];
@@ -96,99 +98,130 @@ async function countOf(db: Db, table: 'subscriptions' | 'invoices', accountId: n
   return Number(row.n);
 }
 
+/** The account that grows, and the customers of its previews (Draft, 3 Draft subscriptions), made once with the service functions, before the seed. */
+async function growthAccount(databaseUrl: string, catalog: Catalog): Promise<{ account: BenchAccount; previewCustomers: number[] }> {
+  const handle = await openDatabase({ databaseUrl, poolSize: 2 });
+  try {
+    const account = await createBenchAccount(handle.db, catalog);
+    const previewCustomers = await (await poolMaker(handle.db, catalog, 2)).draftCustomers(account, 8);
+    return { account, previewCustomers };
+  } finally {
+    await handle.close();
+  }
+}
+
+type Batch = { seedMs: number; ids: IdRange; subscriptions: number; invoices: number };
+
+/** Adds customers `seeded + 1` to `size`, with their subscriptions and invoices, then vacuums and counts. */
+async function growTo(databaseUrl: string, accountId: number, seeded: number, size: number): Promise<Batch> {
+  const added = size - seeded;
+  log(`growth: adding ${integer(added)} customers (to ${integer(size)}) with subscriptions and invoices`);
+  const seedHandle = await openDatabase({ databaseUrl, poolSize: 2 });
+  try {
+    const started = performance.now();
+    // the batch's subscriptions and invoices go to its own customers (above every id so far, the previews' included)
+    const before = (await customerIdRange(seedHandle.db, accountId)).max;
+    await seedCustomers(seedHandle.db, accountId, added, seeded + 1);
+    await seedSubscriptionsAndInvoices(seedHandle.db, accountId, before);
+    await sql`vacuum analyze`.execute(seedHandle.db);
+    const seedMs = performance.now() - started;
+    const ids = await customerIdRange(seedHandle.db, accountId);
+    const subscriptions = await countOf(seedHandle.db, 'subscriptions', accountId);
+    const invoices = await countOf(seedHandle.db, 'invoices', accountId);
+    log(
+      `growth: ${integer(ids.count)} customers, ${integer(subscriptions)} subscriptions, ${integer(invoices)} invoices (seeded in ${seconds(seedMs)})`,
+    );
+    return { seedMs, ids, subscriptions, invoices };
+  } finally {
+    await seedHandle.close();
+  }
+}
+
+/** What the reads at one size need: the server, its database, the account and the customers to ask for. */
+interface Reads {
+  app: RunningServer;
+  databaseName: string;
+  auth: { authorization: string };
+  /** `at 10,000`: the size, for the labels. */
+  at: string;
+}
+
+async function measureGet(reads: Reads, ids: IdRange): Promise<SequentialHttpResult> {
+  const { app, databaseName, auth, at } = reads;
+  const get = await sequentialHttp(
+    `growth GET /v1/customers/{id} ${at}`,
+    app,
+    MEASURE_SECONDS,
+    { path: () => `/v1/customers/${randomIdIn(ids)}`, headers: auth },
+    databaseName,
+  );
+  latencyRow(
+    `growth ${at}: GET /v1/customers/{id}, one at a time`,
+    get,
+    `random customer of ${integer(ids.count)}; non-2xx ${integer(get.non2xx)}`,
+  );
+  return get;
+}
+
+async function measureLists(reads: Reads): Promise<SequentialHttpResult[]> {
+  const { app, databaseName, auth, at } = reads;
+  const lists: SequentialHttpResult[] = [];
+  for (const [i, query] of LIST_QUERIES.entries()) {
+    const list = await sequentialHttp(
+      `growth list ${i + 1} ${at}`,
+      app,
+      MEASURE_SECONDS,
+      { path: query.path, headers: auth },
+      databaseName,
+    );
+    latencyRow(
+      `growth ${at}: list ${i + 1}, HTTP`,
+      list,
+      `X-Count ${integer(Number(list.lastHeaders['x-count']))} of ${integer(Number(list.lastHeaders['x-maxcount']))}; non-2xx ${integer(list.non2xx)}`,
+    );
+    lists.push(list);
+  }
+  return lists;
+}
+
+async function measurePreview(reads: Reads, previewCustomers: number[]): Promise<SequentialHttpResult> {
+  const { app, databaseName, auth, at } = reads;
+  const nextPreview = rotation(previewCustomers);
+  const preview = await sequentialHttp(
+    `growth activation preview ${at}`,
+    app,
+    MEASURE_SECONDS,
+    {
+      method: 'POST',
+      path: '/v1/customeractivation?preview=true',
+      body: () => JSON.stringify({ customerId: nextPreview() }),
+      headers: { ...auth, 'content-type': 'application/json' },
+    },
+    databaseName,
+  );
+  latencyRow(
+    `growth ${at}: activation preview (3 Draft subscriptions)`,
+    preview,
+    `8 customers in rotation; non-2xx ${integer(preview.non2xx)}`,
+  );
+  return preview;
+}
+
 /** Grows the account to each size in turn and measures the read paths at each. */
 export async function benchGrowth(server: PostgresServer, catalog: Catalog): Promise<GrowthRow[]> {
   const database = await createFreshDatabase(server.url);
   cleanup.add('drop the growth database', () => database.drop());
   const rows: GrowthRow[] = [];
-  const handle = await openDatabase({ databaseUrl: database.url, poolSize: 2 });
-  let account: BenchAccount;
-  let previewCustomers: number[];
-  try {
-    account = await createBenchAccount(handle.db, catalog);
-    // the previews' customers (Draft, 3 Draft subscriptions), made once with the service functions, before the seed
-    previewCustomers = await (await poolMaker(handle.db, catalog, 2)).draftCustomers(account, 8);
-  } finally {
-    await handle.close();
-  }
-
+  const { account, previewCustomers } = await growthAccount(database.url, catalog);
   let seeded = 0;
   for (const size of growthSizes()) {
-    const added = size - seeded;
-    log(`growth: adding ${integer(added)} customers (to ${integer(size)}) with subscriptions and invoices`);
-    const seedHandle = await openDatabase({ databaseUrl: database.url, poolSize: 2 });
-    let seedMs: number;
-    let ids: { min: number; max: number; count: number };
-    let subscriptions: number;
-    let invoices: number;
-    try {
-      const started = performance.now();
-      // the batch's subscriptions and invoices go to its own customers (above every id so far, the previews' included)
-      const before = (await customerIdRange(seedHandle.db, account.accountId)).max;
-      await seedCustomers(seedHandle.db, account.accountId, added, seeded + 1);
-      await seedSubscriptionsAndInvoices(seedHandle.db, account.accountId, before);
-      await sql`vacuum analyze`.execute(seedHandle.db);
-      seedMs = performance.now() - started;
-      ids = await customerIdRange(seedHandle.db, account.accountId);
-      subscriptions = await countOf(seedHandle.db, 'subscriptions', account.accountId);
-      invoices = await countOf(seedHandle.db, 'invoices', account.accountId);
-    } finally {
-      await seedHandle.close();
-    }
+    const { seedMs, ids, subscriptions, invoices } = await growTo(database.url, account.accountId, seeded, size);
     seeded = size;
-    log(
-      `growth: ${integer(ids.count)} customers, ${integer(subscriptions)} subscriptions, ${integer(invoices)} invoices (seeded in ${seconds(seedMs)})`,
-    );
-
     const row = await withServer({ kind: 'app', database: { databaseUrl: database.url }, rateLimitStore: 'postgres' }, async (app) => {
-      const auth = { authorization: account.authorization };
-      const at = `at ${integer(size)}`;
-      const get = await sequentialHttp(
-        `growth GET /v1/customers/{id} ${at}`,
-        app,
-        MEASURE_SECONDS,
-        { path: () => `/v1/customers/${randomIdIn(ids)}`, headers: auth },
-        database.name,
-      );
-      latencyRow(
-        `growth ${at}: GET /v1/customers/{id}, one at a time`,
-        get,
-        `random customer of ${integer(ids.count)}; non-2xx ${integer(get.non2xx)}`,
-      );
-      const lists: SequentialHttpResult[] = [];
-      for (const [i, query] of LIST_QUERIES.entries()) {
-        const list = await sequentialHttp(
-          `growth list ${i + 1} ${at}`,
-          app,
-          MEASURE_SECONDS,
-          { path: query.path, headers: auth },
-          database.name,
-        );
-        latencyRow(
-          `growth ${at}: list ${i + 1}, HTTP`,
-          list,
-          `X-Count ${integer(Number(list.lastHeaders['x-count']))} of ${integer(Number(list.lastHeaders['x-maxcount']))}; non-2xx ${integer(list.non2xx)}`,
-        );
-        lists.push(list);
-      }
-      const nextPreview = rotation(previewCustomers);
-      const preview = await sequentialHttp(
-        `growth activation preview ${at}`,
-        app,
-        MEASURE_SECONDS,
-        {
-          method: 'POST',
-          path: '/v1/customeractivation?preview=true',
-          body: () => JSON.stringify({ customerId: nextPreview() }),
-          headers: { ...auth, 'content-type': 'application/json' },
-        },
-        database.name,
-      );
-      latencyRow(
-        `growth ${at}: activation preview (3 Draft subscriptions)`,
-        preview,
-        `8 customers in rotation; non-2xx ${integer(preview.non2xx)}`,
-      );
+      const reads: Reads = { app, databaseName: database.name, auth: { authorization: account.authorization }, at: `at ${integer(size)}` };
+      const get = await measureGet(reads, ids);
+      const lists = await measureLists(reads);
+      const preview = await measurePreview(reads, previewCustomers);
       return { get, lists, preview };
     });
     rows.push({ customers: ids.count, subscriptions, invoices, seedMs, ...row });
@@ -200,18 +233,27 @@ export async function benchGrowth(server: PostgresServer, catalog: Catalog): Pro
 /** The growth table: p50 (and p95) of each read at each size. */
 export function growthTable(rows: GrowthRow[]): string {
   const p = (r: SequentialHttpResult) => `${ms(r.latencyMs.p50)} (${ms(r.latencyMs.p95)})`;
+  // one column per list query, as each row has one list result per query
+  const headers = [
+    'customers',
+    'subscriptions',
+    'invoices',
+    'seeded in',
+    'GET p50 (p95)',
+    ...LIST_QUERIES.map((_query, i) => `list ${i + 1} p50 (p95)`),
+    'preview p50 (p95)',
+  ];
   return table(
-    ['customers', 'subscriptions', 'invoices', 'seeded in', 'GET p50 (p95)', 'list 1 p50 (p95)', 'list 2 p50 (p95)', 'preview p50 (p95)'],
+    headers,
     rows.map((r) => [
       integer(r.customers),
       integer(r.subscriptions),
       integer(r.invoices),
       seconds(r.seedMs),
       p(r.get),
-      p(r.lists[0]!),
-      p(r.lists[1]!),
+      ...r.lists.map(p),
       p(r.preview),
     ]),
-    new Set([0, 1, 2, 3, 4, 5, 6, 7]),
+    new Set(headers.keys()),
   );
 }
