@@ -74,11 +74,11 @@ export function postgresDelta(before: Map<string, number>, after: Map<string, nu
 
 export function cpuSnapshot(serverPid?: number, postgresDatabase?: string): CpuSnapshot | undefined {
   try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
     const values = line.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is already in user)
     const total = values.slice(0, 8).reduce((a, b) => a + b, 0);
-    const idle = values[3] + (values[4] ?? 0);
+    const idle = (values[3] ?? 0) + (values[4] ?? 0);
     return {
       at: process.hrtime.bigint(),
       machineBusy: total - idle,
