@@ -32,12 +32,19 @@ const FIELD_OF_KEY: Record<string, { field: CardFrameField; error: keyof CardFie
   cvv: { field: 'cvv', error: 'cvv' },
 };
 
-const root = document.getElementById('card-fields')!;
+/** An element of the page card-fields-page.ts renders: missing only if that page and this script disagree. */
+function element(id: string): HTMLElement {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`the card fields page has no #${id}`);
+  return found;
+}
+
+const root = element('card-fields');
 const config = JSON.parse(root.dataset.config ?? '{}') as CardFieldsPageConfig;
 const channel = new URLSearchParams(location.hash.slice(1)).get('channel') ?? '';
 const parent = window.parent;
 const input = (field: CardFrameField) => document.getElementById(field) as HTMLInputElement;
-const errorLine = (field: CardFrameField) => document.getElementById(`${field}-error`)!;
+const errorLine = (field: CardFrameField) => element(`${field}-error`);
 
 let text = cardFieldsText(config.lang);
 /** Fields the shopper has left once: their errors show from then on (not while first typing). */
@@ -256,9 +263,9 @@ function relabel(lang: string) {
   text = cardFieldsText(language);
   document.documentElement.lang = language;
   document.title = text.title;
-  document.getElementById('cardNumber-label')!.textContent = text.cardNumber;
-  document.getElementById('expiry-label')!.textContent = text.expiry;
-  document.getElementById('cvv-label')!.textContent = text.cvv;
+  element('cardNumber-label').textContent = text.cardNumber;
+  element('expiry-label').textContent = text.expiry;
+  element('cvv-label').textContent = text.cvv;
   input('expiry').placeholder = text.expiryPlaceholder;
   // Errors on show are said again in the new language.
   showErrors(
