@@ -75,10 +75,12 @@ function readQuery(query: unknown, domains: ShopDomains, ownOrigin: (origin: str
   const parsedStyle = parseCardFieldsStyle(style);
   errors.push(...parsedStyle.errors);
   if (errors.length > 0) throw new ApiError(400, errors);
-  if (!domains.allowsOrigin(parentOrigin!) && !ownOrigin(parentOrigin!)) {
+  // Without an exact origin the errors above were thrown.
+  if (!parentOrigin) throw new Error('no parent origin and no error');
+  if (!domains.allowsOrigin(parentOrigin) && !ownOrigin(parentOrigin)) {
     throw new ApiError(403, [{ Key: 'origin', Value: "is not one of the account's shop domains", Code: 'forbidden' }]);
   }
-  return { parentOrigin: parentOrigin!, lang: cardFieldsLanguage(lang), style: parsedStyle.style };
+  return { parentOrigin, lang: cardFieldsLanguage(lang), style: parsedStyle.style };
 }
 
 export async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, contentType: string) {
