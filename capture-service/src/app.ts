@@ -128,7 +128,7 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     if (request.method === 'OPTIONS') return;
     const config = request.routeOptions.config;
     if (options.requireTls && request.protocol !== 'https' && !config?.probe) {
-      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'HTTPS is required; plain HTTP requests are refused' }]);
+      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'HTTPS is required; plain HTTP requests are refused', Code: 'forbidden' }]);
     }
     // Health checks and metrics are never limited (a probe must not be refused for probing).
     if (config?.public) return;
@@ -166,13 +166,15 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     // The hosted card fields post from this host's own origin (the portal's only from there).
     if (origin && ((portal && !isOwnOrigin(request, origin)) || (!account.domains.allowsOrigin(origin) && !isOwnOrigin(request, origin)))) {
       reply.removeHeader('Access-Control-Allow-Origin');
-      throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: `origin ${origin.slice(0, 200)} is not one of the account's shop domains` }]);
+      throw new ApiError(403, [
+        { Key: API_ERROR_KEY, Value: `origin ${origin.slice(0, 200)} is not one of the account's shop domains`, Code: 'forbidden' },
+      ]);
     }
 
     // Everything checkable without the CAPTCHA service comes first, so a token is not spent on a form error.
     const { input, errors } = validateParameters(raw);
     errors.push(...requirementErrors(raw, account));
-    if (!portal && raw.recaptcha === undefined) errors.push({ Key: 'recaptcha', Value: 'required' });
+    if (!portal && raw.recaptcha === undefined) errors.push({ Key: 'recaptcha', Value: 'required', Code: 'value_required' });
     if (input && errors.length === 0) errors.push(...localCardErrors(input));
     if (!input || errors.length > 0) throw new ApiError(400, errors);
 

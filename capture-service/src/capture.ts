@@ -62,12 +62,14 @@ export function requirementErrors(raw: RawParameters, settings: CaptureSettings)
         errors.push({
           Key: name,
           Value: 'required: the account uses the built-in payment processing, which needs riskToken, clientIp and email',
+          Code: 'value_required',
         });
     }
   }
   if (settings.addressVerification) {
     for (const name of VERIFIED_ADDRESS_FIELDS) {
-      if (raw[name] === undefined) errors.push({ Key: name, Value: 'required: the account verifies card addresses' });
+      if (raw[name] === undefined)
+        errors.push({ Key: name, Value: 'required: the account verifies card addresses', Code: 'value_required' });
     }
   }
   return errors;
@@ -81,7 +83,8 @@ export function localCardErrors(input: CaptureInput, now?: Date): ErrorEntry[] {
     try {
       check();
     } catch (error) {
-      if (error instanceof Refusal) errors.push(...error.errors);
+      // A refusal of another folder without a code yet is a value of bad form (a country or state id).
+      if (error instanceof Refusal) errors.push(...error.errors.map((e) => ({ ...e, Code: e.Code ?? ('value_invalid' as const) })));
       else throw error;
     }
   };
@@ -113,7 +116,9 @@ export async function verifyCaptcha(
 ): Promise<CustomerRow | undefined> {
   const secret = settings.recaptchaSecret ?? check.serviceSecret;
   if (check.verifier.mode === 'google' && !secret) {
-    throw new ApiError(503, [{ Key: API_ERROR_KEY, Value: 'the CAPTCHA check is not configured on this service (no reCAPTCHA secret)' }]);
+    throw new ApiError(503, [
+      { Key: API_ERROR_KEY, Value: 'the CAPTCHA check is not configured on this service (no reCAPTCHA secret)', Code: 'internal_error' },
+    ]);
   }
   const claim = forCustomer
     ? await check.usedTokens.claimReadingCustomer(token, forCustomer.accountId, forCustomer.customerId)
@@ -128,7 +133,13 @@ export async function verifyCaptcha(
     if (!(error instanceof CaptchaUnavailableError)) throw error;
     // Not checked at all: the shopper may try again with the same token.
     await check.usedTokens.release(token).catch(() => undefined);
-    throw new ApiError(error.timedOut ? 504 : 502, [{ Key: API_ERROR_KEY, Value: `${error.message}; nothing was stored, try again` }]);
+    throw new ApiError(error.timedOut ? 504 : 502, [
+      {
+        Key: API_ERROR_KEY,
+        Value: `${error.message}; nothing was stored, try again`,
+        Code: error.timedOut ? 'gateway_timed_out' : 'gateway_unavailable',
+      },
+    ]);
   }
   if (!result.success) {
     const codes = result.errorCodes.length > 0 ? ` (${result.errorCodes.join(', ')})` : '';
@@ -157,7 +168,7 @@ function collectionFailure(failure: { message: string; declineCode?: string }): 
       Value: `payment failed: ${message}${declineCode ? ` (${declineCode})` : ''}; the card was not kept`,
       Code: 'card_declined',
     },
-    ...(declineCode ? [{ Key: 'declineCode', Value: declineCode }] : []),
+    ...(declineCode ? [{ Key: 'declineCode', Value: declineCode, Code: 'card_declined' as const }] : []),
   ];
 }
 
@@ -197,7 +208,7 @@ export async function captureCard(
     // The amount must fit the customer's currency (USD two decimals, JPY none) and the cap.
     await customerForCollection(ctx, caller, input.customerId, amount, COLLECTION_AMOUNT);
     if (money(amount).greaterThan(permission.maxCollectionAmount)) {
-      throw ApiError.badRequest(`must be at most ${permission.maxCollectionAmount.toString()}`, COLLECTION_AMOUNT);
+      throw ApiError.badRequest(`must be at most ${permission.maxCollectionAmount.toString()}`, COLLECTION_AMOUNT, 'value_invalid');
     }
   }
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ApiError, unstorableText, validationError } from '@renew/billing-service/http';
+import { ApiError, unstorableText, validationError, type ErrorCode, type ErrorItem } from '@renew/billing-service/http';
 import { cardholderFields } from '@renew/billing-service/payments';
 
 /**
@@ -60,15 +60,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function collectParameters(sources: ParameterSource[]): RawParameters {
   const result: RawParameters = {};
-  const errors: Array<{ Key: string; Value: string }> = [];
+  const errors: ErrorItem[] = [];
   const put = (name: ParameterName | typeof COLLECTION_AMOUNT, value: unknown, kind: ParameterSource['kind']) => {
     if (value === undefined || value === null || value === '') return;
     if (kind === 'form' && Array.isArray(value)) {
-      errors.push({ Key: name, Value: 'is given more than once' });
+      errors.push({ Key: name, Value: 'is given more than once', Code: 'value_invalid' });
       return;
     }
     if (name in result && JSON.stringify(result[name]) !== JSON.stringify(value)) {
-      errors.push({ Key: name, Value: 'is given more than once, with different values' });
+      errors.push({ Key: name, Value: 'is given more than once, with different values', Code: 'value_invalid' });
       return;
     }
     result[name] = value;
@@ -76,7 +76,7 @@ export function collectParameters(sources: ParameterSource[]): RawParameters {
   for (const source of sources) {
     if (source.values === undefined || source.values === null) continue;
     if (!isPlainObject(source.values)) {
-      throw ApiError.badRequest('the body must be a JSON object or form fields');
+      throw ApiError.badRequest('the body must be a JSON object or form fields', undefined, 'request_malformed');
     }
     for (const key of Object.keys(source.values)) {
       const value = source.values[key];
@@ -84,7 +84,7 @@ export function collectParameters(sources: ParameterSource[]): RawParameters {
       if (lower === 'paymentcollectoptions') {
         if (value === undefined || value === null || value === '') continue;
         if (!isPlainObject(value)) {
-          errors.push({ Key: 'paymentCollectOptions', Value: 'must be an object with collectionAmount' });
+          errors.push({ Key: 'paymentCollectOptions', Value: 'must be an object with collectionAmount', Code: 'value_invalid' });
           continue;
         }
         for (const inner of Object.keys(value)) {
@@ -179,15 +179,23 @@ export const CaptureParameters = z.object({
 export type CaptureInput = z.infer<typeof CaptureParameters>;
 
 /** Validates the merged parameters; every problem is listed, keyed on the canonical field. */
-export function validateParameters(raw: RawParameters): { input?: CaptureInput; errors: Array<{ Key: string; Value: string }> } {
+export function validateParameters(raw: RawParameters): { input?: CaptureInput; errors: ErrorItem[] } {
   // The billing API's one rule for text: no NUL, no lone surrogate.
   for (const [name, value] of Object.entries(raw)) {
     const unstorable = unstorableText(value);
-    if (unstorable) return { errors: [{ Key: name, Value: unstorable.problem }] };
+    if (unstorable) return { errors: [{ Key: name, Value: unstorable.problem, Code: 'value_invalid' }] };
   }
   const { [COLLECTION_AMOUNT]: collectionAmount, ...rest } = raw;
   const shaped = { ...rest, ...(collectionAmount !== undefined ? { paymentCollectOptions: { collectionAmount } } : {}) };
   const result = CaptureParameters.safeParse(shaped);
   if (result.success) return { input: result.data, errors: [] };
-  return { errors: validationError(result.error.issues).errors };
+  return { errors: validationError(result.error.issues).errors.map((e) => ({ ...e, Code: e.Code ?? parameterCode(raw, e.Key) })) };
+}
+
+const CARD_FIELDS = new Set<string>(['cardNumber', 'expirationMonth', 'expirationYear', 'cvv']);
+
+/** A field not sent is `value_required`; a card field of bad form `card_invalid`; anything else `value_invalid`. */
+function parameterCode(raw: RawParameters, key: string): ErrorCode {
+  if ((raw as Record<string, unknown>)[key] === undefined) return 'value_required';
+  return CARD_FIELDS.has(key) ? 'card_invalid' : 'value_invalid';
 }

@@ -58,7 +58,7 @@ describe('the reCAPTCHA token', () => {
     for (const encoding of ['json', 'form', 'query'] as const) {
       const res = await t.post(t.params(customerId, { recaptcha: undefined }), { encoding });
       expect(res.statusCode).toBe(400);
-      expect(errorsOf(res)).toEqual([{ Key: 'recaptcha', Value: 'required' }]);
+      expect(errorsOf(res)).toEqual([{ Key: 'recaptcha', Value: 'required', Code: 'value_required' }]);
     }
     expect(t.stub.calls.length).toBe(calls);
   });

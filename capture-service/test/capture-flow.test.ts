@@ -83,7 +83,7 @@ describe('the sandbox test cards', () => {
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)).toEqual([
       { Key: 'Api Error', Value: `payment failed: ${message} (${code}); the card was not kept`, Code: 'card_declined' },
-      { Key: 'declineCode', Value: code },
+      { Key: 'declineCode', Value: code, Code: 'card_declined' },
     ]);
     expect(await cardsOf(customerId)).toEqual([]);
     const payments = await paymentsOf(customerId);

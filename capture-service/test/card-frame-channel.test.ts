@@ -108,8 +108,8 @@ describe('the widget side of the card frame channel', () => {
       replyTo: '1',
       status: 400,
       errors: [
-        { Key: 'Api Error', Value: 'payment failed: the card was declined (card_declined); the card was not kept' },
-        { Key: 'declineCode', Value: 'card_declined' },
+        { Key: 'Api Error', Value: 'payment failed: the card was declined (card_declined); the card was not kept', Code: 'card_declined' },
+        { Key: 'declineCode', Value: 'card_declined', Code: 'card_declined' },
       ],
       declined: true,
       declineCode: 'card_declined',
@@ -118,8 +118,8 @@ describe('the widget side of the card frame channel', () => {
       ok: false,
       status: 400,
       errors: [
-        { Key: 'Api Error', Value: 'payment failed: the card was declined (card_declined); the card was not kept' },
-        { Key: 'declineCode', Value: 'card_declined' },
+        { Key: 'Api Error', Value: 'payment failed: the card was declined (card_declined); the card was not kept', Code: 'card_declined' },
+        { Key: 'declineCode', Value: 'card_declined', Code: 'card_declined' },
       ],
     });
   });
@@ -134,11 +134,15 @@ describe('the widget side of the card frame channel', () => {
     expect(await validity).toEqual({ valid: false, errors: { cardNumber: 'Enter a valid card number.' } });
     const refusedInFrame = t.channel.submit(SUBMISSION);
     t.fromFrame({ type: 'validity', replyTo: '2', valid: false, errors: { cvv: 'Enter the 3-digit security code.' } });
-    expect(await refusedInFrame).toEqual({ ok: false, status: 400, errors: [{ Key: 'cvv', Value: 'Enter the 3-digit security code.' }] });
+    expect(await refusedInFrame).toEqual({
+      ok: false,
+      status: 400,
+      errors: [{ Key: 'cvv', Value: 'Enter the 3-digit security code.', Code: 'card_invalid' }],
+    });
     expect(await t.channel.submit(SUBMISSION)).toEqual({
       ok: false,
       status: 0,
-      errors: [{ Key: 'Api Error', Value: expect.stringMatching(/did not answer/) }],
+      errors: [{ Key: 'Api Error', Value: expect.stringMatching(/did not answer/), Code: 'network_error' }],
     });
   });
 });

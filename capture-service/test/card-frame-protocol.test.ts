@@ -71,7 +71,7 @@ describe('the card frame protocol', () => {
         type: 'refused',
         replyTo: '2',
         status: 400,
-        errors: [{ Key: 'declineCode', Value: 'card_declined' }, 'junk'],
+        errors: [{ Key: 'declineCode', Value: 'card_declined', Code: 'card_declined', extra: 'dropped' }, 'junk'],
         declined: true,
         declineCode: 'card_declined',
       }),
@@ -79,7 +79,7 @@ describe('the card frame protocol', () => {
       type: 'refused',
       replyTo: '2',
       status: 400,
-      errors: [{ Key: 'declineCode', Value: 'card_declined' }],
+      errors: [{ Key: 'declineCode', Value: 'card_declined', Code: 'card_declined' }],
       declined: true,
       declineCode: 'card_declined',
     });

@@ -85,7 +85,7 @@ describe('the card fields page', () => {
     // The shop page's origin the frame will talk to must be one of them.
     const other = await page(`origin=${encodeURIComponent('https://evil.example.com')}`, restricted);
     expect(other.statusCode).toBe(403);
-    expect(errorsOf(other)).toEqual([{ Key: 'origin', Value: "is not one of the account's shop domains" }]);
+    expect(errorsOf(other)).toEqual([{ Key: 'origin', Value: "is not one of the account's shop domains", Code: 'forbidden' }]);
     expect((await page(`origin=${encodeURIComponent('https://a.example.net')}`, restricted)).statusCode).toBe(200);
   });
 
@@ -105,19 +105,19 @@ describe('the card fields page', () => {
 
   it('needs the exact origin of the shop page, and refuses unknown or repeated parameters', async () => {
     expect(errorsOf(await page(''))).toEqual([
-      { Key: 'origin', Value: "required: the origin of the shop's page that embeds the card fields" },
+      { Key: 'origin', Value: "required: the origin of the shop's page that embeds the card fields", Code: 'value_required' },
     ]);
     expect(errorsOf(await page(`origin=${encodeURIComponent('https://shop.example.com/checkout')}`))).toEqual([
-      { Key: 'origin', Value: 'must be an origin: scheme://host[:port]' },
+      { Key: 'origin', Value: 'must be an origin: scheme://host[:port]', Code: 'value_invalid' },
     ]);
     expect(errorsOf(await page('origin=javascript:alert(1)'))).toEqual([
-      { Key: 'origin', Value: 'must be an origin: scheme://host[:port]' },
+      { Key: 'origin', Value: 'must be an origin: scheme://host[:port]', Code: 'value_invalid' },
     ]);
     const unknown = await page(`origin=${encodeURIComponent(SHOP)}&css=${encodeURIComponent('body{display:none}')}`);
     expect(unknown.statusCode).toBe(400);
     expect(errorsOf(unknown).map((e) => e.Key)).toEqual(['css']);
     const twice = await page(`origin=${encodeURIComponent(SHOP)}&lang=fr&lang=de`);
-    expect(errorsOf(twice)).toEqual([{ Key: 'lang', Value: 'is given more than once' }]);
+    expect(errorsOf(twice)).toEqual([{ Key: 'lang', Value: 'is given more than once', Code: 'value_invalid' }]);
   });
 
   it('speaks the language passed in (en, fr, de, es), English for others', async () => {
@@ -134,7 +134,7 @@ describe('the card fields page', () => {
       expect(res.body).toContain(`>${label}</label>`);
     }
     expect(errorsOf(await page(`origin=${encodeURIComponent(SHOP)}&lang=${encodeURIComponent('"><script>')}`))).toEqual([
-      { Key: 'lang', Value: 'must be a language tag (en, fr, de-CH…)' },
+      { Key: 'lang', Value: 'must be a language tag (en, fr, de-CH…)', Code: 'value_invalid' },
     ]);
   });
 

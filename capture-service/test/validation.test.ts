@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorCode, ErrorItem } from '@renew/billing-service/http';
 import { errorsOf, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
 
 let t: CaptureTest;
@@ -12,75 +13,84 @@ afterAll(async () => t?.close());
 const long = (n: number) => 'x'.repeat(n);
 
 describe('every validation failure is 400 keyed on the canonical field, before the CAPTCHA token is spent', () => {
-  const cases: Array<[string, Record<string, unknown>, string, RegExp | string]> = [
-    ['customerId missing', { customerId: undefined }, 'customerId', 'required'],
-    ['customerId not a number', { customerId: 'abc' }, 'customerId', /customer id/],
-    ['customerId zero', { customerId: 0 }, 'customerId', /customer id/],
-    ['customerId a fraction', { customerId: 1.5 }, 'customerId', /customer id/],
-    ['cardNumber missing', { cardNumber: undefined }, 'cardNumber', 'required'],
-    ['cardNumber with letters', { cardNumber: '4242abcd42424242' }, 'cardNumber', /only digits/],
-    ['cardNumber failing Luhn', { cardNumber: '4242424242424241' }, 'cardNumber', 'not a valid card number'],
-    ['cardNumber too short', { cardNumber: '4242' }, 'cardNumber', 'not a valid card number'],
-    ['cardNumber too long', { cardNumber: '4'.repeat(31) }, 'cardNumber', 'not a valid card number'],
-    ['cardNumber as a JSON number', { cardNumber: 4242424242424242 }, 'cardNumber', /string/],
-    ['firstName missing', { firstName: undefined }, 'firstName', 'required'],
-    ['lastName over 50', { lastName: long(51) }, 'lastName', /at most 50/],
-    ['expirationMonth 13', { expirationMonth: 13 }, 'expirationMonth', 'must be 1-12'],
-    ['expirationMonth 0', { expirationMonth: '0' }, 'expirationMonth', 'must be 1-12'],
-    ['expirationMonth not a number', { expirationMonth: 'July' }, 'expirationMonth', 'must be 1-12'],
-    ['expirationMonth missing', { expirationMonth: undefined }, 'expirationMonth', 'required'],
-    ['expirationYear with four digits', { expirationYear: 2030 }, 'expirationYear', 'must be two digits (YY)'],
-    ['expirationYear "2030"', { expirationYear: '2030' }, 'expirationYear', 'must be two digits (YY)'],
-    ['expirationYear in the past', { expirationYear: 20 }, 'expirationYear', 'the card has expired'],
-    ['cvv missing', { cvv: undefined }, 'cvv', 'required'],
-    ['cvv as a JSON number', { cvv: 123 }, 'cvv', /string/],
-    ['cvv with letters', { cvv: '12a' }, 'cvv', 'must be 3 or 4 digits'],
-    ['cvv too short', { cvv: '12' }, 'cvv', 'must be 3 or 4 digits'],
-    ['cvv of 4 digits on a Visa', { cvv: '1234' }, 'cvv', 'must be 3 digits'],
-    ['cvv of 3 digits on an Amex', { cardNumber: '378282246310005', cvv: '123' }, 'cvv', 'must be 4 digits'],
-    ['address1 over 50', { address1: long(51) }, 'address1', /at most 50/],
-    ['address2 over 50', { address2: long(51) }, 'address2', /at most 50/],
-    ['city over 50', { city: long(51) }, 'city', /at most 50/],
-    ['postalZip over 10', { postalZip: '12345678901' }, 'postalZip', /at most 10/],
-    ['countryId not a number', { countryId: 'US' }, 'countryId', /country id/],
-    ['countryId unknown', { countryId: 998 }, 'countryId', /unknown country/],
-    ['stateId not a number', { stateId: 'NY' }, 'stateId', /state id/],
-    ['stateId unknown', { stateId: 84000001 }, 'stateId', /unknown state/],
-    ['stateId outside the country', { countryId: 124, stateId: 84000862 }, 'stateId', /not in Canada/],
-    ['makeDefault not a boolean', { makeDefault: 'yes' }, 'makeDefault', 'must be true or false'],
-    ['email not an address', { email: 'not-an-address' }, 'email', /valid e-mail/],
-    ['clientIp not an address', { clientIp: '999.1.1.1' }, 'clientIp', /IPv4 or IPv6/],
-    ['riskToken over 1000', { riskToken: long(1001) }, 'riskToken', /at most 1000/],
+  const cases: Array<[string, Record<string, unknown>, string, RegExp | string, ErrorCode]> = [
+    ['customerId missing', { customerId: undefined }, 'customerId', 'required', 'value_required'],
+    ['customerId not a number', { customerId: 'abc' }, 'customerId', /customer id/, 'value_invalid'],
+    ['customerId zero', { customerId: 0 }, 'customerId', /customer id/, 'value_invalid'],
+    ['customerId a fraction', { customerId: 1.5 }, 'customerId', /customer id/, 'value_invalid'],
+    ['cardNumber missing', { cardNumber: undefined }, 'cardNumber', 'required', 'value_required'],
+    ['cardNumber with letters', { cardNumber: '4242abcd42424242' }, 'cardNumber', /only digits/, 'card_invalid'],
+    ['cardNumber failing Luhn', { cardNumber: '4242424242424241' }, 'cardNumber', 'not a valid card number', 'card_invalid'],
+    ['cardNumber too short', { cardNumber: '4242' }, 'cardNumber', 'not a valid card number', 'card_invalid'],
+    ['cardNumber too long', { cardNumber: '4'.repeat(31) }, 'cardNumber', 'not a valid card number', 'card_invalid'],
+    ['cardNumber as a JSON number', { cardNumber: 4242424242424242 }, 'cardNumber', /string/, 'card_invalid'],
+    ['firstName missing', { firstName: undefined }, 'firstName', 'required', 'value_required'],
+    ['lastName over 50', { lastName: long(51) }, 'lastName', /at most 50/, 'value_invalid'],
+    ['expirationMonth 13', { expirationMonth: 13 }, 'expirationMonth', 'must be 1-12', 'card_invalid'],
+    ['expirationMonth 0', { expirationMonth: '0' }, 'expirationMonth', 'must be 1-12', 'card_invalid'],
+    ['expirationMonth not a number', { expirationMonth: 'July' }, 'expirationMonth', 'must be 1-12', 'card_invalid'],
+    ['expirationMonth missing', { expirationMonth: undefined }, 'expirationMonth', 'required', 'value_required'],
+    ['expirationYear with four digits', { expirationYear: 2030 }, 'expirationYear', 'must be two digits (YY)', 'card_invalid'],
+    ['expirationYear "2030"', { expirationYear: '2030' }, 'expirationYear', 'must be two digits (YY)', 'card_invalid'],
+    ['expirationYear in the past', { expirationYear: 20 }, 'expirationYear', 'the card has expired', 'card_expired'],
+    ['cvv missing', { cvv: undefined }, 'cvv', 'required', 'value_required'],
+    ['cvv as a JSON number', { cvv: 123 }, 'cvv', /string/, 'card_invalid'],
+    ['cvv with letters', { cvv: '12a' }, 'cvv', 'must be 3 or 4 digits', 'card_invalid'],
+    ['cvv too short', { cvv: '12' }, 'cvv', 'must be 3 or 4 digits', 'card_invalid'],
+    ['cvv of 4 digits on a Visa', { cvv: '1234' }, 'cvv', 'must be 3 digits', 'card_invalid'],
+    ['cvv of 3 digits on an Amex', { cardNumber: '378282246310005', cvv: '123' }, 'cvv', 'must be 4 digits', 'card_invalid'],
+    ['address1 over 50', { address1: long(51) }, 'address1', /at most 50/, 'value_invalid'],
+    ['address2 over 50', { address2: long(51) }, 'address2', /at most 50/, 'value_invalid'],
+    ['city over 50', { city: long(51) }, 'city', /at most 50/, 'value_invalid'],
+    ['postalZip over 10', { postalZip: '12345678901' }, 'postalZip', /at most 10/, 'value_invalid'],
+    ['countryId not a number', { countryId: 'US' }, 'countryId', /country id/, 'value_invalid'],
+    ['countryId unknown', { countryId: 998 }, 'countryId', /unknown country/, 'value_invalid'],
+    ['stateId not a number', { stateId: 'NY' }, 'stateId', /state id/, 'value_invalid'],
+    ['stateId unknown', { stateId: 84000001 }, 'stateId', /unknown state/, 'value_invalid'],
+    ['stateId outside the country', { countryId: 124, stateId: 84000862 }, 'stateId', /not in Canada/, 'value_invalid'],
+    ['makeDefault not a boolean', { makeDefault: 'yes' }, 'makeDefault', 'must be true or false', 'value_invalid'],
+    ['email not an address', { email: 'not-an-address' }, 'email', /valid e-mail/, 'value_invalid'],
+    ['clientIp not an address', { clientIp: '999.1.1.1' }, 'clientIp', /IPv4 or IPv6/, 'value_invalid'],
+    ['riskToken over 1000', { riskToken: long(1001) }, 'riskToken', /at most 1000/, 'value_invalid'],
     [
       'collectionAmount zero',
       { paymentCollectOptions: { collectionAmount: '0' } },
       'paymentCollectOptions.collectionAmount',
       'must be more than 0',
+      'value_invalid',
     ],
     [
       'collectionAmount negative',
       { paymentCollectOptions: { collectionAmount: -5 } },
       'paymentCollectOptions.collectionAmount',
       /decimal number/,
+      'value_invalid',
     ],
     [
       'collectionAmount not a number',
       { paymentCollectOptions: { collectionAmount: 'ten' } },
       'paymentCollectOptions.collectionAmount',
       /decimal number/,
+      'value_invalid',
     ],
-    ['paymentCollectOptions not an object', { paymentCollectOptions: 'ten' }, 'paymentCollectOptions', /must be an object/],
-    ['recaptcha missing', { recaptcha: undefined }, 'recaptcha', 'required'],
-    ['recaptcha empty', { recaptcha: '' }, 'recaptcha', 'required'],
+    [
+      'paymentCollectOptions not an object',
+      { paymentCollectOptions: 'ten' },
+      'paymentCollectOptions',
+      /must be an object/,
+      'value_invalid',
+    ],
+    ['recaptcha missing', { recaptcha: undefined }, 'recaptcha', 'required', 'value_required'],
+    ['recaptcha empty', { recaptcha: '' }, 'recaptcha', 'required', 'value_required'],
   ];
 
-  it.each(cases)('%s', async (_name, overrides, key, message) => {
+  it.each(cases)('%s', async (_name, overrides, key, message, code) => {
     const params = t.params(customerId, overrides);
     const calls = t.stub.calls.length;
     const res = await t.post(params);
     expect(res.statusCode, res.body).toBe(400);
-    const errors = errorsOf(res);
-    expect(errors.map((e) => e.Key)).toEqual([key]);
+    const errors: ErrorItem[] = errorsOf(res);
+    expect(errors.map((e) => [e.Key, e.Code])).toEqual([[key, code]]);
     if (typeof message === 'string') expect(errors[0]!.Value).toBe(message);
     else expect(errors[0]!.Value).toMatch(message);
     expect(t.stub.calls.length).toBe(calls);
@@ -121,11 +131,15 @@ describe('every validation failure is 400 keyed on the canonical field, before t
       payload: form,
     });
     expect(twice.statusCode).toBe(400);
-    expect(errorsOf(twice)).toEqual([{ Key: 'cvv', Value: 'is given more than once' }]);
+    expect(errorsOf(twice)).toEqual([{ Key: 'cvv', Value: 'is given more than once', Code: 'value_invalid' }]);
     const cased = await t.post({ ...t.params(customerId), CardNumber: '5555555555554444' });
-    expect(errorsOf(cased)).toEqual([{ Key: 'cardNumber', Value: 'is given more than once, with different values' }]);
+    expect(errorsOf(cased)).toEqual([
+      { Key: 'cardNumber', Value: 'is given more than once, with different values', Code: 'value_invalid' },
+    ]);
     const query = await t.post(t.params(customerId), { url: '/api/paymentsv2?cardNumber=5555555555554444' });
-    expect(errorsOf(query)).toEqual([{ Key: 'cardNumber', Value: 'is given more than once, with different values' }]);
+    expect(errorsOf(query)).toEqual([
+      { Key: 'cardNumber', Value: 'is given more than once, with different values', Code: 'value_invalid' },
+    ]);
   });
 
   it('refuses a JSON body naming one property twice, even with the same value, before the CAPTCHA token is spent', async () => {

@@ -10,6 +10,6 @@ export type { CardInput } from './card-rules.js';
  */
 export function checkCard(card: CardInput, now = wallClockNow(), prefix = ''): { number: string; fullYear: number } {
   const problem = cardProblem(card, now);
-  if (problem) throw Refusal.invalid(problem.message, `${prefix}${problem.field}`);
+  if (problem) throw Refusal.invalid(problem.message, `${prefix}${problem.field}`, problem.code);
   return { number: normalizeCardNumber(card.cardNumber), fullYear: 2000 + card.expirationYear };
 }

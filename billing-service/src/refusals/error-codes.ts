@@ -65,6 +65,8 @@ export const ERROR_CODES = {
   plan_unavailable:
     "the plan frequency is not active, not offered in the subscription's currency, or the catalogue does not allow the switch",
   quantity_fixed: "the product's quantity is fixed by the plan",
+  // capture-widget: the browser side (card frame, widget) names a request that never reached the service.
+  network_error: 'the browser could not reach the service (no connection, or no answer): nothing was received, retry',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -65,7 +65,9 @@ export class UsedCaptchaTokens {
   ): Promise<{ claimed: boolean; customer: CustomerRow | undefined }> {
     const [row] = await claimTokenHashReadingCustomer(this.db, UsedCaptchaTokens.hash(token), new Date(now), accountId, customerId);
     this.sweep(now);
-    const { claimed, ...customer } = row!;
+    // The statement answers one row whether or not the token was claimed or the customer exists.
+    if (!row) throw new Error('claiming a CAPTCHA token answered no row');
+    const { claimed, ...customer } = row;
     return { claimed: Boolean(claimed), customer: customer.id === null ? undefined : (customer as CustomerRow) };
   }
 

@@ -43,7 +43,12 @@ export function browserBundle(entry: string): Promise<Asset> {
     minify: true,
     legalComments: 'none',
     logLevel: 'silent',
-  }).then((result) => asset(result.outputFiles[0]!.text));
+  }).then((result) => {
+    // write: false gives the bundle in outputFiles, one file for one entry.
+    const [output] = result.outputFiles;
+    if (!output) throw new Error(`esbuild gave no output for ${entry}`);
+    return asset(output.text);
+  });
   bundles.set(entry, script);
   // A failed build is tried again on the next request rather than remembered.
   script.catch(() => bundles.delete(entry));

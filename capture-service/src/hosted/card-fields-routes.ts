@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '@renew/billing-service/http';
+import { ApiError, type ErrorItem } from '@renew/billing-service/http';
 import type { ShopDomains } from '../shop-domains.js';
 import { cardFieldsScript, cardFieldsStylesheet, type Asset } from './card-fields-assets.js';
 import { CARD_FIELDS_PATH, CARD_FIELDS_SCRIPT_PATH, CARD_FIELDS_STYLESHEET_PATH, renderCardFieldsPage } from './card-fields-page.js';
 import { isCardFieldsStyleKey, parseCardFieldsStyle, type CardFieldsStyleKey } from './card-fields-style.js';
 import { cardFieldsLanguage, LANGUAGE_TAG } from './card-fields-text.js';
 
-type ErrorEntry = { Key: string; Value: string };
+type ErrorEntry = ErrorItem;
 
 /**
  * The page's Content Security Policy: its own script, style and connections
@@ -51,7 +51,7 @@ function readQuery(query: unknown, domains: ShopDomains, ownOrigin: (origin: str
   let lang: string | undefined;
   for (const [key, value] of Object.entries(given)) {
     if (Array.isArray(value)) {
-      errors.push({ Key: key, Value: 'is given more than once' });
+      errors.push({ Key: key, Value: 'is given more than once', Code: 'value_invalid' });
       continue;
     }
     if (value === undefined || value === '') continue;
@@ -63,19 +63,24 @@ function readQuery(query: unknown, domains: ShopDomains, ownOrigin: (origin: str
         Key: key.slice(0, 50),
         Value:
           'is not a parameter of the card fields (origin, lang, fontFamily, fontSize, textColor, backgroundColor, borderColor, focusColor, errorColor, borderRadius)',
+        Code: 'value_invalid',
       });
   }
   const parentOrigin = origin === undefined ? undefined : exactOrigin(origin);
-  if (origin === undefined) errors.push({ Key: 'origin', Value: "required: the origin of the shop's page that embeds the card fields" });
-  else if (!parentOrigin) errors.push({ Key: 'origin', Value: 'must be an origin: scheme://host[:port]' });
-  if (lang !== undefined && !LANGUAGE_TAG.test(lang)) errors.push({ Key: 'lang', Value: 'must be a language tag (en, fr, de-CH…)' });
+  if (origin === undefined)
+    errors.push({ Key: 'origin', Value: "required: the origin of the shop's page that embeds the card fields", Code: 'value_required' });
+  else if (!parentOrigin) errors.push({ Key: 'origin', Value: 'must be an origin: scheme://host[:port]', Code: 'value_invalid' });
+  if (lang !== undefined && !LANGUAGE_TAG.test(lang))
+    errors.push({ Key: 'lang', Value: 'must be a language tag (en, fr, de-CH…)', Code: 'value_invalid' });
   const parsedStyle = parseCardFieldsStyle(style);
   errors.push(...parsedStyle.errors);
   if (errors.length > 0) throw new ApiError(400, errors);
-  if (!domains.allowsOrigin(parentOrigin!) && !ownOrigin(parentOrigin!)) {
-    throw new ApiError(403, [{ Key: 'origin', Value: "is not one of the account's shop domains" }]);
+  // Without an exact origin the errors above were thrown.
+  if (!parentOrigin) throw new Error('no parent origin and no error');
+  if (!domains.allowsOrigin(parentOrigin) && !ownOrigin(parentOrigin)) {
+    throw new ApiError(403, [{ Key: 'origin', Value: "is not one of the account's shop domains", Code: 'forbidden' }]);
   }
-  return { parentOrigin: parentOrigin!, lang: cardFieldsLanguage(lang), style: parsedStyle.style };
+  return { parentOrigin, lang: cardFieldsLanguage(lang), style: parsedStyle.style };
 }
 
 export async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, contentType: string) {

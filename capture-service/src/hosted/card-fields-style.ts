@@ -113,16 +113,16 @@ export function isCardFieldsStyleKey(key: string): key is CardFieldsStyleKey {
 /** Every given value checked: the style to apply, and a problem per refused key (nothing of a refused value is repeated). */
 export function parseCardFieldsStyle(given: Partial<Record<CardFieldsStyleKey, unknown>>): {
   style: CardFieldsStyle;
-  errors: Array<{ Key: string; Value: string }>;
+  errors: Array<{ Key: string; Value: string; Code: 'value_invalid' }>;
 } {
   const style: CardFieldsStyle = {};
-  const errors: Array<{ Key: string; Value: string }> = [];
+  const errors: Array<{ Key: string; Value: string; Code: 'value_invalid' }> = [];
   for (const key of CARD_FIELDS_STYLE_KEYS) {
     const raw = given[key];
     if (raw === undefined) continue;
     const check = typeof raw === 'string' && raw.length <= 300 ? CHECKS[key](raw.trim()) : { problem: 'must be a short text' };
     if ('value' in check) style[key] = check.value;
-    else errors.push({ Key: key, Value: check.problem });
+    else errors.push({ Key: key, Value: check.problem, Code: 'value_invalid' });
   }
   return { style, errors };
 }

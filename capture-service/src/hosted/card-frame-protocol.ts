@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@renew/billing-service/http';
 import type { CardFieldsStyle } from './card-fields-style.js';
 
 /**
@@ -45,6 +46,13 @@ export type CardFrameCommand =
 
 export type CardFrameFieldErrors = Partial<Record<CardFrameField, string>>;
 
+/** An error item of the capture host's body (`Code`: what a side branches on, never the English `Value`). */
+export interface CardFrameErrorItem {
+  Key: string;
+  Value: string;
+  Code?: ErrorCode;
+}
+
 /** From the frame to the widget. */
 export type CardFrameResult =
   | { type: 'ready'; height: number }
@@ -62,7 +70,7 @@ export type CardFrameResult =
       type: 'refused';
       replyTo: string;
       status: number;
-      errors: Array<{ Key: string; Value: string }>;
+      errors: CardFrameErrorItem[];
       declined: boolean;
       declineCode: string | null;
     };
@@ -171,9 +179,9 @@ export function readResult(message: Record<string, unknown> & { type: string }):
             type: 'refused',
             replyTo: message.replyTo,
             status: message.status,
-            errors: message.errors.filter(
-              (e): e is { Key: string; Value: string } => typeof e === 'object' && e !== null && isString(e.Key) && isString(e.Value),
-            ),
+            errors: message.errors
+              .filter((e): e is CardFrameErrorItem => typeof e === 'object' && e !== null && isString(e.Key) && isString(e.Value))
+              .map((e) => ({ Key: e.Key, Value: e.Value, ...(isString(e.Code) ? { Code: e.Code as ErrorCode } : {}) })),
             declined: message.declined === true,
             declineCode: isString(message.declineCode) ? message.declineCode : null,
           }

@@ -95,12 +95,20 @@ async function send<T>(
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again' }] };
+    return {
+      ok: false,
+      status: 0,
+      errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again', Code: 'network_error' }],
+    };
   }
   if (response.ok && as === 'blob') {
     const file = await response.blob().catch(() => undefined);
     if (file) return { ok: true, value: file as T };
-    return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again' }] };
+    return {
+      ok: false,
+      status: 0,
+      errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again', Code: 'network_error' }],
+    };
   }
   const data = await response.json().catch(() => undefined);
   if (response.ok) return { ok: true, value: data as T };
@@ -108,6 +116,6 @@ async function send<T>(
   return {
     ok: false,
     status: response.status,
-    errors: Array.isArray(errors) ? errors : [{ Key: 'Api Error', Value: `request failed (${response.status})` }],
+    errors: Array.isArray(errors) ? errors : [{ Key: 'Api Error', Value: `request failed (${response.status})`, Code: 'internal_error' }],
   };
 }

@@ -15,6 +15,7 @@ import {
   fromPeer,
   readCommand,
   wrap,
+  type CardFrameErrorItem,
   type CardFrameField,
   type CardFrameFieldErrors,
   type CardFrameResult,
@@ -23,20 +24,27 @@ import {
 
 const CAPTURE_PATH = '/api/paymentsv2';
 const FIELDS: CardFrameField[] = ['cardNumber', 'expiry', 'cvv'];
-/** The capture host's error keys -> the field of this page that shows them. */
+/** The capture host's error keys -> the field of this page that shows them (an expired card by its code, `card_expired`). */
 const FIELD_OF_KEY: Record<string, { field: CardFrameField; error: keyof CardFieldsText['errors'] }> = {
   cardNumber: { field: 'cardNumber', error: 'cardNumber' },
   expirationMonth: { field: 'expiry', error: 'expiryMonth' },
-  expirationYear: { field: 'expiry', error: 'expired' },
+  expirationYear: { field: 'expiry', error: 'expiryFormat' },
   cvv: { field: 'cvv', error: 'cvv' },
 };
 
-const root = document.getElementById('card-fields')!;
+/** An element of the page card-fields-page.ts renders: missing only if that page and this script disagree. */
+function element(id: string): HTMLElement {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`the card fields page has no #${id}`);
+  return found;
+}
+
+const root = element('card-fields');
 const config = JSON.parse(root.dataset.config ?? '{}') as CardFieldsPageConfig;
 const channel = new URLSearchParams(location.hash.slice(1)).get('channel') ?? '';
 const parent = window.parent;
 const input = (field: CardFrameField) => document.getElementById(field) as HTMLInputElement;
-const errorLine = (field: CardFrameField) => document.getElementById(`${field}-error`)!;
+const errorLine = (field: CardFrameField) => element(`${field}-error`);
 
 let text = cardFieldsText(config.lang);
 /** Fields the shopper has left once: their errors show from then on (not while first typing). */
@@ -118,8 +126,7 @@ function check(): { errors: CardFrameFieldErrors } {
   if (!c.expiryWellFormed) errors.expiry = text.errors.expiryFormat;
   else {
     const expiryProblem = cardProblem({ ...c, cardNumber: '4242424242424242', cvv: '000' });
-    // The format is right, so a year problem is an expired card.
-    if (expiryProblem) errors.expiry = expiryProblem.field === 'expirationMonth' ? text.errors.expiryMonth : text.errors.expired;
+    if (expiryProblem) errors.expiry = expiryProblem.code === 'card_expired' ? text.errors.expired : text.errors.expiryMonth;
   }
   const digits = cvvLength(c.cardNumber);
   if (!new RegExp(`^\\d{${digits}}$`).test(c.cvv)) errors.cvv = text.errors.cvv.replace('{digits}', String(digits));
@@ -154,7 +161,7 @@ async function submit(id: string, submission: CardFrameSubmission) {
       type: 'refused',
       replyTo: id,
       status: 409,
-      errors: [{ Key: 'Api Error', Value: 'the card is already being sent' }],
+      errors: [{ Key: 'Api Error', Value: 'the card is already being sent', Code: 'state_conflict' }],
       declined: false,
       declineCode: null,
     });
@@ -184,7 +191,7 @@ async function submit(id: string, submission: CardFrameSubmission) {
         type: 'refused',
         replyTo: id,
         status: 0,
-        errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again' }],
+        errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again', Code: 'network_error' }],
         declined: false,
         declineCode: null,
       });
@@ -201,12 +208,13 @@ async function submit(id: string, submission: CardFrameSubmission) {
         paymentId: paymentId > 0 ? paymentId : null,
       });
     }
-    const entries = Array.isArray(data?.Errors)
-      ? (data.Errors as Array<{ Key: string; Value: string }>)
-      : [{ Key: 'Api Error', Value: `request failed (${response.status})` }];
+    const entries: CardFrameErrorItem[] = Array.isArray(data?.Errors)
+      ? (data.Errors as CardFrameErrorItem[])
+      : [{ Key: 'Api Error', Value: `request failed (${response.status})`, Code: 'internal_error' }];
     showServerErrors(entries);
     const declineCode = entries.find((e) => e.Key === 'declineCode')?.Value ?? null;
-    const declined = declineCode !== null || entries.some((e) => /declined|payment failed/i.test(e.Value));
+    // On the code only: the English Value may be reworded at any time.
+    const declined = declineCode !== null || entries.some((e) => e.Code === 'card_declined');
     post({ type: 'refused', replyTo: id, status: response.status, errors: entries, declined, declineCode });
   } finally {
     sending = false;
@@ -214,11 +222,13 @@ async function submit(id: string, submission: CardFrameSubmission) {
 }
 
 /** A card field the capture host refused is shown at the field, in the frame's language. */
-function showServerErrors(entries: Array<{ Key: string; Value: string }>) {
+function showServerErrors(entries: CardFrameErrorItem[]) {
   const errors: CardFrameFieldErrors = {};
-  for (const { Key } of entries) {
+  for (const { Key, Code } of entries) {
     const target = FIELD_OF_KEY[Key];
-    if (target) errors[target.field] = text.errors[target.error].replace('{digits}', String(cvvLength(card().cardNumber)));
+    if (!target) continue;
+    const error = Code === 'card_expired' ? 'expired' : target.error;
+    errors[target.field] = text.errors[error].replace('{digits}', String(cvvLength(card().cardNumber)));
   }
   if (Object.keys(errors).length > 0) showErrors(errors, FIELDS);
 }
@@ -253,9 +263,9 @@ function relabel(lang: string) {
   text = cardFieldsText(language);
   document.documentElement.lang = language;
   document.title = text.title;
-  document.getElementById('cardNumber-label')!.textContent = text.cardNumber;
-  document.getElementById('expiry-label')!.textContent = text.expiry;
-  document.getElementById('cvv-label')!.textContent = text.cvv;
+  element('cardNumber-label').textContent = text.cardNumber;
+  element('expiry-label').textContent = text.expiry;
+  element('cvv-label').textContent = text.cvv;
   input('expiry').placeholder = text.expiryPlaceholder;
   // Errors on show are said again in the new language.
   showErrors(

@@ -4,6 +4,7 @@ import {
   readResult,
   wrap,
   type CardFrameCommand,
+  type CardFrameErrorItem,
   type CardFrameFieldErrors,
   type CardFrameResult,
   type CardFrameSubmission,
@@ -16,7 +17,7 @@ export type { CardFrameSubmission } from '../card-frame-protocol.js';
  * What a command to the frame comes to; expected failures are values (a declined card is part of checkout).
  * The shape of the widget's own Result, so its controller takes it as it is.
  */
-export type CardFrameOutcome<T> = { ok: true; value: T } | { ok: false; status: number; errors: Array<{ Key: string; Value: string }> };
+export type CardFrameOutcome<T> = { ok: true; value: T } | { ok: false; status: number; errors: CardFrameErrorItem[] };
 
 /** What the controller needs of the hosted card fields: send the card, get the outcome (never the card). */
 export interface CardFrameSender {
@@ -97,7 +98,7 @@ export class CardFrameChannel implements CardFrameSender {
 
   /** The frame sends the card to the capture host with these details; the outcome comes back as the direct mode's result. */
   async submit(submission: CardFrameSubmission): Promise<CardFrameOutcome<CapturedCard>> {
-    if (!this.isReady) return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: NOT_READY }] };
+    if (!this.isReady) return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: NOT_READY, Code: 'network_error' }] };
     const reply = await this.command({ type: 'submit', submission }, this.timeouts.submit);
     switch (reply?.type) {
       case 'captured':
@@ -109,12 +110,16 @@ export class CardFrameChannel implements CardFrameSender {
         return { ok: false, status: reply.status, errors: reply.errors };
       case 'validity':
         // Caught in the frame, nothing sent: keyed like the capture host's own field errors.
-        return { ok: false, status: 400, errors: Object.entries(reply.errors).map(([Key, Value]) => ({ Key, Value: Value ?? '' })) };
+        return {
+          ok: false,
+          status: 400,
+          errors: Object.entries(reply.errors).map(([Key, Value]) => ({ Key, Value: Value ?? '', Code: 'card_invalid' })),
+        };
       default:
         return {
           ok: false,
           status: 0,
-          errors: [{ Key: 'Api Error', Value: 'the card form did not answer; check your connection and try again' }],
+          errors: [{ Key: 'Api Error', Value: 'the card form did not answer; check your connection and try again', Code: 'network_error' }],
         };
     }
   }

@@ -153,7 +153,7 @@ export class CardStep extends LitElement {
     const problem = cardProblem(card);
     if (problem?.field === 'cardNumber') localErrors.cardNumber = t('card.invalidNumber');
     else if (problem?.field === 'cvv') localErrors.cvv = t('card.invalidCvv', cardLayout(card.cardNumber).cvvLength);
-    else if (problem) localErrors.expiry = t(/expired/.test(problem.message) ? 'card.expired' : 'card.invalidExpiry');
+    else if (problem) localErrors.expiry = t(problem.code === 'card_expired' ? 'card.expired' : 'card.invalidExpiry');
     const devToken = this.captchaMode === 'dev' && v.captcha === 'on' ? `dev-${crypto.randomUUID()}` : undefined;
     if (this.captchaMode === 'dev' && !devToken) localErrors.captcha = t('card.captchaRequired');
     this.localErrors = localErrors;
