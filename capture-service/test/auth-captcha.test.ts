@@ -16,7 +16,9 @@ describe('the public API key', () => {
   it('is required: 401', async () => {
     const res = await t.post(t.params(customerId, { publicApiKey: undefined }));
     expect(res.statusCode).toBe(401);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'publicApiKey required: send the public API key of the account' }]);
+    expect(errorsOf(res)).toEqual([
+      { Key: 'Api Error', Value: 'publicApiKey required: send the public API key of the account', Code: 'unauthenticated' },
+    ]);
   });
 
   it('must be a known public key: 401 for an unknown one', async () => {

@@ -123,7 +123,7 @@ describe('rate limits', () => {
     }
     const res = await t.post(t.params(customerId), { app: limited, remoteAddress: ip });
     expect(res.statusCode).toBe(429);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'rate limit exceeded: 3 requests per minute' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'rate limit exceeded: 3 requests per minute', Code: 'rate_limited' }]);
     expect(res.headers).toMatchObject({
       'x-rate-limit-limit-minute': '3',
       'x-rate-limit-remaining-minute': '0',

@@ -157,7 +157,7 @@ describe('every validation failure is 400 keyed on the canonical field, before t
     for (const [payload, key] of cases) {
       const res = await t.app.inject({ method: 'POST', url: '/api/paymentsv2', headers: { 'content-type': 'application/json' }, payload });
       expect(res.statusCode, key).toBe(400);
-      expect(errorsOf(res), key).toEqual([{ Key: key, Value: 'is given more than once in the same object' }]);
+      expect(errorsOf(res), key).toEqual([{ Key: key, Value: 'is given more than once in the same object', Code: 'value_invalid' }]);
     }
     expect(t.stub.calls.length).toBe(calls);
     const fixed = await t.post(params);

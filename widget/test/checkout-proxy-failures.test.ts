@@ -117,7 +117,7 @@ describe('the checkout proxy when things go wrong', () => {
     expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 429]);
     expect(answers.map((r) => r.headers['x-rate-limit-remaining-minute'])).toEqual(['2', '1', '0', '0']);
     const refused = answers[3]!;
-    expect(errorsOf(refused)).toEqual([{ Key: 'Api Error', Value: 'rate limit exceeded: 3 requests per minute' }]);
+    expect(errorsOf(refused)).toEqual([{ Key: 'Api Error', Value: 'rate limit exceeded: 3 requests per minute', Code: 'rate_limited' }]);
     expect(refused.headers['x-rate-limit-limit-minute']).toBe('3');
     expect(refused.headers['x-rate-limit-limit-day']).toBe('180');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);

@@ -69,7 +69,7 @@ describe('the order a shopper configures: coupons, seats, renewal terms', () => 
       [{ SEAT: 51 }, 'quantities.SEAT', 'must be between 1 and 50', outOfBounds],
       [{ SEAT: 0 }, 'quantities.SEAT', 'must be between 1 and 50', outOfBounds],
       [{ SUPPORT: 2 }, 'quantities.SUPPORT', 'the quantity of this product cannot be chosen', {}],
-      [{ SEAT: 2.5 }, 'quantities.SEAT', 'must be a whole number', {}],
+      [{ SEAT: 2.5 }, 'quantities.SEAT', 'must be a whole number', { Code: 'value_invalid' }],
     ] as const) {
       const res = await order({ planFrequencyId: 21, quantities });
       expect(res.statusCode, JSON.stringify(quantities)).toBe(400);

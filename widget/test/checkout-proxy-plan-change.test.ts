@@ -137,7 +137,9 @@ describe("the proxy's plan changes", () => {
     const notFound = await changePlan(mine.customerId, theirs.subscriptionId, { planFrequencyId: 21 });
     const missing = await changePlan(mine.customerId, 2 ** 31 - 1, { planFrequencyId: 21 });
     expect([notFound.statusCode, missing.statusCode]).toEqual([404, 404]);
-    expect(notFound.json().Errors).toEqual([{ Key: 'Api Error', Value: `subscription with id ${theirs.subscriptionId} not found` }]);
+    expect(notFound.json().Errors).toEqual([
+      { Key: 'Api Error', Value: `subscription with id ${theirs.subscriptionId} not found`, Code: 'not_found' },
+    ]);
     expect((await withdraw(mine.customerId, theirs.subscriptionId)).statusCode).toBe(404);
     // a customer id in the body is not how the proxy learns the customer
     const claimed = await changePlan(null, theirs.subscriptionId, { planFrequencyId: 21, customerId: theirs.customerId });

@@ -24,19 +24,19 @@ export interface PeriodRuleInput {
  */
 export function checkBillingSettingRules(setting: BillingSettingRuleInput, context: { hasPaymentMethod: boolean }, prefix = '') {
   if (setting.taxExempt && !setting.taxExemptCode) {
-    throw Refusal.invalid('required when taxExempt is true', `${prefix}taxExemptCode`);
+    throw Refusal.invalid('required when taxExempt is true', `${prefix}taxExemptCode`, 'value_required');
   }
   if (setting.autoCollect && !context.hasPaymentMethod) {
-    throw Refusal.invalid('can only be true when the customer has a payment method on file', `${prefix}autoCollect`);
+    throw Refusal.invalid('can only be true when the customer has a payment method on file', `${prefix}autoCollect`, 'value_invalid');
   }
   if (setting.rechargeType === 'BringBalanceBackTo') {
     for (const field of ['rechargeThresholdAmount', 'rechargeTargetAmount'] as const) {
       const value = setting[field];
-      if (value == null) throw Refusal.invalid('required when rechargeType is BringBalanceBackTo', `${prefix}${field}`);
-      if (money(value).isNegative()) throw Refusal.invalid('must not be negative', `${prefix}${field}`);
+      if (value == null) throw Refusal.invalid('required when rechargeType is BringBalanceBackTo', `${prefix}${field}`, 'value_required');
+      if (money(value).isNegative()) throw Refusal.invalid('must not be negative', `${prefix}${field}`, 'value_invalid');
     }
     if (money(setting.rechargeTargetAmount!).lte(setting.rechargeThresholdAmount!)) {
-      throw Refusal.invalid('must be above rechargeThresholdAmount', `${prefix}rechargeTargetAmount`);
+      throw Refusal.invalid('must be above rechargeThresholdAmount', `${prefix}rechargeTargetAmount`, 'value_invalid');
     }
   }
 }
@@ -47,13 +47,13 @@ export function checkBillingSettingRules(setting: BillingSettingRuleInput, conte
  */
 export function checkPeriodDayAndMonth(period: PeriodRuleInput, key: string, interval = period.interval) {
   const specified = period.type === 'SpecifiedDate';
-  if (!specified && period.day != null) throw Refusal.invalid('only allowed when type is SpecifiedDate', `${key}.day`);
+  if (!specified && period.day != null) throw Refusal.invalid('only allowed when type is SpecifiedDate', `${key}.day`, 'value_invalid');
   if ((!specified || interval !== 'Yearly') && period.month != null) {
-    throw Refusal.invalid('only allowed when type is SpecifiedDate and interval is Yearly', `${key}.month`);
+    throw Refusal.invalid('only allowed when type is SpecifiedDate and interval is Yearly', `${key}.month`, 'value_invalid');
   }
-  if (specified && period.day == null) throw Refusal.invalid('required when type is SpecifiedDate', `${key}.day`);
+  if (specified && period.day == null) throw Refusal.invalid('required when type is SpecifiedDate', `${key}.day`, 'value_required');
   if (specified && interval === 'Yearly' && period.month == null) {
-    throw Refusal.invalid('required when type is SpecifiedDate and interval is Yearly', `${key}.month`);
+    throw Refusal.invalid('required when type is SpecifiedDate and interval is Yearly', `${key}.month`, 'value_required');
   }
 }
 
@@ -62,7 +62,7 @@ export function checkBillingPeriodConfigurations(configurations: readonly Period
   const seen = new Set<string>();
   configurations.forEach((c, i) => {
     const key = `${prefix}billingPeriodConfigurations[${i}]`;
-    if (seen.has(c.interval!)) throw Refusal.invalid(`only one ${c.interval} configuration`, `${key}.interval`);
+    if (seen.has(c.interval!)) throw Refusal.invalid(`only one ${c.interval} configuration`, `${key}.interval`, 'value_invalid');
     seen.add(c.interval!);
     checkPeriodDayAndMonth(c, key);
   });

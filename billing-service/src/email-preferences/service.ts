@@ -61,7 +61,8 @@ export async function updateEmailPreferences(
 ): Promise<EmailPreferencesResponse> {
   const next = new Map<string, boolean | null>();
   input.preferences.forEach((p, i) => {
-    if (next.has(p.emailType)) throw Refusal.invalid(`${p.emailType} is given more than once`, `preferences[${i}].emailType`);
+    if (next.has(p.emailType))
+      throw Refusal.invalid(`${p.emailType} is given more than once`, `preferences[${i}].emailType`, 'value_invalid');
     next.set(p.emailType, p.enabled);
   });
   await ctx.db.transaction().execute(async (trx) => {

@@ -25,7 +25,7 @@ export function resolveLocation(input: LocationInput, keys: { country: string; s
       typeof input.country === 'number' || /^\d+$/.test(input.country)
         ? countryById(Number(input.country))
         : countryByAlpha2(input.country);
-    if (!country) throw Refusal.invalid(`unknown country ${JSON.stringify(input.country)}`, keys.country);
+    if (!country) throw Refusal.invalid(`unknown country ${JSON.stringify(input.country)}`, keys.country, 'value_invalid');
   }
   if (input.state === null || input.state === undefined || input.state === '') {
     return { countryId: country?.id ?? null, stateId: null };
@@ -40,7 +40,7 @@ export function resolveLocation(input: LocationInput, keys: { country: string; s
   }
   const stateCountry = countryByAlpha2(state.code.split('-')[0]!)!;
   if (country && stateCountry.id !== country.id) {
-    throw Refusal.invalid(`state ${state.code} is not in ${country.name}`, keys.state);
+    throw Refusal.invalid(`state ${state.code} is not in ${country.name}`, keys.state, 'value_invalid');
   }
   return { countryId: stateCountry.id, stateId: state.id };
 }

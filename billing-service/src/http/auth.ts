@@ -4,7 +4,7 @@ import { hashApiKey } from '../accounts/api-keys.js';
 import type { KeyKind } from '../accounts/repository.js';
 import { accountForKeyHash } from '../accounts/service.js';
 import type { Db } from '../db/database.js';
-import { ApiError } from './errors.js';
+import { API_ERROR_KEY, ApiError } from './errors.js';
 
 /** Who is calling: set on every authenticated request. */
 export interface Caller {
@@ -67,7 +67,7 @@ export class ApiKeyAuthenticator {
     const known = this.byHeader.get(header);
     if (known && known.expires > now) return { ...known.caller, auditSource };
     const keys = keysFromAuthorizationHeader(header);
-    if (!keys) throw ApiError.badRequest('key not in correct format');
+    if (!keys) throw ApiError.badRequest('key not in correct format', API_ERROR_KEY, 'unauthenticated');
     for (const key of keys) {
       const caller = await this.lookup(hashApiKey(key));
       if (caller) {

@@ -122,6 +122,7 @@ function canonicalize(value: unknown, shape: KeyShape | undefined, path: Propert
       throw ApiError.badRequest(
         `is given twice (as ${JSON.stringify(earlier)} and ${JSON.stringify(sent)}); property names are case-insensitive`,
         fieldKey([...path, key]),
+        'value_invalid',
       );
     }
     sentAs.set(key, sent);

@@ -5,7 +5,7 @@ export { API_ERROR_KEY, ERROR_CODES, type ErrorCode, type ErrorItem } from '../r
 
 export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 
-/** The spec's error body, with the optional `Code`: the `ErrorBody` component of the OpenAPI document. */
+/** The spec's error body, with Renew's `Code` on every item: the `ErrorBody` component of the OpenAPI document. */
 export const ErrorBodySchema = z.object({
   ErrorId: z.number().int(),
   HttpStatusCode: z.number().int(),
@@ -13,7 +13,7 @@ export const ErrorBodySchema = z.object({
     z.object({
       Key: z.string().describe('"Api Error", or the path of the field in error'),
       Value: z.string().describe('in English, for people; may be reworded'),
-      Code: ErrorCodeSchema.optional().describe('a stable machine code, for the refusals a client acts on'),
+      Code: ErrorCodeSchema.optional().describe('a stable machine code on every item (README "Error codes"): branch on it, not on Value'),
     }),
   ),
 });

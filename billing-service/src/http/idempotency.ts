@@ -127,6 +127,7 @@ export const idempotencyKeys = fp(
             throw ApiError.conflict(
               'the request with this Idempotency-Key was done but its answer was lost; read the resource to see it',
               'Idempotency-Key',
+              'idempotency_key_in_flight',
             );
           }
           const answer = await afterCommit(request, outcome.committedRef ?? {});
@@ -136,7 +137,7 @@ export const idempotencyKeys = fp(
           return await runKeyedWrite(write, () => handler.call(this, request, reply) as Promise<unknown>);
         } catch (error) {
           // Paused past its claim: the taker runs the request; this run's write was rolled back.
-          if (error instanceof KeyClaimLostError) throw ApiError.conflict(error.message, 'Idempotency-Key');
+          if (error instanceof KeyClaimLostError) throw ApiError.conflict(error.message, 'Idempotency-Key', 'idempotency_key_in_flight');
           throw error;
         }
       };
@@ -162,7 +163,7 @@ function headerKey(request: FastifyRequest): string | undefined {
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (!key) return undefined;
-  if (key.length > 255) throw ApiError.badRequest('must be at most 255 characters', 'Idempotency-Key');
+  if (key.length > 255) throw ApiError.badRequest('must be at most 255 characters', 'Idempotency-Key', 'value_invalid');
   return key;
 }
 
@@ -170,7 +171,7 @@ function headerKey(request: FastifyRequest): string | undefined {
 function requestHash(request: FastifyRequest): string {
   // A route without a body schema (POST /v1/Invoices/{id}/post) has had no depth check: the fingerprint recurses.
   const unstorable = unstorableText(request.body);
-  if (unstorable) throw ApiError.badRequest(unstorable.problem, fieldKey(unstorable.path));
+  if (unstorable) throw ApiError.badRequest(unstorable.problem, fieldKey(unstorable.path), 'value_invalid');
   const endpoint = `${request.method} ${request.url}`;
   return createHash('sha256')
     .update(JSON.stringify({ endpoint, body: fingerprintBody(request.body) }))
@@ -194,7 +195,9 @@ async function claimOrReplay(request: FastifyRequest, id: KeyIdentity, hash: str
       continue;
     }
     if (first.requestHash !== hash) {
-      throw new ApiError(422, [{ Key: 'Idempotency-Key', Value: 'this Idempotency-Key was already used with a different request' }]);
+      throw new ApiError(422, [
+        { Key: 'Idempotency-Key', Value: 'this Idempotency-Key was already used with a different request', Code: 'idempotency_key_reused' },
+      ]);
     }
     if (first.responseStatus !== null) return { replay: { status: first.responseStatus, body: first.responseBody ?? '' } };
     // Freed by a server-side failure, or held by an instance that died: run under it again (one taker wins).
@@ -204,7 +207,11 @@ async function claimOrReplay(request: FastifyRequest, id: KeyIdentity, hash: str
       continue;
     }
     if (wallClockNow().getTime() > deadline)
-      throw ApiError.conflict('a request with this Idempotency-Key is still being processed; retry later', 'Idempotency-Key');
+      throw ApiError.conflict(
+        'a request with this Idempotency-Key is still being processed; retry later',
+        'Idempotency-Key',
+        'idempotency_key_in_flight',
+      );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

@@ -23,7 +23,7 @@ export function jsonApiServerOptions(options: {
     // A malformed HTTP request is answered without logging its raw bytes (they may hold secrets or card data).
     clientErrorHandler: (error, socket) => {
       if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || !socket.writable) return;
-      const body = JSON.stringify(errorBody(400, [{ Key: API_ERROR_KEY, Value: 'malformed HTTP request' }]));
+      const body = JSON.stringify(errorBody(400, [{ Key: API_ERROR_KEY, Value: 'malformed HTTP request', Code: 'request_malformed' }]));
       socket.end(
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
@@ -33,11 +33,15 @@ export function jsonApiServerOptions(options: {
     frameworkErrors: (error, _request, reply) => {
       if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
         return sendError(reply, 414, [
-          { Key: API_ERROR_KEY, Value: 'a part of the path is longer than 100 characters: no such id exists' },
+          { Key: API_ERROR_KEY, Value: 'a part of the path is longer than 100 characters: no such id exists', Code: 'request_malformed' },
         ]);
       }
       return sendError(reply, 400, [
-        { Key: API_ERROR_KEY, Value: error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid' : 'the request cannot be routed' },
+        {
+          Key: API_ERROR_KEY,
+          Value: error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid' : 'the request cannot be routed',
+          Code: 'request_malformed',
+        },
       ]);
     },
     ...(options.https ? { https: options.https } : {}),
@@ -92,7 +96,7 @@ export const jsonApi = fp<JsonApiOptions>(
       // `application/x-www-form-urlencoded` with `Content-Length: 0` on every POST. Any other non-JSON body is 415.
       app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
         if ((body as string).trim() === '') return done(null, undefined);
-        return done(new ApiError(415, [{ Key: API_ERROR_KEY, Value: `Content-Type must be ${bodies.accepted}` }]), undefined);
+        return done(ApiError.of(415, `Content-Type must be ${bodies.accepted}`, 'request_malformed'), undefined);
       });
     }
     app.setValidatorCompiler(zodValidatorCompiler);

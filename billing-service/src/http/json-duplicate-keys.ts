@@ -16,7 +16,7 @@ export function refuseDuplicateKeys(text: string, value: unknown): void {
   if (value === null || typeof value !== 'object') return;
   if (countPropertyNames(text) === countProperties(value)) return;
   const path = firstDuplicatePath(text);
-  if (path) throw ApiError.badRequest('is given more than once in the same object', fieldKey(path));
+  if (path) throw ApiError.badRequest('is given more than once in the same object', fieldKey(path), 'value_invalid');
 }
 
 /** The index of the quote that closes the string opened at `open`. */

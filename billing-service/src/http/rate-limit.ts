@@ -225,7 +225,11 @@ export async function enforceRateLimit(
     const resetAt = windowStart(exceeded.name, now) + WINDOW_MS[exceeded.name];
     reply.header('Retry-After', Math.max(1, Math.ceil((resetAt - now) / 1000)));
     throw new ApiError(429, [
-      { Key: 'Api Error', Value: `rate limit exceeded: ${exceeded.limit} requests per ${exceeded.name.toLowerCase()}` },
+      {
+        Key: 'Api Error',
+        Value: `rate limit exceeded: ${exceeded.limit} requests per ${exceeded.name.toLowerCase()}`,
+        Code: 'rate_limited',
+      },
     ]);
   }
 }

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import './context.js';
-import { API_ERROR_KEY, ApiError } from './errors.js';
+import { ApiError } from './errors.js';
 
 /**
  * Refuses requests that did not arrive over HTTPS (403 in the spec's error shape),
@@ -11,7 +11,7 @@ export const requireHttps = fp(
   async (app) => {
     app.addHook('onRequest', async (request) => {
       if (request.protocol !== 'https' && !request.routeOptions.config?.probe) {
-        throw new ApiError(403, [{ Key: API_ERROR_KEY, Value: 'HTTPS is required; plain HTTP requests are refused' }]);
+        throw ApiError.of(403, 'HTTPS is required; plain HTTP requests are refused', 'forbidden');
       }
     });
   },

@@ -1,6 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
 import { canonicalKeys } from './case-insensitive-keys.js';
+import type { ErrorItem } from './error-codes.js';
 import { ApiError, clientError, fieldKey } from './errors.js';
 
 /**
@@ -17,10 +18,10 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema,
       const data = canonical(httpPart === 'body' && (input === undefined || input === null) ? {} : input);
       // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
       const unstorable = unstorableText(data);
-      if (unstorable) return { error: ApiError.badRequest(unstorable.problem, fieldKey(unstorable.path)) };
+      if (unstorable) return { error: ApiError.badRequest(unstorable.problem, fieldKey(unstorable.path), 'value_invalid') };
       const result = schema.safeParse(data);
       if (result.success) return { value: result.data };
-      return { error: validationError(result.error.issues) };
+      return { error: validationError(result.error.issues, data) };
     } catch (error) {
       const answered = clientError(error);
       if (answered) return { error: answered };
@@ -50,7 +51,8 @@ export function unstorableText(value: unknown, path: PropertyKey[] = []): { path
   };
   const stack: Node[] = [{ value, key: undefined, parent: undefined, depth: 0 }];
   while (stack.length > 0) {
-    const node = stack.pop()!;
+    const node = stack.pop();
+    if (!node) break;
     const v = node.value;
     if (typeof v === 'string') {
       if (v.includes('\u0000')) return { path: pathOf(node), problem: 'must not contain the NUL character' };
@@ -64,7 +66,7 @@ export function unstorableText(value: unknown, path: PropertyKey[] = []): { path
     } else {
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i]!;
+        const [key, child] = entries[i] as [string, unknown];
         const childNode = { value: child, key, parent: node, depth: node.depth + 1 };
         stack.push(childNode, { value: key, key, parent: node, depth: node.depth + 1 });
       }
@@ -73,16 +75,31 @@ export function unstorableText(value: unknown, path: PropertyKey[] = []): { path
   return undefined;
 }
 
-export function validationError(issues: z.core.$ZodIssue[]): ApiError {
-  const errors: Array<{ Key: string; Value: string }> = [];
+/** The issues as the error body lists them: value_required for a field missing or empty in `input`, value_invalid otherwise. */
+export function validationError(issues: z.core.$ZodIssue[], input?: unknown): ApiError {
+  const errors: ErrorItem[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) errors.push({ Key: fieldKey([...issue.path, k]), Value: 'is not a known field' });
+      for (const k of issue.keys) errors.push({ Key: fieldKey([...issue.path, k]), Value: 'is not a known field', Code: 'value_invalid' });
     } else {
-      errors.push({ Key: fieldKey(issue.path), Value: issue.message });
+      const value = valueAt(input, issue.path);
+      // Without the input (a caller validating on its own), a missing field cannot be told apart.
+      const missing = input !== undefined && (value === undefined || value === '');
+      const code = missing ? 'value_required' : 'value_invalid';
+      errors.push({ Key: fieldKey(issue.path), Value: issue.message, Code: code });
     }
   }
   return new ApiError(400, errors);
+}
+
+/** The value at a zod issue's path in the input, undefined where the path leaves it. */
+function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let value = input;
+  for (const part of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[part];
+  }
+  return value;
 }
 
 /**

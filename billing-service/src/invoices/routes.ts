@@ -3,10 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { listCustomerChildren } from '../customers/child-list.js';
-import { CustomerIdParams } from '../customers/schemas.js';
+import { customerChildListRoute } from '../customers/child-list.js';
 import { readBack } from '../http/idempotency.js';
-import { ListQuerystring } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { invoicePdf } from './pdf/invoice-pdf.js';
 import { selectInvoices } from './repository.js';
@@ -65,21 +63,14 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
     },
   });
 
-  app.get('/v1/Customers/:customerId/Invoices', {
-    schema: {
-      tags,
-      summary: "List a customer's invoices",
-      params: CustomerIdParams,
-      querystring: ListQuerystring,
-      response: { 200: z.array(InvoiceResponse) },
-    },
-    handler: async (request, reply) =>
-      listCustomerChildren(request, reply, request.params.customerId, {
-        fields: invoiceListFields,
-        defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectInvoices(app.ctx.db, request.caller.accountId).where('invoices.customerId', '=', request.params.customerId),
-        idColumn: 'invoices.id',
-        toResponses: (rows) => toInvoiceResponses(app.ctx.db, app.ctx.uris, rows),
-      }),
+  customerChildListRoute(app, {
+    path: '/v1/Customers/:customerId/Invoices',
+    tags,
+    summary: "List a customer's invoices",
+    item: InvoiceResponse,
+    fields: invoiceListFields,
+    table: 'invoices',
+    select: (ctx, accountId) => selectInvoices(ctx.db, accountId),
+    toResponses: (ctx, rows) => toInvoiceResponses(ctx.db, ctx.uris, rows),
   });
 }

@@ -3,9 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { listCustomerChildren } from '../customers/child-list.js';
-import { CustomerIdParams } from '../customers/schemas.js';
-import { ListQuerystring } from '../http/list-route.js';
+import { customerChildListRoute } from '../customers/child-list.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectNotes } from './repository.js';
 import { CreateNoteBody, NoteIdParams, NoteResponse } from './schemas.js';
@@ -53,21 +51,14 @@ export async function noteRoutes(fastify: FastifyInstance) {
     handler: deleteHandler,
   });
 
-  app.get('/v1/customers/:customerId/notes', {
-    schema: {
-      tags,
-      summary: "List a customer's notes",
-      params: CustomerIdParams,
-      querystring: ListQuerystring,
-      response: { 200: z.array(NoteResponse) },
-    },
-    handler: async (request, reply) =>
-      listCustomerChildren(request, reply, request.params.customerId, {
-        fields: noteListFields,
-        defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectNotes(app.ctx.db, request.caller.accountId).where('customerNotes.customerId', '=', request.params.customerId),
-        idColumn: 'customerNotes.id',
-        toResponses: (rows) => rows.map((row) => toNoteResponse(row, app.ctx.uris)),
-      }),
+  customerChildListRoute(app, {
+    path: '/v1/customers/:customerId/notes',
+    tags,
+    summary: "List a customer's notes",
+    item: NoteResponse,
+    fields: noteListFields,
+    table: 'customerNotes',
+    select: (ctx, accountId) => selectNotes(ctx.db, accountId),
+    toResponses: (ctx, rows) => rows.map((row) => toNoteResponse(row, ctx.uris)),
   });
 }

@@ -5,7 +5,7 @@ import type { PeriodicTask } from '../tasks/periodic-task.js';
 import type { Db, PoolUsage } from '../db/database.js';
 import { pendingMigrations } from '../db/migrate.js';
 import '../http/context.js';
-import { API_ERROR_KEY, ApiError, errorBody, type ErrorBody } from '../http/errors.js';
+import { ApiError, errorBody, type ErrorBody } from '../http/errors.js';
 import { ServiceMetrics } from './metrics.js';
 
 /**
@@ -169,7 +169,7 @@ function withTasks(report: ReadinessReport, tasks: ReadonlyArray<PeriodicTask>):
   const checks: ReadinessReport['checks'] = { ...report.checks, backgroundTasks: {} };
   for (const task of tasks) {
     checks.backgroundTasks[task.name] = task.isRunning ? 'running' : 'stopped';
-    if (!task.isRunning) failures.push({ Key: 'backgroundTasks', Value: `${task.name} is stopped` });
+    if (!task.isRunning) failures.push({ Key: 'backgroundTasks', Value: `${task.name} is stopped`, Code: 'internal_error' });
   }
   return { checks, failures };
 }
@@ -185,19 +185,19 @@ async function checkDatabase(db: Db, log: FastifyBaseLogger): Promise<ReadinessR
     log.warn({ err: error }, 'readyz: the database did not answer');
     checks.database = 'unreachable';
     checks.migrations = 'not checked';
-    failures.push({ Key: 'database', Value: 'the database did not answer' });
+    failures.push({ Key: 'database', Value: 'the database did not answer', Code: 'database_unavailable' });
   }
   if (checks.database === 'ok') {
     try {
       const pending = await withTimeout(pendingMigrations(db), DATABASE_TIMEOUT_MS);
       if (pending.length > 0) {
         checks.migrations = `not applied: ${pending.join(', ')}`;
-        failures.push({ Key: 'migrations', Value: `not applied: ${pending.join(', ')}` });
+        failures.push({ Key: 'migrations', Value: `not applied: ${pending.join(', ')}`, Code: 'internal_error' });
       }
     } catch (error) {
       log.warn({ err: error }, 'readyz: the applied migrations could not be read');
       checks.migrations = 'unknown';
-      failures.push({ Key: 'migrations', Value: 'the applied migrations could not be read' });
+      failures.push({ Key: 'migrations', Value: 'the applied migrations could not be read', Code: 'database_unavailable' });
     }
   }
   return { checks, failures };
@@ -233,16 +233,16 @@ export function metricsGuard(token: string | undefined) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (expected) {
       const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '');
-      if (match && timingSafeEqual(digest(match[1]!.trim()), expected)) return;
+      const sent = match?.[1];
+      if (sent && timingSafeEqual(digest(sent.trim()), expected)) return;
       reply.header('WWW-Authenticate', 'Bearer realm="metrics"');
       throw ApiError.unauthorized('GET /metrics needs Authorization: Bearer <RENEW_METRICS_TOKEN>');
     }
     if (isLoopback(request.socket.remoteAddress) && isLoopback(request.ip)) return;
-    throw new ApiError(403, [
-      {
-        Key: API_ERROR_KEY,
-        Value: 'the metrics are served to loopback clients only; set RENEW_METRICS_TOKEN to scrape them from elsewhere',
-      },
-    ]);
+    throw ApiError.of(
+      403,
+      'the metrics are served to loopback clients only; set RENEW_METRICS_TOKEN to scrape them from elsewhere',
+      'forbidden',
+    );
   };
 }

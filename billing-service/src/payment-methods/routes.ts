@@ -3,9 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { listCustomerChildren } from '../customers/child-list.js';
-import { CustomerIdParams } from '../customers/schemas.js';
-import { ListQuerystring } from '../http/list-route.js';
+import { customerChildListRoute } from '../customers/child-list.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPaymentMethods } from './repository.js';
 import { CreateCreditCardBody, CreditCardResponse, PaymentMethodIdParams, UpdateCreditCardBody } from './schemas.js';
@@ -34,26 +32,15 @@ export async function paymentMethodRoutes(fastify: FastifyInstance) {
     handler: async (request) => addCreditCard(app.ctx, request.caller, request.body),
   });
 
-  app.get('/v1/customers/:customerId/paymentMethods/creditCard', {
-    schema: {
-      tags,
-      summary: "List a customer's cards",
-      params: CustomerIdParams,
-      querystring: ListQuerystring,
-      response: { 200: z.array(CreditCardResponse) },
-    },
-    handler: async (request, reply) =>
-      listCustomerChildren(request, reply, request.params.customerId, {
-        fields: paymentMethodListFields,
-        defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectPaymentMethods(app.ctx.db, request.caller.accountId).where(
-          'paymentMethods.customerId',
-          '=',
-          request.params.customerId,
-        ),
-        idColumn: 'paymentMethods.id',
-        toResponses: (rows) => rows.map((row) => toCreditCardResponse(row, app.ctx.uris)),
-      }),
+  customerChildListRoute(app, {
+    path: '/v1/customers/:customerId/paymentMethods/creditCard',
+    tags,
+    summary: "List a customer's cards",
+    item: CreditCardResponse,
+    fields: paymentMethodListFields,
+    table: 'paymentMethods',
+    select: (ctx, accountId) => selectPaymentMethods(ctx.db, accountId),
+    toResponses: (ctx, rows) => rows.map((row) => toCreditCardResponse(row, ctx.uris)),
   });
 
   app.get('/v1/paymentMethods/:paymentMethodId/creditCard', {

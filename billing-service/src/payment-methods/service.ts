@@ -157,14 +157,7 @@ export async function validateCard(
       lastFour: outcome.value.lastFour,
       expirationMonth: input.expirationMonth,
       expirationYear: fullYear,
-      firstName: input.firstName,
-      lastName: input.lastName,
-      address1: input.address1 ?? null,
-      address2: input.address2 ?? null,
-      ...location,
-      city: input.city ?? null,
-      postalZip: input.postalZip ?? null,
-      email: input.email ?? null,
+      ...holderColumns(input, location),
     },
     wantsDefault,
     ...(options.mayNotMoveDefault !== undefined ? { mayNotMoveDefault: options.mayNotMoveDefault } : {}),
@@ -248,14 +241,7 @@ export async function updateCreditCard(ctx: AppContext, caller: Caller, input: U
       await clearDefaultCard(trx, current.customerId);
     }
     const columns = {
-      firstName: input.firstName,
-      lastName: input.lastName,
-      address1: input.address1 ?? null,
-      address2: input.address2 ?? null,
-      ...location,
-      city: input.city ?? null,
-      postalZip: input.postalZip ?? null,
-      email: input.email ?? null,
+      ...holderColumns(input, location),
       expirationMonth: input.expirationMonth,
       expirationYear: 2000 + input.expirationYear,
       // The default can move to this card; it is never left without one by PUT.
@@ -305,3 +291,27 @@ export async function removeCreditCard(ctx: AppContext, caller: Caller, id: numb
 
 /** A billing setting's `defaultPaymentMethodId` moves the default card through this (the wiring hands it to billing-settings). */
 export const defaultCards: DefaultCardPort = { makeDefault: makeDefaultCard };
+
+/** The card holder's name and address as stored, from a create or an update. */
+function holderColumns<Location extends object>(input: HolderInput, location: Location) {
+  return {
+    firstName: input.firstName,
+    lastName: input.lastName,
+    address1: input.address1 ?? null,
+    address2: input.address2 ?? null,
+    ...location,
+    city: input.city ?? null,
+    postalZip: input.postalZip ?? null,
+    email: input.email ?? null,
+  };
+}
+
+interface HolderInput {
+  firstName: string;
+  lastName: string;
+  address1?: string | null | undefined;
+  address2?: string | null | undefined;
+  city?: string | null | undefined;
+  postalZip?: string | null | undefined;
+  email?: string | null | undefined;
+}

@@ -2,9 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { listCustomerChildren } from '../customers/child-list.js';
-import { CustomerIdParams } from '../customers/schemas.js';
-import { ListQuerystring } from '../http/list-route.js';
+import { customerChildListRoute } from '../customers/child-list.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPayments } from './repository.js';
 import { CollectPaymentBody, PaymentIdParams, PaymentResponse, PAYMENT_METHOD_TYPES, PAYMENT_SOURCES } from './schemas.js';
@@ -46,21 +44,14 @@ export async function paymentRoutes(fastify: FastifyInstance) {
     handler: async (request) => getPayment(app.ctx, request.caller, request.params.paymentId),
   });
 
-  app.get('/v1/customers/:customerId/payments', {
-    schema: {
-      tags,
-      summary: "List a customer's payments",
-      params: CustomerIdParams,
-      querystring: ListQuerystring,
-      response: { 200: z.array(PaymentResponse) },
-    },
-    handler: async (request, reply) =>
-      listCustomerChildren(request, reply, request.params.customerId, {
-        fields: paymentListFields,
-        defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectPayments(app.ctx.db, request.caller.accountId).where('payments.customerId', '=', request.params.customerId),
-        idColumn: 'payments.id',
-        toResponses: (rows) => toPaymentResponses(app.ctx.db, app.ctx.uris, rows),
-      }),
+  customerChildListRoute(app, {
+    path: '/v1/customers/:customerId/payments',
+    tags,
+    summary: "List a customer's payments",
+    item: PaymentResponse,
+    fields: paymentListFields,
+    table: 'payments',
+    select: (ctx, accountId) => selectPayments(ctx.db, accountId),
+    toResponses: (ctx, rows) => toPaymentResponses(ctx.db, ctx.uris, rows),
   });
 }

@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { listCustomerChildren } from '../customers/child-list.js';
-import { CustomerIdParams } from '../customers/schemas.js';
+import { customerChildListRoute } from '../customers/child-list.js';
 import { ListQuerystring, listRoute } from '../http/list-route.js';
 import type { ListField } from '../http/lists/index.js';
 import { findPayment } from '../payments/repository.js';
@@ -70,21 +69,14 @@ export async function refundRoutes(fastify: FastifyInstance) {
     },
   });
 
-  app.get('/v1/customers/:customerId/refunds', {
-    schema: {
-      tags,
-      summary: "List a customer's refunds",
-      params: CustomerIdParams,
-      querystring: ListQuerystring,
-      response: { 200: z.array(RefundResponse) },
-    },
-    handler: async (request, reply) =>
-      listCustomerChildren(request, reply, request.params.customerId, {
-        fields: refundListFields,
-        defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectRefunds(app.ctx.db, request.caller.accountId).where('refunds.customerId', '=', request.params.customerId),
-        idColumn: 'refunds.id',
-        toResponses: (rows) => toRefundResponses(app.ctx.db, app.ctx.uris, rows),
-      }),
+  customerChildListRoute(app, {
+    path: '/v1/customers/:customerId/refunds',
+    tags,
+    summary: "List a customer's refunds",
+    item: RefundResponse,
+    fields: refundListFields,
+    table: 'refunds',
+    select: (ctx, accountId) => selectRefunds(ctx.db, accountId),
+    toResponses: (ctx, rows) => toRefundResponses(ctx.db, ctx.uris, rows),
   });
 }

@@ -30,19 +30,30 @@ export class Refusal extends Error {
     super(errors.map((e) => `${e.Key}: ${e.Value}`).join('; '));
   }
 
-  /** The request breaks a rule (`key`: the field at fault). */
+  /**
+   * The request breaks a rule (`key`: the field at fault; `code`: the specific code when one fits,
+   * else value_required, value_invalid, value_taken or another generic one).
+   */
+  static invalid(message: string, key: string, code: ErrorCode): Refusal;
+  /** @deprecated every refusal carries a code: pass `code` (this form goes when `Code` becomes required). */
+  static invalid(message: string, key?: string, code?: ErrorCode): Refusal;
   static invalid(message: string, key: string = API_ERROR_KEY, code?: ErrorCode) {
-    return new Refusal('invalid', [{ Key: key, Value: message, ...(code ? { Code: code } : {}) }]);
+    return new Refusal('invalid', [item(key, message, code)]);
   }
+  /** Carries not_found. */
   static notFound(what: string, id: number | string) {
-    return new Refusal('not_found', [{ Key: API_ERROR_KEY, Value: `${what} with id ${id} not found` }]);
+    return new Refusal('not_found', [item(API_ERROR_KEY, `${what} with id ${id} not found`, 'not_found')]);
   }
-  /** The request is fine but the state it meets is not (a Draft moved on, a default card appeared). */
+  /** The request is fine but the state it meets is not (a Draft moved on, a default card appeared); generic code state_conflict. */
+  static conflict(message: string, key: string, code: ErrorCode): Refusal;
+  /** @deprecated every refusal carries a code: pass `code` (this form goes when `Code` becomes required). */
+  static conflict(message: string, key?: string, code?: ErrorCode): Refusal;
   static conflict(message: string, key: string = API_ERROR_KEY, code?: ErrorCode) {
-    return new Refusal('conflict', [{ Key: key, Value: message, ...(code ? { Code: code } : {}) }]);
+    return new Refusal('conflict', [item(key, message, code)]);
   }
+  /** Carries unauthenticated. */
   static unauthenticated(message: string) {
-    return new Refusal('unauthenticated', [{ Key: API_ERROR_KEY, Value: message }]);
+    return new Refusal('unauthenticated', [item(API_ERROR_KEY, message, 'unauthenticated')]);
   }
 
   /** Whether any item carries this code. */
@@ -54,4 +65,9 @@ export class Refusal extends Error {
   get byGateway(): boolean {
     return this.kind === 'gateway_failed' || this.kind === 'gateway_timed_out';
   }
+}
+
+/** One error item; `Code` left out only by the deprecated factory forms. */
+export function item(key: string, message: string, code: ErrorCode | undefined): ErrorItem {
+  return code ? { Key: key, Value: message, Code: code } : { Key: key, Value: message };
 }

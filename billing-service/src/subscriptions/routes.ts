@@ -2,10 +2,7 @@ import { readBack } from '../http/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
-import { z } from 'zod';
-import { listCustomerChildren } from '../customers/child-list.js';
-import { CustomerIdParams } from '../customers/schemas.js';
-import { ListQuerystring } from '../http/list-route.js';
+import { customerChildListRoute } from '../customers/child-list.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectSubscriptions } from './repository.js';
 import {
@@ -90,25 +87,14 @@ export async function subscriptionRoutes(fastify: FastifyInstance) {
     handler: async (request) => updateSubscription(app.ctx, request.caller, request.body),
   });
 
-  app.get('/v1/customers/:customerId/subscriptions', {
-    schema: {
-      tags,
-      summary: "List a customer's subscriptions",
-      params: CustomerIdParams,
-      querystring: ListQuerystring,
-      response: { 200: z.array(SubscriptionResponse) },
-    },
-    handler: async (request, reply) =>
-      listCustomerChildren(request, reply, request.params.customerId, {
-        fields: subscriptionListFields,
-        defaultSort: { field: 'Id', order: 'Ascending' },
-        baseQuery: selectSubscriptions(app.ctx.db, request.caller.accountId).where(
-          'subscriptions.customerId',
-          '=',
-          request.params.customerId,
-        ),
-        idColumn: 'subscriptions.id',
-        toResponses: (rows) => toSubscriptionResponses(app.ctx.db, app.ctx.catalog, app.ctx.uris, rows),
-      }),
+  customerChildListRoute(app, {
+    path: '/v1/customers/:customerId/subscriptions',
+    tags,
+    summary: "List a customer's subscriptions",
+    item: SubscriptionResponse,
+    fields: subscriptionListFields,
+    table: 'subscriptions',
+    select: (ctx, accountId) => selectSubscriptions(ctx.db, accountId),
+    toResponses: (ctx, rows) => toSubscriptionResponses(ctx.db, ctx.catalog, ctx.uris, rows),
   });
 }

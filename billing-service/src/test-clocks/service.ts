@@ -44,15 +44,15 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
   const to = new Date(input.to);
   const from = await ctx.clock.now(caller.accountId);
   if (to.getTime() <= from.getTime()) {
-    throw Refusal.invalid(`a test clock only moves forward: the account's time is ${from.toISOString()}`, 'to');
+    throw Refusal.invalid(`a test clock only moves forward: the account's time is ${from.toISOString()}`, 'to', 'value_invalid');
   }
   if (to.getTime() - from.getTime() > MAX_ADVANCE_MS) {
-    throw Refusal.invalid(`at most five years at once: the account's time is ${from.toISOString()}`, 'to');
+    throw Refusal.invalid(`at most five years at once: the account's time is ${from.toISOString()}`, 'to', 'value_invalid');
   }
   const wallStart = wallClockNow();
   const claimed = await claimClockForAdvance(ctx.db, ctx.instance, caller.accountId, from, wallStart, STALE_ADVANCE_MS);
   if (claimed.claim === 'busy') {
-    throw Refusal.conflict("this account's clock is being advanced by another request; retry when it is done", 'to');
+    throw Refusal.conflict("this account's clock is being advanced by another request; retry when it is done", 'to', 'state_conflict');
   }
   // Every list of a tick, counted over the whole advance.
   const totals: Record<keyof ClockTick, number> = {
@@ -74,7 +74,7 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
       at = new Date(Math.min(at.getTime() + DAY_MS, to.getTime()));
       // Fenced: an advance that paused and was taken over stops here, leaving the clock to the taker.
       if (!(await setFrozenTime(ctx.db, caller.accountId, at, claimed.token))) {
-        throw Refusal.conflict("this account's clock was taken over by another advance while this one was stalled", 'to');
+        throw Refusal.conflict("this account's clock was taken over by another advance while this one was stalled", 'to', 'state_conflict');
       }
       await runDay(ctx, caller.accountId, at, totals);
       days += 1;
@@ -122,7 +122,7 @@ export async function resetTestClock(ctx: AppContext, caller: Caller): Promise<T
   const wallNow = wallClockNow();
   if (clock) {
     if (clock.advancingSince && (await isAdvancing(ctx.db, ctx.instance, caller.accountId, wallNow, STALE_ADVANCE_MS))) {
-      throw Refusal.conflict("this account's clock is being advanced; reset when the advance is done", 'testclock');
+      throw Refusal.conflict("this account's clock is being advanced; reset when the advance is done", 'testclock', 'state_conflict');
     }
     if (clock.frozenAt > wallNow && (await changedSince(ctx.db, caller.accountId, clock.firstAdvancedAt))) {
       throw Refusal.conflict(

@@ -193,7 +193,7 @@ describe('address preferences', () => {
     const res = await t.call('PUT', '/v1/CustomerAddressPreferences', { id: customerId, useBillingAddressAsShippingAddress: null });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)).toEqual([
-      { Key: 'useBillingAddressAsShippingAddress', Value: 'conversion error: must be true or false, not null' },
+      { Key: 'useBillingAddressAsShippingAddress', Value: 'conversion error: must be true or false, not null', Code: 'value_invalid' },
     ]);
   });
 

@@ -174,7 +174,7 @@ describe('bulk payment jobs', () => {
   it('answers a malformed job with the field at fault', async () => {
     const wrongType = await t.call('POST', '/v1/bulkPaymentSubmit', { accountUploadType: 'bulkInvoice', data: [{}] });
     expect(wrongType.statusCode).toBe(400);
-    expect(errorsOf(wrongType)).toEqual([{ Key: 'accountUploadType', Value: 'must be bulkPayment' }]);
+    expect(errorsOf(wrongType)).toEqual([{ Key: 'accountUploadType', Value: expect.any(String), Code: 'value_invalid' }]);
     expect(errorsOf(await t.call('POST', '/v1/bulkPaymentSubmit', { accountUploadType: 'bulkPayment', data: [] }))[0]!.Key).toBe('data');
     expect((await t.call('GET', '/v1/BulkApi/abc')).statusCode).toBe(400);
     expect((await t.call('GET', '/v1/BulkApi/99999999999')).statusCode).toBe(400);

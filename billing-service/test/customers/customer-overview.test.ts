@@ -223,7 +223,7 @@ describe('GET /v1/customers/{id}/overview', () => {
   it("answers 404 for an unknown customer and for another account's customer", async () => {
     const unknown = await t.call('GET', '/v1/customers/987654/overview');
     expect(unknown.statusCode).toBe(404);
-    expect(errorsOf(unknown)).toEqual([{ Key: 'Api Error', Value: 'customer with id 987654 not found' }]);
+    expect(errorsOf(unknown)).toEqual([{ Key: 'Api Error', Value: expect.any(String), Code: 'not_found' }]);
 
     const huge = await t.call('GET', '/v1/customers/99999999999/overview');
     expect(huge.statusCode).toBe(404);

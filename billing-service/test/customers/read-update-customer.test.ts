@@ -28,7 +28,7 @@ describe('GET /v1/customers/{id}', () => {
   it('answers 404 with an Api Error for an id nobody has', async () => {
     const res = await t.call('GET', '/v1/customers/987654');
     expect(res.statusCode).toBe(404);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'customer with id 987654 not found' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: expect.any(String), Code: 'not_found' }]);
   });
 
   it('answers 404, not 500, for an id beyond any stored id', async () => {
@@ -275,7 +275,7 @@ describe('PUT /v1/customers', () => {
   it("answers 404 for an unknown id, and for another account's customer", async () => {
     const unknown = await put({ id: 987654, status: 'Draft' });
     expect(unknown.statusCode).toBe(404);
-    expect(errorsOf(unknown)).toEqual([{ Key: 'Api Error', Value: 'customer with id 987654 not found' }]);
+    expect(errorsOf(unknown)).toEqual([{ Key: 'Api Error', Value: expect.any(String), Code: 'not_found' }]);
 
     const other = await t.newAccount();
     const theirs = await createCustomer(t, { firstName: 'Theirs' }, other);

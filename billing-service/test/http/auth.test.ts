@@ -39,7 +39,7 @@ describe('authentication', () => {
     async (header) => {
       const res = await t.app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: header } });
       expect(res.statusCode).toBe(400);
-      expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'key not in correct format' }]);
+      expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'key not in correct format', Code: 'unauthenticated' }]);
     },
   );
 

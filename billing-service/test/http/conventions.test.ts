@@ -55,7 +55,7 @@ describe('HTTP conventions', () => {
       payload: '{"firstName": ',
     });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'body is not valid JSON' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'body is not valid JSON', Code: 'request_malformed' }]);
   });
 
   it('answers a body over the limit with 413', async () => {
@@ -84,7 +84,7 @@ describe('HTTP conventions', () => {
     });
     const res = await app.inject({ method: 'GET', url: '/v1/explode', headers: { authorization: `Basic ${t.account.apiKey}` } });
     expect(res.statusCode).toBe(500);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'internal server error' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'internal server error', Code: 'internal_error' }]);
     expect(res.body).not.toContain('secret');
   });
 

@@ -35,7 +35,7 @@ describe('a JSON body that names one property twice', () => {
     for (const [payload, key] of cases) {
       const response = await send('POST', '/v1/customers', payload);
       expect(response.statusCode, payload).toBe(400);
-      expect(errorsOf(response), payload).toEqual([{ Key: key, Value: 'is given more than once in the same object' }]);
+      expect(errorsOf(response), payload).toEqual([{ Key: key, Value: expect.any(String), Code: 'value_invalid' }]);
     }
     expect(await customerCount()).toBe(before);
 
@@ -46,7 +46,7 @@ describe('a JSON body that names one property twice', () => {
       '{"firstName":"Ann","primaryEmail":"a@example.com","primaryEmail":"b@example.com"}',
     );
     expect(update.statusCode).toBe(400);
-    expect(errorsOf(update)).toEqual([{ Key: 'primaryEmail', Value: 'is given more than once in the same object' }]);
+    expect(errorsOf(update)).toEqual([{ Key: 'primaryEmail', Value: expect.any(String), Code: 'value_invalid' }]);
     expect((await t.call('GET', `/v1/customers/${created.id}`)).json().primaryEmail ?? null).toBeNull();
   });
 

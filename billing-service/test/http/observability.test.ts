@@ -128,7 +128,7 @@ describe('GET /healthz and GET /readyz', () => {
     await (app.ctx.bulkWorker as BulkPaymentWorker).stop();
     const res = await app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(503);
-    expect(errorsOf(res)).toEqual([{ Key: 'backgroundTasks', Value: 'bulk payment worker is stopped' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'backgroundTasks', Value: 'bulk payment worker is stopped', Code: 'internal_error' }]);
     // The process itself is fine.
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     const metrics = await scrape(app);
@@ -175,12 +175,12 @@ describe('GET /healthz and GET /readyz', () => {
       await sql`delete from kysely_migration where name = ${last}`.execute(database.db);
       // /readyz answers its last check (one a second): it turns within a check or two.
       const unmigrated = await readyzUntil(app, 503);
-      expect(errorsOf(unmigrated)).toEqual([{ Key: 'migrations', Value: `not applied: ${last}` }]);
+      expect(errorsOf(unmigrated)).toEqual([{ Key: 'migrations', Value: `not applied: ${last}`, Code: 'internal_error' }]);
 
       await database.close();
       const closed = await readyzUntil(app, 503, (res) => errorsOf(res)[0]?.Key === 'database');
       expect(closed.headers['content-type']).toMatch(/^application\/json/);
-      expect(errorsOf(closed)).toEqual([{ Key: 'database', Value: 'the database did not answer' }]);
+      expect(errorsOf(closed)).toEqual([{ Key: 'database', Value: 'the database did not answer', Code: 'database_unavailable' }]);
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
       // The queue gauges read NaN (unknown) rather than failing the scrape.
       const metrics = await scrape(app);

@@ -20,7 +20,7 @@ describe('one rule for every text field: storable Unicode', () => {
     const customerId = await newCustomer(t);
     const res = await t.app.inject({ method: 'POST', url: '/v1/customernotes', ...body(`{"customerId":${customerId},"note":"\\ud800"}`) });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'note', Value: 'must be valid Unicode text (a lone surrogate is not)' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'note', Value: 'must be valid Unicode text (a lone surrogate is not)', Code: 'value_invalid' }]);
     expect(await t.database.db.selectFrom('customerNotes').select('id').where('customerId', '=', customerId).execute()).toEqual([]);
   });
 

@@ -345,7 +345,9 @@ describe('refunds that cannot be made', () => {
     const mineRefund = (await refund({ originalPaymentId: mine.id, amount: 1 })).json();
     const notFound = await refund({ originalPaymentId: theirs.id, amount: 1 });
     expect(notFound.statusCode).toBe(404);
-    expect(errorsOf(notFound)).toEqual([{ Key: 'Api Error', Value: expect.stringContaining(`payment with id ${theirs.id}`) }]);
+    expect(errorsOf(notFound)).toEqual([
+      { Key: 'Api Error', Value: expect.stringContaining(`payment with id ${theirs.id}`), Code: 'not_found' },
+    ]);
     expect((await t.call('GET', `/v1/refunds/${mineRefund.id}`, undefined, { as: other })).statusCode).toBe(404);
     expect((await t.call('GET', `/v1/payments/${mine.id}/refunds`, undefined, { as: other })).statusCode).toBe(404);
     expect((await t.call('GET', `/v1/customers/${c.id}/refunds`, undefined, { as: other })).statusCode).toBe(404);

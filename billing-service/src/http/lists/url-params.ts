@@ -1,10 +1,10 @@
-import { ApiError } from '../errors.js';
+import { API_ERROR_KEY, ApiError } from '../errors.js';
 
 /** Every client mistake in a list request gets this message (plus detail after a colon). */
 export const QUERY_NOT_VALID = 'query not valid';
 
 export function queryNotValid(detail?: string): ApiError {
-  return ApiError.badRequest(detail ? `${QUERY_NOT_VALID}: ${detail}` : QUERY_NOT_VALID);
+  return ApiError.badRequest(detail ? `${QUERY_NOT_VALID}: ${detail}` : QUERY_NOT_VALID, API_ERROR_KEY, 'request_malformed');
 }
 
 /** Client text echoed in an error message, cut short so errors stay small. */
