@@ -235,5 +235,5 @@ export async function renewalAfterChange(
     [{ subscription: changed, periodStart: date, isFirstInvoice: false, anchorDay, couponUses }],
     { effectiveDate: date, lines },
   );
-  return { date, amount: toJsonAmount(invoice?.total ?? 0) };
+  return { date, amount: toJsonAmount(invoice?.total ?? money(0)) };
 }

@@ -65,6 +65,8 @@ export const ERROR_CODES = {
   plan_unavailable:
     "the plan frequency is not active, not offered in the subscription's currency, or the catalogue does not allow the switch",
   quantity_fixed: "the product's quantity is fixed by the plan",
+  // billing-money
+  refund_declined: 'the gateway refused the refund; the refund is recorded as Failed and nothing went back',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
