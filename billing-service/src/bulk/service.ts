@@ -7,7 +7,9 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { fieldKey, type ErrorBody } from '../http/errors.js';
 import { toJsonAmount } from '../money/money.js';
-import { checkPaymentRequest, paysInBatch, recordPayment, recordPaymentBatch } from '../payments/service.js';
+import { checkPaymentRequest } from '../payments/check-request.js';
+import { paysInBatch, recordPaymentBatch } from '../payments/record-batch.js';
+import { recordPayment } from '../payments/record-payment.js';
 import type { CollectPaymentInput } from '../payments/schemas.js';
 import { emitWebhookEvent } from '../outbox/webhook-events.js';
 import {

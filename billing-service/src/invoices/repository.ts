@@ -171,8 +171,6 @@ export async function insertInvoice(
 ): Promise<{ id: number; invoiceNumber: number }> {
   // the CTEs below (CamelCasePlugin writes newInvoice as new_invoice)
   const invoiceNumber = sql<number>`(select number from taken_invoice_number)`;
-  const invoiceId = sql<number>`(select id from new_invoice)`;
-  type WithNewInvoice = QueryCreator<Database & { newInvoice: { id: number; invoiceNumber: number } }>;
   let query = db
     .with('takenInvoiceNumber', (qc) => takeInvoiceNumber(qc, invoice.accountId))
     .with('newInvoice', (qc) =>
@@ -191,56 +189,8 @@ export async function insertInvoice(
         })
         .returning(['id', 'invoiceNumber']),
     ) as unknown as WithNewInvoice;
-  if (draft.charges.length > 0) {
-    // One array per column (unnest), not a parameter per value: a customer's thousands of
-    // subscriptions stay under PostgreSQL's 65,535 parameters, and the text, the same for any
-    // number of charges, is prepared once.
-    const charges = draft.charges;
-    const column = <T>(value: (c: (typeof charges)[number]) => T) => charges.map(value);
-    query = query.with('newCharges', (qc) =>
-      qc
-        .insertInto('invoiceCharges')
-        .columns([
-          'invoiceId',
-          'subscriptionId',
-          'position',
-          'kind',
-          'productCode',
-          'name',
-          'description',
-          'quantity',
-          'unitPrice',
-          'proratedUnitPrice',
-          'amount',
-          'taxableAmount',
-          'startServiceDate',
-          'endServiceDate',
-          'discounts',
-        ])
-        .expression(
-          sql`select ${invoiceId}, c.subscription_id, (c.position - 1)::smallint, c.kind, c.product_code, c.name, c.description,
-            c.quantity, c.unit_price, c.prorated_unit_price, c.amount, c.taxable_amount, c.start_service_date, c.end_service_date, c.discounts::jsonb
-          from unnest(
-            ${column((c) => c.subscriptionId)}::integer[], ${column((c) => c.kind)}::text[], ${column((c) => c.productCode)}::text[],
-            ${column((c) => c.name)}::text[], ${column((c) => c.description)}::text[], ${column((c) => c.quantity.toString())}::numeric[],
-            ${column((c) => c.unitPrice.toString())}::numeric[], ${column((c) => c.proratedUnitPrice.toString())}::numeric[],
-            ${column((c) => c.amount.toString())}::numeric[], ${column((c) => c.taxableAmount.toString())}::numeric[],
-            ${column((c) => c.startServiceDate)}::date[], ${column((c) => c.endServiceDate)}::date[],
-            ${column((c) => JSON.stringify(c.discounts.map((d) => ({ name: d.name, amount: d.amount.toString() }))))}::text[]
-          ) with ordinality as c (subscription_id, kind, product_code, name, description, quantity, unit_price, prorated_unit_price, amount,
-            taxable_amount, start_service_date, end_service_date, discounts, position)`,
-        ),
-    ) as unknown as WithNewInvoice;
-  }
-  if (draft.taxes.length > 0) {
-    query = query.with('newTaxes', (qc) =>
-      qc
-        .insertInto('invoiceTaxes')
-        .values(
-          draft.taxes.map((t, position) => ({ invoiceId, position, name: t.name, rate: t.rate.toString(), amount: t.amount.toString() })),
-        ),
-    ) as unknown as WithNewInvoice;
-  }
+  if (draft.charges.length > 0) query = withNewCharges(query, draft.charges);
+  if (draft.taxes.length > 0) query = withNewTaxes(query, draft.taxes);
   const moved = with_.subscriptionMoves;
   if (moved && moved.moves.length > 0) {
     // a raw update is a valid CTE body (Kysely's types list only its builders, and it adds no parentheses to raw SQL)
@@ -249,24 +199,87 @@ export async function insertInvoice(
       () => sql`(${advanceSubscriptionPeriodsSql(moved.moves, moved.now)})` as never,
     ) as unknown as WithNewInvoice;
   }
-  if (with_.ledgerEntry) {
-    const total = draft.total.toString();
-    query = query.with('newLedgerEntry', (qc) =>
-      ledgerEntryInsert(qc as unknown as QueryCreator<Database>, {
-        accountId: invoice.accountId,
-        customerId: invoice.customerId,
-        entryType: 'invoice',
-        amount: total,
-        invoiceId,
-        dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
-        effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
-        // open from its posting (the account's time): when it is overdue by then, PoorStanding starts here
-        ...(invoice.postedAt ? { openedAt: invoice.postedAt } : {}),
-      }),
-    ) as unknown as WithNewInvoice;
-  }
+  if (with_.ledgerEntry) query = withNewLedgerEntry(query, invoice, draft);
   const row = await query.selectFrom('newInvoice').select(['newInvoice.id', 'newInvoice.invoiceNumber']).executeTakeFirstOrThrow();
   return { id: row.id, invoiceNumber: Number(row.invoiceNumber) };
+}
+
+/** insertInvoice's statement so far: CTEs after `newInvoice` refer to its row. */
+type WithNewInvoice = QueryCreator<Database & { newInvoice: { id: number; invoiceNumber: number } }>;
+/** The new invoice's id, inside insertInvoice's statement (CamelCasePlugin writes newInvoice as new_invoice). */
+const invoiceId = sql<number>`(select id from new_invoice)`;
+
+/** The invoice's charges, inserted in the same statement. */
+function withNewCharges(query: WithNewInvoice, charges: InvoiceToStore['charges']): WithNewInvoice {
+  // One array per column (unnest), not a parameter per value: a customer's thousands of
+  // subscriptions stay under PostgreSQL's 65,535 parameters, and the text, the same for any
+  // number of charges, is prepared once.
+  const column = <T>(value: (c: (typeof charges)[number]) => T) => charges.map(value);
+  return query.with('newCharges', (qc) =>
+    qc
+      .insertInto('invoiceCharges')
+      .columns([
+        'invoiceId',
+        'subscriptionId',
+        'position',
+        'kind',
+        'productCode',
+        'name',
+        'description',
+        'quantity',
+        'unitPrice',
+        'proratedUnitPrice',
+        'amount',
+        'taxableAmount',
+        'startServiceDate',
+        'endServiceDate',
+        'discounts',
+      ])
+      .expression(
+        sql`select ${invoiceId}, c.subscription_id, (c.position - 1)::smallint, c.kind, c.product_code, c.name, c.description,
+          c.quantity, c.unit_price, c.prorated_unit_price, c.amount, c.taxable_amount, c.start_service_date, c.end_service_date, c.discounts::jsonb
+        from unnest(
+          ${column((c) => c.subscriptionId)}::integer[], ${column((c) => c.kind)}::text[], ${column((c) => c.productCode)}::text[],
+          ${column((c) => c.name)}::text[], ${column((c) => c.description)}::text[], ${column((c) => c.quantity.toString())}::numeric[],
+          ${column((c) => c.unitPrice.toString())}::numeric[], ${column((c) => c.proratedUnitPrice.toString())}::numeric[],
+          ${column((c) => c.amount.toString())}::numeric[], ${column((c) => c.taxableAmount.toString())}::numeric[],
+          ${column((c) => c.startServiceDate)}::date[], ${column((c) => c.endServiceDate)}::date[],
+          ${column((c) => JSON.stringify(c.discounts.map((d) => ({ name: d.name, amount: d.amount.toString() }))))}::text[]
+        ) with ordinality as c (subscription_id, kind, product_code, name, description, quantity, unit_price, prorated_unit_price, amount,
+          taxable_amount, start_service_date, end_service_date, discounts, position)`,
+      ),
+  ) as unknown as WithNewInvoice;
+}
+
+/** The invoice's tax lines, inserted in the same statement. */
+function withNewTaxes(query: WithNewInvoice, taxes: InvoiceToStore['taxes']): WithNewInvoice {
+  return query.with('newTaxes', (qc) =>
+    qc
+      .insertInto('invoiceTaxes')
+      .values(taxes.map((t, position) => ({ invoiceId, position, name: t.name, rate: t.rate.toString(), amount: t.amount.toString() }))),
+  ) as unknown as WithNewInvoice;
+}
+
+/** The posted invoice's ledger entry, inserted in the same statement. */
+function withNewLedgerEntry(
+  query: WithNewInvoice,
+  invoice: { accountId: number; customerId: number; postedAt: Date | null },
+  draft: InvoiceToStore,
+): WithNewInvoice {
+  const total = draft.total.toString();
+  return query.with('newLedgerEntry', (qc) =>
+    ledgerEntryInsert(qc as unknown as QueryCreator<Database>, {
+      accountId: invoice.accountId,
+      customerId: invoice.customerId,
+      entryType: 'invoice',
+      amount: total,
+      invoiceId,
+      dueAt: new Date(`${draft.dueDate}T00:00:00Z`),
+      effectiveAt: new Date(`${draft.effectiveDate}T00:00:00Z`),
+      // open from its posting (the account's time): when it is overdue by then, PoorStanding starts here
+      ...(invoice.postedAt ? { openedAt: invoice.postedAt } : {}),
+    }),
+  ) as unknown as WithNewInvoice;
 }
 
 /**

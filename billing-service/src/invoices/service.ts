@@ -74,7 +74,8 @@ export async function getInvoice(ctx: AppContext, caller: Caller, id: number): P
   const row = await findInvoice(ctx.db, caller.accountId, id);
   if (!row) throw Refusal.notFound('invoice', id);
   const [response] = await toInvoiceResponses(ctx.db, ctx.uris, [row]);
-  return response!;
+  if (!response) throw new Error('toInvoiceResponses answers one response per row');
+  return response;
 }
 
 /**
@@ -90,11 +91,18 @@ export async function postDraftInvoice(ctx: AppContext, caller: Caller, id: numb
     const found = await findInvoice(trx, caller.accountId, id);
     if (!found) throw Refusal.notFound('invoice', id);
     // the customer's lock first, as every change to its ledger takes it (lock order: README, Architecture)
-    const customer = (await lockCustomer(trx, caller.accountId, found.customerId))!;
+    const customer = await lockCustomer(trx, caller.accountId, found.customerId);
+    if (!customer) throw new Error(`customer ${found.customerId} of invoice ${id} is gone (customers are never deleted)`);
     const posted = await markDraftPosted(trx, caller.accountId, id, now);
     if (!posted) {
-      const current = (await findInvoice(trx, caller.accountId, id))!;
-      throw Refusal.conflict(`invoice ${id} is ${invoiceStatus(current)}: only a Draft invoice can be posted`, 'invoiceId');
+      // read again: another post may have won since `found` was read (invoices are never deleted)
+      const current = await findInvoice(trx, caller.accountId, id);
+      if (!current) throw new Error(`invoice ${id} is gone`);
+      throw Refusal.conflict(
+        `invoice ${id} is ${invoiceStatus(current)}: only a Draft invoice can be posted`,
+        'invoiceId',
+        'state_conflict',
+      );
     }
     const total = money(posted.total);
     await addLedgerEntry(trx, {

@@ -32,7 +32,7 @@ import { minorUnits, money } from '../money/money.js';
 import { autoCancelDue, gracePeriodDays, suspensionDue } from '../customers/dunning.js';
 import { lockCustomerFor, lockCustomerIn, TRANSITIONS, transitionCustomer } from './transitions.js';
 import { collectDueBalance, systemCaller } from './collection.js';
-import { applyPendingChanges } from './plan-change.js';
+import { applyPendingChanges } from './plan-change-at-renewal.js';
 import { catchUpInvoices } from './unhold.js';
 
 /** What one tick of the clock did (customer ids), for logs and tests. */
@@ -244,7 +244,9 @@ async function carryOutPeriodEndCancellations(ctx: AppContext, today: string, no
   for (const row of due) byCustomer.set(row.customerId, [...(byCustomer.get(row.customerId) ?? []), row]);
   const cancelled: number[] = [];
   for (const [customerId, requests] of byCustomer) {
-    const accountId = requests[0]!.accountId;
+    const first = requests[0];
+    if (!first) continue; // a customer is in byCustomer only with a request
+    const accountId = first.accountId;
     const live = await findSubscriptionsOfCustomers(ctx.db, accountId, [customerId], ['Active', 'Suspended']);
     const requested = new Set(requests.map((r) => r.subscriptionId));
     if (live.some((s) => !requested.has(s.id))) continue;

@@ -11,7 +11,8 @@ import { lockCustomerFor, transitionCustomer } from './transitions.js';
 import { creditReversals } from './reversals.js';
 import { recurringChargesRunningOn } from '../invoices/repository.js';
 import { money } from '../money/money.js';
-import { billRounds, planCatchUp, restOfRunningPeriod } from './unhold.js';
+import { restOfRunningPeriod } from '../invoices/subscription-periods.js';
+import { billRounds, planCatchUp } from './unhold.js';
 import { CANCELLATION_OPTIONS, type CancellationInput } from './schemas.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
 

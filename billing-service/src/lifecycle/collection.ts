@@ -5,7 +5,7 @@ import { loadBillingContext, utcDate } from '../invoices/billing-run.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { amountDueBy } from '../ledger/balances.js';
 import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
-import { recordPayment } from '../payments/service.js';
+import { recordPayment } from '../payments/record-payment.js';
 import { claimCollectionAttempt, type CustomerRef } from './clock-repository.js';
 
 /** The service acting on its own: audited as `system`, source `billing clock`. */

@@ -4,7 +4,8 @@
  * and the gateway (interface and sandbox).
  */
 export { checkCard, type CardInput } from '../gateway/card-checks.js';
-export { collectWithNewCard, customerForCollection } from './service.js';
+export { customerForCollection } from './check-request.js';
+export { collectWithNewCard } from './collect-with-new-card.js';
 /** One capture's reads of the customer shared (db/transaction-cache.ts): the scope, and a row the CAPTCHA's statement read. */
 export { readScope } from '../db/transaction-cache.js';
 export { rememberCustomerRow } from '../customers/repository.js';

@@ -140,7 +140,8 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<numbe
     p.effectiveAt,
     p.idempotencyKey ?? null,
   );
-  return row!.id;
+  if (!row) throw new Error('an insert returning its row answers that row');
+  return row.id;
 }
 
 /** The rows of a collection's new card with its payment (insertCardWithPayment). */
@@ -226,7 +227,8 @@ export async function insertCardWithPayment(
   audit: CardWithPaymentRows['audit'],
 ): Promise<{ card: Selectable<PaymentMethodsTable>; paymentId: number; ledgerEntryId: number; openInvoices: LockedOpenInvoiceEntry[] }> {
   const [row] = await cardWithPaymentStatement(db, { card, payment, audit });
-  const { paymentId, ledgerEntryId, openInvoices, webhookEndpoints, ...stored } = row!;
+  if (!row) throw new Error('the card and payment statement answers the rows it inserted');
+  const { paymentId, ledgerEntryId, openInvoices, webhookEndpoints, ...stored } = row;
   rememberEnabledEndpoints(db, card.accountId, webhookEndpoints);
   return { card: stored, paymentId: Number(paymentId), ledgerEntryId: Number(ledgerEntryId), openInvoices };
 }

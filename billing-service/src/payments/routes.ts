@@ -6,7 +6,8 @@ import { customerChildListRoute } from '../customers/child-list.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectPayments } from './repository.js';
 import { CollectPaymentBody, PaymentIdParams, PaymentResponse, PAYMENT_METHOD_TYPES, PAYMENT_SOURCES } from './schemas.js';
-import { collectPayment, getPayment, toPaymentResponses } from './service.js';
+import { getPayment, toPaymentResponses } from './payment-responses.js';
+import { collectPayment } from './record-payment.js';
 
 const tags = ['Payments'];
 const paymentListFields: ListField[] = [

@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { findCustomerRow } from '../customers/repository.js';
-import { changeSubscriptionPlan, planChangeOptions, type AdjustableQuantity, type PlanChangeTarget } from '../lifecycle/plan-change.js';
+import { changeSubscriptionPlan } from '../lifecycle/plan-change.js';
+import { planChangeOptions, type AdjustableQuantity, type PlanChangeTarget } from '../lifecycle/plan-change-options.js';
 import type { PlanChangeResponse } from '../lifecycle/schemas.js';
 import { findPlanFrequency } from '../plans/repository.js';
 import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';

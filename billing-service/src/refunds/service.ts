@@ -75,7 +75,8 @@ export async function getRefund(ctx: AppContext, caller: Caller, id: number): Pr
   const row = await findRefund(ctx.db, caller.accountId, id);
   if (!row) throw Refusal.notFound('refund', id);
   const [response] = await toRefundResponses(ctx.db, ctx.uris, [row]);
-  return response!;
+  if (!response) throw new Error('toRefundResponses answers one response per row');
+  return response;
 }
 
 /** Refunds a payment (all or part) and answers the refund; a refusal by the gateway is a 402 with its code. */
@@ -95,7 +96,7 @@ export async function createRefund(
 /** The 402 of a refund the gateway refused: its words and code, and the failed refund's id. */
 export function refundRefusedError(outcome: Extract<RefundOutcome, { status: 'Refused' }>): Refusal {
   return new Refusal('declined', [
-    { Key: 'Api Error', Value: `refund refused: ${outcome.message}` },
+    { Key: 'Api Error', Value: `refund refused: ${outcome.message}`, Code: 'refund_declined' },
     { Key: 'declineCode', Value: outcome.declineCode },
     { Key: 'refundId', Value: String(outcome.refund.id) },
   ]);
@@ -118,47 +119,66 @@ export async function recordRefund(
   const payment = await findPayment(ctx.db, caller.accountId, input.originalPaymentId);
   if (!payment) throw Refusal.notFound('payment', input.originalPaymentId);
   if (payment.status !== 'Succeeded' || payment.ledgerEntryId === null) {
-    throw Refusal.invalid(`payment ${payment.id} failed: only a succeeded payment can be refunded`, 'originalPaymentId');
+    throw Refusal.invalid(`payment ${payment.id} failed: only a succeeded payment can be refunded`, 'originalPaymentId', 'state_conflict');
   }
   const amount = amountInCurrency(input.amount, payment.currency, 'amount');
   const method = refundMethod(payment, input.method ?? null);
-  const newRefund = {
-    accountId: caller.accountId,
-    customerId: payment.customerId,
-    paymentId: payment.id,
+  const refund: RefundToRecord = {
+    payment,
+    amount,
     method,
-    amount: amount.toString(),
-    currency: payment.currency,
-    reference: input.reference ?? null,
-    status: 'Pending' as const,
-    effectiveAt: now,
+    now,
+    row: {
+      accountId: caller.accountId,
+      customerId: payment.customerId,
+      paymentId: payment.id,
+      method,
+      amount: amount.toString(),
+      currency: payment.currency,
+      reference: input.reference ?? null,
+      status: 'Pending' as const,
+      effectiveAt: now,
+    },
   };
+  if (method !== 'CreditCard') return recordRefundAtOnce(ctx, caller, refund);
+  return recordCardRefund(ctx, caller, refund, options);
+}
 
-  if (method !== 'CreditCard') {
-    const id = await retryOnConflict(() =>
-      ctx.db.transaction().execute(async (trx) => {
-        // The customer first, then the payment: every refund takes its locks in this order.
-        const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
-        await checkRefundable(trx, payment, amount);
-        const refundId = await insertRefund(trx, { ...newRefund, gatewayIdempotencyKey: null });
-        await completeRefund(ctx, trx, caller, {
-          customer,
-          payment,
-          refundId,
-          amount,
-          method,
-          reference: newRefund.reference,
-          now,
-          gatewayRefundId: null,
-        });
-        return refundId;
-      }),
-    );
-    return { status: 'Succeeded', refund: { id } };
-  }
+/** A refund checked and ready to record: the payment it pays back, and its row as first inserted (Pending). */
+interface RefundToRecord {
+  payment: PaymentRow;
+  amount: Money;
+  method: Method;
+  now: Date;
+  row: Omit<Parameters<typeof insertRefund>[1], 'gatewayIdempotencyKey'>;
+}
 
-  // Reserved under the key the gateway will be asked with, before it is asked: a retry with the
-  // client's key resumes this refund, and the settlement worker finds it if this process dies.
+/** A refund by any method but a card: no gateway, recorded and completed in one transaction. */
+async function recordRefundAtOnce(ctx: AppContext, caller: Caller, refund: RefundToRecord): Promise<RefundOutcome> {
+  const { payment, amount, method, now } = refund;
+  const id = await retryOnConflict(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      // The customer first, then the payment: every refund takes its locks in this order.
+      const customer = await lockCustomerOfPayment(trx, caller, payment);
+      await checkRefundable(trx, payment, amount);
+      const refundId = await insertRefund(trx, { ...refund.row, gatewayIdempotencyKey: null });
+      const reference = refund.row.reference ?? null;
+      await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method, reference, now, gatewayRefundId: null });
+      return refundId;
+    }),
+  );
+  return { status: 'Succeeded', refund: { id } };
+}
+
+/**
+ * A card refund: reserved under the key the gateway will be asked with, before it is asked (a retry with the
+ * client's key resumes this refund, and the settlement worker finds it if this process dies), then the gateway
+ * asked, then its answer recorded.
+ */
+async function recordCardRefund(ctx: AppContext, caller: Caller, refund: RefundToRecord, options: RefundOptions): Promise<RefundOutcome> {
+  const { payment, amount, now } = refund;
+  const transactionId = payment.gatewayTransactionId;
+  if (!transactionId) throw new Error('refundMethod refunds by card only a payment with its gateway transaction');
   const gatewayKey = gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? `refund-${randomUUID()}`);
   const reserved = await retryOnConflict(() =>
     ctx.db.transaction().execute(async (trx) => {
@@ -166,12 +186,16 @@ export async function recordRefund(
       const earlier = await findRefundByGatewayKey(trx, gatewayKey);
       if (earlier) {
         if (earlier.paymentId !== payment.id || !money(earlier.amount).equals(amount)) {
-          throw Refusal.conflict('this Idempotency-Key was already used with a different refund', 'Idempotency-Key');
+          throw Refusal.conflict(
+            'this Idempotency-Key was already used with a different refund',
+            'Idempotency-Key',
+            'idempotency_key_reused',
+          );
         }
         return earlier;
       }
       await checkRefundable(trx, payment, amount);
-      const id = await insertRefund(trx, { ...newRefund, gatewayIdempotencyKey: gatewayKey });
+      const id = await insertRefund(trx, { ...refund.row, gatewayIdempotencyKey: gatewayKey });
       return { id, status: 'Pending' as const, declineCode: null, declineMessage: null };
     }),
   );
@@ -180,14 +204,17 @@ export async function recordRefund(
   // the same Idempotency-Key resumes it, else the settlement worker asks the gateway what became of it.
   const outcome = await callGateway(
     ctx,
-    (signal) =>
-      ctx.payments.gateway.refund(
-        { transactionId: payment.gatewayTransactionId!, amount, currency: payment.currency, idempotencyKey: gatewayKey },
-        signal,
-      ),
+    (signal) => ctx.payments.gateway.refund({ transactionId, amount, currency: payment.currency, idempotencyKey: gatewayKey }, signal),
     'the refund is Pending: retry with the same Idempotency-Key, or it is settled with the gateway within minutes',
   );
   return settleCardRefund(ctx, caller, { refundId: reserved.id, payment, now }, outcome);
+}
+
+/** The payment's customer, locked; it exists as long as its payment does (customers are never deleted). */
+async function lockCustomerOfPayment(trx: Queryable, caller: Caller, payment: PaymentRow) {
+  const customer = await lockCustomer(trx, caller.accountId, payment.customerId);
+  if (!customer) throw new Error(`customer ${payment.customerId} of payment ${payment.id} is gone`);
+  return customer;
 }
 
 /** A refund already decided, as recordRefund answers it. */
@@ -221,8 +248,9 @@ export async function settleCardRefund(
   const { refundId, payment, now } = refund;
   return retryOnConflict(() =>
     ctx.db.transaction().execute(async (trx): Promise<RefundOutcome> => {
-      const customer = (await lockCustomer(trx, caller.accountId, payment.customerId))!;
-      const row = (await lockRefund(trx, refundId))!;
+      const customer = await lockCustomerOfPayment(trx, caller, payment);
+      const row = await lockRefund(trx, refundId);
+      if (!row) throw new Error(`refund ${refundId}, reserved before the gateway was asked, is gone`);
       if (row.status !== 'Pending') return outcomeOf(row);
       const amount = money(row.amount);
       if (!outcome.ok) {
@@ -260,7 +288,11 @@ export async function settleCardRefund(
 function refundMethod(payment: PaymentRow, asked: Method | null): Method {
   const method = asked ?? (payment.paymentMethodType as Method);
   if (method === 'CreditCard' && (payment.paymentMethodType !== 'CreditCard' || !payment.gatewayTransactionId)) {
-    throw Refusal.invalid(`payment ${payment.id} was not made by card: refund it by ${payment.paymentMethodType}, Cash or Check`, 'method');
+    throw Refusal.invalid(
+      `payment ${payment.id} was not made by card: refund it by ${payment.paymentMethodType}, Cash or Check`,
+      'method',
+      'value_invalid',
+    );
   }
   return method;
 }
@@ -274,6 +306,7 @@ async function checkRefundable(trx: Queryable, payment: PaymentRow, amount: Mone
     throw Refusal.invalid(
       `more than the ${left.toFixed(decimals)} ${payment.currency} left to refund of payment ${payment.id} (${money(payment.amount).toFixed(decimals)}, ${held.toFixed(decimals)} refunded or being refunded)`,
       'amount',
+      'value_invalid',
     );
   }
 }
@@ -299,10 +332,12 @@ async function completeRefund(
   },
 ) {
   const { payment, customer, refundId, amount, now } = refund;
+  if (payment.ledgerEntryId === null)
+    throw new Error(`payment ${payment.id} is refunded but has no ledger entry (only succeeded ones are)`);
   const paidBack = await payBackPayment(trx, {
     accountId: caller.accountId,
     customerId: payment.customerId,
-    paymentEntryId: payment.ledgerEntryId!,
+    paymentEntryId: payment.ledgerEntryId,
     amount,
     effectiveAt: now,
     description: refund.reference ?? `refund of payment ${payment.id}`,

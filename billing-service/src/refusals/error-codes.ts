@@ -67,6 +67,8 @@ export const ERROR_CODES = {
   quantity_fixed: "the product's quantity is fixed by the plan",
   // capture-widget: the browser side (card frame, widget) names a request that never reached the service.
   network_error: 'the browser could not reach the service (no connection, or no answer): nothing was received, retry',
+  // refunds
+  refund_declined: 'the gateway refused the refund; the refund is recorded as Failed and nothing went back',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -10,7 +10,7 @@ import { toInvoiceResponses } from '../invoices/service.js';
 import type { PaymentMethodRow } from '../payment-methods/repository.js';
 import { toCreditCardResponse } from '../payment-methods/service.js';
 import { findPayment } from '../payments/repository.js';
-import { toPaymentResponses } from '../payments/service.js';
+import { toPaymentResponses } from '../payments/payment-responses.js';
 import { findSubscription } from '../subscriptions/repository.js';
 import { toSubscriptionResponses } from '../subscriptions/service.js';
 import { emitWebhookEvent, emitWebhookEvents, type ResourceWebhooks, type WebhookEventType } from '../outbox/webhook-events.js';

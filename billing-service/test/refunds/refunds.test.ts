@@ -186,7 +186,8 @@ describe('refunding a payment', () => {
 
     const more = await refund({ originalPaymentId: payment.id, amount: '0.01' });
     expect(more.statusCode).toBe(400);
-    expect(errorsOf(more)[0]).toMatchObject({ Key: 'amount' });
+    expect(errorsOf(more)[0]).toMatchObject({ Key: 'amount', Code: 'value_invalid' });
+    // the words are the point here: they tell the operator how much is left
     expect(errorsOf(more)[0]!.Value).toContain('0.00 USD left to refund');
   });
 
@@ -222,6 +223,7 @@ describe('refunding a payment', () => {
     expect(res.statusCode).toBe(402);
     const errors = errorsOf(res);
     expect(errors).toContainEqual({ Key: 'declineCode', Value: 'refund_failed' });
+    expect(errors.find((e) => e.Key === 'Api Error')).toMatchObject({ Code: 'refund_declined' });
     const refundId = Number(errors.find((e) => e.Key === 'refundId')!.Value);
     expect((await t.call('GET', `/v1/refunds/${refundId}`)).json()).toMatchObject({
       status: 'Failed',

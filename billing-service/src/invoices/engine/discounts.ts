@@ -73,12 +73,14 @@ export function allocateProportionally(total: Decimal, capacities: Decimal[], cu
   const target = minOf(roundToCurrency(money(total), currency), sumCaps);
   const parts = caps.map((c) => roundToCurrency(target.times(c).dividedBy(sumCaps), currency));
   let remainder = target.minus(sumMoney(parts));
-  const order = caps.map((_, i) => i).sort((a, b) => caps[b].comparedTo(caps[a]) || a - b);
-  for (const i of order) {
+  const order = caps.map((cap, i) => ({ cap, i })).sort((a, b) => b.cap.comparedTo(a.cap) || a.i - b.i);
+  for (const { cap, i } of order) {
     if (remainder.isZero()) break;
+    const part = parts[i];
+    if (part === undefined) throw new Error('allocateProportionally: one part per capacity');
     // Positive remainder: add up to the line's room; negative: take back down to zero.
-    const change = remainder.gt(0) ? minOf(remainder, caps[i].minus(parts[i])) : minOf(remainder.negated(), parts[i]).negated();
-    parts[i] = parts[i].plus(change);
+    const change = remainder.gt(0) ? minOf(remainder, cap.minus(part)) : minOf(remainder.negated(), part).negated();
+    parts[i] = part.plus(change);
     remainder = remainder.minus(change);
   }
   return parts;
@@ -87,7 +89,11 @@ export function allocateProportionally(total: Decimal, capacities: Decimal[], cu
 /** An Amount coupon: its value once per invoice, spread over the lines by what is left on each. */
 export function applyAmountCoupon(lines: DiscountableLine[], name: string, value: Decimal, currency: string) {
   const parts = allocateProportionally(value, lines.map(remainingAmount), currency);
-  for (const [i, line] of lines.entries()) addDiscount(line, name, parts[i]);
+  for (const [i, line] of lines.entries()) {
+    const part = parts[i];
+    if (part === undefined) throw new Error('allocateProportionally answers one part per line');
+    addDiscount(line, name, part);
+  }
 }
 
 /**

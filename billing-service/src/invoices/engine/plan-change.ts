@@ -123,17 +123,18 @@ export function couponsForChange(
   if (frequencySwitch) return coupons;
   // With the running period's start: a use from it on (a line of an earlier change in the same period starts after
   // the use and bills the same period, so the lines alone would drop the coupon on a second change).
-  const discountedRunningPeriod = (c: EngineCoupon) =>
-    !!c.lastUsedOn &&
-    c.periodsUsed > 0 &&
-    runningLines.some(
+  const discountedRunningPeriod = (c: EngineCoupon) => {
+    const usedOn = c.lastUsedOn;
+    if (!usedOn || c.periodsUsed <= 0) return false;
+    return runningLines.some(
       (l) =>
-        (periodStart ? periodStart : l.startServiceDate) <= c.lastUsedOn! &&
-        c.lastUsedOn! < l.endServiceDate &&
+        (periodStart ? periodStart : l.startServiceDate) <= usedOn &&
+        usedOn < l.endServiceDate &&
         // the period it discounted ends when the running one does (a re-billed month that started on the day a
         // yearly period later started is not that year)
         (!c.lastUsedUntil || c.lastUsedUntil === l.endServiceDate),
     );
+  };
   return coupons
     .filter((c) => c.kind === 'Percentage' && discountedRunningPeriod(c))
     .map((c) => ({ ...c, periodsUsed: c.periodsUsed - 1 }));
@@ -197,6 +198,8 @@ export function planChangeInvoice(input: PlanChangeInput): PlanChangeInvoice {
     rollUpTaxes: false,
     rollUpDiscounts: input.rollUpDiscounts,
   });
+  const nextPeriodStart = charged?.nextPeriodStart[subscription.subscriptionId];
+  if (!charged || nextPeriodStart === undefined) throw new Error('computeInvoices bills the one subscription it is given');
   const charges: PlanChangeCharge[] = [...creditLines, ...charged.charges];
   const subtotal = sumMoney(charges.map((c) => c.amount));
   const totalDiscount = sumMoney(charges.flatMap((c) => c.discounts.map((d) => d.amount)));
@@ -214,7 +217,7 @@ export function planChangeInvoice(input: PlanChangeInput): PlanChangeInvoice {
     totalTaxes,
     total: subtotal.minus(totalDiscount).plus(totalTaxes),
     credits,
-    nextPeriodStart: charged.nextPeriodStart[subscription.subscriptionId],
+    nextPeriodStart,
     anchorDay: frequencySwitch ? parseDate(changeDate).day : null,
     couponsApplied: frequencySwitch ? (charged.couponsApplied[subscription.subscriptionId] ?? []) : [],
   };
