@@ -34,8 +34,8 @@ import {
 
 const tags = ['Console'];
 // No API key: the console's session plugin authenticates these routes (cookie) and checks the role.
-const viewer = { public: true, consoleRole: 'viewer' } as const;
-const owner = { public: true, consoleRole: 'owner' } as const;
+const viewer = { public: true, consolePermission: 'console:read' } as const;
+const owner = { public: true, consolePermission: 'webhooks:write' } as const;
 
 /** The console's reads (README "Merchant console"); `request.operator` is set by the console's session plugin. */
 export async function consoleReadRoutes(fastify: FastifyInstance) {
