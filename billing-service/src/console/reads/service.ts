@@ -19,10 +19,9 @@ import {
   listDeliveries,
   listEmails,
   listPayments,
-  revenueByCurrencyAndPoint,
   type DeliveryListRow,
-  type RevenuePoint,
 } from './repository.js';
+import { revenueByCurrencyAndPoint, type RevenuePoint } from './revenue-repository.js';
 import type {
   AuditResponse,
   BulkJobsResponse,
