@@ -144,7 +144,7 @@ export async function acceptInvitation(
     const locked = await lockInvitationByHash(trx, hashPortalToken(token));
     const invitation = usableInvitation(locked, token, now, locked?.firstOwner ? await countOperators(trx, locked.accountId) : 0);
     const email = invitation.email ?? (input.email ? normalizeEmail(input.email) : undefined);
-    if (!email) throw Refusal.invalid('the first owner gives an e-mail address to sign in with', 'email');
+    if (!email) throw Refusal.invalid('the first owner gives an e-mail address to sign in with', 'email', 'value_required');
     if (await findOperatorByEmail(trx, invitation.accountId, email)) {
       throw refusal('conflict', 'email', `${email} is already an operator of this account: sign in instead`, 'console_operator_exists');
     }

@@ -41,7 +41,8 @@ async function liveOperator(db: Queryable, operator: ConsoleOperator): Promise<O
 /** A new secret, kept aside until a code from it is confirmed; replaces one set up and not confirmed. */
 export async function setUpTotp(db: Db, operator: ConsoleOperator): Promise<{ secret: string; otpauthUri: string }> {
   const row = await liveOperator(db, operator);
-  if (row.totpEnabled) throw Refusal.conflict('the second factor is already on: turn it off first to set up another', 'totp');
+  if (row.totpEnabled)
+    throw Refusal.conflict('the second factor is already on: turn it off first to set up another', 'totp', 'state_conflict');
   const secret = new Secret({ size: 20 }).base32;
   await updateOperator(db, row.id, { totpSecret: secret, totpEnabled: false, totpLastStep: null });
   return { secret, otpauthUri: totpOf(secret, row.email).toString() };
@@ -51,8 +52,8 @@ const totpCodeInvalid = () => refusal('invalid', 'code', 'the authenticator code
 
 export async function confirmTotp(db: Db, operator: ConsoleOperator, code: string, now = wallClockNow()): Promise<void> {
   const row = await liveOperator(db, operator);
-  if (row.totpEnabled) throw Refusal.conflict('the second factor is already on', 'totp');
-  if (!row.totpSecret) throw Refusal.conflict('set the second factor up first (POST /console/api/totp/setup)', 'totp');
+  if (row.totpEnabled) throw Refusal.conflict('the second factor is already on', 'totp', 'state_conflict');
+  if (!row.totpSecret) throw Refusal.conflict('set the second factor up first (POST /console/api/totp/setup)', 'totp', 'state_conflict');
   if (!(await totpAccepted(db, row, code, now))) throw totpCodeInvalid();
   await db.transaction().execute(async (trx) => {
     await updateOperator(trx, row.id, { totpEnabled: true });
@@ -67,7 +68,7 @@ export async function confirmTotp(db: Db, operator: ConsoleOperator, code: strin
 
 export async function disableTotp(db: Db, operator: ConsoleOperator, code: string, now = wallClockNow()): Promise<void> {
   const row = await liveOperator(db, operator);
-  if (!row.totpEnabled) throw Refusal.conflict('the second factor is not on', 'totp');
+  if (!row.totpEnabled) throw Refusal.conflict('the second factor is not on', 'totp', 'state_conflict');
   if (!(await totpAccepted(db, row, code, now))) throw totpCodeInvalid();
   await db.transaction().execute(async (trx) => {
     await updateOperator(trx, row.id, { totpEnabled: false, totpSecret: null, totpLastStep: null });

@@ -11,6 +11,11 @@ import { isOverdueSql } from '../../ledger/overdue.js';
 /** Totals stop here: beyond it the console shows "10,000+" (a count of millions would scan as many index entries). */
 export const COUNT_CAP = 10_000;
 
+/** A `count(*)` always answers one row; none would mean nothing counted. */
+function cappedCount(rows: ReadonlyArray<{ n: string | number | bigint }>): number {
+  return Number(rows[0]?.n ?? 0);
+}
+
 const customerName = sql<string | null>`coalesce(c.company_name, nullif(concat_ws(' ', c.first_name, c.last_name), ''))`;
 
 export interface PaymentRow {
@@ -44,7 +49,7 @@ export async function listPayments(
   const total = await sql<{ n: string | number }>`
     select count(*) as n from (select 1 from payments p where p.account_id = ${accountId} ${failedOnly} limit ${COUNT_CAP}) capped
   `.execute(db);
-  return { rows: rows.rows.map((r) => ({ ...r, id: Number(r.id), customerId: Number(r.customerId) })), total: Number(total.rows[0]!.n) };
+  return { rows: rows.rows.map((r) => ({ ...r, id: Number(r.id), customerId: Number(r.customerId) })), total: cappedCount(total.rows) };
 }
 
 export interface DunningCandidateRow {
@@ -235,7 +240,7 @@ export async function listDeliveries(
   `.execute(db);
   return {
     rows: rows.rows.map((r) => ({ ...r, id: Number(r.id), endpointId: Number(r.endpointId) })),
-    total: Number(total.rows[0]!.n),
+    total: cappedCount(total.rows),
   };
 }
 
@@ -271,6 +276,6 @@ export async function listEmails(
   `.execute(db);
   return {
     rows: rows.rows.map((r) => ({ ...r, id: Number(r.id), customerId: r.customerId === null ? null : Number(r.customerId) })),
-    total: Number(total.rows[0]!.n),
+    total: cappedCount(total.rows),
   };
 }
