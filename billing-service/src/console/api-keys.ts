@@ -14,7 +14,7 @@ export interface ConsoleApiKeyOptions {
 
 const tags = ['Console'];
 // No API key: the console's session plugin authenticates these routes (cookie), checks the role and, on the roll, CSRF.
-const owner = { public: true, consoleRole: 'owner' } as const;
+const owner = { public: true, consolePermission: 'apikeys:write' } as const;
 
 /** The account's API keys (owner): when each was last rolled, and rolling one (README "Console"). */
 export async function consoleApiKeyRoutes(fastify: FastifyInstance, options: ConsoleApiKeyOptions) {

@@ -41,7 +41,7 @@ export async function consoleStatic(app: FastifyInstance, options: ConsoleStatic
   app.get('/console/assets/*', async (request, reply) => {
     const file = (request.params as { '*': string })['*'];
     if (!file || file.split('/').some((part) => part === '..' || part === '') || !existsSync(`${root}/assets/${file}`)) {
-      throw new ApiError(404, [{ Key: 'Api Error', Value: `no console file assets/${file}` }]);
+      throw new ApiError(404, [{ Key: 'Api Error', Value: `no console file assets/${file}`, Code: 'not_found' }]);
     }
     // Vite names assets by their content's hash: a name never changes content.
     return reply.header('cache-control', 'public, max-age=31536000, immutable').sendFile(`assets/${file}`, root);

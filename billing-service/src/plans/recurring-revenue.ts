@@ -20,9 +20,23 @@ export type RevenueProductRow = Pick<
 export interface RevenueSubscription {
   customerId: number;
   currency: string;
-  interval: 'Monthly' | 'Yearly';
+  interval: BillingInterval;
   numberOfIntervals: number;
   products: RevenueProductRow[];
+}
+
+export type BillingInterval = 'Monthly' | 'Yearly';
+
+/**
+ * Months in one interval: the monthly normalisation of recurring revenue, written once. The API's
+ * monthlyRecurringRevenue divides by monthsPerPeriod; the console's revenue SQL is generated from
+ * this table (plans/repository.ts monthsPerPeriodSql), so both divide by the same months.
+ */
+export const MONTHS_PER_INTERVAL: Readonly<Record<BillingInterval, number>> = { Monthly: 1, Yearly: 12 };
+
+/** Months one billing period of a plan frequency covers (a yearly period: 12, every 2 months: 2). */
+export function monthsPerPeriod(frequency: { interval: BillingInterval; numberOfIntervals: number }): number {
+  return MONTHS_PER_INTERVAL[frequency.interval] * frequency.numberOfIntervals;
 }
 
 /** The price a product is billed at: the override when set, else the catalogue price. */
@@ -57,10 +71,10 @@ export interface RevenueProduct {
  */
 export function recurringRevenue(
   products: readonly RevenueProduct[],
-  frequency: { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number },
+  frequency: { interval: BillingInterval; numberOfIntervals: number },
   currency: string,
 ): { gross: Decimal; net: Decimal; perPeriod: Decimal } {
-  const months = (frequency.interval === 'Yearly' ? 12 : 1) * frequency.numberOfIntervals;
+  const months = monthsPerPeriod(frequency);
   const lines = products
     .filter((p) => p.included)
     .map((p) => {
@@ -81,7 +95,7 @@ export function recurringRevenue(
 /** Recurring revenue of one stored subscription, at the prices it bills. */
 export function revenueOf(
   products: RevenueProductRow[],
-  frequency: { interval: 'Monthly' | 'Yearly'; numberOfIntervals: number },
+  frequency: { interval: BillingInterval; numberOfIntervals: number },
   currency: string,
 ) {
   return recurringRevenue(

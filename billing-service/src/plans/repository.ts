@@ -1,7 +1,8 @@
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { isStorableId } from '../db/ids.js';
 import type { Queryable } from '../db/database.js';
 import type { PlanFrequenciesTable, PlansTable } from '../db/schema.js';
+import { MONTHS_PER_INTERVAL } from './recurring-revenue.js';
 
 export type PlanRow = Selectable<PlansTable>;
 export type PlanFrequencyRow = Selectable<PlanFrequenciesTable>;
@@ -43,4 +44,14 @@ export async function countSubscriptionsByFrequency(
     .groupBy('planFrequencyId')
     .execute();
   return new Map(rows.map((r) => [r.planFrequencyId, Number(r.n)]));
+}
+
+/**
+ * SQL for the months one billing period covers, from the columns of a plan frequency: the CASE is
+ * generated from MONTHS_PER_INTERVAL (recurring-revenue.ts), the table monthsPerPeriod reads, so SQL
+ * and the API cannot disagree on it. An interval the table does not know gives null (no revenue).
+ */
+export function monthsPerPeriodSql(intervalColumn: string, numberOfIntervalsColumn: string): RawBuilder<number> {
+  const whens = Object.entries(MONTHS_PER_INTERVAL).map(([interval, months]) => sql`when ${sql.lit(interval)} then ${sql.lit(months)}`);
+  return sql<number>`((case ${sql.ref(intervalColumn)} ${sql.join(whens, sql` `)} end) * ${sql.ref(numberOfIntervalsColumn)})`;
 }

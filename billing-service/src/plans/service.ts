@@ -91,7 +91,8 @@ export async function getPlan(ctx: AppContext, caller: Caller, id: number): Prom
   const plan = await findPlan(ctx.db, id);
   if (!plan) throw Refusal.notFound('plan', id);
   const [response] = await toPlanResponses(ctx.db, caller, ctx.uris, [plan]);
-  return response!;
+  if (!response) throw new Error('toPlanResponses answers one response per plan');
+  return response;
 }
 
 /** A plan frequency as plans embed it (the catalogue is shared; the subscription count is the caller's). */

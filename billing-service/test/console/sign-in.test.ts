@@ -124,6 +124,15 @@ describe('TOTP second factor', () => {
     const confirmed = await consoleCall(t, agent, 'POST', '/console/api/totp/confirm', { code: totp.generate() });
     expect(confirmed.statusCode, confirmed.body).toBe(204);
     expect((await consoleCall(t, agent, 'GET', '/console/api/session')).json().operator.totpEnabled).toBe(true);
+    // Once on, setting up or confirming again is refused with the generic state code.
+    for (const [url, body] of [
+      ['/console/api/totp/setup', undefined],
+      ['/console/api/totp/confirm', { code: totp.generate() }],
+    ] as const) {
+      const again = await consoleCall(t, agent, 'POST', url, body);
+      expect(again.statusCode, url).toBe(409);
+      expect(codesOf(again), url).toEqual(['state_conflict']);
+    }
 
     const missing = await signIn(t, { email: 'totp@shop.example', password: PASSWORD }, '10.5.0.2');
     expect(missing.statusCode).toBe(401);

@@ -45,7 +45,7 @@ describe('the built console', () => {
     expect(script.body).toBe('console.log("console");\n');
     const missing = await t.app.inject({ method: 'GET', url: '/console/assets/nope.js' });
     expect(missing.statusCode).toBe(404);
-    expect(missing.json().Errors).toBeDefined();
+    expect(missing.json().Errors.map((e: { Code?: string }) => e.Code)).toEqual(['not_found']);
     const dotted = await t.app.inject({ method: 'GET', url: '/console/assets/..%2Findex.html' });
     expect(dotted.statusCode).toBe(404);
   });

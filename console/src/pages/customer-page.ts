@@ -1,155 +1,28 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { apiUrl, can, get, post, request } from '../api.js';
 import { date, dateTime, money, number, t } from '../i18n.js';
-import type { MessageKey } from '../messages-en.js';
 import { ConsolePage, type Loaded, problem, problemText, settle, show } from '../page.js';
 import { customerName } from './customers-page.js';
-
-interface Customer {
-  id: number;
-  firstName: string | null;
-  lastName: string | null;
-  companyName: string | null;
-  primaryEmail: string | null;
-  primaryPhone: string | null;
-  reference: string | null;
-  status: string;
-  customerAccountStatus: string;
-  currency: string;
-  language?: string;
-  createdTimestamp: string;
-}
-interface Overview {
-  arBalance: number;
-  unallocatedPayments: number;
-  lifetimeValue: number;
-  monthlyRecurringRevenue: number;
-  nextBillingDate: string | null;
-  daysUntilSuspension: number | null;
-  currency: string;
-  status: string;
-  customerAccountStatus: string;
-}
-interface Subscription {
-  id: number;
-  planName: string | null;
-  status: string;
-  monthlyRecurringRevenue: number;
-  nextPeriodStartDate: string | null;
-  currency?: string;
-}
-interface Invoice {
-  id: number;
-  invoiceNumber: number;
-  status: string;
-  effectiveTimestamp: string;
-  dueTimestamp: string;
-  invoiceAmount: number;
-  outstandingBalance: number;
-  currency: string;
-}
-interface Payment {
-  id: number;
-  effectiveTimestamp: string;
-  amount: number;
-  currency: string;
-  status: string;
-  paymentMethod: string;
-  declineCode: string | null;
-  refundedAmount: number;
-  refundableAmount: number;
-}
-interface Note {
-  id: number;
-  note: string;
-  userWhoCreatedNote: string | null;
-  createdTimestamp: string;
-}
-interface AuditEntry {
-  id: number | string;
-  at: string;
-  actor: string;
-  source: string;
-  entityType: string;
-  entityId: number | string;
-  action: string;
-  changes: unknown;
-}
-interface WebhookEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  deliveries: Array<{
-    endpointId: number;
-    status: string;
-    attempts: number;
-    lastResponseStatus: number | null;
-    lastAttemptAt: string | null;
-  }>;
-}
-interface InvoicePreview {
-  draftCharges: Array<{ name: string; amount: number; startServiceDate: string; endServiceDate: string }>;
-  subtotal: number;
-  totalDiscount: number;
-  totalTaxes: number;
-  total: number;
-  currency: string;
-}
-
-type Action = 'activate' | 'hold' | 'unhold' | 'cancel' | 'uncancel';
-const ACTION_LABEL: Record<Action, MessageKey> = {
-  activate: 'actionActivate',
-  hold: 'actionHold',
-  unhold: 'actionUnhold',
-  cancel: 'actionCancel',
-  uncancel: 'actionUncancel',
-};
-/** The lifecycle of the spec ("States and transitions"): which actions each status allows, and where each leads. */
-const ACTIONS_BY_STATUS: Record<string, Action[]> = {
-  Draft: ['activate', 'cancel'],
-  Active: ['hold', 'cancel'],
-  Hold: ['unhold', 'cancel'],
-  Suspended: ['cancel'],
-  Cancelled: ['uncancel'],
-};
-const TARGET_STATUS: Record<Action, string> = {
-  activate: 'Active',
-  hold: 'Hold',
-  unhold: 'Active',
-  cancel: 'Cancelled',
-  uncancel: 'Active',
-};
-const SERVICE_START_OPTIONS = [
-  'NoChargesForMissedPeriods',
-  'ChargeForLastMissedPeriods',
-  'ChargeForAllMissedPeriods',
-  'ChargeForCurrentFullPeriod',
-];
-const CANCELLATION_OPTIONS: Array<{ value: string; label: MessageKey }> = [
-  { value: 'None', label: 'optionNone' },
-  { value: 'Unearned', label: 'optionUnearned' },
-  { value: 'Full', label: 'optionFull' },
-];
-
-interface PendingAction {
-  action: Action;
-  option: string;
-  preview: Loaded<InvoicePreview | null> | undefined;
-  busy: boolean;
-  error: string;
-}
-interface PendingRefund {
-  payment: Payment;
-  idempotencyKey: string;
-  busy: boolean;
-  error: string;
-}
-
-/** A refund amount as typed ("5", "5.00", "5,00") → the API's decimal text, or undefined. */
-export function refundAmountText(typed: string): string | undefined {
-  const text = typed.trim().replace(',', '.');
-  return /^\d{1,15}(\.\d{1,4})?$/.test(text) && Number(text) > 0 ? text : undefined;
-}
+import {
+  ACTION_LABEL,
+  ACTIONS_BY_STATUS,
+  TARGET_STATUS,
+  SERVICE_START_OPTIONS,
+  CANCELLATION_OPTIONS,
+  refundAmountText,
+  type Customer,
+  type Overview,
+  type Subscription,
+  type Invoice,
+  type Payment,
+  type Note,
+  type AuditEntry,
+  type WebhookEvent,
+  type InvoicePreview,
+  type Action,
+  type PendingAction,
+  type PendingRefund,
+} from './customer-model.js';
 
 /**
  * #/customers/<id>: profile and status with the lifecycle actions (each previewed, then confirmed), subscriptions,

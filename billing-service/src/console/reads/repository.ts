@@ -11,149 +11,12 @@ import { isOverdueSql } from '../../ledger/overdue.js';
 /** Totals stop here: beyond it the console shows "10,000+" (a count of millions would scan as many index entries). */
 export const COUNT_CAP = 10_000;
 
-/** One instant the revenue is read at: a month end (the first instant of the next month) or now. */
-export interface RevenuePoint {
-  index: number;
-  at: Date;
-  /** The service day the invoice lines must cover: the month's last day (YYYY-MM-DD), or today's for now. */
-  day: string;
-  isNow: boolean;
-}
-
-/** Per currency and point: MRR, its movements from the point before, active and churned customers. */
-export interface RevenueRow {
-  currency: string;
-  point: number;
-  mrr: string;
-  newMrr: string;
-  expansion: string;
-  contraction: string;
-  churn: string;
-  active: number;
-  churned: number;
+/** A `count(*)` always answers one row; none would mean nothing counted. */
+function cappedCount(rows: ReadonlyArray<{ n: string | number | bigint }>): number {
+  return Number(rows[0]?.n ?? 0);
 }
 
 const customerName = sql<string | null>`coalesce(c.company_name, nullif(concat_ws(' ', c.first_name, c.last_name), ''))`;
-
-/**
- * MRR at each point, per subscription, summed per currency in SQL (one statement; cost in README).
- * A subscription counts at a month end when it was activated before it and not cancelled (or suspended, while it
- * still is) by then; its value is that of the recurring invoice lines covering the month's last day (the latest
- * invoice's: a plan change's lines replace the period's), as plans/recurring-revenue.ts computes it: each line
- * quantity × unit price rounded to the currency, their sum over the months of the line's full period, rounded.
- * The full period is the line's length over its proration factor (unit price / prorated unit price), in months.
- * At `now`: the Active subscriptions and their products, as GET /v1/subscriptions computes monthlyRecurringRevenue.
- */
-export async function revenueByCurrencyAndPoint(
-  db: Queryable,
-  accountId: number,
-  points: RevenuePoint[],
-  currencyDecimals: Array<{ code: string; decimals: number }>,
-): Promise<RevenueRow[]> {
-  const first = points[0]!;
-  const last = points.at(-1)!;
-  const pointValues = sql.join(
-    points.map((p) => sql`(${p.index}::int, ${p.at.toISOString()}::timestamptz, ${p.day}::date, ${p.isNow}::boolean)`),
-  );
-  const currencies = currencyDecimals.length
-    ? sql.join(currencyDecimals.map((c) => sql`(${c.code}::text, ${c.decimals}::int)`))
-    : sql`(''::text, 2::int)`;
-  const result = await sql<{
-    currency: string;
-    point: number;
-    mrr: string;
-    newMrr: string;
-    expansion: string;
-    contraction: string;
-    churn: string;
-    active: string | number;
-    churned: string | number;
-  }>`
-    with points (idx, at, day, is_now) as (values ${pointValues}),
-    currency_decimals (code, decimals) as (values ${currencies}),
-    subs as (
-      select s.id, s.customer_id, s.currency, s.status, s.activated_at, s.cancelled_at, s.suspended_at,
-        (case pf.interval when 'Yearly' then 12 else 1 end) * pf.number_of_intervals as months,
-        coalesce(cd.decimals, 2) as decimals
-      from subscriptions s
-      join plan_frequencies pf on pf.id = s.plan_frequency_id
-      left join currency_decimals cd on cd.code = s.currency
-      where s.account_id = ${accountId} and s.activated_at is not null and s.activated_at <= ${last.at.toISOString()}::timestamptz
-        and (s.cancelled_at is null or s.cancelled_at >= ${first.at.toISOString()}::timestamptz)
-    ),
-    product_value as (
-      select s.id,
-        round(coalesce(sum(round(sp.quantity * coalesce(sp.price_override, sp.catalog_price), s.decimals)) filter (where sp.included), 0)
-          / s.months, s.decimals) as mrr
-      from subs s join subscription_products sp on sp.subscription_id = s.id
-      group by s.id, s.months, s.decimals
-    ),
-    covering as (
-      select s.id, p.idx, ic.invoice_id, ic.start_service_date, ic.end_service_date, ic.quantity, ic.unit_price, ic.prorated_unit_price,
-        s.decimals, s.months,
-        rank() over (partition by s.id, p.idx order by ic.start_service_date desc, ic.invoice_id desc) as latest
-      from subs s
-      join invoice_charges ic on ic.subscription_id = s.id and ic.kind = 'Recurring'
-      join points p on not p.is_now and ic.start_service_date <= p.day and ic.end_service_date > p.day
-      join invoices i on i.id = ic.invoice_id and i.status <> 'Void'
-    ),
-    line_value as (
-      select id, idx,
-        round(sum(round(quantity * unit_price, decimals)) / max(line_months), max(decimals)) as mrr
-      from (
-        select c.*,
-          case when c.prorated_unit_price > 0 and c.unit_price > 0
-            then greatest(1, round((c.end_service_date - c.start_service_date) * c.unit_price / c.prorated_unit_price / (365.25 / 12)))
-            else c.months end as line_months
-        from covering c where c.latest = 1
-      ) lines
-      group by id, idx
-    ),
-    grid as (
-      select s.id, s.customer_id, s.currency, p.idx,
-        case when p.is_now then s.status = 'Active'
-          else s.activated_at < p.at and (s.cancelled_at is null or s.cancelled_at >= p.at)
-            and not (s.status = 'Suspended' and s.suspended_at is not null and s.suspended_at < p.at) end as active,
-        case when p.is_now then pv.mrr else lv.mrr end as line_mrr,
-        pv.mrr as product_mrr
-      from subs s cross join points p
-      left join product_value pv on pv.id = s.id
-      left join line_value lv on lv.id = s.id and lv.idx = p.idx
-    ),
-    valued as (
-      select id, customer_id, currency, idx, active,
-        case when active then coalesce(line_mrr, product_mrr, 0) else 0 end as mrr
-      from grid
-    ),
-    moved as (
-      select *, coalesce(lag(mrr) over (partition by id order by idx), 0) as before from valued
-    ),
-    by_customer as (
-      select customer_id, currency, idx, bool_or(active) as active from valued group by customer_id, currency, idx
-    ),
-    customer_moves as (
-      select *, coalesce(lag(active) over (partition by customer_id, currency order by idx), false) as was_active from by_customer
-    ),
-    money_totals as (
-      select currency, idx,
-        sum(mrr) as mrr,
-        coalesce(sum(mrr) filter (where before = 0 and mrr > 0), 0) as new_mrr,
-        coalesce(sum(mrr - before) filter (where before > 0 and mrr > before), 0) as expansion,
-        coalesce(sum(before - mrr) filter (where mrr > 0 and mrr < before), 0) as contraction,
-        coalesce(sum(before) filter (where before > 0 and mrr = 0), 0) as churn
-      from moved group by currency, idx
-    ),
-    customer_totals as (
-      select currency, idx, count(*) filter (where active) as active, count(*) filter (where was_active and not active) as churned
-      from customer_moves group by currency, idx
-    )
-    select m.currency, m.idx as point, m.mrr::text as mrr, m.new_mrr::text as new_mrr, m.expansion::text as expansion,
-      m.contraction::text as contraction, m.churn::text as churn, ct.active, ct.churned
-    from money_totals m join customer_totals ct on ct.currency = m.currency and ct.idx = m.idx
-    order by m.currency, m.idx
-  `.execute(db);
-  return result.rows.map((row) => ({ ...row, point: Number(row.point), active: Number(row.active), churned: Number(row.churned) }));
-}
 
 export interface PaymentRow {
   id: number;
@@ -186,7 +49,7 @@ export async function listPayments(
   const total = await sql<{ n: string | number }>`
     select count(*) as n from (select 1 from payments p where p.account_id = ${accountId} ${failedOnly} limit ${COUNT_CAP}) capped
   `.execute(db);
-  return { rows: rows.rows.map((r) => ({ ...r, id: Number(r.id), customerId: Number(r.customerId) })), total: Number(total.rows[0]!.n) };
+  return { rows: rows.rows.map((r) => ({ ...r, id: Number(r.id), customerId: Number(r.customerId) })), total: cappedCount(total.rows) };
 }
 
 export interface DunningCandidateRow {
@@ -377,7 +240,7 @@ export async function listDeliveries(
   `.execute(db);
   return {
     rows: rows.rows.map((r) => ({ ...r, id: Number(r.id), endpointId: Number(r.endpointId) })),
-    total: Number(total.rows[0]!.n),
+    total: cappedCount(total.rows),
   };
 }
 
@@ -413,6 +276,6 @@ export async function listEmails(
   `.execute(db);
   return {
     rows: rows.rows.map((r) => ({ ...r, id: Number(r.id), customerId: r.customerId === null ? null : Number(r.customerId) })),
-    total: Number(total.rows[0]!.n),
+    total: cappedCount(total.rows),
   };
 }

@@ -34,11 +34,17 @@ import {
 
 const tags = ['Console'];
 // No API key: the console's session plugin authenticates these routes (cookie) and checks the role.
-const viewer = { public: true, consoleRole: 'viewer' } as const;
-const owner = { public: true, consoleRole: 'owner' } as const;
+const viewer = { public: true, consolePermission: 'console:read' } as const;
+const owner = { public: true, consolePermission: 'webhooks:write' } as const;
 
 /** The console's reads (README "Merchant console"); `request.operator` is set by the console's session plugin. */
 export async function consoleReadRoutes(fastify: FastifyInstance) {
+  moneyRoutes(fastify);
+  activityRoutes(fastify);
+}
+
+/** Revenue, payments and dunning. */
+function moneyRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const ctx = () => app.ctx;
 
@@ -69,6 +75,12 @@ export async function consoleReadRoutes(fastify: FastifyInstance) {
     },
     handler: async (request) => dunning(ctx(), request.operator, request.query.limit),
   });
+}
+
+/** A customer's trail, webhook deliveries (and their resend), e-mails and bulk jobs. */
+function activityRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const ctx = () => app.ctx;
 
   app.get('/console/api/customers/:id/audit', {
     config: viewer,

@@ -19,10 +19,9 @@ import {
   listDeliveries,
   listEmails,
   listPayments,
-  revenueByCurrencyAndPoint,
   type DeliveryListRow,
-  type RevenuePoint,
 } from './repository.js';
+import { revenueByCurrencyAndPoint, type RevenuePoint } from './revenue-repository.js';
 import type {
   AuditResponse,
   BulkJobsResponse,
@@ -87,7 +86,8 @@ export async function revenue(ctx: AppContext, operator: Operator, months: numbe
         churnRate: activeBefore === 0 ? '0.0000' : money(churned).dividedBy(activeBefore).toFixed(4),
       };
     });
-    const last = shown.at(-1)!;
+    const last = shown.at(-1);
+    if (!last) throw new Error('a revenue read always shows at least the current month');
     return { currency, current: { mrr: last.mrr, activeSubscribers: last.activeSubscribers }, months: shown };
   });
   return { currencies };
