@@ -24,9 +24,7 @@ export class ApiError extends Error {
 
   /** `code`: the machine code a client branches on (refusals/error-codes.ts): the specific one, else a generic one. */
   static badRequest(message: string, key: string, code: ErrorCode): ApiError;
-  /** @deprecated every error carries a code: pass `code` (this form goes when `Code` becomes required). */
-  static badRequest(message: string, key?: string, code?: ErrorCode): ApiError;
-  static badRequest(message: string, key: string = API_ERROR_KEY, code?: ErrorCode) {
+  static badRequest(message: string, key: string, code: ErrorCode) {
     return new ApiError(400, [item(key, message, code)]);
   }
 
@@ -39,9 +37,7 @@ export class ApiError extends Error {
     return new ApiError(404, [item(API_ERROR_KEY, `${what} with id ${id} not found`, 'not_found')]);
   }
   static conflict(message: string, key: string, code: ErrorCode): ApiError;
-  /** @deprecated every error carries a code: pass `code` (this form goes when `Code` becomes required). */
-  static conflict(message: string, key?: string, code?: ErrorCode): ApiError;
-  static conflict(message: string, key: string = API_ERROR_KEY, code?: ErrorCode) {
+  static conflict(message: string, key: string, code: ErrorCode) {
     return new ApiError(409, [item(key, message, code)]);
   }
   /** Carries unauthenticated. */

@@ -80,5 +80,5 @@ export const API_ERROR_KEY = 'Api Error';
 export interface ErrorItem {
   Key: string;
   Value: string;
-  Code?: ErrorCode;
+  Code: ErrorCode;
 }

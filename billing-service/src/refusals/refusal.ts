@@ -35,9 +35,7 @@ export class Refusal extends Error {
    * else value_required, value_invalid, value_taken or another generic one).
    */
   static invalid(message: string, key: string, code: ErrorCode): Refusal;
-  /** @deprecated every refusal carries a code: pass `code` (this form goes when `Code` becomes required). */
-  static invalid(message: string, key?: string, code?: ErrorCode): Refusal;
-  static invalid(message: string, key: string = API_ERROR_KEY, code?: ErrorCode) {
+  static invalid(message: string, key: string, code: ErrorCode) {
     return new Refusal('invalid', [item(key, message, code)]);
   }
   /** Carries not_found. */
@@ -46,9 +44,7 @@ export class Refusal extends Error {
   }
   /** The request is fine but the state it meets is not (a Draft moved on, a default card appeared); generic code state_conflict. */
   static conflict(message: string, key: string, code: ErrorCode): Refusal;
-  /** @deprecated every refusal carries a code: pass `code` (this form goes when `Code` becomes required). */
-  static conflict(message: string, key?: string, code?: ErrorCode): Refusal;
-  static conflict(message: string, key: string = API_ERROR_KEY, code?: ErrorCode) {
+  static conflict(message: string, key: string, code: ErrorCode) {
     return new Refusal('conflict', [item(key, message, code)]);
   }
   /** Carries unauthenticated. */
@@ -67,7 +63,7 @@ export class Refusal extends Error {
   }
 }
 
-/** One error item; `Code` left out only by the deprecated factory forms. */
-export function item(key: string, message: string, code: ErrorCode | undefined): ErrorItem {
-  return code ? { Key: key, Value: message, Code: code } : { Key: key, Value: message };
+/** One error item. */
+export function item(key: string, message: string, code: ErrorCode): ErrorItem {
+  return { Key: key, Value: message, Code: code };
 }
