@@ -137,5 +137,7 @@ export async function countOutboxWritesSince(
   const { rows } = await sql<{ emails: string; webhookEvents: string }>`
     select (select count(*) from email_outbox where account_id = ${accountId} and created_at >= ${since}) as emails,
            (select count(*) from webhook_events where account_id = ${accountId} and created_at >= ${since}) as "webhookEvents"`.execute(db);
-  return { emails: Number(rows[0]!.emails), webhookEvents: Number(rows[0]!.webhookEvents) };
+  // two counts in one row: always exactly one row
+  const [counts] = rows;
+  return { emails: Number(counts?.emails ?? 0), webhookEvents: Number(counts?.webhookEvents ?? 0) };
 }

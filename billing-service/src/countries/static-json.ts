@@ -89,8 +89,8 @@ export function acceptsGzip(header: string | undefined): boolean {
 export function matchingTag(header: string | undefined, etags: readonly string[]): string | undefined {
   if (!header) return undefined;
   if (header.trim() === '*') return '*';
-  for (const m of header.matchAll(/(?:W\/)?("[^"]*")/g)) {
-    const opaque = m[1]!;
+  for (const [, opaque] of header.matchAll(/(?:W\/)?("[^"]*")/g)) {
+    if (opaque === undefined) continue;
     if (etags.includes(opaque)) return opaque;
   }
   return undefined;

@@ -189,9 +189,9 @@ class PGliteConnection implements DatabaseConnection {
       } else if (m.name === 'dataRow') {
         const cells = (m as unknown as { fields: Array<string | null> }).fields;
         const row: Record<string, unknown> = {};
-        for (let i = 0; i < fields.length; i++) {
+        for (const [i, field] of fields.entries()) {
           const cell = cells[i] ?? null;
-          row[fields[i]!.name] = cell === null ? null : types.parseType(cell, fields[i]!.dataTypeID, this.pglite.parsers);
+          row[field.name] = cell === null ? null : types.parseType(cell, field.dataTypeID, this.pglite.parsers);
         }
         rows.push(row);
       } else if (m.name === 'commandComplete') affected = affectedRowsOf((m as unknown as { text: string }).text);

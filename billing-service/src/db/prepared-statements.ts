@@ -158,7 +158,12 @@ function runAfterBegin(
   return new Promise((resolve, reject) => {
     const callback = (error: Error | null, results: pg.QueryResult | pg.QueryResult[]) => {
       if (error) reject(error);
-      else resolve(Array.isArray(results) ? results[results.length - 1]! : results);
+      else {
+        // a multi-statement text answers one result per statement: the last is the query's
+        const last = Array.isArray(results) ? results.at(-1) : results;
+        if (last) resolve(last);
+        else reject(new Error('the query answered no result'));
+      }
     };
     const query = new QueryAfterBegin({ ...config, callback } as pg.QueryConfig);
     client.query(query as unknown as pg.QueryConfig);

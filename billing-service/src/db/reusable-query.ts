@@ -65,8 +65,7 @@ export function reusableWriteByShape<Rows extends RowsByPart, Row>(build: (db: Q
       shape += ';';
       return out;
     };
-    for (const part in rows) {
-      const given = rows[part]!;
+    for (const [part, given] of Object.entries(rows)) {
       shape += `${part}${given === null ? '-' : Array.isArray(given) ? `[${given.length}]` : ''}:`;
       slotted[part] = given === null ? null : Array.isArray(given) ? given.map(slotRow) : slotRow(given);
     }

@@ -27,9 +27,8 @@ const KEY_SHAPE = /^[A-Za-z0-9_\-.~+/=:]{8,512}$/;
  * candidate keys to look up, or undefined when the header is malformed.
  */
 export function keysFromAuthorizationHeader(header: string): string[] | undefined {
-  const match = /^Basic\s+(\S+)\s*$/i.exec(header);
-  if (!match) return undefined;
-  const token = match[1]!;
+  const token = /^Basic\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (!token) return undefined;
   if (!KEY_SHAPE.test(token)) return undefined;
   const candidates = [token];
   if (/^[A-Za-z0-9+/]+={0,2}$/.test(token) && token.length % 4 === 0) {
@@ -72,7 +71,8 @@ export class ApiKeyAuthenticator {
       const caller = await this.lookup(hashApiKey(key));
       if (caller) {
         // expires with the key's own entry, so a revoked key stops working as soon as it would have
-        this.remember(this.byHeader, header, this.cache.get(caller.keyHash)!);
+        const entry = this.cache.get(caller.keyHash);
+        if (entry) this.remember(this.byHeader, header, entry);
         return { ...caller, auditSource };
       }
     }

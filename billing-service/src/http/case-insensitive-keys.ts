@@ -81,12 +81,12 @@ function mergeShapes(parts: Array<KeyShape | undefined>): KeyShape | undefined {
       fields.set(lower, existing ? { key: existing.key, shape: () => mergeShapes([existing.shape(), field.shape()]) } : field);
     }
   }
-  const elements = present.filter((p) => p.element);
-  const values = present.filter((p) => p.values);
+  const elements = present.flatMap((p) => (p.element ? [p.element] : []));
+  const values = present.flatMap((p) => (p.values ? [p.values] : []));
   return {
     fields,
-    element: elements.length ? () => mergeShapes(elements.map((p) => p.element!())) : undefined,
-    values: values.length ? () => mergeShapes(values.map((p) => p.values!())) : undefined,
+    element: elements.length ? () => mergeShapes(elements.map((element) => element())) : undefined,
+    values: values.length ? () => mergeShapes(values.map((value) => value())) : undefined,
   };
 }
 

@@ -107,12 +107,14 @@ export class PostgresRateLimitStore implements RateLimitStore {
 
   async hit(bucket: string, windows: ReadonlyArray<RateWindow>, now: number): Promise<number[]> {
     const counters = windows.map(({ name }) => this.counterFor(`${bucket}|${name}`, windowStart(name, now)));
-    const mustAsk = counters.some((counter, i) => counter.known === undefined || this.nearLimit(counter, windows[i]!.limit));
+    const known = counters.flatMap((counter, i) =>
+      counter.known === undefined || this.nearLimit(counter.known, counter.pending, windows[i]?.limit ?? 0) ? [] : [counter.known],
+    );
     this.sweep(now);
-    if (!mustAsk) {
+    if (known.length === counters.length) {
       for (const counter of counters) counter.pending += 1;
       this.scheduleFlush();
-      return counters.map((counter) => counter.known! + counter.pending);
+      return counters.map((counter, i) => (known[i] ?? 0) + counter.pending);
     }
     return this.addNow(counters.map((counter) => ({ counter, add: counter.pending + 1 })));
   }
@@ -125,9 +127,9 @@ export class PostgresRateLimitStore implements RateLimitStore {
     if (batch.length > 0) await this.addNow(batch).catch(() => this.scheduleFlush(Math.max(this.flushIntervalMs, 1000)));
   }
 
-  private nearLimit(counter: SharedCounter, limit: number): boolean {
+  private nearLimit(known: number, pending: number, limit: number): boolean {
     const margin = Math.max(this.exactMinimum, Math.ceil(limit * this.exactShare));
-    return limit - (counter.known! + counter.pending + 1) < margin;
+    return limit - (known + pending + 1) < margin;
   }
 
   private counterFor(key: string, start: number): SharedCounter {

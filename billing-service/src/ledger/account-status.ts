@@ -46,7 +46,7 @@ export async function accountStatusChanges(db: Queryable, customerId: number, no
   const at = now.getTime();
   const spells = rows
     .map((row) => {
-      const from = Math.max(new Date(row.openedAt).getTime(), overdueFrom(new Date(row.dueAt!)).getTime());
+      const from = Math.max(new Date(row.openedAt).getTime(), overdueFrom(new Date(row.dueAt ?? row.openedAt)).getTime());
       if (row.open || row.settledAt === null) return { from: Math.min(from, at), until: Infinity };
       return { from, until: new Date(row.settledAt).getTime() };
     })

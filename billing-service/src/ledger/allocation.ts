@@ -155,9 +155,10 @@ export function planAllocations(
   const allocations: Allocation[] = [];
   let s = 0;
   let i = 0;
-  while (s < sources.length && i < invoices.length) {
-    const source = sources[s]!;
-    const invoice = invoices[i]!;
+  for (;;) {
+    const source = sources[s];
+    const invoice = invoices[i];
+    if (!source || !invoice) break;
     const amount = smaller(source.open, invoice.open);
     allocations.push({ sourceEntryId: source.id, invoiceEntryId: invoice.id, invoiceId: invoice.invoiceId, amount });
     source.open = source.open.minus(amount);

@@ -63,5 +63,5 @@ export async function invoicesFullyPaid(db: Queryable, invoiceIds: number[]): Pr
     .where('invoiceId', 'in', invoiceIds)
     .where('openAmount', '=', '0')
     .execute();
-  return rows.map((r) => r.invoiceId!);
+  return rows.flatMap((r) => (r.invoiceId === null ? [] : [r.invoiceId]));
 }

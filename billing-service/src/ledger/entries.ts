@@ -60,7 +60,8 @@ export async function addLedgerEntry(
     entry.openedAt ?? entry.effectiveAt,
     entry.description ?? null,
   );
-  return row!.id;
+  if (!row) throw new Error('the ledger entry insert returned no row');
+  return row.id;
 }
 
 /** Credits recorded against these invoices. */

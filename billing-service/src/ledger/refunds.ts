@@ -51,8 +51,8 @@ export async function payBackPayment(
       const allocated = money(allocation.amount);
       const take = allocated.lessThan(short) ? allocated : short;
       await undoAllocation(db, accountId, allocation.id, paymentEntryId, allocation.invoiceEntryId, take, refund.effectiveAt);
-      const invoiceId = allocation.invoiceId!;
-      reopened.set(invoiceId, (reopened.get(invoiceId) ?? money(0)).plus(take));
+      const invoiceId = allocation.invoiceId;
+      if (invoiceId !== null) reopened.set(invoiceId, (reopened.get(invoiceId) ?? money(0)).plus(take));
       short = short.minus(take);
     }
     if (short.greaterThan(0))

@@ -124,7 +124,7 @@ const rangeWords = (range: string) => RANGE_WORDS[range] ?? 'a reserved address'
 
 /** The IPv4 address in 32 bits of an IPv6 address, from 16-bit part `at` on. */
 function v4At(parts: number[], at: number, xor = 0): ipaddr.IPv4 {
-  const bits = (((parts[at]! << 16) | parts[at + 1]!) ^ xor) >>> 0;
+  const bits = ((((parts[at] ?? 0) << 16) | (parts[at + 1] ?? 0)) ^ xor) >>> 0;
   return new ipaddr.IPv4([bits >>> 24, (bits >>> 16) & 0xff, (bits >>> 8) & 0xff, bits & 0xff]);
 }
 
@@ -148,7 +148,7 @@ function embeddedV4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
       return [v4At(parts, 2), v4At(parts, 6, 0xffffffff)];
   }
   // ::a.b.c.d, IPv4-compatible (deprecated, still routed by some stacks); :: and ::1 are judged as IPv6.
-  if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || parts[7]! > 1)) return [v4At(parts, 6)];
+  if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1)) return [v4At(parts, 6)];
   return null;
 }
 

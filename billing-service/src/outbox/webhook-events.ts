@@ -107,9 +107,11 @@ export async function emitWebhookEvents(
   const eventIds = await insertEvents(trx, rows);
   await insertDeliveries(
     trx,
-    rows.flatMap((r, i) =>
-      r.endpointIds.map((endpointId) => ({ accountId: r.accountId, eventId: eventIds[i]!, endpointId, customerId: r.customerId })),
-    ),
+    rows.flatMap((r, i) => {
+      const eventId = eventIds[i];
+      if (eventId === undefined) throw new Error('fewer event ids than events inserted');
+      return r.endpointIds.map((endpointId) => ({ accountId: r.accountId, eventId, endpointId, customerId: r.customerId }));
+    }),
   );
 }
 

@@ -23,7 +23,7 @@ export const enabledEndpointsJson = (accountId: number | RawBuilder<number>) => 
 const enabledEndpointsRead = reusableQuery((db: Queryable, accountId: number) =>
   db.selectNoFrom(enabledEndpointsJson(accountId).as('endpoints')),
 );
-const enabledEndpoints = async (db: Queryable, accountId: number) => (await enabledEndpointsRead(db, accountId))[0]!.endpoints;
+const enabledEndpoints = async (db: Queryable, accountId: number) => (await enabledEndpointsRead(db, accountId))[0]?.endpoints ?? [];
 
 const endpointsKey = (accountId: number) => `enabled webhook endpoints of account ${accountId}`;
 

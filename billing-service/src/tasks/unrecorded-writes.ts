@@ -20,8 +20,8 @@ export class UnrecordedWrites {
 
   /** Writes what is held, oldest first; throws at the first that still fails (it stays held, with those after it). */
   async replay(): Promise<void> {
-    while (this.held.length > 0) {
-      await this.held[0]!();
+    for (let next = this.held[0]; next; next = this.held[0]) {
+      await next();
       this.held.shift();
     }
   }

@@ -91,7 +91,7 @@ export class CustomerPage extends ConsolePage {
   private async openAction(action: Action) {
     this.pending = {
       action,
-      option: action === 'unhold' ? SERVICE_START_OPTIONS[0]! : action === 'cancel' ? 'None' : '',
+      option: action === 'unhold' ? (SERVICE_START_OPTIONS[0] ?? '') : action === 'cancel' ? 'None' : '',
       preview: undefined,
       busy: false,
       error: '',

@@ -17,7 +17,8 @@ let loading: Promise<Grecaptcha> | undefined;
 function loadScript(scriptUrl: string): Promise<Grecaptcha> {
   loading ??= new Promise((resolve, reject) => {
     if (window.grecaptcha) return resolve(window.grecaptcha);
-    window.__renewRecaptchaLoaded = () => resolve(window.grecaptcha!);
+    window.__renewRecaptchaLoaded = () =>
+      window.grecaptcha ? resolve(window.grecaptcha) : reject(new Error('reCAPTCHA called back without grecaptcha'));
     const script = document.createElement('script');
     const url = new URL(scriptUrl, document.baseURI);
     url.searchParams.set('onload', '__renewRecaptchaLoaded');

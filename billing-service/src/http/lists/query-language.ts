@@ -139,9 +139,10 @@ function enumValue(field: ListField, input: string): string {
 export function globMatches(pattern: string, value: string): boolean {
   const pieces = pattern.toLowerCase().split('*');
   const text = value.toLowerCase();
-  const first = pieces[0]!;
+  // split always gives one piece at least: the first and the last are strings
+  const first = pieces[0] ?? '';
   if (pieces.length === 1) return text === first;
-  const last = pieces[pieces.length - 1]!;
+  const last = pieces.at(-1) ?? '';
   if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
   let at = first.length;
   const end = text.length - last.length;

@@ -99,11 +99,10 @@ export async function runList<O>(
   const ids = page.map((r) => (r as { listRowId: number }).listRowId);
   const rows = (await base.where(sql.ref(idColumn), 'in', ids).execute()) as O[];
   // Rows carry their id under the id column's own name (customers.id → id).
-  const idProperty = idColumn.split('.').pop()!;
+  const idProperty = idColumn.slice(idColumn.lastIndexOf('.') + 1);
   const position = new Map(ids.map((id, i) => [id, i]));
-  rows.sort(
-    (a, b) => position.get((a as Record<string, number>)[idProperty]!)! - position.get((b as Record<string, number>)[idProperty]!)!,
-  );
+  const positionOf = (row: O) => position.get((row as Record<string, number>)[idProperty] ?? -1) ?? ids.length;
+  rows.sort((a, b) => positionOf(a) - positionOf(b));
   return { rows, count, maxCount };
 }
 
@@ -143,7 +142,7 @@ function textSortKey(expression: Expression<any>): RawBuilder<unknown> {
 function leadingCharacterRange(request: ListRequest): [string, string] | undefined {
   for (const c of request.conditions) {
     if (c.field !== request.sort.field || (c.op !== 'like' && c.op !== 'equals')) continue;
-    const first = (c.op === 'like' ? c.parts[0]! : c.value).charAt(0).toLowerCase();
+    const first = (c.op === 'like' ? (c.parts[0] ?? '') : c.value).charAt(0).toLowerCase();
     if (first === '' || first.charCodeAt(0) >= 0x80) continue;
     return [first, String.fromCharCode(first.charCodeAt(0) + 1)];
   }

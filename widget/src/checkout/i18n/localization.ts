@@ -44,8 +44,9 @@ export function chooseLocale(
 ): { locale: CheckoutLocale; tag: string } {
   const supported = [SOURCE_LOCALE, ...TARGET_LOCALES] as readonly string[];
   for (const tag of [elementLang, pageLang, ...browserLanguages]) {
-    const language = tag?.trim().toLowerCase().split('-')[0];
-    if (language && supported.includes(language)) return { locale: language as CheckoutLocale, tag: tag!.trim() };
+    if (!tag) continue;
+    const language = tag.trim().toLowerCase().split('-')[0];
+    if (language && supported.includes(language)) return { locale: language as CheckoutLocale, tag: tag.trim() };
   }
   return { locale: SOURCE_LOCALE, tag: SOURCE_LOCALE };
 }

@@ -74,7 +74,7 @@ export class SummaryStep extends LitElement {
       </table>
       ${this.coupons ? this.couponField(s) : nothing}
       ${renewalTerms(s)}
-      ${this.termsUrl ? this.termsField() : nothing}
+      ${this.termsUrl ? this.termsField(this.termsUrl) : nothing}
       ${this.busy ? html`<p class="muted" role="status">${t('summary.updating')}</p>` : nothing}
       ${formMessage(this.message)}
       <div class="actions">
@@ -129,13 +129,13 @@ export class SummaryStep extends LitElement {
     ${error ? html`<span class="error" id="couponCode-error" role="alert">${error}</span>` : nothing}`;
   }
 
-  private termsField() {
+  private termsField(termsUrl: string) {
     // The link sits where the translation puts {0}.
     const [before = '', after = ''] = t('terms.accept', '\u0000').split('\u0000');
     return html`<label class="inline">
         <input type="checkbox" name="terms" required aria-invalid=${this.termsError ? 'true' : 'false'} aria-describedby=${this.termsError ? 'terms-error' : nothing}
           @change=${() => (this.termsError = false)} />
-        <span>${before}<a href=${this.termsUrl!} target="_blank" rel="noopener">${t('terms.link')}</a>${after}</span>
+        <span>${before}<a href=${termsUrl} target="_blank" rel="noopener">${t('terms.link')}</a>${after}</span>
       </label>
       ${this.termsError ? html`<span class="error" id="terms-error" role="alert">${t('terms.required')}</span>` : nothing}`;
   }
