@@ -52,7 +52,7 @@ export function parseQuery(raw: string | null | undefined, fields: readonly List
 
   const pairs = text.split(';');
   // one trailing ';' is harmless (clients joining with a terminator)
-  if (pairs.length > 1 && pairs[pairs.length - 1].trim() === '') pairs.pop();
+  if (pairs.length > 1 && pairs.at(-1)?.trim() === '') pairs.pop();
   if (pairs.length > MAX_CONDITIONS) throw queryNotValid(`more than ${MAX_CONDITIONS} conditions`);
 
   return pairs.map((pair, index) => {
@@ -156,9 +156,9 @@ export function globMatches(pattern: string, value: string): boolean {
 }
 
 function parseRange(field: ListField, rawValue: string, decode: (piece: string) => string): QueryCondition {
-  const sides = rawValue.split('|');
-  if (sides.length !== 2) throw queryNotValid(`a date range for ${field.name} has exactly one '|'`);
-  const [lower, upper] = sides.map(decode);
+  const [lower, upper, ...more] = rawValue.split('|').map(decode);
+  if (lower === undefined || upper === undefined || more.length > 0)
+    throw queryNotValid(`a date range for ${field.name} has exactly one '|'`);
   const from = lower === '' ? null : parseDate(field.name, lower).date;
   const to = upper === '' ? null : parseDate(field.name, upper).date;
   if (!from && !to) throw queryNotValid(`the date range for ${field.name} has neither bound`);

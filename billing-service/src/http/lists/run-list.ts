@@ -155,7 +155,7 @@ async function countRows(db: Kysely<any>, query: SelectQueryBuilder<any, any, an
   const result = await sql<{
     count: number | string;
   }>`select count(*) as count from ${query.clearSelect().select(sql`1`.as('one'))} as list_rows${PLAN_EACH_CALL}`.execute(db);
-  return Number(result.rows[0].count);
+  return Number(result.rows[0]?.count ?? 0);
 }
 
 function isText(field: ListField): boolean {
