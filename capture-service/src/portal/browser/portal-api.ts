@@ -1,0 +1,35 @@
+/** The portal's JSON calls: same-origin, never cached, each write with the session's CSRF token. */
+import type { ErrorBody, Session } from './portal-model.js';
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function portalApi<T>(
+  session: Session | undefined,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    cache: 'no-store',
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(method !== 'GET' && session ? { 'x-portal-csrf': session.csrfToken } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  if (response.status === 204) return undefined as T;
+  const data = (await response.json().catch(() => ({}))) as T & ErrorBody;
+  if (!response.ok) throw new ApiFailure(response.status, data.Errors?.map((e) => e.Value).join('; ') || String(response.status));
+  return data;
+}

@@ -1,0 +1,75 @@
+/**
+ * Update card: the card is typed in the hosted card fields (`<renew-hosted-card-frame>`), whose frame
+ * sends it to POST /api/paymentsv2; this script never sees it. Paying with a new card uses the same form.
+ */
+import { html, nothing } from 'lit';
+import type { HostedCardFrame } from '../../hosted/frame-host/hosted-card-frame.js';
+import { ApiFailure } from './portal-api.js';
+import { cardLine } from './portal-format.js';
+import { loadedOverview, loadedSession, type Overview, type Portal, requiredElement } from './portal-model.js';
+
+export function renderCardForm(p: Portal, submitLabel: string, onSubmit: (event: Event) => void) {
+  const t = p.text;
+  const c = loadedOverview(p).customer;
+  return html`
+    <p>${t.cardIntro}</p>
+    <form @submit=${onSubmit}>
+      <label>${t.firstName}<input name="firstName" autocomplete="cc-given-name" required .value=${c.firstName ?? ''} /></label>
+      <label>${t.lastName}<input name="lastName" autocomplete="cc-family-name" required .value=${c.lastName ?? ''} /></label>
+      <renew-hosted-card-frame .captureUrl=${location.origin} .language=${p.language} .disabled=${p.busy}></renew-hosted-card-frame>
+      <div class="actions"><button class="primary" type="submit" ?disabled=${p.busy}>${submitLabel}</button></div>
+    </form>
+  `;
+}
+
+export function renderCard(p: Portal) {
+  const t = p.text;
+  const card = loadedOverview(p).defaultCard;
+  return html`
+    <h2 tabindex="-1">${t.cardTitle}</h2>
+    ${card ? html`<p>${cardLine(p, card)} ${card.expiringSoon ? html`<span class="flag">${t.expiresSoon}</span>` : nothing}</p>` : nothing}
+    ${renderCardForm(p, t.saveCard, (event) => void saveCard(p, event))}
+  `;
+}
+
+/** The card through the frame: a capture token from the session, then the frame sends the card itself. */
+export async function captureNewCard(p: Portal, form: HTMLFormElement): Promise<number | undefined> {
+  const frame = requiredElement<HostedCardFrame>(form, 'renew-hosted-card-frame');
+  const validity = await frame.validate();
+  if (!validity.valid) return undefined;
+  const fields = new FormData(form);
+  const minted = await p.api<{ token: string; riskToken: string; clientIp: string }>('POST', '/portal/api/card-capture-token', {});
+  const email = (loadedOverview(p).customer.primaryEmail ?? '').split(/[;,]/)[0]?.trim() ?? '';
+  const result = await frame.submit({
+    publicApiKey: '',
+    customerId: loadedSession(p).customerId,
+    captureToken: minted.token,
+    recaptcha: '',
+    firstName: String(fields.get('firstName') ?? '').trim(),
+    lastName: String(fields.get('lastName') ?? '').trim(),
+    riskToken: minted.riskToken,
+    clientIp: minted.clientIp,
+    email,
+    makeDefault: true,
+    collectionAmount: null,
+  });
+  if (!result.ok) throw new ApiFailure(result.status, result.errors.map((e) => e.Value).join('; '));
+  return result.value.id;
+}
+
+export async function saveCard(p: Portal, event: Event) {
+  event.preventDefault();
+  if (p.busy) return;
+  p.busy = true;
+  p.problem = '';
+  try {
+    const id = await captureNewCard(p, event.target as HTMLFormElement);
+    if (id === undefined) return;
+    p.overview = await p.api<Overview>('GET', '/portal/api/overview');
+    p.notice = p.text.cardSaved;
+  } catch (error) {
+    p.fail(error);
+  } finally {
+    p.busy = false;
+  }
+}

@@ -1,0 +1,58 @@
+/** Pay invoices: the balance due, with the default card or a new one. */
+import { html, nothing } from 'lit';
+import { captureNewCard, renderCardForm } from './portal-card.js';
+import { cardLine, money } from './portal-format.js';
+import { loadedOverview, type Overview, type Portal } from './portal-model.js';
+import { say } from './portal-text.js';
+
+export function renderPay(p: Portal) {
+  const t = p.text;
+  const o = loadedOverview(p);
+  if (o.balance <= 0) return html`<h2 tabindex="-1">${t.payTitle}</h2><p>${t.nothingDue}</p>`;
+  const amount = money(p, o.balance, o.customer.currency);
+  const choice = (value: 'default' | 'new', label: string) =>
+    html`<label class="choice"><input type="radio" name="payWith" .value=${value} .checked=${p.payWith === value} @change=${() => (p.payWith = value)} />${label}</label>`;
+  return html`
+    <h2 tabindex="-1">${t.payTitle}</h2>
+    <p>${say(t.payAmount, amount)}</p>
+    ${
+      o.defaultCard
+        ? html`<fieldset><legend>${t.payWith}</legend>${choice('default', say(t.payDefault, cardLine(p, o.defaultCard)))}${choice('new', t.payNewCard)}</fieldset>`
+        : nothing
+    }
+    ${
+      p.payWith === 'new'
+        ? renderCardForm(p, say(t.payNow, amount), (event) => void pay(p, event))
+        : html`<form @submit=${(event: Event) => void pay(p, event)}><div class="actions"><button class="primary" type="submit" ?disabled=${p.busy}>${say(t.payNow, amount)}</button></div></form>`
+    }
+  `;
+}
+
+export async function pay(p: Portal, event: Event) {
+  event.preventDefault();
+  if (p.busy) return;
+  p.busy = true;
+  p.problem = '';
+  try {
+    let paymentMethodId: number | undefined;
+    if (p.payWith === 'new') {
+      paymentMethodId = await captureNewCard(p, event.target as HTMLFormElement);
+      if (paymentMethodId === undefined) return;
+    }
+    // One key per attempt: a retried request (a lost answer) never pays twice.
+    const payment = await p.api<{ amount: number; currency?: string }>(
+      'POST',
+      '/portal/api/pay',
+      paymentMethodId ? { paymentMethodId } : {},
+      { 'idempotency-key': crypto.randomUUID() },
+    );
+    const currency = loadedOverview(p).customer.currency;
+    p.overview = await p.api<Overview>('GET', '/portal/api/overview');
+    p.payWith = 'default';
+    p.notice = say(p.text.paid, money(p, payment.amount, currency));
+  } catch (error) {
+    p.fail(error);
+  } finally {
+    p.busy = false;
+  }
+}

@@ -1,0 +1,142 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  applyPortalPlanChange,
+  cancelPortalSubscription,
+  csrfTokenFor,
+  endPortalSession,
+  getPortalEmailPreferences,
+  getPortalOverview,
+  listPortalInvoices,
+  listPortalPlanChanges,
+  payPortalInvoices,
+  portalCardCaptureToken,
+  portalInvoicePdf,
+  previewPortalPlanChange,
+  PortalBillingAddressBody,
+  PortalCancelBody,
+  PortalContactBody,
+  PortalDefaultCardBody,
+  PortalEmailPreferencesBody,
+  PortalIdParams,
+  PortalPayBody,
+  PortalPlanChangeBody,
+  setPortalDefaultCard,
+  uncancelPortalSubscription,
+  updatePortalBillingAddress,
+  updatePortalContact,
+  updatePortalEmailPreferences,
+  withdrawPortalPlanChange,
+} from '@renew/billing-service/portal';
+import { parseBody, sessionCookie, type PortalRouteKit } from './portal-http.js';
+
+/**
+ * The portal's JSON routes under /portal/api, in groups by what the page does; each reads the cookie's
+ * session (a write also its CSRF token) and calls @renew/billing-service/portal.
+ */
+export function registerPortalApiRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
+  registerSessionRoutes(app, kit);
+  registerPaymentRoutes(app, kit);
+  registerSubscriptionRoutes(app, kit);
+  registerDetailsRoutes(app, kit);
+}
+
+/** The cookie of a session just authenticated: one is there, or authenticating it would have refused. */
+function requiredSessionToken(kit: PortalRouteKit, request: FastifyRequest): string {
+  const token = kit.sessionToken(request);
+  if (!token) throw new Error('an authenticated portal session always came with its cookie');
+  return token;
+}
+
+/** The session itself, the overview and the invoices (each read on the cookie's session). */
+function registerSessionRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
+  const { ctx, portalRoute, session, secureOf } = kit;
+  app.get('/portal/api/session', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, false);
+    return { ...found, csrfToken: csrfTokenFor(requiredSessionToken(kit, request)) };
+  });
+  app.post('/portal/api/sign-out', portalRoute, async (request, reply) => {
+    await session(request, reply, true);
+    await endPortalSession(ctx, kit.sessionToken(request));
+    return reply
+      .header('set-cookie', sessionCookie('', secureOf(request), 0))
+      .code(204)
+      .send();
+  });
+  app.get('/portal/api/overview', portalRoute, async (request, reply) => getPortalOverview(ctx, await session(request, reply, false)));
+  app.get('/portal/api/invoices', portalRoute, async (request, reply) => listPortalInvoices(ctx, await session(request, reply, false)));
+  app.get('/portal/api/invoices/:id/pdf', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, false);
+    const { id } = parseBody(PortalIdParams, request.params);
+    const file = await portalInvoicePdf(ctx, found, id);
+    return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.content);
+  });
+}
+
+/** The card (a capture token for the card fields, the default card) and paying what is due. */
+function registerPaymentRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
+  const { ctx, portalRoute, session } = kit;
+  // With the client address the card fields send as clientIp (the risk check's), as the widget's proxy gives it.
+  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => ({
+    ...(await portalCardCaptureToken(ctx, await session(request, reply, true))),
+    clientIp: request.ip,
+  }));
+  app.post('/portal/api/default-card', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return setPortalDefaultCard(ctx, found, parseBody(PortalDefaultCardBody, request.body).paymentMethodId);
+  });
+  app.post('/portal/api/pay', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    const key = request.headers['idempotency-key'];
+    return payPortalInvoices(ctx, found, parseBody(PortalPayBody, request.body), typeof key === 'string' ? key.slice(0, 255) : undefined);
+  });
+}
+
+/** Cancelling, keeping, and changing a subscription's plan or quantities. */
+function registerSubscriptionRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
+  const { ctx, portalRoute, session } = kit;
+  app.post('/portal/api/subscriptions/:id/cancel', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return cancelPortalSubscription(ctx, found, parseBody(PortalIdParams, request.params).id, parseBody(PortalCancelBody, request.body));
+  });
+  app.post('/portal/api/subscriptions/:id/uncancel', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return uncancelPortalSubscription(ctx, found, parseBody(PortalIdParams, request.params).id);
+  });
+  // "Change plan" and "Seats": what each Active subscription may change to, a preview (a POST: it carries the change,
+  // and the CSRF token like every write, though it changes nothing), the change, and withdrawing one scheduled.
+  app.get('/portal/api/plan-changes', portalRoute, async (request, reply) =>
+    listPortalPlanChanges(ctx, await session(request, reply, false)),
+  );
+  app.post('/portal/api/subscriptions/:id/changes/preview', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return previewPortalPlanChange(ctx, found, parseBody(PortalIdParams, request.params).id, parseBody(PortalPlanChangeBody, request.body));
+  });
+  app.post('/portal/api/subscriptions/:id/changes', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return applyPortalPlanChange(ctx, found, parseBody(PortalIdParams, request.params).id, parseBody(PortalPlanChangeBody, request.body));
+  });
+  app.delete('/portal/api/subscriptions/:id/changes/pending', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return withdrawPortalPlanChange(ctx, found, parseBody(PortalIdParams, request.params).id);
+  });
+}
+
+/** The customer's contact, billing address and e-mail preferences. */
+function registerDetailsRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
+  const { ctx, portalRoute, session } = kit;
+  app.put('/portal/api/contact', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return updatePortalContact(ctx, found, parseBody(PortalContactBody, request.body));
+  });
+  app.put('/portal/api/billing-address', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return updatePortalBillingAddress(ctx, found, parseBody(PortalBillingAddressBody, request.body));
+  });
+  app.get('/portal/api/email-preferences', portalRoute, async (request, reply) =>
+    getPortalEmailPreferences(ctx, await session(request, reply, false)),
+  );
+  app.put('/portal/api/email-preferences', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    return updatePortalEmailPreferences(ctx, found, parseBody(PortalEmailPreferencesBody, request.body));
+  });
+}
