@@ -28,5 +28,5 @@ export default class FailureSummaryReporter implements Reporter {
 }
 
 function firstLine(message: string | undefined): string {
-  return (message ?? '(no message)').split('\n')[0].slice(0, 300);
+  return ((message ?? '(no message)').split('\n')[0] ?? '').slice(0, 300);
 }

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ApiError, unstorableText, validationError, type ErrorCode, type ErrorItem } from '@renew/billing-service/http';
+import { API_ERROR_KEY, ApiError, unstorableText, validationError, type ErrorCode, type ErrorItem } from '@renew/billing-service/http';
 import { cardholderFields } from '@renew/billing-service/payments';
 
 /**
@@ -76,7 +76,7 @@ export function collectParameters(sources: ParameterSource[]): RawParameters {
   for (const source of sources) {
     if (source.values === undefined || source.values === null) continue;
     if (!isPlainObject(source.values)) {
-      throw ApiError.badRequest('the body must be a JSON object or form fields', undefined, 'request_malformed');
+      throw ApiError.badRequest('the body must be a JSON object or form fields', API_ERROR_KEY, 'request_malformed');
     }
     for (const key of Object.keys(source.values)) {
       const value = source.values[key];
@@ -189,7 +189,7 @@ export function validateParameters(raw: RawParameters): { input?: CaptureInput; 
   const shaped = { ...rest, ...(collectionAmount !== undefined ? { paymentCollectOptions: { collectionAmount } } : {}) };
   const result = CaptureParameters.safeParse(shaped);
   if (result.success) return { input: result.data, errors: [] };
-  return { errors: validationError(result.error.issues).errors.map((e) => ({ ...e, Code: e.Code ?? parameterCode(raw, e.Key) })) };
+  return { errors: validationError(result.error.issues).errors.map((e) => ({ ...e, Code: parameterCode(raw, e.Key) })) };
 }
 
 const CARD_FIELDS = new Set<string>(['cardNumber', 'expirationMonth', 'expirationYear', 'cvv']);

@@ -409,7 +409,9 @@ describe('collecting a payment with the new card', () => {
     const customerId = await t.customer();
     const res = await t.post(t.params(customerId, { paymentCollectOptions: { collectionAmount: '10.005' } }));
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'paymentCollectOptions.collectionAmount', Value: 'USD amounts have at most 2 decimals' }]);
+    expect(errorsOf(res)).toEqual([
+      { Key: 'paymentCollectOptions.collectionAmount', Value: 'USD amounts have at most 2 decimals', Code: 'value_invalid' },
+    ]);
     expect(await cardsOf(customerId)).toEqual([]);
   });
 });

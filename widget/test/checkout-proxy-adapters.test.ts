@@ -66,7 +66,7 @@ async function orderThrough(send: (path: string, init?: RequestInit) => Promise<
     });
     expect(twice.status).toBe(400);
     expect(((await twice.json()) as { Errors: unknown[] }).Errors).toEqual([
-      { Key: 'couponCode', Value: 'is given more than once in the same object' },
+      { Key: 'couponCode', Value: 'is given more than once in the same object', Code: 'value_invalid' },
     ]);
   }
   const unknown = await send('/nope');

@@ -45,7 +45,7 @@ describe('the checkout proxy when things go wrong', () => {
     ] as const) {
       const res = await h.proxy(method, path, body, undefined, app);
       expect(res.statusCode, path).toBe(502);
-      expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the billing service cannot be reached' }]);
+      expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the billing service cannot be reached', Code: 'gateway_unavailable' }]);
     }
   });
 
@@ -72,7 +72,7 @@ describe('the checkout proxy when things go wrong', () => {
     const started = Date.now();
     const res = await h.proxy('GET', '/plans', undefined, undefined, app);
     expect(res.statusCode).toBe(504);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the billing service did not answer in time' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the billing service did not answer in time', Code: 'gateway_timed_out' }]);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 

@@ -38,7 +38,7 @@ describe("the checkout's invoice PDF", () => {
       expect(await res.json()).toEqual({
         ErrorId: expect.any(Number),
         HttpStatusCode: 404,
-        Errors: [{ Key: 'Api Error', Value: `invoice with id ${invoiceId} not found` }],
+        Errors: [{ Key: 'Api Error', Value: `invoice with id ${invoiceId} not found`, Code: 'not_found' }],
       });
     }
   });

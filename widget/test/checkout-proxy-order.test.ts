@@ -68,7 +68,7 @@ describe('the order a shopper configures: coupons, seats, renewal terms', () => 
     for (const [quantities, key, message, code] of [
       [{ SEAT: 51 }, 'quantities.SEAT', 'must be between 1 and 50', outOfBounds],
       [{ SEAT: 0 }, 'quantities.SEAT', 'must be between 1 and 50', outOfBounds],
-      [{ SUPPORT: 2 }, 'quantities.SUPPORT', 'the quantity of this product cannot be chosen', {}],
+      [{ SUPPORT: 2 }, 'quantities.SUPPORT', 'the quantity of this product cannot be chosen', { Code: 'quantity_fixed' }],
       [{ SEAT: 2.5 }, 'quantities.SEAT', 'must be a whole number', { Code: 'value_invalid' }],
     ] as const) {
       const res = await order({ planFrequencyId: 21, quantities });

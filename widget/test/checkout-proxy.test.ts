@@ -91,6 +91,7 @@ describe('the checkout proxy', () => {
       {
         Key: 'payment',
         Value: 'the payment received does not cover the first invoice: the customer holds 0.00, less than the 31.19 activation would post',
+        Code: 'state_conflict',
       },
     ]);
 

@@ -27,8 +27,8 @@ describe('the proxy translates the billing API refusals by their codes', () => {
     expect(refused.errors).toEqual([expect.objectContaining({ Key: 'customerId', Code: 'checkout_complete' })]);
   });
 
-  it('a refusal without a code passes through unchanged, whatever its words say', () => {
-    const other = ApiError.badRequest('unknown coupon code "X"', 'coupons[0].code');
+  it('a refusal with any other code passes through unchanged, whatever its words say', () => {
+    const other = ApiError.badRequest('unknown coupon code "X"', 'coupons[0].code', 'value_invalid');
     expect(shopperRefusal(other)).toBe(other);
   });
 });

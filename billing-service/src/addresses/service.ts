@@ -1,3 +1,4 @@
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { lockCustomer, customerExists } from '../db/customer-lock.js';
@@ -76,7 +77,8 @@ export async function createAddress(ctx: AppContext, caller: Caller, input: Crea
     .execute(async (trx) => {
       const customer = await lockCustomer(trx, caller.accountId, input.customerAddressPreferenceId);
       if (!customer) throw Refusal.notFound('customer', input.customerAddressPreferenceId);
-      if (await findAddressOfType(trx, customer.id, input.addressType)) throw Refusal.invalid(oneOfEachType(input.addressType));
+      if (await findAddressOfType(trx, customer.id, input.addressType))
+        throw Refusal.invalid(oneOfEachType(input.addressType), API_ERROR_KEY, 'value_taken');
       const created = await insertAddressRow(trx, {
         accountId: caller.accountId,
         customerId: customer.id,
@@ -87,7 +89,7 @@ export async function createAddress(ctx: AppContext, caller: Caller, input: Crea
       return created;
     })
     .catch((error) => {
-      if (isSecondAddressOfType(error)) throw Refusal.invalid(oneOfEachType(input.addressType));
+      if (isSecondAddressOfType(error)) throw Refusal.invalid(oneOfEachType(input.addressType), API_ERROR_KEY, 'value_taken');
       throw error;
     });
   return toAddressResponse(row, ctx.uris);
@@ -99,12 +101,13 @@ export async function updateAddress(ctx: AppContext, caller: Caller, input: Upda
     const current = await findAddress(trx, caller.accountId, input.id);
     if (!current) throw Refusal.notFound('address', input.id);
     if (input.customerAddressPreferenceId != null && input.customerAddressPreferenceId !== current.customerId) {
-      throw Refusal.invalid('an address cannot move to another customer', 'customerAddressPreferenceId');
+      throw Refusal.invalid('an address cannot move to another customer', 'customerAddressPreferenceId', 'value_invalid');
     }
     if (input.addressType != null && input.addressType !== current.addressType) {
       throw Refusal.invalid(
         `addressType cannot change (it is ${current.addressType}); create a ${input.addressType} address instead`,
         'addressType',
+        'value_invalid',
       );
     }
     const updated = await updateAddressRow(trx, current.id, columns);
@@ -173,16 +176,18 @@ export async function updateAddressPreferences(
         throw Refusal.invalid(
           `the ${address.key.slice(0, -1)} is the ${address.type} address; its addressType cannot be ${address.input.addressType}`,
           `${address.key}addressType`,
+          'value_invalid',
         );
       }
       if (address.input.customerAddressPreferenceId != null && address.input.customerAddressPreferenceId !== customer.id) {
-        throw Refusal.invalid('an address cannot move to another customer', `${address.key}customerAddressPreferenceId`);
+        throw Refusal.invalid('an address cannot move to another customer', `${address.key}customerAddressPreferenceId`, 'value_invalid');
       }
       const existing = await findAddressOfType(trx, customer.id, address.type);
       if (address.input.id != null && address.input.id !== existing?.id) {
         throw Refusal.invalid(
           `address ${address.input.id} is not this customer's ${address.type.toLowerCase()} address`,
           `${address.key}id`,
+          'value_invalid',
         );
       }
       if (existing) await updateAddressRow(trx, existing.id, address.columns);

@@ -1,3 +1,4 @@
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { customerExists, lockCustomer } from '../db/customer-lock.js';
@@ -165,12 +166,17 @@ export async function updateBillingSetting(
     // a new value is refused once the customer is Active.
     let invoiceDay = current?.invoiceDay ?? null;
     if (input.invoiceDay != null && input.invoiceDay !== invoiceDay) {
-      if (customer.status === 'Active') throw Refusal.invalid('the invoice day cannot be set while the customer is Active');
+      if (customer.status === 'Active')
+        throw Refusal.invalid('the invoice day cannot be set while the customer is Active', API_ERROR_KEY, 'state_conflict');
       invoiceDay = input.invoiceDay;
     }
     if (input.defaultPaymentMethodId != null && input.defaultPaymentMethodId !== methods.defaultId) {
       if (!methods.ids.includes(input.defaultPaymentMethodId)) {
-        throw Refusal.invalid(`payment method ${input.defaultPaymentMethodId} is not on file for this customer`, 'defaultPaymentMethodId');
+        throw Refusal.invalid(
+          `payment method ${input.defaultPaymentMethodId} is not on file for this customer`,
+          'defaultPaymentMethodId',
+          'not_found',
+        );
       }
       await defaultCards.makeDefault(trx, customer.id, input.defaultPaymentMethodId, await ctx.clock.now(caller.accountId, trx));
     }

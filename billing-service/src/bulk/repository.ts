@@ -1,3 +1,4 @@
+import type { ErrorItem } from '../refusals/error-codes.js';
 import { sql, type Selectable } from 'kysely';
 import type { Db, Queryable } from '../db/database.js';
 import type { InstanceLiveness } from '../db/instance-liveness.js';
@@ -29,7 +30,7 @@ export async function insertJob(
 export async function insertRecords(
   trx: Queryable,
   jobId: number,
-  records: Array<{ position: number; item: unknown; status: 'Pending' | 'Invalid'; errors: Array<{ Key: string; Value: string }> | null }>,
+  records: Array<{ position: number; item: unknown; status: 'Pending' | 'Invalid'; errors: ErrorItem[] | null }>,
 ): Promise<void> {
   // Chunks keep each statement under PostgreSQL's 65,535 parameters.
   for (let i = 0; i < records.length; i += 5_000) {
@@ -156,7 +157,7 @@ export async function findRecordPaymentId(db: Queryable, recordId: number): Prom
 export async function finishRecord(
   trx: Queryable,
   record: { id: number; claimToken: string | null },
-  outcome: { status: 'Succeeded' | 'Failed'; paymentId: number | null; errors: Array<{ Key: string; Value: string }> | null },
+  outcome: { status: 'Succeeded' | 'Failed'; paymentId: number | null; errors: ErrorItem[] | null },
   now: Date,
 ): Promise<boolean> {
   const result = await trx
@@ -208,7 +209,7 @@ export async function finishRecords(
     recordId: number;
     status: 'Succeeded' | 'Failed';
     paymentId: number | null;
-    errors: Array<{ Key: string; Value: string }> | null;
+    errors: ErrorItem[] | null;
   }>,
   now: Date,
 ) {

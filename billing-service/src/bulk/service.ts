@@ -1,3 +1,4 @@
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { Refusal } from '../refusals/refusal.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { recordChange } from '../audit/audit-log.js';
@@ -6,6 +7,7 @@ import { isLostClaim, LostClaim } from '../db/claims.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { fieldKey, type ErrorBody } from '../http/errors.js';
+import { validationError } from '../http/validation.js';
 import { toJsonAmount } from '../money/money.js';
 import { checkPaymentRequest } from '../payments/check-request.js';
 import { paysInBatch, recordPaymentBatch } from '../payments/record-batch.js';
@@ -37,7 +39,7 @@ type Errors = ErrorBody['Errors'];
 function requireBulkEnabled(ctx: AppContext) {
   if (!ctx.catalog.bulk.enabled)
     throw new Refusal('forbidden', [
-      { Key: 'Api Error', Value: 'bulk jobs are not activated for this account; ask the provider to activate them' },
+      { Key: 'Api Error', Value: 'bulk jobs are not activated for this account; ask the provider to activate them', Code: 'forbidden' },
     ]);
 }
 
@@ -51,13 +53,19 @@ async function checkItem(
   const prefix = `data[${index}]`;
   const parsed = BulkPaymentItem.safeParse(item);
   if (!parsed.success)
-    return { errors: parsed.error.issues.map((issue) => ({ Key: fieldKey([...[prefix], ...issue.path]), Value: issue.message })) };
+    return {
+      // the issues as the API answers them (value_required or value_invalid), each keyed under the item
+      errors: validationError(parsed.error.issues, item).errors.map((e, i) => ({
+        ...e,
+        Key: fieldKey([prefix, ...(parsed.error.issues[i]?.path ?? [])]),
+      })),
+    };
   try {
     await checkPaymentRequest(ctx, caller, parsed.data);
     return { input: parsed.data, errors: [] };
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
-    return { errors: error.errors.map((e) => ({ Key: e.Key === 'Api Error' ? prefix : `${prefix}.${e.Key}`, Value: e.Value })) };
+    return { errors: error.errors.map((e) => ({ ...e, Key: e.Key === 'Api Error' ? prefix : `${prefix}.${e.Key}` })) };
   }
 }
 
@@ -76,7 +84,7 @@ export async function submitBulkPayments(
   now ??= await ctx.clock.now(caller.accountId);
   requireBulkEnabled(ctx);
   const max = ctx.catalog.bulk.maxRecords;
-  if (input.data.length > max) throw Refusal.invalid(`at most ${max} payment items in one job`, 'data');
+  if (input.data.length > max) throw Refusal.invalid(`at most ${max} payment items in one job`, 'data', 'value_invalid');
   const checked: Array<Awaited<ReturnType<typeof checkItem>>> = [];
   for (const [index, item] of input.data.entries()) checked.push(await checkItem(ctx, caller, item, index));
   const valid = checked.filter((c) => c.errors.length === 0).length;
@@ -133,7 +141,8 @@ async function changeJob(
 export async function processBulkJob(ctx: AppContext, caller: Caller, jobId: number, now?: Date): Promise<BulkJobResponse> {
   now ??= await ctx.clock.now(caller.accountId);
   const response = await changeJob(ctx, caller, jobId, async (trx, job) => {
-    if (job.status !== 'Validated') throw Refusal.invalid(`the job is ${job.status}; only a Validated job can be processed`, 'id');
+    if (job.status !== 'Validated')
+      throw Refusal.invalid(`the job is ${job.status}; only a Validated job can be processed`, 'id', 'state_conflict');
     await setJobStatus(trx, jobId, 'Processing', now, { processedAt: now });
     await recordChange(trx, caller, {
       entityType: 'BulkJob',
@@ -151,7 +160,7 @@ export async function cancelBulkJob(ctx: AppContext, caller: Caller, jobId: numb
   now ??= await ctx.clock.now(caller.accountId);
   return changeJob(ctx, caller, jobId, async (trx, job) => {
     if (job.status === 'Completed' || job.status === 'Cancelled')
-      throw Refusal.invalid(`the job is ${job.status}; there is nothing left to cancel`);
+      throw Refusal.invalid(`the job is ${job.status}; there is nothing left to cancel`, API_ERROR_KEY, 'state_conflict');
     const cancelled = await cancelPendingRecords(trx, jobId, now);
     await setJobStatus(trx, jobId, 'Cancelled', now, { completedAt: now });
     await recordChange(trx, caller, {
@@ -265,7 +274,7 @@ export async function collectBulkRecord(
       await finish(ctx.db, {
         status: 'Failed',
         paymentId: null,
-        errors: [{ Key: 'Api Error', Value: 'the stored item is no longer valid' }],
+        errors: [{ Key: 'Api Error', Value: 'the stored item is no longer valid', Code: 'state_conflict' }],
       });
       return;
     }
@@ -280,8 +289,8 @@ export async function collectBulkRecord(
             errors:
               payment.status === 'Failed'
                 ? [
-                    { Key: 'Api Error', Value: `payment declined: ${payment.message}` },
-                    { Key: 'declineCode', Value: payment.declineCode },
+                    { Key: 'Api Error', Value: `payment declined: ${payment.message}`, Code: 'card_declined' },
+                    { Key: 'declineCode', Value: payment.declineCode, Code: 'card_declined' },
                   ]
                 : null,
           }),

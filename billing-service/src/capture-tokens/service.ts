@@ -76,8 +76,9 @@ export async function checkCaptureToken(
   now = wallClockNow(),
 ): Promise<CaptureGrant> {
   const row = token.length <= 200 ? await findCaptureToken(db, accountId, hashToken(token)) : undefined;
-  if (!row || row.spentAt !== null || row.expiresAt.getTime() <= now.getTime()) throw Refusal.invalid(NOT_VALID, 'captureToken');
-  if (row.customerId !== customerId) throw Refusal.invalid('was issued for another customer', 'captureToken');
+  if (!row || row.spentAt !== null || row.expiresAt.getTime() <= now.getTime())
+    throw Refusal.invalid(NOT_VALID, 'captureToken', 'capture_token_invalid');
+  if (row.customerId !== customerId) throw Refusal.invalid('was issued for another customer', 'captureToken', 'capture_token_invalid');
   return {
     tokenId: row.id,
     customerId: row.customerId,
@@ -87,7 +88,7 @@ export async function checkCaptureToken(
 
 /** Spends the token in the transaction that stores the card: two captures with one token store one card. */
 export async function spendCaptureGrant(trx: Queryable, grant: CaptureGrant, now = wallClockNow()): Promise<void> {
-  if (!(await spendCaptureToken(trx, grant.tokenId, now))) throw Refusal.invalid(NOT_VALID, 'captureToken');
+  if (!(await spendCaptureToken(trx, grant.tokenId, now))) throw Refusal.invalid(NOT_VALID, 'captureToken', 'capture_token_invalid');
 }
 
 /**
@@ -142,7 +143,7 @@ export async function authorizeCapture(
   if (request.captureToken !== undefined) {
     const grant = await checkCaptureToken(ctx.db, caller.accountId, request.captureToken, request.customerId, now);
     const customer = await readCustomer(grant.customerId);
-    if (!customer) throw Refusal.invalid(NOT_VALID, 'captureToken');
+    if (!customer) throw Refusal.invalid(NOT_VALID, 'captureToken', 'capture_token_invalid');
     return { customer, grant, mayMoveDefault: true, maxCollectionAmount: grant.maxCollectionAmount ?? accountCap };
   }
   if (policy.tokenlessCapture === 'never') throw Refusal.invalid(TOKEN_NEEDED, 'captureToken', 'capture_token_required');

@@ -3,6 +3,7 @@ import { findAccount } from '../accounts/repository.js';
 import type { Db } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import { ApiError } from '../http/errors.js';
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { IN_PROCESS_CALLER_HEADER, type InProcessCallers } from '../http/in-process-callers.js';
 import { sessionRequired } from './console-auth.js';
 import { operatorCaller, type ConsoleOperator } from './operators/service.js';
@@ -73,7 +74,7 @@ export async function consoleApiProxy(app: FastifyInstance, options: ConsoleApiP
       if (checkedPath(inner) === undefined)
         throw ApiError.badRequest(
           'the path is not one the console forwards (dot or empty segments, or a bad escape)',
-          undefined,
+          API_ERROR_KEY,
           'value_invalid',
         );
       const account = await findAccount(options.db, operator.accountId);

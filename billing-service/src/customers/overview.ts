@@ -25,6 +25,7 @@ export async function getCustomerOverview(ctx: AppContext, caller: Caller, id: n
     pendingChargesAndNextBilling(ctx.db, id),
   ]);
   const [customer] = await toCustomerResponses(ctx.db, ctx.uris, ctx.catalog.emails.defaultLanguage, [record]);
+  if (!customer) throw new Error('a customer row gave no response');
   const accountStatus = customer.customerAccountStatus;
   const dunning = effectiveBillingSettings(setting, ctx.catalog);
   return {

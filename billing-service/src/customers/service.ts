@@ -1,3 +1,4 @@
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { recordCreated } from '../db/keyed-commit.js';
 import { Refusal } from '../refusals/refusal.js';
 import type { Catalog } from '../catalog/schema.js';
@@ -69,7 +70,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
   const currency = resolveNewCustomerCurrency(ctx.catalog, input.currency);
   const codes = resolveSalesTrackingCodes(ctx.catalog, input.customerReference?.salesTrackingCodes);
   if (input.portalUserName != null && input.username != null && input.portalUserName !== input.username) {
-    throw Refusal.invalid("username is the create body's name for portalUserName: give one value", 'username');
+    throw Refusal.invalid("username is the create body's name for portalUserName: give one value", 'username', 'value_invalid');
   }
   const portalUserName = input.portalUserName ?? input.username ?? null;
   const billing = input.billing ? resolveAddress(input.billing, 'billing') : null;
@@ -88,6 +89,7 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
     throw Refusal.invalid(
       'trackedItemDisplay is also given at the top level, with other values: give it once',
       'billingSetting.trackedItemDisplay',
+      'value_invalid',
     );
   }
 
@@ -191,6 +193,7 @@ function newCustomerBillingPeriods(input: CreateCustomerInput) {
       throw Refusal.invalid(
         `the ${p.interval} configuration is also given as ${p.interval.toLowerCase()}BillingPeriodConfiguration: give it once`,
         `billingSetting.billingPeriodConfigurations[${i}].interval`,
+        'value_invalid',
       );
     }
   });
@@ -209,16 +212,17 @@ export async function updateCustomer(ctx: AppContext, caller: Caller, input: Upd
       if (!current) throw Refusal.notFound('customer', input.id);
       assertStatusChangeAllowed(current.status, input.status, input.id);
       if (input.currency && input.currency.toUpperCase() !== current.currency) {
-        throw Refusal.invalid(`currency cannot change after creation (it is ${current.currency})`, 'currency');
+        throw Refusal.invalid(`currency cannot change after creation (it is ${current.currency})`, 'currency', 'value_invalid');
       }
       // portalUserName is read-only once set: omitted or null keeps it, another value is refused.
       let portalUserName = current.portalUserName;
       if (input.portalUserName != null && input.portalUserName !== current.portalUserName) {
-        if (current.portalUserName !== null) throw Refusal.invalid('portalUserName cannot change once set', 'portalUserName');
+        if (current.portalUserName !== null)
+          throw Refusal.invalid('portalUserName cannot change once set', 'portalUserName', 'value_invalid');
         portalUserName = input.portalUserName;
       }
       if (input.parentId != null) {
-        if (input.parentId === input.id) throw Refusal.invalid('a customer cannot be its own parent', 'parentId');
+        if (input.parentId === input.id) throw Refusal.invalid('a customer cannot be its own parent', 'parentId', 'value_invalid');
         await assertParentExists(trx, caller, input.parentId);
       }
       // language is an extension a client of the spec does not know: left out, it stays as it is.
@@ -243,10 +247,12 @@ function assertStatusChangeAllowed(from: string, to: string, id: number) {
   if (from === to) return;
   const route = routeToStatus(from, to, id);
   // Only the clock suspends: the spec's "only the system suspends customers", keyed on no field.
-  if (route && 'systemOnly' in route) throw Refusal.invalid(`only the system ${route.systemOnly}s customers`);
+  if (route && 'systemOnly' in route)
+    throw Refusal.invalid(`only the system ${route.systemOnly}s customers`, API_ERROR_KEY, 'value_invalid');
   throw Refusal.invalid(
     route ? `status cannot change from ${from} to ${to} through PUT; use ${route.endpoint}` : `status cannot change from ${from} to ${to}`,
     'status',
+    'value_invalid',
   );
 }
 
@@ -304,7 +310,7 @@ function acquisitionColumns(acquisition: CreateCustomerInput['customerAcquisitio
 
 async function assertParentExists(db: Queryable, caller: Caller, parentId: number) {
   if (!(await customerExists(db, caller.accountId, parentId))) {
-    throw Refusal.invalid(`no customer with id ${parentId}`, 'parentId');
+    throw Refusal.invalid(`no customer with id ${parentId}`, 'parentId', 'not_found');
   }
 }
 
@@ -313,12 +319,12 @@ export function resolveNewCustomerCurrency(catalog: Catalog, currency: string | 
   const allowed = catalog.currencies.allowed;
   if (!currency) {
     if (allowed.length > 1) {
-      throw Refusal.invalid(`required: this account bills in ${allowed.join(', ')}`, 'currency');
+      throw Refusal.invalid(`required: this account bills in ${allowed.join(', ')}`, 'currency', 'value_required');
     }
     return catalog.currencies.default;
   }
   const code = currency.toUpperCase();
-  if (!allowed.includes(code)) throw Refusal.invalid(`must be one of ${allowed.join(', ')}`, 'currency');
+  if (!allowed.includes(code)) throw Refusal.invalid(`must be one of ${allowed.join(', ')}`, 'currency', 'value_invalid');
   return code;
 }
 
@@ -335,11 +341,11 @@ export function resolveSalesTrackingCodes(
   return codes.map((given, index) => {
     const key = `customerReference.salesTrackingCodes[${index}]`;
     const typeIndex = catalog.salesTrackingCodes.findIndex((t) => t.type.toLowerCase() === given.type.toLowerCase());
-    if (typeIndex < 0) throw Refusal.invalid(`unknown sales tracking code type "${given.type}"`, `${key}.type`);
+    if (typeIndex < 0) throw Refusal.invalid(`unknown sales tracking code type "${given.type}"`, `${key}.type`, 'value_invalid');
     const type = catalog.salesTrackingCodes[typeIndex]!;
     const code = type.codes.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
-    if (!code) throw Refusal.invalid(`code "${given.code}" does not exist under type "${type.type}"`, `${key}.code`);
-    if (seen.has(typeIndex)) throw Refusal.invalid(`only one code of type "${type.type}"`, `${key}.type`);
+    if (!code) throw Refusal.invalid(`code "${given.code}" does not exist under type "${type.type}"`, `${key}.code`, 'value_invalid');
+    if (seen.has(typeIndex)) throw Refusal.invalid(`only one code of type "${type.type}"`, `${key}.type`, 'value_invalid');
     seen.add(typeIndex);
     return { position: typeIndex + 1, type: type.type, code: code.code, name: code.name ?? null };
   });
@@ -358,7 +364,7 @@ function resolveAddress(address: AddressInput, field: 'billing' | 'shipping') {
 }
 
 function rethrowPortalUserNameConflict(error: unknown): never {
-  if (isPortalUserNameConflict(error)) throw Refusal.invalid('already used by another customer', 'portalUserName');
+  if (isPortalUserNameConflict(error)) throw Refusal.invalid('already used by another customer', 'portalUserName', 'value_taken');
   throw error;
 }
 

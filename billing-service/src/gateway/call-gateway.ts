@@ -15,7 +15,7 @@ export async function callGateway<T>(
   } catch (error) {
     if (error instanceof GatewayUnavailableError) {
       throw new Refusal(error.timedOut ? 'gateway_timed_out' : 'gateway_failed', [
-        { Key: 'Api Error', Value: `${error.message}; ${consequence}` },
+        { Key: 'Api Error', Value: `${error.message}; ${consequence}`, Code: error.timedOut ? 'gateway_timed_out' : 'gateway_unavailable' },
       ]);
     }
     throw error;

@@ -73,7 +73,7 @@ export class SandboxGateway implements PaymentGateway {
       amount: request.amount.toString(),
       currency: request.currency,
     });
-    return { ok: true, value: { transactionId: operation.resultId! } };
+    return { ok: true, value: { transactionId: recorded(operation.resultId, 'a charge') } };
   }
 
   async refund(request: {
@@ -106,6 +106,14 @@ export class SandboxGateway implements PaymentGateway {
 }
 
 function refundOutcome(operation: SandboxOperationRow): GatewayOutcome<{ refundId: string }> {
-  if (operation.status === 'refused') return { ok: false, code: operation.code!, message: operation.message! };
-  return { ok: true, value: { refundId: operation.resultId! } };
+  if (operation.status === 'refused') {
+    return { ok: false, code: recorded(operation.code, 'a refused refund'), message: recorded(operation.message, 'a refused refund') };
+  }
+  return { ok: true, value: { refundId: recorded(operation.resultId, 'a refund') } };
+}
+
+/** A column the sandbox always writes for this kind of operation (see the records above): null is a corrupt row. */
+function recorded(value: string | null, what: string): string {
+  if (value === null) throw new Error(`sandbox gateway: ${what} was recorded without its result`);
+  return value;
 }

@@ -36,6 +36,7 @@ export function resolveLocation(input: LocationInput, keys: { country: string; s
     throw Refusal.invalid(
       country ? `unknown state ${JSON.stringify(input.state)} in ${country.name}` : `unknown state ${JSON.stringify(input.state)}`,
       keys.state,
+      'value_invalid',
     );
   }
   const stateCountry = countryByAlpha2(state.code.split('-')[0]!)!;

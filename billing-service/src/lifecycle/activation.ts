@@ -39,7 +39,7 @@ export async function activateCustomer(
     if (missing.length > 0)
       throw new Refusal(
         'invalid',
-        missing.map((f) => ({ Key: f, Value: 'required unless preview is true' })),
+        missing.map((f) => ({ Key: f, Value: 'required unless preview is true', Code: 'value_required' as const })),
       );
   }
   const now = options.now ?? (await ctx.clock.now(caller.accountId));
@@ -138,6 +138,7 @@ async function checkFullyPaid(trx: Queryable, customer: { id: number; currency: 
       {
         Key: 'requireFullPayment',
         Value: `the customer holds ${held.toFixed(places)}, less than the ${due.toFixed(places)} activation would post`,
+        Code: 'state_conflict',
       },
     ]);
   }

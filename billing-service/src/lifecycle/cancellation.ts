@@ -1,3 +1,4 @@
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { Refusal } from '../refusals/refusal.js';
 import type { CustomerResponse } from '../customers/schemas.js';
 import { getCustomer } from '../customers/service.js';
@@ -33,7 +34,7 @@ export async function cancelCustomer(
   const option = CANCELLATION_OPTIONS.find(
     (o) => typeof input.cancellationOption === 'string' && o.toLowerCase() === input.cancellationOption.toLowerCase(),
   );
-  if (!option) throw Refusal.invalid(OPTIONS_MESSAGE);
+  if (!option) throw Refusal.invalid(OPTIONS_MESSAGE, API_ERROR_KEY, 'value_invalid');
   await transactionWithRetry(ctx.db, async (trx) => {
     const { customer, moved: cancelled } = await transitionCustomer(
       ctx,

@@ -86,8 +86,8 @@ export function targetRefusal(
 function checkQuantity(plan: PlanRow, code: string, quantity: number) {
   const key = `quantities.${code}`;
   const product = plan.products.find((p) => p.code === code);
-  if (!product) throw Refusal.invalid(`plan ${plan.code} has no product ${code}`, key);
-  if (!Number.isInteger(quantity)) throw Refusal.invalid('must be a whole number', key);
+  if (!product) throw Refusal.invalid(`plan ${plan.code} has no product ${code}`, key, 'value_invalid');
+  if (!Number.isInteger(quantity)) throw Refusal.invalid('must be a whole number', key, 'value_invalid');
   if (product.maxQuantity === undefined) {
     if (quantity !== product.quantity)
       throw Refusal.invalid(`the quantity of ${code} is fixed at ${product.quantity}`, key, 'quantity_fixed');

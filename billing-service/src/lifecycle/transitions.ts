@@ -1,3 +1,4 @@
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { Refusal } from '../refusals/refusal.js';
 import type { Updateable } from 'kysely';
 import { auditEntry } from '../audit/audit-log.js';
@@ -77,7 +78,8 @@ export const TRANSITIONS: Readonly<Record<TransitionName, Transition>> = {
 export async function lockCustomerIn(db: Queryable, caller: Caller, customerId: number, allowed: readonly string[]): Promise<CustomerRow> {
   const customer = await lockCustomer(db, caller.accountId, customerId);
   if (!customer) throw Refusal.notFound('customer', customerId);
-  if (!allowed.includes(customer.status)) throw Refusal.invalid(`cannot process since status is ${customer.status}`);
+  if (!allowed.includes(customer.status))
+    throw Refusal.invalid(`cannot process since status is ${customer.status}`, API_ERROR_KEY, 'state_conflict');
   return customer;
 }
 

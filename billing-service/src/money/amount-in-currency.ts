@@ -5,6 +5,7 @@ import { minorUnits, money, type Money } from './money.js';
 export function amountInCurrency(amount: string | number, currency: string, field: string): Money {
   const value = money(amount);
   const decimals = minorUnits(currency);
-  if (value.decimalPlaces() > decimals) throw Refusal.invalid(`${currency} amounts have at most ${decimals} decimals`, field);
+  if (value.decimalPlaces() > decimals)
+    throw Refusal.invalid(`${currency} amounts have at most ${decimals} decimals`, field, 'value_invalid');
   return value;
 }

@@ -8,7 +8,7 @@ import { locationNames, resolveLocation } from '../geo/resolve-location.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import type { ResourceWebhooks } from '../outbox/webhook-events.js';
-import type { ErrorCode } from '../refusals/error-codes.js';
+import { API_ERROR_KEY, type ErrorCode } from '../refusals/error-codes.js';
 import type { UriBuilder } from '../uri-builder.js';
 import { checkCard } from '../gateway/card-checks.js';
 import { callGateway } from '../gateway/call-gateway.js';
@@ -124,7 +124,8 @@ export async function validateCard(
   // Once per transaction or read scope: a capture's earlier steps read it already.
   const customer = await findCustomerRowOnce(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw Refusal.notFound('customer', input.customerId);
-  if (customer.status === 'Cancelled') throw Refusal.invalid('a cancelled customer cannot get payment methods', 'customerId');
+  if (customer.status === 'Cancelled')
+    throw Refusal.invalid('a cancelled customer cannot get payment methods', 'customerId', 'state_conflict');
   const wantsDefault = input.isDefault === true || options.makeDefault === true;
   // Checked before the gateway is called (and again under the customer's lock, in lockCustomerForNewCard).
   if (wantsDefault && options.mayNotMoveDefault !== undefined && (await hasActiveCard(ctx.db, customer.id)))
@@ -145,7 +146,7 @@ export async function validateCard(
       signal,
     ),
   );
-  if (!outcome.ok) throw Refusal.invalid(`validation error: ${outcome.message} (${outcome.code})`, undefined, 'card_declined');
+  if (!outcome.ok) throw Refusal.invalid(`validation error: ${outcome.message} (${outcome.code})`, API_ERROR_KEY, 'card_declined');
   return {
     customer,
     values: {
@@ -230,8 +231,9 @@ export async function getCreditCard(ctx: AppContext, caller: Caller, id: number)
 
 /** Name, address, expiry and default can change; the card itself cannot (add a new one). */
 export async function updateCreditCard(ctx: AppContext, caller: Caller, input: UpdateCreditCardInput): Promise<CreditCardResponse> {
-  if (input.expirationMonth < 1 || input.expirationMonth > 12) throw Refusal.invalid('must be 1-12', 'expirationMonth');
-  if (input.expirationYear < 0 || input.expirationYear > 99) throw Refusal.invalid('must be two digits (YY)', 'expirationYear');
+  if (input.expirationMonth < 1 || input.expirationMonth > 12) throw Refusal.invalid('must be 1-12', 'expirationMonth', 'card_invalid');
+  if (input.expirationYear < 0 || input.expirationYear > 99)
+    throw Refusal.invalid('must be two digits (YY)', 'expirationYear', 'card_invalid');
   const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
   const row = await ctx.db.transaction().execute(async (trx) => {
     const current = await findPaymentMethod(trx, caller.accountId, input.id);

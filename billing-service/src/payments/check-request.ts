@@ -40,13 +40,13 @@ async function resolveCard(
   if (input.paymentMethodId != null) {
     const method = await findPaymentMethod(ctx.db, caller.accountId, input.paymentMethodId);
     if (!method || method.customerId !== customer.id)
-      throw Refusal.invalid(`customer ${customer.id} has no payment method ${input.paymentMethodId}`, 'paymentMethodId');
+      throw Refusal.invalid(`customer ${customer.id} has no payment method ${input.paymentMethodId}`, 'paymentMethodId', 'not_found');
     return method;
   }
   if (!input.useDefaultPaymentMethod)
-    throw Refusal.invalid('required for CreditCard unless useDefaultPaymentMethod is true', 'paymentMethodId');
+    throw Refusal.invalid('required for CreditCard unless useDefaultPaymentMethod is true', 'paymentMethodId', 'value_required');
   const method = await findDefaultPaymentMethod(ctx.db, customer.id);
-  if (!method) throw Refusal.invalid('the customer has no payment method on file', 'useDefaultPaymentMethod');
+  if (!method) throw Refusal.invalid('the customer has no payment method on file', 'useDefaultPaymentMethod', 'state_conflict');
   return method;
 }
 
@@ -71,20 +71,25 @@ export async function checkExplicitAllocations(
   const allocatedTo = new Map<number, Money>();
   const parts = allocations.map((a, i) => {
     const entry = entries.find((e) => e.invoiceId === a.invoiceId);
-    if (!entry) throw Refusal.invalid(`no posted invoice ${a.invoiceId} for this customer`, `paymentAllocations[${i}].invoiceId`);
+    if (!entry)
+      throw Refusal.invalid(`no posted invoice ${a.invoiceId} for this customer`, `paymentAllocations[${i}].invoiceId`, 'not_found');
     const part = amountInCurrency(a.amount, customer.currency, `paymentAllocations[${i}].amount`);
     const sum = (allocatedTo.get(a.invoiceId) ?? money(0)).plus(part);
     const reserved = money(entry.reserved);
     if (sum.greaterThan(money(entry.openAmount).minus(reserved))) {
       const what = sum.equals(part) ? 'more than' : `with the earlier allocations to invoice ${a.invoiceId}, more than`;
       const held = reserved.isZero() ? '' : ` less ${reserved.toString()} held for payments in progress`;
-      throw Refusal.invalid(`${what} the invoice's outstanding ${entry.openAmount}${held}`, `paymentAllocations[${i}].amount`);
+      throw Refusal.invalid(
+        `${what} the invoice's outstanding ${entry.openAmount}${held}`,
+        `paymentAllocations[${i}].amount`,
+        'value_invalid',
+      );
     }
     allocatedTo.set(a.invoiceId, sum);
     return { invoiceEntryId: entry.id, invoiceId: a.invoiceId, amount: part };
   });
   if (sumMoney(parts.map((p) => p.amount)).greaterThan(amount))
-    throw Refusal.invalid('allocations add up to more than the payment', 'paymentAllocations');
+    throw Refusal.invalid('allocations add up to more than the payment', 'paymentAllocations', 'value_invalid');
   return parts;
 }
 
@@ -96,7 +101,7 @@ export async function checkExplicitAllocations(
  */
 export async function checkPaymentRequest(ctx: AppContext, caller: Caller, input: CollectPaymentInput, chargeKey: string | null = null) {
   if (input.paymentAllocations?.length && input.autoAllocate) {
-    throw Refusal.invalid('give either autoAllocate or paymentAllocations, not both', 'autoAllocate');
+    throw Refusal.invalid('give either autoAllocate or paymentAllocations, not both', 'autoAllocate', 'value_invalid');
   }
   const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
   if (!customer) throw Refusal.notFound('customer', input.customerId);

@@ -17,8 +17,8 @@ export type PaymentOutcome =
 export function paymentDeclinedError(outcome: Extract<PaymentOutcome, { status: 'Declined' }>): Refusal {
   return new Refusal('declined', [
     { Key: 'Api Error', Value: `payment declined: ${outcome.message}`, Code: 'card_declined' },
-    { Key: 'declineCode', Value: outcome.declineCode },
-    { Key: 'paymentActivityId', Value: String(outcome.payment.id) },
+    { Key: 'declineCode', Value: outcome.declineCode, Code: 'card_declined' },
+    { Key: 'paymentActivityId', Value: String(outcome.payment.id), Code: 'card_declined' },
   ]);
 }
 

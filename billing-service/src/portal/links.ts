@@ -203,7 +203,7 @@ export async function authenticatePortalSession(
   if (!row) throw portalSessionExpired();
   if (options.write && options.csrfToken !== csrfTokenFor(sessionToken)) {
     throw new Refusal('forbidden', [
-      { Key: API_ERROR_KEY, Value: "the request lacks the portal session's CSRF token (header X-Portal-CSRF)" },
+      { Key: API_ERROR_KEY, Value: "the request lacks the portal session's CSRF token (header X-Portal-CSRF)", Code: 'csrf_token_invalid' },
     ]);
   }
   return {
@@ -237,7 +237,8 @@ export async function createPortalSession(
   if (!customer) throw Refusal.notFound('customer', input.customerId);
   if (input.subscriptionId != null) {
     const owner = await findSubscriptionCustomerId(ctx.db, caller.accountId, input.subscriptionId);
-    if (owner !== customer.id) throw Refusal.invalid(`the customer has no subscription with id ${input.subscriptionId}`, 'subscriptionId');
+    if (owner !== customer.id)
+      throw Refusal.invalid(`the customer has no subscription with id ${input.subscriptionId}`, 'subscriptionId', 'not_found');
   }
   const issued = await ctx.db.transaction().execute(async (trx) => {
     const link = await issuePortalLink(ctx, trx, {

@@ -238,7 +238,7 @@ export async function payPortalInvoices(
   }
   const { arBalance, unallocatedPayments, unallocatedCredits } = await customerBalances(ctx.db, session.customerId);
   const owed = arBalance.minus(unallocatedPayments).minus(unallocatedCredits);
-  if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount');
+  if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount', 'state_conflict');
   const outcome = await recordPayment(
     ctx,
     caller,
@@ -287,10 +287,11 @@ export async function cancelPortalSubscription(ctx: AppContext, session: PortalS
     throw Refusal.conflict(
       `the subscription is ${subscription.status}; only an Active or Suspended one can be cancelled`,
       'subscriptionId',
+      'state_conflict',
     );
   }
   if (await findPendingCancellation(ctx.db, subscriptionId))
-    throw Refusal.conflict('this subscription is already set to be cancelled', 'subscriptionId');
+    throw Refusal.conflict('this subscription is already set to be cancelled', 'subscriptionId', 'state_conflict');
   const caller = portalCaller(ctx, session);
   const now = await ctx.clock.now(session.accountId);
   const reason = input.reason?.trim() || null;
@@ -302,6 +303,7 @@ export async function cancelPortalSubscription(ctx: AppContext, session: PortalS
       throw Refusal.conflict(
         'cancelling at once ends the whole account, and this customer has other subscriptions: cancel at the end of the period instead',
         'mode',
+        'state_conflict',
       );
     }
     const { defaultCancelOption } = effectiveBillingSettings(await findBillingSetting(ctx.db, session.customerId), ctx.catalog);
@@ -332,19 +334,19 @@ export async function uncancelPortalSubscription(ctx: AppContext, session: Porta
   requireFullScope(session, 'uncancel');
   await ownSubscription(ctx, session, subscriptionId);
   const pending = await findPendingCancellation(ctx.db, subscriptionId);
-  if (!pending) throw Refusal.conflict('this subscription is not set to be cancelled', 'subscriptionId');
+  if (!pending) throw Refusal.conflict('this subscription is not set to be cancelled', 'subscriptionId', 'state_conflict');
   const caller = portalCaller(ctx, session);
   const now = await ctx.clock.now(session.accountId);
   if (pending.mode === 'now') {
     const subscription = await ownSubscription(ctx, session, subscriptionId);
     if (!subscription.nextPeriodStart || subscription.nextPeriodStart <= utcDate(now)) {
-      throw Refusal.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
+      throw Refusal.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId', 'state_conflict');
     }
     await uncancelCustomer(ctx, caller, session.customerId, now);
   }
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await withdrawCancellation(trx, pending.id, now)))
-      throw Refusal.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId');
+      throw Refusal.conflict('the period this cancellation ended is over; subscribe again instead', 'subscriptionId', 'state_conflict');
     await recordChange(trx, caller, {
       entityType: 'Subscription',
       entityId: subscriptionId,
@@ -402,7 +404,11 @@ export async function updatePortalEmailPreferences(ctx: AppContext, session: Por
   const editable = new Set<string>(ctx.catalog.portal.editableEmailTypes);
   input.preferences.forEach((p, i) => {
     if (!editable.has(p.emailType))
-      throw Refusal.invalid(`${p.emailType} is not one the customer may change here`, `preferences[${i}].emailType`);
+      throw Refusal.invalid(
+        `${p.emailType} is not one the customer may change here`,
+        `preferences[${i}].emailType`,
+        'portal_action_not_allowed',
+      );
   });
   const caller = portalCaller(ctx, session);
   const current = await getEmailPreferences(ctx, caller, session.customerId);

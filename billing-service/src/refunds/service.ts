@@ -97,8 +97,8 @@ export async function createRefund(
 export function refundRefusedError(outcome: Extract<RefundOutcome, { status: 'Refused' }>): Refusal {
   return new Refusal('declined', [
     { Key: 'Api Error', Value: `refund refused: ${outcome.message}`, Code: 'refund_declined' },
-    { Key: 'declineCode', Value: outcome.declineCode },
-    { Key: 'refundId', Value: String(outcome.refund.id) },
+    { Key: 'declineCode', Value: outcome.declineCode, Code: 'refund_declined' },
+    { Key: 'refundId', Value: String(outcome.refund.id), Code: 'refund_declined' },
   ]);
 }
 

@@ -46,7 +46,7 @@ export const ERROR_CODES = {
   portal_session_expired: 'the portal session ended (signed out, idle too long, or at its time limit): open a new link',
   portal_action_not_allowed:
     "the portal session may not do this: an e-mail link may only update the card and pay, and the catalogue's portal settings bound the rest",
-  csrf_token_invalid: "a console write without the session's CSRF token (header X-CSRF-Token), or with another one",
+  csrf_token_invalid: "a console or portal write without the session's CSRF token (X-CSRF-Token, X-Portal-CSRF), or with another one",
   console_session_required: 'no console session, or it ended (signed out, idle too long, or at its time limit): sign in again',
   console_role_forbidden: "the operator's role may not do this",
   console_credentials_invalid: 'the e-mail or the password is wrong (the same answer for an e-mail nobody uses)',
@@ -67,6 +67,8 @@ export const ERROR_CODES = {
   quantity_fixed: "the product's quantity is fixed by the plan",
   // capture-widget: the browser side (card frame, widget) names a request that never reached the service.
   network_error: 'the browser could not reach the service (no connection, or no answer): nothing was received, retry',
+  capture_token_invalid:
+    'the capture token is unknown, expired, already used, or was issued for another customer: ask the shop for a new one',
   // refunds
   refund_declined: 'the gateway refused the refund; the refund is recorded as Failed and nothing went back',
 } as const;

@@ -1,3 +1,4 @@
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { Refusal } from '../refusals/refusal.js';
 import { recordChange } from '../audit/audit-log.js';
 import type { Catalog } from '../catalog/schema.js';
@@ -176,18 +177,23 @@ export async function getSubscriptionProduct(
 export async function createSubscription(ctx: AppContext, caller: Caller, input: CreateSubscriptionInput): Promise<SubscriptionResponse> {
   const found = await findPlanFrequency(ctx.db, input.planFrequencyId);
   if (found?.frequency.status !== 'Active' || found.plan.status !== 'Active') {
-    throw Refusal.invalid(`no active plan frequency with id ${input.planFrequencyId}`, 'planFrequencyId');
+    throw Refusal.invalid(`no active plan frequency with id ${input.planFrequencyId}`, 'planFrequencyId', 'not_found');
   }
   const { frequency, plan } = found;
   if (input.code != null && input.code.toLowerCase() !== plan.code.toLowerCase()) {
-    throw Refusal.invalid(`plan frequency ${frequency.id} belongs to plan ${plan.code}, not ${input.code}`, 'code');
+    throw Refusal.invalid(`plan frequency ${frequency.id} belongs to plan ${plan.code}, not ${input.code}`, 'code', 'value_invalid');
   }
   const id = await ctx.db.transaction().execute(async (trx) => {
     const customer = await lockCustomer(trx, caller.accountId, input.customerId);
     if (!customer) throw Refusal.notFound('customer', input.customerId);
-    if (customer.status === 'Cancelled') throw Refusal.invalid('a cancelled customer cannot get new subscriptions', 'customerId');
+    if (customer.status === 'Cancelled')
+      throw Refusal.invalid('a cancelled customer cannot get new subscriptions', 'customerId', 'state_conflict');
     if (!frequency.charges.some((c) => c.currency === customer.currency)) {
-      throw Refusal.invalid(`plan ${plan.code} is not offered in ${customer.currency}, the customer's currency`, 'planFrequencyId');
+      throw Refusal.invalid(
+        `plan ${plan.code} is not offered in ${customer.currency}, the customer's currency`,
+        'planFrequencyId',
+        'plan_unavailable',
+      );
     }
     // created on the account's clock (a test clock's time), as the customer was: not the database's own now()
     const now = await ctx.clock.now(caller.accountId, trx);
@@ -250,7 +256,8 @@ export async function withdrawPendingChange(ctx: AppContext, caller: Caller, id:
   const now = await ctx.clock.now(caller.accountId);
   await transactionWithRetry(ctx.db, async (trx) => {
     const [withdrawn] = await claimPendingChanges(trx, [id]);
-    if (!withdrawn) throw new Refusal('not_found', [{ Key: 'id', Value: `subscription ${id} has no plan change pending` }]);
+    if (!withdrawn)
+      throw new Refusal('not_found', [{ Key: 'id', Value: `subscription ${id} has no plan change pending`, Code: 'not_found' }]);
     await recordChange(trx, caller, {
       entityType: 'Subscription',
       entityId: id,
@@ -268,7 +275,7 @@ function assertSubscriptionStatusUnchanged(from: string, to: string) {
   throw Refusal.invalid(
     `status cannot change from ${from} to ${to} through PUT; subscriptions follow their customer (POST /v1/customeractivation, /v1/customerhold, /v1/customercancellation)`,
     'status',
-    to === 'Draft' ? 'subscription_not_draft' : undefined,
+    to === 'Draft' ? 'subscription_not_draft' : 'value_invalid',
   );
 }
 
@@ -286,10 +293,10 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
     const current = await lockSubscription(trx, caller.accountId, input.id);
     if (!current) throw Refusal.notFound('subscription', input.id);
     if (input.customerId != null && input.customerId !== current.customerId) {
-      throw Refusal.invalid('a subscription cannot move to another customer', 'customerId');
+      throw Refusal.invalid('a subscription cannot move to another customer', 'customerId', 'value_invalid');
     }
     assertSubscriptionStatusUnchanged(current.status, input.status);
-    if (current.status === 'Cancelled') throw Refusal.invalid('a cancelled subscription cannot change');
+    if (current.status === 'Cancelled') throw Refusal.invalid('a cancelled subscription cannot change', API_ERROR_KEY, 'state_conflict');
     const found = await findPlanFrequency(trx, current.planFrequencyId);
     assertPlanUnchanged(input, current.planFrequencyId, found?.plan);
 
@@ -298,10 +305,10 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
     const given = input.subscriptionProducts ?? [];
     given.forEach((p, i) => {
       if (!products.some((existing) => existing.id === p.id)) {
-        throw Refusal.invalid(`subscription ${current.id} has no product ${p.id}`, `subscriptionProducts[${i}].id`);
+        throw Refusal.invalid(`subscription ${current.id} has no product ${p.id}`, `subscriptionProducts[${i}].id`, 'not_found');
       }
       if (given.findIndex((other) => other.id === p.id) !== i) {
-        throw Refusal.invalid(`product ${p.id} is listed twice`, `subscriptionProducts[${i}].id`);
+        throw Refusal.invalid(`product ${p.id} is listed twice`, `subscriptionProducts[${i}].id`, 'value_invalid');
       }
       // Money in the subscription's currency has its minor units, no more (USD 2, JPY 0, BHD 3).
       if (p.priceOverride != null) amountInCurrency(p.priceOverride, current.currency, `subscriptionProducts[${i}].priceOverride`);
@@ -323,7 +330,7 @@ export async function updateSubscription(ctx: AppContext, caller: Caller, input:
     const contractStart = input.contractStartTimestamp ? utcDate(input.contractStartTimestamp) : null;
     const contractEnd = input.contractEndTimestamp ? utcDate(input.contractEndTimestamp) : null;
     if (contractStart && contractEnd && contractEnd <= contractStart) {
-      throw Refusal.invalid('must be after contractStartTimestamp', 'contractEndTimestamp');
+      throw Refusal.invalid('must be after contractStartTimestamp', 'contractEndTimestamp', 'value_invalid');
     }
     await updateSubscriptionRow(trx, current.id, {
       name: input.subscriptionOverride?.name ?? found?.plan.name ?? current.name,
@@ -352,11 +359,12 @@ function assertPlanUnchanged(
 ) {
   const frequencyChange = 'the plan frequency of a subscription cannot change; cancel it and create a subscription of the other frequency';
   if (input.planFrequency?.id != null && input.planFrequency.id !== planFrequencyId)
-    throw Refusal.invalid(frequencyChange, 'planFrequency.id');
-  if (input.planFrequencyId != null && input.planFrequencyId !== planFrequencyId) throw Refusal.invalid(frequencyChange, 'planFrequencyId');
+    throw Refusal.invalid(frequencyChange, 'planFrequency.id', 'value_invalid');
+  if (input.planFrequencyId != null && input.planFrequencyId !== planFrequencyId)
+    throw Refusal.invalid(frequencyChange, 'planFrequencyId', 'value_invalid');
   if (!plan) return;
   if (input.planCode != null && input.planCode.toLowerCase() !== plan.code.toLowerCase()) {
-    throw Refusal.invalid(`the subscription is of plan ${plan.code}; its plan cannot change`, 'planCode');
+    throw Refusal.invalid(`the subscription is of plan ${plan.code}; its plan cannot change`, 'planCode', 'value_invalid');
   }
   const readOnly = [
     ['planName', plan.name, 'rename the subscription with subscriptionOverride.name'],
@@ -365,7 +373,7 @@ function assertPlanUnchanged(
   ] as const;
   for (const [field, value, hint] of readOnly) {
     const given = input[field];
-    if (given != null && given !== value) throw Refusal.invalid(`is the plan's and read only (${hint})`, field);
+    if (given != null && given !== value) throw Refusal.invalid(`is the plan's and read only (${hint})`, field, 'value_invalid');
   }
 }
 

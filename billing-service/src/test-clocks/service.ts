@@ -128,6 +128,7 @@ export async function resetTestClock(ctx: AppContext, caller: Caller): Promise<T
       throw Refusal.conflict(
         `cannot reset: the account's time (${clock.frozenAt.toISOString()}) is ahead of real time and records were made since the clock was first advanced; going back would date them in the future. Use a new account to start again from real time`,
         'testclock',
+        'state_conflict',
       );
     }
     await deleteAccountClock(ctx.db, caller.accountId);

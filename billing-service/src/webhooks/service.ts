@@ -1,3 +1,4 @@
+import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { Refusal } from '../refusals/refusal.js';
 import { randomBytes } from 'node:crypto';
 // Endpoints and deliveries run on the wall clock (receivers check signature timestamps against theirs).
@@ -91,7 +92,7 @@ async function checkUrl(ctx: AppContext, url: string): Promise<string> {
   try {
     return (await checkWebhookUrl(url.trim(), ctx.webhookSafety ?? {})).href;
   } catch (error) {
-    if (error instanceof UnsafeUrlError) throw Refusal.invalid(error.message, 'url');
+    if (error instanceof UnsafeUrlError) throw Refusal.invalid(error.message, 'url', 'value_invalid');
     throw error;
   }
 }
@@ -105,7 +106,11 @@ export async function createWebhookEndpoint(
   const row = await ctx.db.transaction().execute(async (trx) => {
     const limit = ctx.catalog.webhooks.maxEndpoints;
     if ((await countEndpoints(trx, caller.accountId)) >= limit) {
-      throw Refusal.invalid(`an account has at most ${limit} webhook endpoints: delete one or send more event types to one`, 'url');
+      throw Refusal.invalid(
+        `an account has at most ${limit} webhook endpoints: delete one or send more event types to one`,
+        'url',
+        'value_invalid',
+      );
     }
     const endpoint = await insertEndpoint(trx, {
       accountId: caller.accountId,
@@ -144,10 +149,10 @@ export async function updateWebhookEndpoint(
   input: UpdateWebhookEndpointInput,
 ): Promise<WebhookEndpointResponse> {
   if (pathId !== undefined && input.id !== undefined && pathId !== input.id) {
-    throw Refusal.invalid(`id ${input.id} differs from the path's ${pathId}`, 'id');
+    throw Refusal.invalid(`id ${input.id} differs from the path's ${pathId}`, 'id', 'value_invalid');
   }
   const id = pathId ?? input.id;
-  if (id === undefined) throw Refusal.invalid('required', 'id');
+  if (id === undefined) throw Refusal.invalid('required', 'id', 'value_required');
   const url = await checkUrl(ctx, input.url);
   const row = await ctx.db.transaction().execute(async (trx) => {
     const before = await findEndpoint(trx, caller.accountId, id, { forUpdate: true });
@@ -206,7 +211,11 @@ export async function retryWebhookDelivery(ctx: AppContext, caller: Caller, id: 
     const before = await findDelivery(trx, caller.accountId, id);
     if (!before) throw Refusal.notFound('webhook delivery', id);
     if (!(await requeueFailedDelivery(trx, caller.accountId, id, wallClockNow()))) {
-      throw Refusal.conflict(`webhook delivery ${id} is ${before.status}: only a Failed delivery can be retried`);
+      throw Refusal.conflict(
+        `webhook delivery ${id} is ${before.status}: only a Failed delivery can be retried`,
+        API_ERROR_KEY,
+        'state_conflict',
+      );
     }
     await recordChange(trx, caller, {
       entityType: 'WebhookDelivery',

@@ -61,7 +61,7 @@ describe('addresses', () => {
     const second = await t.call('POST', '/v1/Addresses', { ...body, line1: 'Second' });
     expect(second.statusCode).toBe(400);
     expect(errorsOf(second)).toEqual([
-      { Key: 'Api Error', Value: 'only one billing address per customer; update the existing one instead' },
+      { Key: 'Api Error', Value: 'only one billing address per customer; update the existing one instead', Code: 'value_taken' },
     ]);
   });
 

@@ -250,9 +250,9 @@ describe('bulk payments paid a batch per transaction', () => {
     const batch = await run('batch');
     const single = await run('one at a time');
     expect(batch.records.map((r: { status: string }) => r.status)).toEqual(['Succeeded', 'Failed', 'Succeeded', 'Failed']);
-    expect(batch.records[1].errors).toEqual([{ Key: 'Api Error', Value: `customer with id ${batch.gone} not found` }]);
-    expect(batch.records[3].errors).toEqual([{ Key: 'Api Error', Value: 'the stored item is no longer valid' }]);
-    expect(single.records[1].errors).toEqual([{ Key: 'Api Error', Value: `customer with id ${single.gone} not found` }]);
+    expect(batch.records[1].errors).toEqual([{ Key: 'Api Error', Value: `customer with id ${batch.gone} not found`, Code: 'not_found' }]);
+    expect(batch.records[3].errors).toEqual([{ Key: 'Api Error', Value: 'the stored item is no longer valid', Code: 'state_conflict' }]);
+    expect(single.records[1].errors).toEqual([{ Key: 'Api Error', Value: `customer with id ${single.gone} not found`, Code: 'not_found' }]);
     expect({ ...batch.records[1], errors: undefined }).toEqual({ ...single.records[1], errors: undefined });
     expect([batch.records[0], batch.records[2], batch.records[3]]).toEqual([single.records[0], single.records[2], single.records[3]]);
     expect(batch.kept).toEqual(single.kept);

@@ -81,8 +81,10 @@ describe('bulk payment jobs', () => {
 
     const full = await readJob(job.id, '?view=full');
     expect(full.records.map((r: { status: string }) => r.status)).toEqual(['Pending', 'Invalid', 'Invalid', 'Pending']);
-    expect(full.records[1].errors).toEqual([{ Key: 'data[1].amount', Value: 'USD amounts have at most 2 decimals' }]);
-    expect(full.records[2].errors).toEqual([{ Key: 'data[2]', Value: 'customer with id 987654 not found' }]);
+    expect(full.records[1].errors).toEqual([
+      { Key: 'data[1].amount', Value: 'USD amounts have at most 2 decimals', Code: 'value_invalid' },
+    ]);
+    expect(full.records[2].errors).toEqual([{ Key: 'data[2]', Value: 'customer with id 987654 not found', Code: 'not_found' }]);
     expect(full.records[0]).toMatchObject({ index: 0, customerId: good.customerId, amount: 25, reference: 'INV-1', paymentId: null });
     expect(await paymentsOf(good.customerId)).toEqual([]);
   });
@@ -118,7 +120,7 @@ describe('bulk payment jobs', () => {
     expect(done).toMatchObject({ totalRecords: 3, totalProcessedRecords: 3, processedRecords: 2, failedProcessedRecords: 1 });
     expect(done.completedTimestamp).not.toBeNull();
     expect(done.records.map((r: { status: string }) => r.status)).toEqual(['Succeeded', 'Failed', 'Succeeded']);
-    expect(done.records[1].errors).toContainEqual({ Key: 'declineCode', Value: 'card_declined' });
+    expect(done.records[1].errors).toContainEqual({ Key: 'declineCode', Value: 'card_declined', Code: 'card_declined' });
 
     const [visaPayment] = await paymentsOf(visa.customerId);
     expect(visaPayment).toMatchObject({
@@ -192,7 +194,7 @@ describe('bulk payment jobs', () => {
       payload: { accountUploadType: 'bulkPayment', data: items },
     });
     expect(tooMany.statusCode).toBe(400);
-    expect(errorsOf(tooMany)).toEqual([{ Key: 'data', Value: 'at most 2 payment items in one job' }]);
+    expect(errorsOf(tooMany)).toEqual([{ Key: 'data', Value: 'at most 2 payment items in one job', Code: 'value_invalid' }]);
 
     const disabled = await t.buildAnotherApp(testCatalog({ bulk: { enabled: false } }));
     const refused = await disabled.inject({

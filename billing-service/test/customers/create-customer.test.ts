@@ -387,7 +387,7 @@ describe('POST /v1/customers: what is refused', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(errorsOf(res)).toEqual([
-      { Key: 'customerReference.salesTrackingCodes[0].type', Value: expect.stringMatching(/Sales Tracking Code 4/) },
+      { Key: 'customerReference.salesTrackingCodes[0].type', Value: expect.stringMatching(/Sales Tracking Code 4/), Code: 'value_invalid' },
     ]);
   });
 
@@ -401,7 +401,9 @@ describe('POST /v1/customers: what is refused', () => {
       },
     });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'customerReference.salesTrackingCodes[1].code', Value: expect.stringMatching(/WEB.*Region/) }]);
+    expect(errorsOf(res)).toEqual([
+      { Key: 'customerReference.salesTrackingCodes[1].code', Value: expect.stringMatching(/WEB.*Region/), Code: 'value_invalid' },
+    ]);
   });
 
   it('refuses two codes of one type', async () => {
@@ -431,7 +433,7 @@ describe('POST /v1/customers: what is refused', () => {
     expect(first.portalUserName).toBe('grace');
     const viaPortal = await t.call('POST', '/v1/customers', { portalUserName: 'grace' }, { as: account });
     expect(viaPortal.statusCode).toBe(400);
-    expect(errorsOf(viaPortal)).toEqual([{ Key: 'portalUserName', Value: 'already used by another customer' }]);
+    expect(errorsOf(viaPortal)).toEqual([{ Key: 'portalUserName', Value: 'already used by another customer', Code: 'value_taken' }]);
     const viaUsername = await t.call('POST', '/v1/customers', { username: 'grace' }, { as: account });
     expect(viaUsername.statusCode).toBe(400);
     expect(errorsOf(viaUsername)[0]!.Key).toBe('portalUserName');
@@ -449,7 +451,7 @@ describe('POST /v1/customers: what is refused', () => {
     expect((await createCustomer(t, { currency: 'usd' })).currency).toBe('USD');
     const res = await t.call('POST', '/v1/customers', { currency: 'CAD' });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'currency', Value: expect.stringMatching(/USD/) }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'currency', Value: expect.stringMatching(/USD/), Code: 'value_invalid' }]);
   });
 
   it('requires a currency, among the allowed ones, when the account bills in several', async () => {
@@ -464,7 +466,7 @@ describe('POST /v1/customers: what is refused', () => {
 
     const missing = await post({ firstName: 'Nocurrency' });
     expect(missing.statusCode).toBe(400);
-    expect(errorsOf(missing)).toEqual([{ Key: 'currency', Value: expect.stringMatching(/USD, CAD/) }]);
+    expect(errorsOf(missing)).toEqual([{ Key: 'currency', Value: expect.stringMatching(/USD, CAD/), Code: 'value_required' }]);
 
     const notAllowed = await post({ currency: 'EUR' });
     expect(notAllowed.statusCode).toBe(400);
@@ -548,7 +550,7 @@ describe('POST /v1/customers: what is refused', () => {
   it('refuses a parent that does not exist, and one of another account', async () => {
     const res = await t.call('POST', '/v1/customers', { parentId: 987654 });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'parentId', Value: 'no customer with id 987654' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'parentId', Value: 'no customer with id 987654', Code: 'not_found' }]);
 
     const other = await t.newAccount();
     const foreign = await createCustomer(t, { companyName: 'Foreign parent' }, other);

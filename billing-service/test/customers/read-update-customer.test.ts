@@ -202,7 +202,7 @@ describe('PUT /v1/customers', () => {
 
     const other = await put({ id: created.id, status: 'Draft', currency: 'CAD', firstName: 'Other' });
     expect(other.statusCode).toBe(400);
-    expect(errorsOf(other)).toEqual([{ Key: 'currency', Value: expect.stringMatching(/USD/) }]);
+    expect(errorsOf(other)).toEqual([{ Key: 'currency', Value: expect.stringMatching(/USD/), Code: 'value_invalid' }]);
     expect(await get(created.id)).toMatchObject({ currency: 'USD', firstName: 'Same' });
   });
 
@@ -210,7 +210,7 @@ describe('PUT /v1/customers', () => {
     const created = await createCustomer(t, {});
     const res = await put({ id: created.id, status: 'Suspended' });
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'only the system suspends customers' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'only the system suspends customers', Code: 'value_invalid' }]);
     expect((await get(created.id)).status).toBe('Draft');
   });
 
@@ -242,7 +242,7 @@ describe('PUT /v1/customers', () => {
     const created = await createCustomer(t, { portalUserName: 'fixed.name' });
     const change = await put({ id: created.id, status: 'Draft', portalUserName: 'other.name' });
     expect(change.statusCode).toBe(400);
-    expect(errorsOf(change)).toEqual([{ Key: 'portalUserName', Value: 'portalUserName cannot change once set' }]);
+    expect(errorsOf(change)).toEqual([{ Key: 'portalUserName', Value: 'portalUserName cannot change once set', Code: 'value_invalid' }]);
 
     const cleared = await put({ id: created.id, status: 'Draft', portalUserName: null });
     expect(cleared.statusCode).toBe(200);
@@ -256,7 +256,7 @@ describe('PUT /v1/customers', () => {
     const created = await createCustomer(t, {});
     const clash = await put({ id: created.id, status: 'Draft', portalUserName: 'taken.name' });
     expect(clash.statusCode).toBe(400);
-    expect(errorsOf(clash)).toEqual([{ Key: 'portalUserName', Value: 'already used by another customer' }]);
+    expect(errorsOf(clash)).toEqual([{ Key: 'portalUserName', Value: 'already used by another customer', Code: 'value_taken' }]);
     expect((await get(taken.id)).portalUserName).toBe('taken.name');
 
     const res = await put({ id: created.id, status: 'Draft', portalUserName: 'fresh.name' });
@@ -289,7 +289,7 @@ describe('PUT /v1/customers', () => {
     const created = await createCustomer(t, {});
     const self = await put({ id: created.id, status: 'Draft', parentId: created.id });
     expect(self.statusCode).toBe(400);
-    expect(errorsOf(self)).toEqual([{ Key: 'parentId', Value: 'a customer cannot be its own parent' }]);
+    expect(errorsOf(self)).toEqual([{ Key: 'parentId', Value: 'a customer cannot be its own parent', Code: 'value_invalid' }]);
     const unknown = await put({ id: created.id, status: 'Draft', parentId: 987654 });
     expect(unknown.statusCode).toBe(400);
     expect(errorsOf(unknown)[0]!.Key).toBe('parentId');

@@ -6,6 +6,7 @@ import type { Catalog } from '../../src/catalog/schema.js';
 import { DEMO_CATALOG_PATH } from '../../src/config.js';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore, type RateLimitStore } from '../../src/http/rate-limit.js';
+import { ERROR_CODES, type ErrorItem } from '../../src/refusals/error-codes.js';
 import { createTestDatabase } from './test-database.js';
 
 export const BASE_URL = 'https://billing.test';
@@ -93,11 +94,13 @@ export async function startTestApp(
   };
 }
 
-/** The spec's error body, checked for shape, with its entries returned. */
-export function errorsOf(response: LightMyRequestResponse): Array<{ Key: string; Value: string }> {
-  const body = response.json() as { ErrorId: unknown; HttpStatusCode: unknown; Errors: Array<{ Key: string; Value: string }> };
+/** The spec's error body, checked for shape (every item with a code of ERROR_CODES: issue 36), with its entries returned. */
+export function errorsOf(response: LightMyRequestResponse): ErrorItem[] {
+  const body = response.json() as { ErrorId: unknown; HttpStatusCode: unknown; Errors: ErrorItem[] };
   if (typeof body.ErrorId !== 'number' || body.HttpStatusCode !== response.statusCode || !Array.isArray(body.Errors)) {
     throw new Error(`not the spec's error body: ${response.body}`);
   }
+  const uncoded = body.Errors.filter((e) => !Object.hasOwn(ERROR_CODES, e.Code));
+  if (uncoded.length > 0) throw new Error(`error items without a declared Code: ${JSON.stringify(uncoded)}`);
   return body.Errors;
 }

@@ -97,7 +97,9 @@ describe('invoice PDFs and other tenants', () => {
     const res = await pdf(tooLong);
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ HttpStatusCode: 409 });
-    expect(errorsOf(res)).toEqual([{ Key: 'invoiceId', Value: expect.stringContaining(`${MAX_PDF_LINES + 1} lines`) }]);
+    expect(errorsOf(res)).toEqual([
+      { Key: 'invoiceId', Value: expect.stringContaining(`${MAX_PDF_LINES + 1} lines`), Code: 'state_conflict' },
+    ]);
     // Still readable as JSON.
     expect((await t.call('GET', `/v1/Invoices/${tooLong}`)).statusCode).toBe(200);
   });

@@ -37,7 +37,7 @@ describe('activation with requireFullPayment (an extension of the spec)', () => 
     const res = await activate(t, customerId, { ...ACTIVATION_FLAGS, requireFullPayment: true });
     expect(res.statusCode).toBe(402);
     expect(errorsOf(res)).toEqual([
-      { Key: 'requireFullPayment', Value: 'the customer holds 29.99, less than the 59.98 activation would post' },
+      { Key: 'requireFullPayment', Value: 'the customer holds 29.99, less than the 59.98 activation would post', Code: 'state_conflict' },
     ]);
     expect((await readCustomer(t, customerId)).status).toBe('Draft');
     expect(await listInvoices(t, customerId)).toEqual([]);

@@ -193,7 +193,7 @@ describe('a declined card', () => {
     const allocation = { paymentAllocations: [{ invoiceId, amount: total }] };
     const declined = await t.call('POST', '/v1/payments', { customerId, amount: total, paymentMethodId: declining, ...allocation });
     expect(declined.statusCode, declined.body).toBe(402);
-    expect(errorsOf(declined)).toContainEqual({ Key: 'declineCode', Value: 'card_declined' });
+    expect(errorsOf(declined)).toContainEqual({ Key: 'declineCode', Value: 'card_declined', Code: 'card_declined' });
 
     const paid = await t.call('POST', '/v1/payments', { customerId, amount: total, paymentMethodId: good, ...allocation });
     expect(paid.statusCode, paid.body).toBe(200);
@@ -229,6 +229,7 @@ describe('a card payment in progress', () => {
       {
         Key: 'paymentAllocations[0].amount',
         Value: `more than the invoice's outstanding ${total} less ${total} held for payments in progress`,
+        Code: 'value_invalid',
       },
     ]);
     const second = await post(

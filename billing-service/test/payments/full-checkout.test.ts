@@ -67,7 +67,7 @@ describe('the eight-step checkout through the API', () => {
     ).json();
     const res = await t.call('POST', '/v1/payments', { customerId: customer.id, amount: '10.00', useDefaultPaymentMethod: true });
     expect(res.statusCode).toBe(402);
-    expect(errorsOf(res)).toContainEqual({ Key: 'declineCode', Value: 'insufficient_funds' });
+    expect(errorsOf(res)).toContainEqual({ Key: 'declineCode', Value: 'insufficient_funds', Code: 'card_declined' });
     const list = (await t.call('GET', `/v1/customers/${customer.id}/payments`)).json();
     expect(list).toEqual([expect.objectContaining({ status: 'Failed', paymentMethodId: method.id, declineCode: 'insufficient_funds' })]);
   });

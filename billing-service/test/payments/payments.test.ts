@@ -95,7 +95,7 @@ describe('payments', () => {
     const method = (await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...card(cardNumber) })).json();
     const res = await t.call('POST', '/v1/payments', { customerId, amount: 5, paymentMethodId: method.id });
     expect(res.statusCode).toBe(402);
-    expect(errorsOf(res)).toContainEqual({ Key: 'declineCode', Value: code });
+    expect(errorsOf(res)).toContainEqual({ Key: 'declineCode', Value: code, Code: 'card_declined' });
     const failedId = Number(errorsOf(res).find((e) => e.Key === 'paymentActivityId')!.Value);
     expect((await t.call('GET', `/v1/payments/${failedId}`)).json()).toMatchObject({
       status: 'Failed',

@@ -222,7 +222,7 @@ describe('refunding a payment', () => {
     const res = await refund({ originalPaymentId: payment.id, amount: 10 });
     expect(res.statusCode).toBe(402);
     const errors = errorsOf(res);
-    expect(errors).toContainEqual({ Key: 'declineCode', Value: 'refund_failed' });
+    expect(errors).toContainEqual({ Key: 'declineCode', Value: 'refund_failed', Code: 'refund_declined' });
     expect(errors.find((e) => e.Key === 'Api Error')).toMatchObject({ Code: 'refund_declined' });
     const refundId = Number(errors.find((e) => e.Key === 'refundId')!.Value);
     expect((await t.call('GET', `/v1/refunds/${refundId}`)).json()).toMatchObject({
@@ -273,7 +273,7 @@ describe('refunding a payment', () => {
     const yenPayment = await pay(yen.id, 1000);
     const fraction = await refund({ originalPaymentId: yenPayment.id, amount: '10.5' });
     expect(fraction.statusCode).toBe(400);
-    expect(errorsOf(fraction)).toEqual([{ Key: 'amount', Value: 'JPY amounts have at most 0 decimals' }]);
+    expect(errorsOf(fraction)).toEqual([{ Key: 'amount', Value: 'JPY amounts have at most 0 decimals', Code: 'value_invalid' }]);
     expect((await refund({ originalPaymentId: yenPayment.id, amount: 333 })).json()).toMatchObject({ amount: 333, currency: 'JPY' });
 
     const dinar = await customer('BHD');
@@ -282,7 +282,7 @@ describe('refunding a payment', () => {
     expect(ok.statusCode, ok.body).toBe(200);
     expect(await readPayment(dinarPayment.id)).toMatchObject({ refundedAmount: 0.125, unallocatedAmount: 10 });
     expect(errorsOf(await refund({ originalPaymentId: dinarPayment.id, amount: '0.0001' }))).toEqual([
-      { Key: 'amount', Value: 'BHD amounts have at most 3 decimals' },
+      { Key: 'amount', Value: 'BHD amounts have at most 3 decimals', Code: 'value_invalid' },
     ]);
   });
 });

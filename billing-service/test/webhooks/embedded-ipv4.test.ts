@@ -56,7 +56,9 @@ describe('webhook URLs whose IPv6 address carries an IPv4 address', () => {
     for (const [i, [form, address]] of CARRIERS.entries()) {
       const asLiteral = await create(`https://${literal(address)}/hook`);
       expect(asLiteral.statusCode, form).toBe(400);
-      expect(errorsOf(asLiteral), form).toEqual([{ Key: 'url', Value: expect.stringMatching(/only public addresses/) }]);
+      expect(errorsOf(asLiteral), form).toEqual([
+        { Key: 'url', Value: expect.stringMatching(/only public addresses/), Code: 'value_invalid' },
+      ]);
 
       const asName = await create(`https://n${i}.carrier.test/hook`);
       expect(asName.statusCode, form).toBe(400);

@@ -272,7 +272,9 @@ describe('the endpoints of one account', () => {
     );
     expect(seventeenth.statusCode).toBe(400);
     expect(seventeenth.json()).toMatchObject({ HttpStatusCode: 400 });
-    expect(errorsOf(seventeenth)).toEqual([{ Key: 'url', Value: expect.stringContaining('at most 16 webhook endpoints') }]);
+    expect(errorsOf(seventeenth)).toEqual([
+      { Key: 'url', Value: expect.stringContaining('at most 16 webhook endpoints'), Code: 'value_invalid' },
+    ]);
     // Another account's endpoints are its own.
     const other = await t.newAccount();
     expect(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, API_ERROR_KEY, type ErrorBody } from '@renew/billing-service/http';
+import { ApiError, type ErrorBody } from '@renew/billing-service/http';
+import { requestError } from './proxy-errors.js';
 
 /** Tries of one write: the first, and retries after a 503 or a connection that failed. */
 const WRITE_ATTEMPTS = 3;
@@ -35,7 +36,7 @@ export class BillingApiClient {
     const parsed = text ? safeParse(text) : undefined;
     if (answer.status >= 200 && answer.status < 300) {
       if (text && parsed === undefined)
-        throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: 'the billing service answered with something that is not JSON' }]);
+        throw requestError(502, 'the billing service answered with something that is not JSON', 'gateway_unavailable');
       return parsed as T;
     }
     throw refused(answer.status, parsed);
@@ -46,7 +47,7 @@ export class BillingApiClient {
     const answer = await this.send('GET', path, { accept: `${mediaType}, application/json` });
     if (answer.status >= 200 && answer.status < 300) {
       if (answer.mediaType !== mediaType)
-        throw new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service answered with something that is not ${mediaType}` }]);
+        throw requestError(502, `the billing service answered with something that is not ${mediaType}`, 'gateway_unavailable');
       return answer.bytes;
     }
     throw refused(answer.status, safeParse(new TextDecoder().decode(answer.bytes)));
@@ -87,15 +88,16 @@ export class BillingApiClient {
         body,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      // split() always gives a first part: the type before any parameters.
+      const mediaType = ((response.headers.get('content-type') ?? '').split(';')[0] ?? '').trim().toLowerCase();
       // Read inside the deadline too: a billing API that stalls mid-body is as late as one that never answers.
       const retryAfterMs = 1000 * (Number(response.headers.get('retry-after')) || 0);
       return { status: response.status, mediaType, retryAfterMs, bytes: new Uint8Array(await response.arrayBuffer()) };
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      throw new ApiError(timedOut ? 504 : 502, [
-        { Key: API_ERROR_KEY, Value: timedOut ? 'the billing service did not answer in time' : 'the billing service cannot be reached' },
-      ]);
+      throw timedOut
+        ? requestError(504, 'the billing service did not answer in time', 'gateway_timed_out')
+        : requestError(502, 'the billing service cannot be reached', 'gateway_unavailable');
     }
   }
 }
@@ -107,7 +109,7 @@ function refused(status: number, parsed: unknown): ApiError {
     if (Array.isArray(errors)) return new ApiError(status, errors);
   }
   // A 401 here is the merchant's configuration (wrong key), not the shopper's fault.
-  return new ApiError(502, [{ Key: API_ERROR_KEY, Value: `the billing service refused the request (${status})` }]);
+  return requestError(502, `the billing service refused the request (${status})`, 'gateway_unavailable');
 }
 
 function safeParse(text: string): unknown {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { API_ERROR_KEY, errorBody } from '@renew/billing-service/http';
+import { errorBody } from '@renew/billing-service/http';
 import { createCheckoutHandler, type CheckoutProxyOptions } from './checkout-handler.js';
+import { BODY_TOO_LARGE, requestErrorItem, SHOP_SERVER_FAILED } from './proxy-errors.js';
 
 export type { CheckoutProxyOptions } from './checkout-handler.js';
 
@@ -18,14 +19,15 @@ export async function checkoutProxy(fastify: FastifyInstance, options: CheckoutP
   // What Fastify refuses before the handler runs (a body over the limit) still gets the spec's error body.
   fastify.setErrorHandler((error: FastifyError, _request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    return reply.code(status).send(
-      errorBody(status, [
-        {
-          Key: API_ERROR_KEY,
-          Value: status === 413 ? 'request body too large' : status === 500 ? 'something went wrong on the shop server' : error.message,
-        },
-      ]),
-    );
+    return reply
+      .code(status)
+      .send(
+        errorBody(status, [
+          status === 500
+            ? requestErrorItem(SHOP_SERVER_FAILED, 'internal_error')
+            : requestErrorItem(status === 413 ? BODY_TOO_LARGE : error.message, 'request_malformed'),
+        ]),
+      );
   });
   const route = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const headers = new Headers();

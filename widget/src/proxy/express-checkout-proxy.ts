@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { API_ERROR_KEY, errorBody } from '@renew/billing-service/http';
+import { errorBody } from '@renew/billing-service/http';
 import { createCheckoutHandler, type CheckoutProxyOptions } from './checkout-handler.js';
+import { BODY_TOO_LARGE, requestErrorItem } from './proxy-errors.js';
 
 /** What Express adds to Node's request, when there (Connect has none of it). */
 interface ExpressLikeRequest extends IncomingMessage {
@@ -32,7 +33,7 @@ export function expressCheckoutProxy(options: CheckoutProxyOptions) {
       }
       if (body === null) {
         response.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });
-        return response.end(JSON.stringify(errorBody(413, [{ Key: API_ERROR_KEY, Value: 'request body too large' }])));
+        return response.end(JSON.stringify(errorBody(413, [requestErrorItem(BODY_TOO_LARGE, 'request_malformed')])));
       }
       const url = `${request.protocol ?? 'http'}://${request.headers.host ?? 'localhost'}${request.originalUrl ?? request.url ?? '/'}`;
       const answer = await handle(new Request(url, { method: request.method, headers, ...(body !== undefined ? { body } : {}) }), {

@@ -11,47 +11,10 @@ import { ErrorBodyResponse } from './proxy-schemas.js';
  */
 export function checkoutOpenApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
-  const errorResponse = (description: string) => ({
-    description,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
-  });
   for (const [name, route] of Object.entries(PROXY_ROUTES) as Array<[string, ProxyRoute]>) {
-    const parameters = route.params
-      ? Object.entries(route.params.shape).map(([param, schema]) => ({
-          name: param,
-          in: 'path',
-          required: true,
-          schema: jsonSchema(schema as z.ZodType, 'input'),
-        }))
-      : [];
-    const errors = (statuses: number[]) =>
-      Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]));
-    paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = {
-      operationId: name,
-      summary: route.summary,
-      ...(parameters.length > 0 ? { parameters } : {}),
-      ...(route.session ? { security: [{ checkoutSession: [] }] } : route.signedIn ? { security: [{ signedInCustomer: [] }] } : {}),
-      ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
-        : {}),
-      responses: {
-        200: route.binary
-          ? {
-              description: 'the file, to download',
-              content: { [route.binary]: { schema: { type: 'string', contentMediaType: route.binary } } },
-            }
-          : { description: 'OK', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } },
-        ...errors([
-          ...(route.body || route.params ? [400] : []),
-          ...(route.signedIn ? [401] : []),
-          ...(route.session || route.signedIn ? [403] : []),
-          429,
-          502,
-        ]),
-        ...Object.fromEntries(Object.entries(route.errors ?? {}).map(([status, description]) => [status, errorResponse(description)])),
-      },
-    };
+    const methods = paths[route.path] ?? {};
+    methods[route.method.toLowerCase()] = operation(name, route);
+    paths[route.path] = methods;
   }
   return {
     openapi: '3.1.0',
@@ -92,6 +55,49 @@ export function checkoutOpenApiDocument() {
       },
     },
   };
+}
+
+/** One route as an OpenAPI operation: its path parameters, body, security and answers. */
+function operation(name: string, route: ProxyRoute) {
+  const parameters = route.params
+    ? Object.entries(route.params.shape).map(([param, schema]) => ({
+        name: param,
+        in: 'path',
+        required: true,
+        schema: jsonSchema(schema as z.ZodType, 'input'),
+      }))
+    : [];
+  const errors = (statuses: number[]) =>
+    Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]));
+  return {
+    operationId: name,
+    summary: route.summary,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.session ? { security: [{ checkoutSession: [] }] } : route.signedIn ? { security: [{ signedInCustomer: [] }] } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      : {}),
+    responses: {
+      200: route.binary
+        ? {
+            description: 'the file, to download',
+            content: { [route.binary]: { schema: { type: 'string', contentMediaType: route.binary } } },
+          }
+        : { description: 'OK', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } },
+      ...errors([
+        ...(route.body || route.params ? [400] : []),
+        ...(route.signedIn ? [401] : []),
+        ...(route.session || route.signedIn ? [403] : []),
+        429,
+        502,
+      ]),
+      ...Object.fromEntries(Object.entries(route.errors ?? {}).map(([status, description]) => [status, errorResponse(description)])),
+    },
+  };
+}
+
+function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {

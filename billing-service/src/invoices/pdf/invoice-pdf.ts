@@ -42,6 +42,7 @@ export async function invoicePdf(
     throw Refusal.conflict(
       `invoice ${invoiceId} has ${view.lines.length} lines, more than a PDF shows (${MAX_PDF_LINES}): read it as JSON instead`,
       'invoiceId',
+      'state_conflict',
     );
   }
   const version = PdfCache.version(view);

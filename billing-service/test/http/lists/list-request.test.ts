@@ -111,7 +111,7 @@ describe('ListQuerystring', () => {
   it("says 'query not valid' when a parameter is repeated (an array)", () => {
     const result = ListQuerystring.safeParse({ pageSize: ['1', '2'] });
     expect(result.success).toBe(false);
-    expect(result.error?.issues[0].message).toBe('query not valid');
+    expect(result.error?.issues[0]?.message).toBe('query not valid');
   });
 });
 

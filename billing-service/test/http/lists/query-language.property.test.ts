@@ -193,7 +193,7 @@ function parsesOrRejects(raw: string) {
   } catch (error) {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).statusCode).toBe(400);
-    expect((error as ApiError).errors[0].Value).toMatch(/^query not valid/);
+    expect((error as ApiError).errors[0]!.Value).toMatch(/^query not valid/);
   }
 }
 

@@ -15,9 +15,9 @@ function rejection(raw: string): string {
     const apiError = error as ApiError;
     expect(apiError.statusCode).toBe(400);
     expect(apiError.errors).toHaveLength(1);
-    expect(apiError.errors[0].Key).toBe('Api Error');
-    expect(apiError.errors[0].Value).toMatch(/^query not valid/);
-    return apiError.errors[0].Value;
+    expect(apiError.errors[0]!.Key).toBe('Api Error');
+    expect(apiError.errors[0]!.Value).toMatch(/^query not valid/);
+    return apiError.errors[0]!.Value;
   }
   throw new Error(`expected ${JSON.stringify(raw)} to be rejected`);
 }

@@ -21,7 +21,7 @@ describe('due date', () => {
 
   it('is the invoice due date', () => {
     const [invoice] = computeInvoices(engineInput({ effectiveDate: '2026-12-15', term: 'MFI1' }));
-    expect(invoice.dueDate).toBe('2027-01-01');
+    expect(invoice!.dueDate).toBe('2027-01-01');
   });
 
   it('rejects an unknown term or a bad date', () => {

@@ -167,7 +167,7 @@ export function parseYmd(text: string): Ymd {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!m) throw new RangeError(`not a date: ${text}`);
   const ymd = { y: Number(m[1]), m: Number(m[2]), d: Number(m[3]) };
-  if (ymd.m < 1 || ymd.m > 12 || ymd.d < 1 || ymd.d > monthLength(ymd.y, ymd.m)) throw new RangeError(`not a date: ${text}`);
+  if (ymd.m < 1 || ymd.m > 12 || ymd.d < 1 || ymd.d > monthLength(ymd.y, ymd.m)!) throw new RangeError(`not a date: ${text}`);
   return ymd;
 }
 
@@ -178,7 +178,7 @@ export const formatYmd = ({ y, m, d }: Ymd) => `${pad(y, 4)}-${pad(m, 2)}-${pad(
 export function dayCount({ y, m, d }: Ymd): number {
   const yb = y - 1;
   let days = 365 * yb + Math.floor(yb / 4) - Math.floor(yb / 100) + Math.floor(yb / 400);
-  for (let month = 1; month < m; month++) days += monthLength(y, month);
+  for (let month = 1; month < m; month++) days += monthLength(y, month)!;
   return days + d - 1;
 }
 
@@ -198,7 +198,7 @@ export function monthsLater(y: number, m: number, k: number, day: number): Ymd {
     month += 12;
     year--;
   }
-  return { y: year, m: month, d: Math.min(day, monthLength(year, month)) };
+  return { y: year, m: month, d: Math.min(day, monthLength(year, month)!) };
 }
 
 /** `date` + n days (n ≥ 0), one day at a time. */
@@ -206,7 +206,7 @@ export function addDaysTo(date: Ymd, n: number): Ymd {
   let { y, m, d } = date;
   for (let i = 0; i < n; i++) {
     d++;
-    if (d > monthLength(y, m)) {
+    if (d > monthLength(y, m)!) {
       d = 1;
       m++;
       if (m > 12) {
@@ -414,13 +414,13 @@ export function modelSplit(value: Rational, lefts: Rational[], places: number): 
   const target = value.min(total);
   const parts = lefts.map((l) => target.times(l).div(total).roundHalfAwayFromZero(places));
   let remainder = target.minus(sumOf(parts));
-  const byMostLeft = lefts.map((_, i) => i).sort((a, b) => lefts[b].cmp(lefts[a]) || a - b);
+  const byMostLeft = lefts.map((_, i) => i).sort((a, b) => lefts[b]!.cmp(lefts[a]!) || a - b);
   for (const i of byMostLeft) {
     if (remainder.isZero()) break;
-    const room = remainder.sign() > 0 ? lefts[i].minus(parts[i]) : parts[i];
-    const move = remainder.abs().min(room);
+    const room = remainder.sign() > 0 ? lefts[i]!.minus(parts[i]!) : parts[i];
+    const move = remainder.abs().min(room!);
     const signed = remainder.sign() > 0 ? move : move.neg();
-    parts[i] = parts[i].plus(signed);
+    parts[i] = parts[i]!.plus(signed);
     remainder = remainder.minus(signed);
   }
   return parts;
@@ -498,7 +498,7 @@ function subscriptionLines(s: ModelSubscription, input: ModelInput) {
       // half away from zero to the minor unit first (as every other amount), which is also what
       // the engine does; the oracle's generators give such values now and then.
       const parts = modelSplit(round(value), recurring.map(left), places);
-      for (const [i, line] of recurring.entries()) discount(line, name, parts[i]);
+      for (const [i, line] of recurring.entries()) discount(line, name, parts[i]!);
     }
   }
   for (const line of shown) line.taxableAmount = left(line);

@@ -640,7 +640,7 @@ function tally(input: EngineInput, invoices: DraftInvoice[]) {
 function checkProratedUnitPrices(engine: DraftInvoice[], model: ModelInvoice[]) {
   for (const [i, invoice] of engine.entries()) {
     for (const [j, c] of invoice.charges.entries()) {
-      const exact = model[i].charges[j].proratedUnitPrice;
+      const exact = model[i]!.charges[j]!.proratedUnitPrice;
       const error = fromEngine(c.proratedUnitPrice).minus(exact).abs();
       const bound = exact.abs().times(Rational.of(5n, 10n ** 40n));
       if (error.gt(bound))

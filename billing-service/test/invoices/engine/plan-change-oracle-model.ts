@@ -236,7 +236,7 @@ export function modelPlanChange(input: ModelChangeInput): ModelChangeInvoice {
       for (const l of charges) discount(l, name, round(l.amount.times(value).div(Rational.HUNDRED)));
     } else {
       const parts = modelSplit(round(value), charges.map(left), places);
-      for (const [i, l] of charges.entries()) discount(l, name, parts[i]);
+      for (const [i, l] of charges.entries()) discount(l, name, parts[i]!);
     }
   }
   for (const { product: _product, ...l } of charges) {

@@ -161,7 +161,7 @@ function picture(invoice: ModelChangeInvoice, currency: ChangeCurrency) {
 /** The engine keeps proratedUnitPrice to 40 significant digits: within ½ unit of the 40th digit of the exact value. */
 function checkProratedUnitPrices(engine: ModelChangeInvoice, model: ModelChangeInvoice) {
   for (const [i, line] of engine.lines.entries()) {
-    const wanted = model.lines[i].proratedUnitPrice;
+    const wanted = model.lines[i]!.proratedUnitPrice;
     if (
       line.proratedUnitPrice
         .minus(wanted)
@@ -382,7 +382,7 @@ const dateArb = fc.oneof(
         m: fc.integer({ min: 1, max: 12 }),
         d: fc.oneof(fc.integer({ min: 1, max: 31 }), fc.constantFrom(1, 28, 29, 30, 31)),
       })
-      .map(({ y, m, d: day }) => `${y}-${String(m).padStart(2, '0')}-${String(Math.min(day, monthLength(y, m))).padStart(2, '0')}`),
+      .map(({ y, m, d: day }) => `${y}-${String(m).padStart(2, '0')}-${String(Math.min(day, monthLength(y, m)!)).padStart(2, '0')}`),
   },
   { weight: 1, arbitrary: fc.constantFrom('2020-02-29', '2024-02-29', '2028-02-29', '2032-02-29') },
 );
@@ -482,7 +482,7 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
       const others = FREQUENCIES.filter(
         (f) => f.interval !== oldFrequency.interval || f.numberOfIntervals !== oldFrequency.numberOfIntervals,
       );
-      const newFrequency = raw.kind === 'frequency' ? others[pick(raw.switchTo, others.length)] : oldFrequency;
+      const newFrequency = raw.kind === 'frequency' ? others[pick(raw.switchTo, others.length)]! : oldFrequency;
       const billingPeriods = {
         ...(raw.rules.Monthly ? { Monthly: raw.rules.Monthly } : {}),
         ...(raw.rules.Yearly ? { Yearly: raw.rules.Yearly } : {}),
@@ -511,12 +511,12 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
       const feb29: number[] = [];
       // Month by month from the period's start: the offset of each month's last day (and of a 29 February) in the period.
       let { y, m } = start;
-      for (let offset = monthLength(y, m) - start.d; offset < periodDays; ) {
+      for (let offset = monthLength(y, m)! - start.d; offset < periodDays; ) {
         monthEnds.push(offset);
         if (m === 2 && monthLength(y, m) === 29) feb29.push(offset);
         m = m === 12 ? 1 : m + 1;
         y = m === 1 ? y + 1 : y;
-        offset += monthLength(y, m);
+        offset += monthLength(y, m)!;
       }
       const { mode, u } = raw.changeDay;
       const k =
@@ -529,12 +529,12 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
               : mode === 3 && feb29.length > 0
                 ? feb29[0]
                 : pick(u, periodDays);
-      const changeDate = days(k);
+      const changeDate = days(k!);
 
       // The running lines: what the period's invoice (or an earlier change's, from a later day) billed, less its
       // discounts, perhaps partly credited already.
       const runningLines: ModelRunningLine[] = raw.runningLines.map((l, i) => {
-        const lineStart = l.startsMidPeriod ? pick(l.startU, k + 1) : 0;
+        const lineStart = l.startsMidPeriod ? pick(l.startU, k! + 1) : 0;
         const billed = Rational.parse(l.quantity)
           .times(Rational.parse(l.unitPrice))
           .times(Rational.of(periodDays - lineStart, periodDays))
@@ -550,8 +550,8 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
               : taxable.plus(Rational.of(BigInt(l.creditedU % 100), 10n ** BigInt(places)));
         return {
           chargeId: 100 + i,
-          productCode: CODES[i],
-          name: NAMES[CODES[i]],
+          productCode: CODES[i]!,
+          name: NAMES[CODES[i]!]!,
           quantity: l.quantity,
           unitPrice: l.unitPrice,
           taxableAmount: taxable.toFixed(places),
@@ -567,16 +567,16 @@ const changeArb: fc.Arbitrary<{ kind: ChangeKind; input: ModelChangeInput }> = f
           ? runningLines.map((l, i) => ({
               productCode: l.productCode,
               name: l.name,
-              quantity: raw.newQuantities[i],
+              quantity: raw.newQuantities[i]!,
               unitPrice: l.unitPrice,
               included: true,
-              discount: raw.products[i % raw.products.length].discount,
+              discount: raw.products[i % raw.products.length]!.discount,
             }))
-          : uniqueBy(raw.products, (p) => CODES[pick(p.code, CODES.length)]).map((p) => {
-              const code = CODES[pick(p.code, CODES.length)];
+          : uniqueBy(raw.products, (p) => CODES[pick(p.code, CODES.length)]!).map((p) => {
+              const code = CODES[pick(p.code, CODES.length)]!;
               return {
                 productCode: code,
-                name: NAMES[code],
+                name: NAMES[code]!,
                 quantity: p.quantity,
                 unitPrice: p.unitPrice,
                 included: p.included,
@@ -636,10 +636,10 @@ function addDays(date: string, n: number): string {
       m = 12;
       y--;
     }
-    day += monthLength(y, m);
+    day += monthLength(y, m)!;
   }
-  while (day > monthLength(y, m)) {
-    day -= monthLength(y, m);
+  while (day > monthLength(y, m)!) {
+    day -= monthLength(y, m)!;
     m++;
     if (m > 12) {
       m = 1;
@@ -686,7 +686,7 @@ function tally(kind: ChangeKind, input: ModelChangeInput, invoice: ModelChangeIn
   }
   const c = parseYmd(input.changeDate);
   if (input.changeDate === input.periodStart) stats.changeOnFirstDay++;
-  if (daysFromTo(c, parseYmd(input.runningLines[0].endServiceDate)) === 1) stats.changeOnLastDay++;
+  if (daysFromTo(c, parseYmd(input.runningLines[0]!.endServiceDate)) === 1) stats.changeOnLastDay++;
   if (c.d === monthLength(c.y, c.m)) stats.changeOnMonthEnd++;
   if (c.m === 2 && c.d === 29) stats.changeOnFeb29++;
   for (const l of input.runningLines) {

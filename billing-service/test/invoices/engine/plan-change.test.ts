@@ -362,7 +362,7 @@ describe('plan change proration: properties (fast-check)', () => {
             true,
           );
           const credited = sum(invoice.credits.map((x) => x.amount));
-          expect(credited.lte(input.runningLines[0].taxableAmount)).toBe(true);
+          expect(credited.lte(input.runningLines[0]!.taxableAmount)).toBe(true);
           expect(credited.isNegative()).toBe(false);
         },
       ),

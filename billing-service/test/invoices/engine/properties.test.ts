@@ -94,14 +94,14 @@ describe('invoice engine properties', () => {
                   }),
                 ],
               }),
-            )[0].charges[0];
+            )[0]!.charges[0];
           const full = bill(fullStart);
-          expect(full.amount.eq(quantity.times(unitPrice).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP))).toBe(true);
+          expect(full!.amount.eq(quantity.times(unitPrice).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP))).toBe(true);
           // The first piece, up to the split, and the rest of the period, prorated the same way.
           const first = proratedAmount(quantity, unitPrice, { days: split, fullDays }, currency);
           const rest = proratedAmount(quantity, unitPrice, { days: fullDays - split, fullDays }, currency);
           const unit = new Decimal(10).pow(-minorUnits(currency));
-          const gap = first.plus(rest).minus(full.amount).abs();
+          const gap = first.plus(rest).minus(full!.amount).abs();
           expect(gap.lte(unit.times(2))).toBe(true); // ±1 minor unit per piece
           expect(gap.lte(unit)).toBe(true); // in fact: three roundings of at most ½ unit each
           // When the rest is a period the engine bills (a subscription starting at the split: always
@@ -110,8 +110,8 @@ describe('invoice engine properties', () => {
           const restPeriod = billingPeriod(splitDate, interval, numberOfIntervals, rule);
           if (restPeriod.fullStart === fullStart) {
             const billed = bill(splitDate);
-            expect([billed.startServiceDate, billed.endServiceDate]).toEqual([splitDate, fullEnd]);
-            expect(billed.amount.eq(rest)).toBe(true);
+            expect([billed!.startServiceDate, billed!.endServiceDate]).toEqual([splitDate, fullEnd]);
+            expect(billed!.amount.eq(rest)).toBe(true);
           }
           if (numberOfIntervals === 1) expect(restPeriod.fullStart).toBe(fullStart);
         },
@@ -153,7 +153,7 @@ describe('invoice engine properties', () => {
           expect(sum(parts).eq(capsSum.gt(0) ? expected : 0)).toBe(true);
           parts.forEach((p, i) => {
             expect(p.isNegative()).toBe(false);
-            expect(p.lte(caps[i])).toBe(true);
+            expect(p.lte(caps[i]!)).toBe(true);
             expect(p.decimalPlaces()).toBeLessThanOrEqual(places);
           });
         },

@@ -676,11 +676,11 @@ describe('invoice engine: worked examples', () => {
     const seen: Array<[string, string, string[]]> = [];
     for (let i = 0; i < 5; i++) {
       const [invoice] = computeInvoices(engineInput({ effectiveDate: sub.periodStart, subscriptions: [sub] }));
-      seen.push([invoice.effectiveDate, invoice.total.toFixed(2), invoice.couponsApplied[1]]);
-      const used = new Set(invoice.couponsApplied[1]);
+      seen.push([invoice!.effectiveDate, invoice!.total.toFixed(2), invoice!.couponsApplied[1]!]);
+      const used = new Set(invoice!.couponsApplied[1]);
       sub = {
         ...sub,
-        periodStart: invoice.nextPeriodStart[1],
+        periodStart: invoice!.nextPeriodStart[1]!,
         coupons: sub.coupons.map((c) => (used.has(c.code) ? { ...c, periodsUsed: c.periodsUsed + 1 } : c)),
       };
     }
@@ -700,18 +700,18 @@ describe('invoice engine: worked examples', () => {
         subscriptions: [subscription({ isProrated: true, products: [product({ quantity: d(3), unitPrice: d('19.99') })] })],
       }),
     );
-    const [line] = invoice.charges;
+    const [line] = invoice!.charges;
     // 19.99 × 17/31 = 10.962258064516129032…; × 3 = 32.886774… → 32.89 (rounding the unit price first would give 32.88).
-    expect(line.proratedUnitPrice.toFixed(18)).toBe('10.962258064516129032');
-    expect(line.amount.toFixed(2)).toBe('32.89');
-    expect(line.unitPrice.toFixed(2)).toBe('19.99');
-    expect([line.startServiceDate, line.endServiceDate]).toEqual(['2026-01-15', '2026-02-01']);
+    expect(line!.proratedUnitPrice.toFixed(18)).toBe('10.962258064516129032');
+    expect(line!.amount.toFixed(2)).toBe('32.89');
+    expect(line!.unitPrice.toFixed(2)).toBe('19.99');
+    expect([line!.startServiceDate, line!.endServiceDate]).toEqual(['2026-01-15', '2026-02-01']);
   });
 
   it('gives no invoice for no subscriptions, and an invoice of 0 when every line is dropped', () => {
     expect(computeInvoices(engineInput({ subscriptions: [] }))).toEqual([]);
     const [invoice] = computeInvoices(engineInput({ subscriptions: [subscription({ products: [product({ unitPrice: d(0) })] })] }));
-    expect(summarize(invoice)).toMatchObject({ ids: [1], lines: [], total: '0.00', next: { 1: '2026-02-15' } });
+    expect(summarize(invoice!)).toMatchObject({ ids: [1], lines: [], total: '0.00', next: { 1: '2026-02-15' } });
   });
 
   it('uses up no coupon of a subscription whose recurring lines are all dropped (nothing to discount)', () => {
@@ -719,15 +719,15 @@ describe('invoice engine: worked examples', () => {
     const [dropped] = computeInvoices(
       engineInput({ subscriptions: [subscription({ products: [product({ included: false })], coupons: [once] })] }),
     );
-    expect(dropped.couponsApplied).toEqual({ 1: [] });
+    expect(dropped!.couponsApplied).toEqual({ 1: [] });
     const [zero] = computeInvoices(
       engineInput({
         subscriptions: [subscription({ isFirstInvoice: true, products: [product({ unitPrice: d(0), setupFee: d(5) })], coupons: [once] })],
         showZeroDollarCharges: false,
       }),
     );
-    expect(zero.charges.map((c) => c.kind)).toEqual(['SetupFee']);
-    expect(zero.couponsApplied).toEqual({ 1: [] });
+    expect(zero!.charges.map((c) => c.kind)).toEqual(['SetupFee']);
+    expect(zero!.couponsApplied).toEqual({ 1: [] });
   });
 
   it('reports coupons applied per subscription (also when they came to nothing)', () => {
@@ -745,13 +745,13 @@ describe('invoice engine: worked examples', () => {
         ],
       }),
     );
-    expect(invoice.couponsApplied).toEqual({ 1: ['TEN', 'ALWAYS'], 2: ['P2'] });
+    expect(invoice!.couponsApplied).toEqual({ 1: ['TEN', 'ALWAYS'], 2: ['P2'] });
     // 19.99: 10 % = 2.00, then 100.00 capped at the 17.99 left.
-    expect(invoice.charges[0].discounts.map((x) => [x.name, x.amount.toFixed(2)])).toEqual([
+    expect(invoice!.charges[0]!.discounts.map((x) => [x.name, x.amount.toFixed(2)])).toEqual([
       ['TEN', '2.00'],
       ['ALWAYS', '17.99'],
     ]);
-    expect(invoice.charges[0].taxableAmount.toFixed(2)).toBe('0.00');
+    expect(invoice!.charges[0]!.taxableAmount.toFixed(2)).toBe('0.00');
   });
 
   it('rejects input it cannot bill, naming the field', () => {
