@@ -200,7 +200,7 @@ describe.runIf(POSTGRES_URL)('PostgreSQL terminates the connections in use (pg_t
     expect(killed.rowCount).toBeGreaterThan(0);
     const res = await inFlight;
     expect(res.statusCode, res.body).toBe(503);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the database is unavailable; retry later' }]);
+    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the database is unavailable; retry later', Code: 'database_unavailable' }]);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     await admin.query('rollback');
 
@@ -260,7 +260,9 @@ describe.runIf(POSTGRES_URL)('the database vanishes and comes back (a TCP proxy 
       for (let i = 0; i < 3; i++) {
         const res = await customers();
         expect(res.statusCode, res.body).toBe(503);
-        expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: 'the database is unavailable; retry later' }]);
+        expect(errorsOf(res)).toEqual([
+          { Key: 'Api Error', Value: 'the database is unavailable; retry later', Code: 'database_unavailable' },
+        ]);
         expect(res.headers['retry-after']).toBeDefined();
       }
       // /readyz answers its last database check (one a second): it turns within a check or two.
@@ -269,7 +271,7 @@ describe.runIf(POSTGRES_URL)('the database vanishes and comes back (a TCP proxy 
         notReady = await ready();
         return notReady.statusCode === 503;
       }, '/readyz is 503');
-      expect(errorsOf(notReady)).toContainEqual({ Key: 'database', Value: 'the database did not answer' });
+      expect(errorsOf(notReady)).toContainEqual({ Key: 'database', Value: 'the database did not answer', Code: 'database_unavailable' });
       const tasks = ['bulk payment worker', 'webhook deliveries', 'billing clock'];
       await eventually(
         () => tasks.every((task) => log.at(WARN, `${task}: the database is unavailable`).length > 0),

@@ -54,17 +54,3 @@ export async function cancel(p: Portal, event: Event, subscription: Subscription
     p.busy = false;
   }
 }
-
-export async function uncancel(p: Portal, subscription: Subscription) {
-  if (p.busy) return;
-  p.busy = true;
-  p.problem = '';
-  try {
-    p.overview = await p.api<Overview>('POST', `/portal/api/subscriptions/${subscription.id}/uncancel`, {});
-    p.notice = p.text.kept;
-  } catch (error) {
-    p.fail(error);
-  } finally {
-    p.busy = false;
-  }
-}

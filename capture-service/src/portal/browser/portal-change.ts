@@ -92,22 +92,6 @@ export async function confirmChange(p: Portal, subscriptionId: number) {
   }
 }
 
-export async function withdrawChange(p: Portal, subscriptionId: number) {
-  if (p.busy) return;
-  p.busy = true;
-  p.problem = '';
-  try {
-    p.changeOptions = await p.api<ChangeOptions[]>('DELETE', `/portal/api/subscriptions/${subscriptionId}/changes/pending`);
-    p.notice = p.text.changeWithdrawn;
-    // The button pressed is gone: the confirmation takes the focus.
-    await p.focusNotice();
-  } catch (error) {
-    p.fail(error);
-  } finally {
-    p.busy = false;
-  }
-}
-
 export function renderChangePreview(p: Portal, change: PlanChange, currency: string) {
   const t = p.text;
   const invoice = change.invoice;

@@ -1,9 +1,8 @@
 /** The overview: balance, card, and each subscription with what the customer may do with it. */
 import { html, nothing } from 'lit';
-import { uncancel } from './portal-cancel.js';
-import { withdrawChange } from './portal-change.js';
 import { cardLine, date, describePending, money, statusWord } from './portal-format.js';
 import { loadedOverview, type Portal } from './portal-model.js';
+import { uncancel, withdrawChange } from './portal-pending-actions.js';
 import { say } from './portal-text.js';
 
 export function renderOverview(p: Portal) {
