@@ -60,6 +60,8 @@ interface SharedCounter {
   known: number | undefined;
   /** Hits counted here and not yet added to the database. */
   pending: number;
+  /** Hits being added by an upsert that has not answered yet: still counted in this instance's estimate. */
+  inFlight: number;
 }
 
 export interface PostgresRateLimitOptions {
@@ -108,7 +110,9 @@ export class PostgresRateLimitStore implements RateLimitStore {
   async hit(bucket: string, windows: ReadonlyArray<RateWindow>, now: number): Promise<number[]> {
     const counters = windows.map(({ name }) => this.counterFor(`${bucket}|${name}`, windowStart(name, now)));
     const known = counters.flatMap((counter, i) =>
-      counter.known === undefined || this.nearLimit(counter.known, counter.pending, windows[i]?.limit ?? 0) ? [] : [counter.known],
+      counter.known === undefined || this.nearLimit(counter.known + counter.inFlight, counter.pending, windows[i]?.limit ?? 0)
+        ? []
+        : [counter.known + counter.inFlight],
     );
     this.sweep(now);
     if (known.length === counters.length) {
@@ -136,7 +140,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
     let counter = this.counters.get(key);
     if (!counter || counter.windowStart !== start) {
       // a new window: what was pending belonged to the old one and is flushed with it or dropped with it
-      counter = { bucket: key, windowStart: start, known: undefined, pending: 0 };
+      counter = { bucket: key, windowStart: start, known: undefined, pending: 0, inFlight: 0 };
       this.counters.set(key, counter);
     }
     return counter;
@@ -149,7 +153,10 @@ export class PostgresRateLimitStore implements RateLimitStore {
    * for each other instead of deadlocking. A conflict that can still happen is run again.
    */
   private async addNow(batch: Array<{ counter: SharedCounter; add: number }>): Promise<number[]> {
-    for (const { counter, add } of batch) counter.pending -= Math.min(counter.pending, add);
+    for (const { counter, add } of batch) {
+      counter.pending -= Math.min(counter.pending, add);
+      counter.inFlight += add;
+    }
     const rows = batch
       .map(({ counter, add }) => ({ bucket: counter.bucket, windowStart: counter.windowStart, hits: add }))
       .sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : a.windowStart - b.windowStart));
@@ -163,13 +170,17 @@ export class PostgresRateLimitStore implements RateLimitStore {
           .execute(),
       );
       return batch.map(({ counter, add }) => {
+        counter.inFlight -= add;
         const total = result.find((row) => row.bucket === counter.bucket)?.hits ?? add;
         counter.known = Math.max(counter.known ?? 0, total);
         return total;
       });
     } catch (error) {
       // not counted: put the hits back so that the next flush adds them
-      for (const { counter, add } of batch) counter.pending += add;
+      for (const { counter, add } of batch) {
+        counter.inFlight -= add;
+        counter.pending += add;
+      }
       throw error;
     }
   }

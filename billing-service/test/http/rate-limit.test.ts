@@ -137,6 +137,19 @@ describe('rate limits', () => {
     expect(await second.hit('batching-check', windows, now)).toEqual([251]);
   });
 
+  it('keeps the hits of a flush still in flight in its count (the Remaining headers never jump back)', async () => {
+    await awayFromMinuteBoundary();
+    const windows = [{ name: 'Minute', limit: 1_000_000 }] as const;
+    const store = new PostgresRateLimitStore(t.database.countersDb, { flushIntervalMs: 60_000 });
+    const now = Date.now();
+    for (let i = 1; i <= 30; i++) expect(await store.hit('in-flight-check', windows, now)).toEqual([i]);
+    // the flush's upsert has left but not answered: the 29 hits it carries still count
+    const flushing = store.flush();
+    expect(await store.hit('in-flight-check', windows, now)).toEqual([31]);
+    await flushing;
+    expect(await store.hit('in-flight-check', windows, now)).toEqual([32]);
+  });
+
   it('adds locally counted hits to the shared counter on its own after the flush interval', async () => {
     await awayFromMinuteBoundary();
     const windows = [{ name: 'Minute', limit: 1_000_000 }] as const;
