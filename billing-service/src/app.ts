@@ -176,6 +176,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   observability.registerRoutes();
 
   await syncCatalog(options.db, options.catalog);
+  await registerResourceRoutes(app, options);
+  await app.register(consoleRoutes, { db: options.db, settings: consoleSettings, email: options.email });
+  await app.register(consoleApiProxy, { db: options.db, inProcessCallers });
+  await app.register(consoleReadRoutes);
+  await app.register(consoleApiKeyRoutes, { db: options.db, authenticator: apiKeyAuthenticator });
+  await app.register(consoleStatic, { ...(options.console?.distDir ? { distDir: options.console.distDir } : {}) });
+
+  return app;
+}
+
+/** The /v1 resources, one plugin per domain folder. */
+async function registerResourceRoutes(app: FastifyInstance, options: AppOptions) {
   await app.register(planRoutes);
   await app.register(subscriptionRoutes);
   await app.register(customerRoutes);
@@ -194,11 +206,4 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(portalRoutes);
   await app.register(webhookRoutes);
   if (options.testClocks) await app.register(testClockRoutes);
-  await app.register(consoleRoutes, { db: options.db, settings: consoleSettings, email: options.email });
-  await app.register(consoleApiProxy, { db: options.db, inProcessCallers });
-  await app.register(consoleReadRoutes);
-  await app.register(consoleApiKeyRoutes, { db: options.db, authenticator: apiKeyAuthenticator });
-  await app.register(consoleStatic, { ...(options.console?.distDir ? { distDir: options.console.distDir } : {}) });
-
-  return app;
 }

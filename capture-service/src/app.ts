@@ -13,26 +13,18 @@ import {
   type RateLimitStore,
 } from '@renew/billing-service/http';
 import { observe, type ObservabilityOptions } from '@renew/billing-service/observability';
-import {
-  authorizeCapture,
-  readScope,
-  rememberCustomerRow,
-  type CreditCardResponse,
-  type PaymentGateway,
-} from '@renew/billing-service/payments';
+import type { PaymentGateway } from '@renew/billing-service/payments';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
 import { UsedCaptchaTokens } from './captcha/used-tokens.js';
-import { captureCard, captureSettingsFrom, localCardErrors, requirementErrors, verifyCaptcha, type CaptureSettings } from './capture.js';
+import { captureSettingsFrom, type CaptureSettings } from './capture.js';
 import { captureLoggerOptions } from './logging.js';
-import { collectParameters, validateParameters } from './params.js';
 import { PublicKeyAuthenticator } from './public-key.js';
-import { isOwnOrigin, registerCardFields } from './hosted/card-fields-routes.js';
-import { PORTAL_CUSTOMER_LIMITS, PORTAL_IP_LIMITS, portalCustomerBudgetKey, registerPortal } from './portal/portal-routes.js';
-import { portalCaptureCaller } from '@renew/billing-service/portal';
+import { registerCardFields } from './hosted/card-fields-routes.js';
+import { PORTAL_IP_LIMITS, registerPortal } from './portal/portal-routes.js';
+import { PAYMENT_ID_HEADER, registerCaptureRoute } from './capture-route.js';
+import type { ShopDomains } from './shop-domains.js';
 
-export const CAPTURE_PATH = '/api/paymentsv2';
-/** An extension of the spec: the id of the first payment a capture collected (the body is the card, as the spec says). */
-export const PAYMENT_ID_HEADER = 'Renew-Payment-Id';
+export { CAPTURE_PATH, PAYMENT_ID_HEADER } from './capture-route.js';
 
 /** Per client address (an IPv6 one by its /64), before anything else: generous for a shopper, tight for card testing. */
 export const DEFAULT_IP_RATE_LIMITS = { perMinute: 30, perDay: 1000 };
@@ -114,14 +106,31 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     usedTokens: new UsedCaptchaTokens(options.db),
     ...(options.recaptchaSecret ? { serviceSecret: options.recaptchaSecret } : {}),
   };
-  const ipLimits = options.ipRateLimits ?? DEFAULT_IP_RATE_LIMITS;
+  app.addHook('onRequest', corsAndAddressLimits(settings.domains, options));
+  observability.registerRoutes();
 
-  app.addHook('onRequest', async (request, reply) => {
+  registerCaptureRoute(app, { settingsFor, authenticator, captcha, rateLimitStore: options.rateLimitStore });
+
+  // The card fields a shop embeds in an iframe (hosted mode of <renew-checkout>); framed only by the shop domains.
+  registerCardFields(app, settings.domains);
+  // The customer portal: its pages and JSON routes, on the sessions of @renew/billing-service/portal.
+  registerPortal(app, { ctx: app.ctx, rateLimitStore: options.rateLimitStore, publicKeys: authenticator });
+
+  return app;
+}
+
+/**
+ * Before every route: CORS for the shop's pages, HTTPS when required, and the per-address budgets
+ * (the portal's own, else the capture host's).
+ */
+function corsAndAddressLimits(domains: ShopDomains, options: CaptureAppOptions) {
+  const ipLimits = options.ipRateLimits ?? DEFAULT_IP_RATE_LIMITS;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     // CORS: shoppers' browsers call from the shop's pages. The origin is allowed
     // (reflected) when no shop domains are listed, else only a listed one.
     const origin = request.headers.origin;
     reply.header('Vary', 'Origin');
-    if (origin && settings.domains.allowsOrigin(origin)) {
+    if (origin && domains.allowsOrigin(origin)) {
       reply.header('Access-Control-Allow-Origin', origin);
       reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     }
@@ -135,81 +144,5 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
     if (config?.portal)
       await enforceRateLimit(options.rateLimitStore, reply, `portal-ip:${addressBudgetKey(request.ip)}`, PORTAL_IP_LIMITS);
     else await enforceRateLimit(options.rateLimitStore, reply, `capture-ip:${addressBudgetKey(request.ip)}`, ipLimits);
-  });
-  observability.registerRoutes();
-
-  // Preflight is answered for any origin: which account is calling is only known from the body.
-  app.options(CAPTURE_PATH, async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin) reply.header('Access-Control-Allow-Origin', origin);
-    reply.header('Access-Control-Allow-Methods', 'POST');
-    reply.header('Access-Control-Allow-Headers', 'Content-Type');
-    reply.header('Access-Control-Max-Age', '600');
-    return reply.code(204).send();
-  });
-
-  app.post(CAPTURE_PATH, async (request: FastifyRequest, reply: FastifyReply): Promise<CreditCardResponse> => {
-    const contentType = request.headers['content-type'] ?? '';
-    const raw = collectParameters([
-      { kind: 'form', values: request.query },
-      { kind: /json/i.test(contentType) ? 'json' : 'form', values: request.body },
-    ]);
-
-    // The customer portal's card form sends no public key: its capture token, minted by a live portal session, names the account.
-    const portal =
-      !raw.publicApiKey && typeof raw.captureToken === 'string' ? await portalCaptureCaller(app.ctx, raw.captureToken) : undefined;
-    // The public key only names the account: every shop hands it out, so it authenticates nobody.
-    const caller = portal?.caller ?? (await authenticator.authenticate(raw.publicApiKey));
-    request.caller = caller;
-    const account = settingsFor(caller.accountId);
-    const origin = request.headers.origin;
-    // The hosted card fields post from this host's own origin (the portal's only from there).
-    if (origin && ((portal && !isOwnOrigin(request, origin)) || (!account.domains.allowsOrigin(origin) && !isOwnOrigin(request, origin)))) {
-      reply.removeHeader('Access-Control-Allow-Origin');
-      throw new ApiError(403, [
-        { Key: API_ERROR_KEY, Value: `origin ${origin.slice(0, 200)} is not one of the account's shop domains`, Code: 'forbidden' },
-      ]);
-    }
-
-    // Everything checkable without the CAPTCHA service comes first, so a token is not spent on a form error.
-    const { input, errors } = validateParameters(raw);
-    errors.push(...requirementErrors(raw, account));
-    if (!portal && raw.recaptcha === undefined) errors.push({ Key: 'recaptcha', Value: 'required', Code: 'value_required' });
-    if (input && errors.length === 0) errors.push(...localCardErrors(input));
-    if (!input || errors.length > 0) throw new ApiError(400, errors);
-
-    // One read scope for the capture: the customer row is read once (with the CAPTCHA token's claim, or by the first step that needs it).
-    const ctx = { ...app.ctx, db: readScope(app.ctx.db) };
-    // input.customerId is a storable id (params.ts): the customer is read with the token's claim.
-    // A portal session stands in for the CAPTCHA: authenticated by its one-use link, limited per customer (README "Customer portal").
-    const customer = portal
-      ? undefined
-      : await verifyCaptcha(captcha, input.recaptcha ?? '', request.ip, account, {
-          accountId: caller.accountId,
-          customerId: input.customerId,
-        });
-    // Who the public key may put a card on (a capture token, else the account's tokenless rule), before any gateway call.
-    if (customer) rememberCustomerRow(ctx.db, customer);
-    const permission = await authorizeCapture(ctx, caller, { customerId: input.customerId, captureToken: input.captureToken }, account);
-    // Only now, authenticated by the CAPTCHA and the capture token (or the tokenless rule), does a request spend the key's
-    // budget: a stranger's requests count against their address only. The capture host's budget is its own, apart from the billing API's.
-    if (portal)
-      await enforceRateLimit(
-        options.rateLimitStore,
-        reply,
-        portalCustomerBudgetKey(caller.accountId, portal.customerId),
-        PORTAL_CUSTOMER_LIMITS,
-      );
-    else await enforceRateLimit(options.rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
-    const captured = await captureCard(ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
-    if (captured.paymentId !== null) reply.header(PAYMENT_ID_HEADER, String(captured.paymentId));
-    return captured.card;
-  });
-
-  // The card fields a shop embeds in an iframe (hosted mode of <renew-checkout>); framed only by the shop domains.
-  registerCardFields(app, settings.domains);
-  // The customer portal: its pages and JSON routes, on the sessions of @renew/billing-service/portal.
-  registerPortal(app, { ctx: app.ctx, rateLimitStore: options.rateLimitStore, publicKeys: authenticator });
-
-  return app;
+  };
 }

@@ -212,13 +212,36 @@ export async function captureCard(
     }
   }
 
+  const card = await validateCapturedCard(ctx, caller, input, request);
+  // Without a payment the token is spent in the transaction that stores the card: two captures with one token store one card.
+  const spendToken = async (trx: Queryable) => {
+    if (permission.grant) await spendCaptureGrant(trx, permission.grant);
+  };
+  if (amount === undefined) {
+    const stored = await ctx.db.transaction().execute(async (trx) => {
+      await spendToken(trx);
+      return insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now: await ctx.clock.now(caller.accountId, trx) });
+    });
+    return { card: toCreditCardResponse(stored, ctx.uris), paymentId: null };
+  }
+  return collectOnNewCard(ctx, caller, card, { amount, permission, log, customerId: input.customerId });
+}
+
+/** The gateway's check of the card, with the risk signals and who may move the default card. */
+async function validateCapturedCard(
+  ctx: AppContext,
+  caller: Caller,
+  input: CaptureInput,
+  request: { clientIp: string; permission: CapturePermission },
+) {
+  const { permission } = request;
   // The risk signals go to the gateway whenever all three were sent (required with built-in processing);
   // the address is the one the request came from (through trusted proxies), not what the browser says.
   const risk =
     input.riskToken !== undefined && input.clientIp !== undefined && input.email !== undefined
       ? { riskToken: input.riskToken, clientIp: request.clientIp, email: input.email }
       : null;
-  const card = await validateCard(
+  return validateCard(
     ctx,
     caller,
     {
@@ -244,17 +267,18 @@ export async function captureCard(
       risk,
     },
   );
-  // Without a payment the token is spent in the transaction that stores the card: two captures with one token store one card.
-  const spendToken = async (trx: Queryable) => {
-    if (permission.grant) await spendCaptureGrant(trx, permission.grant);
-  };
-  if (amount === undefined) {
-    const stored = await ctx.db.transaction().execute(async (trx) => {
-      await spendToken(trx);
-      return insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now: await ctx.clock.now(caller.accountId, trx) });
-    });
-    return { card: toCreditCardResponse(stored, ctx.uris), paymentId: null };
-  }
+}
+
+/**
+ * Charges the validated card and stores it with its payment (collectWithNewCard), spending the capture
+ * token's claim; a decline or a refusal before any charge gives the token back.
+ */
+async function collectOnNewCard(
+  ctx: AppContext,
+  caller: Caller,
+  card: Awaited<ReturnType<typeof validateCard>>,
+  { amount, permission, log, customerId }: { amount: string; permission: CapturePermission; log: FastifyBaseLogger; customerId: number },
+): Promise<CapturedCard> {
   // The token is claimed (committed) before the charge: of captures racing with one token, only one reaches the gateway.
   const claim = permission.grant ? await claimCaptureGrant(ctx.db, permission.grant) : null;
   // Nothing was charged: the shopper may use the token again. A charge whose outcome is unknown keeps it spent.
@@ -293,7 +317,7 @@ export async function captureCard(
       if (!charged) void writeEventually(giveBack, 10 * 60_000);
       throw error;
     }
-    log.error({ err: error, customerId: input.customerId }, 'collection after card capture failed');
+    log.error({ err: error, customerId }, 'collection after card capture failed');
     throw new ApiError(400, collectionFailure({ message: 'the payment could not be processed' }));
   }
   if (outcome.status === 'Declined') {

@@ -108,9 +108,12 @@ export class RenewCheckout extends LitElement {
   }
 
   override render() {
-    const c = this.controller!;
+    // Lit renders only once connected, and connectedCallback creates the controller
+    const c = this.controller;
+    if (!c) return nothing;
     const s = c.state;
     const current = STEPS.findIndex(([step]) => step === s.step);
+    const currentStep = STEPS[current];
     return html`<div class="panel" part="panel"
         @renew-back=${() => c.back()}
         @renew-plan-chosen=${(e: HTMLElementEventMap['renew-plan-chosen']) => c.choosePlan(e.detail.planFrequencyId)}
@@ -123,17 +126,16 @@ export class RenewCheckout extends LitElement {
         @renew-activation-retry=${() => c.activate()}
         @renew-invoice-download=${() => c.downloadInvoicePdf()}>
       ${
-        current < 0
+        !currentStep
           ? nothing
           : html`<ol aria-label=${t('steps.label')}>${STEPS.map(([step, label]) => html`<li aria-current=${step === s.step ? 'step' : 'false'}>${t(label)}</li>`)}</ol>
-            <p class="step-count">${t('steps.count', current + 1, STEPS.length, t(STEPS[current]![1]))}</p>`
+            <p class="step-count">${t('steps.count', current + 1, STEPS.length, t(currentStep[1]))}</p>`
       }
-      ${this.renderStep()}
+      ${this.renderStep(c)}
     </div>`;
   }
 
-  private renderStep() {
-    const c = this.controller!;
+  private renderStep(c: CheckoutController) {
     const s = c.state;
     switch (s.step) {
       case 'loading':
@@ -170,8 +172,8 @@ export class RenewCheckout extends LitElement {
   }
 
   override updated() {
-    const s = this.controller!.state;
-    if (s.step === 'card' && s.config?.captcha.mode === 'google' && s.config.captcha.siteKey && !this.recaptcha) {
+    const s = this.controller?.state;
+    if (s?.step === 'card' && s.config?.captcha.mode === 'google' && s.config.captcha.siteKey && !this.recaptcha) {
       const container = document.createElement('div');
       container.slot = 'captcha';
       this.append(container);
@@ -183,10 +185,10 @@ export class RenewCheckout extends LitElement {
   private async submitCard(detail: HTMLElementEventMap['renew-card-submitted' | 'renew-hosted-card-submitted']['detail']) {
     const token = detail.captchaToken ?? this.recaptcha?.token() ?? '';
     // An unsolved reCAPTCHA: ask for it here rather than spend an attempt on the capture host.
-    if (!token) return this.controller!.captchaMissing();
-    await ('card' in detail
-      ? this.controller!.submitCard(detail.card, token)
-      : this.controller!.submitCardThroughFrame(detail.frame, detail.cardholder, token));
+    const c = this.controller;
+    if (!c) return;
+    if (!token) return c.captchaMissing();
+    await ('card' in detail ? c.submitCard(detail.card, token) : c.submitCardThroughFrame(detail.frame, detail.cardholder, token));
     this.recaptcha?.reset();
   }
 }

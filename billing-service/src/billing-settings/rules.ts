@@ -30,12 +30,13 @@ export function checkBillingSettingRules(setting: BillingSettingRuleInput, conte
     throw Refusal.invalid('can only be true when the customer has a payment method on file', `${prefix}autoCollect`, 'value_invalid');
   }
   if (setting.rechargeType === 'BringBalanceBackTo') {
-    for (const field of ['rechargeThresholdAmount', 'rechargeTargetAmount'] as const) {
+    const [threshold, target] = (['rechargeThresholdAmount', 'rechargeTargetAmount'] as const).map((field) => {
       const value = setting[field];
       if (value == null) throw Refusal.invalid('required when rechargeType is BringBalanceBackTo', `${prefix}${field}`, 'value_required');
       if (money(value).isNegative()) throw Refusal.invalid('must not be negative', `${prefix}${field}`, 'value_invalid');
-    }
-    if (money(setting.rechargeTargetAmount!).lte(setting.rechargeThresholdAmount!)) {
+      return money(value);
+    });
+    if (threshold && target?.lte(threshold)) {
       throw Refusal.invalid('must be above rechargeThresholdAmount', `${prefix}rechargeTargetAmount`, 'value_invalid');
     }
   }
@@ -62,8 +63,10 @@ export function checkBillingPeriodConfigurations(configurations: readonly Period
   const seen = new Set<string>();
   configurations.forEach((c, i) => {
     const key = `${prefix}billingPeriodConfigurations[${i}]`;
-    if (seen.has(c.interval!)) throw Refusal.invalid(`only one ${c.interval} configuration`, `${key}.interval`, 'value_invalid');
-    seen.add(c.interval!);
+    // the schema requires an interval; one without is left to the schema's own refusal
+    const interval = c.interval ?? '';
+    if (seen.has(interval)) throw Refusal.invalid(`only one ${interval} configuration`, `${key}.interval`, 'value_invalid');
+    seen.add(interval);
     checkPeriodDayAndMonth(c, key);
   });
 }

@@ -162,59 +162,10 @@ export async function updateBillingSetting(
     const methods = await paymentMethodsOnFile(trx, customer.id);
     checkBillingSettingRules(input, { hasPaymentMethod: methods.any });
 
-    // invoiceDay is deprecated and read-only in practice: null or omitted keeps it;
-    // a new value is refused once the customer is Active.
-    let invoiceDay = current?.invoiceDay ?? null;
-    if (input.invoiceDay != null && input.invoiceDay !== invoiceDay) {
-      if (customer.status === 'Active')
-        throw Refusal.invalid('the invoice day cannot be set while the customer is Active', API_ERROR_KEY, 'state_conflict');
-      invoiceDay = input.invoiceDay;
-    }
-    if (input.defaultPaymentMethodId != null && input.defaultPaymentMethodId !== methods.defaultId) {
-      if (!methods.ids.includes(input.defaultPaymentMethodId)) {
-        throw Refusal.invalid(
-          `payment method ${input.defaultPaymentMethodId} is not on file for this customer`,
-          'defaultPaymentMethodId',
-          'not_found',
-        );
-      }
-      await defaultCards.makeDefault(trx, customer.id, input.defaultPaymentMethodId, await ctx.clock.now(caller.accountId, trx));
-    }
+    const invoiceDay = keptInvoiceDay(customer.status, current?.invoiceDay ?? null, input.invoiceDay);
+    await moveDefaultCard(ctx, caller, trx, { customerId: customer.id, methods, wanted: input.defaultPaymentMethodId, defaultCards });
 
-    const presentation = {
-      ...Object.fromEntries(PRESENTATION_FIELDS.map((f) => [f, input[f] ?? null])),
-      trackedItemDisplay: wholeTrackedItemDisplay(input.trackedItemDisplay),
-    };
-    const row = {
-      customerId: customer.id,
-      invoiceDay,
-      term: input.term ?? null,
-      interval: input.interval ?? null,
-      autoCollect: input.autoCollect ?? null,
-      rechargeType: input.rechargeType ?? null,
-      rechargeThresholdAmount: input.rechargeThresholdAmount ?? null,
-      rechargeTargetAmount: input.rechargeTargetAmount ?? null,
-      statusOnThreshold: input.statusOnThreshold ?? null,
-      autoPostDraftInvoice: input.autoPostDraftInvoice ?? null,
-      customerGracePeriod: input.customerGracePeriod ?? null,
-      gracePeriodExtension: input.gracePeriodExtension ?? null,
-      customerAutoCancel: input.customerAutoCancel ?? null,
-      defaultCancelOption: input.defaultCancelOption ?? null,
-      standingPoNumber: input.standingPoNumber ?? null,
-      acquisitionCost: input.acquisitionCost ?? null,
-      showZeroDollarCharges: input.showZeroDollarCharges ?? null,
-      taxExempt: input.taxExempt ?? false,
-      taxExemptCode: input.taxExemptCode ?? null,
-      useCustomerBillingAddress: input.useCustomerBillingAddress ?? null,
-      taxUsageType: input.taxUsageType ?? null,
-      vatIdentificationNumber: input.vatIdentificationNumber ?? null,
-      customerServiceStartOption: input.customerServiceStartOption ?? null,
-      rollUpTaxes: input.rollUpTaxes ?? null,
-      rollUpDiscounts: input.rollUpDiscounts ?? null,
-      postReadyChargesOnRenew: input.postReadyChargesOnRenew ?? null,
-      presentation: JSON.stringify(presentation),
-      customerBillingStatementSetting: JSON.stringify(wholeStatementSetting(statement)),
-    };
+    const { row, presentation } = billingSettingRow(customer.id, invoiceDay, input);
     await saveBillingSetting(trx, row);
     await replaceBillingPeriods(
       trx,
@@ -241,4 +192,71 @@ export async function updateBillingSetting(
     });
     return readBillingSetting(trx, ctx.uris, ctx.catalog, customer.id);
   });
+}
+
+/** The row PUT /v1/customerbillingsetting stores: what is not given is null (the whole setting is replaced). */
+function billingSettingRow(customerId: number, invoiceDay: number | null, input: UpdateBillingSettingInput) {
+  const presentation = {
+    ...Object.fromEntries(PRESENTATION_FIELDS.map((f) => [f, input[f] ?? null])),
+    trackedItemDisplay: wholeTrackedItemDisplay(input.trackedItemDisplay),
+  };
+  const row = {
+    customerId,
+    invoiceDay,
+    term: input.term ?? null,
+    interval: input.interval ?? null,
+    autoCollect: input.autoCollect ?? null,
+    rechargeType: input.rechargeType ?? null,
+    rechargeThresholdAmount: input.rechargeThresholdAmount ?? null,
+    rechargeTargetAmount: input.rechargeTargetAmount ?? null,
+    statusOnThreshold: input.statusOnThreshold ?? null,
+    autoPostDraftInvoice: input.autoPostDraftInvoice ?? null,
+    customerGracePeriod: input.customerGracePeriod ?? null,
+    gracePeriodExtension: input.gracePeriodExtension ?? null,
+    customerAutoCancel: input.customerAutoCancel ?? null,
+    defaultCancelOption: input.defaultCancelOption ?? null,
+    standingPoNumber: input.standingPoNumber ?? null,
+    acquisitionCost: input.acquisitionCost ?? null,
+    showZeroDollarCharges: input.showZeroDollarCharges ?? null,
+    taxExempt: input.taxExempt ?? false,
+    taxExemptCode: input.taxExemptCode ?? null,
+    useCustomerBillingAddress: input.useCustomerBillingAddress ?? null,
+    taxUsageType: input.taxUsageType ?? null,
+    vatIdentificationNumber: input.vatIdentificationNumber ?? null,
+    customerServiceStartOption: input.customerServiceStartOption ?? null,
+    rollUpTaxes: input.rollUpTaxes ?? null,
+    rollUpDiscounts: input.rollUpDiscounts ?? null,
+    postReadyChargesOnRenew: input.postReadyChargesOnRenew ?? null,
+    presentation: JSON.stringify(presentation),
+    customerBillingStatementSetting: JSON.stringify(wholeStatementSetting(input.customerBillingStatementSetting)),
+  };
+  return { row, presentation };
+}
+
+/** invoiceDay is deprecated and read-only in practice: null or omitted keeps it; a new value is refused once the customer is Active. */
+function keptInvoiceDay(customerStatus: string, current: number | null, given: number | null | undefined): number | null {
+  if (given == null || given === current) return current;
+  if (customerStatus === 'Active')
+    throw Refusal.invalid('the invoice day cannot be set while the customer is Active', API_ERROR_KEY, 'state_conflict');
+  return given;
+}
+
+/** Makes the wanted card on file the default, when it is another one. */
+async function moveDefaultCard(
+  ctx: AppContext,
+  caller: Caller,
+  trx: Queryable,
+  change: {
+    customerId: number;
+    methods: { defaultId: number | null; ids: number[] };
+    wanted: number | null | undefined;
+    defaultCards: DefaultCardPort;
+  },
+): Promise<void> {
+  const { customerId, methods, wanted } = change;
+  if (wanted == null || wanted === methods.defaultId) return;
+  if (!methods.ids.includes(wanted)) {
+    throw Refusal.invalid(`payment method ${wanted} is not on file for this customer`, 'defaultPaymentMethodId', 'not_found');
+  }
+  await change.defaultCards.makeDefault(trx, customerId, wanted, await ctx.clock.now(caller.accountId, trx));
 }

@@ -139,7 +139,11 @@ export async function claimRecords(
     const jobOf = new Map(next.map((r) => [r.id, r]));
     return claimed
       .sort((a, b) => a.id - b.id)
-      .map((r) => ({ ...r, accountId: jobOf.get(r.id)!.accountId, auditSource: jobOf.get(r.id)!.auditSource }));
+      .flatMap((r) => {
+        // every claimed row is one of `next` (the update's WHERE lists their ids)
+        const job = jobOf.get(r.id);
+        return job ? [{ ...r, accountId: job.accountId, auditSource: job.auditSource }] : [];
+      });
   });
 }
 
@@ -286,6 +290,6 @@ export async function listJobsWithCounts(
       completedAt: row.completedAt,
       counts: Object.fromEntries(RECORD_STATUSES.map((status) => [status, Number(row[`n${status}`] ?? 0)])) as RecordCounts,
     })),
-    total: Number(total.rows[0]!.n),
+    total: Number(total.rows[0]?.n ?? 0),
   };
 }

@@ -331,25 +331,33 @@ export async function collectBulkBatch(
   options: { parallel: number; batchPayments: boolean; log?: Pick<FastifyBaseLogger, 'warn'> },
 ): Promise<{ oneAtATime: number }> {
   const items = records.map((record) => ({ record, parsed: BulkPaymentItem.safeParse(record.item) }));
-  const customerOf = (r: (typeof items)[number]) => `${r.record.accountId} ${r.parsed.success ? r.parsed.data.customerId : ''}`;
+  const customerOfRecord = (record: ClaimedRecord) => {
+    const parsed = BulkPaymentItem.safeParse(record.item);
+    return `${record.accountId} ${parsed.success ? parsed.data.customerId : ''}`;
+  };
+  const customerOf = (r: (typeof items)[number]) => customerOfRecord(r.record);
   const oneAtATime = new Set(
     items.filter((r) => !r.parsed.success || !paysInBatch(r.parsed.data) || !options.batchPayments).map(customerOf),
   );
-  const together = items.filter((r) => !oneAtATime.has(customerOf(r)));
+  // a customer pays together only when every record of theirs parsed (else it is in oneAtATime)
+  const together = items.flatMap((r) =>
+    r.parsed.success && !oneAtATime.has(customerOf(r)) ? [{ record: r.record, input: r.parsed.data }] : [],
+  );
   const single = items.filter((r) => oneAtATime.has(customerOf(r)));
   // Lanes side by side, each taking the next customer's records and paying them in record order.
-  const lanes = async (list: typeof items) => {
-    const groups = new Map<string, typeof items>();
+  const lanes = async (list: ReadonlyArray<{ record: ClaimedRecord }>) => {
+    const groups = new Map<string, Array<{ record: ClaimedRecord }>>();
     for (const r of list) {
-      const group = groups.get(customerOf(r));
+      const customer = customerOfRecord(r.record);
+      const group = groups.get(customer);
       if (group) group.push(r);
-      else groups.set(customerOf(r), [r]);
+      else groups.set(customer, [r]);
     }
     const byCustomer = [...groups.values()];
     let next = 0;
     const lane = async () => {
-      while (next < byCustomer.length)
-        for (const { record } of byCustomer[next++]!) await collectBulkRecord(ctx, record, undefined, options.log);
+      for (let records = byCustomer[next++]; records; records = byCustomer[next++])
+        for (const { record } of records) await collectBulkRecord(ctx, record, undefined, options.log);
     };
     await Promise.all(Array.from({ length: Math.min(options.parallel, byCustomer.length) }, lane));
   };
@@ -358,7 +366,7 @@ export async function collectBulkBatch(
     try {
       await payTogether(
         ctx,
-        together.map((r) => ({ ...r.record, input: r.parsed.data! })),
+        together.map((r) => ({ ...r.record, input: r.input })),
       );
     } catch (error) {
       options.log?.warn({ err: error, records: together.length }, 'bulk: a batch of payments failed; paying its records one at a time');
@@ -379,10 +387,9 @@ async function payTogether(ctx: AppContext, records: Array<ClaimedRecord & { inp
   const callers = new Map<string, { caller: Caller; now: Date; records: typeof records }>();
   for (const record of records) {
     const key = `${record.accountId} ${record.auditSource}`;
-    if (!callers.has(key)) {
-      callers.set(key, { caller: bulkCaller(record), now: await ctx.clock.now(record.accountId), records: [] });
-    }
-    callers.get(key)!.records.push(record);
+    const known = callers.get(key);
+    if (known) known.records.push(record);
+    else callers.set(key, { caller: bulkCaller(record), now: await ctx.clock.now(record.accountId), records: [record] });
   }
   const succeeded = await transactionWithRetry(ctx.db, async (trx) => {
     const held = await findHeldRecords(trx, records, { forUpdate: true });
@@ -398,11 +405,14 @@ async function payTogether(ctx: AppContext, records: Array<ClaimedRecord & { inp
       );
       await finishRecords(
         trx,
-        outcomes.map((o, i) =>
-          o.status === 'Succeeded'
-            ? { recordId: mine[i]!.id, status: 'Succeeded', paymentId: o.paymentId, errors: null }
-            : { recordId: mine[i]!.id, status: 'Failed', paymentId: null, errors: o.errors },
-        ),
+        // recordPaymentBatch answers one outcome per input, in order
+        mine.map((r, i) => {
+          const o = outcomes[i];
+          if (!o) throw new Error(`recordPaymentBatch answered ${outcomes.length} outcomes for ${mine.length} payments`);
+          return o.status === 'Succeeded'
+            ? { recordId: r.id, status: 'Succeeded', paymentId: o.paymentId, errors: null }
+            : { recordId: r.id, status: 'Failed', paymentId: null, errors: o.errors };
+        }),
         now,
       );
       count += outcomes.filter((o) => o.status === 'Succeeded').length;

@@ -16,13 +16,16 @@ export async function toCustomerResponses(
   defaultLanguage: CustomerLanguage,
   records: CustomerRecord[],
 ): Promise<CustomerResponse[]> {
-  if (records.length === 0) return [];
+  const [first] = records;
+  if (!first) return [];
   const subscribers = records.filter((r) => r.hasActiveSubscriptions).map((r) => r.id);
-  const revenue = records.every((r) => r.activeSubscriptions !== undefined)
-    ? recurringRevenueByCustomer(records.flatMap((r) => r.activeSubscriptions!))
-    : subscribers.length > 0
-      ? await customerRecurringRevenue(db, records[0]!.accountId, subscribers)
-      : new Map<number, never>();
+  const preloaded = records.flatMap((r) => (r.activeSubscriptions ? [r.activeSubscriptions] : []));
+  const revenue =
+    preloaded.length === records.length
+      ? recurringRevenueByCustomer(preloaded.flat())
+      : subscribers.length > 0
+        ? await customerRecurringRevenue(db, first.accountId, subscribers)
+        : new Map<number, never>();
   return records.map((r) => toCustomerResponse(r, uris, defaultLanguage, revenue.get(r.id)));
 }
 

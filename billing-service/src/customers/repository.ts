@@ -89,7 +89,8 @@ const customerCount = reusableQuery((db: Queryable, accountId: number) =>
 
 /** The account's customers, from the counts migration 0019's triggers keep in each writing transaction. */
 export async function countCustomers(db: Queryable, accountId: number): Promise<number> {
-  return Number((await customerCount(db, accountId))[0]!.count);
+  // a sum without rows is one row of 0 (coalesce), never none
+  return Number((await customerCount(db, accountId))[0]?.count ?? 0);
 }
 
 // One customer's read also brings its Active subscriptions' recurring revenue inputs: one round trip, not two more.
@@ -287,7 +288,8 @@ const newCustomerStatement = reusableWriteByShape((db: Queryable, rows: NewCusto
 /** Inserts a new customer and every row that goes with it in one statement (see newCustomerStatement). */
 export async function insertNewCustomer(db: Queryable, rows: NewCustomerRows): Promise<NewCustomer> {
   const [row] = await newCustomerStatement(db, rows);
-  const { enabledEndpoints, ...record } = row!;
+  if (!row) throw new Error('the new customer statement returned no row (its INSERT … RETURNING always returns one)');
+  const { enabledEndpoints, ...record } = row;
   return { record, enabledEndpoints };
 }
 

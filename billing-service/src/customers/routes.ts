@@ -63,7 +63,29 @@ export async function customerRoutes(fastify: FastifyInstance) {
     handler: async (request) => getCustomerOverview(app.ctx, request.caller, request.params.customerId),
   });
 
-  // The embedded objects' `uri` values answer a GET with the object as embedded.
+  embeddedObjectRoutes(fastify);
+
+  app.post('/v1/customers', {
+    schema: { tags, summary: 'Create a customer (status Draft)', body: CreateCustomerBody, response: { 200: CustomerResponse } },
+    config: { idempotency: readBack((r, created) => getCustomer(app.ctx, r.caller, created.Customer?.[0] ?? 0)) },
+    handler: async (request) => createCustomer(app.ctx, request.caller, request.body),
+  });
+
+  app.put('/v1/customers', {
+    schema: {
+      tags,
+      summary: 'Replace a customer (read, modify, send back)',
+      body: UpdateCustomerBody,
+      response: { 200: CustomerResponse },
+    },
+    config: { idempotency: readBack<unknown, { id: number }>((r) => getCustomer(app.ctx, r.caller, r.body.id)) },
+    handler: async (request) => updateCustomer(app.ctx, request.caller, request.body),
+  });
+}
+
+/** The embedded objects' `uri` values answer a GET with the object as embedded. */
+function embeddedObjectRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.get('/v1/customers/:customerId/customerReference', {
     schema: {
       tags,
@@ -93,22 +115,5 @@ export async function customerRoutes(fastify: FastifyInstance) {
       response: { 200: CustomerAcquisitionResponse },
     },
     handler: async (request) => getCustomerAcquisition(app.ctx, request.caller, request.params.customerId),
-  });
-
-  app.post('/v1/customers', {
-    schema: { tags, summary: 'Create a customer (status Draft)', body: CreateCustomerBody, response: { 200: CustomerResponse } },
-    config: { idempotency: readBack((r, created) => getCustomer(app.ctx, r.caller, created.Customer?.[0] ?? 0)) },
-    handler: async (request) => createCustomer(app.ctx, request.caller, request.body),
-  });
-
-  app.put('/v1/customers', {
-    schema: {
-      tags,
-      summary: 'Replace a customer (read, modify, send back)',
-      body: UpdateCustomerBody,
-      response: { 200: CustomerResponse },
-    },
-    config: { idempotency: readBack<unknown, { id: number }>((r) => getCustomer(app.ctx, r.caller, r.body.id)) },
-    handler: async (request) => updateCustomer(app.ctx, request.caller, request.body),
   });
 }

@@ -33,7 +33,8 @@ export async function getCustomer(ctx: AppContext, caller: Caller, id: number): 
   const record = await findCustomerRecord(ctx.db, caller.accountId, id, await ctx.clock.now(caller.accountId));
   if (!record) throw Refusal.notFound('customer', id);
   const [response] = await toCustomerResponses(ctx.db, ctx.uris, ctx.catalog.emails.defaultLanguage, [record]);
-  return response!;
+  if (!response) throw new Error('toCustomerResponses answers one response per record');
+  return response;
 }
 
 /** The customer as embedded objects need it (no recurring revenue: they do not show it). */
@@ -67,8 +68,60 @@ export async function getSalesTrackingCode(
 }
 
 export async function createCustomer(ctx: AppContext, caller: Caller, input: CreateCustomerInput): Promise<CustomerResponse> {
-  const currency = resolveNewCustomerCurrency(ctx.catalog, input.currency);
-  const codes = resolveSalesTrackingCodes(ctx.catalog, input.customerReference?.salesTrackingCodes);
+  const checked = checkNewCustomer(ctx.catalog, input);
+  const now = await ctx.clock.now(caller.accountId);
+  return ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      if (input.parentId != null) await assertParentExists(trx, caller, input.parentId);
+      const { record, enabledEndpoints } = await insertNewCustomer(trx, {
+        customer: {
+          accountId: caller.accountId,
+          ...customerColumns(input),
+          portalUserName: checked.portalUserName,
+          language: input.language ?? null,
+          currency: checked.currency,
+          crmSynchStatus: input.crmSynchStatus ?? 'Disabled',
+          erpId: input.erpId ?? null,
+          erpSynchStatus: input.erpSynchStatus ?? 'Disabled',
+          erpCustomerType: input.companyName ? 'Company' : 'Individual',
+          accountingSyncToken: null,
+          lifetimeValue: money(input.lifetimeValue ?? 0).toString(),
+          createdAt: now,
+          modifiedAt: now,
+          statusAt: now,
+          accountStatusAt: now,
+        },
+        reference: referenceColumns(input.customerReference),
+        salesTrackingCodes: checked.codes,
+        acquisition: acquisitionColumns(input.customerAcquisition),
+        billingSetting: newBillingSettingColumns(input),
+        billingPeriodConfigurations: checked.periods,
+        addressPreference: {
+          contactName: input.addressPreference?.contactName ?? null,
+          shippingInstructions: input.addressPreference?.shippingInstructions ?? null,
+          useBillingAddressAsShippingAddress: input.addressPreference?.useBillingAddressAsShippingAddress ?? false,
+        },
+        addresses: [
+          ...(checked.billing ? [{ accountId: caller.accountId, addressType: 'Billing', ...checked.billing }] : []),
+          ...(checked.shipping ? [{ accountId: caller.accountId, addressType: 'Shipping', ...checked.shipping }] : []),
+        ],
+        audit: auditEntry(caller, { entityType: 'Customer', action: 'create', changes: stripNulls(input) }),
+      });
+      rememberEnabledEndpoints(trx, caller.accountId, enabledEndpoints);
+      recordCreated('Customer', record.id); // audited in the insert's own statement
+      // the stored customer, as a read would show it (no subscription yet, so no recurring revenue)
+      const created = toCustomerResponse(record, ctx.uris, ctx.catalog.emails.defaultLanguage);
+      await ctx.webhooks?.customer(trx, caller.accountId, record.id, 'customer.created', now, created);
+      return created;
+    })
+    .catch(rethrowPortalUserNameConflict);
+}
+
+/** Everything about a new customer that is checked before the transaction: a 400 costs no database work. */
+function checkNewCustomer(catalog: Catalog, input: CreateCustomerInput) {
+  const currency = resolveNewCustomerCurrency(catalog, input.currency);
+  const codes = resolveSalesTrackingCodes(catalog, input.customerReference?.salesTrackingCodes);
   if (input.portalUserName != null && input.username != null && input.portalUserName !== input.username) {
     throw Refusal.invalid("username is the create body's name for portalUserName: give one value", 'username', 'value_invalid');
   }
@@ -92,86 +145,44 @@ export async function createCustomer(ctx: AppContext, caller: Caller, input: Cre
       'value_invalid',
     );
   }
+  return { currency, codes, portalUserName, billing, shipping, periods };
+}
 
-  const now = await ctx.clock.now(caller.accountId);
-  return ctx.db
-    .transaction()
-    .execute(async (trx) => {
-      if (input.parentId != null) await assertParentExists(trx, caller, input.parentId);
-      const {
-        rollUpPdfsByPlanProduct,
-        rollUpPdfsDisplayName,
-        rollUpPdfsDisplayDescription,
-        rollUpPdfsDisplayAllUnitPrices,
-        pdfInvoiceEmailAttachmentOption,
-        rechargeThresholdAmount,
-        rechargeTargetAmount,
-        acquisitionCost,
-        taxExempt,
-        billingPeriodConfigurations: _periods,
-        trackedItemDisplay: settingTrackedItemDisplay,
-        customerBillingStatementSetting: _statement,
-        defaultPaymentMethodId: _noPaymentMethodYet,
-        ...columns
-      } = setting;
-      const { record, enabledEndpoints } = await insertNewCustomer(trx, {
-        customer: {
-          accountId: caller.accountId,
-          ...customerColumns(input),
-          portalUserName,
-          language: input.language ?? null,
-          currency,
-          crmSynchStatus: input.crmSynchStatus ?? 'Disabled',
-          erpId: input.erpId ?? null,
-          erpSynchStatus: input.erpSynchStatus ?? 'Disabled',
-          erpCustomerType: input.companyName ? 'Company' : 'Individual',
-          accountingSyncToken: null,
-          lifetimeValue: money(input.lifetimeValue ?? 0).toString(),
-          createdAt: now,
-          modifiedAt: now,
-          statusAt: now,
-          accountStatusAt: now,
-        },
-        reference: referenceColumns(input.customerReference),
-        salesTrackingCodes: codes,
-        acquisition: acquisitionColumns(input.customerAcquisition),
-        billingSetting: {
-          ...columns,
-          defaultCancelOption: columns.defaultCancelOption ?? null,
-          taxExempt: taxExempt ?? false,
-          rechargeThresholdAmount: rechargeThresholdAmount ?? null,
-          rechargeTargetAmount: rechargeTargetAmount ?? null,
-          acquisitionCost: acquisitionCost ?? null,
-          presentation: JSON.stringify({
-            rollUpPdfsByPlanProduct,
-            rollUpPdfsDisplayName,
-            rollUpPdfsDisplayDescription,
-            rollUpPdfsDisplayAllUnitPrices,
-            pdfInvoiceEmailAttachmentOption,
-            trackedItemDisplay: input.trackedItemDisplay ?? settingTrackedItemDisplay ?? null,
-          }),
-          customerBillingStatementSetting: statement ? JSON.stringify(wholeStatementSetting(statement)) : null,
-        },
-        billingPeriodConfigurations: periods,
-        addressPreference: {
-          contactName: input.addressPreference?.contactName ?? null,
-          shippingInstructions: input.addressPreference?.shippingInstructions ?? null,
-          useBillingAddressAsShippingAddress: input.addressPreference?.useBillingAddressAsShippingAddress ?? false,
-        },
-        addresses: [
-          ...(billing ? [{ accountId: caller.accountId, addressType: 'Billing', ...billing }] : []),
-          ...(shipping ? [{ accountId: caller.accountId, addressType: 'Shipping', ...shipping }] : []),
-        ],
-        audit: auditEntry(caller, { entityType: 'Customer', action: 'create', changes: stripNulls(input) }),
-      });
-      rememberEnabledEndpoints(trx, caller.accountId, enabledEndpoints);
-      recordCreated('Customer', record.id); // audited in the insert's own statement
-      // the stored customer, as a read would show it (no subscription yet, so no recurring revenue)
-      const created = toCustomerResponse(record, ctx.uris, ctx.catalog.emails.defaultLanguage);
-      await ctx.webhooks?.customer(trx, caller.accountId, record.id, 'customer.created', now, created);
-      return created;
-    })
-    .catch(rethrowPortalUserNameConflict);
+/** The billing setting row of a new customer: its columns, and the presentation options kept as one JSON value. */
+function newBillingSettingColumns(input: CreateCustomerInput) {
+  const {
+    rollUpPdfsByPlanProduct,
+    rollUpPdfsDisplayName,
+    rollUpPdfsDisplayDescription,
+    rollUpPdfsDisplayAllUnitPrices,
+    pdfInvoiceEmailAttachmentOption,
+    rechargeThresholdAmount,
+    rechargeTargetAmount,
+    acquisitionCost,
+    taxExempt,
+    billingPeriodConfigurations: _periods,
+    trackedItemDisplay: settingTrackedItemDisplay,
+    customerBillingStatementSetting: statement,
+    defaultPaymentMethodId: _noPaymentMethodYet,
+    ...columns
+  } = input.billingSetting ?? {};
+  return {
+    ...columns,
+    defaultCancelOption: columns.defaultCancelOption ?? null,
+    taxExempt: taxExempt ?? false,
+    rechargeThresholdAmount: rechargeThresholdAmount ?? null,
+    rechargeTargetAmount: rechargeTargetAmount ?? null,
+    acquisitionCost: acquisitionCost ?? null,
+    presentation: JSON.stringify({
+      rollUpPdfsByPlanProduct,
+      rollUpPdfsDisplayName,
+      rollUpPdfsDisplayDescription,
+      rollUpPdfsDisplayAllUnitPrices,
+      pdfInvoiceEmailAttachmentOption,
+      trackedItemDisplay: input.trackedItemDisplay ?? settingTrackedItemDisplay ?? null,
+    }),
+    customerBillingStatementSetting: statement ? JSON.stringify(wholeStatementSetting(statement)) : null,
+  };
 }
 
 /**
@@ -341,8 +352,8 @@ export function resolveSalesTrackingCodes(
   return codes.map((given, index) => {
     const key = `customerReference.salesTrackingCodes[${index}]`;
     const typeIndex = catalog.salesTrackingCodes.findIndex((t) => t.type.toLowerCase() === given.type.toLowerCase());
-    if (typeIndex < 0) throw Refusal.invalid(`unknown sales tracking code type "${given.type}"`, `${key}.type`, 'value_invalid');
-    const type = catalog.salesTrackingCodes[typeIndex]!;
+    const type = catalog.salesTrackingCodes[typeIndex];
+    if (!type) throw Refusal.invalid(`unknown sales tracking code type "${given.type}"`, `${key}.type`, 'value_invalid');
     const code = type.codes.find((c) => c.code.toLowerCase() === given.code.toLowerCase());
     if (!code) throw Refusal.invalid(`code "${given.code}" does not exist under type "${type.type}"`, `${key}.code`, 'value_invalid');
     if (seen.has(typeIndex)) throw Refusal.invalid(`only one code of type "${type.type}"`, `${key}.type`, 'value_invalid');

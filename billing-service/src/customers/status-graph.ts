@@ -50,7 +50,8 @@ const NAMES = Object.keys(CUSTOMER_TRANSITIONS) as TransitionName[];
  */
 export function routeToStatus(from: string, to: string, customerId: number): { endpoint: string } | { systemOnly: TransitionName } | null {
   const into = NAMES.filter((n) => CUSTOMER_TRANSITIONS[n].to === to);
-  if (into.length > 0 && into.every((n) => !CUSTOMER_TRANSITIONS[n].endpoint)) return { systemOnly: into[0]! };
+  const [first] = into;
+  if (first && into.every((n) => !CUSTOMER_TRANSITIONS[n].endpoint)) return { systemOnly: first };
   const endpoint = into
     .filter((n) => CUSTOMER_TRANSITIONS[n].from.some((s) => s === from))
     .map((n) => CUSTOMER_TRANSITIONS[n].endpoint?.(customerId) ?? CUSTOMER_TRANSITIONS[n].putPointer)

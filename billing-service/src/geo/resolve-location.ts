@@ -39,7 +39,9 @@ export function resolveLocation(input: LocationInput, keys: { country: string; s
       'value_invalid',
     );
   }
-  const stateCountry = countryByAlpha2(state.code.split('-')[0]!)!;
+  // an ISO 3166-2 code starts with its country's alpha-2 code (US-NY), and the state table holds only known countries'
+  const stateCountry = countryByAlpha2(state.code.slice(0, 2));
+  if (!stateCountry) throw new Error(`state ${state.code} names no known country`);
   if (country && stateCountry.id !== country.id) {
     throw Refusal.invalid(`state ${state.code} is not in ${country.name}`, keys.state, 'value_invalid');
   }

@@ -12,7 +12,8 @@ import { toPlanFrequencyResponse } from '../plans/service.js';
 import { Refusal } from '../refusals/refusal.js';
 import { findSubscriptionCustomerId, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import type { SubscriptionResponse } from '../subscriptions/schemas.js';
-import { getSubscription, toSubscriptionProductResponse } from '../subscriptions/service.js';
+import { getSubscription } from '../subscriptions/service.js';
+import { toSubscriptionProductResponse } from '../subscriptions/subscription-response.js';
 import type { PlanChangeInput, PlanChangeResponse } from './schemas.js';
 import { collectDueBalance } from './collection.js';
 

@@ -50,7 +50,7 @@ export class Observability {
 
   constructor(
     private readonly app: FastifyInstance,
-    private readonly db: Db,
+    db: Db,
     private readonly options: ObservabilityOptions & { queues?: boolean },
   ) {
     this.metrics = new ServiceMetrics({
@@ -80,7 +80,7 @@ export class Observability {
       uptimeSeconds: Math.round(process.uptime()),
     }));
 
-    app.get(READY_PATH, { config: { public: true, probe: true }, schema: hidden }, async (request, reply) => {
+    app.get(READY_PATH, { config: { public: true, probe: true }, schema: hidden }, async (_request, reply) => {
       const report = withTasks(await this.database.last(), this.tasks);
       if (report.failures.length > 0) {
         const body: ErrorBody = errorBody(503, report.failures);

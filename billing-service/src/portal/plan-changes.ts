@@ -6,7 +6,8 @@ import type { PlanChangeResponse } from '../lifecycle/schemas.js';
 import { findPlanFrequency } from '../plans/repository.js';
 import { findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
 import type { SubscriptionResponse } from '../subscriptions/schemas.js';
-import { toSubscriptionResponses, withdrawPendingChange } from '../subscriptions/service.js';
+import { withdrawPendingChange } from '../subscriptions/service.js';
+import { toSubscriptionResponses } from '../subscriptions/subscription-response.js';
 import type { PortalSession } from './links.js';
 import type { PortalPlanChangeInput } from './schemas.js';
 import { ownSubscription, portalCaller, requireFullScope } from './service.js';
@@ -84,8 +85,10 @@ export async function listPortalPlanChanges(ctx: AppContext, session: PortalSess
   const rows = await findSubscriptionsOfCustomers(ctx.db, session.accountId, [session.customerId], ['Active']);
   const responses = await toSubscriptionResponses(ctx.db, ctx.catalog, ctx.uris, rows);
   return Promise.all(
-    rows.map(async (row, i) => {
-      const s = responses[i]!;
+    responses.map(async (s, i) => {
+      // toSubscriptionResponses answers one response per row, in order
+      const row = rows[i];
+      if (!row) throw new Error('toSubscriptionResponses answered more responses than rows');
       const options = await planChangeOptions(ctx, ctx.db, row);
       return {
         subscriptionId: s.id,

@@ -30,7 +30,7 @@ import { getPayment } from '../payments/payment-responses.js';
 import { recordPayment } from '../payments/record-payment.js';
 import type { PaymentResponse } from '../payments/schemas.js';
 import { findSubscription, findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
-import { toSubscriptionResponses } from '../subscriptions/service.js';
+import { toSubscriptionResponses } from '../subscriptions/subscription-response.js';
 import { utcDate } from '../invoices/billing-run.js';
 import type { PortalSession } from './links.js';
 import {
@@ -108,16 +108,21 @@ export async function getPortalOverview(ctx: AppContext, session: PortalSession)
     balance: overview.arBalance,
     nextBillingDate: overview.nextBillingDate,
     daysUntilSuspension: overview.daysUntilSuspension,
-    subscriptions: subscriptions.map((s, i) => ({
-      id: s.id,
-      planName: s.planName,
-      name: s.subscriptionOverride.name ?? s.planName,
-      status: s.status,
-      nextChargeDate: s.status === 'Active' ? s.nextPeriodStartDate : null,
-      nextChargeAmount: s.status === 'Active' ? s.amount : null,
-      currency: s.currency,
-      cancellation: pending[i] ? { mode: pending[i]!.mode, effectiveDate: pending[i]!.effectiveOn, reason: pending[i]!.reason } : null,
-    })),
+    subscriptions: subscriptions.map((s, i) => {
+      const cancellation = pending[i];
+      return {
+        id: s.id,
+        planName: s.planName,
+        name: s.subscriptionOverride.name ?? s.planName,
+        status: s.status,
+        nextChargeDate: s.status === 'Active' ? s.nextPeriodStartDate : null,
+        nextChargeAmount: s.status === 'Active' ? s.amount : null,
+        currency: s.currency,
+        cancellation: cancellation
+          ? { mode: cancellation.mode, effectiveDate: cancellation.effectiveOn, reason: cancellation.reason }
+          : null,
+      };
+    }),
     defaultCard: card
       ? {
           id: card.id,

@@ -48,7 +48,7 @@ export async function findSubscriptionsOfCustomers(
   if (customerIds.length === 0) return [];
   return selectSubscriptions(db, accountId)
     .where('subscriptions.customerId', 'in', customerIds)
-    .$if(statuses !== undefined, (q) => q.where('subscriptions.status', 'in', statuses!))
+    .$call((q) => (statuses === undefined ? q : q.where('subscriptions.status', 'in', statuses)))
     .orderBy('subscriptions.id')
     .execute();
 }
@@ -152,7 +152,10 @@ export function moveSubscriptionsOfCustomerQuery(
     .set({ ...set, status: move.to })
     .where('customerId', '=', customerId)
     .where('status', 'in', [...move.from])
-    .$if(move.cancelledAt !== undefined, (q) => q.where('cancelledAt', '=', move.cancelledAt!).where('activatedAt', 'is not', null))
+    .$call((q) => {
+      const { cancelledAt } = move;
+      return cancelledAt === undefined ? q : q.where('cancelledAt', '=', cancelledAt).where('activatedAt', 'is not', null);
+    })
     .returning(['id', 'status', 'name', 'activatedAt']);
 }
 
@@ -233,7 +236,7 @@ export async function hasPostedInvoices(db: Queryable, subscriptionIds: number[]
     .where('invoiceCharges.subscriptionId', 'in', subscriptionIds)
     .where('invoices.status', '=', 'Posted')
     .execute();
-  return new Set(rows.map((r) => r.subscriptionId!));
+  return new Set(rows.flatMap((r) => (r.subscriptionId === null ? [] : [r.subscriptionId])));
 }
 
 /**
@@ -298,7 +301,7 @@ export async function claimPendingChanges(db: Queryable, subscriptionIds: number
   return db
     .deleteFrom('pendingPlanChanges')
     .where('subscriptionId', 'in', subscriptionIds)
-    .$if(day !== undefined, (q) => q.where('effectiveDate', '<=', day!))
+    .$call((q) => (day === undefined ? q : q.where('effectiveDate', '<=', day)))
     .returningAll()
     .execute();
 }

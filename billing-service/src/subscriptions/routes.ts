@@ -14,14 +14,8 @@ import {
   SUBSCRIPTION_STATUSES,
   UpdateSubscriptionBody,
 } from './schemas.js';
-import {
-  createSubscription,
-  getSubscription,
-  getSubscriptionProduct,
-  toSubscriptionResponses,
-  updateSubscription,
-  withdrawPendingChange,
-} from './service.js';
+import { createSubscription, getSubscription, getSubscriptionProduct, updateSubscription, withdrawPendingChange } from './service.js';
+import { toSubscriptionResponses } from './subscription-response.js';
 
 const tags = ['Subscriptions'];
 const subscriptionListFields: ListField[] = [

@@ -152,13 +152,14 @@ export class WebhookDeliveryWorker {
       return;
     }
     const outcome = await sendWebhook(delivery, this.options);
-    const ok = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
+    const deliveredStatus =
+      outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300 ? outcome.httpStatus : null;
     // Held and written first in the next run if the database is away now: the delivery is not sent again.
     await this.unrecorded.write(async () => {
       const disabled = await this.db.transaction().execute(async (trx) => {
         // The outcome first, under the claim: when it was taken over meanwhile, the taker records its own.
-        if (ok) {
-          if (!(await markDelivered(trx, delivery, now, outcome.httpStatus!))) return 'lost';
+        if (deliveredStatus !== null) {
+          if (!(await markDelivered(trx, delivery, now, deliveredStatus))) return 'lost';
           await insertAttempt(trx, { deliveryId: delivery.id, attemptedAt: now, ...outcome });
           return false;
         }
@@ -266,7 +267,10 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
     const list = wanted.length ? wanted : addresses;
+    const [first] = list;
     if (options.all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, list);
-    else callback(null, list[0]!.address, list[0]!.family);
+    else if (first) callback(null, first.address, first.family);
+    // never reached: a delivery is sent only to a host that resolved to checked addresses
+    else callback(Object.assign(new Error('no checked address to connect to'), { code: 'ENOTFOUND' }), '', 0);
   };
 }

@@ -12,7 +12,7 @@ import { toCreditCardResponse } from '../payment-methods/service.js';
 import { findPayment } from '../payments/repository.js';
 import { toPaymentResponses } from '../payments/payment-responses.js';
 import { findSubscription } from '../subscriptions/repository.js';
-import { toSubscriptionResponses } from '../subscriptions/service.js';
+import { toSubscriptionResponses } from '../subscriptions/subscription-response.js';
 import { emitWebhookEvent, emitWebhookEvents, type ResourceWebhooks, type WebhookEventType } from '../outbox/webhook-events.js';
 
 /**

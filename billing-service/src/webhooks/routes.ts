@@ -51,6 +51,13 @@ const attemptListFields: ListField[] = [
 
 /** Webhook endpoints (private key), their deliveries, and retrying a Failed one. */
 export async function webhookRoutes(fastify: FastifyInstance) {
+  endpointRoutes(fastify);
+  endpointChangeRoutes(fastify);
+  deliveryRoutes(fastify);
+}
+
+/** Creating, listing, reading and deleting endpoints. */
+function endpointRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.post('/v1/webhookEndpoints', {
@@ -81,6 +88,25 @@ export async function webhookRoutes(fastify: FastifyInstance) {
     handler: async (request) => getWebhookEndpoint(app.ctx, request.caller, request.params.webhookEndpointId),
   });
 
+  app.delete('/v1/webhookEndpoints/:webhookEndpointId', {
+    schema: {
+      tags,
+      summary: 'Delete a webhook endpoint (its waiting deliveries are given up)',
+      params: WebhookEndpointIdParams,
+      response: { 204: z.null() },
+    },
+    config: { idempotency: NO_CONTENT_AFTER_COMMIT },
+    handler: async (request, reply) => {
+      await deleteWebhookEndpoint(app.ctx, request.caller, request.params.webhookEndpointId);
+      return reply.code(204).send(null);
+    },
+  });
+}
+
+/** Replacing an endpoint (the id in the path or in the body) and rotating its secret. */
+function endpointChangeRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
   app.put('/v1/webhookEndpoints', {
     schema: {
       tags,
@@ -106,20 +132,6 @@ export async function webhookRoutes(fastify: FastifyInstance) {
     handler: async (request) => updateWebhookEndpoint(app.ctx, request.caller, request.params.webhookEndpointId, request.body),
   });
 
-  app.delete('/v1/webhookEndpoints/:webhookEndpointId', {
-    schema: {
-      tags,
-      summary: 'Delete a webhook endpoint (its waiting deliveries are given up)',
-      params: WebhookEndpointIdParams,
-      response: { 204: z.null() },
-    },
-    config: { idempotency: NO_CONTENT_AFTER_COMMIT },
-    handler: async (request, reply) => {
-      await deleteWebhookEndpoint(app.ctx, request.caller, request.params.webhookEndpointId);
-      return reply.code(204).send(null);
-    },
-  });
-
   app.post('/v1/webhookEndpoints/:webhookEndpointId/rotateSecret', {
     schema: {
       tags,
@@ -131,6 +143,11 @@ export async function webhookRoutes(fastify: FastifyInstance) {
     config: { idempotency: { afterCommit: 'runAgain' } },
     handler: async (request) => rotateWebhookSecret(app.ctx, request.caller, request.params.webhookEndpointId),
   });
+}
+
+/** What was sent to an endpoint, and sending a Failed delivery again. */
+function deliveryRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.get('/v1/webhookEndpoints/:webhookEndpointId/deliveries', {
     schema: {

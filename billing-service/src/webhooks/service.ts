@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/database.js';
 import { API_ERROR_KEY } from '../refusals/error-codes.js';
 import { Refusal } from '../refusals/refusal.js';
 import { randomBytes } from 'node:crypto';
@@ -223,7 +224,7 @@ export async function retryWebhookDelivery(ctx: AppContext, caller: Caller, id: 
       action: 'update',
       changes: { status: [before.status, 'Pending'] },
     });
-    return (await findDelivery(trx, caller.accountId, id))!;
+    return readDeliveryAgain(trx, caller, id);
   });
   return toDeliveryResponse(row, ctx.uris);
 }
@@ -240,7 +241,14 @@ export async function resendWebhookDelivery(ctx: AppContext, caller: Caller, id:
       action: 'update',
       changes: { status: [before.status, 'Pending'], resent: true },
     });
-    return (await findDelivery(trx, caller.accountId, id))!;
+    return readDeliveryAgain(trx, caller, id);
   });
   return toDeliveryResponse(row, ctx.uris);
+}
+
+/** The delivery just changed in this transaction (it exists: the change found it). */
+async function readDeliveryAgain(trx: Queryable, caller: Caller, id: number) {
+  const row = await findDelivery(trx, caller.accountId, id);
+  if (!row) throw new Error(`webhook delivery ${id} vanished inside the transaction that changed it`);
+  return row;
 }

@@ -62,7 +62,6 @@ describe('error codes', () => {
     const json = { 'content-type': 'application/json' };
     const auth = { authorization: basicAuth(t.account.apiKey) };
     const keyed = (key: string) => ({ headers: { 'idempotency-key': key } });
-    const customerId = await newCustomer(t);
     const answers = {
       endpoint: await t.call('GET', '/v1/no-such-thing'),
       badJson: await t.app.inject({ method: 'POST', url: '/v1/customers', headers: { ...auth, ...json }, payload: '{"firstName":' }),

@@ -172,6 +172,70 @@ describe('webhook delivery', () => {
     expect((await t.call('GET', `/v1/webhookEndpoints/${hook.id}`, undefined, { as: account })).json().failingSinceTimestamp).toBeNull();
   });
 
+  it("sends a customer's next event in the same run when the previous one is recorded while a claim is being looked for", async () => {
+    // The interleaving of the race fixed on 2026-11-28: the run's second claim reads the outbox while the first
+    // event is still in flight (so the customer's next event is not due yet) and answers only once that send is
+    // recorded; the run must look again before it ends, not leave the next event to the next poll.
+    const account = await t.newAccount();
+    const hook = await endpoint(account, { url: receiver.url('/ordered'), eventTypes: ['*'] });
+    await emit(account, 42, 'invoice.posted', { n: 1 });
+    await emit(account, 42, 'invoice.paid', { n: 2 });
+    let secondClaimDone: () => void = () => undefined;
+    const secondClaimRead = new Promise<void>((resolve) => (secondClaimDone = resolve));
+    // The first event is answered only after the second claim has read the outbox (and found nothing due).
+    receiver.state.respond = ({ body }) => (JSON.parse(body).data.n === 1 ? secondClaimRead.then(() => 200) : 200);
+    const firstRecorded = async () => {
+      for (;;) {
+        const first = await t.database.db
+          .selectFrom('webhookDeliveries')
+          .select('status')
+          .where('endpointId', '=', hook.id)
+          .orderBy('id')
+          .executeTakeFirst();
+        if (first?.status === 'Succeeded') break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // what the worker does after the commit (a few promise steps) runs before the claim answers
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    };
+    let claims = 0;
+    // a proxy's methods run on the real object (Kysely's classes keep private fields)
+    const bound = (target: object, key: string | symbol) => {
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    };
+    const watched = new Proxy(t.database.db, {
+      get(db, property) {
+        if (property !== 'transaction') return bound(db, property);
+        return () => {
+          const builder = db.transaction();
+          return new Proxy(builder, {
+            get(b, p) {
+              if (p !== 'execute') return bound(b, p);
+              return async (callback: Parameters<typeof builder.execute>[0]) => {
+                const result = await b.execute(callback);
+                // a claim answers a list; the run's second one is held until the first send is recorded
+                if (Array.isArray(result) && ++claims === 2) {
+                  expect(result).toEqual([]);
+                  secondClaimDone();
+                  await firstRecorded();
+                }
+                return result;
+              };
+            },
+          });
+        };
+      },
+    });
+    const w = new WebhookDeliveryWorker(
+      watched,
+      { allowHttp: true, allowPrivate: true, resolve, random: () => 0.5, timeoutMs: 2_000 },
+      t.app.log,
+    );
+    expect(await w.runDue()).toBe(2);
+    expect(receiver.received.map((r) => verified(r, hook.secret).data.n)).toEqual([1, 2]);
+  });
+
   it('shares the outbox between instances: two workers at once send each event once, in order per customer', async () => {
     const account = await t.newAccount();
     const hook = await endpoint(account, { url: receiver.url('/shared'), eventTypes: ['*'] });

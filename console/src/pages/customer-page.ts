@@ -1,8 +1,9 @@
 import { html, nothing, type TemplateResult } from 'lit';
-import { apiUrl, can, get, post, request } from '../api.js';
+import { can, get, post, request } from '../api.js';
 import { date, dateTime, money, number, t } from '../i18n.js';
 import { ConsolePage, type Loaded, problem, problemText, settle, show } from '../page.js';
 import { customerName } from './customers-page.js';
+import { auditSection, eventsSection, invoicesSection, paymentsSection, subscriptionsSection } from './customer-sections.js';
 import {
   ACTION_LABEL,
   ACTIONS_BY_STATUS,
@@ -339,83 +340,10 @@ export class CustomerPage extends ConsolePage {
         }
         ${this.portalUrl ? html`<p>${t('portalLinkCreated')}</p><pre class="code">${this.portalUrl}</pre>` : nothing}
       </section>
-      ${this.subscriptionsSection(customer)} ${this.invoicesSection()} ${this.paymentsSection()} ${this.notesSection()} ${this.auditSection()}
-      ${this.eventsSection()} ${this.actionDialog()} ${this.refundDialog()}
+      ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices)}
+      ${paymentsSection(this.payments, can.refund(this.operator?.role) ? (payment) => this.openRefund(payment) : undefined)} ${this.notesSection()}
+      ${auditSection(this.audit)} ${eventsSection(this.events)} ${this.actionDialog()} ${this.refundDialog()}
     `;
-  }
-
-  private subscriptionsSection(customer: Customer) {
-    return html`<section aria-labelledby="subscriptions-title">
-      <h2 id="subscriptions-title">${t('subscriptions')}</h2>
-      ${show(
-        this.subscriptions,
-        (rows) => html`<div class="table-wrap"><table>
-          <caption class="visually-hidden">${t('subscriptions')}</caption>
-          <thead><tr><th scope="col">${t('colId')}</th><th scope="col">${t('colPlan')}</th><th scope="col">${t('colStatus')}</th><th scope="col" class="num">${t('colMrr')}</th><th scope="col">${t('colNextPeriod')}</th></tr></thead>
-          <tbody>
-            ${rows.length === 0 ? html`<tr><td colspan="5">${t('none')}</td></tr>` : nothing}
-            ${rows.map(
-              (row) =>
-                html`<tr><td>${row.id}</td><td>${row.planName ?? ''}</td><td>${row.status}</td><td class="num">${money(row.monthlyRecurringRevenue, row.currency ?? customer.currency)}</td><td>${date(row.nextPeriodStartDate)}</td></tr>`,
-            )}
-          </tbody>
-        </table></div>`,
-      )}
-    </section>`;
-  }
-
-  private invoicesSection() {
-    return html`<section aria-labelledby="invoices-title">
-      <h2 id="invoices-title">${t('invoices')}</h2>
-      ${show(
-        this.invoices,
-        (rows) => html`<div class="table-wrap"><table>
-          <caption class="visually-hidden">${t('invoices')}</caption>
-          <thead><tr><th scope="col">${t('colNumber')}</th><th scope="col">${t('colStatus')}</th><th scope="col">${t('colDate')}</th><th scope="col">${t('colDue')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col" class="num">${t('colOutstanding')}</th><th scope="col">${t('colPdf')}</th></tr></thead>
-          <tbody>
-            ${rows.length === 0 ? html`<tr><td colspan="7">${t('none')}</td></tr>` : nothing}
-            ${rows.map(
-              (row) => html`<tr data-invoice=${row.id}>
-                <td>${row.invoiceNumber}</td><td>${row.status}</td><td>${date(row.effectiveTimestamp)}</td><td>${date(row.dueTimestamp)}</td>
-                <td class="num">${money(row.invoiceAmount, row.currency)}</td><td class="num">${money(row.outstandingBalance, row.currency)}</td>
-                <td><a href=${apiUrl(`/v1/Invoices/pdf/${row.id}`)} target="_blank" rel="noopener">${t('pdfLink', { number: row.invoiceNumber })}</a></td>
-              </tr>`,
-            )}
-          </tbody>
-        </table></div>`,
-      )}
-    </section>`;
-  }
-
-  private paymentsSection() {
-    const refunds = can.refund(this.operator?.role);
-    return html`<section aria-labelledby="payments-title">
-      <h2 id="payments-title">${t('payments')}</h2>
-      ${show(
-        this.payments,
-        (rows) => html`<div class="table-wrap"><table>
-          <caption class="visually-hidden">${t('payments')}</caption>
-          <thead><tr>
-            <th scope="col">${t('colId')}</th><th scope="col">${t('colDate')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col">${t('colMethod')}</th>
-            <th scope="col">${t('colStatus')}</th><th scope="col">${t('colDecline')}</th><th scope="col" class="num">${t('colRefunded')}</th>${refunds ? html`<th scope="col">${t('colActions')}</th>` : nothing}
-          </tr></thead>
-          <tbody>
-            ${rows.length === 0 ? html`<tr><td colspan=${refunds ? 8 : 7}>${t('none')}</td></tr>` : nothing}
-            ${rows.map(
-              (row) => html`<tr data-payment=${row.id}>
-                <td>${row.id}</td><td>${dateTime(row.effectiveTimestamp)}</td><td class="num">${money(row.amount, row.currency)}</td><td>${row.paymentMethod}</td>
-                <td>${row.status}</td><td>${row.declineCode ?? ''}</td><td class="num">${money(row.refundedAmount, row.currency)}</td>
-                ${
-                  refunds
-                    ? html`<td>${row.status === 'Succeeded' && Number(row.refundableAmount) > 0 ? html`<button type="button" @click=${() => this.openRefund(row)}>${t('refund')}</button>` : nothing}</td>`
-                    : nothing
-                }
-              </tr>`,
-            )}
-          </tbody>
-        </table></div>`,
-      )}
-    </section>`;
   }
 
   private notesSection() {
@@ -435,48 +363,6 @@ export class CustomerPage extends ConsolePage {
             </form>`
           : nothing
       }
-    </section>`;
-  }
-
-  private auditSection() {
-    return html`<section aria-labelledby="audit-title">
-      <h2 id="audit-title">${t('audit')}</h2>
-      ${show(
-        this.audit,
-        ({ entries }) => html`<div class="table-wrap"><table>
-          <caption class="visually-hidden">${t('audit')}</caption>
-          <thead><tr><th scope="col">${t('colWhen')}</th><th scope="col">${t('colActor')}</th><th scope="col">${t('colSource')}</th><th scope="col">${t('colEntity')}</th><th scope="col">${t('colAction')}</th><th scope="col">${t('colChanges')}</th></tr></thead>
-          <tbody>
-            ${entries.length === 0 ? html`<tr><td colspan="6">${t('none')}</td></tr>` : nothing}
-            ${entries.map(
-              (
-                entry,
-              ) => html`<tr><td>${dateTime(entry.at)}</td><td>${entry.actor}</td><td>${entry.source}</td><td>${entry.entityType} ${entry.entityId}</td><td>${entry.action}</td>
-                <td><code>${entry.changes ? JSON.stringify(entry.changes) : ''}</code></td></tr>`,
-            )}
-          </tbody>
-        </table></div>`,
-      )}
-    </section>`;
-  }
-
-  private eventsSection() {
-    return html`<section aria-labelledby="events-title">
-      <h2 id="events-title">${t('webhookEvents')}</h2>
-      ${show(
-        this.events,
-        ({ events }) => html`<div class="table-wrap"><table>
-          <caption class="visually-hidden">${t('webhookEvents')}</caption>
-          <thead><tr><th scope="col">${t('colWhen')}</th><th scope="col">${t('colType')}</th><th scope="col">${t('colDeliveries')}</th></tr></thead>
-          <tbody>
-            ${events.length === 0 ? html`<tr><td colspan="3">${t('none')}</td></tr>` : nothing}
-            ${events.map(
-              (event) => html`<tr><td>${dateTime(event.createdAt)}</td><td>${event.type}</td>
-                <td>${event.deliveries.map((delivery) => html`<div>#${delivery.endpointId}: ${delivery.status} (${number(delivery.attempts)}${delivery.lastResponseStatus ? `, HTTP ${delivery.lastResponseStatus}` : ''})</div>`)}</td></tr>`,
-            )}
-          </tbody>
-        </table></div>`,
-      )}
     </section>`;
   }
 }

@@ -59,8 +59,8 @@ const COLUMNS = {
 export function formatAmount(value: string, decimals: number, sign = ''): string {
   const amount = money(value);
   const places = Math.max(decimals, amount.decimalPlaces());
-  const [whole, fraction] = amount.abs().toFixed(places).split('.');
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const [whole = '', fraction] = amount.abs().toFixed(places).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const negative = amount.isNegative() && !amount.isZero() ? '−' : sign;
   return `${negative}${grouped}${fraction ? `.${fraction}` : ''}`;
 }

@@ -60,9 +60,14 @@ export class PdfRenderPool extends EventEmitter {
     while (this.turns.length > 0) {
       const worker = this.idle.pop() ?? (this.started < this.size ? this.startWorker() : undefined);
       if (!worker) return;
-      const accountId = this.turns.shift()!;
-      const queue = this.queues.get(accountId)!;
-      const job = queue.shift()!;
+      const accountId = this.turns.shift();
+      const queue = accountId === undefined ? undefined : this.queues.get(accountId);
+      const job = queue?.shift();
+      if (accountId === undefined || !queue || !job) {
+        // an account has a turn only while its queue holds a job; should they ever disagree, drop the turn, keep the thread
+        this.idle.push(worker);
+        continue;
+      }
       if (queue.length > 0) this.turns.push(accountId);
       else this.queues.delete(accountId);
       this.run(worker, job);

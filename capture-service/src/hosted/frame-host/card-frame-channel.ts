@@ -53,7 +53,7 @@ export interface CardFrameChannelOptions {
 
 /** The capture host answers within its gateway deadline (15 s by default) and the CAPTCHA check's (5 s). */
 const DEFAULT_TIMEOUTS = { validate: 5_000, submit: 45_000 };
-const NOT_READY = 'The card form is not loaded yet. Please wait a moment and try again.';
+export const CARD_FORM_NOT_READY = 'The card form is not loaded yet. Please wait a moment and try again.';
 
 /**
  * The page's side of the hosted card fields' protocol (the widget's, the portal's): commands to the frame,
@@ -90,15 +90,15 @@ export class CardFrameChannel implements CardFrameSender {
 
   /** Checks the fields in the frame (which shows their errors); nothing is sent anywhere. */
   async validate(): Promise<FrameValidity> {
-    if (!this.isReady) return { valid: false, errors: {}, message: NOT_READY };
+    if (!this.isReady) return { valid: false, errors: {}, message: CARD_FORM_NOT_READY };
     const reply = await this.command({ type: 'validate' }, this.timeouts.validate);
-    if (reply?.type !== 'validity') return { valid: false, errors: {}, message: NOT_READY };
+    if (reply?.type !== 'validity') return { valid: false, errors: {}, message: CARD_FORM_NOT_READY };
     return reply.valid ? { valid: true } : { valid: false, errors: reply.errors };
   }
 
   /** The frame sends the card to the capture host with these details; the outcome comes back as the direct mode's result. */
   async submit(submission: CardFrameSubmission): Promise<CardFrameOutcome<CapturedCard>> {
-    if (!this.isReady) return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: NOT_READY, Code: 'network_error' }] };
+    if (!this.isReady) return { ok: false, status: 0, errors: [{ Key: 'Api Error', Value: CARD_FORM_NOT_READY, Code: 'network_error' }] };
     const reply = await this.command({ type: 'submit', submission }, this.timeouts.submit);
     switch (reply?.type) {
       case 'captured':

@@ -1,6 +1,7 @@
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { cardFieldsStyleFrom } from '../card-fields-style.js';
 import {
+  CARD_FORM_NOT_READY,
   CardFrameChannel,
   type CapturedCard,
   type CardFrameOutcome,
@@ -117,7 +118,11 @@ export class HostedCardFrame extends LitElement implements CardFrameSender {
   }
 
   submit(submission: CardFrameSubmission): Promise<CardFrameOutcome<CapturedCard>> {
-    return this.channel!.submit(submission);
+    // no channel before the frame is connected: the same answer as a channel whose frame is not ready
+    return (
+      this.channel?.submit(submission) ??
+      Promise.resolve({ ok: false, status: 0, errors: [{ Key: 'Api Error', Value: CARD_FORM_NOT_READY, Code: 'network_error' }] })
+    );
   }
 
   private setHeight(height: number) {

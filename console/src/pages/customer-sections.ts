@@ -1,0 +1,128 @@
+import { html, nothing } from 'lit';
+import { apiUrl } from '../api.js';
+import { date, dateTime, money, number, t } from '../i18n.js';
+import { type Loaded, show } from '../page.js';
+import type { AuditEntry, Customer, Invoice, Payment, Subscription, WebhookEvent } from './customer-model.js';
+
+/** The customer page's read-only sections (customer-page.ts holds its state and actions). */
+
+/** The customer's subscriptions: plan, status, monthly recurring revenue, next period. */
+export function subscriptionsSection(subscriptions: Loaded<Subscription[]>, customer: Customer) {
+  return html`<section aria-labelledby="subscriptions-title">
+    <h2 id="subscriptions-title">${t('subscriptions')}</h2>
+    ${show(
+      subscriptions,
+      (rows) => html`<div class="table-wrap"><table>
+        <caption class="visually-hidden">${t('subscriptions')}</caption>
+        <thead><tr><th scope="col">${t('colId')}</th><th scope="col">${t('colPlan')}</th><th scope="col">${t('colStatus')}</th><th scope="col" class="num">${t('colMrr')}</th><th scope="col">${t('colNextPeriod')}</th></tr></thead>
+        <tbody>
+          ${rows.length === 0 ? html`<tr><td colspan="5">${t('none')}</td></tr>` : nothing}
+          ${rows.map(
+            (row) =>
+              html`<tr><td>${row.id}</td><td>${row.planName ?? ''}</td><td>${row.status}</td><td class="num">${money(row.monthlyRecurringRevenue, row.currency ?? customer.currency)}</td><td>${date(row.nextPeriodStartDate)}</td></tr>`,
+          )}
+        </tbody>
+      </table></div>`,
+    )}
+  </section>`;
+}
+
+/** The customer's invoices, each with its PDF. */
+export function invoicesSection(invoices: Loaded<Invoice[]>) {
+  return html`<section aria-labelledby="invoices-title">
+    <h2 id="invoices-title">${t('invoices')}</h2>
+    ${show(
+      invoices,
+      (rows) => html`<div class="table-wrap"><table>
+        <caption class="visually-hidden">${t('invoices')}</caption>
+        <thead><tr><th scope="col">${t('colNumber')}</th><th scope="col">${t('colStatus')}</th><th scope="col">${t('colDate')}</th><th scope="col">${t('colDue')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col" class="num">${t('colOutstanding')}</th><th scope="col">${t('colPdf')}</th></tr></thead>
+        <tbody>
+          ${rows.length === 0 ? html`<tr><td colspan="7">${t('none')}</td></tr>` : nothing}
+          ${rows.map(
+            (row) => html`<tr data-invoice=${row.id}>
+              <td>${row.invoiceNumber}</td><td>${row.status}</td><td>${date(row.effectiveTimestamp)}</td><td>${date(row.dueTimestamp)}</td>
+              <td class="num">${money(row.invoiceAmount, row.currency)}</td><td class="num">${money(row.outstandingBalance, row.currency)}</td>
+              <td><a href=${apiUrl(`/v1/Invoices/pdf/${row.id}`)} target="_blank" rel="noopener">${t('pdfLink', { number: row.invoiceNumber })}</a></td>
+            </tr>`,
+          )}
+        </tbody>
+      </table></div>`,
+    )}
+  </section>`;
+}
+
+/** The customer's payments; `onRefund` when the operator's role may refund (a Refund button on each refundable one). */
+export function paymentsSection(payments: Loaded<Payment[]>, onRefund: ((payment: Payment) => void) | undefined) {
+  const refunds = onRefund !== undefined;
+  return html`<section aria-labelledby="payments-title">
+    <h2 id="payments-title">${t('payments')}</h2>
+    ${show(
+      payments,
+      (rows) => html`<div class="table-wrap"><table>
+        <caption class="visually-hidden">${t('payments')}</caption>
+        <thead><tr>
+          <th scope="col">${t('colId')}</th><th scope="col">${t('colDate')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col">${t('colMethod')}</th>
+          <th scope="col">${t('colStatus')}</th><th scope="col">${t('colDecline')}</th><th scope="col" class="num">${t('colRefunded')}</th>${refunds ? html`<th scope="col">${t('colActions')}</th>` : nothing}
+        </tr></thead>
+        <tbody>
+          ${rows.length === 0 ? html`<tr><td colspan=${refunds ? 8 : 7}>${t('none')}</td></tr>` : nothing}
+          ${rows.map(
+            (row) => html`<tr data-payment=${row.id}>
+              <td>${row.id}</td><td>${dateTime(row.effectiveTimestamp)}</td><td class="num">${money(row.amount, row.currency)}</td><td>${row.paymentMethod}</td>
+              <td>${row.status}</td><td>${row.declineCode ?? ''}</td><td class="num">${money(row.refundedAmount, row.currency)}</td>
+              ${
+                refunds
+                  ? html`<td>${row.status === 'Succeeded' && Number(row.refundableAmount) > 0 ? html`<button type="button" @click=${() => onRefund?.(row)}>${t('refund')}</button>` : nothing}</td>`
+                  : nothing
+              }
+            </tr>`,
+          )}
+        </tbody>
+      </table></div>`,
+    )}
+  </section>`;
+}
+
+/** Who changed what on this customer, newest first. */
+export function auditSection(audit: Loaded<{ entries: AuditEntry[] }>) {
+  return html`<section aria-labelledby="audit-title">
+    <h2 id="audit-title">${t('audit')}</h2>
+    ${show(
+      audit,
+      ({ entries }) => html`<div class="table-wrap"><table>
+        <caption class="visually-hidden">${t('audit')}</caption>
+        <thead><tr><th scope="col">${t('colWhen')}</th><th scope="col">${t('colActor')}</th><th scope="col">${t('colSource')}</th><th scope="col">${t('colEntity')}</th><th scope="col">${t('colAction')}</th><th scope="col">${t('colChanges')}</th></tr></thead>
+        <tbody>
+          ${entries.length === 0 ? html`<tr><td colspan="6">${t('none')}</td></tr>` : nothing}
+          ${entries.map(
+            (
+              entry,
+            ) => html`<tr><td>${dateTime(entry.at)}</td><td>${entry.actor}</td><td>${entry.source}</td><td>${entry.entityType} ${entry.entityId}</td><td>${entry.action}</td>
+              <td><code>${entry.changes ? JSON.stringify(entry.changes) : ''}</code></td></tr>`,
+          )}
+        </tbody>
+      </table></div>`,
+    )}
+  </section>`;
+}
+
+/** The webhook events about this customer and their deliveries. */
+export function eventsSection(events: Loaded<{ events: WebhookEvent[] }>) {
+  return html`<section aria-labelledby="events-title">
+    <h2 id="events-title">${t('webhookEvents')}</h2>
+    ${show(
+      events,
+      ({ events }) => html`<div class="table-wrap"><table>
+        <caption class="visually-hidden">${t('webhookEvents')}</caption>
+        <thead><tr><th scope="col">${t('colWhen')}</th><th scope="col">${t('colType')}</th><th scope="col">${t('colDeliveries')}</th></tr></thead>
+        <tbody>
+          ${events.length === 0 ? html`<tr><td colspan="3">${t('none')}</td></tr>` : nothing}
+          ${events.map(
+            (event) => html`<tr><td>${dateTime(event.createdAt)}</td><td>${event.type}</td>
+              <td>${event.deliveries.map((delivery) => html`<div>#${delivery.endpointId}: ${delivery.status} (${number(delivery.attempts)}${delivery.lastResponseStatus ? `, HTTP ${delivery.lastResponseStatus}` : ''})</div>`)}</td></tr>`,
+          )}
+        </tbody>
+      </table></div>`,
+    )}
+  </section>`;
+}
