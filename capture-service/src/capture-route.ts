@@ -2,7 +2,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, API_ERROR_KEY, enforceRateLimit, type RateLimitStore } from '@renew/billing-service/http';
 import { authorizeCapture, readScope, rememberCustomerRow, type CreditCardResponse } from '@renew/billing-service/payments';
 import { portalCaptureCaller } from '@renew/billing-service/portal';
-import { captureCard, localCardErrors, requirementErrors, verifyCaptcha, type CaptchaCheck, type CaptureSettings } from './capture.js';
+import type { AuthenticationStarted } from '@renew/billing-service/card-authentications';
+import {
+  captureCard,
+  localCardErrors,
+  requirementErrors,
+  verifyCaptcha,
+  type CaptchaCheck,
+  type CapturedCard,
+  type CaptureSettings,
+} from './capture.js';
 import { isOwnOrigin } from './hosted/card-fields-routes.js';
 import { collectParameters, validateParameters } from './params.js';
 import { PORTAL_CUSTOMER_LIMITS, portalCustomerBudgetKey } from './portal/portal-routes.js';
@@ -21,16 +30,18 @@ export interface CaptureRouteDeps {
 
 /** POST /api/paymentsv2 and its CORS preflight. */
 export function registerCaptureRoute(app: FastifyInstance, deps: CaptureRouteDeps) {
-  // Preflight is answered for any origin: which account is calling is only known from the body.
-  app.options(CAPTURE_PATH, async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin) reply.header('Access-Control-Allow-Origin', origin);
-    reply.header('Access-Control-Allow-Methods', 'POST');
-    reply.header('Access-Control-Allow-Headers', 'Content-Type');
-    reply.header('Access-Control-Max-Age', '600');
-    return reply.code(204).send();
-  });
+  app.options(CAPTURE_PATH, answerPreflight);
   app.post(CAPTURE_PATH, (request, reply) => handleCapture(app, deps, request, reply));
+}
+
+/** Preflight is answered for any origin: which account is calling is only known from the body (or the capture's id). */
+export async function answerPreflight(request: FastifyRequest, reply: FastifyReply) {
+  const origin = request.headers.origin;
+  if (origin) reply.header('Access-Control-Allow-Origin', origin);
+  reply.header('Access-Control-Allow-Methods', 'POST');
+  reply.header('Access-Control-Allow-Headers', 'Content-Type');
+  reply.header('Access-Control-Max-Age', '600');
+  return reply.code(204).send();
 }
 
 async function handleCapture(
@@ -38,7 +49,7 @@ async function handleCapture(
   { settingsFor, authenticator, captcha, rateLimitStore }: CaptureRouteDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<CreditCardResponse> {
+): Promise<CreditCardResponse | AuthenticationStarted> {
   const contentType = request.headers['content-type'] ?? '';
   const raw = collectParameters([
     { kind: 'form', values: request.query },
@@ -87,6 +98,22 @@ async function handleCapture(
     await enforceRateLimit(rateLimitStore, reply, portalCustomerBudgetKey(caller.accountId, portal.customerId), PORTAL_CUSTOMER_LIMITS);
   else await enforceRateLimit(rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
   const captured = await captureCard(ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
+  if ('authentication' in captured) {
+    // The bank asks the shopper to authenticate first (3-D Secure): 202, with the challenge to show them.
+    const { authentication } = captured;
+    reply.code(202);
+    return { ...authentication, challengeUrl: new URL(authentication.challengeUrl, ownOrigin(request)).toString() };
+  }
+  return answerCard(reply, captured);
+}
+
+/** The stored card, its first payment's id in a header (an extension of the spec). */
+export function answerCard(reply: FastifyReply, captured: CapturedCard): CreditCardResponse {
   if (captured.paymentId !== null) reply.header(PAYMENT_ID_HEADER, String(captured.paymentId));
   return captured.card;
+}
+
+/** This host's origin as the client reached it (the sandbox's challenge page is a path on it). */
+function ownOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
 }

@@ -11,14 +11,17 @@ import {
   releaseCaptureClaim,
   resolveLocation,
   spendCaptureGrant,
+  startCardValidation,
   toCreditCardResponse,
-  validateCard,
+  type CaptureGrant,
   type CapturePermission,
+  type CardReadyToStore,
   type CreditCardResponse,
   type TokenlessCapture,
 } from '@renew/billing-service/payments';
 import { isDatabaseUnavailable, writeEventually, type CustomerRow, type Queryable } from '@renew/billing-service/db';
 import { money } from '@renew/billing-service/money';
+import { awaitCardAuthentication, type AuthenticationStarted } from '@renew/billing-service/card-authentications';
 import { CaptchaUnavailableError, type CaptchaVerifier } from './captcha/captcha-verifier.js';
 import type { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { COLLECTION_AMOUNT, type CaptureInput, type ParameterName, type RawParameters } from './params.js';
@@ -188,6 +191,21 @@ export interface CapturedCard {
   paymentId: number | null;
 }
 
+/** A capture's answer: the stored card, or the challenge its bank asks the shopper to answer first (3-D Secure). */
+export type CaptureOutcome = CapturedCard | { authentication: AuthenticationStarted };
+
+/** What storing a captured card needs beyond the card: the first payment, the capture token, and a completion's own steps. */
+export interface StoreOptions {
+  amount: string | undefined;
+  grant: CaptureGrant | null;
+  log: FastifyBaseLogger;
+  customerId: number;
+  /** The completed challenge that authorised the first payment (a completed 3-D Secure capture). */
+  authenticatedBy?: string;
+  /** Runs in the transaction that stores the card (and payment): a completion records itself there. */
+  afterStored?: (trx: Queryable, stored: { paymentMethodId: number; paymentId: number | null }) => Promise<void>;
+}
+
 /**
  * Validates the card with the gateway and stores it on the customer (only its
  * token, brand, last four and expiry are kept). With a collection amount the
@@ -201,7 +219,7 @@ export async function captureCard(
   input: CaptureInput,
   log: FastifyBaseLogger,
   request: { settings: CaptureSettings; clientIp: string /** Who the card may go to (authorizeCapture). */; permission: CapturePermission },
-): Promise<CapturedCard> {
+): Promise<CaptureOutcome> {
   const amount = input.paymentCollectOptions?.collectionAmount;
   const { permission } = request;
   if (amount !== undefined) {
@@ -212,19 +230,42 @@ export async function captureCard(
     }
   }
 
-  const card = await validateCapturedCard(ctx, caller, input, request);
-  // Without a payment the token is spent in the transaction that stores the card: two captures with one token store one card.
-  const spendToken = async (trx: Queryable) => {
-    if (permission.grant) await spendCaptureGrant(trx, permission.grant);
-  };
+  const started = await validateCapturedCard(ctx, caller, input, request);
+  if ('awaiting' in started) {
+    // Nothing is stored or charged, nor the capture token spent, until the shopper has answered the bank's challenge.
+    const authentication = await awaitCardAuthentication(ctx, caller, started.awaiting, {
+      collectionAmount: amount ?? null,
+      captureTokenId: permission.grant?.tokenId ?? null,
+    });
+    return { authentication };
+  }
+  return storeCapturedCard(ctx, caller, started.ready, { amount, grant: permission.grant, log, customerId: input.customerId });
+}
+
+/**
+ * Stores a card the gateway saved: without a payment the capture token is spent in the transaction that
+ * stores the card (two captures with one token store one card); with one, collectOnNewCard.
+ */
+export async function storeCapturedCard(
+  ctx: AppContext,
+  caller: Caller,
+  card: CardReadyToStore,
+  options: StoreOptions,
+): Promise<CapturedCard> {
+  const { amount, grant } = options;
   if (amount === undefined) {
     const stored = await ctx.db.transaction().execute(async (trx) => {
-      await spendToken(trx);
-      return insertValidatedCard(trx, caller, card, { webhooks: ctx.webhooks, now: await ctx.clock.now(caller.accountId, trx) });
+      if (grant) await spendCaptureGrant(trx, grant);
+      const inserted = await insertValidatedCard(trx, caller, card, {
+        webhooks: ctx.webhooks,
+        now: await ctx.clock.now(caller.accountId, trx),
+      });
+      await options.afterStored?.(trx, { paymentMethodId: inserted.id, paymentId: null });
+      return inserted;
     });
     return { card: toCreditCardResponse(stored, ctx.uris), paymentId: null };
   }
-  return collectOnNewCard(ctx, caller, card, { amount, permission, log, customerId: input.customerId });
+  return collectOnNewCard(ctx, caller, card, { ...options, amount });
 }
 
 /** The gateway's check of the card, with the risk signals and who may move the default card. */
@@ -241,7 +282,7 @@ async function validateCapturedCard(
     input.riskToken !== undefined && input.clientIp !== undefined && input.email !== undefined
       ? { riskToken: input.riskToken, clientIp: request.clientIp, email: input.email }
       : null;
-  return validateCard(
+  return startCardValidation(
     ctx,
     caller,
     {
@@ -276,11 +317,12 @@ async function validateCapturedCard(
 async function collectOnNewCard(
   ctx: AppContext,
   caller: Caller,
-  card: Awaited<ReturnType<typeof validateCard>>,
-  { amount, permission, log, customerId }: { amount: string; permission: CapturePermission; log: FastifyBaseLogger; customerId: number },
+  card: CardReadyToStore,
+  options: StoreOptions & { amount: string },
 ): Promise<CapturedCard> {
+  const { amount, grant, log, customerId } = options;
   // The token is claimed (committed) before the charge: of captures racing with one token, only one reaches the gateway.
-  const claim = permission.grant ? await claimCaptureGrant(ctx.db, permission.grant) : null;
+  const claim = grant ? await claimCaptureGrant(ctx.db, grant) : null;
   // Nothing was charged: the shopper may use the token again. A charge whose outcome is unknown keeps it spent.
   const giveBack = async () => {
     if (claim) await releaseCaptureClaim(ctx.db, claim);
@@ -298,6 +340,8 @@ async function collectOnNewCard(
       },
       // the gateway's key is the claim's: a retry of it is recognised, a later claim (after a decline) is a new charge
       ...(claim ? { idempotencyKey: `capture-token-${claim.tokenId}-${claim.claimedAt.getTime()}` } : {}),
+      ...(options.authenticatedBy ? { authenticatedBy: options.authenticatedBy } : {}),
+      ...(options.afterStored ? { afterStored: options.afterStored } : {}),
     });
   } catch (error) {
     if (error instanceof Refusal && error.hasCode(MAY_NOT_MOVE_DEFAULT.code)) {

@@ -199,7 +199,7 @@ describe('a charge made as the database goes away', () => {
     class ChargeThenOutage extends SandboxGateway {
       override async charge(request: Parameters<SandboxGateway['charge']>[0]) {
         const outcome = await super.charge(request);
-        if (outcome.ok) charged.push(outcome.value.transactionId);
+        if (outcome.status === 'succeeded') charged.push(outcome.value.transactionId);
         if (charged.length === 1) outage.down = true; // the first charge only: the retry's goes through
         return outcome;
       }

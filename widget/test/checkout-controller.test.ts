@@ -137,6 +137,16 @@ describe('the checkout controller, driven against the real proxy, capture host a
     expect(controller.state.fieldErrors).toEqual({});
   });
 
+  it('with its own card inputs (direct mode), refuses a card whose bank asks for 3-D Secure: not paid, nothing stored, another card then pays', async () => {
+    const { controller, customerId } = await atCardStep('three-d-secure-direct@example.com');
+    await controller.submitCard(card('4000002760003184'), captcha());
+    expect(controller.state).toMatchObject({ step: 'card', paid: false, failedCardAttempts: 1 });
+    expect(controller.state.message).toBe('Your bank did not confirm this card, so nothing was charged. Try again or use another card.');
+    expect(await paymentsOf(customerId)).toEqual([]);
+    await controller.submitCard(card('4242424242424242'), captcha());
+    expect(controller.state).toMatchObject({ step: 'done', paid: true });
+  });
+
   it('asks for the CAPTCHA again, without counting a failed card attempt, when the CAPTCHA token is refused', async () => {
     const { controller, customerId } = await atCardStep('robot-check@example.com');
     await controller.submitCard(card('4242424242424242'), 'fail-this-one');

@@ -28,6 +28,7 @@ import * as consoleBulkListAndKeyRotation from './migrations/0033-console-bulk-l
 import * as fencedClaims from './migrations/0034-fenced-claims.js';
 import * as idempotencyEveryWrite from './migrations/0035-idempotency-every-write.js';
 import * as emailOutboxContentAndClaimToken from './migrations/0036-email-outbox-content-and-claim-token.js';
+import * as cardAuthentication from './migrations/0037-card-authentication.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '0034-fenced-claims': fencedClaims,
   '0035-idempotency-every-write': idempotencyEveryWrite,
   '0036-email-outbox-content-and-claim-token': emailOutboxContentAndClaimToken,
+  '0037-card-authentication': cardAuthentication,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -612,6 +612,54 @@ export interface PaymentsNeedingAttentionTable {
   resolvedAt: Date | null;
 }
 
+/** The sandbox gateway's 3-D Secure challenges (migration 0037). */
+export interface SandboxAuthenticationsTable {
+  id: string;
+  /** The card's behaviour on charges once saved (sandbox-gateway.ts). */
+  behaviour: string;
+  token: string;
+  brand: string;
+  lastFour: string;
+  gatewayCustomerId: string;
+  status: ColumnType<
+    'Pending' | 'Succeeded' | 'Failed',
+    'Pending' | 'Succeeded' | 'Failed' | undefined,
+    'Pending' | 'Succeeded' | 'Failed'
+  >;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  createdAt: Generated<Date>;
+}
+
+/** A capture waiting for its shopper's 3-D Secure challenge (migration 0037; card-authentications/). */
+export interface CardAuthenticationsTable {
+  id: Generated<number>;
+  publicId: string;
+  accountId: number;
+  customerId: number;
+  gatewayActionId: string;
+  challengeUrl: string;
+  expiresAt: Date;
+  /** What the card will be stored as, without the gateway's token (given when the challenge succeeds). */
+  card: ColumnType<unknown, string, string>;
+  makeDefault: boolean;
+  mayNotMoveDefault: ColumnType<unknown, string | null, string | null>;
+  collectionAmount: ColumnType<string | null, string | null, string | null>;
+  captureTokenId: number | null;
+  status: ColumnType<
+    'Pending' | 'Completing' | 'Succeeded' | 'Failed' | 'Expired',
+    'Pending' | undefined,
+    'Pending' | 'Completing' | 'Succeeded' | 'Failed' | 'Expired'
+  >;
+  claimToken: string | null;
+  claimedUntil: Date | null;
+  paymentMethodId: number | null;
+  paymentId: number | null;
+  declineCode: string | null;
+  createdAt: Generated<Date>;
+  completedAt: Date | null;
+}
+
 export interface CaptureTokensTable {
   id: Generated<number>;
   accountId: number;
@@ -825,6 +873,8 @@ export interface Database {
   refunds: RefundsTable;
   refundUnallocations: RefundUnallocationsTable;
   sandboxGatewayOperations: SandboxGatewayOperationsTable;
+  sandboxAuthentications: SandboxAuthenticationsTable;
+  cardAuthentications: CardAuthenticationsTable;
   paymentsNeedingAttention: PaymentsNeedingAttentionTable;
   allocationReservations: AllocationReservationsTable;
   portalLinks: PortalLinksTable;

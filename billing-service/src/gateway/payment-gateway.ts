@@ -28,15 +28,52 @@ export interface ValidatedCard {
 
 export type { CardBrand } from './card-brand.js';
 
-export type GatewayOutcome<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+/**
+ * What the processor needs before it goes on: the customer authenticates with their bank (3-D Secure)
+ * on `challengeUrl` (absolute, or a path on the card-capture host, as the sandbox's is) until `expiresAt`.
+ */
+export interface GatewayAction {
+  id: string;
+  challengeUrl: string;
+  expiresAt: Date;
+}
 
+export type Succeeded<T> = { status: 'succeeded'; value: T };
+/** `code`: the processor's decline code (card_declined, insufficient_funds, authentication_failed, …). */
+export type Declined = { status: 'declined'; code: string; message: string };
+export type RequiresAction = { status: 'requiresAction'; action: GatewayAction };
+/** A refund's outcome: done or refused, never waiting for the customer. */
+export type SettledOutcome<T> = Succeeded<T> | Declined;
+/** A card save's or a charge's outcome: it may wait for the customer's authentication. */
+export type GatewayOutcome<T> = SettledOutcome<T> | RequiresAction;
+
+/** A charge. `offSession`: merchant-initiated (a renewal, the API), the customer absent; on-session: the customer is there (capture, portal). */
+export interface ChargeRequest {
+  token: string;
+  amount: Money;
+  currency: string;
+  idempotencyKey: string;
+  offSession: boolean;
+  /** The completed authentication this charge is the payment of (a capture's challenge that also authorised its first payment). */
+  authenticatedBy?: string;
+}
+
+/**
+ * The port every processor's adapter implements (README "Payment gateways"). A card is saved for
+ * later off-session charges (the processor keeps the mandate when the customer authenticated);
+ * charges name whether the customer is present. Idempotency keys go to the processor on every
+ * money-moving call.
+ */
 export interface PaymentGateway {
   readonly name: string;
+  /** Saves the card for off-session use; its bank may first ask the customer to authenticate (`requiresAction`). */
   validateCard(card: CardToValidate, signal: AbortSignal): Promise<GatewayOutcome<ValidatedCard>>;
-  charge(
-    request: { token: string; amount: Money; currency: string; idempotencyKey: string },
-    signal: AbortSignal,
-  ): Promise<GatewayOutcome<{ transactionId: string }>>;
+  /**
+   * Where a card save that asked for authentication stands now: `requiresAction` (the same action) while
+   * the customer has not answered, then succeeded or declined (authentication_failed, _expired).
+   */
+  resumeCardValidation(actionId: string, signal: AbortSignal): Promise<GatewayOutcome<ValidatedCard>>;
+  charge(request: ChargeRequest, signal: AbortSignal): Promise<GatewayOutcome<{ transactionId: string }>>;
   /**
    * Pays back `amount` of a charge (all of it or a part). A refusal (the processor's code) is an outcome;
    * a retry with one idempotency key refunds once.
@@ -44,12 +81,12 @@ export interface PaymentGateway {
   refund(
     request: { transactionId: string; amount: Money; currency: string; idempotencyKey: string },
     signal: AbortSignal,
-  ): Promise<GatewayOutcome<{ refundId: string }>>;
+  ): Promise<SettledOutcome<{ refundId: string }>>;
   /**
    * The refund made (or refused) under this idempotency key, as `refund` answered it; null when the
    * gateway never received one (settles a refund whose answer was lost in a crash).
    */
-  findRefund(idempotencyKey: string, signal: AbortSignal): Promise<GatewayOutcome<{ refundId: string }> | null>;
+  findRefund(idempotencyKey: string, signal: AbortSignal): Promise<SettledOutcome<{ refundId: string }> | null>;
 }
 
 /**

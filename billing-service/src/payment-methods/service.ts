@@ -12,6 +12,7 @@ import { API_ERROR_KEY, type ErrorCode } from '../refusals/error-codes.js';
 import type { UriBuilder } from '../uri-builder.js';
 import { checkCard } from '../gateway/card-checks.js';
 import { callGateway } from '../gateway/call-gateway.js';
+import type { GatewayAction, ValidatedCard } from '../gateway/payment-gateway.js';
 import { turnOffAutoCollect } from '../billing-settings/repository.js';
 import type { DefaultCardPort } from '../billing-settings/service.js';
 import {
@@ -109,16 +110,26 @@ function refuseMovingDefault(refusal: DefaultMoveRefusal): Refusal {
   return Refusal.invalid(refusal.message, 'makeDefault', refusal.code);
 }
 
+/** A card its bank wants the customer to authenticate before it is saved: everything to store it, but the gateway's token. */
+export interface CardAwaitingAuthentication {
+  customer: CustomerRow;
+  values: Omit<CardReadyToStore['values'], 'gatewayToken' | 'gatewayCustomerId' | 'cardBrand' | 'lastFour'>;
+  wantsDefault: boolean;
+  mayNotMoveDefault?: DefaultMoveRefusal;
+  action: GatewayAction;
+}
+
 /**
- * Checks the card locally, then with the gateway, for an existing, not cancelled
- * customer. Nothing is stored: insertValidatedCard does that, in the caller's transaction.
+ * Checks the card locally, then with the gateway, for an existing, not cancelled customer; nothing is
+ * stored (insertValidatedCard does that, in the caller's transaction). A card whose bank asks for
+ * authentication (3-D Secure) comes back as `awaiting`, to be completed by `cardAfterAuthentication`.
  */
-export async function validateCard(
+export async function startCardValidation(
   ctx: AppContext,
   caller: Caller,
   input: CreateCreditCardInput,
   options: AddCardOptions = {},
-): Promise<CardReadyToStore> {
+): Promise<{ ready: CardReadyToStore } | { awaiting: CardAwaitingAuthentication }> {
   const { number, fullYear } = checkCard(input);
   const location = resolveLocation({ country: input.countryId, state: input.stateId }, { country: 'countryId', state: 'stateId' });
   // Once per transaction or read scope: a capture's earlier steps read it already.
@@ -146,16 +157,12 @@ export async function validateCard(
       signal,
     ),
   );
-  if (!outcome.ok) throw Refusal.invalid(`validation error: ${outcome.message} (${outcome.code})`, API_ERROR_KEY, 'card_declined');
-  return {
+  if (outcome.status === 'declined') throw cardDeclined(outcome);
+  const kept = {
     customer,
     values: {
       accountId: caller.accountId,
       customerId: customer.id,
-      gatewayToken: outcome.value.token,
-      gatewayCustomerId: outcome.value.gatewayCustomerId,
-      cardBrand: outcome.value.brand,
-      lastFour: outcome.value.lastFour,
       expirationMonth: input.expirationMonth,
       expirationYear: fullYear,
       ...holderColumns(input, location),
@@ -163,6 +170,49 @@ export async function validateCard(
     wantsDefault,
     ...(options.mayNotMoveDefault !== undefined ? { mayNotMoveDefault: options.mayNotMoveDefault } : {}),
   };
+  if (outcome.status === 'requiresAction') return { awaiting: { ...kept, action: outcome.action } };
+  return { ready: withGatewayCard(kept, outcome.value) };
+}
+
+/** The card as the gateway saved it, ready to store (after its validation, or its completed authentication). */
+export function withGatewayCard(card: Omit<CardAwaitingAuthentication, 'action'>, saved: ValidatedCard): CardReadyToStore {
+  return {
+    customer: card.customer,
+    values: {
+      ...card.values,
+      gatewayToken: saved.token,
+      gatewayCustomerId: saved.gatewayCustomerId,
+      cardBrand: saved.brand,
+      lastFour: saved.lastFour,
+    },
+    wantsDefault: card.wantsDefault,
+    ...(card.mayNotMoveDefault !== undefined ? { mayNotMoveDefault: card.mayNotMoveDefault } : {}),
+  };
+}
+
+/** The 400 of a card the gateway refused at validation (or whose authentication failed). */
+export function cardDeclined(outcome: { code: string; message: string }): Refusal {
+  const code = outcome.code.startsWith('authentication_') ? 'authentication_failed' : 'card_declined';
+  return Refusal.invalid(`validation error: ${outcome.message} (${outcome.code})`, API_ERROR_KEY, code);
+}
+
+/**
+ * startCardValidation for a caller that cannot bring the customer to a challenge (the private API's
+ * POST of a card): a card that asks for authentication is refused, pointing to the card-capture host.
+ */
+export async function validateCard(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateCreditCardInput,
+  options: AddCardOptions = {},
+): Promise<CardReadyToStore> {
+  const started = await startCardValidation(ctx, caller, input, options);
+  if ('ready' in started) return started.ready;
+  throw Refusal.invalid(
+    "the card's bank asks the customer to authenticate it (3-D Secure): add it through the card-capture host (the checkout or the hosted card fields), where the customer can",
+    API_ERROR_KEY,
+    'authentication_required',
+  );
 }
 
 /**

@@ -64,8 +64,12 @@ async function storeCardWithSucceededPayment(
 
 export interface NewCardOptions {
   alsoInTransaction?: (trx: Queryable) => Promise<void>;
+  /** Runs in the transaction that stored the card and its payment, after them (a refusal rolls both back and pays the charge back). */
+  afterStored?: (trx: Queryable, stored: { paymentMethodId: number; paymentId: number }) => Promise<void>;
   /** The charge's idempotency key before its account namespace (the capture token's claim); default: a fresh one. */
   idempotencyKey?: string;
+  /** The card's completed 3-D Secure challenge, which also authorised this first payment. */
+  authenticatedBy?: string;
   /** Where a failed compensation is logged (at error level). */
   log?: ErrorLog;
   /**
@@ -109,8 +113,16 @@ export async function collectWithNewCard(
     effectiveAt: now,
   };
   const chargeKey = gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID());
-  const outcome = await chargeToken(ctx, String(card.values.gatewayToken), amount, customer.currency, chargeKey);
-  if (!outcome.ok) {
+  // The customer is at the capture: on-session, and paid by the challenge they just answered when there was one.
+  const outcome = await chargeToken(ctx, {
+    token: String(card.values.gatewayToken),
+    amount,
+    currency: customer.currency,
+    idempotencyKey: chargeKey,
+    offSession: false,
+    ...(options.authenticatedBy ? { authenticatedBy: options.authenticatedBy } : {}),
+  });
+  if (outcome.status === 'declined') {
     const failedId = await ctx.db.transaction().execute(async (trx) => {
       const removed = await insertValidatedCard(trx, caller, card, { removed: true, now });
       return insertFailedPayment(trx, caller, { ...base, paymentMethodId: removed.id }, outcome, { webhooks: ctx.webhooks, now });
@@ -143,6 +155,7 @@ async function storeChargedCard(
       await options.alsoInTransaction?.(trx);
       const events = { webhooks: ctx.webhooks, now: charge.now };
       const { card: inserted, paymentId } = await storeCardWithSucceededPayment(trx, caller, card, base, charge.transactionId, events);
+      await options.afterStored?.(trx, { paymentMethodId: inserted.id, paymentId });
       await ctx.notifier?.enqueue(trx, customer, {
         type: 'PaymentReceived',
         amount: charge.amount.toFixed(minorUnits(customer.currency)),

@@ -12,7 +12,14 @@ export { rememberCustomerRow } from '../customers/repository.js';
 export { amountInCurrency } from '../money/amount-in-currency.js';
 export { SandboxGateway } from '../gateway/sandbox-gateway.js';
 export type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from '../gateway/payment-gateway.js';
-export { insertValidatedCard, toCreditCardResponse, validateCard, type CardReadyToStore } from '../payment-methods/service.js';
+export { SANDBOX_CHALLENGE_PATH } from '../gateway/sandbox-gateway.js';
+export {
+  insertValidatedCard,
+  startCardValidation,
+  toCreditCardResponse,
+  validateCard,
+  type CardReadyToStore,
+} from '../payment-methods/service.js';
 export { cardholderFields, type CreditCardResponse } from '../payment-methods/schemas.js';
 /** A card's address: country and state ids (ISO 3166) checked and resolved. */
 export { resolveLocation } from '../geo/resolve-location.js';
@@ -22,6 +29,7 @@ export {
   claimCaptureGrant,
   releaseCaptureClaim,
   spendCaptureGrant,
+  type CaptureGrant,
   type CapturePermission,
   type TokenlessCapture,
 } from '../capture-tokens/service.js';

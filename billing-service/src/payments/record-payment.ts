@@ -20,6 +20,8 @@ export interface CollectOptions {
    * charge once, on any instance. Default: a fresh key (a request without a key is not a retry of another).
    */
   idempotencyKey?: string;
+  /** The customer is there to authenticate (the portal): an on-session charge. Default: merchant-initiated, off-session. */
+  customerPresent?: boolean;
   /** Runs inside the transaction that records the payment (succeeded or failed): the caller's own bookkeeping commits with it. */
   alsoInTransaction?: (
     trx: Queryable,
@@ -92,8 +94,14 @@ export async function recordPayment(
   try {
     let transactionId: string | null = null;
     if (card) {
-      const outcome = await chargeToken(ctx, card.gatewayToken, amount, customer.currency, chargeKey);
-      if (!outcome.ok) return await recordDecline(ctx, payment, outcome);
+      const outcome = await chargeToken(ctx, {
+        token: card.gatewayToken,
+        amount,
+        currency: customer.currency,
+        idempotencyKey: chargeKey,
+        offSession: options.customerPresent !== true,
+      });
+      if (outcome.status === 'declined') return await recordDecline(ctx, payment, outcome);
       transactionId = outcome.value.transactionId;
     }
     return await recordSuccess(ctx, payment, transactionId);

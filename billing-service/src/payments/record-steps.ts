@@ -6,17 +6,29 @@ import type { AppContext } from '../app-context.js';
 import { allocateAvailableFunds, allocateExplicitly, type Allocation } from '../ledger/allocation.js';
 import type { ResourceWebhooks } from '../outbox/webhook-events.js';
 import { addLedgerEntry } from '../ledger/entries.js';
-import { money, type Money } from '../money/money.js';
+import { money } from '../money/money.js';
 import { callGateway } from '../gateway/call-gateway.js';
+import type { ChargeRequest, Declined, SettledOutcome } from '../gateway/payment-gateway.js';
 import { insertPayment, type NewPayment, type ReservationsCounted } from './repository.js';
 import type { CollectPaymentInput } from './schemas.js';
 import { checkExplicitAllocations } from './check-request.js';
 
 export type PaymentBase = Omit<NewPayment, 'ledgerEntryId' | 'status' | 'gatewayTransactionId' | 'declineCode' | 'declineMessage'>;
-export type Declined = { ok: false; code: string; message: string };
+export type { Declined } from '../gateway/payment-gateway.js';
 
-export function chargeToken(ctx: AppContext, token: string, amount: Money, currency: string, idempotencyKey: string) {
-  return callGateway(ctx, (signal) => ctx.payments.gateway.charge({ token, amount, currency, idempotencyKey }, signal));
+/**
+ * Charges a stored or just-validated card. A bank that asks the customer to authenticate is, for now, a
+ * decline coded `authentication_required` (the payment fails and dunning counts it): bringing the customer
+ * back to authenticate a renewal is issue 37's next step (README "3-D Secure").
+ */
+export async function chargeToken(ctx: AppContext, request: ChargeRequest): Promise<SettledOutcome<{ transactionId: string }>> {
+  const outcome = await callGateway(ctx, (signal) => ctx.payments.gateway.charge(request, signal));
+  if (outcome.status !== 'requiresAction') return outcome;
+  return {
+    status: 'declined',
+    code: 'authentication_required',
+    message: 'the bank asks the customer to authenticate this payment (3-D Secure)',
+  };
 }
 
 /** Where a payment's webhook events go, and when they happened (the account's time; a payment's effective time may be earlier). */

@@ -77,7 +77,7 @@ export async function compensateUnrecordedCharge(
         signal,
       ),
     );
-    if (refund.ok) return true;
+    if (refund.status === 'succeeded') return true;
     refused = refund;
   } catch (error) {
     refused = {

@@ -10,7 +10,7 @@ import type { UriBuilder } from '../uri-builder.js';
 import { payBackPayment } from '../ledger/refunds.js';
 import { minorUnits, money, toJsonAmount, type Money } from '../money/money.js';
 import { callGateway } from '../gateway/call-gateway.js';
-import { gatewayIdempotencyKey, type GatewayOutcome } from '../gateway/payment-gateway.js';
+import { gatewayIdempotencyKey, type SettledOutcome } from '../gateway/payment-gateway.js';
 import { findPayment, type PaymentRow } from '../payments/repository.js';
 import type { PaymentResponse } from '../payments/schemas.js';
 import { amountInCurrency } from '../money/amount-in-currency.js';
@@ -243,7 +243,7 @@ export async function settleCardRefund(
   ctx: AppContext,
   caller: Caller,
   refund: { refundId: number; payment: PaymentRow; now: Date },
-  outcome: GatewayOutcome<{ refundId: string }>,
+  outcome: SettledOutcome<{ refundId: string }>,
 ): Promise<RefundOutcome> {
   const { refundId, payment, now } = refund;
   return retryOnConflict(() =>
@@ -253,7 +253,7 @@ export async function settleCardRefund(
       if (!row) throw new Error(`refund ${refundId}, reserved before the gateway was asked, is gone`);
       if (row.status !== 'Pending') return outcomeOf(row);
       const amount = money(row.amount);
-      if (!outcome.ok) {
+      if (outcome.status === 'declined') {
         await updateRefund(trx, refundId, { status: 'Failed', declineCode: outcome.code, declineMessage: outcome.message });
         await recordChange(trx, caller, {
           entityType: 'Refund',

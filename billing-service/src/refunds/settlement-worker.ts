@@ -48,7 +48,11 @@ export async function settlePendingRefunds(ctx: AppContext, log: FastifyBaseLogg
     // Refunds reserved before keys were stored were asked under `refund_<id>`.
     const key = refund.gatewayIdempotencyKey ?? `refund_${refund.id}`;
     const found = await callGateway(ctx, (signal) => ctx.payments.gateway.findRefund(key, signal));
-    const outcome = found ?? { ok: false as const, code: 'refund_not_received', message: 'the gateway never received this refund' };
+    const outcome = found ?? {
+      status: 'declined' as const,
+      code: 'refund_not_received',
+      message: 'the gateway never received this refund',
+    };
     const result = await settleCardRefund(
       ctx,
       systemCaller(refund.accountId),

@@ -71,6 +71,13 @@ export const ERROR_CODES = {
     'the capture token is unknown, expired, already used, or was issued for another customer: ask the shop for a new one',
   // refunds
   refund_declined: 'the gateway refused the refund; the refund is recorded as Failed and nothing went back',
+  // 3-D Secure (issue 37)
+  authentication_required:
+    "the card's bank asks the customer to authenticate (3-D Secure): done where the customer is (the capture host's challenge), not through the private API",
+  authentication_failed:
+    "the customer's authentication with the bank failed, expired or was abandoned: nothing was saved or charged; try again or use another card",
+  authentication_pending: 'the challenge has not been answered yet: complete it on its page, then ask again',
+  authentication_unknown: 'no card authentication has this id, or it was made by another account',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

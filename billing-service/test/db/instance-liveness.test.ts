@@ -105,6 +105,7 @@ describe('claims of a dead instance are taken over within seconds', () => {
     const hanging = {
       name: 'hanging',
       validateCard: sandbox.validateCard.bind(sandbox),
+      resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: () => new Promise<never>(() => undefined),

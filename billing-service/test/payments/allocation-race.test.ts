@@ -347,6 +347,7 @@ describe('a card payment in progress', () => {
     const hanging: PaymentGateway = {
       name: 'hanging',
       validateCard: sandbox.validateCard.bind(sandbox),
+      resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: () => new Promise<never>(() => undefined),

@@ -145,6 +145,7 @@ describe('credit card payment methods', () => {
     const hanging: PaymentGateway = {
       name: 'hanging',
       validateCard: () => new Promise(() => undefined),
+      resumeCardValidation: () => new Promise(() => undefined),
       charge: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
       findRefund: () => new Promise(() => undefined),

@@ -162,6 +162,7 @@ describe('payments', () => {
     const counting = {
       name: 'counting',
       validateCard: sandbox.validateCard.bind(sandbox),
+      resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: async (request: Parameters<SandboxGateway['charge']>[0]) => {

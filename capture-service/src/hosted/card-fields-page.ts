@@ -51,6 +51,12 @@ export function renderCardFieldsPage(config: CardFieldsPageConfig): string {
       ${field('cvv', t.cvv, 'inputmode="numeric" autocomplete="cc-csc" maxlength="4"')}
     </div>
   </main>
+  <section id="challenge" role="dialog" aria-modal="true" aria-labelledby="challenge-title" aria-describedby="challenge-intro" hidden>
+    <h2 id="challenge-title" tabindex="-1">${escapeHtml(t.challenge.title)}</h2>
+    <p id="challenge-intro">${escapeHtml(t.challenge.intro)}</p>
+    <iframe id="challenge-frame" title="${escapeHtml(t.challenge.frameTitle)}"></iframe>
+    <button id="challenge-cancel" type="button">${escapeHtml(t.challenge.cancel)}</button>
+  </section>
 </body>
 </html>
 `;

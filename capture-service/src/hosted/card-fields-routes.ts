@@ -21,6 +21,8 @@ export function cardFieldsPolicy(domains: ShopDomains): string {
     "style-src 'self'",
     "connect-src 'self'",
     "img-src 'self'",
+    // the bank's 3-D Secure page (the sandbox issuer's is on this host; a processor's is on https)
+    "frame-src 'self' https:",
     "form-action 'none'",
     "base-uri 'none'",
     `frame-ancestors ${ancestors === "'none'" ? "'self'" : ancestors === '*' ? '*' : `'self' ${ancestors}`}`,

@@ -21,6 +21,13 @@ export interface CardFieldsText {
     /** `{digits}` is 3, or 4 for American Express. */
     cvv: string;
   };
+  /** The bank's 3-D Secure challenge, shown in the frame (the bank's own page is in the bank's language). */
+  challenge: {
+    title: string;
+    intro: string;
+    frameTitle: string;
+    cancel: string;
+  };
 }
 
 const TEXT: Record<CardFieldsLanguage, CardFieldsText> = {
@@ -37,6 +44,12 @@ const TEXT: Record<CardFieldsLanguage, CardFieldsText> = {
       expired: 'This card has expired.',
       cvv: 'Enter the {digits}-digit security code.',
     },
+    challenge: {
+      title: 'Confirm with your bank',
+      intro: 'Your bank asks you to confirm this card. Follow its instructions below.',
+      frameTitle: "Your bank's confirmation page",
+      cancel: 'Cancel',
+    },
   },
   fr: {
     title: 'Coordonnées de la carte',
@@ -50,6 +63,12 @@ const TEXT: Record<CardFieldsLanguage, CardFieldsText> = {
       expiryMonth: 'Le mois doit être compris entre 01 et 12.',
       expired: 'Cette carte a expiré.',
       cvv: 'Saisissez le cryptogramme à {digits} chiffres.',
+    },
+    challenge: {
+      title: 'Confirmez auprès de votre banque',
+      intro: 'Votre banque vous demande de confirmer cette carte. Suivez ses instructions ci-dessous.',
+      frameTitle: 'Page de confirmation de votre banque',
+      cancel: 'Annuler',
     },
   },
   de: {
@@ -65,6 +84,12 @@ const TEXT: Record<CardFieldsLanguage, CardFieldsText> = {
       expired: 'Diese Karte ist abgelaufen.',
       cvv: 'Geben Sie die {digits}-stellige Prüfnummer ein.',
     },
+    challenge: {
+      title: 'Bei Ihrer Bank bestätigen',
+      intro: 'Ihre Bank bittet Sie, diese Karte zu bestätigen. Folgen Sie den Anweisungen unten.',
+      frameTitle: 'Bestätigungsseite Ihrer Bank',
+      cancel: 'Abbrechen',
+    },
   },
   es: {
     title: 'Datos de la tarjeta',
@@ -78,6 +103,12 @@ const TEXT: Record<CardFieldsLanguage, CardFieldsText> = {
       expiryMonth: 'El mes debe estar entre 01 y 12.',
       expired: 'Esta tarjeta ha caducado.',
       cvv: 'Introduce el código de seguridad de {digits} dígitos.',
+    },
+    challenge: {
+      title: 'Confirme con su banco',
+      intro: 'Su banco le pide que confirme esta tarjeta. Siga sus instrucciones a continuación.',
+      frameTitle: 'Página de confirmación de su banco',
+      cancel: 'Cancelar',
     },
   },
 };

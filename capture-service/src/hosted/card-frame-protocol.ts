@@ -60,6 +60,8 @@ export type CardFrameResult =
   | { type: 'configured'; replyTo: string }
   /** After validate, or a submit refused in the frame (nothing sent): the errors shown in the frame, in its language. */
   | { type: 'validity'; replyTo: string; valid: boolean; errors: CardFrameFieldErrors }
+  /** The card's bank asks the shopper to authenticate (3-D Secure): the frame shows the challenge; the outcome follows. */
+  | { type: 'authenticating'; replyTo: string }
   /** The capture host stored the card (and collected the first payment when one was asked). */
   | { type: 'captured'; replyTo: string; cardId: number; maskedCardNumber: string; brand: string; paymentId: number | null }
   /**
@@ -151,7 +153,8 @@ export function readResult(message: Record<string, unknown> & { type: string }):
     case 'resize':
       return isHeight(message.height) ? { type: message.type, height: message.height } : undefined;
     case 'configured':
-      return isString(message.replyTo) ? { type: 'configured', replyTo: message.replyTo } : undefined;
+    case 'authenticating':
+      return isString(message.replyTo) ? { type: message.type, replyTo: message.replyTo } : undefined;
     case 'validity':
       return isString(message.replyTo) &&
         typeof message.valid === 'boolean' &&

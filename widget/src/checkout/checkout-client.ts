@@ -47,7 +47,7 @@ export class CheckoutClient {
     );
 
   /** Steps 6-7: the card goes straight to the capture host, with the first payment when there is one. */
-  captureCard(
+  async captureCard(
     config: CheckoutConfig,
     request: {
       customerId: number;
@@ -71,13 +71,33 @@ export class CheckoutClient {
       makeDefault: true,
       ...(request.collectionAmount ? { paymentCollectOptions: { collectionAmount: request.collectionAmount } } : {}),
     };
-    return send<{ id: number; maskedCardNumber: string }>('POST', `${config.captureUrl.replace(/\/$/, '')}/api/paymentsv2`, body);
+    const result = await send<{ id: number | string; maskedCardNumber: string }>(
+      'POST',
+      `${config.captureUrl.replace(/\/$/, '')}/api/paymentsv2`,
+      body,
+    );
+    // 202: the card's bank asks for 3-D Secure, whose challenge only the hosted card fields show (README "3-D Secure").
+    if (result.ok && typeof result.value.id !== 'number') return AUTHENTICATION_NOT_SHOWN;
+    return result as Result<{ id: number; maskedCardNumber: string }>;
   }
 
   private proxy<T>(method: string, path: string, body?: unknown, session?: string) {
     return send<T>(method, `${this.proxyUrl.replace(/\/$/, '')}${path}`, body, session ? { [SESSION_HEADER]: session } : {});
   }
 }
+
+/** What the direct card inputs answer for a card whose bank asks for authentication: nothing was stored or charged. */
+const AUTHENTICATION_NOT_SHOWN = {
+  ok: false as const,
+  status: 400,
+  errors: [
+    {
+      Key: 'Api Error',
+      Value: "the card's bank asks for authentication, which only the hosted card fields can show",
+      Code: 'authentication_required' as const,
+    },
+  ],
+};
 
 /** `as`: how a successful answer is read (JSON, or a file as a Blob); a refusal is always the spec's JSON error body. */
 async function send<T>(

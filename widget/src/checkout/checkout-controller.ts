@@ -265,11 +265,13 @@ export class CheckoutController implements ReactiveController {
       return this.update({ fieldErrors: { [field]: serverText(cardField.Value, 'error.field') } });
     }
     if (result.status !== 400 && result.status !== 402) return this.update({ message: t('card.unreachable') });
-    // Declines and failed verification: one generic message (no hints for card testers), limited retries.
+    // Declines and failed verification: one generic message (no hints for card testers), limited retries;
+    // a bank challenge failed or abandoned (3-D Secure) says so: the shopper knows they were asked.
     const failedCardAttempts = this.state.failedCardAttempts + 1;
+    const authentication = result.errors.some((e) => e.Code === 'authentication_failed' || e.Code === 'authentication_required');
     this.update({
       failedCardAttempts,
-      message: t(failedCardAttempts >= MAX_CARD_ATTEMPTS ? 'card.locked' : 'card.declined'),
+      message: t(failedCardAttempts >= MAX_CARD_ATTEMPTS ? 'card.locked' : authentication ? 'card.authenticationFailed' : 'card.declined'),
     });
   }
 

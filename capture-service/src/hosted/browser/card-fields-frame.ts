@@ -10,6 +10,7 @@ import { cardProblem, cvvLength, normalizeCardNumber } from '@renew/billing-serv
 import { parseCardFieldsStyle, STYLE_PROPERTY, type CardFieldsStyle } from '../card-fields-style.js';
 import { cardFieldsLanguage, cardFieldsText, type CardFieldsText } from '../card-fields-text.js';
 import type { CardFieldsPageConfig } from '../card-fields-page.js';
+import { runChallenge } from './challenge.js';
 import {
   CHANNEL_ID,
   fromPeer,
@@ -187,16 +188,16 @@ async function submit(id: string, submission: CardFrameSubmission) {
         cache: 'no-store',
       });
     } catch {
-      return post({
-        type: 'refused',
-        replyTo: id,
-        status: 0,
-        errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again', Code: 'network_error' }],
-        declined: false,
-        declineCode: null,
-      });
+      return post(unreachable(id));
     }
-    const data = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    let data = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (response.status === 202 && data && typeof data.id === 'string' && typeof data.challengeUrl === 'string') {
+      // The card's bank asks the shopper to authenticate: the challenge here, then the capture is completed.
+      const completed = await authenticate(id, data.id, data.challengeUrl);
+      if (!completed) return;
+      response = completed;
+      data = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    }
     if (response.ok && data && typeof data.id === 'number') {
       const paymentId = Number(response.headers.get('renew-payment-id'));
       return post({
@@ -214,10 +215,51 @@ async function submit(id: string, submission: CardFrameSubmission) {
     showServerErrors(entries);
     const declineCode = entries.find((e) => e.Key === 'declineCode')?.Value ?? null;
     // On the code only: the English Value may be reworded at any time.
-    const declined = declineCode !== null || entries.some((e) => e.Code === 'card_declined');
+    const declined = declineCode !== null || entries.some((e) => e.Code === 'card_declined' || e.Code === 'authentication_failed');
     post({ type: 'refused', replyTo: id, status: response.status, errors: entries, declined, declineCode });
   } finally {
     sending = false;
+  }
+}
+
+/** The capture host could not be reached: nothing was received. */
+function unreachable(replyTo: string): CardFrameResult {
+  return {
+    type: 'refused',
+    replyTo,
+    status: 0,
+    errors: [{ Key: 'Api Error', Value: 'network error: check your connection and try again', Code: 'network_error' }],
+    declined: false,
+    declineCode: null,
+  };
+}
+
+/**
+ * The bank's challenge (3-D Secure), then the completion of the capture: its response, or undefined once a
+ * refusal was posted (the shopper cancelled, or the host could not be reached).
+ */
+async function authenticate(replyTo: string, captureId: string, challengeUrl: string): Promise<Response | undefined> {
+  post({ type: 'authenticating', replyTo });
+  if ((await runChallenge(challengeUrl)) === 'cancelled') {
+    post({
+      type: 'refused',
+      replyTo,
+      status: 400,
+      errors: [{ Key: 'Api Error', Value: 'the authentication with the bank was cancelled', Code: 'authentication_failed' }],
+      declined: true,
+      declineCode: 'authentication_failed',
+    });
+    return undefined;
+  }
+  try {
+    return await fetch(`${CAPTURE_PATH}/authentications/${encodeURIComponent(captureId)}`, {
+      method: 'POST',
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    post(unreachable(replyTo));
+    return undefined;
   }
 }
 

@@ -47,12 +47,14 @@ export interface CardFrameChannelOptions {
   channel?: string;
   onReady?(height: number): void;
   onResize?(height: number): void;
-  /** How long a command waits for its reply. */
-  timeoutMs?: { validate: number; submit: number };
+  /** The card's bank asks the shopper to authenticate (3-D Secure): the frame shows the challenge; the submit's outcome waits for it. */
+  onAuthenticating?(): void;
+  /** How long a command waits for its reply; `challenge`: how long a submit waits once the bank's challenge is shown. */
+  timeoutMs?: { validate: number; submit: number; challenge?: number };
 }
 
 /** The capture host answers within its gateway deadline (15 s by default) and the CAPTCHA check's (5 s). */
-const DEFAULT_TIMEOUTS = { validate: 5_000, submit: 45_000 };
+const DEFAULT_TIMEOUTS = { validate: 5_000, submit: 45_000, challenge: 16 * 60_000 };
 export const CARD_FORM_NOT_READY = 'The card form is not loaded yet. Please wait a moment and try again.';
 
 /**
@@ -63,8 +65,8 @@ export const CARD_FORM_NOT_READY = 'The card form is not loaded yet. Please wait
  */
 export class CardFrameChannel implements CardFrameSender {
   readonly channel: string;
-  private readonly pending = new Map<string, (result: CardFrameResult | undefined) => void>();
-  private readonly timeouts: { validate: number; submit: number };
+  private readonly pending = new Map<string, { settle: (result: CardFrameResult | undefined) => void; wait: (ms: number) => void }>();
+  private readonly timeouts: { validate: number; submit: number; challenge?: number };
   private nextId = 0;
   private isReady = false;
   private readonly listener = (event: ReceivedMessage) => this.receive(event);
@@ -84,7 +86,7 @@ export class CardFrameChannel implements CardFrameSender {
 
   stop(): void {
     this.options.listenOn.removeEventListener('message', this.listener);
-    for (const settle of this.pending.values()) settle(undefined);
+    for (const { settle } of this.pending.values()) settle(undefined);
     this.pending.clear();
   }
 
@@ -134,13 +136,17 @@ export class CardFrameChannel implements CardFrameSender {
     if (!target) return Promise.resolve(undefined);
     const id = String(++this.nextId);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => settle(undefined), timeoutMs);
+      let timer = setTimeout(() => settle(undefined), timeoutMs);
       const settle = (result: CardFrameResult | undefined) => {
         clearTimeout(timer);
         this.pending.delete(id);
         resolve(result);
       };
-      this.pending.set(id, settle);
+      const wait = (ms: number) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => settle(undefined), ms);
+      };
+      this.pending.set(id, { settle, wait });
       target.postMessage(wrap(this.channel, { ...command, id } as CardFrameCommand), this.options.frameOrigin);
     });
   }
@@ -157,8 +163,16 @@ export class CardFrameChannel implements CardFrameSender {
       case 'resize':
         this.options.onResize?.(result.height);
         return;
+      case 'authenticating': {
+        // The shopper answers the bank in the frame: the submit waits as long as the challenge may take.
+        const waiting = this.pending.get(result.replyTo);
+        if (!waiting) return;
+        waiting.wait(this.timeouts.challenge ?? DEFAULT_TIMEOUTS.challenge);
+        this.options.onAuthenticating?.();
+        return;
+      }
       default:
-        this.pending.get(result.replyTo)?.(result);
+        this.pending.get(result.replyTo)?.settle(result);
     }
   }
 }

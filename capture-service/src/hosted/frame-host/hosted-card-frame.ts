@@ -79,6 +79,11 @@ export class HostedCardFrame extends LitElement implements CardFrameSender {
         if (this.disabled) void this.channel?.configure({ disabled: true });
       },
       onResize: (height) => this.setHeight(height),
+      // The page hears of it (the checkout's `renew-checkout-authentication`, README "3-D Secure"): the bank's challenge is open in the fields.
+      onAuthenticating: () =>
+        this.dispatchEvent(
+          new CustomEvent('renew-checkout-authentication', { detail: { state: 'challenge' }, bubbles: true, composed: true }),
+        ),
     });
     this.channel.start();
     // Built once per connection: a new src would reload the frame and lose what was typed.

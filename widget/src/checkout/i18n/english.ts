@@ -83,6 +83,7 @@ export const ENGLISH = {
   'card.captchaAgain': 'Please confirm you are not a robot, then try again.',
   'card.pay': 'Pay {0}',
   'card.processing': 'Processing…',
+  'card.authenticationFailed': 'Your bank did not confirm this card, so nothing was charged. Try again or use another card.',
   'card.declined': 'This card could not be used. Check the details or use another card.',
   'card.locked': 'This card could not be used, and no more attempts are allowed. Please contact the shop.',
   'card.unreachable': 'The payment service could not be reached. Please try again.',

@@ -81,6 +81,8 @@ export const templates: LocaleTemplates = {
   'card.captchaAgain': 'Bitte bestätigen Sie, dass Sie kein Roboter sind, und versuchen Sie es erneut.',
   'card.pay': '{0} bezahlen',
   'card.processing': 'Wird verarbeitet…',
+  'card.authenticationFailed':
+    'Ihre Bank hat diese Karte nicht bestätigt, es wurde nichts belastet. Versuchen Sie es erneut oder verwenden Sie eine andere Karte.',
   'card.declined': 'Diese Karte konnte nicht verwendet werden. Prüfen Sie die Angaben oder verwenden Sie eine andere Karte.',
   'card.locked': 'Diese Karte konnte nicht verwendet werden, weitere Versuche sind nicht möglich. Bitte wenden Sie sich an den Shop.',
   'card.unreachable': 'Der Zahlungsdienst ist nicht erreichbar. Bitte versuchen Sie es erneut.',

@@ -81,6 +81,7 @@ export const templates: LocaleTemplates = {
   'card.captchaAgain': 'Confirme que no es un robot e inténtelo de nuevo.',
   'card.pay': 'Pagar {0}',
   'card.processing': 'Procesando…',
+  'card.authenticationFailed': 'Su banco no confirmó esta tarjeta, así que no se cobró nada. Inténtelo de nuevo o use otra tarjeta.',
   'card.declined': 'No se pudo usar esta tarjeta. Revise los datos o use otra tarjeta.',
   'card.locked': 'No se pudo usar esta tarjeta y no se permiten más intentos. Póngase en contacto con la tienda.',
   'card.unreachable': 'No se pudo contactar con el servicio de pago. Inténtelo de nuevo.',

@@ -81,6 +81,7 @@ export const templates: LocaleTemplates = {
   'card.captchaAgain': 'Veuillez confirmer que vous n’êtes pas un robot, puis réessayer.',
   'card.pay': 'Payer {0}',
   'card.processing': 'Traitement…',
+  'card.authenticationFailed': 'Votre banque n’a pas confirmé cette carte : rien n’a été débité. Réessayez ou utilisez une autre carte.',
   'card.declined': 'Cette carte n’a pas pu être utilisée. Vérifiez les informations ou utilisez une autre carte.',
   'card.locked': 'Cette carte n’a pas pu être utilisée et aucune autre tentative n’est possible. Veuillez contacter la boutique.',
   'card.unreachable': 'Le service de paiement est injoignable. Veuillez réessayer.',

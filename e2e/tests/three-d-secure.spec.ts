@@ -1,0 +1,90 @@
+import type { Locator, Page } from '@playwright/test';
+import { customerByEmail, expect, newShopper, product, test, type Shopper } from './fixtures.js';
+
+/**
+ * 3-D Secure in the checkout (issue 37): the bank's challenge opens inside the hosted card fields, and
+ * the capture, its first payment and the activation complete once the shopper has answered it.
+ * A French shopper at 320 px, with the sandbox's test card that always asks (4000 0027 6000 3184).
+ */
+const ALWAYS = '4000002760003184';
+
+async function reachFrenchPayment(page: Page, shopper: Shopper): Promise<Locator> {
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.goto(`${product.demoUrl}/?lang=fr`);
+  const checkout = page.locator('renew-checkout');
+  await checkout.getByRole('radio', { name: /Basic.*par mois/ }).check();
+  await checkout.getByRole('button', { name: 'Continuer' }).click();
+  await checkout.getByLabel('Prénom').fill(shopper.firstName);
+  await checkout.getByLabel('Nom', { exact: true }).fill(shopper.lastName);
+  await checkout.getByLabel('Adresse e-mail').fill(shopper.email);
+  await checkout.getByRole('button', { name: 'Continuer' }).click();
+  await checkout.getByLabel('Adresse', { exact: true }).fill('1 Main Street');
+  await checkout.getByLabel('Ville').fill('New York');
+  await checkout.getByLabel('Code postal').fill('10001');
+  await checkout.getByLabel('Pays').selectOption('US');
+  await checkout.getByLabel('État / région').selectOption('US-NY');
+  await checkout.getByRole('button', { name: 'Vérifier la commande' }).click();
+  await checkout.getByRole('button', { name: 'Passer au paiement' }).click();
+  await expect(checkout.getByRole('heading', { name: 'Paiement' })).toBeVisible();
+  await expect(checkout.locator('renew-hosted-card-frame[ready]')).toBeAttached();
+  return checkout;
+}
+
+/** The card typed into the hosted fields (in French), the CAPTCHA ticked, Pay pressed. */
+async function payInFrench(checkout: Locator, card: string) {
+  const frame = checkout.locator('renew-hosted-card-frame iframe').contentFrame();
+  await frame.getByLabel('Numéro de carte').fill(card);
+  await frame.getByLabel("Date d'expiration (MM / AA)").fill('12 / 30');
+  await frame.getByLabel('Cryptogramme (CVV)').fill('123');
+  await checkout.getByLabel('Je ne suis pas un robot').check();
+  await checkout.getByRole('button', { name: /^Payer / }).click();
+  return frame;
+}
+
+test('a French shopper at 320 px pays with a card that asks for 3-D Secure: the challenge in the card fields, then Active and paid', async ({
+  page,
+}) => {
+  const shopper = newShopper();
+  const checkout = await reachFrenchPayment(page, shopper);
+  const authentication = page.evaluate(
+    () =>
+      new Promise<unknown>((resolve) =>
+        document.addEventListener('renew-checkout-authentication', (e) => resolve((e as CustomEvent).detail)),
+      ),
+  );
+  const frame = await payInFrench(checkout, ALWAYS);
+  // The bank's page, in a dialog of the card fields, named in French.
+  const dialog = frame.getByRole('dialog', { name: 'Confirmez auprès de votre banque' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('heading', { name: 'Confirmez auprès de votre banque' })).toBeFocused();
+  expect(await authentication).toEqual({ state: 'challenge' });
+  const bank = frame.locator('#challenge-frame').contentFrame();
+  await expect(bank.getByText('3184')).toBeVisible();
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth <= document.scrollingElement!.clientWidth)).toBe(true);
+  await bank.getByRole('button', { name: 'Complete' }).click();
+
+  await expect(checkout.getByRole('heading', { name: 'Merci !' })).toBeVisible();
+  await expect(checkout.locator('[data-invoice-status]')).toContainText('payée');
+  const customer = await customerByEmail(shopper.email);
+  expect(customer?.status).toBe('Active');
+  const payments = await product.api<Array<{ status: string }>>(`/v1/customers/${customer!.id}/payments`);
+  expect(payments.map((p) => p.status)).toEqual(['Succeeded']);
+});
+
+test('a failed challenge is a French error with nothing charged; another card then pays', async ({ page }) => {
+  const shopper = newShopper();
+  const checkout = await reachFrenchPayment(page, shopper);
+  const frame = await payInFrench(checkout, ALWAYS);
+  const bank = frame.locator('#challenge-frame').contentFrame();
+  await bank.getByRole('button', { name: 'Fail' }).click();
+  await expect(checkout.getByRole('alert')).toContainText('Votre banque n’a pas confirmé cette carte');
+  // The fields are back; nothing was charged or kept.
+  await expect(frame.getByLabel('Numéro de carte')).toBeVisible();
+  const customer = await customerByEmail(shopper.email);
+  expect(await product.api(`/v1/customers/${customer!.id}/payments`)).toEqual([]);
+  expect(await product.api(`/v1/customers/${customer!.id}/paymentMethods/creditCard`)).toEqual([]);
+
+  await payInFrench(checkout, '4242424242424242');
+  await expect(checkout.getByRole('heading', { name: 'Merci !' })).toBeVisible();
+  expect((await customerByEmail(shopper.email))?.status).toBe('Active');
+});
