@@ -148,6 +148,61 @@ describe('a card whose bank asks for authentication', () => {
   });
 });
 
+describe('nothing stuck', () => {
+  it('a completion whose holder froze or died is taken over once its lease has passed', async () => {
+    const customerId = await t.customer();
+    const started = await captureNeedingChallenge(customerId, { paymentCollectOptions: { collectionAmount: '4.00' } });
+    await answerChallenge(started.challengeUrl, 'complete');
+    const db = t.billing.database.db;
+    // As a request left it that claimed the completion and then stopped: Completing, its lease running.
+    await db
+      .updateTable('cardAuthentications')
+      .set({ status: 'Completing', claimToken: 'frozen', claimedUntil: new Date(Date.now() + 60_000) })
+      .where('publicId', '=', started.id)
+      .execute();
+    const held = await complete(started.id);
+    expect(held.statusCode).toBe(409);
+    expect(errorsOf(held)[0]?.Code).toBe('authentication_pending');
+    // Its lease runs out: the next request completes it, once.
+    await db
+      .updateTable('cardAuthentications')
+      .set({ claimedUntil: new Date(Date.now() - 1) })
+      .where('publicId', '=', started.id)
+      .execute();
+    const done = await complete(started.id);
+    expect(done.statusCode, done.body).toBe(200);
+    expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ amount: 4, status: 'Succeeded' })]);
+    // The frozen holder's late write is fenced: the row is the taker's.
+    const row = await db.selectFrom('cardAuthentications').selectAll().where('publicId', '=', started.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'Succeeded', paymentId: Number(done.headers['renew-payment-id']) });
+    expect(row.claimToken).not.toBe('frozen');
+  });
+
+  it('a challenge left unanswered past its expiry fails: nothing stored, and its page takes no answer', async () => {
+    const customerId = await t.customer();
+    const started = await captureNeedingChallenge(customerId);
+    const actionId = new URL(started.challengeUrl).pathname.split('/').pop() ?? '';
+    await t.billing.database.db
+      .updateTable('sandboxAuthentications')
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where('id', '=', actionId)
+      .execute();
+    const { answered } = await answerChallenge(started.challengeUrl, 'complete');
+    expect(answered).toContain('expired');
+    const expired = await complete(started.id);
+    expect(expired.statusCode).toBe(400);
+    expect(errorsOf(expired)[0]?.Code).toBe('authentication_failed');
+    expect(errorsOf(expired)[0]?.Value).toContain('authentication_expired');
+    expect(await cardsOf(customerId)).toEqual([]);
+    const row = await t.billing.database.db
+      .selectFrom('cardAuthentications')
+      .select(['status', 'declineCode'])
+      .where('publicId', '=', started.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'Expired', declineCode: 'authentication_expired' });
+  });
+});
+
 describe('charges on a card saved with authentication', () => {
   async function savedCard(cardNumber: string) {
     const customerId = await t.customer();

@@ -260,7 +260,9 @@ describe('bulk payment jobs', () => {
       .select(['gatewayTransactionId', 'status'])
       .where('customerId', '=', customerId)
       .execute();
-    expect(payments).toEqual([{ gatewayTransactionId: charged.status === 'succeeded' ? charged.value.transactionId : '', status: 'Succeeded' }]);
+    expect(payments).toEqual([
+      { gatewayTransactionId: charged.status === 'succeeded' ? charged.value.transactionId : '', status: 'Succeeded' },
+    ]);
   });
 
   it('records a card charge once when its holder pauses mid-charge and another instance takes the record over (fencing)', async () => {
