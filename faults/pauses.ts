@@ -107,12 +107,20 @@ export async function pausedWorkerPhase({ lbApi, env, db }: PhaseContext) {
   const processed = await keyed(`${lbApi}/v1/BulkApi/Process`, { id: bulk.body.id }, `paused-process-${bulk.body.id}`);
   check(processed.status === 200, `card bulk job ${bulk.body.id} accepted for processing`);
 
-  // Freeze a worker that holds some of its records, and e-mails or webhooks in flight too if one does within 20 s.
+  // Freeze a worker that holds some of its records, and e-mails or webhooks in flight too if one does within 20 s,
+  // unless the job is nearly done: then any holder of its records, before none is left to freeze.
   let frozen: ChildProcess | undefined;
   let frozenId = '';
   const searchStart = performance.now();
   while (!frozen && performance.now() - searchStart < 60_000) {
-    const alsoSending = performance.now() - searchStart < 20_000;
+    const unfinished = Number(
+      (
+        await db.query(`select count(*)::int as n from bulk_job_records where job_id = $1 and status in ('Pending', 'Processing')`, [
+          bulk.body.id,
+        ])
+      ).rows[0].n,
+    );
+    const alsoSending = performance.now() - searchStart < 20_000 && unfinished > PAUSED_CARD_RECORDS / 4;
     const held = (
       await db.query(
         `select r.claimed_by from bulk_job_records r
@@ -134,7 +142,16 @@ export async function pausedWorkerPhase({ lbApi, env, db }: PhaseContext) {
     }
     if (!frozen) await sleep(20);
   }
-  if (!frozen) throw new Error('no worker was seen holding a record of the card bulk job');
+  if (!frozen) {
+    // What the job came to instead (done before a worker was seen with it, or never taken), for the failure's reader.
+    const seen = await db.query(
+      `select j.status as job, r.status, p.decline_code, count(*)::int as n, min(r.errors::text) as errors
+         from bulk_jobs j left join bulk_job_records r on r.job_id = j.id left join payments p on p.id = r.payment_id
+        where j.id = $1 group by j.status, r.status, p.decline_code`,
+      [bulk.body.id],
+    );
+    throw new Error(`no worker was seen holding a record of the card bulk job: ${JSON.stringify(seen.rows)}`);
+  }
   const frozenAt = performance.now();
   const heldAtFreeze = Number(
     (
