@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { customerByEmail, expect, newShopper, product, test, type Shopper } from './fixtures.js';
 
@@ -61,6 +62,10 @@ test('a French shopper at 320 px pays with a card that asks for 3-D Secure: the 
   const bank = frame.locator('#challenge-frame').contentFrame();
   await expect(bank.getByText('3184')).toBeVisible();
   expect(await page.evaluate(() => document.scrollingElement!.scrollWidth <= document.scrollingElement!.clientWidth)).toBe(true);
+  // axe, into the card fields' frame and the bank's page inside it, while the challenge is open.
+  const results = await new AxeBuilder({ page }).include('renew-checkout').withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`)).toEqual([]);
+  expect(JSON.stringify(results.passes)).toContain('challenge-cancel');
   await bank.getByRole('button', { name: 'Complete' }).click();
 
   await expect(checkout.getByRole('heading', { name: 'Merci !' })).toBeVisible();
