@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVATION_FLAGS, activate, newCustomer, newSubscription } from '../../billing-service/test/helpers/api-fixtures.js';
-import { freshIp, inject, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
+import { errorsOf, freshIp, inject, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
 
 /**
  * Renewals of cards saved with 3-D Secure (issue 37), through the billing clock on a test clock: a
@@ -31,15 +31,7 @@ async function activeWithAuthenticatedCard(cardNumber: string) {
 
   const captured = await inject(app, t.params(customerId, { cardNumber, publicApiKey: account.publicApiKey }));
   expect(captured.statusCode, captured.body).toBe(202);
-  const challenge = new URL(captured.json().challengeUrl).pathname;
-  const answered = await app.inject({
-    method: 'POST',
-    url: challenge,
-    remoteAddress: freshIp(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'answer=complete',
-  });
-  expect(answered.statusCode).toBe(200);
+  await answer(captured.json().challengeUrl, 'complete');
   const stored = await app.inject({
     method: 'POST',
     url: `/api/paymentsv2/authentications/${captured.json().id}`,
@@ -59,7 +51,39 @@ async function activeWithAuthenticatedCard(cardNumber: string) {
   );
   const invoices = (await call('GET', `/v1/customers/${customerId}/invoices`)).json() as Array<{ outstandingBalance: number }>;
   const payments = (await call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<Record<string, unknown>>;
-  return { invoices, cardPayments: payments.filter((p) => p.paymentMethod === 'CreditCard') };
+  return { account, customerId, call, invoices, cardPayments: payments.filter((p) => p.paymentMethod === 'CreditCard') };
+}
+
+/** The customer's browser in a portal session the shop opened (the recovery flow a payment e-mail links to). */
+async function portalOf(call: Awaited<ReturnType<typeof activeWithAuthenticatedCard>>['call'], customerId: number) {
+  const session = await call('POST', '/v1/portalSessions', { customerId, flow: 'paymentMethodUpdate' });
+  expect(session.statusCode, session.body).toBe(200);
+  const opened = await app.inject({
+    method: 'POST',
+    url: '/portal/open',
+    remoteAddress: freshIp(),
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ token: new URL(session.json().url).searchParams.get('token') }),
+  });
+  expect(opened.statusCode, opened.body).toBe(200);
+  const headers = {
+    cookie: String(opened.headers['set-cookie']).split(';')[0] ?? '',
+    'x-portal-csrf': opened.json().csrfToken,
+    'content-type': 'application/json',
+  };
+  return (body: unknown = {}) =>
+    app.inject({ method: 'POST', url: '/portal/api/pay', remoteAddress: freshIp(), headers, payload: JSON.stringify(body) });
+}
+
+async function answer(challengeUrl: string, choice: 'complete' | 'fail') {
+  const res = await app.inject({
+    method: 'POST',
+    url: new URL(challengeUrl).pathname,
+    remoteAddress: freshIp(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `answer=${choice}`,
+  });
+  expect(res.statusCode).toBe(200);
 }
 
 describe('renewals of a card saved through its bank', () => {
@@ -76,5 +100,38 @@ describe('renewals of a card saved through its bank', () => {
     expect(invoices.filter((i) => i.outstandingBalance > 0)).toHaveLength(1);
     expect(cardPayments.length).toBeGreaterThan(0);
     for (const payment of cardPayments) expect(payment).toMatchObject({ status: 'Failed', declineCode: 'authentication_required' });
+  });
+
+  it('the customer then pays the renewal in the portal through their bank: the challenge, then the payment, once; a failed challenge charges nothing', async () => {
+    const { customerId, call } = await activeWithAuthenticatedCard('4000002760003184');
+    const pay = await portalOf(call, customerId);
+    const first = await pay();
+    expect(first.statusCode, first.body).toBe(202);
+    expect(first.json()).toMatchObject({ status: 'RequiresAction', authenticationId: expect.stringMatching(/^sbxauth_/) });
+    expect(first.json().challengeUrl).toMatch(/^http:\/\/[^/]+\/sandbox\/3ds\/sbxauth_/);
+    // Failed at the bank: asked again, nothing charged.
+    await answer(first.json().challengeUrl, 'fail');
+    const refused = await pay({ authenticatedBy: first.json().authenticationId });
+    expect(refused.statusCode).toBe(202);
+    const succeededBefore = (await call('GET', `/v1/customers/${customerId}/payments`))
+      .json()
+      .filter((p: { status: string }) => p.status === 'Succeeded');
+    // A challenge that is not this card's (or not answered) authorises nothing: asked again.
+    expect((await pay({ authenticatedBy: 'sbxauth_forged' })).statusCode).toBe(202);
+    // Confirmed at the bank: the same payment goes through, and every invoice is paid.
+    await answer(refused.json().challengeUrl, 'complete');
+    const paid = await pay({ authenticatedBy: refused.json().authenticationId });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(paid.json()).toMatchObject({ status: 'Succeeded', paymentMethod: 'CreditCard', source: 'SelfServicePortal' });
+    const invoices = (await call('GET', `/v1/customers/${customerId}/invoices`)).json() as Array<{ outstandingBalance: number }>;
+    expect(invoices.map((i) => i.outstandingBalance)).toEqual([0, 0]);
+    const succeeded = (await call('GET', `/v1/customers/${customerId}/payments`))
+      .json()
+      .filter((p: { status: string }) => p.status === 'Succeeded');
+    expect(succeeded).toHaveLength(succeededBefore.length + 1);
+    // Paid once: asking again finds nothing owed.
+    const again = await pay({ authenticatedBy: refused.json().authenticationId });
+    expect(again.statusCode).toBe(400);
+    expect(errorsOf(again)[0]?.Code).toBe('state_conflict');
   });
 });

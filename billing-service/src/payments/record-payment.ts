@@ -20,8 +20,13 @@ export interface CollectOptions {
    * charge once, on any instance. Default: a fresh key (a request without a key is not a retry of another).
    */
   idempotencyKey?: string;
-  /** The customer is there to authenticate (the portal): an on-session charge. Default: merchant-initiated, off-session. */
+  /**
+   * The customer is there to authenticate (the portal): an on-session charge, and a bank asking for
+   * authentication throws AuthenticationNeeded (nothing charged or recorded). Default: merchant-initiated, off-session.
+   */
   customerPresent?: boolean;
+  /** The customer's completed challenge for this charge (the action AuthenticationNeeded carried). */
+  authenticatedBy?: string;
   /** Runs inside the transaction that records the payment (succeeded or failed): the caller's own bookkeeping commits with it. */
   alsoInTransaction?: (
     trx: Queryable,
@@ -94,13 +99,18 @@ export async function recordPayment(
   try {
     let transactionId: string | null = null;
     if (card) {
-      const outcome = await chargeToken(ctx, {
-        token: card.gatewayToken,
-        amount,
-        currency: customer.currency,
-        idempotencyKey: chargeKey,
-        offSession: options.customerPresent !== true,
-      });
+      const outcome = await chargeToken(
+        ctx,
+        {
+          token: card.gatewayToken,
+          amount,
+          currency: customer.currency,
+          idempotencyKey: chargeKey,
+          offSession: options.customerPresent !== true,
+          ...(options.authenticatedBy ? { authenticatedBy: options.authenticatedBy } : {}),
+        },
+        options.customerPresent === true,
+      );
       if (outcome.status === 'declined') return await recordDecline(ctx, payment, outcome);
       transactionId = outcome.value.transactionId;
     }

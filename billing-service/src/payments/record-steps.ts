@@ -8,7 +8,7 @@ import type { ResourceWebhooks } from '../outbox/webhook-events.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { money } from '../money/money.js';
 import { callGateway } from '../gateway/call-gateway.js';
-import type { ChargeRequest, Declined, SettledOutcome } from '../gateway/payment-gateway.js';
+import type { ChargeRequest, Declined, GatewayAction, SettledOutcome } from '../gateway/payment-gateway.js';
 import { insertPayment, type NewPayment, type ReservationsCounted } from './repository.js';
 import type { CollectPaymentInput } from './schemas.js';
 import { checkExplicitAllocations } from './check-request.js';
@@ -17,13 +17,29 @@ export type PaymentBase = Omit<NewPayment, 'ledgerEntryId' | 'status' | 'gateway
 export type { Declined } from '../gateway/payment-gateway.js';
 
 /**
- * Charges a stored or just-validated card. A bank that asks the customer to authenticate is, for now, a
- * decline coded `authentication_required` (the payment fails and dunning counts it): bringing the customer
- * back to authenticate a renewal is issue 37's next step (README "3-D Secure").
+ * The card's bank asks the customer, who is there (the portal), to authenticate this charge first: nothing
+ * was charged or recorded; the caller shows the challenge and charges again with `authenticatedBy`.
  */
-export async function chargeToken(ctx: AppContext, request: ChargeRequest): Promise<SettledOutcome<{ transactionId: string }>> {
+export class AuthenticationNeeded extends Error {
+  constructor(readonly action: GatewayAction) {
+    super('the bank asks the customer to authenticate this payment (3-D Secure)');
+  }
+}
+
+/**
+ * Charges a stored or just-validated card. A bank that asks the customer to authenticate: with the customer
+ * present (`customerPresent`), AuthenticationNeeded is thrown; otherwise the charge is a decline coded
+ * `authentication_required` (the payment fails and dunning counts it): bringing the customer back to
+ * authenticate a renewal by e-mail is issue 37's next step (README "3-D Secure").
+ */
+export async function chargeToken(
+  ctx: AppContext,
+  request: ChargeRequest,
+  customerPresent = false,
+): Promise<SettledOutcome<{ transactionId: string }>> {
   const outcome = await callGateway(ctx, (signal) => ctx.payments.gateway.charge(request, signal));
   if (outcome.status !== 'requiresAction') return outcome;
+  if (customerPresent) throw new AuthenticationNeeded(outcome.action);
   return {
     status: 'declined',
     code: 'authentication_required',

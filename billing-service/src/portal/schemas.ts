@@ -50,6 +50,11 @@ export type PortalCancelInput = z.infer<typeof PortalCancelBody>;
 
 export const PortalPayBody = z.object({
   paymentMethodId: z.number().int().positive().nullish().describe('a card of the customer; default: the default card'),
+  authenticatedBy: z
+    .string()
+    .max(200)
+    .nullish()
+    .describe("the bank's challenge the customer just answered (the id of a 202 answer's authentication): the charge it authorised"),
 });
 
 export const PortalDefaultCardBody = z.object({ paymentMethodId: z.number().int().positive() });

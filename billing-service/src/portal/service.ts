@@ -28,6 +28,7 @@ import { updateCreditCard } from '../payment-methods/service.js';
 import { paymentDeclinedError } from '../payments/outcome.js';
 import { getPayment } from '../payments/payment-responses.js';
 import { recordPayment } from '../payments/record-payment.js';
+import { AuthenticationNeeded } from '../payments/record-steps.js';
 import type { PaymentResponse } from '../payments/schemas.js';
 import { findSubscription, findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
 import { toSubscriptionResponses } from '../subscriptions/subscription-response.js';
@@ -223,6 +224,14 @@ export async function setPortalDefaultCard(ctx: AppContext, session: PortalSessi
   });
 }
 
+/** The portal's answer (202) when the card's bank asks the customer to authenticate the payment first. */
+export interface PortalAuthenticationNeeded {
+  status: 'RequiresAction';
+  authenticationId: string;
+  challengeUrl: string;
+  expiresTimestamp: string;
+}
+
 /**
  * Pays what the customer's posted invoices owe, with the default card or another card of theirs,
  * through POST /v1/payments' service (allocated oldest first, webhooks, e-mail). A Suspended customer
@@ -231,9 +240,9 @@ export async function setPortalDefaultCard(ctx: AppContext, session: PortalSessi
 export async function payPortalInvoices(
   ctx: AppContext,
   session: PortalSession,
-  input: { paymentMethodId?: number | null },
+  input: { paymentMethodId?: number | null; authenticatedBy?: string | null },
   idempotencyKey?: string,
-): Promise<PaymentResponse> {
+): Promise<PaymentResponse | PortalAuthenticationNeeded> {
   const caller = portalCaller(ctx, session);
   const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
   if (!customer) throw Refusal.notFound('customer', session.customerId);
@@ -244,20 +253,38 @@ export async function payPortalInvoices(
   const { arBalance, unallocatedPayments, unallocatedCredits } = await customerBalances(ctx.db, session.customerId);
   const owed = arBalance.minus(unallocatedPayments).minus(unallocatedCredits);
   if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount', 'state_conflict');
-  const outcome = await recordPayment(
-    ctx,
-    caller,
-    {
-      customerId: session.customerId,
-      amount: owed.toFixed(minorUnits(customer.currency)),
-      paymentMethod: 'CreditCard',
-      ...(input.paymentMethodId != null ? { paymentMethodId: input.paymentMethodId } : { useDefaultPaymentMethod: true }),
-      source: 'SelfServicePortal',
-      reference: 'customer portal',
-    },
-    undefined,
-    idempotencyKey ? { idempotencyKey: `portal-${session.customerId}-${idempotencyKey}` } : {},
-  );
+  let outcome: Awaited<ReturnType<typeof recordPayment>>;
+  try {
+    // The customer is here: an on-session charge, whose bank may ask them to authenticate it (3-D Secure).
+    outcome = await recordPayment(
+      ctx,
+      caller,
+      {
+        customerId: session.customerId,
+        amount: owed.toFixed(minorUnits(customer.currency)),
+        paymentMethod: 'CreditCard',
+        ...(input.paymentMethodId != null ? { paymentMethodId: input.paymentMethodId } : { useDefaultPaymentMethod: true }),
+        source: 'SelfServicePortal',
+        reference: 'customer portal',
+      },
+      undefined,
+      {
+        ...(idempotencyKey ? { idempotencyKey: `portal-${session.customerId}-${idempotencyKey}` } : {}),
+        customerPresent: true,
+        ...(input.authenticatedBy ? { authenticatedBy: input.authenticatedBy } : {}),
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof AuthenticationNeeded)) throw error;
+    // Nothing charged or recorded: the portal shows the bank's challenge, then pays again with `authenticatedBy`.
+    const { action } = error;
+    return {
+      status: 'RequiresAction',
+      authenticationId: action.id,
+      challengeUrl: action.challengeUrl,
+      expiresTimestamp: action.expiresAt.toISOString(),
+    };
+  }
   if (outcome.status === 'Declined') throw paymentDeclinedError(outcome);
   if (customer.status === 'Suspended')
     await reactivateIfPaid(ctx, { id: customer.id, accountId: customer.accountId }, await ctx.clock.now(session.accountId));

@@ -87,7 +87,16 @@ function registerPaymentRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
   app.post('/portal/api/pay', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     const key = request.headers['idempotency-key'];
-    return payPortalInvoices(ctx, found, parseBody(PortalPayBody, request.body), typeof key === 'string' ? key.slice(0, 255) : undefined);
+    const paid = await payPortalInvoices(
+      ctx,
+      found,
+      parseBody(PortalPayBody, request.body),
+      typeof key === 'string' ? key.slice(0, 255) : undefined,
+    );
+    if (!('status' in paid && paid.status === 'RequiresAction')) return paid;
+    // The bank asks the customer to authenticate first (3-D Secure): its challenge, on this host for the sandbox.
+    reply.code(202);
+    return { ...paid, challengeUrl: new URL(paid.challengeUrl, `${request.protocol}://${request.host}`).toString() };
   });
 }
 

@@ -53,6 +53,7 @@ export class RenewPortal extends LitElement implements Portal {
     busy: { state: true },
     ended: { state: true },
     payWith: { state: true },
+    challenge: { state: true },
     changeOptions: { state: true },
     changePreview: { state: true },
   };
@@ -67,6 +68,7 @@ export class RenewPortal extends LitElement implements Portal {
   declare busy: boolean;
   declare ended: boolean;
   declare payWith: PayWith;
+  declare challenge: Portal['challenge'];
   declare changeOptions: ChangeOptions[] | undefined;
   declare changePreview: PlanChange | undefined;
   /** What the preview shown was asked for: confirming sends exactly it. */

@@ -123,6 +123,8 @@ export interface Portal {
   busy: boolean;
   ended: boolean;
   payWith: PayWith;
+  /** The bank's 3-D Secure challenge of a payment, while it is shown (portal-pay.ts). */
+  challenge: { url: string; cancel(): void } | undefined;
   changeOptions: ChangeOptions[] | undefined;
   changePreview: PlanChange | undefined;
   /** What the preview shown was asked for: confirming sends exactly it. */

@@ -7,6 +7,7 @@ import { say } from './portal-text.js';
 
 export function renderPay(p: Portal) {
   const t = p.text;
+  if (p.challenge) return renderChallenge(p, p.challenge);
   const o = loadedOverview(p);
   if (o.balance <= 0) return html`<h2 tabindex="-1">${t.payTitle}</h2><p>${t.nothingDue}</p>`;
   const amount = money(p, o.balance, o.customer.currency);
@@ -40,12 +41,23 @@ export async function pay(p: Portal, event: Event) {
       if (paymentMethodId === undefined) return;
     }
     // One key per attempt: a retried request (a lost answer) never pays twice.
-    const payment = await p.api<{ amount: number; currency?: string }>(
-      'POST',
-      '/portal/api/pay',
-      paymentMethodId ? { paymentMethodId } : {},
-      { 'idempotency-key': crypto.randomUUID() },
-    );
+    const body = paymentMethodId ? { paymentMethodId } : {};
+    let payment = await p.api<PaymentOrChallenge>('POST', '/portal/api/pay', body, { 'idempotency-key': crypto.randomUUID() });
+    if (payment.status === 'RequiresAction') {
+      // The bank asks the customer to confirm the payment (3-D Secure): its page here, then the same payment, authorised.
+      const answered = await runBankChallenge(p, payment.challengeUrl);
+      if (answered)
+        payment = await p.api<PaymentOrChallenge>(
+          'POST',
+          '/portal/api/pay',
+          { ...body, authenticatedBy: payment.authenticationId },
+          { 'idempotency-key': crypto.randomUUID() },
+        );
+      if (!answered || payment.status === 'RequiresAction') {
+        p.problem = p.text.bankFailed;
+        return;
+      }
+    }
     const currency = loadedOverview(p).customer.currency;
     p.overview = await p.api<Overview>('GET', '/portal/api/overview');
     p.payWith = 'default';
@@ -55,4 +67,40 @@ export async function pay(p: Portal, event: Event) {
   } finally {
     p.busy = false;
   }
+}
+
+type PaymentOrChallenge =
+  | { status: 'Succeeded' | 'Failed'; amount: number; currency?: string }
+  | { status: 'RequiresAction'; authenticationId: string; challengeUrl: string };
+
+/** The bank's page in a dialog of the pay view: named by its heading, focused, Cancel or Escape to abandon. */
+function renderChallenge(p: Portal, challenge: NonNullable<Portal['challenge']>) {
+  const t = p.text;
+  return html`<section role="dialog" aria-modal="true" aria-labelledby="bank-title" aria-describedby="bank-intro"
+      @keydown=${(event: KeyboardEvent) => event.key === 'Escape' && challenge.cancel()}>
+    <h2 id="bank-title" tabindex="-1">${t.bankTitle}</h2>
+    <p id="bank-intro">${t.bankIntro}</p>
+    <iframe id="bank-challenge" class="bank-challenge" title=${t.bankFrame} src=${challenge.url}></iframe>
+    <div class="actions"><button type="button" @click=${() => challenge.cancel()}>${t.bankCancel}</button></div>
+  </section>`;
+}
+
+/** Shows the bank's challenge until its page answers (true) or the customer cancels (false). */
+function runBankChallenge(p: Portal, url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const finish = (answered: boolean) => {
+      window.removeEventListener('message', onMessage);
+      p.challenge = undefined;
+      resolve(answered);
+    };
+    // Only the bank's page in this dialog, served from this host (the sandbox issuer, or a processor's return page).
+    const onMessage = (event: MessageEvent) => {
+      const frame = p.renderRoot.querySelector<HTMLIFrameElement>('#bank-challenge');
+      if (!frame || event.source !== frame.contentWindow || event.origin !== location.origin) return;
+      if ((event.data as { type?: unknown } | null)?.type === 'renew-3ds') finish(true);
+    };
+    window.addEventListener('message', onMessage);
+    p.challenge = { url, cancel: () => finish(false) };
+    void p.updateComplete.then(() => p.renderRoot.querySelector<HTMLElement>('#bank-title')?.focus());
+  });
 }

@@ -45,4 +45,7 @@ export const portalStyles = css`
   .table-wrap { max-width: 100%; overflow-x: auto; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   @media (max-width: 30rem) { .hide-narrow { display: none; } dl { grid-template-columns: 1fr; } }
+  /* the bank's 3-D Secure page (portal-pay.ts) */
+  .bank-challenge { display: block; width: 100%; height: 420px; border: 1px solid currentColor; border-radius: 6px; background: #fff; }
+  #bank-title:focus { outline: none; }
 `;

@@ -82,6 +82,12 @@ export const de: PortalText = {
   payNow: '{0} bezahlen',
   paid: 'Danke: Ihre Zahlung von {0} ist eingegangen.',
   nothingDue: 'Sie haben nichts zu bezahlen.',
+  bankTitle: 'Bei Ihrer Bank bestätigen',
+  bankIntro: 'Ihre Bank bittet Sie, diese Zahlung zu bestätigen. Folgen Sie den Anweisungen unten.',
+  bankFrame: 'Bestätigungsseite Ihrer Bank',
+  bankCancel: 'Abbrechen',
+  bankFailed:
+    'Ihre Bank hat die Zahlung nicht bestätigt, es wurde nichts belastet. Versuchen Sie es erneut oder verwenden Sie eine andere Karte.',
   invoicesTitle: 'Rechnungen',
   noInvoices: 'Noch keine Rechnungen.',
   invoiceNumber: 'Rechnung',
