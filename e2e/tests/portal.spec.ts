@@ -427,3 +427,54 @@ test("the demo store's Account page opens the portal for the shopper its checkou
   // "Back to the shop" leads to the store that sent the customer.
   await expect(portal(page).getByRole('link', { name: 'Back to the shop' })).toHaveAttribute('href', `${product.demoUrl}/`);
 });
+
+test('3-D Secure: a customer saves a card through its bank, then pays the open invoice through it again', async ({ page }) => {
+  const t = portalText('en');
+  // The sandbox's card that asks for 3-D Secure on every save and payment.
+  const ALWAYS = '4000002760003184';
+  const customer = await p.call<{ id: number }>('POST', '/v1/customers', {
+    firstName: 'Ada',
+    lastName: 'Secure',
+    primaryEmail: `three-d-secure.${Date.now()}@example.com`,
+    currency: 'USD',
+  });
+  await p.call('POST', '/v1/subscriptions', { customerId: customer.id, planFrequencyId: 11 });
+  await p.call('POST', '/v1/customeractivation', {
+    customerId: customer.id,
+    activateAllSubscriptions: true,
+    activateAllDraftPurchases: false,
+    temporarilyDisableAutoPost: false,
+  });
+  const session = await p.call<{ url: string }>('POST', '/v1/portalSessions', { customerId: customer.id });
+  await page.goto(session.url);
+  // The one-use link leads on to /portal/ (the session in its cookie): the portal's own page from then on.
+  await expect(page).toHaveURL(/\/portal\/(\?.*)?(#.*)?$/);
+  const portal = page.locator('renew-portal');
+  await expect(portal.getByRole('heading', { name: t.overview })).toBeVisible();
+
+  // The card: typed in the hosted fields, confirmed at the bank in the fields' own dialog.
+  await portal.getByRole('link', { name: t.updateCard }).first().click();
+  await expect(portal.getByRole('heading', { name: t.cardTitle })).toBeVisible();
+  await expect(portal.locator('renew-hosted-card-frame[ready]')).toBeAttached();
+  const frame = portal.locator('renew-hosted-card-frame iframe').contentFrame();
+  await frame.getByLabel('Card number').fill(ALWAYS);
+  await frame.getByLabel('Expiry date (MM / YY)').fill('12 / 30');
+  await frame.getByLabel('Security code (CVV)').fill('123');
+  await portal.getByRole('button', { name: t.saveCard }).click();
+  await frame.locator('#challenge-frame').contentFrame().getByRole('button', { name: 'Complete' }).click();
+  await expect(portal.getByRole('status')).toHaveText(t.cardSaved);
+
+  // The payment: the bank asks again (this card always does); its page in the portal's dialog.
+  await portal.getByRole('link', { name: t.payInvoices }).first().click();
+  await expect(portal.getByRole('heading', { name: t.payTitle })).toBeVisible();
+  await portal.getByRole('button', { name: /^Pay / }).click();
+  const dialog = portal.getByRole('dialog', { name: t.bankTitle });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('heading', { name: t.bankTitle })).toBeFocused();
+  await portal.locator('#bank-challenge').contentFrame().getByRole('button', { name: 'Complete' }).click();
+  await expect(portal.getByRole('status')).toContainText('Thank you');
+  const invoices = await p.call<Array<{ outstandingBalance: number }>>('GET', `/v1/customers/${customer.id}/invoices`);
+  expect(invoices.map((i) => i.outstandingBalance)).toEqual([0]);
+  const payments = await p.call<Array<{ status: string; source: string }>>('GET', `/v1/customers/${customer.id}/payments`);
+  expect(payments).toEqual([expect.objectContaining({ status: 'Succeeded', source: 'SelfServicePortal' })]);
+});

@@ -1,12 +1,12 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
-import { portalText } from '../../capture-service/src/portal/browser/portal-text.js';
-import { customerByEmail, expect, newShopper, portalProduct, product, test, type Shopper } from './fixtures.js';
+import { customerByEmail, expect, newShopper, product, test, type Shopper } from './fixtures.js';
 
 /**
  * 3-D Secure in the checkout (issue 37): the bank's challenge opens inside the hosted card fields, and
  * the capture, its first payment and the activation complete once the shopper has answered it.
  * A French shopper at 320 px, with the sandbox's test card that always asks (4000 0027 6000 3184).
+ * The portal's case is in portal.spec.ts (its tests share the portal product's test clock, one at a time).
  */
 const ALWAYS = '4000002760003184';
 
@@ -93,49 +93,4 @@ test('a failed challenge is a French error with nothing charged; another card th
   await payInFrench(checkout, '4242424242424242');
   await expect(checkout.getByRole('heading', { name: 'Merci !' })).toBeVisible();
   expect((await customerByEmail(shopper.email))?.status).toBe('Active');
-});
-
-test('in the portal, a customer saves a card through its bank, then pays the open invoice through it again', async ({ page }) => {
-  const t = portalText('en');
-  const customer = await portalProduct.call<{ id: number }>('POST', '/v1/customers', {
-    firstName: 'Ada',
-    lastName: 'Secure',
-    primaryEmail: `three-d-secure.${Date.now()}@example.com`,
-    currency: 'USD',
-  });
-  await portalProduct.call('POST', '/v1/subscriptions', { customerId: customer.id, planFrequencyId: 11 });
-  await portalProduct.call('POST', '/v1/customeractivation', {
-    customerId: customer.id,
-    activateAllSubscriptions: true,
-    activateAllDraftPurchases: false,
-    temporarilyDisableAutoPost: false,
-  });
-  const session = await portalProduct.call<{ url: string }>('POST', '/v1/portalSessions', { customerId: customer.id });
-  await page.goto(session.url);
-  const portal = page.locator('renew-portal');
-  await expect(portal.getByRole('navigation')).toBeVisible();
-
-  // The card: typed in the hosted fields, confirmed at the bank in the fields' own dialog.
-  await portal.getByRole('link', { name: t.updateCard }).first().click();
-  await expect(portal.locator('renew-hosted-card-frame[ready]')).toBeAttached();
-  const frame = portal.locator('renew-hosted-card-frame iframe').contentFrame();
-  await frame.getByLabel('Card number').fill(ALWAYS);
-  await frame.getByLabel('Expiry date (MM / YY)').fill('12 / 30');
-  await frame.getByLabel('Security code (CVV)').fill('123');
-  await portal.getByRole('button', { name: t.saveCard }).click();
-  await frame.locator('#challenge-frame').contentFrame().getByRole('button', { name: 'Complete' }).click();
-  await expect(portal.getByRole('status')).toHaveText(t.cardSaved);
-
-  // The payment: the bank asks again (this card always does); its page in the portal's dialog.
-  await portal.getByRole('link', { name: t.payInvoices }).first().click();
-  await portal.getByRole('button', { name: /^Pay / }).click();
-  const dialog = portal.getByRole('dialog', { name: t.bankTitle });
-  await expect(dialog).toBeVisible();
-  await expect(dialog.getByRole('heading', { name: t.bankTitle })).toBeFocused();
-  await portal.locator('#bank-challenge').contentFrame().getByRole('button', { name: 'Complete' }).click();
-  await expect(portal.getByRole('status')).toContainText('Thank you');
-  const invoices = await portalProduct.call<Array<{ outstandingBalance: number }>>('GET', `/v1/customers/${customer.id}/invoices`);
-  expect(invoices.map((i) => i.outstandingBalance)).toEqual([0]);
-  const payments = await portalProduct.call<Array<{ status: string; source: string }>>('GET', `/v1/customers/${customer.id}/payments`);
-  expect(payments).toEqual([expect.objectContaining({ status: 'Succeeded', source: 'SelfServicePortal' })]);
 });
