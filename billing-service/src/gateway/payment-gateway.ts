@@ -59,6 +59,33 @@ export interface ChargeRequest {
 }
 
 /**
+ * An asynchronous event from the processor, in Renew's words (adapter-specific payloads stay in the adapter).
+ * `eventId` is the processor's own id of the event: ingesting one twice changes nothing. `transactionId` is
+ * the charge's id as `charge` answered it.
+ */
+export type GatewayEvent =
+  | {
+      kind: 'disputeOpened';
+      eventId: string;
+      disputeId: string;
+      transactionId: string;
+      amount: Money;
+      currency: string;
+      /** The processor's reason (fraudulent, product_not_received, …). */
+      reason: string;
+      evidenceDueAt: Date | null;
+      /** What the processor charges the merchant for the dispute; null when it does not say. */
+      fee: Money | null;
+    }
+  | {
+      kind: 'disputeClosed';
+      eventId: string;
+      disputeId: string;
+      transactionId: string;
+      outcome: 'won' | 'lost';
+    };
+
+/**
  * The port every processor's adapter implements (README "Payment gateways"). A card is saved for
  * later off-session charges (the processor keeps the mandate when the customer authenticated);
  * charges name whether the customer is present. Idempotency keys go to the processor on every
@@ -87,6 +114,13 @@ export interface PaymentGateway {
    * gateway never received one (settles a refund whose answer was lost in a crash).
    */
   findRefund(idempotencyKey: string, signal: AbortSignal): Promise<SettledOutcome<{ refundId: string }> | null>;
+  /**
+   * Events the processor holds for Renew to fetch (the sandbox's disputes); a processor that pushes its
+   * events to a webhook (Stripe) answers none here. A worker fetches them on every instance, ingests each
+   * (idempotent on `eventId`), then acknowledges them: an event fetched twice is ingested once.
+   */
+  dueEvents(limit: number, signal: AbortSignal): Promise<GatewayEvent[]>;
+  acknowledgeEvents(eventIds: string[], signal: AbortSignal): Promise<void>;
 }
 
 /**

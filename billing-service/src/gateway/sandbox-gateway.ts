@@ -6,6 +6,7 @@ import type { Money } from '../money/money.js';
 import type {
   CardToValidate,
   ChargeRequest,
+  GatewayEvent,
   GatewayOutcome,
   PaymentGateway,
   RequiresAction,
@@ -174,6 +175,13 @@ export class SandboxGateway implements PaymentGateway {
     });
     return refundOutcome(operation);
   }
+
+  /** Disputes of 0259 charges: issue 37's disputes (to come). */
+  async dueEvents(): Promise<GatewayEvent[]> {
+    return [];
+  }
+
+  async acknowledgeEvents(): Promise<void> {}
 
   async findRefund(idempotencyKey: string): Promise<SettledOutcome<{ refundId: string }> | null> {
     const operation = await findOperation(this.records, 'refund', idempotencyKey);

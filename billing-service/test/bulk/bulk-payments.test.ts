@@ -288,6 +288,8 @@ describe('bulk payment jobs', () => {
         name: real.name,
         validateCard: (card, signal) => real.validateCard(card, signal),
         resumeCardValidation: (id, signal) => real.resumeCardValidation(id, signal),
+        dueEvents: (limit, signal) => real.dueEvents(limit, signal),
+        acknowledgeEvents: (ids, signal) => real.acknowledgeEvents(ids, signal),
         refund: (request, signal) => real.refund(request, signal),
         findRefund: (key, signal) => real.findRefund(key, signal),
         async charge(request, signal) {

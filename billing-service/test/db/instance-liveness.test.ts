@@ -106,6 +106,8 @@ describe('claims of a dead instance are taken over within seconds', () => {
       name: 'hanging',
       validateCard: sandbox.validateCard.bind(sandbox),
       resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
+      dueEvents: sandbox.dueEvents.bind(sandbox),
+      acknowledgeEvents: sandbox.acknowledgeEvents.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: () => new Promise<never>(() => undefined),

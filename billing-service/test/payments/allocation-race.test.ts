@@ -348,6 +348,8 @@ describe('a card payment in progress', () => {
       name: 'hanging',
       validateCard: sandbox.validateCard.bind(sandbox),
       resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
+      dueEvents: sandbox.dueEvents.bind(sandbox),
+      acknowledgeEvents: sandbox.acknowledgeEvents.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: () => new Promise<never>(() => undefined),

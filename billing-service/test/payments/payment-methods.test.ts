@@ -146,6 +146,8 @@ describe('credit card payment methods', () => {
       name: 'hanging',
       validateCard: () => new Promise(() => undefined),
       resumeCardValidation: () => new Promise(() => undefined),
+      dueEvents: async () => [],
+      acknowledgeEvents: async () => undefined,
       charge: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
       findRefund: () => new Promise(() => undefined),

@@ -163,6 +163,8 @@ describe('payments', () => {
       name: 'counting',
       validateCard: sandbox.validateCard.bind(sandbox),
       resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
+      dueEvents: sandbox.dueEvents.bind(sandbox),
+      acknowledgeEvents: sandbox.acknowledgeEvents.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: async (request: Parameters<SandboxGateway['charge']>[0]) => {
