@@ -17,6 +17,8 @@ export interface CardToValidate {
   postalZip?: string | null;
   /** Risk signals the built-in processing asks for (capture host). */
   risk?: { riskToken: string; clientIp: string; email: string } | null;
+  /** The key the processor's calls for this save are made under (a retry saves once); a fresh one when absent. */
+  idempotencyKey?: string;
 }
 
 export interface ValidatedCard {
