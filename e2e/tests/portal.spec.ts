@@ -428,14 +428,21 @@ test("the demo store's Account page opens the portal for the shopper its checkou
   await expect(portal(page).getByRole('link', { name: 'Back to the shop' })).toHaveAttribute('href', `${product.demoUrl}/`);
 });
 
-test('3-D Secure: a customer saves a card through its bank, then pays the open invoice through it again', async ({ page }) => {
+test("3-D Secure: a customer saves a card through its bank, pays the open invoice through it again; the renewal waits for the bank, and the AuthenticationRequired e-mail's link pays it", async ({
+  page,
+}) => {
   const t = portalText('en');
   // The sandbox's card that asks for 3-D Secure on every save and payment.
   const ALWAYS = '4000002760003184';
+  const clock = new Date((await p.call<{ now: string }>('GET', '/v1/testclock')).now);
+  const month = (n: number, plusDays = 0) =>
+    new Date(Date.UTC(clock.getUTCFullYear(), clock.getUTCMonth() + n, 10, 12) + plusDays * DAY).toISOString();
+  await p.call('POST', '/v1/testclock/advance', { to: month(1) });
+  const email = `three-d-secure.${Date.now()}@example.com`;
   const customer = await p.call<{ id: number }>('POST', '/v1/customers', {
     firstName: 'Ada',
     lastName: 'Secure',
-    primaryEmail: `three-d-secure.${Date.now()}@example.com`,
+    primaryEmail: email,
     currency: 'USD',
   });
   await p.call('POST', '/v1/subscriptions', { customerId: customer.id, planFrequencyId: 11 });
@@ -477,4 +484,34 @@ test('3-D Secure: a customer saves a card through its bank, then pays the open i
   expect(invoices.map((i) => i.outstandingBalance)).toEqual([0]);
   const payments = await p.call<Array<{ status: string; source: string }>>('GET', `/v1/customers/${customer.id}/payments`);
   expect(payments).toEqual([expect.objectContaining({ status: 'Succeeded', source: 'SelfServicePortal' })]);
+
+  // A month on, the renewal is collected off-session: the bank asks again, so the payment waits for the customer.
+  const setting = await p.call<Record<string, unknown>>('GET', `/v1/customerbillingsetting/${customer.id}`);
+  await p.call('PUT', '/v1/customerbillingsetting', { ...setting, autoCollect: true });
+  await p.call('POST', '/v1/testclock/advance', { to: month(2, 1) });
+  const waiting = (
+    await p.call<Array<{ paymentActivityId: number; status: string }>>('GET', `/v1/customers/${customer.id}/payments`)
+  ).filter((payment) => payment.status === 'RequiresAction');
+  expect(waiting).toHaveLength(1);
+  let link: string | undefined;
+  await expect(async () => {
+    const asked = (await p.emailsTo(email)).filter((e) => /confirm your payment/.test(e.subject));
+    expect(asked.length).toBeGreaterThan(0);
+    link = /https?:\/\/\S+token=[^\s)]+/.exec(asked.at(-1)?.text ?? '')?.[0];
+  }).toPass({ timeout: 20_000 });
+  await page.goto(link ?? 'about:blank');
+  await expect(portal.getByRole('heading', { name: t.confirmTitle })).toBeVisible();
+  await portal.getByRole('button', { name: /^Confirm the payment of / }).click();
+  await expect(portal.getByRole('dialog', { name: t.bankTitle })).toBeVisible();
+  await portal.locator('#bank-challenge').contentFrame().getByRole('button', { name: 'Complete' }).click();
+  await expect(portal.getByRole('status')).toContainText('Thank you');
+  const renewed = await p.call<Array<{ outstandingBalance: number }>>('GET', `/v1/customers/${customer.id}/invoices`);
+  expect(renewed.map((i) => i.outstandingBalance)).toEqual([0, 0]);
+  // The waiting payment itself was paid: no second charge.
+  const after = await p.call<Array<{ paymentActivityId: number; status: string }>>('GET', `/v1/customers/${customer.id}/payments`);
+  expect(after.filter((payment) => payment.status === 'Succeeded').map((payment) => payment.paymentActivityId)).toEqual(
+    expect.arrayContaining([waiting[0]?.paymentActivityId]),
+  );
+  expect(after.filter((payment) => payment.status === 'Succeeded')).toHaveLength(2);
+  expect((await p.call<{ status: string }>('GET', `/v1/customers/${customer.id}`)).status).toBe('Active');
 });

@@ -38,6 +38,8 @@ export const EMAIL_TYPES = [
   'DraftInvoice',
   // an extension of the spec (issue 28): a plan change applied or scheduled
   'SubscriptionChange',
+  // an extension of the spec (issue 37): a renewal's charge waits for the customer's 3-D Secure authentication
+  'AuthenticationRequired',
 ] as const;
 
 /** The languages Renew writes to customers in (e-mails; the checkout and the portal speak the same ones). */

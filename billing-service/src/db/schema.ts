@@ -396,7 +396,8 @@ export interface PaymentsTable {
   reference: string | null;
   amount: Numeric;
   currency: string;
-  status: 'Succeeded' | 'Failed';
+  /** RequiresAction: an off-session charge the bank holds for the customer's authentication (migration 0038). */
+  status: 'Succeeded' | 'Failed' | 'RequiresAction';
   gatewayTransactionId: string | null;
   declineCode: string | null;
   declineMessage: string | null;

@@ -22,6 +22,7 @@ export const EMAIL_CATEGORY: Record<EmailType, EmailCategory> = {
   DraftInvoice: 'InvoicesAndStatements',
   PaymentReceived: 'PaymentsAndRefunds',
   PaymentFailed: 'PaymentsAndRefunds',
+  AuthenticationRequired: 'PaymentsAndRefunds',
   PaymentMethodUpdate: 'PaymentsAndRefunds',
   CreditCardExpiry: 'PaymentsAndRefunds',
   Refund: 'PaymentsAndRefunds',

@@ -1,8 +1,8 @@
 import type { CustomerLanguage } from '../catalog/schema.js';
 import type { Queryable } from '../db/database.js';
 
-/** The task an e-mail's button opens: the card update, paying what is open, the list of invoices. */
-export type EmailActionFlow = 'paymentMethodUpdate' | 'payInvoices' | 'invoices';
+/** The task an e-mail's button opens: the card update, paying what is open, the list of invoices, confirming a payment with the bank. */
+export type EmailActionFlow = 'paymentMethodUpdate' | 'payInvoices' | 'invoices' | 'authenticatePayment';
 
 /**
  * Where an e-mail's button leads (the customer portal, when one is wired in). Asked when the

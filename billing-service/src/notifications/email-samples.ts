@@ -4,6 +4,7 @@ import type { CustomerEmailType, InvoiceLines, NotificationEvent, NotificationTy
 export const SAMPLE_EVENTS: Record<NotificationType, NotificationEvent> = {
   InvoicePost: { type: 'InvoicePost', invoiceId: 1, invoiceNumber: 1042, amount: '65.97', currency: 'EUR', dueDate: '2026-12-26' },
   PaymentReceived: { type: 'PaymentReceived', amount: '65.97', currency: 'EUR', reference: 'CHK-77' },
+  AuthenticationRequired: { type: 'AuthenticationRequired', paymentId: 1, amount: '65.97', currency: 'EUR' },
   PaymentFailed: { type: 'PaymentFailed', amount: '65.97', currency: 'EUR', declineCode: 'insufficient_funds' },
   Refund: {
     type: 'Refund',

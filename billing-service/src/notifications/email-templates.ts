@@ -18,6 +18,7 @@ export type CustomerEmailType = NotificationType | RequestedEmail['type'];
 /** The e-mails that ask the customer to act, and the task their button opens. */
 export const ACTION_FLOWS: Partial<Record<NotificationType, EmailActionFlow>> = {
   PaymentFailed: 'paymentMethodUpdate',
+  AuthenticationRequired: 'authenticatePayment',
   CreditCardExpiry: 'paymentMethodUpdate',
   InvoiceOverdue: 'payInvoices',
   CustomerSuspend: 'payInvoices',
@@ -87,6 +88,8 @@ function message(words: EmailWords, language: CustomerLanguage, brand: string, e
       const reason = code && code in words.declines ? words.declines[code] : words.declines.other;
       return words.PaymentFailed({ brand, amount: f.money(event.amount, event.currency), reason });
     }
+    case 'AuthenticationRequired':
+      return words.AuthenticationRequired({ brand, amount: f.money(event.amount, event.currency) });
     case 'Refund': {
       const way = words.refundWays[event.method as keyof EmailWords['refundWays']] ?? words.refundWays.other;
       return words.Refund({

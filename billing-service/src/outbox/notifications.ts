@@ -24,6 +24,8 @@ export type NotificationEvent =
   | { type: 'InvoicePost'; invoiceId: number; invoiceNumber: number; amount: string; currency: string; dueDate: string }
   | { type: 'PaymentReceived'; amount: string; currency: string; reference: string | null }
   | { type: 'PaymentFailed'; amount: string; currency: string; declineCode: string | null }
+  /** An off-session charge the bank holds until the customer authenticates it (3-D Secure): the button opens the portal's authenticatePayment flow. */
+  | { type: 'AuthenticationRequired'; paymentId: number; amount: string; currency: string }
   | {
       type: 'Refund';
       amount: string;

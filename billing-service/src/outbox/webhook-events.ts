@@ -22,6 +22,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.paid',
   'payment.succeeded',
   'payment.failed',
+  'payment.requiresAction',
   'payment.refunded',
   'payment.needs_attention',
   'paymentMethod.created',

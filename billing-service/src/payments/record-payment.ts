@@ -11,7 +11,16 @@ import type { CollectPaymentInput, PaymentResponse } from './schemas.js';
 import { getPayment } from './payment-responses.js';
 import { checkPaymentRequest, reserveExplicitAllocations } from './check-request.js';
 import { earlierOutcome, onceUnderKey, paymentDeclinedError, type PaymentOutcome } from './outcome.js';
-import { chargeToken, insertFailedPayment, insertSucceededPayment, type Declined, type PaymentBase } from './record-steps.js';
+import {
+  AuthenticationNeeded,
+  authenticationRequired,
+  chargeCard,
+  insertAwaitingPayment,
+  insertFailedPayment,
+  insertSucceededPayment,
+  type Declined,
+  type PaymentBase,
+} from './record-steps.js';
 
 export interface CollectOptions {
   /**
@@ -99,18 +108,19 @@ export async function recordPayment(
   try {
     let transactionId: string | null = null;
     if (card) {
-      const outcome = await chargeToken(
-        ctx,
-        {
-          token: card.gatewayToken,
-          amount,
-          currency: customer.currency,
-          idempotencyKey: chargeKey,
-          offSession: options.customerPresent !== true,
-          ...(options.authenticatedBy ? { authenticatedBy: options.authenticatedBy } : {}),
-        },
-        options.customerPresent === true,
-      );
+      const outcome = await chargeCard(ctx, {
+        token: card.gatewayToken,
+        amount,
+        currency: customer.currency,
+        idempotencyKey: chargeKey,
+        offSession: options.customerPresent !== true,
+        ...(options.authenticatedBy ? { authenticatedBy: options.authenticatedBy } : {}),
+      });
+      if (outcome.status === 'requiresAction') {
+        // The customer, when here, authenticates now; when not (a renewal), the payment waits for them (e-mail, portal).
+        if (options.customerPresent) throw new AuthenticationNeeded(outcome.action);
+        return await recordAwaiting(ctx, payment);
+      }
       if (outcome.status === 'declined') return await recordDecline(ctx, payment, outcome);
       transactionId = outcome.value.transactionId;
     }
@@ -181,6 +191,32 @@ async function recordDecline(ctx: AppContext, p: PaymentToRecord, outcome: Decli
   if (typeof failedId !== 'number') return failedId;
   ctx.metrics?.paymentRecorded('Failed');
   return { status: 'Declined', payment: { id: failedId }, declineCode: outcome.code, message: outcome.message };
+}
+
+/**
+ * An off-session charge the bank holds for the customer's authentication: the payment waits (RequiresAction),
+ * the customer is e-mailed a link to the portal's authenticatePayment flow; to the caller (and dunning) it is
+ * a decline coded authentication_required. Once under the key, in one transaction.
+ */
+async function recordAwaiting(ctx: AppContext, p: PaymentToRecord): Promise<PaymentOutcome> {
+  const { caller, customer, base, now } = p;
+  const declined = authenticationRequired();
+  const awaitingId = await onceUnderKey(ctx, caller, p.options.idempotencyKey, () =>
+    ctx.db.transaction().execute(async (trx) => {
+      if (p.reserves) await releaseAllocations(trx, p.chargeKey);
+      const id = await insertAwaitingPayment(trx, caller, base, { webhooks: ctx.webhooks, now });
+      await p.options.alsoInTransaction?.(trx, { id, status: 'Failed', declineCode: declined.code, message: declined.message });
+      await ctx.notifier?.enqueue(trx, customer, {
+        type: 'AuthenticationRequired',
+        paymentId: id,
+        amount: p.amount.toFixed(minorUnits(customer.currency)),
+        currency: customer.currency,
+      });
+      return id;
+    }),
+  );
+  if (typeof awaitingId !== 'number') return awaitingId;
+  return { status: 'Declined', payment: { id: awaitingId }, declineCode: declined.code, message: declined.message };
 }
 
 /** A payment that went through: recorded and allocated under the customer's lock, once under the key. */

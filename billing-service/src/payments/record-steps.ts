@@ -8,8 +8,8 @@ import type { ResourceWebhooks } from '../outbox/webhook-events.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { money } from '../money/money.js';
 import { callGateway } from '../gateway/call-gateway.js';
-import type { ChargeRequest, Declined, GatewayAction, SettledOutcome } from '../gateway/payment-gateway.js';
-import { insertPayment, type NewPayment, type ReservationsCounted } from './repository.js';
+import type { ChargeRequest, Declined, GatewayAction, GatewayOutcome, SettledOutcome } from '../gateway/payment-gateway.js';
+import { closeAwaitingPayments, insertPayment, type NewPayment, type ReservationsCounted } from './repository.js';
 import type { CollectPaymentInput } from './schemas.js';
 import { checkExplicitAllocations } from './check-request.js';
 
@@ -26,26 +26,32 @@ export class AuthenticationNeeded extends Error {
   }
 }
 
+/** A charge as the gateway answered it, under the configured deadline (an unavailable gateway is a Refusal). */
+export function chargeCard(ctx: AppContext, request: ChargeRequest): Promise<GatewayOutcome<{ transactionId: string }>> {
+  return callGateway(ctx, (signal) => ctx.payments.gateway.charge(request, signal));
+}
+
 /**
- * Charges a stored or just-validated card. A bank that asks the customer to authenticate: with the customer
- * present (`customerPresent`), AuthenticationNeeded is thrown; otherwise the charge is a decline coded
- * `authentication_required` (the payment fails and dunning counts it): bringing the customer back to
- * authenticate a renewal by e-mail is issue 37's next step (README "3-D Secure").
+ * Charges a card the customer is giving or has just given (a capture's first payment). A bank that asks the
+ * customer to authenticate: with the customer present (`customerPresent`), AuthenticationNeeded is thrown;
+ * otherwise the charge is a decline coded `authentication_required`.
  */
 export async function chargeToken(
   ctx: AppContext,
   request: ChargeRequest,
   customerPresent = false,
 ): Promise<SettledOutcome<{ transactionId: string }>> {
-  const outcome = await callGateway(ctx, (signal) => ctx.payments.gateway.charge(request, signal));
+  const outcome = await chargeCard(ctx, request);
   if (outcome.status !== 'requiresAction') return outcome;
   if (customerPresent) throw new AuthenticationNeeded(outcome.action);
-  return {
-    status: 'declined',
-    code: 'authentication_required',
-    message: 'the bank asks the customer to authenticate this payment (3-D Secure)',
-  };
+  return authenticationRequired();
 }
+
+export const authenticationRequired = (): Declined => ({
+  status: 'declined',
+  code: 'authentication_required',
+  message: 'the bank asks the customer to authenticate this payment (3-D Secure)',
+});
 
 /** Where a payment's webhook events go, and when they happened (the account's time; a payment's effective time may be earlier). */
 export interface PaymentEvents {
@@ -60,10 +66,31 @@ export async function insertFailedPayment(
   outcome: Declined,
   events: PaymentEvents,
 ): Promise<number> {
+  return insertUnpaidPayment(trx, caller, base, outcome, 'Failed', events);
+}
+
+/**
+ * An off-session charge the bank holds until the customer authenticates it: a RequiresAction payment (no
+ * ledger entry, nothing charged) replacing any earlier one, payment.requiresAction; the caller e-mails the customer.
+ */
+export async function insertAwaitingPayment(trx: Queryable, caller: Caller, base: PaymentBase, events: PaymentEvents): Promise<number> {
+  return insertUnpaidPayment(trx, caller, base, authenticationRequired(), 'RequiresAction', events);
+}
+
+/** A payment that moved no money (declined, or waiting for the customer's bank): it replaces any payment still waiting. */
+async function insertUnpaidPayment(
+  trx: Queryable,
+  caller: Caller,
+  base: PaymentBase,
+  outcome: Declined,
+  status: 'Failed' | 'RequiresAction',
+  events: PaymentEvents,
+): Promise<number> {
+  await closeAwaitingPayments(trx, base.customerId);
   const id = await insertPayment(trx, {
     ...base,
     ledgerEntryId: null,
-    status: 'Failed',
+    status,
     gatewayTransactionId: null,
     declineCode: outcome.code,
     declineMessage: outcome.message,
@@ -72,9 +99,10 @@ export async function insertFailedPayment(
     entityType: 'Payment',
     entityId: id,
     action: 'create',
-    changes: { status: 'Failed', amount: String(base.amount), declineCode: outcome.code },
+    changes: { status, amount: String(base.amount), declineCode: outcome.code },
   });
-  await events.webhooks?.payment(trx, caller.accountId, base.customerId, id, 'payment.failed', events.now);
+  const type = status === 'Failed' ? 'payment.failed' : 'payment.requiresAction';
+  await events.webhooks?.payment(trx, caller.accountId, base.customerId, id, type, events.now);
   return id;
 }
 
@@ -107,6 +135,7 @@ export async function insertSucceededPayment(
     effectiveAt: base.effectiveAt as Date,
     description: allocation.reference ?? null,
   });
+  await closeAwaitingPayments(trx, base.customerId);
   const id = await insertPayment(trx, {
     ...base,
     ledgerEntryId: entryId,

@@ -373,3 +373,65 @@ export async function findRefundsOfPayments(db: Queryable, paymentIds: number[])
     .orderBy('id')
     .execute();
 }
+
+/**
+ * Ends the customer's payments still waiting for authentication (at most one): a later payment was recorded,
+ * so that charge will never be made. They become Failed, keeping their `authentication_required` code.
+ */
+export async function closeAwaitingPayments(db: Queryable, customerId: number): Promise<number[]> {
+  const rows = await db
+    .updateTable('payments')
+    .set({ status: 'Failed', declineMessage: 'replaced by a later payment before the customer authenticated this one' })
+    .where('customerId', '=', customerId)
+    .where('status', '=', 'RequiresAction')
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The customer's payment waiting for authentication, locked (the caller's transaction completes or closes it). */
+export async function lockAwaitingPayment(db: Queryable, accountId: number, paymentId: number) {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('id', '=', paymentId)
+    .where('accountId', '=', accountId)
+    .where('status', '=', 'RequiresAction')
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The payment waiting for the customer's authentication, if one does (the portal offers it). */
+export async function findAwaitingPayment(db: Queryable, customerId: number) {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('customerId', '=', customerId)
+    .where('status', '=', 'RequiresAction')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+/** An awaiting payment, authenticated and charged: Succeeded with its ledger entry and the processor's transaction. */
+export async function markAwaitingPaymentSucceeded(
+  db: Queryable,
+  paymentId: number,
+  done: { ledgerEntryId: number; gatewayTransactionId: string; effectiveAt: Date },
+): Promise<void> {
+  await db
+    .updateTable('payments')
+    .set({ status: 'Succeeded', declineCode: null, declineMessage: null, ...done })
+    .where('id', '=', paymentId)
+    .where('status', '=', 'RequiresAction')
+    .executeTakeFirstOrThrow();
+}
+
+/** An awaiting payment whose charge the bank declined after the customer authenticated it. */
+export async function markAwaitingPaymentDeclined(db: Queryable, paymentId: number, declined: { code: string; message: string }) {
+  await db
+    .updateTable('payments')
+    .set({ status: 'Failed', declineCode: declined.code, declineMessage: declined.message })
+    .where('id', '=', paymentId)
+    .where('status', '=', 'RequiresAction')
+    .execute();
+}

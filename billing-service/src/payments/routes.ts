@@ -11,7 +11,7 @@ import { collectPayment } from './record-payment.js';
 
 const tags = ['Payments'];
 const paymentListFields: ListField[] = [
-  { name: 'Status', type: 'enum', values: ['Succeeded', 'Failed'], expression: sql.ref('payments.status') },
+  { name: 'Status', type: 'enum', values: ['Succeeded', 'Failed', 'RequiresAction'], expression: sql.ref('payments.status') },
   { name: 'PaymentMethod', type: 'enum', values: PAYMENT_METHOD_TYPES, expression: sql.ref('payments.paymentMethodType') },
   { name: 'Source', type: 'enum', values: PAYMENT_SOURCES, expression: sql.ref('payments.source') },
   { name: 'Reference', type: 'string', expression: sql.ref('payments.reference') },

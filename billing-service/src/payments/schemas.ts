@@ -38,7 +38,7 @@ export const PaymentResponse = z.object({
   customerId: z.number(),
   amount: z.number(),
   currency: z.string(),
-  status: z.enum(['Succeeded', 'Failed']),
+  status: z.enum(['Succeeded', 'Failed', 'RequiresAction']),
   paymentMethod: z.enum(PAYMENT_METHOD_TYPES),
   paymentMethodId: z.number().nullable(),
   source: z.enum(PAYMENT_SOURCES),

@@ -18,7 +18,6 @@ export {
   getPortalEmailPreferences,
   getPortalOverview,
   listPortalInvoices,
-  payPortalInvoices,
   portalCaptureCaller,
   portalCardCaptureToken,
   portalInvoicePdf,
@@ -29,6 +28,7 @@ export {
   updatePortalEmailPreferences,
   type PortalOverview,
 } from './service.js';
+export { authenticatePortalPayment, payPortalInvoices, type PortalAuthenticationNeeded } from './payments.js';
 export {
   applyPortalPlanChange,
   listPortalPlanChanges,
@@ -42,6 +42,7 @@ export {
 export {
   PORTAL_FLOWS,
   PORTAL_LOCALES,
+  PortalAuthenticatePaymentBody,
   PortalBillingAddressBody,
   PortalCancelBody,
   PortalContactBody,

@@ -274,7 +274,7 @@ export async function createPortalSession(
  */
 export async function createEmailActionLink(
   ctx: AppContext,
-  link: { accountId: number; customerId: number; flow: 'paymentMethodUpdate' | 'payInvoices' | 'invoices'; locale?: PortalLocale | null },
+  link: { accountId: number; customerId: number; flow: Exclude<PortalFlow, 'subscriptionCancel'>; locale?: PortalLocale | null },
   trx?: Queryable,
 ): Promise<{ url: string; expiresTimestamp: string }> {
   const issue = (q: Queryable) =>

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EMAIL_TYPES } from '../catalog/schema.js';
 import { PlanChangeBody } from '../lifecycle/schemas.js';
 
-export const PORTAL_FLOWS = ['paymentMethodUpdate', 'payInvoices', 'subscriptionCancel', 'invoices'] as const;
+export const PORTAL_FLOWS = ['paymentMethodUpdate', 'payInvoices', 'subscriptionCancel', 'invoices', 'authenticatePayment'] as const;
 export type PortalFlow = (typeof PORTAL_FLOWS)[number];
 export const PORTAL_LOCALES = ['en', 'fr', 'de', 'es'] as const;
 export type PortalLocale = (typeof PORTAL_LOCALES)[number];
@@ -56,6 +56,9 @@ export const PortalPayBody = z.object({
     .nullish()
     .describe("the bank's challenge the customer just answered (the id of a 202 answer's authentication): the charge it authorised"),
 });
+
+/** POST /portal/api/payments/{id}/authenticate: first without, then with the challenge the customer answered. */
+export const PortalAuthenticatePaymentBody = PortalPayBody.pick({ authenticatedBy: true });
 
 export const PortalDefaultCardBody = z.object({ paymentMethodId: z.number().int().positive() });
 

@@ -8,7 +8,6 @@ import { effectiveBillingSettings } from '../billing-settings/effective-settings
 import { findBillingSetting } from '../billing-settings/repository.js';
 import { createCaptureToken } from '../capture-tokens/service.js';
 import { wallClockNow } from '../clock/account-clock.js';
-import { findCustomerRow } from '../customers/repository.js';
 import { getCustomer, updateCustomer } from '../customers/service.js';
 import { getCustomerOverview } from '../customers/overview.js';
 import { UpdateCustomerBody } from '../customers/schemas.js';
@@ -19,21 +18,14 @@ import { selectInvoices } from '../invoices/repository.js';
 import { invoicePdf, type InvoicePdfFile } from '../invoices/pdf/invoice-pdf.js';
 import { toInvoiceResponses } from '../invoices/service.js';
 import type { InvoiceResponse } from '../invoices/schemas.js';
-import { customerBalances } from '../ledger/balances.js';
-import { reactivateIfPaid } from '../lifecycle/billing-clock.js';
 import { cancelCustomer, uncancelCustomer } from '../lifecycle/cancellation.js';
-import { minorUnits } from '../money/money.js';
 import { findDefaultPaymentMethod, findPaymentMethod } from '../payment-methods/repository.js';
 import { updateCreditCard } from '../payment-methods/service.js';
-import { paymentDeclinedError } from '../payments/outcome.js';
-import { getPayment } from '../payments/payment-responses.js';
-import { recordPayment } from '../payments/record-payment.js';
-import { AuthenticationNeeded } from '../payments/record-steps.js';
-import type { PaymentResponse } from '../payments/schemas.js';
 import { findSubscription, findSubscriptionsOfCustomers } from '../subscriptions/repository.js';
 import { toSubscriptionResponses } from '../subscriptions/subscription-response.js';
 import { utcDate } from '../invoices/billing-run.js';
 import type { PortalSession } from './links.js';
+import { findAwaitingPayment } from '../payments/repository.js';
 import {
   findPendingCancellation,
   insertPortalCancellation,
@@ -80,6 +72,20 @@ export function cardExpiresSoon(card: { expirationMonth: number | null; expirati
   return end - now.getTime() <= EXPIRING_SOON_DAYS * 86_400_000;
 }
 
+/** The payment waiting for the customer's bank, as the portal's overview offers it; null when none waits. */
+export async function awaitingPortalPayment(ctx: AppContext, session: PortalSession) {
+  const payment = await findAwaitingPayment(ctx.db, session.customerId);
+  if (!payment) return null;
+  const card = payment.paymentMethodId === null ? undefined : await findPaymentMethod(ctx.db, session.accountId, payment.paymentMethodId);
+  return {
+    id: payment.id,
+    amount: Number(payment.amount),
+    currency: payment.currency,
+    cardLastFour: card?.lastFour ?? null,
+    createdTimestamp: payment.createdAt.toISOString(),
+  };
+}
+
 /** The overview page: the customer's subscriptions, balance and default card, read through the API's own services. */
 export async function getPortalOverview(ctx: AppContext, session: PortalSession) {
   const caller = portalCaller(ctx, session);
@@ -94,6 +100,7 @@ export async function getPortalOverview(ctx: AppContext, session: PortalSession)
   const pending = await Promise.all(subscriptions.map((s) => findPendingCancellation(ctx.db, s.id)));
   const card = await findDefaultPaymentMethod(ctx.db, session.customerId);
   const now = wallClockNow();
+  const awaitingPayment = await awaitingPortalPayment(ctx, session);
   return {
     customer: {
       id: overview.id,
@@ -107,6 +114,8 @@ export async function getPortalOverview(ctx: AppContext, session: PortalSession)
       currency: overview.currency,
     },
     balance: overview.arBalance,
+    /** A renewal's payment waiting for the customer's bank (3-D Secure): the pay view offers to confirm it. */
+    awaitingPayment,
     nextBillingDate: overview.nextBillingDate,
     daysUntilSuspension: overview.daysUntilSuspension,
     subscriptions: subscriptions.map((s, i) => {
@@ -222,73 +231,6 @@ export async function setPortalDefaultCard(ctx: AppContext, session: PortalSessi
     postalZip: card.postalZip,
     email: card.email,
   });
-}
-
-/** The portal's answer (202) when the card's bank asks the customer to authenticate the payment first. */
-export interface PortalAuthenticationNeeded {
-  status: 'RequiresAction';
-  authenticationId: string;
-  challengeUrl: string;
-  expiresTimestamp: string;
-}
-
-/**
- * Pays what the customer's posted invoices owe, with the default card or another card of theirs,
- * through POST /v1/payments' service (allocated oldest first, webhooks, e-mail). A Suspended customer
- * left with nothing overdue is reactivated at once, by the billing clock's own rule.
- */
-export async function payPortalInvoices(
-  ctx: AppContext,
-  session: PortalSession,
-  input: { paymentMethodId?: number | null; authenticatedBy?: string | null },
-  idempotencyKey?: string,
-): Promise<PaymentResponse | PortalAuthenticationNeeded> {
-  const caller = portalCaller(ctx, session);
-  const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
-  if (!customer) throw Refusal.notFound('customer', session.customerId);
-  if (input.paymentMethodId != null) {
-    const card = await findPaymentMethod(ctx.db, session.accountId, input.paymentMethodId);
-    if (!card || card.customerId !== session.customerId || card.removedAt) throw Refusal.notFound('payment method', input.paymentMethodId);
-  }
-  const { arBalance, unallocatedPayments, unallocatedCredits } = await customerBalances(ctx.db, session.customerId);
-  const owed = arBalance.minus(unallocatedPayments).minus(unallocatedCredits);
-  if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount', 'state_conflict');
-  let outcome: Awaited<ReturnType<typeof recordPayment>>;
-  try {
-    // The customer is here: an on-session charge, whose bank may ask them to authenticate it (3-D Secure).
-    outcome = await recordPayment(
-      ctx,
-      caller,
-      {
-        customerId: session.customerId,
-        amount: owed.toFixed(minorUnits(customer.currency)),
-        paymentMethod: 'CreditCard',
-        ...(input.paymentMethodId != null ? { paymentMethodId: input.paymentMethodId } : { useDefaultPaymentMethod: true }),
-        source: 'SelfServicePortal',
-        reference: 'customer portal',
-      },
-      undefined,
-      {
-        ...(idempotencyKey ? { idempotencyKey: `portal-${session.customerId}-${idempotencyKey}` } : {}),
-        customerPresent: true,
-        ...(input.authenticatedBy ? { authenticatedBy: input.authenticatedBy } : {}),
-      },
-    );
-  } catch (error) {
-    if (!(error instanceof AuthenticationNeeded)) throw error;
-    // Nothing charged or recorded: the portal shows the bank's challenge, then pays again with `authenticatedBy`.
-    const { action } = error;
-    return {
-      status: 'RequiresAction',
-      authenticationId: action.id,
-      challengeUrl: action.challengeUrl,
-      expiresTimestamp: action.expiresAt.toISOString(),
-    };
-  }
-  if (outcome.status === 'Declined') throw paymentDeclinedError(outcome);
-  if (customer.status === 'Suspended')
-    await reactivateIfPaid(ctx, { id: customer.id, accountId: customer.accountId }, await ctx.clock.now(session.accountId));
-  return getPayment(ctx, caller, outcome.payment.id);
 }
 
 /** One of the session customer's subscriptions; another customer's (or account's) is unknown (404). */

@@ -21,7 +21,7 @@ interface Preference {
 const CATEGORIES: Record<string, string[]> = {
   Customers: ['PasswordReset', 'CustomerActivation', 'CustomerCredentialCreate', 'CustomerCredentialPasswordReset', 'CustomerSuspend'],
   InvoicesAndStatements: ['InvoicePost', 'InvoiceOverdue', 'StatementNotification', 'UpcomingBillingNotification', 'DraftInvoice'],
-  PaymentsAndRefunds: ['PaymentReceived', 'PaymentFailed', 'PaymentMethodUpdate', 'CreditCardExpiry', 'Refund'],
+  PaymentsAndRefunds: ['PaymentReceived', 'PaymentFailed', 'PaymentMethodUpdate', 'CreditCardExpiry', 'Refund', 'AuthenticationRequired'],
   Subscriptions: ['SubscriptionActivation', 'SubscriptionCancellation', 'PendingExpiryRenewalNotice', 'SubscriptionChange'],
 };
 
@@ -36,12 +36,12 @@ function enabledOf(body: { preferences: Preference[] }): Record<string, boolean 
 }
 
 describe('GET /v1/customers/{customerId}/CustomerEmailPreferences', () => {
-  it("lists all 19 types (the spec's 18 and SubscriptionChange) in order, unset, with account defaults and categories", async () => {
+  it("lists all 20 types (the spec's 18, SubscriptionChange and AuthenticationRequired) in order, unset, with account defaults and categories", async () => {
     const customer = await createCustomer(t, { firstName: 'Mail' });
     const body = await read(customer.id);
     expect(body.customerId).toBe(customer.id);
     expect(body.preferences.map((p) => p.emailType)).toEqual([...EMAIL_TYPES]);
-    expect(body.preferences).toHaveLength(19);
+    expect(body.preferences).toHaveLength(20);
     for (const p of body.preferences) {
       expect(p.enabled).toBeNull();
       expect(CATEGORIES[p.emailCategory], p.emailType).toContain(p.emailType);

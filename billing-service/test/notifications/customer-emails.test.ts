@@ -101,7 +101,15 @@ describe("customers' e-mails", () => {
           new Set(
             type === 'PortalSignIn'
               ? [SAMPLE_REQUESTED.PortalSignIn.url.replace(/&/g, '&amp;')]
-              : type in { PaymentFailed: 1, CreditCardExpiry: 1, InvoiceOverdue: 1, CustomerSuspend: 1, InvoicePost: 1 }
+              : type in
+                  {
+                    PaymentFailed: 1,
+                    AuthenticationRequired: 1,
+                    CreditCardExpiry: 1,
+                    InvoiceOverdue: 1,
+                    CustomerSuspend: 1,
+                    InvoicePost: 1,
+                  }
                 ? ['https://portal.test/x']
                 : [],
           ),

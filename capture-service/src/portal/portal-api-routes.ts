@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   applyPortalPlanChange,
   cancelPortalSubscription,
@@ -18,6 +18,9 @@ import {
   PortalDefaultCardBody,
   PortalEmailPreferencesBody,
   PortalIdParams,
+  PortalAuthenticatePaymentBody,
+  authenticatePortalPayment,
+  type PortalAuthenticationNeeded,
   PortalPayBody,
   PortalPlanChangeBody,
   setPortalDefaultCard,
@@ -93,11 +96,22 @@ function registerPaymentRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
       parseBody(PortalPayBody, request.body),
       typeof key === 'string' ? key.slice(0, 255) : undefined,
     );
-    if (!('status' in paid && paid.status === 'RequiresAction')) return paid;
-    // The bank asks the customer to authenticate first (3-D Secure): its challenge, on this host for the sandbox.
-    reply.code(202);
-    return { ...paid, challengeUrl: new URL(paid.challengeUrl, `${request.protocol}://${request.host}`).toString() };
+    return paidOrChallenge(request, reply, paid);
   });
+  // The AuthenticationRequired e-mail's flow: the payment a renewal left waiting for the customer's bank.
+  app.post('/portal/api/payments/:id/authenticate', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    const { id } = parseBody(PortalIdParams, request.params);
+    const paid = await authenticatePortalPayment(ctx, found, id, parseBody(PortalAuthenticatePaymentBody, request.body ?? {}));
+    return paidOrChallenge(request, reply, paid);
+  });
+}
+
+/** A payment made, or (202) the bank's challenge the customer answers first (3-D Secure): on this host for the sandbox, so made absolute. */
+function paidOrChallenge<T extends object>(request: FastifyRequest, reply: FastifyReply, paid: T | PortalAuthenticationNeeded) {
+  if (!('authenticationId' in paid)) return paid;
+  reply.code(202);
+  return { ...paid, challengeUrl: new URL(paid.challengeUrl, `${request.protocol}://${request.host}`).toString() };
 }
 
 /** Cancelling, keeping, and changing a subscription's plan or quantities. */

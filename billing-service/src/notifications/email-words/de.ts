@@ -5,7 +5,12 @@ const ref = (reference: string | null) => (reference ? ` (${reference})` : '');
 export const de: EmailWords = {
   hello: (name) => (name ? `Hallo ${name},` : 'Hallo,'),
   footer: (brand) => `Sie erhalten diese E-Mail, weil Sie Kunde von ${brand} sind.`,
-  buttons: { paymentMethodUpdate: 'Karte aktualisieren', payInvoices: 'Jetzt bezahlen', invoices: 'Rechnungen ansehen' },
+  buttons: {
+    paymentMethodUpdate: 'Karte aktualisieren',
+    payInvoices: 'Jetzt bezahlen',
+    invoices: 'Rechnungen ansehen',
+    authenticatePayment: 'Zahlung bestätigen',
+  },
   signInButton: 'Zu Ihrem Konto',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Zwischensumme', discount: 'Rabatt', total: 'Gesamtbetrag' },
@@ -34,6 +39,13 @@ export const de: EmailWords = {
   PaymentReceived: (v) => ({
     subject: `${v.brand}: Zahlung über ${v.amount} eingegangen`,
     paragraphs: [`Wir haben Ihre Zahlung über ${v.amount}${ref(v.reference)} erhalten. Vielen Dank!`],
+  }),
+  AuthenticationRequired: (v) => ({
+    subject: `${v.brand}: Bestätigen Sie Ihre Zahlung von ${v.amount}`,
+    paragraphs: [
+      `Ihre Bank bittet Sie, Ihre Zahlung von ${v.amount} zu bestätigen, bevor sie ausgeführt wird (3-D Secure).`,
+      'Es wurde noch nichts abgebucht. Öffnen Sie den Link und bestätigen Sie die Zahlung auf der Seite Ihrer Bank.',
+    ],
   }),
   PaymentFailed: (v) => ({
     subject: `${v.brand}: Ihre Zahlung über ${v.amount} ist fehlgeschlagen`,

@@ -5,7 +5,12 @@ const ref = (reference: string | null) => (reference ? ` (${reference})` : '');
 export const en: EmailWords = {
   hello: (name) => (name ? `Hello ${name},` : 'Hello,'),
   footer: (brand) => `You receive this e-mail because you are a customer of ${brand}.`,
-  buttons: { paymentMethodUpdate: 'Update your card', payInvoices: 'Pay now', invoices: 'View your invoices' },
+  buttons: {
+    paymentMethodUpdate: 'Update your card',
+    payInvoices: 'Pay now',
+    invoices: 'View your invoices',
+    authenticatePayment: 'Confirm your payment',
+  },
   signInButton: 'Sign in to your account',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Subtotal', discount: 'Discount', total: 'Total' },
@@ -31,6 +36,13 @@ export const en: EmailWords = {
   PaymentReceived: (v) => ({
     subject: `${v.brand}: payment of ${v.amount} received`,
     paragraphs: [`We received your payment of ${v.amount}${ref(v.reference)}. Thank you.`],
+  }),
+  AuthenticationRequired: (v) => ({
+    subject: `${v.brand}: confirm your payment of ${v.amount}`,
+    paragraphs: [
+      `Your bank asks you to confirm your payment of ${v.amount} before it is made (3-D Secure).`,
+      "Nothing has been charged yet. Open the link, then confirm the payment on your bank's page.",
+    ],
   }),
   PaymentFailed: (v) => ({
     subject: `${v.brand}: your payment of ${v.amount} failed`,

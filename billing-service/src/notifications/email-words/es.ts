@@ -5,7 +5,12 @@ const ref = (reference: string | null) => (reference ? ` (${reference})` : '');
 export const es: EmailWords = {
   hello: (name) => (name ? `Hola, ${name}:` : 'Hola:'),
   footer: (brand) => `Recibe este correo porque es cliente de ${brand}.`,
-  buttons: { paymentMethodUpdate: 'Actualizar mi tarjeta', payInvoices: 'Pagar ahora', invoices: 'Ver mis facturas' },
+  buttons: {
+    paymentMethodUpdate: 'Actualizar mi tarjeta',
+    payInvoices: 'Pagar ahora',
+    invoices: 'Ver mis facturas',
+    authenticatePayment: 'Confirmar mi pago',
+  },
   signInButton: 'Acceder a mi cuenta',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Subtotal', discount: 'Descuento', total: 'Total' },
@@ -31,6 +36,13 @@ export const es: EmailWords = {
   PaymentReceived: (v) => ({
     subject: `${v.brand}: pago de ${v.amount} recibido`,
     paragraphs: [`Hemos recibido su pago de ${v.amount}${ref(v.reference)}. ¡Gracias!`],
+  }),
+  AuthenticationRequired: (v) => ({
+    subject: `${v.brand}: confirme su pago de ${v.amount}`,
+    paragraphs: [
+      `Su banco le pide que confirme su pago de ${v.amount} antes de realizarlo (3-D Secure).`,
+      'Todavía no se ha cobrado nada. Abra el enlace y confirme el pago en la página de su banco.',
+    ],
   }),
   PaymentFailed: (v) => ({
     subject: `${v.brand}: su pago de ${v.amount} no se ha podido cobrar`,

@@ -7,7 +7,12 @@ const ref = (reference: string | null) => (reference ? ` (${reference})` : '');
 export const fr: EmailWords = {
   hello: (name) => (name ? `Bonjour ${name},` : 'Bonjour,'),
   footer: (brand) => `Vous recevez ce courriel parce que vous êtes client de ${brand}.`,
-  buttons: { paymentMethodUpdate: 'Mettre à jour ma carte', payInvoices: 'Payer maintenant', invoices: 'Voir mes factures' },
+  buttons: {
+    paymentMethodUpdate: 'Mettre à jour ma carte',
+    payInvoices: 'Payer maintenant',
+    invoices: 'Voir mes factures',
+    authenticatePayment: 'Confirmer mon paiement',
+  },
   signInButton: 'Accéder à mon compte',
   linkLine: (label, url) => `${label}${nb}: ${url}`,
   invoiceTable: { subtotal: 'Sous-total', discount: 'Remise', total: 'Total' },
@@ -36,6 +41,13 @@ export const fr: EmailWords = {
   PaymentReceived: (v) => ({
     subject: `${v.brand}${nb}: paiement de ${v.amount} reçu`,
     paragraphs: [`Nous avons bien reçu votre paiement de ${v.amount}${ref(v.reference)}. Merci${nb}!`],
+  }),
+  AuthenticationRequired: (v) => ({
+    subject: `${v.brand} : confirmez votre paiement de ${v.amount}`,
+    paragraphs: [
+      `Votre banque vous demande de confirmer votre paiement de ${v.amount} avant qu’il soit effectué (3-D Secure).`,
+      'Rien n’a encore été prélevé. Ouvrez le lien, puis confirmez le paiement sur la page de votre banque.',
+    ],
   }),
   PaymentFailed: (v) => ({
     subject: `${v.brand}${nb}: échec de votre paiement de ${v.amount}`,

@@ -30,6 +30,7 @@ export interface EmailWords {
   InvoicePost(v: { brand: string; number: number; amount: string; dueDate: string }): Message;
   PaymentReceived(v: { brand: string; amount: string; reference: string | null }): Message;
   PaymentFailed(v: { brand: string; amount: string; reason: string }): Message;
+  AuthenticationRequired(v: { brand: string; amount: string }): Message;
   Refund(v: { brand: string; amount: string; paymentAmount: string; paymentDate: string; way: string; reference: string | null }): Message;
   InvoiceOverdue(v: { brand: string; number: number; outstanding: string; dueDate: string }): Message;
   SubscriptionCancellation(v: { brand: string; subscriptions: string; count: number }): Message;

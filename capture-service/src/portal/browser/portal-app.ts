@@ -34,6 +34,7 @@ import { portalLanguageOf, portalText, say, type PortalLanguage, type PortalText
 const FLOW_VIEWS: Record<string, (session: Session) => View> = {
   paymentMethodUpdate: () => 'card',
   payInvoices: () => 'pay',
+  authenticatePayment: () => 'pay',
   invoices: () => 'invoices',
   subscriptionCancel: (s) => (s.subscriptionId ? `cancel-${s.subscriptionId}` : 'overview'),
 };

@@ -42,6 +42,8 @@ export interface Overview {
     currency: string;
   };
   balance: number;
+  /** A renewal's payment waiting for the customer's bank (3-D Secure): the pay view offers to confirm it. */
+  awaitingPayment: { id: number; amount: number; currency: string; cardLastFour: string | null } | null;
   subscriptions: Subscription[];
   defaultCard: Card | null;
   scope: 'full' | 'cardAndPay';

@@ -9,6 +9,7 @@ export function renderPay(p: Portal) {
   const t = p.text;
   if (p.challenge) return renderChallenge(p, p.challenge);
   const o = loadedOverview(p);
+  if (o.awaitingPayment && p.payWith !== 'new') return renderAwaiting(p, o.awaitingPayment);
   if (o.balance <= 0) return html`<h2 tabindex="-1">${t.payTitle}</h2><p>${t.nothingDue}</p>`;
   const amount = money(p, o.balance, o.customer.currency);
   const choice = (value: 'default' | 'new', label: string) =>
@@ -40,33 +41,61 @@ export async function pay(p: Portal, event: Event) {
       paymentMethodId = await captureNewCard(p, event.target as HTMLFormElement);
       if (paymentMethodId === undefined) return;
     }
-    // One key per attempt: a retried request (a lost answer) never pays twice.
-    const body = paymentMethodId ? { paymentMethodId } : {};
-    let payment = await p.api<PaymentOrChallenge>('POST', '/portal/api/pay', body, { 'idempotency-key': crypto.randomUUID() });
-    if (payment.status === 'RequiresAction') {
-      // The bank asks the customer to confirm the payment (3-D Secure): its page here, then the same payment, authorised.
-      const answered = await runBankChallenge(p, payment.challengeUrl);
-      if (answered)
-        payment = await p.api<PaymentOrChallenge>(
-          'POST',
-          '/portal/api/pay',
-          { ...body, authenticatedBy: payment.authenticationId },
-          { 'idempotency-key': crypto.randomUUID() },
-        );
-      if (!answered || payment.status === 'RequiresAction') {
-        p.problem = p.text.bankFailed;
-        return;
-      }
-    }
-    const currency = loadedOverview(p).customer.currency;
-    p.overview = await p.api<Overview>('GET', '/portal/api/overview');
-    p.payWith = 'default';
-    p.notice = say(p.text.paid, money(p, payment.amount, currency));
+    await payThroughBank(p, '/portal/api/pay', paymentMethodId ? { paymentMethodId } : {});
   } catch (error) {
     p.fail(error);
   } finally {
     p.busy = false;
   }
+}
+
+/** A renewal's payment the bank holds for the customer (the AuthenticationRequired e-mail's flow): confirm it, or pay otherwise. */
+function renderAwaiting(p: Portal, awaiting: NonNullable<Overview['awaitingPayment']>) {
+  const t = p.text;
+  const amount = money(p, awaiting.amount, awaiting.currency);
+  return html`
+    <h2 tabindex="-1">${t.confirmTitle}</h2>
+    <p>${say(t.confirmIntro, amount, awaiting.cardLastFour ?? '')}</p>
+    <div class="actions">
+      <button class="primary" type="button" ?disabled=${p.busy} @click=${() => void confirmAwaiting(p, awaiting.id)}>${say(t.confirmButton, amount)}</button>
+      <button type="button" ?disabled=${p.busy} @click=${() => (p.payWith = 'new')}>${t.payOtherCard}</button>
+    </div>
+  `;
+}
+
+async function confirmAwaiting(p: Portal, paymentId: number) {
+  if (p.busy) return;
+  p.busy = true;
+  p.problem = '';
+  try {
+    await payThroughBank(p, `/portal/api/payments/${paymentId}/authenticate`, {});
+  } catch (error) {
+    p.fail(error);
+  } finally {
+    p.busy = false;
+  }
+}
+
+/**
+ * Pays through `path`; when the bank asks the customer to confirm (3-D Secure, 202), its page in the dialog,
+ * then the same request with the challenge answered. One key per request: a retried one (a lost answer) never pays twice.
+ */
+async function payThroughBank(p: Portal, path: string, body: Record<string, unknown>) {
+  const send = (extra: Record<string, unknown> = {}) =>
+    p.api<PaymentOrChallenge>('POST', path, { ...body, ...extra }, { 'idempotency-key': crypto.randomUUID() });
+  let payment = await send();
+  if (payment.status === 'RequiresAction') {
+    const answered = await runBankChallenge(p, payment.challengeUrl);
+    if (answered) payment = await send({ authenticatedBy: payment.authenticationId });
+    if (!answered || payment.status === 'RequiresAction') {
+      p.problem = p.text.bankFailed;
+      return;
+    }
+  }
+  const currency = loadedOverview(p).customer.currency;
+  p.overview = await p.api<Overview>('GET', '/portal/api/overview');
+  p.payWith = 'default';
+  p.notice = say(p.text.paid, money(p, payment.amount, currency));
 }
 
 type PaymentOrChallenge =

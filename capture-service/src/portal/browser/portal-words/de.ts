@@ -86,6 +86,11 @@ export const de: PortalText = {
   bankIntro: 'Ihre Bank bittet Sie, diese Zahlung zu bestätigen. Folgen Sie den Anweisungen unten.',
   bankFrame: 'Bestätigungsseite Ihrer Bank',
   bankCancel: 'Abbrechen',
+  confirmTitle: 'Bestätigen Sie Ihre Zahlung',
+  confirmIntro:
+    'Ihre Bank bittet Sie, Ihre Zahlung von {0} mit der Karte mit der Endung {1} zu bestätigen. Es wurde noch nichts abgebucht.',
+  confirmButton: 'Zahlung von {0} bestätigen',
+  payOtherCard: 'Stattdessen mit einer anderen Karte bezahlen',
   bankFailed:
     'Ihre Bank hat die Zahlung nicht bestätigt, es wurde nichts belastet. Versuchen Sie es erneut oder verwenden Sie eine andere Karte.',
   invoicesTitle: 'Rechnungen',

@@ -86,6 +86,11 @@ export const fr: PortalText = {
   bankIntro: 'Votre banque vous demande de confirmer ce paiement. Suivez ses instructions ci-dessous.',
   bankFrame: 'Page de confirmation de votre banque',
   bankCancel: 'Annuler',
+  confirmTitle: 'Confirmez votre paiement',
+  confirmIntro:
+    'Votre banque vous demande de confirmer votre paiement de {0} avec la carte se terminant par {1}. Rien n’a encore été débité.',
+  confirmButton: 'Confirmer le paiement de {0}',
+  payOtherCard: 'Payer plutôt avec une autre carte',
   bankFailed: 'Votre banque n’a pas confirmé le paiement : rien n’a été débité. Réessayez ou utilisez une autre carte.',
   invoicesTitle: 'Factures',
   noInvoices: 'Aucune facture pour le moment.',

@@ -1,0 +1,116 @@
+import { Refusal } from '../refusals/refusal.js';
+import type { AppContext } from '../app-context.js';
+import { findCustomerRow } from '../customers/repository.js';
+import { customerBalances } from '../ledger/balances.js';
+import { reactivateIfPaid } from '../lifecycle/billing-clock.js';
+import { minorUnits } from '../money/money.js';
+import { findPaymentMethod } from '../payment-methods/repository.js';
+import { payAwaitingPayment } from '../payments/complete-authentication.js';
+import { paymentDeclinedError, type PaymentOutcome } from '../payments/outcome.js';
+import { getPayment } from '../payments/payment-responses.js';
+import { recordPayment } from '../payments/record-payment.js';
+import { AuthenticationNeeded } from '../payments/record-steps.js';
+import type { PaymentResponse } from '../payments/schemas.js';
+import type { PortalSession } from './links.js';
+import { portalCaller } from './service.js';
+
+/** The portal's answer (202) when the card's bank asks the customer to authenticate the payment first. */
+export interface PortalAuthenticationNeeded {
+  status: 'RequiresAction';
+  authenticationId: string;
+  challengeUrl: string;
+  expiresTimestamp: string;
+}
+
+/**
+ * Pays what the customer's posted invoices owe, with the default card or another card of theirs,
+ * through POST /v1/payments' service (allocated oldest first, webhooks, e-mail). A Suspended customer
+ * left with nothing overdue is reactivated at once, by the billing clock's own rule.
+ */
+export async function payPortalInvoices(
+  ctx: AppContext,
+  session: PortalSession,
+  input: { paymentMethodId?: number | null; authenticatedBy?: string | null },
+  idempotencyKey?: string,
+): Promise<PaymentResponse | PortalAuthenticationNeeded> {
+  const caller = portalCaller(ctx, session);
+  const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
+  if (!customer) throw Refusal.notFound('customer', session.customerId);
+  if (input.paymentMethodId != null) {
+    const card = await findPaymentMethod(ctx.db, session.accountId, input.paymentMethodId);
+    if (!card || card.customerId !== session.customerId || card.removedAt) throw Refusal.notFound('payment method', input.paymentMethodId);
+  }
+  const { arBalance, unallocatedPayments, unallocatedCredits } = await customerBalances(ctx.db, session.customerId);
+  const owed = arBalance.minus(unallocatedPayments).minus(unallocatedCredits);
+  if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount', 'state_conflict');
+  // The customer is here: an on-session charge, whose bank may ask them to authenticate it (3-D Secure).
+  return onSession(ctx, session, () =>
+    recordPayment(
+      ctx,
+      caller,
+      {
+        customerId: session.customerId,
+        amount: owed.toFixed(minorUnits(customer.currency)),
+        paymentMethod: 'CreditCard',
+        ...(input.paymentMethodId != null ? { paymentMethodId: input.paymentMethodId } : { useDefaultPaymentMethod: true }),
+        source: 'SelfServicePortal',
+        reference: 'customer portal',
+      },
+      undefined,
+      {
+        ...(idempotencyKey ? { idempotencyKey: `portal-${session.customerId}-${idempotencyKey}` } : {}),
+        customerPresent: true,
+        ...(input.authenticatedBy ? { authenticatedBy: input.authenticatedBy } : {}),
+      },
+    ),
+  );
+}
+
+/**
+ * The authenticatePayment flow (the AuthenticationRequired e-mail's button): the payment a renewal left
+ * waiting for the customer's bank is charged on-session through its challenge, then recorded as paid;
+ * a Suspended customer left with nothing overdue is reactivated at once.
+ */
+export async function authenticatePortalPayment(
+  ctx: AppContext,
+  session: PortalSession,
+  paymentId: number,
+  input: { authenticatedBy?: string | null },
+): Promise<PaymentResponse | PortalAuthenticationNeeded> {
+  return onSession(ctx, session, () =>
+    payAwaitingPayment(ctx, portalCaller(ctx, session), paymentId, {
+      customerId: session.customerId,
+      authenticatedBy: input.authenticatedBy,
+    }),
+  );
+}
+
+/**
+ * A charge with the customer present: the bank's challenge when it asks for one (nothing charged or recorded:
+ * the portal shows it, then asks again with `authenticatedBy`), a 402 for a decline, else the payment made,
+ * and a Suspended customer with nothing left overdue reactivated.
+ */
+async function onSession(
+  ctx: AppContext,
+  session: PortalSession,
+  charge: () => Promise<PaymentOutcome>,
+): Promise<PaymentResponse | PortalAuthenticationNeeded> {
+  let outcome: PaymentOutcome;
+  try {
+    outcome = await charge();
+  } catch (error) {
+    if (!(error instanceof AuthenticationNeeded)) throw error;
+    const { action } = error;
+    return {
+      status: 'RequiresAction',
+      authenticationId: action.id,
+      challengeUrl: action.challengeUrl,
+      expiresTimestamp: action.expiresAt.toISOString(),
+    };
+  }
+  if (outcome.status === 'Declined') throw paymentDeclinedError(outcome);
+  const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
+  if (customer?.status === 'Suspended')
+    await reactivateIfPaid(ctx, { id: customer.id, accountId: customer.accountId }, await ctx.clock.now(session.accountId));
+  return getPayment(ctx, portalCaller(ctx, session), outcome.payment.id);
+}
