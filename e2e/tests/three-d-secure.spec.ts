@@ -1,6 +1,16 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
-import { customerByEmail, expect, newShopper, product, test, type Shopper } from './fixtures.js';
+import {
+  customerByEmail,
+  expect,
+  newShopper,
+  payWith,
+  product,
+  reachPayment,
+  test,
+  useDirectCardFields,
+  type Shopper,
+} from './fixtures.js';
 
 /**
  * 3-D Secure in the checkout (issue 37): the bank's challenge opens inside the hosted card fields, and
@@ -93,4 +103,33 @@ test('a failed challenge is a French error with nothing charged; another card th
   await payInFrench(checkout, '4242424242424242');
   await expect(checkout.getByRole('heading', { name: 'Merci !' })).toBeVisible();
   expect((await customerByEmail(shopper.email))?.status).toBe('Active');
+});
+
+test("with the checkout's own card inputs (direct mode) the bank's challenge opens in the card step: Complete, then Active and paid", async ({
+  page,
+}) => {
+  const shopper = newShopper();
+  await page.goto(product.demoUrl);
+  const checkout = page.locator('renew-checkout');
+  await useDirectCardFields(checkout);
+  await reachPayment(checkout, shopper);
+  await checkout.getByRole('button', { name: 'Continue to payment' }).click();
+  const authentication = page.evaluate(
+    () =>
+      new Promise<unknown>((resolve) =>
+        document.addEventListener('renew-checkout-authentication', (e) => resolve((e as CustomEvent).detail)),
+      ),
+  );
+  await payWith(checkout, ALWAYS);
+  const dialog = checkout.getByRole('dialog', { name: 'Confirm with your bank' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('heading', { name: 'Confirm with your bank' })).toBeFocused();
+  expect(await authentication).toEqual({ state: 'challenge' });
+  await checkout.locator('#challenge-frame').contentFrame().getByRole('button', { name: 'Complete' }).click();
+  await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
+  const customer = await customerByEmail(shopper.email);
+  expect(customer?.status).toBe('Active');
+  expect((await product.api<Array<{ status: string }>>(`/v1/customers/${customer?.id}/payments`)).map((p) => p.status)).toEqual([
+    'Succeeded',
+  ]);
 });

@@ -123,6 +123,7 @@ export class RenewCheckout extends LitElement {
         @renew-summary-confirmed=${() => c.confirmSummary()}
         @renew-card-submitted=${(e: HTMLElementEventMap['renew-card-submitted']) => this.submitCard(e.detail)}
         @renew-hosted-card-submitted=${(e: HTMLElementEventMap['renew-hosted-card-submitted']) => this.submitCard(e.detail)}
+        @renew-challenge-answered=${(e: HTMLElementEventMap['renew-challenge-answered']) => c.answerChallenge(e.detail.answered)}
         @renew-activation-retry=${() => c.activate()}
         @renew-invoice-download=${() => c.downloadInvoicePdf()}>
       ${
@@ -165,6 +166,7 @@ export class RenewCheckout extends LitElement {
           .paid=${s.paid}
           .cardFields=${this.cardFields === 'direct' ? 'direct' : 'hosted'}
           .captureUrl=${s.config?.captureUrl ?? ''}
+          .challengeUrl=${s.challengeUrl}
         ><slot name="captcha" slot="captcha"></slot></renew-card-step>`;
       case 'done':
         return html`<renew-done-step .completed=${s.completed} .currency=${s.summary?.currency ?? 'USD'} .message=${s.message} .busy=${s.busy}></renew-done-step>`;

@@ -57,6 +57,19 @@ async function atCardStep(email: string, planFrequencyId = 11) {
   return { ...started, customerId: controller.state.started!.customerId };
 }
 
+/** The bank's page the controller shows (direct mode), once the capture host has answered 202. */
+async function challengeShown(controller: CheckoutController): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (!controller.state.challengeUrl && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  return controller.state.challengeUrl ?? '';
+}
+
+/** The shopper's answer on the sandbox bank's page (its Complete and Fail buttons post this form). */
+async function answerAtBank(challengeUrl: string, answer: 'complete' | 'fail') {
+  const res = await fetch(challengeUrl, { method: 'POST', body: new URLSearchParams({ answer }) });
+  expect(res.status).toBe(200);
+}
+
 const paymentsOf = async (customerId: number) =>
   (await h.billing.call('GET', `/v1/customers/${customerId}/payments`)).json() as Array<{ status: string }>;
 
@@ -137,11 +150,33 @@ describe('the checkout controller, driven against the real proxy, capture host a
     expect(controller.state.fieldErrors).toEqual({});
   });
 
-  it('with its own card inputs (direct mode), refuses a card whose bank asks for 3-D Secure: not paid, nothing stored, another card then pays', async () => {
+  it("with its own card inputs (direct mode), shows the bank's 3-D Secure challenge, then completes the capture and the order once the bank's page answers", async () => {
     const { controller, customerId } = await atCardStep('three-d-secure-direct@example.com');
-    await controller.submitCard(card('4000002760003184'), captcha());
+    const paying = controller.submitCard(card('4000002760003184'), captcha());
+    const challengeUrl = await challengeShown(controller);
+    expect(challengeUrl).toMatch(new RegExp(`^${h.captureUrl}/sandbox/3ds/sbxauth_`));
+    expect(await paymentsOf(customerId)).toEqual([]);
+    await answerAtBank(challengeUrl, 'complete');
+    controller.answerChallenge(true);
+    await paying;
+    expect(controller.state).toMatchObject({ step: 'done', paid: true, failedCardAttempts: 0 });
+    expect(controller.state.challengeUrl).toBeUndefined();
+    expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ status: 'Succeeded' })]);
+  });
+
+  it('direct mode: a failed or cancelled challenge is the localized error, nothing stored or charged; another card then pays', async () => {
+    const { controller, customerId } = await atCardStep('three-d-secure-direct-fail@example.com');
+    const failing = controller.submitCard(card('4000002760003184'), captcha());
+    await answerAtBank(await challengeShown(controller), 'fail');
+    controller.answerChallenge(true);
+    await failing;
     expect(controller.state).toMatchObject({ step: 'card', paid: false, failedCardAttempts: 1 });
     expect(controller.state.message).toBe('Your bank did not confirm this card, so nothing was charged. Try again or use another card.');
+    const cancelled = controller.submitCard(card('4000002760003184'), captcha());
+    await challengeShown(controller);
+    controller.answerChallenge(false);
+    await cancelled;
+    expect(controller.state).toMatchObject({ step: 'card', paid: false, failedCardAttempts: 2 });
     expect(await paymentsOf(customerId)).toEqual([]);
     await controller.submitCard(card('4242424242424242'), captcha());
     expect(controller.state).toMatchObject({ step: 'done', paid: true });

@@ -71,14 +71,24 @@ export class CheckoutClient {
       makeDefault: true,
       ...(request.collectionAmount ? { paymentCollectOptions: { collectionAmount: request.collectionAmount } } : {}),
     };
-    const result = await send<{ id: number | string; maskedCardNumber: string }>(
+    const result = await send<{ id: number | string; maskedCardNumber?: string; challengeUrl?: string }>(
       'POST',
       `${config.captureUrl.replace(/\/$/, '')}/api/paymentsv2`,
       body,
     );
-    // 202: the card's bank asks for 3-D Secure, whose challenge only the hosted card fields show (README "3-D Secure").
-    if (result.ok && typeof result.value.id !== 'number') return AUTHENTICATION_NOT_SHOWN;
-    return result as Result<{ id: number; maskedCardNumber: string }>;
+    if (!result.ok || typeof result.value.id === 'number') return result as Result<CapturedCard>;
+    // 202: the card's bank asks for 3-D Secure: its challenge, then completeAuthentication (README "3-D Secure").
+    const challenge: Result<CapturedCard> = {
+      ok: true,
+      value: { authentication: { id: result.value.id, challengeUrl: result.value.challengeUrl ?? '' } },
+    };
+    return challenge;
+  }
+
+  /** After the bank's challenge: the capture stored and its first payment taken, or the refusal (authentication_failed). */
+  completeAuthentication(config: CheckoutConfig, id: string) {
+    const url = `${config.captureUrl.replace(/\/$/, '')}/api/paymentsv2/authentications/${encodeURIComponent(id)}`;
+    return send<{ id: number; maskedCardNumber: string }>('POST', url, {});
   }
 
   private proxy<T>(method: string, path: string, body?: unknown, session?: string) {
@@ -86,18 +96,8 @@ export class CheckoutClient {
   }
 }
 
-/** What the direct card inputs answer for a card whose bank asks for authentication: nothing was stored or charged. */
-const AUTHENTICATION_NOT_SHOWN = {
-  ok: false as const,
-  status: 400,
-  errors: [
-    {
-      Key: 'Api Error',
-      Value: "the card's bank asks for authentication, which only the hosted card fields can show",
-      Code: 'authentication_required' as const,
-    },
-  ],
-};
+/** A capture's answer: the card stored, or (202) the bank's challenge the shopper answers first. */
+export type CapturedCard = { id: number; maskedCardNumber: string } | { authentication: { id: string; challengeUrl: string } };
 
 /** `as`: how a successful answer is read (JSON, or a file as a Blob); a refusal is always the spec's JSON error body. */
 async function send<T>(

@@ -46,7 +46,16 @@ export interface CheckoutState {
   failedCardAttempts: number;
   /** Bumped after every card attempt: the CAPTCHA must be solved again (tokens work once). */
   captchaRound: number;
+  /** Direct mode: the bank's 3-D Secure page the card step shows in its dialog until it answers or the shopper cancels. */
+  challengeUrl?: string;
 }
+
+/** A challenge the shopper cancelled: as the capture host answers a failed one (nothing stored or charged). */
+const CHALLENGE_CANCELLED = {
+  ok: false as const,
+  status: 400,
+  errors: [{ Key: 'Api Error', Value: 'the bank challenge was cancelled', Code: 'authentication_failed' as const }],
+};
 
 /** API field keys -> the form field the shopper sees. */
 const FIELD_FOR_KEY: Record<string, string> = {
@@ -169,7 +178,25 @@ export class CheckoutController implements ReactiveController {
 
   /** Steps 6-7 on the capture host, then step 8: the card typed in the widget (direct mode). */
   submitCard(card: CardDetails, recaptcha: string) {
-    return this.capture((request, config) => this.client.captureCard(config, { ...request, card, recaptcha }));
+    return this.capture(async (request, config) => {
+      const captured = await this.client.captureCard(config, { ...request, card, recaptcha });
+      if (!captured.ok || !('authentication' in captured.value)) return captured;
+      // The bank asks the shopper to authenticate (3-D Secure): its page in the card step, then the capture completed.
+      const { id, challengeUrl } = captured.value.authentication;
+      const answered = await new Promise<boolean>((resolve) => {
+        this.bankAnswer = resolve;
+        this.update({ challengeUrl: new URL(challengeUrl, config.captureUrl).toString() });
+      });
+      this.bankAnswer = undefined;
+      this.update({ challengeUrl: undefined });
+      if (!answered) return CHALLENGE_CANCELLED;
+      return this.client.completeAuthentication(config, id);
+    });
+  }
+
+  /** Direct mode: the bank's page answered (true: the capture can be completed) or the shopper cancelled the challenge (false). */
+  answerChallenge(answered: boolean) {
+    this.bankAnswer?.(answered);
   }
 
   /** Steps 6-7 through the hosted card fields: the frame sends the card itself and reports only the outcome. */
@@ -251,6 +278,8 @@ export class CheckoutController implements ReactiveController {
   get cardLocked(): boolean {
     return this.state.failedCardAttempts >= MAX_CARD_ATTEMPTS;
   }
+
+  private bankAnswer: ((answered: boolean) => void) | undefined;
 
   private cardRefused(result: Extract<Result<unknown>, { ok: false }>) {
     const keys = result.errors.map((e) => e.Key.toLowerCase());

@@ -27,6 +27,10 @@ declare global {
       cardholder: { firstName: string; lastName: string };
       captchaToken?: string;
     }>;
+    /** Public: the card's bank asks the shopper to authenticate (3-D Secure) and its challenge is open. */
+    'renew-checkout-authentication': CustomEvent<{ state: 'challenge' }>;
+    /** Direct mode: the bank's page in the card step answered, or the shopper cancelled it. */
+    'renew-challenge-answered': CustomEvent<{ answered: boolean }>;
     'renew-activation-retry': CustomEvent<Record<string, never>>;
     'renew-invoice-download': CustomEvent<Record<string, never>>;
   }

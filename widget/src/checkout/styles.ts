@@ -37,5 +37,8 @@ export const stepStyles = css`
   .muted { color: #5f6368; font-size: 0.85rem; }
   .renewal { font-size: 0.85rem; color: #3c4043; margin: 0.25rem 0; }
   .brand { margin: -0.5rem 0 0; min-height: 1em; }
+  /* Direct mode's 3-D Secure: the bank's page in the card step's dialog. */
+  [role="dialog"] { display: grid; gap: 0.75rem; }
+  iframe.challenge { display: block; width: 100%; height: 420px; border: 1px solid currentColor; border-radius: 6px; background: #fff; }
   p, span, label, td { overflow-wrap: anywhere; }
 `;

@@ -37,6 +37,7 @@ export class CardStep extends LitElement {
     paid: { attribute: false },
     cardFields: { attribute: false },
     captureUrl: { attribute: false },
+    challengeUrl: { attribute: false },
     localErrors: { state: true },
     brand: { state: true },
   };
@@ -51,6 +52,8 @@ export class CardStep extends LitElement {
   declare paid: boolean;
   declare cardFields: 'hosted' | 'direct';
   declare captureUrl: string;
+  /** Direct mode: the bank's 3-D Secure page, shown in a dialog in place of the form while set. */
+  declare challengeUrl: string | undefined;
   declare localErrors: Record<string, string>;
   /** The brand of the number typed so far ('' while unknown). */
   declare brand: string;
@@ -78,6 +81,7 @@ export class CardStep extends LitElement {
         <div class="actions"><span></span><button type="button" ?disabled=${this.busy} @click=${() => emit(this, 'renew-activation-retry', {})}>${t('card.complete')}</button></div>
       </div>`;
     }
+    if (this.challengeUrl) return this.renderChallenge(this.challengeUrl);
     const e = { ...this.errors, ...this.localErrors };
     const disabled = this.busy || this.locked;
     const total = this.summary ? formatMoney(this.summary.total, this.summary.currency) : '';
@@ -111,6 +115,35 @@ export class CardStep extends LitElement {
         <button type="submit" ?disabled=${disabled}>${this.busy ? t('card.processing') : t('card.pay', total)}</button>
       </div>
     </form>`;
+  }
+
+  /** The bank's page in a dialog named by its heading (focused), Cancel or Escape to abandon; its answer comes as a message from the capture host. */
+  private renderChallenge(url: string) {
+    const cancel = () => emit(this, 'renew-challenge-answered', { answered: false });
+    return html`<section role="dialog" aria-modal="true" aria-labelledby="challenge-title" aria-describedby="challenge-intro"
+        @keydown=${(event: KeyboardEvent) => event.key === 'Escape' && cancel()}>
+      <h2 id="challenge-title" tabindex="-1">${t('card.challengeTitle')}</h2>
+      <p id="challenge-intro">${t('card.challengeIntro')}</p>
+      <iframe id="challenge-frame" class="challenge" title=${t('card.challengeFrame')} src=${url}></iframe>
+      <div class="actions"><button type="button" @click=${cancel}>${t('card.challengeCancel')}</button><span></span></div>
+    </section>`;
+  }
+
+  /** The bank's page (or the processor's return page on the capture host) tells its answer: only that frame, from that host. */
+  private readonly onMessage = (event: MessageEvent) => {
+    const frame = this.renderRoot.querySelector<HTMLIFrameElement>('#challenge-frame');
+    if (!frame || event.source !== frame.contentWindow || event.origin !== new URL(this.captureUrl).origin) return;
+    if ((event.data as { type?: unknown } | null)?.type === 'renew-3ds') emit(this, 'renew-challenge-answered', { answered: true });
+  };
+
+  override connectedCallback() {
+    super.connectedCallback();
+    window.addEventListener('message', this.onMessage);
+  }
+
+  override disconnectedCallback() {
+    window.removeEventListener('message', this.onMessage);
+    super.disconnectedCallback();
   }
 
   private readonly numberTyped = (event: InputEvent) => {
@@ -183,6 +216,11 @@ export class CardStep extends LitElement {
   }
 
   override updated(changed: Map<string, unknown>) {
+    if (changed.has('challengeUrl') && this.challengeUrl) {
+      // The page hears the challenge opened, as with the hosted card fields; the keyboard starts at the dialog's heading.
+      emit(this, 'renew-checkout-authentication', { state: 'challenge' });
+      this.renderRoot.querySelector<HTMLElement>('#challenge-title')?.focus();
+    }
     // A new round after each attempt: the dev CAPTCHA is ticked again, like reCAPTCHA's reset.
     if (changed.has('captchaRound')) {
       const box = this.renderRoot.querySelector<HTMLInputElement>('input[name="captcha"]');

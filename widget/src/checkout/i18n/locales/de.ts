@@ -81,6 +81,10 @@ export const templates: LocaleTemplates = {
   'card.captchaAgain': 'Bitte bestätigen Sie, dass Sie kein Roboter sind, und versuchen Sie es erneut.',
   'card.pay': '{0} bezahlen',
   'card.processing': 'Wird verarbeitet…',
+  'card.challengeTitle': 'Bei Ihrer Bank bestätigen',
+  'card.challengeIntro': 'Ihre Bank bittet Sie, diese Karte zu bestätigen. Folgen Sie den Anweisungen unten.',
+  'card.challengeFrame': 'Bestätigungsseite Ihrer Bank',
+  'card.challengeCancel': 'Abbrechen',
   'card.authenticationFailed':
     'Ihre Bank hat diese Karte nicht bestätigt, es wurde nichts belastet. Versuchen Sie es erneut oder verwenden Sie eine andere Karte.',
   'card.declined': 'Diese Karte konnte nicht verwendet werden. Prüfen Sie die Angaben oder verwenden Sie eine andere Karte.',
