@@ -52,12 +52,12 @@ export class StripeGateway implements PaymentGateway {
   }
 
   /** Stripe pushes its events to the capture host's webhook endpoint (parseWebhook): nothing waits here. */
-  async dueEvents(): Promise<GatewayEvent[]> {
+  async dueEvents(_limit?: number, _signal?: AbortSignal): Promise<GatewayEvent[]> {
     return [];
   }
 
   /** Nothing to acknowledge: Stripe counts a webhook delivered when the endpoint answers 2xx. */
-  async acknowledgeEvents(): Promise<void> {}
+  async acknowledgeEvents(_eventIds?: string[], _signal?: AbortSignal): Promise<void> {}
 
   /** A webhook delivery (raw body, Stripe-Signature header) as Renew's events; throws StripeWebhookSignatureError when forged. */
   parseWebhook(rawBody: string | Buffer, signatureHeader: string): GatewayEvent[] {
