@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StripeGateway } from '../../src/gateway/stripe/stripe-gateway.js';
 import type { StripeStandIn } from '../stand-ins/stripe/index.js';
 import { actionOf, RETURN_URL, signal, stripeFixture, succeeded, testCard } from './stripe-fixture.js';
@@ -67,6 +67,16 @@ describe('Stripe adapter: saving cards', () => {
     const saved = succeeded(await gateway.resumeCardValidation(action.id, signal));
     expect(saved).toMatchObject({ brand: 'Visa', lastFour: '3184' });
     expect(saved.token).toMatch(/^cus_\w+\/pm_\w+$/);
+  });
+
+  it('3184: a challenge left unanswered past its 15 minutes is declined authentication_expired', async () => {
+    const action = actionOf(await gateway.validateCard(testCard('4000002760003184'), signal));
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 15 * 60_000 + 1000 });
+    try {
+      expect(await gateway.resumeCardValidation(action.id, signal)).toMatchObject({ status: 'declined', code: 'authentication_expired' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('3184: a failed challenge is declined authentication_failed, and an unknown one authentication_unknown', async () => {

@@ -1,7 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StripeGateway } from '../../src/gateway/stripe/stripe-gateway.js';
+import { StripeGateway } from '../../src/gateway/stripe/stripe-gateway.js';
 import type { StripeStandIn } from '../stand-ins/stripe/index.js';
-import { actionOf, chargeOf, gatewayFor, savedToken, signal, stripeFixture, succeeded, testCard } from './stripe-fixture.js';
+import { actionOf, chargeOf, gatewayFor, savedToken, settingsOf, signal, stripeFixture, succeeded, testCard } from './stripe-fixture.js';
 
 /** The Stripe adapter's charges: PaymentIntents on and off session, 3-D Secure, authenticatedBy, idempotency. */
 describe('Stripe adapter: charges', () => {
@@ -115,5 +117,22 @@ describe('Stripe adapter: charges', () => {
     const closed = await stripeFixture();
     await closed.standIn.close();
     await expect(closed.gateway.charge(chargeOf(token, '1.00'), signal)).rejects.toThrow();
+    // Stripe's own failure (500 api_error): thrown, after the SDK's one retry under the same key.
+    const keys: Array<string | undefined> = [];
+    const failing = createServer((request, response) => {
+      keys.push(request.headers['idempotency-key'] as string | undefined);
+      response
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end('{"error":{"type":"api_error","message":"An unknown error occurred"}}');
+    });
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      const broken = new StripeGateway({ ...settingsOf(standIn), apiBase: `http://127.0.0.1:${(failing.address() as AddressInfo).port}` });
+      const request = chargeOf(token, '1.00');
+      await expect(broken.charge(request, signal)).rejects.toThrow(/unknown error/);
+      expect(keys).toEqual([request.idempotencyKey, request.idempotencyKey]);
+    } finally {
+      await new Promise((resolve) => failing.close(resolve));
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CardToValidate, GatewayOutcome } from '../../src/gateway/payment-gateway.js';
 import { StripeGateway } from '../../src/gateway/stripe/stripe-gateway.js';
+import type { StripeSettings } from '../../src/gateway/stripe/stripe-settings.js';
 import { money } from '../../src/money/money.js';
 import { type StripeStandIn, startStripeStandIn } from '../stand-ins/stripe/index.js';
 
@@ -13,8 +14,12 @@ export async function stripeFixture(options: Parameters<typeof startStripeStandI
   return { standIn, gateway };
 }
 
+export function settingsOf(standIn: StripeStandIn, secretKey = standIn.secretKey): StripeSettings {
+  return { secretKey, webhookSecret: standIn.webhookSecret, apiBase: standIn.url, returnUrl: RETURN_URL };
+}
+
 export function gatewayFor(standIn: StripeStandIn, secretKey = standIn.secretKey): StripeGateway {
-  return new StripeGateway({ secretKey, webhookSecret: standIn.webhookSecret, apiBase: standIn.url, returnUrl: RETURN_URL });
+  return new StripeGateway(settingsOf(standIn, secretKey));
 }
 
 /** The port's calls take a signal; the Stripe adapter cannot use it (the port's deadline answers instead). */
