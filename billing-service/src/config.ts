@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { stripeSettingsFromEnv, type StripeSettings } from './gateway/stripe/stripe-settings.js';
 
 const booleanString = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -33,7 +34,7 @@ const EnvSchema = z.object({
   RENEW_TLS_KEY: z.string().optional(),
   RENEW_REQUIRE_TLS: booleanString.optional(),
   RENEW_TRUST_PROXY: z.string().optional(),
-  RENEW_GATEWAY: z.enum(['sandbox']).default('sandbox'),
+  RENEW_GATEWAY: z.enum(['sandbox', 'stripe']).default('sandbox'),
   RENEW_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** E-mail notifications: the SMTP server (smtp:// or smtps://, credentials in the URL) and the From address. */
   RENEW_SMTP_URL: z
@@ -86,8 +87,8 @@ export interface Config {
   logLevel: string;
   /** RENEW_METRICS_TOKEN: GET /metrics needs `Authorization: Bearer <token>`; unset: loopback clients only. */
   metricsToken?: string;
-  /** Which payment gateway adapter; only the built-in sandbox exists so far. */
-  gateway: { name: 'sandbox'; timeoutMs: number };
+  /** Which payment gateway adapter: the built-in sandbox, or Stripe with its settings (RENEW_STRIPE_*). */
+  gateway: { name: 'sandbox'; timeoutMs: number } | { name: 'stripe'; timeoutMs: number; stripe: StripeSettings };
   /** The console's session lifetimes (RENEW_CONSOLE_IDLE_MINUTES, RENEW_CONSOLE_ABSOLUTE_HOURS). */
   console: { idleMinutes: number; absoluteHours: number };
   /** RENEW_ENV or NODE_ENV=production (any casing): defaults become strict, and test doubles (the sandbox gateway) are warned about at every start. */
@@ -129,7 +130,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.RENEW_TRUST_PROXY),
     logLevel: e.RENEW_LOG_LEVEL,
     ...(e.RENEW_METRICS_TOKEN ? { metricsToken: e.RENEW_METRICS_TOKEN } : {}),
-    gateway: { name: e.RENEW_GATEWAY, timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
+    gateway:
+      e.RENEW_GATEWAY === 'stripe'
+        ? { name: 'stripe', timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS, stripe: stripeSettingsFromEnv(given, production) }
+        : { name: 'sandbox', timeoutMs: e.RENEW_GATEWAY_TIMEOUT_MS },
     production,
     billingClockMs: e.RENEW_BILLING_CLOCK_MS,
     claimStaleMs: e.RENEW_CLAIM_STALE_MS,

@@ -13,7 +13,7 @@ import {
   type RateLimitStore,
 } from '@renew/billing-service/http';
 import { observe, type ObservabilityOptions } from '@renew/billing-service/observability';
-import { SandboxGateway, type PaymentGateway } from '@renew/billing-service/payments';
+import { SandboxGateway, StripeGateway, type PaymentGateway } from '@renew/billing-service/payments';
 import type { CaptchaVerifier } from './captcha/captcha-verifier.js';
 import { UsedCaptchaTokens } from './captcha/used-tokens.js';
 import { captureSettingsFrom, type CaptureSettings } from './capture.js';
@@ -24,6 +24,7 @@ import { PORTAL_IP_LIMITS, registerPortal } from './portal/portal-routes.js';
 import { PAYMENT_ID_HEADER, registerCaptureRoute } from './capture-route.js';
 import { registerAuthenticationRoutes } from './authentication-routes.js';
 import { registerSandboxChallenge } from './sandbox/challenge-routes.js';
+import { registerStripeReturnPage } from './stripe/return-page.js';
 import type { ShopDomains } from './shop-domains.js';
 
 export { CAPTURE_PATH, PAYMENT_ID_HEADER } from './capture-route.js';
@@ -112,10 +113,12 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
   observability.registerRoutes();
 
   registerCaptureRoute(app, { settingsFor, authenticator, captcha, rateLimitStore: options.rateLimitStore });
-  // 3-D Secure: completing a capture that answered 202; the sandbox issuer's challenge page when the gateway is the sandbox.
+  // 3-D Secure: completing a capture that answered 202; the gateway's own pages for the shopper's browser.
   registerAuthenticationRoutes(app);
   const gateway = app.ctx.payments.gateway;
   if (gateway instanceof SandboxGateway) registerSandboxChallenge(app, gateway);
+  // Stripe's: the page its challenges return to (the bank's page is Stripe's own).
+  if (gateway instanceof StripeGateway) registerStripeReturnPage(app);
 
   // The card fields a shop embeds in an iframe (hosted mode of <renew-checkout>); framed only by the shop domains.
   registerCardFields(app, settings.domains);

@@ -2,14 +2,17 @@ import type { Config } from '../config.js';
 import type { Queryable } from '../db/database.js';
 import type { PaymentGateway } from './payment-gateway.js';
 import { SandboxGateway } from './sandbox-gateway.js';
+import { StripeGateway } from './stripe/stripe-gateway.js';
 
 /**
- * The gateway adapter RENEW_GATEWAY names. A processor's adapter joins here, behind the same interface.
+ * The gateway adapter RENEW_GATEWAY names: the sandbox, or Stripe (gateway/stripe/), behind the same interface.
  * `db`: the sandbox keeps its idempotency records there, shared by every instance.
  */
 export function gatewayFromConfig(config: Config['gateway'], db: Queryable): PaymentGateway {
   switch (config.name) {
     case 'sandbox':
       return new SandboxGateway(db);
+    case 'stripe':
+      return new StripeGateway({ ...config.stripe, timeoutMs: config.timeoutMs });
   }
 }

@@ -113,9 +113,10 @@ export interface PaymentGateway {
   ): Promise<SettledOutcome<{ refundId: string }>>;
   /**
    * The refund made (or refused) under this idempotency key, as `refund` answered it; null when the
-   * gateway never received one (settles a refund whose answer was lost in a crash).
+   * gateway never received one (settles a refund whose answer was lost in a crash). `transactionId`: the
+   * charge it was asked against, for a processor that finds refunds only through their charge (Stripe).
    */
-  findRefund(idempotencyKey: string, signal: AbortSignal): Promise<SettledOutcome<{ refundId: string }> | null>;
+  findRefund(idempotencyKey: string, signal: AbortSignal, transactionId?: string): Promise<SettledOutcome<{ refundId: string }> | null>;
   /**
    * Events the processor holds for Renew to fetch (the sandbox's disputes); a processor that pushes its
    * events to a webhook (Stripe) answers none here. A worker fetches them on every instance, ingests each

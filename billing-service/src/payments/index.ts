@@ -13,6 +13,8 @@ export { amountInCurrency } from '../money/amount-in-currency.js';
 export { SandboxGateway } from '../gateway/sandbox-gateway.js';
 export type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from '../gateway/payment-gateway.js';
 export { SANDBOX_CHALLENGE_PATH } from '../gateway/sandbox-gateway.js';
+export { StripeGateway } from '../gateway/stripe/stripe-gateway.js';
+export { STRIPE_RETURN_PATH } from '../gateway/stripe/stripe-settings.js';
 export {
   insertValidatedCard,
   startCardValidation,

@@ -47,7 +47,8 @@ export async function settlePendingRefunds(ctx: AppContext, log: FastifyBaseLogg
     if (!payment) continue;
     // Refunds reserved before keys were stored were asked under `refund_<id>`.
     const key = refund.gatewayIdempotencyKey ?? `refund_${refund.id}`;
-    const found = await callGateway(ctx, (signal) => ctx.payments.gateway.findRefund(key, signal));
+    const transactionId = payment.gatewayTransactionId ?? undefined;
+    const found = await callGateway(ctx, (signal) => ctx.payments.gateway.findRefund(key, signal, transactionId));
     const outcome = found ?? {
       status: 'declined' as const,
       code: 'refund_not_received',

@@ -39,7 +39,8 @@ export function registerSandboxChallenge(app: FastifyInstance, gateway: SandboxG
   });
 }
 
-function page(reply: FastifyReply, title: string, body: string, nonce?: string) {
+/** A small HTML page of the capture host for the bank's side of a challenge: no outside resource, one nonce'd script at most. */
+export function page(reply: FastifyReply, title: string, body: string, nonce?: string) {
   return reply
     .header(
       'content-security-policy',

@@ -23,6 +23,7 @@ export function openDispute(account: Account, chargeId: string): void {
     charge: charge.id,
     created,
     currency: charge.currency,
+    evidence: {},
     evidence_details: { due_by: created + EVIDENCE_DAYS * 86_400, has_evidence: false, past_due: false, submission_count: 0 },
     is_charge_refundable: false,
     livemode: false,

@@ -92,7 +92,11 @@ export type DisputeObject = Pick<
   | 'payment_intent'
   | 'reason'
   | 'status'
-> & { evidence_details: Pick<Stripe.Dispute.EvidenceDetails, 'due_by' | 'has_evidence' | 'past_due' | 'submission_count'> };
+> & {
+  evidence_details: Pick<Stripe.Dispute.EvidenceDetails, 'due_by' | 'has_evidence' | 'past_due' | 'submission_count'>;
+  /** The evidence given so far (the stand-in keeps the text fields it was sent). */
+  evidence: Partial<Stripe.Dispute.Evidence>;
+};
 
 export type ApiObject =
   | CustomerObject

@@ -71,3 +71,23 @@ function refundedCharge({ account }: Context, params: Params): ChargeObject {
   }
   return account.charge(intent.latest_charge);
 }
+
+/**
+ * GET /v1/refunds: the account's refunds, newest first, optionally of one PaymentIntent or charge, paged with `limit`
+ * (1-100, default 10) and `starting_after`, as Stripe's list endpoints are.
+ */
+export function listRefunds({ account, body }: Context): object {
+  const params = new Params(body, ['charge', 'payment_intent', 'limit', 'starting_after']);
+  const limit = params.integer('limit') ?? 10;
+  if (limit < 1 || limit > 100) throw invalidParameter('limit', 'Invalid limit: must be between 1 and 100');
+  const intent = params.string('payment_intent');
+  const charge = params.string('charge');
+  const all = [...account.refunds.values()]
+    .filter((refund) => (!intent || refund.payment_intent === intent) && (!charge || refund.charge === charge))
+    .reverse();
+  const after = params.string('starting_after');
+  const start = after ? all.findIndex((refund) => refund.id === after) + 1 : 0;
+  if (after && start === 0) throw invalidParameter('starting_after', `No such refund: '${after}'`, 'resource_missing');
+  const page = all.slice(start, start + limit);
+  return { object: 'list', data: page, has_more: start + limit < all.length, url: '/v1/refunds' };
+}

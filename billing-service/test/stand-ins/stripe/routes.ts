@@ -3,7 +3,8 @@ import { createCustomer, retrieveCustomer } from './customers.js';
 import { resourceMissing } from './errors.js';
 import { attachPaymentMethod, createPaymentMethod, retrievePaymentMethod } from './payment-methods.js';
 import { confirmPaymentIntent, createPaymentIntent, retrievePaymentIntent } from './payment-intents.js';
-import { createRefund, retrieveRefund } from './refunds.js';
+import { createRefund, listRefunds, retrieveRefund } from './refunds.js';
+import { updateDispute } from './dispute-evidence.js';
 import { confirmSetupIntent, createSetupIntent, retrieveSetupIntent } from './setup-intents.js';
 
 interface Route {
@@ -27,9 +28,11 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/payment_intents/:id', handler: retrievePaymentIntent },
   { method: 'POST', path: '/v1/payment_intents/:id/confirm', handler: confirmPaymentIntent },
   { method: 'POST', path: '/v1/refunds', handler: createRefund },
+  { method: 'GET', path: '/v1/refunds', handler: listRefunds },
   { method: 'GET', path: '/v1/refunds/:id', handler: retrieveRefund },
   { method: 'GET', path: '/v1/charges/:id', handler: ({ account, id }) => account.charge(id, 'id') },
   { method: 'GET', path: '/v1/disputes/:id', handler: ({ account, id }) => account.dispute(id) },
+  { method: 'POST', path: '/v1/disputes/:id', handler: updateDispute },
   { method: 'GET', path: '/v1/events/:id', handler: retrieveEvent },
 ];
 
