@@ -127,6 +127,18 @@ describe('captures with the Stripe gateway', () => {
     expect(await paymentsOf(customerId)).toEqual([]);
   });
 
+  it("frames Stripe's 3-D Secure pages in the card fields and the portal: https, and the stand-in's own origin", async () => {
+    const fields = await app.inject({
+      method: 'GET',
+      url: `/hosted/card-fields?origin=${encodeURIComponent('https://shop.example.com')}`,
+      remoteAddress: freshIp(),
+    });
+    expect(fields.statusCode, fields.body).toBe(200);
+    expect(fields.headers['content-security-policy']).toContain(`frame-src 'self' https: ${standIn.url}`);
+    const portal = await app.inject({ method: 'GET', url: '/portal/sign-in', remoteAddress: freshIp() });
+    expect(portal.headers['content-security-policy']).toContain(`frame-src 'self' https: ${standIn.url};`);
+  });
+
   it("the return page takes only an intent's id, and the sandbox's issuer page is not served", async () => {
     const hostile = await app.inject({
       method: 'GET',

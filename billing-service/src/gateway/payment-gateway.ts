@@ -95,6 +95,11 @@ export type GatewayEvent =
  */
 export interface PaymentGateway {
   readonly name: string;
+  /**
+   * Where its 3-D Secure pages come from, for the frames that show them (CSP `frame-src` sources beside the capture
+   * host itself, which serves the sandbox's issuer page and processors' return pages). Unset: `https:`.
+   */
+  readonly challengeFrameSources?: readonly string[];
   /** Saves the card for off-session use; its bank may first ask the customer to authenticate (`requiresAction`). */
   validateCard(card: CardToValidate, signal: AbortSignal): Promise<GatewayOutcome<ValidatedCard>>;
   /**

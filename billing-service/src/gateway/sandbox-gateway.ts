@@ -55,6 +55,8 @@ export const SANDBOX_CHALLENGE_PATH = '/sandbox/3ds';
 
 export class SandboxGateway implements PaymentGateway {
   readonly name = 'sandbox';
+  /** Its issuer page is on the capture host. */
+  readonly challengeFrameSources: readonly string[] = [];
 
   /**
    * `db`: where its idempotency records live. Every instance of Renew on one database shares them,

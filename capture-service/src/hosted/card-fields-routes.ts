@@ -13,7 +13,7 @@ type ErrorEntry = ErrorItem;
  * only (the card goes to this origin and nowhere else), no forms, no base
  * re-pointing, and framed only by the account's shop domains and this host's own pages (the customer portal).
  */
-export function cardFieldsPolicy(domains: ShopDomains): string {
+export function cardFieldsPolicy(domains: ShopDomains, challengeFrameSources: readonly string[] = ['https:']): string {
   const ancestors = domains.frameAncestors();
   return [
     "default-src 'none'",
@@ -21,8 +21,8 @@ export function cardFieldsPolicy(domains: ShopDomains): string {
     "style-src 'self'",
     "connect-src 'self'",
     "img-src 'self'",
-    // the bank's 3-D Secure page (the sandbox issuer's is on this host; a processor's is on https)
-    "frame-src 'self' https:",
+    // the bank's 3-D Secure page (the sandbox issuer's is on this host; a processor's where its gateway says)
+    ["frame-src 'self'", ...challengeFrameSources].join(' '),
     "form-action 'none'",
     "base-uri 'none'",
     `frame-ancestors ${ancestors === "'none'" ? "'self'" : ancestors === '*' ? '*' : `'self' ${ancestors}`}`,
@@ -98,11 +98,12 @@ export async function sendAsset(request: FastifyRequest, reply: FastifyReply, as
  * sends goes through POST /api/paymentsv2 like any other.
  */
 export function registerCardFields(app: FastifyInstance, domains: ShopDomains): void {
+  const challengeFrameSources = app.ctx.payments.gateway.challengeFrameSources ?? ['https:'];
   const assetRoute = { config: { public: true } };
   app.get(CARD_FIELDS_PATH, assetRoute, async (request, reply) => {
     const config = readQuery(request.query, domains, (origin) => isOwnOrigin(request, origin));
     return reply
-      .header('content-security-policy', cardFieldsPolicy(domains))
+      .header('content-security-policy', cardFieldsPolicy(domains, challengeFrameSources))
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')

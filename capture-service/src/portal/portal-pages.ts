@@ -135,7 +135,7 @@ function merchantHeader(b: PortalBranding): string {
 }
 
 /** Own scripts, styles, connections, frames (the hosted card fields) and form posts only, and the merchant's logo; never framed itself. */
-export function portalPagePolicy(branding?: PortalBranding): string {
+export function portalPagePolicy(branding?: PortalBranding, challengeFrameSources: readonly string[] = []): string {
   const logoOrigin = branding?.logoUrl ? ` ${new URL(branding.logoUrl).origin}` : '';
   return [
     "default-src 'none'",
@@ -143,7 +143,8 @@ export function portalPagePolicy(branding?: PortalBranding): string {
     "style-src 'self' 'unsafe-inline'",
     "connect-src 'self'",
     `img-src 'self'${logoOrigin}`,
-    "frame-src 'self'",
+    // the hosted card fields, and the bank's 3-D Secure page of a payment (where the gateway serves it)
+    ["frame-src 'self'", ...challengeFrameSources].join(' '),
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'none'",

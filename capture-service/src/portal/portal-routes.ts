@@ -78,7 +78,7 @@ function portalRouteKit(options: PortalRouteOptions): PortalRouteKit {
     page: { config: { public: true } },
     portalRoute: { config: { portal: true } },
     branding,
-    sendPage: (reply, html) => sendPortalPage(reply, html, branding),
+    sendPage: (reply, html) => sendPortalPage(reply, html, branding, ctx.payments.gateway.challengeFrameSources ?? ['https:']),
     sessionToken,
     session: async (request, reply, write) => {
       const csrf = request.headers[PORTAL_CSRF_HEADER];
@@ -178,9 +178,9 @@ function registerSignInRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
   });
 }
 
-function sendPortalPage(reply: FastifyReply, html: string, branding: PortalBranding) {
+function sendPortalPage(reply: FastifyReply, html: string, branding: PortalBranding, challengeFrameSources: readonly string[]) {
   return reply
-    .header('content-security-policy', portalPagePolicy(branding))
+    .header('content-security-policy', portalPagePolicy(branding, challengeFrameSources))
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')

@@ -27,8 +27,13 @@ export class StripeGateway implements PaymentGateway {
   readonly name = 'stripe';
   private readonly stripe: Stripe;
 
+  /** Banks' pages behind Stripe's redirects are on https; a local stand-in of the API (tests) serves its own over http. */
+  readonly challengeFrameSources: readonly string[];
+
   constructor(private readonly settings: StripeSettings) {
     this.stripe = stripeClient(settings);
+    const api = new URL(settings.apiBase);
+    this.challengeFrameSources = api.protocol === 'http:' ? ['https:', api.origin] : ['https:'];
   }
 
   validateCard(card: CardToValidate, _signal?: AbortSignal): Promise<GatewayOutcome<ValidatedCard>> {
