@@ -29,6 +29,7 @@ import * as fencedClaims from './migrations/0034-fenced-claims.js';
 import * as idempotencyEveryWrite from './migrations/0035-idempotency-every-write.js';
 import * as emailOutboxContentAndClaimToken from './migrations/0036-email-outbox-content-and-claim-token.js';
 import * as cardAuthentication from './migrations/0037-card-authentication.js';
+import * as disputes from './migrations/0039-disputes.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0035-idempotency-every-write': idempotencyEveryWrite,
   '0036-email-outbox-content-and-claim-token': emailOutboxContentAndClaimToken,
   '0037-card-authentication': cardAuthentication,
+  '0039-disputes': disputes,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
