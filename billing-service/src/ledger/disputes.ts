@@ -56,3 +56,21 @@ export async function restoreDisputedPayment(
   const allocations = await allocateAvailableFunds(db, accountId, dispute.customerId, effectiveAt, 'OldestToNewest', paymentEntryId);
   return { reversalEntryId, allocations };
 }
+
+/**
+ * What open or lost disputes hold of each of these payment entries (a dispute won holds nothing): money
+ * the processor took back, which a refund cannot pay back again.
+ */
+export async function heldByDisputes(db: Queryable, paymentEntryIds: number[]): Promise<Map<number, Money>> {
+  if (paymentEntryIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('ledgerAllocations')
+    .innerJoin('ledgerEntries as target', 'target.id', 'ledgerAllocations.invoiceEntryId')
+    .select(['ledgerAllocations.sourceEntryId', 'ledgerAllocations.amount'])
+    .where('ledgerAllocations.sourceEntryId', 'in', paymentEntryIds)
+    .where('target.entryType', '=', 'dispute')
+    .execute();
+  const held = new Map<number, Money>();
+  for (const row of rows) held.set(row.sourceEntryId, (held.get(row.sourceEntryId) ?? money(0)).plus(row.amount));
+  return held;
+}

@@ -3,26 +3,29 @@ import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import type { UriBuilder } from '../uri-builder.js';
+import { heldByDisputes } from '../ledger/disputes.js';
 import { money, sumMoney, toJsonAmount } from '../money/money.js';
 import { findAllocations, findRefundsOfPayments, findPayment, type PaymentRow } from './repository.js';
 import type { PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
-  const [allocations, refunds] = await Promise.all([
-    findAllocations(
-      db,
-      payments.flatMap((p) => (p.ledgerEntryId ? [p.ledgerEntryId] : [])),
-    ),
+  const entryIds = payments.flatMap((p) => (p.ledgerEntryId ? [p.ledgerEntryId] : []));
+  const [allocations, refunds, disputed] = await Promise.all([
+    findAllocations(db, entryIds),
     findRefundsOfPayments(
       db,
       payments.map((p) => p.id),
     ),
+    heldByDisputes(db, entryIds),
   ]);
   return payments.map((p) => {
     const unallocated = p.status === 'Succeeded' ? (p.unallocated ?? '0') : '0';
     const own = refunds.filter((r) => r.paymentId === p.id);
     const refunded = sumMoney(own.filter((r) => r.status === 'Succeeded').map((r) => money(r.amount)));
-    const held = sumMoney(own.filter((r) => r.status !== 'Failed').map((r) => money(r.amount)));
+    // refunds that hold money, and open or lost disputes: what cannot be refunded any more
+    const held = sumMoney(own.filter((r) => r.status !== 'Failed').map((r) => money(r.amount))).plus(
+      (p.ledgerEntryId && disputed.get(p.ledgerEntryId)) || 0,
+    );
     return {
       paymentActivityId: p.id,
       reference: p.reference,

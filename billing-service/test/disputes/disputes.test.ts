@@ -142,6 +142,12 @@ describe('a 0259 payment is disputed', () => {
     expect(after.arBalance).toBe(plus(before.arBalance, invoice.invoiceAmount));
     expect(after.lifetimeValue).toBe(money(before.lifetimeValue).minus(invoice.invoiceAmount).toNumber());
 
+    // the processor took the money back: nothing is left to refund
+    expect((await t.call('GET', `/v1/payments/${payment.id}`)).json()).toMatchObject({ refundableAmount: 0, unallocatedAmount: 0 });
+    const refund = await t.call('POST', '/v1/refunds', { originalPaymentId: payment.id, amount: 1 });
+    expect(refund.statusCode).toBe(400);
+    expect(errorsOf(refund)[0]).toMatchObject({ Key: 'amount', Code: 'value_invalid' });
+
     const audit = await t.app.ctx.db
       .selectFrom('auditLog')
       .selectAll()
@@ -212,6 +218,7 @@ describe('answering a dispute with evidence', () => {
     const paymentNow = (await t.call('GET', `/v1/payments/${payment.id}`)).json();
     expect(paymentNow).toMatchObject({
       unallocatedAmount: 0,
+      refundableAmount: invoice.invoiceAmount,
       invoiceAllocations: [{ invoiceId: invoice.id, amount: invoice.invoiceAmount }],
     });
 
