@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestDueGatewayEvents } from '../../src/disputes/event-worker.js';
+import { gatewayIdempotencyKey } from '../../src/gateway/payment-gateway.js';
 import { ingestGatewayEvent } from '../../src/disputes/ingest.js';
 import { SandboxGateway } from '../../src/gateway/sandbox-gateway.js';
 import { money } from '../../src/money/money.js';
@@ -8,6 +9,7 @@ import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { ACTIVATION_FLAGS, activate, cardBody, listInvoices, newCustomer, newSubscription, readOverview } from '../helpers/api-fixtures.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
 import { errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
+import { consoleCall, firstOwner } from '../console/console-helpers.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
 /** Disputes (issue 37): a 0259 card's payment disputed at the sandbox, ingested by the worker, answered with evidence. */
@@ -284,5 +286,68 @@ describe('answering a dispute with evidence', () => {
     expect(closed.statusCode).toBe(409);
     expect(errorsOf(closed)[0]).toMatchObject({ Key: 'disputeId', Code: 'dispute_closed' });
     expect((await t.call('GET', `/v1/disputes/${dispute.id}`)).json()).toMatchObject({ status: 'Lost' });
+  });
+});
+
+describe('the gateway events task on several instances', () => {
+  it('two instances running rounds at once record each dispute once', async () => {
+    const another = await t.buildAnotherApp();
+    const payments = [await paidWithCard(), await paidWithCard()];
+    const rounds = await Promise.all([ingestDueGatewayEvents(t.app.ctx, t.app.log), ingestDueGatewayEvents(another.ctx, another.log)]);
+    expect(rounds[0] + rounds[1]).toBeGreaterThanOrEqual(2);
+    for (const { payment, customerId, invoice } of payments) {
+      expect(await disputesOf(payment.id)).toHaveLength(1);
+      expect((await readOverview(t, customerId)).arBalance).toBe(invoice.invoiceAmount);
+    }
+    expect(await t.app.ctx.payments.gateway.dueEvents(100, new AbortController().signal)).toEqual([]);
+  });
+
+  it('acknowledges an event about a charge Renew never recorded, and records nothing', async () => {
+    const gateway = t.app.ctx.payments.gateway;
+    const signal = new AbortController().signal;
+    // charged at the processor by something else than Renew (no payment names it)
+    const charged = await gateway.charge(
+      {
+        token: 'sbx_dispute_0123456789abcdef',
+        amount: money(12),
+        currency: 'USD',
+        idempotencyKey: gatewayIdempotencyKey(0, 'elsewhere'),
+        offSession: true,
+      },
+      signal,
+    );
+    expect(charged.status).toBe('succeeded');
+    const before = (await t.call('GET', '/v1/disputes')).headers['x-count'];
+    expect(await runWorker()).toBe(1);
+    expect((await t.call('GET', '/v1/disputes')).headers['x-count']).toBe(before);
+    expect(await gateway.dueEvents(100, signal)).toEqual([]);
+  });
+});
+
+describe('the console', () => {
+  it('shows a payment’s dispute, its audit entries, and takes evidence through its proxy', async () => {
+    const { customerId, payment } = await paidWithCard();
+    const dispute = await disputeOf(payment.id);
+    const owner = await firstOwner(t, 'owner@disputes.example');
+    const listed = await consoleCall(t, owner, 'GET', `/console/api/v1/customers/${customerId}/disputes`);
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json()).toMatchObject([{ id: dispute.id, paymentId: payment.id, status: 'NeedsResponse' }]);
+    const audit = await consoleCall(t, owner, 'GET', `/console/api/customers/${customerId}/audit?limit=100`);
+    expect(audit.statusCode, audit.body).toBe(200);
+    expect(audit.json().entries).toContainEqual(
+      expect.objectContaining({ entityType: 'Dispute', entityId: dispute.id, source: 'gateway events' }),
+    );
+    const answered = await consoleCall(
+      t,
+      owner,
+      'POST',
+      `/console/api/v1/disputes/${dispute.id}/evidence`,
+      { text: 'winning_evidence' },
+      {
+        headers: { 'idempotency-key': `console-${dispute.id}` },
+      },
+    );
+    expect(answered.statusCode, answered.body).toBe(200);
+    expect(answered.json()).toMatchObject({ status: 'UnderReview' });
   });
 });
