@@ -22,10 +22,9 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
     const unallocated = p.status === 'Succeeded' ? (p.unallocated ?? '0') : '0';
     const own = refunds.filter((r) => r.paymentId === p.id);
     const refunded = sumMoney(own.filter((r) => r.status === 'Succeeded').map((r) => money(r.amount)));
+    const disputedAmount = (p.ledgerEntryId && disputed.get(p.ledgerEntryId)) || money(0);
     // refunds that hold money, and open or lost disputes: what cannot be refunded any more
-    const held = sumMoney(own.filter((r) => r.status !== 'Failed').map((r) => money(r.amount))).plus(
-      (p.ledgerEntryId && disputed.get(p.ledgerEntryId)) || 0,
-    );
+    const held = sumMoney(own.filter((r) => r.status !== 'Failed').map((r) => money(r.amount))).plus(disputedAmount);
     return {
       paymentActivityId: p.id,
       reference: p.reference,
@@ -57,6 +56,7 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
       })),
       unallocatedAmount: toJsonAmount(unallocated),
       refundedAmount: toJsonAmount(refunded),
+      disputedAmount: toJsonAmount(disputedAmount),
       refundableAmount: toJsonAmount(p.status === 'Succeeded' ? money(p.amount).minus(held) : money(0)),
       id: p.id,
       uri: uris.resource('payments', p.id),

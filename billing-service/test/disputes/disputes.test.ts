@@ -66,6 +66,41 @@ async function paidWithCard(cardNumber = DISPUTED_CARD) {
   return { customerId, invoice, payment: paid.json() as { id: number; amount: number } };
 }
 
+/**
+ * The ledger's rule after a dispute moved it: every entry's amount less its open amount is what its
+ * allocations moved, no open amount is out of [0, amount].
+ */
+async function expectBalancedLedger(customerId: number) {
+  const db = t.app.ctx.db;
+  const entries = await db.selectFrom('ledgerEntries').selectAll().where('customerId', '=', customerId).execute();
+  const allocations = await db
+    .selectFrom('ledgerAllocations')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb(
+          'sourceEntryId',
+          'in',
+          entries.map((e) => e.id),
+        ),
+        eb(
+          'invoiceEntryId',
+          'in',
+          entries.map((e) => e.id),
+        ),
+      ]),
+    )
+    .execute();
+  expect(entries.map((e) => e.entryType)).toContain('dispute');
+  for (const e of entries) {
+    const moved = allocations
+      .filter((a) => a.sourceEntryId === e.id || a.invoiceEntryId === e.id)
+      .reduce((sum, a) => sum.plus(a.amount), money(0));
+    expect(moved.toString(), `entry ${e.id} (${e.entryType})`).toBe(money(e.amount).minus(e.openAmount).toString());
+    expect(money(e.openAmount).greaterThanOrEqualTo(0) && money(e.openAmount).lessThanOrEqualTo(e.amount)).toBe(true);
+  }
+}
+
 /** One round of the gateway event worker, as every instance runs it. */
 const runWorker = () => ingestDueGatewayEvents(t.app.ctx, t.app.log);
 
@@ -145,7 +180,13 @@ describe('a 0259 payment is disputed', () => {
     expect(after.lifetimeValue).toBe(money(before.lifetimeValue).minus(invoice.invoiceAmount).toNumber());
 
     // the processor took the money back: nothing is left to refund
-    expect((await t.call('GET', `/v1/payments/${payment.id}`)).json()).toMatchObject({ refundableAmount: 0, unallocatedAmount: 0 });
+    expect((await t.call('GET', `/v1/payments/${payment.id}`)).json()).toMatchObject({
+      refundableAmount: 0,
+      unallocatedAmount: 0,
+      disputedAmount: invoice.invoiceAmount,
+      invoiceAllocations: [],
+    });
+    await expectBalancedLedger(customerId);
     const refund = await t.call('POST', '/v1/refunds', { originalPaymentId: payment.id, amount: 1 });
     expect(refund.statusCode).toBe(400);
     expect(errorsOf(refund)[0]).toMatchObject({ Key: 'amount', Code: 'value_invalid' });
@@ -221,9 +262,11 @@ describe('answering a dispute with evidence', () => {
     expect(paymentNow).toMatchObject({
       unallocatedAmount: 0,
       refundableAmount: invoice.invoiceAmount,
+      disputedAmount: 0,
       invoiceAllocations: [{ invoiceId: invoice.id, amount: invoice.invoiceAmount }],
     });
 
+    await expectBalancedLedger(customerId);
     // ingested again (another instance): nothing moves twice
     await runWorker();
     expect((await readOverview(t, customerId)).arBalance).toBe(0);
