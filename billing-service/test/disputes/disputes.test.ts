@@ -6,9 +6,19 @@ import { ingestGatewayEvent } from '../../src/disputes/ingest.js';
 import { SandboxGateway } from '../../src/gateway/sandbox-gateway.js';
 import { money } from '../../src/money/money.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
-import { ACTIVATION_FLAGS, activate, cardBody, listInvoices, newCustomer, newSubscription, readOverview } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  DAY,
+  activate,
+  cardBody,
+  listInvoices,
+  newCustomer,
+  newSubscription,
+  readCustomer,
+  readOverview,
+} from '../helpers/api-fixtures.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
-import { errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
+import { errorsOf, startTestApp, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
 import { consoleCall, firstOwner } from '../console/console-helpers.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
@@ -32,6 +42,8 @@ beforeAll(async () => {
       webhookWorker: false,
       // the test runs the worker's rounds itself
       gatewayEvents: false,
+      // an account of its own moves its clock (the overdue story)
+      testClocks: true,
     },
   });
   // disputes due at once, and closed at once once decided
@@ -51,18 +63,19 @@ afterAll(async () => {
 
 const plus = (a: number, b: number) => money(a).plus(b).toNumber();
 
-/** An active customer on BASIC monthly whose first invoice was paid with a card of `cardNumber`. */
-async function paidWithCard(cardNumber = DISPUTED_CARD) {
-  const customerId = await newCustomer(t, { firstName: 'Grace', lastName: 'Hopper', currency: 'USD' });
-  await newSubscription(t, customerId);
-  const activated = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects');
+/** An active customer on BASIC monthly whose first invoice was paid with a card of `cardNumber` (in `account`, default the test's). */
+async function paidWithCard(cardNumber = DISPUTED_CARD, account?: TestAccount) {
+  const as = account ? { as: account } : {};
+  const customerId = await newCustomer(t, { firstName: 'Grace', lastName: 'Hopper', currency: 'USD' }, account);
+  await newSubscription(t, customerId, undefined, account);
+  const activated = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects', account);
   expect(activated.statusCode, activated.body).toBe(200);
-  const invoice = activated.json().invoices[0] as { id: number; invoiceAmount: number };
-  const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...cardBody({ cardNumber }), isDefault: true });
+  const invoice = activated.json().invoices[0] as { id: number; invoiceAmount: number; dueTimestamp: string };
+  const card = await t.call('POST', '/v1/paymentmethods/creditcard', { customerId, ...cardBody({ cardNumber }), isDefault: true }, as);
   expect(card.statusCode, card.body).toBe(200);
-  const paid = await t.call('POST', '/v1/payments', { customerId, amount: invoice.invoiceAmount, paymentMethodId: card.json().id });
+  const paid = await t.call('POST', '/v1/payments', { customerId, amount: invoice.invoiceAmount, paymentMethodId: card.json().id }, as);
   expect(paid.statusCode, paid.body).toBe(200);
-  expect((await listInvoices(t, customerId))[0]).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
+  expect((await listInvoices(t, customerId, account))[0]).toMatchObject({ status: 'Paid', outstandingBalance: 0 });
   return { customerId, invoice, payment: paid.json() as { id: number; amount: number } };
 }
 
@@ -231,6 +244,32 @@ describe('a 0259 payment is disputed', () => {
     expect(mails[0]!.text).toContain('dispute fee of 15.00 USD');
     // no second one arrives later (the outbox polls every 20 ms)
     expect(await mailsAbout(payment.id, 2, 1_000)).toHaveLength(1);
+  });
+
+  it('an invoice it reopens past its due date puts the customer in PoorStanding, and winning takes it out', async () => {
+    const account = await t.newAccount();
+    const { customerId, invoice, payment } = await paidWithCard(DISPUTED_CARD, account);
+    expect((await readCustomer(t, customerId, account)).customerAccountStatus).toBe('Good');
+    // the processor's dispute arrives ten days later on the account's clock
+    const later = new Date(new Date(invoice.dueTimestamp).getTime() + 10 * DAY);
+    const advanced = await t.call('POST', '/v1/testclock/advance', { to: later.toISOString() }, { as: account });
+    expect(advanced.statusCode, advanced.body).toBe(200);
+    await runWorker();
+    const [dispute] = (await t.call('GET', `/v1/disputes?query=PaymentId:${payment.id}`, undefined, { as: account })).json();
+    expect(dispute).toMatchObject({ status: 'NeedsResponse', createdTimestamp: later.toISOString() });
+    expect((await readCustomer(t, customerId, account)).customerAccountStatus).toBe('PoorStanding');
+    expect((await readOverview(t, customerId, account)).arBalance).toBe(invoice.invoiceAmount);
+
+    const won = await t.call(
+      'POST',
+      `/v1/disputes/${dispute.id}/evidence`,
+      { text: 'winning_evidence' },
+      { as: account, headers: { 'idempotency-key': 'won' } },
+    );
+    expect(won.statusCode, won.body).toBe(200);
+    await runWorker();
+    expect((await readCustomer(t, customerId, account)).customerAccountStatus).toBe('Good');
+    expect((await readOverview(t, customerId, account)).arBalance).toBe(0);
   });
 
   it('a card that is not 0259 is never disputed', async () => {
