@@ -54,20 +54,7 @@ async function ingestOpened(ctx: AppContext, event: Opened): Promise<IngestResul
     ctx.db.transaction().execute(async (trx): Promise<IngestResult> => {
       if (!(await lockCustomer(trx, accountId, customerId))) throw new Error(`customer ${customerId} of payment ${payment.id} is gone`);
       if (await findDisputeByGatewayId(trx, event.disputeId)) return 'already';
-      const refunded = money(await lockPaymentForRefund(trx, payment.id));
-      const left = money(payment.amount).minus(refunded);
-      const taken = event.amount.lessThan(left) ? event.amount : left;
-      const paidBack =
-        taken.greaterThan(0) && payment.ledgerEntryId !== null
-          ? await takeBackDisputedPayment(trx, {
-              accountId,
-              customerId,
-              paymentEntryId: payment.ledgerEntryId,
-              amount: taken,
-              effectiveAt: now,
-              description: `dispute ${event.disputeId} of payment ${payment.id}`,
-            })
-          : null;
+      const { taken, paidBack } = await takeBack(trx, payment, event, now);
       const row = {
         accountId,
         customerId,
@@ -106,6 +93,26 @@ async function ingestOpened(ctx: AppContext, event: Opened): Promise<IngestResul
       return 'recorded';
     }),
   );
+}
+
+/**
+ * The ledger's side of a dispute opened: what the payment still holds (less its refunds, succeeded or
+ * waiting for the gateway, counted under the payment's row lock as refunds count them) is taken back.
+ */
+async function takeBack(trx: Queryable, payment: NonNullable<Awaited<ReturnType<typeof findPaymentOfCharge>>>, event: Opened, now: Date) {
+  const refunded = money(await lockPaymentForRefund(trx, payment.id));
+  const left = money(payment.amount).minus(refunded);
+  const taken = event.amount.lessThan(left) ? event.amount : left;
+  if (!taken.greaterThan(0) || payment.ledgerEntryId === null) return { taken, paidBack: null };
+  const paidBack = await takeBackDisputedPayment(trx, {
+    accountId: payment.accountId,
+    customerId: payment.customerId,
+    paymentEntryId: payment.ledgerEntryId,
+    amount: taken,
+    effectiveAt: now,
+    description: `dispute ${event.disputeId} of payment ${payment.id}`,
+  });
+  return { taken, paidBack };
 }
 
 /** A dispute closed: won, the money comes back and pays the invoices again; lost, it stays taken back. */
