@@ -7,6 +7,8 @@ import type { InstanceLiveness, LivenessOptions } from './db/instance-liveness.j
 import { addressRoutes } from './addresses/routes.js';
 import { backgroundTasks } from './background/background-tasks.js';
 import type { RefundSettlementOptions } from './refunds/settlement-worker.js';
+import type { GatewayEventOptions } from './disputes/event-worker.js';
+import { disputeRoutes } from './disputes/routes.js';
 import { billingSettingRoutes } from './billing-settings/routes.js';
 import type { BulkWorkerOptions } from './bulk/bulk-worker.js';
 import { bulkRoutes } from './bulk/routes.js';
@@ -85,6 +87,8 @@ export interface AppOptions {
   backgroundTasks?: boolean;
   /** Settling card refunds left Pending (default: on, every 10 s, refunds Pending over a minute); false: off. */
   refundSettlement?: RefundSettlementOptions | false;
+  /** Fetching the processor's events, its disputes (default: on, every 5 s); false: off (tests run it on demand). */
+  gatewayEvents?: GatewayEventOptions | false;
   /** Test clocks (RENEW_TEST_CLOCKS): accounts may advance their own time; adds /v1/testclock. */
   testClocks?: boolean;
   /** GET /metrics: its token (unset: loopback clients only), PostgreSQL's pools, process metrics. */
@@ -145,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       billingClockMs: options.billingClockMs,
       webhooks: options.webhookWorker === false ? false : (options.webhooks ?? {}),
       ...(options.refundSettlement !== undefined ? { refundSettlement: options.refundSettlement } : {}),
+      ...(options.gatewayEvents !== undefined ? { gatewayEvents: options.gatewayEvents } : {}),
     });
   await app.register(cors, {
     origin: true,
@@ -197,6 +202,7 @@ async function registerResourceRoutes(app: FastifyInstance, options: AppOptions)
   await app.register(captureTokenRoutes);
   await app.register(paymentRoutes);
   await app.register(refundRoutes);
+  await app.register(disputeRoutes);
   await app.register(billingSettingRoutes, { defaultCards });
   await app.register(addressRoutes);
   await app.register(noteRoutes);

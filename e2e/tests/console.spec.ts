@@ -255,6 +255,45 @@ test('the billing operator refunds 5.00 of a paid invoice through the dialog, an
   await expect(shell(page).locator(`tr[data-invoice="${paid.invoiceId}"]`)).toContainText('PartiallyPaid');
 });
 
+test('a payment with the disputed test card (0259) shows its dispute on the customer page once the processor opens it', async ({
+  page,
+}) => {
+  const active = await customer({ active: true });
+  const invoice = await call<{ outstandingBalance: number }>('GET', `/v1/Invoices/${active.invoiceId}`);
+  const card = await call<{ id: number }>('POST', '/v1/paymentmethods/creditcard', {
+    customerId: active.id,
+    cardNumber: '4000000000000259',
+    firstName: 'Dee',
+    lastName: 'Spute',
+    expirationMonth: 12,
+    expirationYear: 30,
+    cvv: '123',
+    isDefault: true,
+  });
+  const payment = await call<{ id: number; status: string }>('POST', '/v1/payments', {
+    customerId: active.id,
+    amount: invoice.outstandingBalance,
+    paymentMethodId: card.id,
+  });
+  expect(payment.status).toBe('Succeeded');
+  // The sandbox opens the dispute 5 s after the charge; the gateway events task fetches it every 5 s.
+  await expect
+    .poll(async () => (await call<Array<{ status: string }>>('GET', `/v1/customers/${active.id}/disputes`)).map((d) => d.status), {
+      timeout: 30_000,
+    })
+    .toEqual(['NeedsResponse']);
+
+  await signIn(page, operators.support!);
+  await page.goto(consoleUrl(`customers/${active.id}`));
+  await settled(page);
+  const row = shell(page).locator(`tr[data-payment="${payment.id}"]`);
+  await expect(row).toContainText('NeedsResponse (fraudulent)');
+  await expect(row).toContainText('evidence due');
+  await expect(row).toContainText('fee $15.00');
+  // The dispute took the money back: the invoice is open again.
+  await expect(shell(page).locator(`tr[data-invoice="${active.invoiceId}"]`)).toContainText('Posted');
+});
+
 test('a hold is previewed, then confirmed: the status the page shows is the one the API reports', async ({ page }) => {
   const active = await customer({ active: true });
   await signIn(page, operators.billing!);

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../app-context.js';
 import { BulkPaymentWorker, type BulkWorkerOptions } from '../bulk/bulk-worker.js';
 import { invoicePdf } from '../invoices/pdf/invoice-pdf.js';
+import { gatewayEventTask, type GatewayEventOptions } from '../disputes/event-worker.js';
 import { billingClockTask } from '../lifecycle/billing-clock.js';
 import { EmailOutboxWorker, type EmailSettings } from '../notifications/email-outbox-worker.js';
 import type { Observability } from '../observability/observe.js';
@@ -24,6 +25,8 @@ export interface BackgroundTaskOptions {
   webhooks?: WebhookWorkerOptions | false;
   /** Settles card refunds left Pending by asking the gateway (default: on); false: not on this instance. */
   refundSettlement?: RefundSettlementOptions | false;
+  /** Fetches and ingests the processor's events, its disputes (default: on, every 5 s); false: not on this instance. */
+  gatewayEvents?: GatewayEventOptions | false;
 }
 
 /** The billing API's background tasks: started when the app is ready, stopped when it closes. */
@@ -61,6 +64,10 @@ export const backgroundTasks = fp<BackgroundTaskOptions>(
     if (options.refundSettlement !== false) {
       const settlement = refundSettlementTask(options.ctx, app.log, options.refundSettlement ?? {});
       run(settlement, settlement);
+    }
+    if (options.gatewayEvents !== false) {
+      const events = gatewayEventTask(options.ctx, app.log, options.gatewayEvents ?? {});
+      run(events, events);
     }
     if (options.billingClockMs) {
       const clock = billingClockTask(options.ctx, app.log, options.billingClockMs);

@@ -171,7 +171,7 @@ export interface LedgerEntriesTable {
   id: Generated<number>;
   accountId: number;
   customerId: number;
-  entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance';
+  entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance' | 'dispute' | 'dispute_reversal';
   amount: Numeric;
   openAmount: Numeric;
   dueAt: Date | null;
@@ -632,6 +632,57 @@ export interface SandboxAuthenticationsTable {
   createdAt: Generated<Date>;
 }
 
+/** The sandbox gateway's disputes (migration 0039): their events are due `openedAt`, then `closedAt` once decided. */
+export interface SandboxDisputesTable {
+  id: string;
+  transactionId: string;
+  amount: Numeric;
+  currency: string;
+  reason: string;
+  fee: Numeric;
+  evidenceDueAt: Date;
+  status: ColumnType<DisputeStatus, DisputeStatus | undefined, DisputeStatus>;
+  /** The idempotency key of the evidence that decided it (a retry answers as the first time). */
+  evidenceKey: string | null;
+  openedAt: Date;
+  openedAcknowledgedAt: Date | null;
+  closedAt: Date | null;
+  closedAcknowledgedAt: Date | null;
+  createdAt: Generated<Date>;
+}
+
+export type DisputeStatus = 'NeedsResponse' | 'UnderReview' | 'Won' | 'Lost';
+
+/** A payment's dispute (chargeback) as Renew records it (migration 0039; disputes/). */
+export interface DisputesTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  paymentId: number;
+  gatewayDisputeId: string;
+  amount: Numeric;
+  currency: string;
+  reason: string;
+  status: DisputeStatus;
+  evidenceDueAt: Date | null;
+  /** What the processor charges the merchant (not the customer); null when it does not say. */
+  fee: Numeric | null;
+  /** The `dispute` ledger entry: the money taken back. */
+  ledgerEntryId: number | null;
+  /** The `dispute_reversal` entry of a dispute won: the money given back. */
+  reversalEntryId: number | null;
+  evidenceSubmittedAt: Date | null;
+  /** On the account's clock. */
+  createdAt: Timestamp;
+  closedAt: Timestamp | null;
+}
+
+export interface DisputeUnallocationsTable {
+  disputeId: number;
+  invoiceId: number;
+  amount: Numeric;
+}
+
 /** A capture waiting for its shopper's 3-D Secure challenge (migration 0037; card-authentications/). */
 export interface CardAuthenticationsTable {
   id: Generated<number>;
@@ -875,6 +926,9 @@ export interface Database {
   refundUnallocations: RefundUnallocationsTable;
   sandboxGatewayOperations: SandboxGatewayOperationsTable;
   sandboxAuthentications: SandboxAuthenticationsTable;
+  sandboxDisputes: SandboxDisputesTable;
+  disputes: DisputesTable;
+  disputeUnallocations: DisputeUnallocationsTable;
   cardAuthentications: CardAuthenticationsTable;
   paymentsNeedingAttention: PaymentsNeedingAttentionTable;
   allocationReservations: AllocationReservationsTable;

@@ -129,6 +129,14 @@ export interface PaymentGateway {
    */
   dueEvents(limit: number, signal: AbortSignal): Promise<GatewayEvent[]>;
   acknowledgeEvents(eventIds: string[], signal: AbortSignal): Promise<void>;
+  /**
+   * The merchant's evidence on a dispute (Stripe: the dispute's `evidence`, submitted). The processor decides
+   * later and says so with a disputeClosed event; a closed dispute takes none (declined `dispute_closed`).
+   */
+  submitDisputeEvidence(
+    request: { disputeId: string; text: string; idempotencyKey: string },
+    signal: AbortSignal,
+  ): Promise<SettledOutcome<{ disputeId: string }>>;
 }
 
 /**

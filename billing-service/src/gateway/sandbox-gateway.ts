@@ -14,6 +14,7 @@ import type {
   ValidatedCard,
 } from './payment-gateway.js';
 import { findOperation, recordOperationOnce, type SandboxOperationRow } from './sandbox-repository.js';
+import { acknowledgeDisputeEvents, dueDisputeEvents, scheduleDisputeOf, submitEvidence } from './sandbox-dispute-events.js';
 import { decideSandboxAuthentication, findSandboxAuthentication, insertSandboxAuthentication } from './sandbox-authentications.js';
 
 /**
@@ -31,7 +32,7 @@ import { decideSandboxAuthentication, findSandboxAuthentication, insertSandboxAu
  * 4000 0027 6000 3184: every save and every charge asks for authentication (off-session ones too);
  * 4000 0025 0000 3155: asks once, at the save; then off-session charges pass;
  * 4000 0082 6000 3178: asks, then its charges are declined (insufficient_funds);
- * 4000 0000 0000 0259: succeeds (disputed later: issue 37's disputes).
+ * 4000 0000 0000 0259: succeeds, then its charges are disputed (fraudulent) `disputeDelayMs` later (sandbox-dispute-events.ts).
  * Any other number passing the checks: succeeds.
  * The charge's behaviour towards refunds is likewise carried in its transaction id (`sbxch_<behaviour>_<random>`).
  */
@@ -53,17 +54,28 @@ const CHALLENGE_MS = 15 * 60_000;
 /** The issuer's page, on the card-capture host (capture-service registers it with the sandbox). */
 export const SANDBOX_CHALLENGE_PATH = '/sandbox/3ds';
 
+export interface SandboxOptions {
+  /** How long after a 0259 charge its dispute opens, and after decisive evidence it closes (default 5 s; tests: 0). */
+  disputeDelayMs?: number;
+}
+
 export class SandboxGateway implements PaymentGateway {
   readonly name = 'sandbox';
   /** Its issuer page is on the capture host. */
   readonly challengeFrameSources: readonly string[] = [];
+  private readonly disputeDelayMs: number;
 
   /**
    * `db`: where its idempotency records live. Every instance of Renew on one database shares them,
    * as a processor's servers share theirs: a charge or refund retried under one key, from any
    * instance, moves money once and answers as the first time.
    */
-  constructor(private readonly records: Queryable) {}
+  constructor(
+    private readonly records: Queryable,
+    options: SandboxOptions = {},
+  ) {
+    this.disputeDelayMs = options.disputeDelayMs ?? 5_000;
+  }
 
   async validateCard(card: CardToValidate): Promise<GatewayOutcome<ValidatedCard>> {
     if (card.number === DECLINED_AT_VALIDATION) return declined('card_declined', 'the card was declined');
@@ -152,7 +164,10 @@ export class SandboxGateway implements PaymentGateway {
       amount: request.amount.toString(),
       currency: request.currency,
     });
-    return { status: 'succeeded', value: { transactionId: recorded(operation.resultId, 'a charge') } };
+    const transactionId = recorded(operation.resultId, 'a charge');
+    if (behaviour === 'dispute')
+      await scheduleDisputeOf(this.records, { transactionId, amount: request.amount, currency: request.currency }, this.disputeDelayMs);
+    return { status: 'succeeded', value: { transactionId } };
   }
 
   async refund(request: {
@@ -178,12 +193,22 @@ export class SandboxGateway implements PaymentGateway {
     return refundOutcome(operation);
   }
 
-  /** Disputes of 0259 charges: issue 37's disputes (to come). */
-  async dueEvents(): Promise<GatewayEvent[]> {
-    return [];
+  /** The disputes of 0259 charges: their opening, then their closing once evidence decided them. */
+  dueEvents(limit: number): Promise<GatewayEvent[]> {
+    return dueDisputeEvents(this.records, limit);
   }
 
-  async acknowledgeEvents(): Promise<void> {}
+  acknowledgeEvents(eventIds: string[]): Promise<void> {
+    return acknowledgeDisputeEvents(this.records, eventIds);
+  }
+
+  submitDisputeEvidence(request: {
+    disputeId: string;
+    text: string;
+    idempotencyKey: string;
+  }): Promise<SettledOutcome<{ disputeId: string }>> {
+    return submitEvidence(this.records, request, this.disputeDelayMs);
+  }
 
   async findRefund(idempotencyKey: string): Promise<SettledOutcome<{ refundId: string }> | null> {
     const operation = await findOperation(this.records, 'refund', idempotencyKey);

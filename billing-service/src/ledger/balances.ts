@@ -9,7 +9,7 @@ export interface CustomerBalances {
   unallocatedPayments: Money;
   unallocatedCredits: Money;
   unallocatedOpeningBalance: Money;
-  /** Payments received less refunds. */
+  /** Payments received less refunds and disputes lost or open. */
   netPayments: Money;
   /** Earliest due date among invoices still open, if any. */
   oldestOpenInvoiceDueAt: Date | null;
@@ -24,7 +24,8 @@ export async function customerBalances(db: Queryable, customerId: number): Promi
       sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'payment'), 0)`.as('unallocatedPayments'),
       sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'credit'), 0)`.as('unallocatedCredits'),
       sql<string>`coalesce(sum(open_amount) filter (where entry_type = 'opening_balance'), 0)`.as('unallocatedOpeningBalance'),
-      sql<string>`coalesce(sum(amount) filter (where entry_type = 'payment'), 0) - coalesce(sum(amount) filter (where entry_type = 'refund'), 0)`.as(
+      // a dispute takes a payment's money back, a dispute won gives it back
+      sql<string>`coalesce(sum(case entry_type when 'payment' then amount when 'dispute_reversal' then amount when 'refund' then -amount when 'dispute' then -amount end), 0)`.as(
         'netPayments',
       ),
       sql<Date | null>`min(due_at) filter (where entry_type = 'invoice' and open_amount > 0)`.as('oldestOpenInvoiceDueAt'),

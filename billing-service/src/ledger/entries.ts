@@ -5,7 +5,7 @@ import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { Money } from '../money/money.js';
 
-export type LedgerEntryType = 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance';
+export type LedgerEntryType = 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance' | 'dispute' | 'dispute_reversal';
 
 // On every invoice and payment: compiled once (see reusableQuery).
 const insertLedgerEntry = reusableQuery(

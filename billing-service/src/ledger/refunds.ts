@@ -20,7 +20,16 @@ export interface PaidBack {
  */
 export async function payBackPayment(
   db: Queryable,
-  refund: { accountId: number; customerId: number; paymentEntryId: number; amount: Money; effectiveAt: Date; description: string | null },
+  refund: {
+    accountId: number;
+    customerId: number;
+    paymentEntryId: number;
+    amount: Money;
+    effectiveAt: Date;
+    description: string | null;
+    /** `dispute`: the processor took the money back (a chargeback) rather than the merchant paying it back. */
+    entryType?: 'refund' | 'dispute';
+  },
 ): Promise<PaidBack> {
   const { accountId, paymentEntryId } = refund;
   const payment = await db
@@ -63,7 +72,7 @@ export async function payBackPayment(
   const refundEntryId = await addLedgerEntry(db, {
     accountId,
     customerId: refund.customerId,
-    entryType: 'refund',
+    entryType: refund.entryType ?? 'refund',
     amount: refund.amount,
     effectiveAt: refund.effectiveAt,
     description: refund.description,
@@ -76,7 +85,7 @@ export async function payBackPayment(
  * Takes `amount` of an allocation back: the source and the invoice each hold that much open again; one
  * that held nothing open is reopened `at` (an overdue invoice reopened puts the customer in PoorStanding then).
  */
-async function undoAllocation(
+export async function undoAllocation(
   db: Queryable,
   accountId: number,
   allocationId: number,

@@ -3,7 +3,7 @@ import { CUSTOMER_LANGUAGES, type Catalog, type CustomerLanguage } from '../cata
 import type { Queryable } from '../db/database.js';
 import { isEmailEnabled } from '../email-preferences/enabled.js';
 import { findInvoice, findInvoiceLines } from '../invoices/repository.js';
-import type { CustomerNotifier, NotificationEvent, NotifiedCustomer, RequestedEmail } from '../outbox/notifications.js';
+import type { AccountNotice, CustomerNotifier, NotificationEvent, NotifiedCustomer, RequestedEmail } from '../outbox/notifications.js';
 import type { EmailActionLinks } from './email-action-links.js';
 import type { EmailContent } from './email-content.js';
 import { ACTION_FLOWS, type EmailBranding, type InvoiceLines } from './email-templates.js';
@@ -71,6 +71,12 @@ export class Notifier implements CustomerNotifier {
       content: { branding: this.branding, language, customerName: nameOf(customer), event: email },
       attachedInvoiceId: null,
     });
+  }
+
+  async enqueueAccountNotice(trx: Queryable, notice: AccountNotice): Promise<void> {
+    const to = this.catalog.account.email;
+    if (!this.enabled || !to) return;
+    await insertOutboxEmail(trx, { ...notice, customerId: null, toAddress: to });
   }
 
   /** The language a customer's e-mails are written in. */

@@ -75,6 +75,14 @@ export interface SubscriptionChangeEvent {
  */
 export type RequestedEmail = { type: 'PortalSignIn'; url: string; minutes: number };
 
+/** A notice to the merchant (the catalogue's `account.email`), its text written by the domain that sends it. */
+export interface AccountNotice {
+  accountId: number;
+  emailType: string;
+  subject: string;
+  body: string;
+}
+
 export interface CustomerNotifier {
   /** False when e-mail is off (no SMTP server configured): callers may skip preparing events. */
   readonly enabled: boolean;
@@ -87,4 +95,6 @@ export interface CustomerNotifier {
    * others: in the customer's language, else `fallbackLanguage` (the page it was asked from), else the account's default.
    */
   enqueueRequested(trx: Queryable, customer: NotifiedCustomer, email: RequestedEmail, fallbackLanguage?: string | null): Promise<void>;
+  /** A notice to the merchant's operators (a dispute opened): nothing when e-mail is off or the account has no address. */
+  enqueueAccountNotice(trx: Queryable, notice: AccountNotice): Promise<void>;
 }

@@ -28,6 +28,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'paymentMethod.created',
   'paymentMethod.deleted',
   'bulkJob.completed',
+  'dispute.created',
+  'dispute.closed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

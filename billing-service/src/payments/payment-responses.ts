@@ -3,26 +3,28 @@ import type { Queryable } from '../db/database.js';
 import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import type { UriBuilder } from '../uri-builder.js';
+import { heldByDisputes } from '../ledger/disputes.js';
 import { money, sumMoney, toJsonAmount } from '../money/money.js';
 import { findAllocations, findRefundsOfPayments, findPayment, type PaymentRow } from './repository.js';
 import type { PaymentResponse } from './schemas.js';
 
 export async function toPaymentResponses(db: Queryable, uris: UriBuilder, payments: PaymentRow[]): Promise<PaymentResponse[]> {
-  const [allocations, refunds] = await Promise.all([
-    findAllocations(
-      db,
-      payments.flatMap((p) => (p.ledgerEntryId ? [p.ledgerEntryId] : [])),
-    ),
+  const entryIds = payments.flatMap((p) => (p.ledgerEntryId ? [p.ledgerEntryId] : []));
+  const [allocations, refunds, disputed] = await Promise.all([
+    findAllocations(db, entryIds),
     findRefundsOfPayments(
       db,
       payments.map((p) => p.id),
     ),
+    heldByDisputes(db, entryIds),
   ]);
   return payments.map((p) => {
     const unallocated = p.status === 'Succeeded' ? (p.unallocated ?? '0') : '0';
     const own = refunds.filter((r) => r.paymentId === p.id);
     const refunded = sumMoney(own.filter((r) => r.status === 'Succeeded').map((r) => money(r.amount)));
-    const held = sumMoney(own.filter((r) => r.status !== 'Failed').map((r) => money(r.amount)));
+    const disputedAmount = (p.ledgerEntryId && disputed.get(p.ledgerEntryId)) || money(0);
+    // refunds that hold money, and open or lost disputes: what cannot be refunded any more
+    const held = sumMoney(own.filter((r) => r.status !== 'Failed').map((r) => money(r.amount))).plus(disputedAmount);
     return {
       paymentActivityId: p.id,
       reference: p.reference,
@@ -54,6 +56,7 @@ export async function toPaymentResponses(db: Queryable, uris: UriBuilder, paymen
       })),
       unallocatedAmount: toJsonAmount(unallocated),
       refundedAmount: toJsonAmount(refunded),
+      disputedAmount: toJsonAmount(disputedAmount),
       refundableAmount: toJsonAmount(p.status === 'Succeeded' ? money(p.amount).minus(held) : money(0)),
       id: p.id,
       uri: uris.resource('payments', p.id),

@@ -66,7 +66,9 @@ export const PaymentResponse = z.object({
   unallocatedAmount: z.number(),
   /** What succeeded refunds paid back. */
   refundedAmount: z.number(),
-  /** What is left to refund: the amount less succeeded refunds and those waiting for the gateway. */
+  /** What open or lost disputes took back through the processor (README "Disputes"); 0 once a dispute is won. */
+  disputedAmount: z.number(),
+  /** What is left to refund: the amount less succeeded refunds, those waiting for the gateway, and what disputes took back. */
   refundableAmount: z.number(),
   id: z.number(),
   uri: z.string(),

@@ -7,6 +7,7 @@ import type { Queryable } from '../db/database.js';
 import { retryOnConflict } from '../db/conflict-retry.js';
 import type { Caller } from '../http/auth.js';
 import type { UriBuilder } from '../uri-builder.js';
+import { heldByDisputes } from '../ledger/disputes.js';
 import { payBackPayment } from '../ledger/refunds.js';
 import { minorUnits, money, toJsonAmount, type Money } from '../money/money.js';
 import { callGateway } from '../gateway/call-gateway.js';
@@ -299,12 +300,16 @@ function refundMethod(payment: PaymentRow, asked: Method | null): Method {
 
 /** Under the payment's row lock: the refund fits what the payment has left to refund (400 on `amount` otherwise). */
 async function checkRefundable(trx: Queryable, payment: PaymentRow, amount: Money) {
-  const held = money(await lockPaymentForRefund(trx, payment.id));
+  const refunded = money(await lockPaymentForRefund(trx, payment.id));
+  // a dispute's money went back through the processor already (a dispute takes the payment's lock too)
+  const entryId = payment.ledgerEntryId;
+  const disputed = entryId === null ? undefined : (await heldByDisputes(trx, [entryId])).get(entryId);
+  const held = disputed ? refunded.plus(disputed) : refunded;
   const left = money(payment.amount).minus(held);
   if (amount.greaterThan(left)) {
     const decimals = minorUnits(payment.currency);
     throw Refusal.invalid(
-      `more than the ${left.toFixed(decimals)} ${payment.currency} left to refund of payment ${payment.id} (${money(payment.amount).toFixed(decimals)}, ${held.toFixed(decimals)} refunded or being refunded)`,
+      `more than the ${left.toFixed(decimals)} ${payment.currency} left to refund of payment ${payment.id} (${money(payment.amount).toFixed(decimals)}, ${held.toFixed(decimals)} refunded, being refunded or disputed)`,
       'amount',
       'value_invalid',
     );

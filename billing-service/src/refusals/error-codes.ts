@@ -78,6 +78,9 @@ export const ERROR_CODES = {
     "the customer's authentication with the bank failed, expired or was abandoned: nothing was saved or charged; try again or use another card",
   authentication_pending: 'the challenge has not been answered yet: complete it on its page, then ask again',
   authentication_unknown: 'no card authentication has this id, or it was made by another account',
+  // disputes branch (issue 37)
+  dispute_closed: 'the dispute is closed (won or lost): it takes no more evidence',
+  evidence_declined: 'the payment processor refused the evidence (its code in declineCode)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

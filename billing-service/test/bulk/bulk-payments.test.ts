@@ -290,6 +290,7 @@ describe('bulk payment jobs', () => {
         resumeCardValidation: (id, signal) => real.resumeCardValidation(id, signal),
         dueEvents: (limit, signal) => real.dueEvents(limit, signal),
         acknowledgeEvents: (ids, signal) => real.acknowledgeEvents(ids, signal),
+        submitDisputeEvidence: (request, signal) => real.submitDisputeEvidence(request, signal),
         refund: (request, signal) => real.refund(request, signal),
         findRefund: (key, signal) => real.findRefund(key, signal),
         async charge(request, signal) {

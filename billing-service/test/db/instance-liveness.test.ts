@@ -108,6 +108,7 @@ describe('claims of a dead instance are taken over within seconds', () => {
       resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
       dueEvents: sandbox.dueEvents.bind(sandbox),
       acknowledgeEvents: sandbox.acknowledgeEvents.bind(sandbox),
+      submitDisputeEvidence: sandbox.submitDisputeEvidence.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: () => new Promise<never>(() => undefined),

@@ -54,7 +54,12 @@ describe('GET /healthz and GET /readyz', () => {
       checks: {
         database: 'ok',
         migrations: 'ok',
-        backgroundTasks: { 'bulk payment worker': 'running', 'webhook deliveries': 'running', 'refund settlement': 'running' },
+        backgroundTasks: {
+          'bulk payment worker': 'running',
+          'webhook deliveries': 'running',
+          'refund settlement': 'running',
+          'gateway events': 'running',
+        },
       },
     });
     // Operator endpoints, not part of the API reference.
@@ -152,6 +157,7 @@ describe('GET /healthz and GET /readyz', () => {
         'e-mail outbox': 'running',
         'webhook deliveries': 'running',
         'refund settlement': 'running',
+        'gateway events': 'running',
         'billing clock': 'running',
       });
     } finally {

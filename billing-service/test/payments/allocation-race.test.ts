@@ -350,6 +350,7 @@ describe('a card payment in progress', () => {
       resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
       dueEvents: sandbox.dueEvents.bind(sandbox),
       acknowledgeEvents: sandbox.acknowledgeEvents.bind(sandbox),
+      submitDisputeEvidence: sandbox.submitDisputeEvidence.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: () => new Promise<never>(() => undefined),

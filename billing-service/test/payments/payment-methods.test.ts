@@ -148,6 +148,7 @@ describe('credit card payment methods', () => {
       resumeCardValidation: () => new Promise(() => undefined),
       dueEvents: async () => [],
       acknowledgeEvents: async () => undefined,
+      submitDisputeEvidence: () => new Promise(() => undefined),
       charge: () => new Promise(() => undefined),
       refund: () => new Promise(() => undefined),
       findRefund: () => new Promise(() => undefined),

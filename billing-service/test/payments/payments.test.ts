@@ -165,6 +165,7 @@ describe('payments', () => {
       resumeCardValidation: sandbox.resumeCardValidation.bind(sandbox),
       dueEvents: sandbox.dueEvents.bind(sandbox),
       acknowledgeEvents: sandbox.acknowledgeEvents.bind(sandbox),
+      submitDisputeEvidence: sandbox.submitDisputeEvidence.bind(sandbox),
       refund: sandbox.refund.bind(sandbox),
       findRefund: sandbox.findRefund.bind(sandbox),
       charge: async (request: Parameters<SandboxGateway['charge']>[0]) => {

@@ -56,6 +56,17 @@ export interface Payment {
   refundedAmount: number;
   refundableAmount: number;
 }
+/** A payment's dispute (chargeback), as GET /v1/customers/{id}/disputes answers it. */
+export interface Dispute {
+  id: number;
+  paymentId: number;
+  amount: number;
+  currency: string;
+  reason: string;
+  status: string;
+  evidenceDueTimestamp: string | null;
+  fee: number | null;
+}
 export interface Note {
   id: number;
   note: string;

@@ -15,6 +15,7 @@ import {
   type Overview,
   type Subscription,
   type Invoice,
+  type Dispute,
   type Payment,
   type Note,
   type AuditEntry,
@@ -37,6 +38,7 @@ export class CustomerPage extends ConsolePage {
     subscriptions: { state: true },
     invoices: { state: true },
     payments: { state: true },
+    disputes: { state: true },
     notes: { state: true },
     audit: { state: true },
     events: { state: true },
@@ -51,6 +53,7 @@ export class CustomerPage extends ConsolePage {
   declare subscriptions: Loaded<Subscription[]>;
   declare invoices: Loaded<Invoice[]>;
   declare payments: Loaded<Payment[]>;
+  declare disputes: Loaded<Dispute[]>;
   declare notes: Loaded<Note[]>;
   declare audit: Loaded<{ entries: AuditEntry[] }>;
   declare events: Loaded<{ events: WebhookEvent[] }>;
@@ -81,6 +84,7 @@ export class CustomerPage extends ConsolePage {
       settle(get<Subscription[]>(`/v1/customers/${id}/subscriptions`)).then((value) => (this.subscriptions = value)),
       settle(get<Invoice[]>(`/v1/Customers/${id}/Invoices`)).then((value) => (this.invoices = value)),
       settle(get<Payment[]>(`/v1/customers/${id}/payments`)).then((value) => (this.payments = value)),
+      settle(get<Dispute[]>(`/v1/customers/${id}/disputes`)).then((value) => (this.disputes = value)),
       settle(get<Note[]>(`/v1/customers/${id}/notes`)).then((value) => (this.notes = value)),
       settle(get<{ entries: AuditEntry[] }>(`/customers/${id}/audit?limit=50`)).then((value) => (this.audit = value)),
       settle(get<{ events: WebhookEvent[] }>(`/customers/${id}/webhook-events`)).then((value) => (this.events = value)),
@@ -341,7 +345,7 @@ export class CustomerPage extends ConsolePage {
         ${this.portalUrl ? html`<p>${t('portalLinkCreated')}</p><pre class="code">${this.portalUrl}</pre>` : nothing}
       </section>
       ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices)}
-      ${paymentsSection(this.payments, can.refund(this.operator?.role) ? (payment) => this.openRefund(payment) : undefined)} ${this.notesSection()}
+      ${paymentsSection(this.payments, this.disputes, can.refund(this.operator?.role) ? (payment) => this.openRefund(payment) : undefined)} ${this.notesSection()}
       ${auditSection(this.audit)} ${eventsSection(this.events)} ${this.actionDialog()} ${this.refundDialog()}
     `;
   }

@@ -2,7 +2,7 @@ import { html, nothing } from 'lit';
 import { apiUrl } from '../api.js';
 import { date, dateTime, money, number, t } from '../i18n.js';
 import { type Loaded, show } from '../page.js';
-import type { AuditEntry, Customer, Invoice, Payment, Subscription, WebhookEvent } from './customer-model.js';
+import type { AuditEntry, Customer, Dispute, Invoice, Payment, Subscription, WebhookEvent } from './customer-model.js';
 
 /** The customer page's read-only sections (customer-page.ts holds its state and actions). */
 
@@ -51,9 +51,26 @@ export function invoicesSection(invoices: Loaded<Invoice[]>) {
   </section>`;
 }
 
-/** The customer's payments; `onRefund` when the operator's role may refund (a Refund button on each refundable one). */
-export function paymentsSection(payments: Loaded<Payment[]>, onRefund: ((payment: Payment) => void) | undefined) {
+/** A payment's dispute in a word: its status, reason, the evidence's due date while open, the fee. */
+function disputeCell(dispute: Dispute | undefined) {
+  if (!dispute) return '';
+  const open = dispute.status === 'NeedsResponse' || dispute.status === 'UnderReview';
+  return html`<span data-dispute=${dispute.id}>${t('disputeSummary', { status: dispute.status, reason: dispute.reason })}${
+    open && dispute.evidenceDueTimestamp ? html`<br />${t('disputeEvidenceDue', { date: date(dispute.evidenceDueTimestamp) })}` : nothing
+  }${dispute.fee === null ? nothing : html`<br />${t('disputeFee', { fee: money(dispute.fee, dispute.currency) })}`}</span>`;
+}
+
+/**
+ * The customer's payments, each with its dispute if the processor opened one (`disputes`: the customer's, loaded
+ * beside them); `onRefund` when the operator's role may refund (a Refund button on each refundable one).
+ */
+export function paymentsSection(
+  payments: Loaded<Payment[]>,
+  disputes: Loaded<Dispute[]> | undefined,
+  onRefund: ((payment: Payment) => void) | undefined,
+) {
   const refunds = onRefund !== undefined;
+  const disputeOf = (paymentId: number) => (disputes?.state === 'ok' ? disputes.value.find((d) => d.paymentId === paymentId) : undefined);
   return html`<section aria-labelledby="payments-title">
     <h2 id="payments-title">${t('payments')}</h2>
     ${show(
@@ -62,14 +79,15 @@ export function paymentsSection(payments: Loaded<Payment[]>, onRefund: ((payment
         <caption class="visually-hidden">${t('payments')}</caption>
         <thead><tr>
           <th scope="col">${t('colId')}</th><th scope="col">${t('colDate')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col">${t('colMethod')}</th>
-          <th scope="col">${t('colStatus')}</th><th scope="col">${t('colDecline')}</th><th scope="col" class="num">${t('colRefunded')}</th>${refunds ? html`<th scope="col">${t('colActions')}</th>` : nothing}
+          <th scope="col">${t('colStatus')}</th><th scope="col">${t('colDecline')}</th><th scope="col" class="num">${t('colRefunded')}</th><th scope="col">${t('colDispute')}</th>${refunds ? html`<th scope="col">${t('colActions')}</th>` : nothing}
         </tr></thead>
         <tbody>
-          ${rows.length === 0 ? html`<tr><td colspan=${refunds ? 8 : 7}>${t('none')}</td></tr>` : nothing}
+          ${rows.length === 0 ? html`<tr><td colspan=${refunds ? 9 : 8}>${t('none')}</td></tr>` : nothing}
           ${rows.map(
             (row) => html`<tr data-payment=${row.id}>
               <td>${row.id}</td><td>${dateTime(row.effectiveTimestamp)}</td><td class="num">${money(row.amount, row.currency)}</td><td>${row.paymentMethod}</td>
               <td>${row.status}</td><td>${row.declineCode ?? ''}</td><td class="num">${money(row.refundedAmount, row.currency)}</td>
+              <td>${disputeCell(disputeOf(row.id))}</td>
               ${
                 refunds
                   ? html`<td>${row.status === 'Succeeded' && Number(row.refundableAmount) > 0 ? html`<button type="button" @click=${() => onRefund?.(row)}>${t('refund')}</button>` : nothing}</td>`

@@ -108,6 +108,7 @@ const CHILD_TABLES: Array<[entityType: string, table: string]> = [
   ['Invoice', 'invoices'],
   ['Payment', 'payments'],
   ['Refund', 'refunds'],
+  ['Dispute', 'disputes'],
   ['PaymentMethod', 'payment_methods'],
   ['CustomerNote', 'customer_notes'],
   ['Address', 'addresses'],
