@@ -25,6 +25,7 @@ import { PAYMENT_ID_HEADER, registerCaptureRoute } from './capture-route.js';
 import { registerAuthenticationRoutes } from './authentication-routes.js';
 import { registerSandboxChallenge } from './sandbox/challenge-routes.js';
 import { registerStripeReturnPage } from './stripe/return-page.js';
+import { registerStripeWebhooks } from './stripe/webhook-route.js';
 import type { ShopDomains } from './shop-domains.js';
 
 export { CAPTURE_PATH, PAYMENT_ID_HEADER } from './capture-route.js';
@@ -118,7 +119,11 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
   const gateway = app.ctx.payments.gateway;
   if (gateway instanceof SandboxGateway) registerSandboxChallenge(app, gateway);
   // Stripe's: the page its challenges return to (the bank's page is Stripe's own).
-  if (gateway instanceof StripeGateway) registerStripeReturnPage(app);
+  if (gateway instanceof StripeGateway) {
+    registerStripeReturnPage(app);
+    // and its signed webhooks (disputes)
+    registerStripeWebhooks(app, gateway);
+  }
 
   // The card fields a shop embeds in an iframe (hosted mode of <renew-checkout>); framed only by the shop domains.
   registerCardFields(app, settings.domains);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '@renew/billing-service/http';
 import { completeCapture } from './authentication.js';
-import { answerCard, answerPreflight, CAPTURE_PATH } from './capture-route.js';
+import { answerCard, answerChallenge, answerPreflight, CAPTURE_PATH } from './capture-route.js';
 
 export const AUTHENTICATIONS_PATH = `${CAPTURE_PATH}/authentications`;
 
@@ -19,6 +19,8 @@ export function registerAuthenticationRoutes(app: FastifyInstance) {
     const params = IdParams.safeParse(request.params);
     if (!params.success) throw ApiError.badRequest('not the id of a capture awaiting authentication', 'id', 'value_invalid');
     const captured = await completeCapture(app.ctx, params.data.id, request.log);
+    // The first payment's own challenge, when the bank asks for it after the card's: 202 again.
+    if ('challengeUrl' in captured) return answerChallenge(request, reply, captured);
     return answerCard(reply, captured);
   });
 }

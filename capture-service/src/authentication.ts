@@ -2,6 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '@renew/billing-service';
 import {
   authenticationFailed,
+  awaitPaymentAuthentication,
+  paymentAuthentication,
+  type AuthenticationStarted,
   cardToStore,
   completedCapture,
   recordCompletion,
@@ -12,6 +15,7 @@ import {
   stillWaiting,
 } from '@renew/billing-service/card-authentications';
 import { ApiError } from '@renew/billing-service/http';
+import { AuthenticationNeeded } from '@renew/billing-service/payments';
 import { storeCapturedCard, type CapturedCard } from './capture.js';
 import { CAPTURE_AUDIT_SOURCE } from './public-key.js';
 
@@ -19,8 +23,13 @@ import { CAPTURE_AUDIT_SOURCE } from './public-key.js';
  * Completes a capture whose card's bank asked the shopper to authenticate (3-D Secure), once they have
  * answered the challenge: the card is stored (and the first payment taken) as the capture would have
  * done. A retry answers as the first completion did; a failed or abandoned challenge stores and charges nothing.
+ * When the bank asks for the first payment's own challenge too, the answer is that challenge (202 again).
  */
-export async function completeCapture(ctx: AppContext, publicId: string, log: FastifyBaseLogger): Promise<CapturedCard> {
+export async function completeCapture(
+  ctx: AppContext,
+  publicId: string,
+  log: FastifyBaseLogger,
+): Promise<CapturedCard | AuthenticationStarted> {
   const start = await startCompletion(ctx, publicId, CAPTURE_AUDIT_SOURCE);
   if (start.state === 'succeeded') return completedCapture(ctx, start.row);
   if (start.state === 'failed') throw recordedFailure(start.row);
@@ -37,10 +46,12 @@ export async function completeCapture(ctx: AppContext, publicId: string, log: Fa
       grant: row.captureTokenId === null ? null : { tokenId: row.captureTokenId, customerId: row.customerId, maxCollectionAmount: null },
       log,
       customerId: row.customerId,
-      authenticatedBy: row.gatewayActionId,
+      authenticatedBy: paymentAuthentication(row),
+      customerPresent: true,
       afterStored: (trx, stored) => recordCompletion(trx, claimed, stored),
     });
   } catch (error) {
+    if (error instanceof AuthenticationNeeded) return awaitPaymentAuthentication(ctx, claimed, error.action);
     // The first payment declined after the challenge (the card is kept removed, beside the failed payment): the capture failed.
     const declineCode = error instanceof ApiError ? error.errors.find((e) => e.Key === 'declineCode')?.Value : undefined;
     if (declineCode) await recordFailure(ctx, claimed, declineCode);

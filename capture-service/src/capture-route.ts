@@ -98,13 +98,18 @@ async function handleCapture(
     await enforceRateLimit(rateLimitStore, reply, portalCustomerBudgetKey(caller.accountId, portal.customerId), PORTAL_CUSTOMER_LIMITS);
   else await enforceRateLimit(rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
   const captured = await captureCard(ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
-  if ('authentication' in captured) {
-    // The bank asks the shopper to authenticate first (3-D Secure): 202, with the challenge to show them.
-    const { authentication } = captured;
-    reply.code(202);
-    return { ...authentication, challengeUrl: new URL(authentication.challengeUrl, ownOrigin(request)).toString() };
-  }
+  if ('authentication' in captured) return answerChallenge(request, reply, captured.authentication);
   return answerCard(reply, captured);
+}
+
+/** The bank asks the shopper to authenticate (3-D Secure): 202, with the challenge to show them (made absolute: the sandbox's is a path here). */
+export function answerChallenge(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authentication: AuthenticationStarted,
+): AuthenticationStarted {
+  reply.code(202);
+  return { ...authentication, challengeUrl: new URL(authentication.challengeUrl, ownOrigin(request)).toString() };
 }
 
 /** The stored card, its first payment's id in a header (an extension of the spec). */

@@ -18,6 +18,7 @@ import {
   type CardReadyToStore,
   type CreditCardResponse,
   type TokenlessCapture,
+  AuthenticationNeeded,
 } from '@renew/billing-service/payments';
 import { isDatabaseUnavailable, writeEventually, type CustomerRow, type Queryable } from '@renew/billing-service/db';
 import { money } from '@renew/billing-service/money';
@@ -200,6 +201,8 @@ export interface StoreOptions {
   grant: CaptureGrant | null;
   log: FastifyBaseLogger;
   customerId: number;
+  /** A completion: the shopper can answer the payment's own challenge when the bank asks again (AuthenticationNeeded). */
+  customerPresent?: boolean;
   /** The completed challenge that authorised the first payment (a completed 3-D Secure capture). */
   authenticatedBy?: string;
   /** Runs in the transaction that stores the card (and payment): a completion records itself there. */
@@ -341,9 +344,15 @@ async function collectOnNewCard(
       // the gateway's key is the claim's: a retry of it is recognised, a later claim (after a decline) is a new charge
       ...(claim ? { idempotencyKey: `capture-token-${claim.tokenId}-${claim.claimedAt.getTime()}` } : {}),
       ...(options.authenticatedBy ? { authenticatedBy: options.authenticatedBy } : {}),
+      ...(options.customerPresent ? { customerPresent: true } : {}),
       ...(options.afterStored ? { afterStored: options.afterStored } : {}),
     });
   } catch (error) {
+    // The bank asks the shopper to authenticate the payment itself: nothing stored or charged, the token theirs again.
+    if (error instanceof AuthenticationNeeded) {
+      await giveBack();
+      throw error;
+    }
     if (error instanceof Refusal && error.hasCode(MAY_NOT_MOVE_DEFAULT.code)) {
       // A default card appeared meanwhile (checked again under the customer's lock): the charge was refunded.
       await giveBack();

@@ -110,6 +110,32 @@ describe('captures with the Stripe gateway', () => {
     expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ status: 'Succeeded', amount: 20 })]);
   });
 
+  it("3184 with a first payment: the card's challenge, then (202 again) the payment's own, then the card stored and the payment taken once", async () => {
+    const customerId = await t.customer();
+    const params = t.params(customerId, { cardNumber: '4000002760003184', paymentCollectOptions: { collectionAmount: '31.19' } });
+    const started = await t.post(params, { app });
+    expect(started.statusCode, started.body).toBe(202);
+    await answerAtStripe(started.json().challengeUrl, 'succeed');
+    // This card's bank asks for every payment: the first payment's challenge, under the same capture id.
+    const again = await complete(started.json().id);
+    expect(again.statusCode, again.body).toBe(202);
+    expect(again.json()).toMatchObject({ id: started.json().id, status: 'RequiresAction' });
+    expect(again.json().challengeUrl).toMatch(new RegExp(`^${standIn.url}/challenge/pi_\\w+$`));
+    expect(await paymentsOf(customerId)).toEqual([]);
+    await answerAtStripe(again.json().challengeUrl, 'succeed');
+    const done = await complete(started.json().id);
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toMatchObject({ customerId, maskedCardNumber: '************3184' });
+    expect(await paymentsOf(customerId)).toEqual([expect.objectContaining({ status: 'Succeeded', amount: 31.19 })]);
+    const intent = again.json().challengeUrl.split('/').at(-1);
+    const stored = await t.billing.database.db
+      .selectFrom('payments')
+      .select('gatewayTransactionId')
+      .where('customerId', '=', customerId)
+      .execute();
+    expect(stored).toEqual([{ gatewayTransactionId: intent }]);
+  });
+
   it('a failed challenge: the return page says so, and the capture fails with nothing stored or charged', async () => {
     const customerId = await t.customer();
     const started = await t.post(

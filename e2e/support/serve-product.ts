@@ -8,6 +8,7 @@ import { startProduct } from '../../scripts/start-product.js';
 import { startMailbox } from './mailbox.js';
 import { startWebhookReceiver } from './webhook-receiver.js';
 import { STAND_IN_SECRET, STAND_IN_SITE_KEY, startRecaptchaStandIn } from './recaptcha-stand-in.js';
+import { startStripeStandIn } from '../../billing-service/test/stand-ins/stripe/index.js';
 
 /** Marks the line with the addresses among the product's own log lines. */
 export const PRODUCT_LINE_PREFIX = 'renew-e2e-product ';
@@ -118,6 +119,21 @@ const portal = await start(
 // The console's tests, on a product of their own: the revenue page is compared with the sum of every Active
 // subscription, which the shop's tests, run in parallel on the dev product, keep adding to.
 const consoleProduct = await start({ RENEW_CAPTCHA: 'dev' });
+// The checkout on the Stripe adapter (issue 37): the product talks to a local Stripe stand-in (its API, its 3-D Secure
+// page, its signed webhooks to the capture host), switched on with the three settings a merchant sets.
+const stripe = await startStripeStandIn();
+// Stripe returns the shopper's browser to the capture host's public address: known before the product starts.
+const stripeCapturePort = await freePort();
+const stripeProduct = await start({
+  RENEW_CAPTCHA: 'dev',
+  RENEW_CAPTURE_PORT: String(stripeCapturePort),
+  RENEW_CAPTURE_PUBLIC_URL: `http://127.0.0.1:${stripeCapturePort}`,
+  RENEW_GATEWAY: 'stripe',
+  RENEW_STRIPE_SECRET_KEY: stripe.secretKey,
+  RENEW_STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+  RENEW_STRIPE_API_BASE: stripe.url,
+});
+stripe.setWebhookEndpoint(`${stripeProduct.running.captureUrl}/api/gateway/stripe/webhooks`);
 console.log(
   PRODUCT_LINE_PREFIX +
     JSON.stringify({
@@ -125,10 +141,13 @@ console.log(
       google: { ...google.running, recaptchaStandInUrl: recaptcha.url },
       portal: { ...portal.running, mailboxUrl: mailbox.url, webhookReceiverUrl: webhookReceiver.url, brandName: PORTAL_BRAND_NAME },
       console: consoleProduct.running,
+      stripe: { ...stripeProduct.running, standInUrl: stripe.url },
     }),
 );
 
 const stop = async () => {
+  await stripeProduct.product.close();
+  await stripe.close();
   await consoleProduct.product.close();
   await portal.product.close();
   await mailbox.close();

@@ -12,6 +12,7 @@ interface RunningProduct {
 const running = JSON.parse(readFileSync(PRODUCT_FILE, 'utf8')) as RunningProduct & {
   google: RunningProduct & { recaptchaStandInUrl: string };
   portal: RunningProduct & { mailboxUrl: string; webhookReceiverUrl: string; brandName: string };
+  stripe: RunningProduct & { standInUrl: string };
 };
 
 export interface ReceivedEmail {
@@ -72,6 +73,9 @@ export const portalProduct = {
     return (await fetch(`${running.portal.webhookReceiverUrl}/received`)).json() as Promise<ReceivedWebhook[]>;
   },
 };
+
+/** The product on the Stripe adapter, Stripe played by its local stand-in (billing-service/test/stand-ins/stripe). */
+export const stripeProduct = { ...productAt(running.stripe), standInUrl: running.stripe.standInUrl };
 
 /** The product with reCAPTCHA, Google played by a local stand-in (support/recaptcha-stand-in.ts). */
 export const googleProduct = { ...productAt(running.google), recaptchaStandInUrl: running.google.recaptchaStandInUrl };

@@ -1,5 +1,7 @@
 /** A capture waiting for its shopper's 3-D Secure challenge, and its completion (README "3-D Secure"). */
 export {
+  awaitPaymentAuthentication,
+  paymentAuthentication,
   authenticationFailed,
   awaitCardAuthentication,
   cardToStore,

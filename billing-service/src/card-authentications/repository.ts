@@ -16,6 +16,7 @@ type NewCardAuthentication = Omit<
   | 'completedAt'
   | 'card'
   | 'mayNotMoveDefault'
+  | 'paymentActionId'
 > & { card: string; mayNotMoveDefault: string | null };
 
 export async function insertCardAuthentication(db: Queryable, row: NewCardAuthentication): Promise<void> {
@@ -51,11 +52,22 @@ export async function settleCardAuthentication(
   outcome:
     | { status: 'Succeeded'; paymentMethodId: number | null; paymentId: number | null; now: Date }
     | { status: 'Failed' | 'Expired'; declineCode: string; now: Date }
-    | { status: 'Pending' },
+    | { status: 'Pending'; paymentAction?: { id: string; challengeUrl: string; expiresAt: Date } },
 ): Promise<boolean> {
   const set =
     outcome.status === 'Pending'
-      ? { status: outcome.status, claimToken: null, claimedUntil: null }
+      ? {
+          status: outcome.status,
+          claimToken: null,
+          claimedUntil: null,
+          ...(outcome.paymentAction
+            ? {
+                paymentActionId: outcome.paymentAction.id,
+                challengeUrl: outcome.paymentAction.challengeUrl,
+                expiresAt: outcome.paymentAction.expiresAt,
+              }
+            : {}),
+        }
       : outcome.status === 'Succeeded'
         ? { status: outcome.status, paymentMethodId: outcome.paymentMethodId, paymentId: outcome.paymentId, completedAt: outcome.now }
         : { status: outcome.status, declineCode: outcome.declineCode, completedAt: outcome.now };

@@ -136,6 +136,25 @@ export async function stillWaiting(ctx: AppContext, claimed: ClaimedAuthenticati
   );
 }
 
+/**
+ * The card is authenticated, but its bank asks the shopper to authenticate the first payment too (a processor
+ * whose bank wants every payment confirmed): the payment's challenge is kept, the claim let go, and the answer is
+ * 202 again with that challenge; completing again after it stores the card and takes the payment it authorised.
+ */
+export async function awaitPaymentAuthentication(
+  ctx: AppContext,
+  claimed: ClaimedAuthentication,
+  action: { id: string; challengeUrl: string; expiresAt: Date },
+): Promise<AuthenticationStarted> {
+  await settleCardAuthentication(ctx.db, claimed.claim, { status: 'Pending', paymentAction: action });
+  return toStarted(claimed.row.publicId, action.challengeUrl, action.expiresAt);
+}
+
+/** The challenge that authorised the first payment: the payment's own when the bank asked for one, else the card's. */
+export function paymentAuthentication(row: CardAuthenticationRow): string {
+  return row.paymentActionId ?? row.gatewayActionId;
+}
+
 /** The shopper failed (or let expire) the challenge, or the card was declined after it: recorded, then the 400 to answer. */
 export async function authenticationFailed(
   ctx: AppContext,

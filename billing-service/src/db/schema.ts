@@ -690,6 +690,8 @@ export interface CardAuthenticationsTable {
   accountId: number;
   customerId: number;
   gatewayActionId: string;
+  /** The first payment's own challenge, when the bank asked again after the card's (migration 0040): it authorises the payment. */
+  paymentActionId: Generated<string | null>;
   challengeUrl: string;
   expiresAt: Date;
   /** What the card will be stored as, without the gateway's token (given when the challenge succeeds). */

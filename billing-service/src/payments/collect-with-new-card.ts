@@ -69,6 +69,11 @@ export interface NewCardOptions {
   /** The charge's idempotency key before its account namespace (the capture token's claim); default: a fresh one. */
   idempotencyKey?: string;
   /** The card's completed 3-D Secure challenge, which also authorised this first payment. */
+  /**
+   * The shopper can answer another challenge for this payment (a capture's completion): a bank that asks for one
+   * throws AuthenticationNeeded (nothing stored or charged) instead of declining it.
+   */
+  customerPresent?: boolean;
   authenticatedBy?: string;
   /** Where a failed compensation is logged (at error level). */
   log?: ErrorLog;
@@ -114,14 +119,18 @@ export async function collectWithNewCard(
   };
   const chargeKey = gatewayIdempotencyKey(caller.accountId, options.idempotencyKey ?? randomUUID());
   // The customer is at the capture: on-session, and paid by the challenge they just answered when there was one.
-  const outcome = await chargeToken(ctx, {
-    token: String(card.values.gatewayToken),
-    amount,
-    currency: customer.currency,
-    idempotencyKey: chargeKey,
-    offSession: false,
-    ...(options.authenticatedBy ? { authenticatedBy: options.authenticatedBy } : {}),
-  });
+  const outcome = await chargeToken(
+    ctx,
+    {
+      token: String(card.values.gatewayToken),
+      amount,
+      currency: customer.currency,
+      idempotencyKey: chargeKey,
+      offSession: false,
+      ...(options.authenticatedBy ? { authenticatedBy: options.authenticatedBy } : {}),
+    },
+    options.customerPresent === true,
+  );
   if (outcome.status === 'declined') {
     const failedId = await ctx.db.transaction().execute(async (trx) => {
       const removed = await insertValidatedCard(trx, caller, card, { removed: true, now });

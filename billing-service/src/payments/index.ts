@@ -6,6 +6,7 @@
 export { checkCard, type CardInput } from '../gateway/card-checks.js';
 export { customerForCollection } from './check-request.js';
 export { collectWithNewCard } from './collect-with-new-card.js';
+export { AuthenticationNeeded } from './record-steps.js';
 /** One capture's reads of the customer shared (db/transaction-cache.ts): the scope, and a row the CAPTCHA's statement read. */
 export { readScope } from '../db/transaction-cache.js';
 export { rememberCustomerRow } from '../customers/repository.js';
@@ -14,6 +15,7 @@ export { SandboxGateway } from '../gateway/sandbox-gateway.js';
 export type { CardToValidate, GatewayOutcome, PaymentGateway, ValidatedCard } from '../gateway/payment-gateway.js';
 export { SANDBOX_CHALLENGE_PATH } from '../gateway/sandbox-gateway.js';
 export { StripeGateway } from '../gateway/stripe/stripe-gateway.js';
+export { StripeWebhookSignatureError } from '../gateway/stripe/stripe-webhooks.js';
 export { STRIPE_RETURN_PATH } from '../gateway/stripe/stripe-settings.js';
 export {
   insertValidatedCard,

@@ -81,6 +81,7 @@ export const ERROR_CODES = {
   // disputes branch (issue 37)
   dispute_closed: 'the dispute is closed (won or lost): it takes no more evidence',
   evidence_declined: 'the payment processor refused the evidence (its code in declineCode)',
+  signature_invalid: "a processor's webhook whose signature does not verify (Stripe-Signature): nothing was done",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -76,19 +76,14 @@ export class CheckoutClient {
       `${config.captureUrl.replace(/\/$/, '')}/api/paymentsv2`,
       body,
     );
-    if (!result.ok || typeof result.value.id === 'number') return result as Result<CapturedCard>;
-    // 202: the card's bank asks for 3-D Secure: its challenge, then completeAuthentication (README "3-D Secure").
-    const challenge: Result<CapturedCard> = {
-      ok: true,
-      value: { authentication: { id: result.value.id, challengeUrl: result.value.challengeUrl ?? '' } },
-    };
-    return challenge;
+    return capturedOrChallenge(result);
   }
 
   /** After the bank's challenge: the capture stored and its first payment taken, or the refusal (authentication_failed). */
-  completeAuthentication(config: CheckoutConfig, id: string) {
+  async completeAuthentication(config: CheckoutConfig, id: string): Promise<Result<CapturedCard>> {
     const url = `${config.captureUrl.replace(/\/$/, '')}/api/paymentsv2/authentications/${encodeURIComponent(id)}`;
-    return send<{ id: number; maskedCardNumber: string }>('POST', url, {});
+    const result = await send<{ id: number | string; maskedCardNumber?: string; challengeUrl?: string }>('POST', url, {});
+    return capturedOrChallenge(result);
   }
 
   private proxy<T>(method: string, path: string, body?: unknown, session?: string) {
@@ -98,6 +93,14 @@ export class CheckoutClient {
 
 /** A capture's answer: the card stored, or (202) the bank's challenge the shopper answers first. */
 export type CapturedCard = { id: number; maskedCardNumber: string } | { authentication: { id: string; challengeUrl: string } };
+
+/** The card stored, or (202) the bank's 3-D Secure challenge: answered, then completeAuthentication (README "3-D Secure"). */
+function capturedOrChallenge(
+  result: Result<{ id: number | string; maskedCardNumber?: string; challengeUrl?: string }>,
+): Result<CapturedCard> {
+  if (!result.ok || typeof result.value.id === 'number') return result as Result<CapturedCard>;
+  return { ok: true, value: { authentication: { id: result.value.id, challengeUrl: result.value.challengeUrl ?? '' } } };
+}
 
 /** `as`: how a successful answer is read (JSON, or a file as a Blob); a refusal is always the spec's JSON error body. */
 async function send<T>(

@@ -10,7 +10,7 @@ import type {
   ShopperDetails,
   StartedCheckout,
 } from '../checkout-contract.js';
-import { CheckoutClient, type CardDetails, type Result } from './checkout-client.js';
+import { CheckoutClient, type CapturedCard, type CardDetails, type Result } from './checkout-client.js';
 import { currentLocale, SOURCE_LOCALE, t, type MessageId } from './i18n/localization.js';
 import type { CardFrameSender } from '@renew/capture-service/card-frame-channel';
 import { saveFile } from './save-file.js';
@@ -181,16 +181,21 @@ export class CheckoutController implements ReactiveController {
     return this.capture(async (request, config) => {
       const captured = await this.client.captureCard(config, { ...request, card, recaptcha });
       if (!captured.ok || !('authentication' in captured.value)) return captured;
-      // The bank asks the shopper to authenticate (3-D Secure): its page in the card step, then the capture completed.
-      const { id, challengeUrl } = captured.value.authentication;
-      const answered = await new Promise<boolean>((resolve) => {
-        this.bankAnswer = resolve;
-        this.update({ challengeUrl: new URL(challengeUrl, config.captureUrl).toString() });
-      });
-      this.bankAnswer = undefined;
-      this.update({ challengeUrl: undefined });
-      if (!answered) return CHALLENGE_CANCELLED;
-      return this.client.completeAuthentication(config, id);
+      // The bank asks the shopper to authenticate (3-D Secure): its page in the card step, then the capture completed;
+      // a bank that asks for the first payment's own challenge too answers with it again (at most a few rounds).
+      let outcome: Result<CapturedCard> = captured;
+      for (let round = 0; round < 3 && outcome.ok && 'authentication' in outcome.value; round++) {
+        const { id, challengeUrl } = outcome.value.authentication;
+        const answered = await new Promise<boolean>((resolve) => {
+          this.bankAnswer = resolve;
+          this.update({ challengeUrl: new URL(challengeUrl, config.captureUrl).toString() });
+        });
+        this.bankAnswer = undefined;
+        this.update({ challengeUrl: undefined });
+        if (!answered) return CHALLENGE_CANCELLED;
+        outcome = await this.client.completeAuthentication(config, id);
+      }
+      return outcome;
     });
   }
 

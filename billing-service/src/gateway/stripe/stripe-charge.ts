@@ -23,26 +23,41 @@ export async function chargeCard(stripe: Stripe, settings: StripeSettings, reque
     if (paid) return paid;
   }
   let offSession = request.offSession;
+  let onMandate = false;
   if (request.authenticatedBy?.startsWith('seti_')) {
     const setup = await authenticatedSetup(stripe, request.authenticatedBy, card);
     if (setup !== 'mandate') return setup;
     // The first payment of a capture whose card save the customer just authenticated: charged on that mandate.
     offSession = true;
+    onMandate = true;
   }
+  const outcome = await confirmedIntent(stripe, settings, { request, card, amount, offSession, key: request.idempotencyKey });
+  // The customer is here: a bank that still asks for this payment (…3184 asks for every one) gets its challenge now.
+  if (onMandate && !request.offSession && outcome.status === 'declined' && outcome.code === 'authentication_required')
+    return confirmedIntent(stripe, settings, { request, card, amount, offSession: false, key: `${request.idempotencyKey}:on-session` });
+  return outcome;
+}
+
+/** A PaymentIntent of the card, created and confirmed at once. */
+async function confirmedIntent(
+  stripe: Stripe,
+  settings: StripeSettings,
+  p: { request: ChargeRequest; card: Card; amount: number; offSession: boolean; key: string },
+): Promise<ChargeOutcome> {
   const created = await orDeclined(() =>
     stripe.paymentIntents.create(
       {
-        amount,
-        currency: request.currency.toLowerCase(),
-        customer: card.customer,
-        payment_method: card.paymentMethod,
+        amount: p.amount,
+        currency: p.request.currency.toLowerCase(),
+        customer: p.card.customer,
+        payment_method: p.card.paymentMethod,
         confirm: true,
-        off_session: offSession,
+        off_session: p.offSession,
         // On-session, a bank's challenge is a redirect to its page, then back to the capture host. Stripe wants one
         // off-session too when the account's payment methods may redirect (its own examples always send it).
         return_url: settings.returnUrl,
       },
-      { idempotencyKey: requestKey(request.idempotencyKey) },
+      { idempotencyKey: requestKey(p.key) },
     ),
   );
   if (created.status === 'declined') return created;

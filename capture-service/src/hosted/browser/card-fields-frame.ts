@@ -191,8 +191,13 @@ async function submit(id: string, submission: CardFrameSubmission) {
       return post(unreachable(id));
     }
     let data = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-    if (response.status === 202 && data && typeof data.id === 'string' && typeof data.challengeUrl === 'string') {
-      // The card's bank asks the shopper to authenticate: the challenge here, then the capture is completed.
+    // The card's bank asks the shopper to authenticate: the challenge here, then the capture is completed; a bank
+    // that asks for the first payment's own challenge too answers 202 again (at most a few rounds).
+    for (
+      let round = 0;
+      round < 3 && response.status === 202 && typeof data?.id === 'string' && typeof data.challengeUrl === 'string';
+      round++
+    ) {
       const completed = await authenticate(id, data.id, data.challengeUrl);
       if (!completed) return;
       response = completed;
