@@ -121,6 +121,10 @@ export async function recordPayment(
         if (options.customerPresent) throw new AuthenticationNeeded(outcome.action);
         return await recordAwaiting(ctx, payment);
       }
+      // A processor that declines an off-session charge whose bank wants the customer (Stripe's authentication_required)
+      // rather than answering with a challenge: the payment waits for them all the same.
+      if (outcome.status === 'declined' && outcome.code === 'authentication_required' && !options.customerPresent)
+        return await recordAwaiting(ctx, payment);
       if (outcome.status === 'declined') return await recordDecline(ctx, payment, outcome);
       transactionId = outcome.value.transactionId;
     }
