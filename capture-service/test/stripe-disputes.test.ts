@@ -16,7 +16,8 @@ let app: FastifyInstance;
 let endpoint: string;
 
 beforeAll(async () => {
-  standIn = await startStripeStandIn({ disputeDelayMs: 50 });
+  // Disputed a moment after the charge (Stripe takes days): long enough for Renew to have recorded the payment.
+  standIn = await startStripeStandIn({ disputeDelayMs: 1000 });
   const gateway = new StripeGateway({
     secretKey: standIn.secretKey,
     webhookSecret: standIn.webhookSecret,

@@ -187,10 +187,15 @@ describe('renewals of a card saved through its bank', () => {
     expect(again.statusCode).toBe(202);
     // Completed: the waiting payment itself is paid.
     await answer(again.json().challengeUrl, 'complete');
-    const paid = await authenticate({ authenticatedBy: again.json().authenticationId });
+    // Sent twice at once (a double click, a retry racing the first): the same payment, one charge, recorded once.
+    const [paid, racing] = await Promise.all([
+      authenticate({ authenticatedBy: again.json().authenticationId }),
+      authenticate({ authenticatedBy: again.json().authenticationId }),
+    ]);
     expect(paid.statusCode, paid.body).toBe(200);
     expect(paid.json()).toMatchObject({ paymentActivityId: waiting.id, status: 'Succeeded', amount: waiting.amount });
-    // Asked once more (a lost answer, a second click): the same payment, not another charge.
+    expect(racing.json()).toMatchObject({ paymentActivityId: waiting.id, status: 'Succeeded' });
+    // Asked once more (a lost answer): the same payment, not another charge.
     const replay = await authenticate({ authenticatedBy: again.json().authenticationId });
     expect(replay.json()).toMatchObject({ paymentActivityId: waiting.id, status: 'Succeeded' });
 

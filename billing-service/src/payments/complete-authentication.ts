@@ -14,6 +14,7 @@ import type { PaymentOutcome } from './outcome.js';
 import { AuthenticationNeeded, announceSucceededPayment, chargeCard, insertSucceededPayment, type PaymentBase } from './record-steps.js';
 import {
   findPayment,
+  findPaymentOfCharge,
   lockAwaitingPayment,
   markAwaitingPaymentDeclined,
   markAwaitingPaymentSucceeded,
@@ -27,9 +28,9 @@ import {
  * one; then the payment itself becomes Succeeded, allocated to open invoices oldest first (payment.succeeded,
  * invoice.paid, the PaymentReceived e-mail). A decline after the challenge fails it.
  *
- * Once: the gateway's key is the payment's and the challenge's (a retry charges once); the payment's row
- * lock records it once. A second challenge completed in parallel (two tabs) may charge again: that money is
- * recorded as a payment of its own, allocated like any, never lost.
+ * Once: the gateway's key is the payment's and the challenge's (a retry charges once), and under the customer's
+ * lock a charge already recorded is not recorded again (one challenge completed twice at once). A second challenge
+ * completed in parallel (two tabs) may charge again: that money is recorded as a payment of its own, never lost.
  */
 export async function payAwaitingPayment(
   ctx: AppContext,
@@ -100,6 +101,9 @@ async function recordAuthenticatedPayment(
     idempotencyKey: null,
   };
   const events = { webhooks: ctx.webhooks, now };
+  // Under the customer's lock: a charge already recorded (the same challenge completed twice at once) is that payment.
+  const recorded = await findPaymentOfCharge(trx, caller.accountId, transactionId);
+  if (recorded) return recorded.id;
   const waiting = await lockAwaitingPayment(trx, caller.accountId, payment.id);
   let id = payment.id;
   if (waiting) {

@@ -103,13 +103,17 @@ export async function findPaymentByIdempotencyKey(db: Queryable, accountId: numb
 
 /** Whether a payment records the gateway's charge `transactionId` (a commit whose answer was lost may have made one). */
 export async function isChargeRecorded(db: Queryable, accountId: number, transactionId: string): Promise<boolean> {
-  const row = await db
+  return (await findPaymentOfCharge(db, accountId, transactionId)) !== undefined;
+}
+
+/** The payment that records the gateway's charge `transactionId`, if one does. */
+export async function findPaymentOfCharge(db: Queryable, accountId: number, transactionId: string): Promise<{ id: number } | undefined> {
+  return db
     .selectFrom('payments')
     .select('id')
     .where('accountId', '=', accountId)
     .where('gatewayTransactionId', '=', transactionId)
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Whether an insert failed because a payment under the same idempotency key (in the key's life) exists (index payments_idempotency_once). */

@@ -110,7 +110,12 @@ async function onSession(
   }
   if (outcome.status === 'Declined') throw paymentDeclinedError(outcome);
   const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
-  if (customer?.status === 'Suspended')
-    await reactivateIfPaid(ctx, { id: customer.id, accountId: customer.accountId }, await ctx.clock.now(session.accountId));
+  if (customer?.status === 'Suspended') {
+    const now = await ctx.clock.now(session.accountId);
+    // Another request (the same payment asked twice at once) may have reactivated them meanwhile: nothing left to do.
+    await reactivateIfPaid(ctx, { id: customer.id, accountId: customer.accountId }, now).catch((error: unknown) => {
+      if (!(error instanceof Refusal && error.hasCode('state_conflict'))) throw error;
+    });
+  }
   return getPayment(ctx, portalCaller(ctx, session), outcome.payment.id);
 }
