@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { stripeSettingsFromEnv, type StripeSettings } from './gateway/stripe/stripe-settings.js';
+import type { GatewaySettings } from './gateway/gateway-from-config.js';
+import { stripeSettingsFromEnv } from './gateway/stripe/stripe-settings.js';
 
 const booleanString = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -88,7 +89,7 @@ export interface Config {
   /** RENEW_METRICS_TOKEN: GET /metrics needs `Authorization: Bearer <token>`; unset: loopback clients only. */
   metricsToken?: string;
   /** Which payment gateway adapter: the built-in sandbox, or Stripe with its settings (RENEW_STRIPE_*). */
-  gateway: { name: 'sandbox'; timeoutMs: number } | { name: 'stripe'; timeoutMs: number; stripe: StripeSettings };
+  gateway: GatewaySettings;
   /** The console's session lifetimes (RENEW_CONSOLE_IDLE_MINUTES, RENEW_CONSOLE_ABSOLUTE_HOURS). */
   console: { idleMinutes: number; absoluteHours: number };
   /** RENEW_ENV or NODE_ENV=production (any casing): defaults become strict, and test doubles (the sandbox gateway) are warned about at every start. */
