@@ -1,35 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { StripeGateway } from '@renew/billing-service/payments';
-import { type StripeStandIn, startStripeStandIn } from '../../billing-service/test/stand-ins/stripe/index.js';
-import { errorsOf, freshIp, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
+import type { StripeStandIn } from '../../billing-service/test/stand-ins/stripe/index.js';
+import { errorsOf, freshIp, type CaptureTest } from './helpers/capture-test.js';
+import { answerAtStripe as answerAtStripeFor, startStripeCaptureTest } from './helpers/stripe-capture-test.js';
 
 /**
  * Captures with RENEW_GATEWAY=stripe against the Stripe stand-in (issue 37): the card is saved at Stripe server to
  * server; a bank's challenge is Stripe's page, which sends the browser back to the capture host's return page, whose
  * `renew-3ds` message lets the card fields complete the capture.
  */
-const RETURN_ORIGIN = 'http://capture.test';
-
 let standIn: StripeStandIn;
 let t: CaptureTest;
 let app: FastifyInstance;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  standIn = await startStripeStandIn();
-  const gateway = new StripeGateway({
-    secretKey: standIn.secretKey,
-    webhookSecret: standIn.webhookSecret,
-    apiBase: standIn.url,
-    returnUrl: `${RETURN_ORIGIN}/api/gateway/stripe/return`,
-  });
-  t = await startCaptureTest({ billing: { gateway } });
-  app = await t.build({ gateway });
+  ({ standIn, t, app, close } = await startStripeCaptureTest());
 });
-afterAll(async () => {
-  await t?.close();
-  await standIn?.close();
-});
+afterAll(() => close?.());
 
 async function paymentsOf(customerId: number) {
   const res = await t.billing.call('GET', `/v1/customers/${customerId}/payments`);
@@ -37,20 +25,7 @@ async function paymentsOf(customerId: number) {
   return res.json() as Array<Record<string, any>>;
 }
 
-/** The shopper on Stripe's challenge page (the stand-in's), answering; then the browser follows the redirect to the capture host. */
-async function answerAtStripe(challengeUrl: string, outcome: 'succeed' | 'fail') {
-  expect((await fetch(challengeUrl)).status).toBe(200);
-  const answered = await fetch(challengeUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: `outcome=${outcome}`,
-    redirect: 'manual',
-  });
-  expect(answered.status).toBe(303);
-  const back = new URL(answered.headers.get('location') ?? '');
-  expect(back.origin).toBe(RETURN_ORIGIN);
-  return app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, remoteAddress: freshIp() });
-}
+const answerAtStripe = (challengeUrl: string, outcome: 'succeed' | 'fail') => answerAtStripeFor(app, challengeUrl, outcome);
 
 function complete(id: string) {
   return app.inject({ method: 'POST', url: `/api/paymentsv2/authentications/${id}`, remoteAddress: freshIp() });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { StripeGateway } from '@renew/billing-service/payments';
 import { customerWithInvoice } from '../../billing-service/test/helpers/api-fixtures.js';
-import { type StripeStandIn, signatureHeader, startStripeStandIn } from '../../billing-service/test/stand-ins/stripe/index.js';
-import { errorsOf, freshIp, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
+import { signatureHeader, type StripeStandIn } from '../../billing-service/test/stand-ins/stripe/index.js';
+import { errorsOf, freshIp, type CaptureTest } from './helpers/capture-test.js';
+import { startStripeCaptureTest } from './helpers/stripe-capture-test.js';
 
 /**
  * Stripe's disputes (issue 37): the stand-in disputes a 0259 charge a moment after it succeeds and posts the signed
@@ -15,27 +15,18 @@ let t: CaptureTest;
 let app: FastifyInstance;
 let endpoint: string;
 
+let close: () => Promise<void>;
+
 beforeAll(async () => {
   // Disputed a moment after the charge (Stripe takes days): long enough for Renew to have recorded the payment.
-  standIn = await startStripeStandIn({ disputeDelayMs: 1000 });
-  const gateway = new StripeGateway({
-    secretKey: standIn.secretKey,
-    webhookSecret: standIn.webhookSecret,
-    apiBase: standIn.url,
-    returnUrl: 'http://capture.test/api/gateway/stripe/return',
-  });
-  t = await startCaptureTest({ billing: { gateway, webhookWorker: false } });
-  app = await t.build({ gateway });
+  ({ standIn, t, app, close } = await startStripeCaptureTest({ standIn: { disputeDelayMs: 1000 } }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('the capture host is not listening on a port');
   endpoint = `http://127.0.0.1:${address.port}/api/gateway/stripe/webhooks`;
   standIn.setWebhookEndpoint(endpoint);
 });
-afterAll(async () => {
-  await t?.close();
-  await standIn?.close();
-});
+afterAll(() => close?.());
 
 async function api(method: 'GET' | 'POST', url: string, body?: unknown) {
   const res = await t.billing.call(method, url, body);

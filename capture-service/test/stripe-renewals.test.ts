@@ -1,53 +1,34 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StripeGateway } from '@renew/billing-service/payments';
 import { ACTIVATION_FLAGS, activate, newCustomer, newSubscription } from '../../billing-service/test/helpers/api-fixtures.js';
-import { type StripeStandIn, startStripeStandIn } from '../../billing-service/test/stand-ins/stripe/index.js';
-import { freshIp, startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
+import type { StripeStandIn } from '../../billing-service/test/stand-ins/stripe/index.js';
+import { freshIp, type CaptureTest } from './helpers/capture-test.js';
+import { answerAtStripe as answerAtStripeFor, startStripeCaptureTest } from './helpers/stripe-capture-test.js';
 
 /**
  * A renewal on Stripe whose bank wants the customer (4000 0027 6000 3184, issue 37): Stripe declines the off-session
  * PaymentIntent `authentication_required`; the payment waits for the customer (RequiresAction), who pays it in the
  * portal through Stripe's challenge: the same payment, charged once.
  */
-const RETURN_ORIGIN = 'http://capture.test';
 const DAY = 86_400_000;
 let standIn: StripeStandIn;
 let t: CaptureTest;
 let app: FastifyInstance;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  standIn = await startStripeStandIn();
-  const gateway = new StripeGateway({
-    secretKey: standIn.secretKey,
-    webhookSecret: standIn.webhookSecret,
-    apiBase: standIn.url,
-    returnUrl: `${RETURN_ORIGIN}/api/gateway/stripe/return`,
-  });
-  t = await startCaptureTest({ billing: { gateway, testClocks: true, webhookWorker: false } });
-  app = await t.build({ gateway, testClocks: true });
+  ({ standIn, t, app, close } = await startStripeCaptureTest({ testClocks: true }));
 }, 60_000);
-afterAll(async () => {
-  await t?.close();
-  await standIn?.close();
-});
+afterAll(() => close?.());
 
 function monthsAhead(months: number, day: number): Date {
   const now = new Date();
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months, day, 12));
 }
 
-/** The shopper on Stripe's challenge page (the stand-in's), then back on the capture host's return page. */
+/** The shopper completes Stripe's challenge, and is back on the capture host's return page. */
 async function answerAtStripe(challengeUrl: string) {
-  const answered = await fetch(challengeUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'outcome=succeed',
-    redirect: 'manual',
-  });
-  expect(answered.status).toBe(303);
-  const back = new URL(answered.headers.get('location') ?? '');
-  const page = await app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, remoteAddress: freshIp() });
+  const page = await answerAtStripeFor(app, challengeUrl, 'succeed');
   expect(page.body).toContain('"answer":"complete"');
 }
 
