@@ -28,7 +28,7 @@ function expectedLeastRole(method: string, url: string): OperatorRole {
   const read = method === 'GET' || method === 'HEAD';
   if (path.startsWith('/console/api/')) {
     if (/^\/console\/api\/(operators|api-keys)/.test(path) || (path === '/console/api/invitations' && !read)) return 'owner';
-    if (path.startsWith('/console/api/webhook-deliveries/') && !read) return 'owner';
+    if (/^\/console\/api\/webhook-(deliveries|endpoints)\//.test(path) && !read) return 'owner';
     return 'viewer';
   }
   if (read) return 'viewer';

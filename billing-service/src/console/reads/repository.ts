@@ -16,7 +16,8 @@ function cappedCount(rows: ReadonlyArray<{ n: string | number | bigint }>): numb
   return Number(rows[0]?.n ?? 0);
 }
 
-const customerName = sql<string | null>`coalesce(c.company_name, nullif(concat_ws(' ', c.first_name, c.last_name), ''))`;
+/** A customer's name as the console lists it: the company, else first and last name. */
+export const customerName = sql<string | null>`coalesce(c.company_name, nullif(concat_ws(' ', c.first_name, c.last_name), ''))`;
 
 export interface PaymentRow {
   id: number;
@@ -27,7 +28,10 @@ export interface PaymentRow {
   status: string;
   declineCode: string | null;
   declineMessage: string | null;
+  /** When it was recorded (wall clock). */
   createdAt: Date;
+  /** Its date on the account's clock (a test clock included), as the API's `effectiveTimestamp`. */
+  effectiveAt: Date;
   method: string;
 }
 
@@ -40,7 +44,7 @@ export async function listPayments(
   const failedOnly = options.failedOnly ? sql`and p.status = 'Failed'` : sql``;
   const rows = await sql<PaymentRow>`
     select p.id, p.customer_id, ${customerName} as customer_name, p.amount::text as amount, p.currency, p.status,
-      p.decline_code, p.decline_message, p.created_at, p.payment_method_type as method
+      p.decline_code, p.decline_message, p.created_at, p.effective_at, p.payment_method_type as method
     from payments p join customers c on c.id = p.customer_id
     where p.account_id = ${accountId} ${failedOnly}
     order by ${options.failedOnly ? sql`p.id desc` : sql`(p.status <> 'Failed'), p.id desc`}

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   AuditResponse,
   BulkJobsQuery,
@@ -31,6 +32,9 @@ import {
   revenue,
   webhookDeliveries,
 } from './service.js';
+import { sendTestWebhookEvent } from '../../webhooks/test-event.js';
+import { callerOf } from '../operator.js';
+import { searchAndExportRoutes } from './export-routes.js';
 
 const tags = ['Console'];
 // No API key: the console's session plugin authenticates these routes (cookie) and checks the role.
@@ -41,6 +45,7 @@ const owner = { public: true, consolePermission: 'webhooks:write' } as const;
 export async function consoleReadRoutes(fastify: FastifyInstance) {
   moneyRoutes(fastify);
   activityRoutes(fastify);
+  searchAndExportRoutes(fastify);
 }
 
 /** Revenue, payments and dunning. */
@@ -121,6 +126,18 @@ function activityRoutes(fastify: FastifyInstance) {
       response: { 202: ResendResponse },
     },
     handler: async (request, reply) => reply.code(202).send(await resendDelivery(ctx(), request.operator, request.params.id)),
+  });
+
+  app.post('/console/api/webhook-endpoints/:id/test', {
+    config: owner,
+    schema: {
+      tags,
+      summary: 'Send a test event (webhookEndpoint.test) to one enabled endpoint',
+      params: DeliveryParams,
+      response: { 202: z.object({ eventId: z.string() }) },
+    },
+    handler: async (request, reply) =>
+      reply.code(202).send(await sendTestWebhookEvent(ctx(), callerOf(request.operator), request.params.id)),
   });
 
   app.get('/console/api/emails', {

@@ -51,7 +51,8 @@ export const ConsolePayment = z.object({
   status: z.string(),
   declineCode: z.string().nullable(),
   declineMessage: z.string().nullable(),
-  createdAt: z.string(),
+  createdAt: z.string().describe('when it was recorded (wall clock)'),
+  effectiveAt: z.string().describe("its date on the account's clock, as the API's effectiveTimestamp"),
   method: z.string(),
 });
 export const PaymentsResponse = z.object({ payments: z.array(ConsolePayment), total: z.number() });

@@ -104,6 +104,7 @@ export async function payments(
       ...row,
       amount: money(row.amount).toFixed(minorUnits(row.currency)),
       createdAt: new Date(row.createdAt).toISOString(),
+      effectiveAt: new Date(row.effectiveAt).toISOString(),
     })),
     total,
   };
