@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_EVENT_TYPES } from '../../src/outbox/webhook-events.js';
 import { ACTIVATION_FLAGS, activate, newCustomer, newSubscription } from '../helpers/api-fixtures.js';
 import type { TestAccount } from '../helpers/test-app.js';
 import { consoleCall as consoleHttpCall, firstOwner, invitedOperator } from './console-helpers.js';
@@ -212,6 +213,12 @@ describe('CSV exports', () => {
 });
 
 describe('webhook test event', () => {
+  it('lists the event types an endpoint can subscribe to, for the endpoint form', async () => {
+    const { eventTypes } = await t.consoleRead('/console/api/webhook-event-types', { as: account });
+    expect(eventTypes).toEqual([...WEBHOOK_EVENT_TYPES]);
+    expect(eventTypes).toContain('invoice.paid');
+  });
+
   it('sends webhookEndpoint.test to one enabled endpoint (owners), refuses a disabled one and other roles', async () => {
     const owner = await firstOwner(t, 'hooks-owner@example.test');
     const created = await consoleHttpCall(t, owner, 'POST', '/console/api/v1/webhookEndpoints', {

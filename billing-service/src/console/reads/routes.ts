@@ -32,6 +32,7 @@ import {
   revenue,
   webhookDeliveries,
 } from './service.js';
+import { WEBHOOK_EVENT_TYPES } from '../../outbox/webhook-events.js';
 import { sendTestWebhookEvent } from '../../webhooks/test-event.js';
 import { callerOf } from '../operator.js';
 import { searchAndExportRoutes } from './export-routes.js';
@@ -126,6 +127,16 @@ function activityRoutes(fastify: FastifyInstance) {
       response: { 202: ResendResponse },
     },
     handler: async (request, reply) => reply.code(202).send(await resendDelivery(ctx(), request.operator, request.params.id)),
+  });
+
+  app.get('/console/api/webhook-event-types', {
+    config: viewer,
+    schema: {
+      tags,
+      summary: 'The event types a webhook endpoint can subscribe to',
+      response: { 200: z.object({ eventTypes: z.array(z.string()) }) },
+    },
+    handler: async () => ({ eventTypes: [...WEBHOOK_EVENT_TYPES] }),
   });
 
   app.post('/console/api/webhook-endpoints/:id/test', {
