@@ -16,6 +16,7 @@ import './pages/bulk-page.js';
 import './pages/team-page.js';
 import './pages/api-keys-page.js';
 import './pages/account-page.js';
+import './pages/test-clock-page.js';
 
 /** The hash routes of the contract: `#/customers/42` → {name: 'customer', arg: '42'}. */
 export interface Route {
@@ -24,14 +25,17 @@ export interface Route {
 }
 
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [path = '', search = ''] = hash.replace(/^#\/?/, '').split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const [first, second] = parts;
+  const words = new URLSearchParams(search).get('q');
+  if ((first ?? 'customers') === 'customers' && !second && words) return { name: 'customers', arg: words };
   if (first === 'customers' && second) return { name: 'customer', arg: second };
   if (first === 'invitation' && second) return { name: 'invitation', arg: second };
   return { name: first || 'customers' };
 }
 
-const NAV: Array<{ route: string; label: MessageKey; ownerOnly?: boolean }> = [
+const NAV: Array<{ route: string; label: MessageKey; ownerOnly?: boolean; testClock?: boolean }> = [
   { route: 'customers', label: 'navCustomers' },
   { route: 'payments', label: 'navPayments' },
   { route: 'dunning', label: 'navDunning' },
@@ -42,6 +46,7 @@ const NAV: Array<{ route: string; label: MessageKey; ownerOnly?: boolean }> = [
   { route: 'team', label: 'navTeam', ownerOnly: true },
   { route: 'api-keys', label: 'navApiKeys', ownerOnly: true },
   { route: 'account', label: 'navAccount' },
+  { route: 'test-clock', label: 'navTestClock', testClock: true },
 ];
 
 const PUBLIC_ROUTES = new Set(['sign-in', 'invitation']);
@@ -76,6 +81,8 @@ export class RenewConsole extends LitElement {
       }
       header .brand { font-weight: 700; margin-right: auto; }
       header label { display: flex; align-items: center; gap: 0.4rem; }
+      header .header-search { display: flex; gap: 0.25rem; max-width: 100%; }
+      header .header-search input { min-width: 0; width: 12rem; max-width: 100%; }
       nav ul { display: flex; flex-wrap: wrap; gap: 0.25rem; list-style: none; margin: 0; padding: 0.4rem 1rem; border-bottom: 1px solid var(--console-border); }
       nav a { display: inline-block; padding: 0.4rem 0.6rem; border-radius: var(--renew-radius); text-decoration: none; }
       nav a[aria-current='page'] { background: var(--console-selected); font-weight: 600; text-decoration: underline; }
@@ -89,12 +96,15 @@ export class RenewConsole extends LitElement {
     checked: { state: true },
     lang: { state: true },
     theme: { type: String, reflect: true },
+    testClock: { state: true },
   };
   declare route: Route;
   declare operator: Operator | undefined;
   declare checked: boolean;
   declare lang: Language;
   declare theme: Theme;
+  /** Whether the account has a test clock (GET /v1/testclock answers): its page is in the navigation. */
+  declare testClock: boolean;
   private afterSignIn = '#/customers';
   private readonly onHashChange = () => this.navigate();
   private readonly systemTheme = matchMedia('(prefers-color-scheme: dark)');
@@ -108,6 +118,7 @@ export class RenewConsole extends LitElement {
     super();
     this.route = parseRoute(location.hash);
     this.checked = false;
+    this.testClock = false;
     this.lang = language();
     this.theme = initialTheme();
     setLanguage(this.lang);
@@ -145,6 +156,17 @@ export class RenewConsole extends LitElement {
     }
     this.checked = true;
     this.navigate();
+    void this.checkTestClock();
+  }
+
+  private async checkTestClock() {
+    if (!this.operator) return;
+    try {
+      await get('/v1/testclock');
+      this.testClock = true;
+    } catch {
+      this.testClock = false; // not registered without RENEW_TEST_CLOCKS: a 404, no page
+    }
   }
 
   private navigate() {
@@ -173,6 +195,7 @@ export class RenewConsole extends LitElement {
   private signedIn(detail: { operator: Operator; csrfToken: string }) {
     this.operator = detail.operator;
     setCsrfToken(detail.csrfToken);
+    void this.checkTestClock();
     const target = this.afterSignIn;
     this.afterSignIn = '#/customers';
     if (location.hash === target) this.navigate();
@@ -196,6 +219,13 @@ export class RenewConsole extends LitElement {
     setCsrfToken(undefined);
     this.afterSignIn = '#/customers';
     location.hash = '#/sign-in';
+  }
+
+  /** The header's search: the customers page with these words (name, e-mail, company, reference or id). */
+  private searchCustomers(event: SubmitEvent) {
+    event.preventDefault();
+    const words = String(new FormData(event.target as HTMLFormElement).get('q') ?? '').trim();
+    if (words) location.hash = `#/customers?q=${encodeURIComponent(words)}`;
   }
 
   private chooseLanguage(event: Event) {
@@ -243,10 +273,12 @@ export class RenewConsole extends LitElement {
         return html`<console-team-page .operator=${op} .lang=${lang}></console-team-page>`;
       case 'api-keys':
         return html`<console-api-keys-page .operator=${op} .lang=${lang}></console-api-keys-page>`;
+      case 'test-clock':
+        return html`<console-test-clock-page .operator=${op} .lang=${lang}></console-test-clock-page>`;
       case 'account':
         return html`<console-account-page .operator=${op} .lang=${lang}></console-account-page>`;
       default:
-        return html`<console-customers-page .operator=${op} .lang=${lang}></console-customers-page>`;
+        return html`<console-customers-page .operator=${op} .lang=${lang} .routeArg=${arg}></console-customers-page>`;
     }
   }
 
@@ -260,6 +292,14 @@ export class RenewConsole extends LitElement {
       }}>${t('skipToContent')}</a>
       <header>
         <span class="brand">${t('appName')}</span>
+        ${
+          signedIn
+            ? html`<form class="header-search" role="search" aria-label=${t('searchCustomers')} @submit=${this.searchCustomers}>
+                <input name="q" type="search" aria-label=${t('searchCustomers')} placeholder=${t('searchCustomers')} />
+                <button type="submit" aria-label=${t('searchCustomers')}>${t('search')}</button>
+              </form>`
+            : nothing
+        }
         ${signedIn ? html`<span>${t('signedInAs', { name: op.name || op.email, role: roleName(op.role) })}</span>` : nothing}
         <label>${t('language')}
           <select aria-label=${t('language')} @change=${this.chooseLanguage}>
@@ -273,7 +313,7 @@ export class RenewConsole extends LitElement {
         signedIn
           ? html`<nav aria-label=${t('navLabel')}>
               <ul>
-                ${NAV.filter((item) => !item.ownerOnly || op.role === 'owner').map(
+                ${NAV.filter((item) => (!item.ownerOnly || op.role === 'owner') && (!item.testClock || this.testClock)).map(
                   (item) =>
                     html`<li><a href="#/${item.route}" aria-current=${this.isCurrent(item.route) ? 'page' : nothing}>${t(item.label)}</a></li>`,
                 )}

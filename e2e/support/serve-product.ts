@@ -118,7 +118,13 @@ const portal = await start(
 );
 // The console's tests, on a product of their own: the revenue page is compared with the sum of every Active
 // subscription, which the shop's tests, run in parallel on the dev product, keep adding to.
-const consoleProduct = await start({ RENEW_CAPTCHA: 'dev' });
+// Test clocks and webhooks to the loopback too (issue 38): the console drives the account's clock and sends test events.
+const consoleProduct = await start({
+  RENEW_CAPTCHA: 'dev',
+  RENEW_TEST_CLOCKS: 'true',
+  RENEW_WEBHOOK_ALLOW_HTTP: 'true',
+  RENEW_WEBHOOK_ALLOW_PRIVATE: 'true',
+});
 // The checkout on the Stripe adapter (issue 37): the product talks to a local Stripe stand-in (its API, its 3-D Secure
 // page, its signed webhooks to the capture host), switched on with the three settings a merchant sets.
 const stripe = await startStripeStandIn();

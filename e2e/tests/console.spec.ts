@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
+import jsqr from 'jsqr';
 import type { Browser, Page } from '@playwright/test';
 import { PRODUCT_FILE } from '../support/global-setup.js';
 import { expect, test } from './fixtures.js';
@@ -531,4 +532,261 @@ test('the language picker shows the console in French, amounts and dates in the 
   const amount = new Intl.NumberFormat('fr', { minimumFractionDigits: 2 }).format(paid.amount!);
   await expect(shell(page).locator(`tr[data-payment="${paid.paymentId}"]`)).toContainText(amount);
   await expect(shell(page).getByRole('button', { name: 'Rembourser' })).toBeVisible();
+});
+
+// ---- issue 38: search, exports, settings, webhook endpoints, test clock, readable audit, TOTP QR code
+
+/** The text of a file the page downloads when `click` runs. */
+async function downloaded(page: Page, click: () => Promise<void>): Promise<{ name: string; text: string }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  const path = await download.path();
+  return { name: download.suggestedFilename(), text: readFileSync(path, 'utf8') };
+}
+
+test('support finds a customer by typing a name, an e-mail or an id (English, 1280 px), and downloads the list as CSV', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const surname = `Lovelace${run}`;
+  const ada = await call<{ id: number; primaryEmail: string }>('POST', '/v1/customers', {
+    firstName: 'Ada',
+    lastName: surname,
+    companyName: 'Engines, "Analytical"',
+    primaryEmail: `ada.${run}@engines.example`,
+    currency: 'USD',
+  });
+  const formula = await call<{ id: number }>('POST', '/v1/customers', { firstName: '=cmd', lastName: surname, currency: 'USD' });
+
+  await signIn(page, operators.support!);
+  const box = shell(page).getByLabel('Query');
+  await box.fill(surname.toLowerCase());
+  await shell(page).locator('main').getByRole('button', { name: 'Search', exact: true }).click();
+  const table = shell(page).getByRole('table', { name: /^Customers, 2 of 2/ });
+  await expect(table).toBeVisible();
+  await expect(table.locator('tbody tr')).toHaveCount(2);
+
+  await box.fill(ada.primaryEmail.toUpperCase());
+  await shell(page).locator('main').getByRole('button', { name: 'Search', exact: true }).click();
+  await expect(shell(page).getByRole('table', { name: /^Customers, 1 of 1/ })).toContainText(ada.primaryEmail);
+
+  // The header's search box, from another page: an exact id comes first.
+  await shell(page).getByRole('link', { name: 'Payments' }).click();
+  await expect(mainHeading(page)).toHaveText('Payments');
+  await shell(page).getByRole('search', { name: 'Search customers' }).getByRole('searchbox').fill(String(ada.id));
+  await shell(page).getByRole('search', { name: 'Search customers' }).getByRole('button', { name: 'Search customers' }).click();
+  await expect(mainHeading(page)).toHaveText('Customers');
+  await expect(shell(page).locator('main tbody tr').first().locator('td').first()).toHaveText(String(ada.id));
+
+  // The export has the search's filter, quotes the company and defuses the formula-looking name.
+  await box.fill(surname);
+  await shell(page).locator('main').getByRole('button', { name: 'Search', exact: true }).click();
+  await expect(shell(page).getByRole('table', { name: /^Customers, 2 of 2/ })).toBeVisible();
+  const csv = await downloaded(page, () => shell(page).getByRole('link', { name: 'Download CSV' }).click());
+  expect(csv.name).toMatch(/^customers-\d{4}-\d{2}-\d{2}\.csv$/);
+  const lines = csv.text.trimEnd().split('\r\n');
+  expect(lines[0]).toBe('Id,First name,Last name,Company,E-mail,Reference,Status,Account status,Currency,Created');
+  expect(lines).toHaveLength(3);
+  expect(csv.text).toContain(`${ada.id},Ada,${surname},"Engines, ""Analytical""",${ada.primaryEmail}`);
+  expect(csv.text).toContain(`${formula.id},'=cmd,${surname}`);
+
+  // The query language is still there for experts.
+  await box.fill(`LastName:${surname}`);
+  await shell(page).locator('main').getByRole('button', { name: 'Search', exact: true }).click();
+  await expect(shell(page).getByRole('table', { name: /^Customers, 2 of / })).toBeVisible();
+});
+
+test('in French at 320 px the header search finds a customer by name, in French words', async ({ page }) => {
+  const surname = `Durand${run}`;
+  const customerId = (await call<{ id: number }>('POST', '/v1/customers', { firstName: 'Zoé', lastName: surname, currency: 'USD' })).id;
+  await page.setViewportSize({ width: 320, height: 800 });
+  await signIn(page, operators.billing!);
+  await shell(page).getByLabel('Language').selectOption('fr');
+  const search = shell(page).getByRole('search', { name: 'Rechercher des clients' });
+  await expect(search).toBeVisible();
+  await search.getByRole('searchbox').fill(`zoé ${surname.toLowerCase()}`);
+  await search.getByRole('button', { name: 'Rechercher des clients' }).click();
+  await expect(mainHeading(page)).toHaveText('Clients');
+  const row = shell(page).locator('main tbody tr');
+  await expect(row).toHaveCount(1);
+  await expect(row.first()).toContainText(surname);
+  await expect(shell(page).getByText(/chaque mot correspond au début/)).toBeVisible();
+  await expect(shell(page).getByRole('link', { name: 'Télécharger en CSV' })).toBeVisible();
+  // The search box fits the narrow screen.
+  const box = await search.boundingBox();
+  expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(320);
+  await row.first().getByRole('link').click();
+  await expect(shell(page).getByRole('heading', { name: 'Paramètres de facturation' })).toBeVisible();
+  await expect(mainHeading(page)).toContainText(`#${customerId}`);
+});
+
+test('the billing operator edits a customer’s billing settings; the API has them and the audit trail reads as changes', async ({
+  page,
+}) => {
+  const active = await customer({ active: true });
+  await signIn(page, operators.billing!);
+  await page.goto(consoleUrl(`customers/${active.id}`));
+  await settled(page);
+  const settings = shell(page).getByRole('region', { name: 'Billing settings' });
+  await expect(settings.locator('dd[data-setting="term"]')).toHaveText('Net0');
+  await settings.getByRole('button', { name: 'Edit billing settings' }).click();
+  const dialog = shell(page).getByRole('dialog', { name: 'Edit billing settings' });
+  await expect(dialog).toBeVisible();
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  expect(results.violations.map((v) => v.id)).toEqual([]);
+  // No card on file: turning auto-collect on is refused by the API, and the dialog says why.
+  await dialog.getByLabel('Auto-collect').selectOption({ label: 'on' });
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByRole('alert')).not.toBeEmpty();
+  await dialog.getByLabel('Auto-collect').selectOption({ label: 'off' });
+  await dialog.getByLabel('Payment terms').selectOption('Net30');
+  await dialog.getByLabel('Standing PO number').fill('PO-4711');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(settings.getByText('Billing settings saved.')).toBeVisible();
+  await expect(settings.locator('dd[data-setting="term"]')).toHaveText('Net30');
+  const api = await call<{ term: string; autoCollect: boolean | null; standingPoNumber: string }>(
+    'GET',
+    `/v1/customerbillingsetting/${active.id}`,
+  );
+  expect(api).toMatchObject({ term: 'Net30', autoCollect: false, standingPoNumber: 'PO-4711' });
+
+  await page.reload();
+  await settled(page);
+  const audit = shell(page).getByRole('region', { name: 'Audit trail' });
+  await expect(audit).toContainText(/Payment terms: [^\n]* → Net30/);
+  await expect(audit).toContainText('Standing PO number: (none) → PO-4711');
+  await expect(audit.locator('code')).toHaveCount(0);
+});
+
+test('support sees the billing settings but no edit button', async ({ page }) => {
+  const draft = await customer();
+  await signIn(page, operators.support!);
+  await page.goto(consoleUrl(`customers/${draft.id}`));
+  await settled(page);
+  await expect(shell(page).getByRole('region', { name: 'Billing settings' })).toBeVisible();
+  await expect(shell(page).getByRole('button', { name: 'Edit billing settings' })).toHaveCount(0);
+});
+
+test('the owner creates a webhook endpoint (its secret shown once), edits it, and sends a test event that shows in the deliveries', async ({
+  page,
+}) => {
+  await signIn(page, operators.owner!);
+  await shell(page).getByRole('link', { name: 'Webhooks' }).click();
+  await expect(mainHeading(page)).toHaveText('Webhooks');
+  await shell(page).getByRole('button', { name: 'New endpoint' }).click();
+  const dialog = shell(page).getByRole('dialog', { name: 'New endpoint' });
+  await expect(dialog).toBeVisible();
+  const url = `http://127.0.0.1:9/hooks/${run}`;
+  await dialog.getByLabel('URL').fill(url);
+  await dialog.getByLabel('Description').fill('e2e receiver');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('Choose at least one event.');
+  await dialog.getByLabel('invoice.paid').check();
+  await dialog.getByLabel('payment.failed').check();
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  expect(results.violations.map((v) => v.id)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(shell(page).locator('pre[data-endpoint-secret]')).toHaveText(/^whsec_/);
+  const endpoints = await call<Array<{ id: number; url: string; eventTypes: string[]; status: string }>>('GET', '/v1/webhookEndpoints');
+  const created = endpoints.find((e) => e.url === url);
+  expect(created?.eventTypes.sort()).toEqual(['invoice.paid', 'payment.failed']);
+
+  await shell(page)
+    .getByRole('button', { name: `Edit ${url}` })
+    .click();
+  const edit = shell(page).getByRole('dialog', { name: `Edit ${url}` });
+  await edit.getByLabel('All events').check();
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(edit).toBeHidden();
+  expect((await call<{ eventTypes: string[] }>('GET', `/v1/webhookEndpoints/${created!.id}`)).eventTypes).toEqual(['*']);
+
+  await shell(page)
+    .getByRole('button', { name: `Send a test event to ${url}` })
+    .click();
+  await expect(shell(page).getByText(/^Test event evt_\w+ queued for/)).toBeVisible();
+  await expect(shell(page).locator('main tbody tr', { hasText: 'webhookEndpoint.test' }).first()).toContainText(url);
+
+  // Disabled, it offers no test event, and the API has it Disabled.
+  await shell(page)
+    .getByRole('button', { name: `Edit ${url}` })
+    .click();
+  await edit.getByLabel('Enabled').uncheck();
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(edit).toBeHidden();
+  await expect(shell(page).getByRole('button', { name: `Send a test event to ${url}` })).toHaveCount(0);
+  expect((await call<{ status: string }>('GET', `/v1/webhookEndpoints/${created!.id}`)).status).toBe('Disabled');
+});
+
+test('TOTP set-up shows a QR code of the otpauth URI, and the secret as text', async ({ page }) => {
+  await signIn(page, operators.billing!);
+  await shell(page).getByRole('link', { name: 'Account' }).click();
+  await shell(page).getByRole('button', { name: 'Set up two-factor authentication' }).click();
+  const qr = shell(page).getByRole('img', { name: 'QR code for your authenticator app' });
+  await expect(qr).toBeVisible();
+  expect(Number(await qr.getAttribute('data-qr-modules'))).toBeGreaterThanOrEqual(25);
+  await expect(shell(page).locator('pre[data-otpauth-uri]')).toHaveText(/^otpauth:\/\/totp\//);
+  await expect(shell(page).getByText(/^Secret:/)).toBeVisible();
+  // The drawing is the URI: its modules, read back from the SVG path, decode (jsQR, an independent reader) to the text shown.
+  const path = (await qr.locator('path').getAttribute('d')) ?? '';
+  const size = Number((await qr.getAttribute('viewBox'))?.split(' ')[2]);
+  const scale = 4;
+  const pixels = new Uint8ClampedArray(size * scale * size * scale * 4).fill(255);
+  for (const [, x, y] of path.matchAll(/M(\d+),(\d+)/g))
+    for (let dy = 0; dy < scale; dy += 1)
+      for (let dx = 0; dx < scale; dx += 1) {
+        const at = ((Number(y) * scale + dy) * size * scale + Number(x) * scale + dx) * 4;
+        pixels.fill(0, at, at + 3);
+      }
+  // jsqr is CommonJS: its function is also its `default` property, which is how NodeNext types it.
+  const decoded = jsqr.default(pixels, size * scale, size * scale);
+  expect(decoded?.data).toBe((await shell(page).locator('pre[data-otpauth-uri]').innerText()).trim());
+});
+
+test('the test clock page shows the account clock and advances it; a payment is dated by it on Payments and on the customer page alike', async ({
+  page,
+}) => {
+  const paid = await customer({ paid: true });
+  await signIn(page, operators.billing!);
+  await shell(page).getByRole('link', { name: 'Test clock' }).click();
+  await expect(mainHeading(page)).toHaveText('Test clock');
+  const clock = shell(page).locator('[data-account-clock]');
+  await expect(clock).toContainText('Account clock:');
+  const before = Date.parse((await clock.getAttribute('data-account-clock'))!);
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  expect(results.violations.map((v) => v.id)).toEqual([]);
+  await shell(page).getByLabel('By').fill('3');
+  await shell(page).getByLabel('Unit').selectOption('days');
+  await shell(page).getByRole('button', { name: 'Advance the clock' }).click();
+  await expect(shell(page).locator('[data-clock-summary]')).toBeVisible({ timeout: 60_000 });
+  await expect(clock).toContainText('advanced');
+  const after = Date.parse((await clock.getAttribute('data-account-clock'))!);
+  expect(Math.round((after - before) / 86_400_000)).toBe(3);
+  const api = await call<{ now: string; advanced: boolean }>('GET', '/v1/testclock');
+  expect(api).toMatchObject({ now: new Date(after).toISOString(), advanced: true });
+
+  // A payment recorded now is dated on the account's clock: the same date on both pages.
+  const payment = await call<{ id: number; effectiveTimestamp: string }>('POST', '/v1/payments', {
+    customerId: paid.id,
+    amount: 1,
+    paymentMethod: 'Check',
+  });
+  expect(payment.effectiveTimestamp.slice(0, 10)).toBe(new Date(after).toISOString().slice(0, 10));
+  await shell(page).getByRole('link', { name: 'Payments' }).click();
+  await settled(page);
+  const onPayments = (
+    await shell(page)
+      .locator('main tbody tr', { has: page.locator(`a[href="#/customers/${paid.id}"]`) })
+      .first()
+      .locator('td')
+      .first()
+      .innerText()
+  ).trim();
+  await page.goto(consoleUrl(`customers/${paid.id}`));
+  await settled(page);
+  const onCustomer = (await shell(page).locator(`tr[data-payment="${payment.id}"] td`).nth(1).innerText()).trim();
+  expect(onPayments).toBe(onCustomer);
+  expect(onCustomer).toBe(
+    new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(payment.effectiveTimestamp)),
+  );
 });

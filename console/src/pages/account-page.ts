@@ -2,8 +2,9 @@ import { html, nothing } from 'lit';
 import { type Operator, post } from '../api.js';
 import { roleName, t } from '../i18n.js';
 import { ConsolePage, problemText } from '../page.js';
+import { qrCodeSvg } from '../qr-code.js';
 
-/** #/account: who is signed in, and the TOTP second factor (set up: the otpauth URI as text, then a code to confirm; or turn off). */
+/** #/account: who is signed in, and the TOTP second factor (set up: a QR code of the otpauth URI, the URI and the secret as text, then a code to confirm; or turn off). */
 export class AccountPage extends ConsolePage {
   static override properties = { ...ConsolePage.properties, setup: { state: true }, message: { state: true }, error: { state: true } };
   declare setup: { secret: string; otpauthUri: string } | undefined;
@@ -80,7 +81,9 @@ export class AccountPage extends ConsolePage {
                 <button type="submit" class="danger">${t('totpDisable')}</button>
               </form>`
             : this.setup
-              ? html`<p>${t('totpUri')}</p>
+              ? html`<p>${t('totpScan')}</p>
+                  <div class="qr" data-totp-qr>${qrCodeSvg(this.setup.otpauthUri, t('totpQrLabel'))}</div>
+                  <p>${t('totpUri')}</p>
                   <pre class="code" data-otpauth-uri>${this.setup.otpauthUri}</pre>
                   <p>${t('totpSecret')}: <code>${this.setup.secret}</code></p>
                   <form class="inline-form" @submit=${this.confirm}>

@@ -3,6 +3,7 @@ import { can, get, post, request } from '../api.js';
 import { date, dateTime, money, number, t } from '../i18n.js';
 import { ConsolePage, type Loaded, problem, problemText, settle, show } from '../page.js';
 import { customerName } from './customers-page.js';
+import './billing-settings-section.js';
 import { auditSection, eventsSection, invoicesSection, paymentsSection, subscriptionsSection } from './customer-sections.js';
 import {
   ACTION_LABEL,
@@ -344,9 +345,10 @@ export class CustomerPage extends ConsolePage {
         }
         ${this.portalUrl ? html`<p>${t('portalLinkCreated')}</p><pre class="code">${this.portalUrl}</pre>` : nothing}
       </section>
-      ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices)}
-      ${paymentsSection(this.payments, this.disputes, can.refund(this.operator?.role) ? (payment) => this.openRefund(payment) : undefined)} ${this.notesSection()}
-      ${auditSection(this.audit)} ${eventsSection(this.events)} ${this.actionDialog()} ${this.refundDialog()}
+      <console-billing-settings .customerId=${customer.id} .operator=${this.operator} .lang=${this.lang}></console-billing-settings>
+      ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices, customer.id)}
+      ${paymentsSection(this.payments, this.disputes, can.refund(this.operator?.role) ? (payment) => this.openRefund(payment) : undefined, customer.id)} ${this.notesSection()}
+      ${auditSection(this.audit, customer.currency)} ${eventsSection(this.events)} ${this.actionDialog()} ${this.refundDialog()}
     `;
   }
 

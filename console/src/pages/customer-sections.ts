@@ -2,6 +2,7 @@ import { html, nothing } from 'lit';
 import { apiUrl } from '../api.js';
 import { date, dateTime, money, number, t } from '../i18n.js';
 import { type Loaded, show } from '../page.js';
+import { auditChanges } from './audit-changes.js';
 import type { AuditEntry, Customer, Dispute, Invoice, Payment, Subscription, WebhookEvent } from './customer-model.js';
 
 /** The customer page's read-only sections (customer-page.ts holds its state and actions). */
@@ -27,10 +28,16 @@ export function subscriptionsSection(subscriptions: Loaded<Subscription[]>, cust
   </section>`;
 }
 
-/** The customer's invoices, each with its PDF. */
-export function invoicesSection(invoices: Loaded<Invoice[]>) {
+/** A download link for a list as CSV (the console's exports). */
+export function exportLink(path: string, label: string) {
+  return html`<p><a href=${apiUrl(path)} download>${label}</a></p>`;
+}
+
+/** The customer's invoices, each with its PDF; `customerId`: their CSV export. */
+export function invoicesSection(invoices: Loaded<Invoice[]>, customerId?: number) {
   return html`<section aria-labelledby="invoices-title">
     <h2 id="invoices-title">${t('invoices')}</h2>
+    ${customerId ? exportLink(`/exports/invoices.csv?customerId=${customerId}`, t('exportInvoicesCsv')) : nothing}
     ${show(
       invoices,
       (rows) => html`<div class="table-wrap"><table>
@@ -68,11 +75,13 @@ export function paymentsSection(
   payments: Loaded<Payment[]>,
   disputes: Loaded<Dispute[]> | undefined,
   onRefund: ((payment: Payment) => void) | undefined,
+  customerId?: number,
 ) {
   const refunds = onRefund !== undefined;
   const disputeOf = (paymentId: number) => (disputes?.state === 'ok' ? disputes.value.find((d) => d.paymentId === paymentId) : undefined);
   return html`<section aria-labelledby="payments-title">
     <h2 id="payments-title">${t('payments')}</h2>
+    ${customerId ? exportLink(`/exports/payments.csv?customerId=${customerId}`, t('exportPaymentsCsv')) : nothing}
     ${show(
       payments,
       (rows) => html`<div class="table-wrap"><table>
@@ -101,8 +110,8 @@ export function paymentsSection(
   </section>`;
 }
 
-/** Who changed what on this customer, newest first. */
-export function auditSection(audit: Loaded<{ entries: AuditEntry[] }>) {
+/** Who changed what on this customer, newest first, each change as a readable line (audit-changes.ts). */
+export function auditSection(audit: Loaded<{ entries: AuditEntry[] }>, currency?: string) {
   return html`<section aria-labelledby="audit-title">
     <h2 id="audit-title">${t('audit')}</h2>
     ${show(
@@ -116,7 +125,7 @@ export function auditSection(audit: Loaded<{ entries: AuditEntry[] }>) {
             (
               entry,
             ) => html`<tr><td>${dateTime(entry.at)}</td><td>${entry.actor}</td><td>${entry.source}</td><td>${entry.entityType} ${entry.entityId}</td><td>${entry.action}</td>
-              <td><code>${entry.changes ? JSON.stringify(entry.changes) : ''}</code></td></tr>`,
+              <td>${auditChanges(entry.changes, entry.action, currency)}</td></tr>`,
           )}
         </tbody>
       </table></div>`,

@@ -1,5 +1,5 @@
-import { html, nothing } from 'lit';
-import { query, request } from '../api.js';
+import { html, nothing, type PropertyValues } from 'lit';
+import { apiUrl, get, query, request } from '../api.js';
 import { dateTime, money, number, t } from '../i18n.js';
 import type { MessageKey } from '../messages-en.js';
 import { ConsolePage, problem } from '../page.js';
@@ -18,6 +18,11 @@ interface Customer {
 }
 
 const STATUSES = ['Draft', 'Active', 'Hold', 'Suspended', 'Cancelled'];
+
+/** The query language starts with a field name and a colon (`LastName:Wal*`); anything else is searched as plain text. */
+export function isQueryLanguage(text: string): boolean {
+  return /^\s*[A-Za-z][\w.]*\s*:/.test(text);
+}
 const PAGE_SIZE = 25;
 
 /**
@@ -70,6 +75,7 @@ export class CustomersPage extends ConsolePage {
   private sortField = 'CreatedTimestamp';
   private sortOrder: 'Ascending' | 'Descending' = 'Descending';
   private pageNumber = 0;
+  private arrived: string | undefined;
 
   constructor() {
     super();
@@ -78,14 +84,37 @@ export class CustomersPage extends ConsolePage {
     this.busy = false;
   }
 
+  /** Plain text goes to the console's search (name, e-mail, company, reference, id); `field:` syntax to the API's list. */
+  private get plainText(): string | undefined {
+    const text = this.text.trim();
+    return text && !isQueryLanguage(text) ? text : undefined;
+  }
+
   private queryText(): string {
     const parts = [this.text.trim().replace(/;+$/, ''), this.status ? `Status:${this.status}` : ''].filter(Boolean);
     return parts.join(';');
   }
 
   protected override async load() {
+    // The header's search box lands here with its words (#/customers?q=…).
+    if (this.routeArg !== undefined && this.routeArg !== this.arrived) {
+      this.arrived = this.routeArg;
+      this.text = this.routeArg;
+      this.pageNumber = 0;
+    }
     this.busy = true;
     try {
+      const plain = this.plainText;
+      if (plain) {
+        const found = await get<{ customers: Customer[]; total: number }>(
+          `/customers/search${query({ q: plain, status: this.status, limit: PAGE_SIZE, offset: this.pageNumber * PAGE_SIZE })}`,
+        );
+        this.rows = found.customers;
+        this.count = found.total;
+        this.maxCount = found.total;
+        this.failure = undefined;
+        return;
+      }
       const answer = await request<Customer[]>(
         'GET',
         `/v1/customers${query({
@@ -108,6 +137,11 @@ export class CustomersPage extends ConsolePage {
     }
   }
 
+  protected override updated(changed: PropertyValues<this>) {
+    // New words from the header's search box (the base class reloads only when an argument was there before).
+    if (changed.has('routeArg') && this.routeArg !== undefined && this.routeArg !== this.arrived) void this.load();
+  }
+
   private search(event: SubmitEvent) {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
@@ -115,6 +149,12 @@ export class CustomersPage extends ConsolePage {
     this.status = String(form.get('status') ?? '');
     this.pageNumber = 0;
     void this.load();
+  }
+
+  /** The list as CSV with the filters on screen (GET /console/api/exports/customers.csv). */
+  private exportUrl(): string {
+    const plain = this.plainText;
+    return apiUrl(`/exports/customers.csv${plain ? query({ q: plain, status: this.status }) : query({ query: this.queryText() })}`);
   }
 
   private sortBy(field: string) {
@@ -138,7 +178,7 @@ export class CustomersPage extends ConsolePage {
       <h1 tabindex="-1">${t('customersTitle')}</h1>
       <form class="inline-form" role="search" @submit=${this.search}>
         <label>${t('searchLabel')}
-          <input name="query" type="search" size="36" placeholder="LastName:Wal*" .value=${this.text} aria-describedby="query-help" />
+          <input name="query" type="search" size="36" placeholder=${t('searchPlaceholder')} .value=${this.text} aria-describedby="query-help" />
         </label>
         <label>${t('statusFilter')}
           <select aria-label=${t('statusFilter')} name="status">
@@ -148,7 +188,8 @@ export class CustomersPage extends ConsolePage {
         </label>
         <button type="submit" ?disabled=${this.busy}>${t('search')}</button>
       </form>
-      <p id="query-help" class="muted">${t('searchHelp')}</p>
+      <p id="query-help" class="muted">${t('searchPlainHelp')} ${t('searchHelp')}</p>
+      <p><a href=${this.exportUrl()} download>${t('exportCsv')}</a></p>
       ${this.failure ? problem(this.failure) : nothing}
       ${this.rows ? this.table(this.rows) : this.failure ? nothing : html`<p class="muted" role="status">${t('loading')}</p>`}
       ${
@@ -170,12 +211,14 @@ export class CustomersPage extends ConsolePage {
         <thead>
           <tr>
             ${COLUMNS.map((column) => {
-              const sorted = column.sort && column.sort === this.sortField;
+              // The plain-text search ranks its matches itself: no column sort then.
+              const sortable = this.plainText ? '' : column.sort;
+              const sorted = sortable && sortable === this.sortField;
               const ariaSort = sorted ? (this.sortOrder === 'Ascending' ? 'ascending' : 'descending') : nothing;
               return html`<th scope="col" class=${column.num ? 'num' : ''} aria-sort=${ariaSort}>
                 ${
-                  column.sort
-                    ? html`<button type="button" class="sort" @click=${() => this.sortBy(column.sort)}>
+                  sortable
+                    ? html`<button type="button" class="sort" @click=${() => this.sortBy(sortable)}>
                         ${t(column.label)}<span aria-hidden="true">${sorted ? (this.sortOrder === 'Ascending' ? ' ▲' : ' ▼') : ''}</span>
                       </button>`
                     : t(column.label)

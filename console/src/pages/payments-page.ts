@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import { get, query } from '../api.js';
+import { apiUrl, get, query } from '../api.js';
 import { dateTime, money, number, t } from '../i18n.js';
 import { ConsolePage, type Loaded, settle, show } from '../page.js';
 
@@ -13,11 +13,13 @@ interface ConsolePayment {
   declineCode: string | null;
   declineMessage: string | null;
   createdAt: string;
+  /** Its date on the account's clock (the customer page shows the same); createdAt is when it was recorded. */
+  effectiveAt: string;
   method: string;
 }
 const PAGE_SIZE = 50;
 
-/** #/payments: GET /console/api/payments, failures first (with decline codes), newest first. */
+/** #/payments: GET /console/api/payments, failures first (with decline codes), newest first, dated on the account's clock; CSV export. */
 export class PaymentsPage extends ConsolePage {
   static override properties = { ...ConsolePage.properties, data: { state: true }, outcome: { state: true }, offset: { state: true } };
   declare data: Loaded<{ payments: ConsolePayment[]; total: number }>;
@@ -54,6 +56,7 @@ export class PaymentsPage extends ConsolePage {
         <button type="button" aria-pressed=${this.outcome === 'all'} @click=${() => this.choose('all')}>${t('showAll')}</button>
         <button type="button" aria-pressed=${this.outcome === 'failed'} @click=${() => this.choose('failed')}>${t('showFailedOnly')}</button>
       </div>
+      <p><a href=${apiUrl(`/exports/payments.csv${query({ outcome: this.outcome })}`)} download>${t('exportCsv')}</a></p>
       ${show(
         this.data,
         ({ payments, total }) => html`<div class="table-wrap"><table>
@@ -66,7 +69,7 @@ export class PaymentsPage extends ConsolePage {
               ${payments.length === 0 ? html`<tr><td colspan="7">${t('noResults')}</td></tr>` : nothing}
               ${payments.map(
                 (row) => html`<tr>
-                  <td>${dateTime(row.createdAt)}</td><td><a href="#/customers/${row.customerId}">${row.customerName || `#${row.customerId}`}</a></td>
+                  <td>${dateTime(row.effectiveAt)}</td><td><a href="#/customers/${row.customerId}">${row.customerName || `#${row.customerId}`}</a></td>
                   <td class="num">${money(row.amount, row.currency)}</td><td>${row.method}</td>
                   <td>${row.status === 'Failed' ? html`<strong class="error">${row.status}</strong>` : row.status}</td><td>${row.declineCode ?? ''}</td><td>${row.declineMessage ?? ''}</td>
                 </tr>`,

@@ -2,15 +2,8 @@ import { html, nothing } from 'lit';
 import { can, get, post, query } from '../api.js';
 import { dateTime, number, t } from '../i18n.js';
 import { ConsolePage, type Loaded, problemText, settle, show } from '../page.js';
+import './webhook-endpoints-section.js';
 
-interface Endpoint {
-  id: number;
-  url: string;
-  description: string | null;
-  status: string;
-  eventTypes: string[];
-  failingSinceTimestamp?: string | null;
-}
 interface Delivery {
   id: number;
   eventId: string;
@@ -27,17 +20,15 @@ interface Delivery {
 const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed'];
 const PAGE_SIZE = 50;
 
-/** #/webhooks: the endpoints (GET /v1/webhookEndpoints, owners) and every delivery with its status, attempts and last response; owners resend. */
+/** #/webhooks: the endpoints (owners: create, edit, send a test event; webhook-endpoints-section.ts) and every delivery with its status, attempts and last response; owners resend. */
 export class WebhooksPage extends ConsolePage {
   static override properties = {
     ...ConsolePage.properties,
-    endpoints: { state: true },
     deliveries: { state: true },
     status: { state: true },
     offset: { state: true },
     announcement: { state: true },
   };
-  declare endpoints: Loaded<Endpoint[]> | undefined;
   declare deliveries: Loaded<{ deliveries: Delivery[]; total: number }>;
   declare status: string;
   declare offset: number;
@@ -51,12 +42,13 @@ export class WebhooksPage extends ConsolePage {
     this.announcement = '';
   }
 
+  override connectedCallback() {
+    super.connectedCallback();
+    this.addEventListener('console-webhook-test-sent', () => void this.loadDeliveries());
+  }
+
   protected override async load() {
-    const role = this.operator?.role;
-    await Promise.all([
-      can.webhookEndpoints(role) ? settle(get<Endpoint[]>('/v1/webhookEndpoints')).then((value) => (this.endpoints = value)) : undefined,
-      this.loadDeliveries(),
-    ]);
+    await this.loadDeliveries();
   }
 
   private async loadDeliveries() {
@@ -84,19 +76,8 @@ export class WebhooksPage extends ConsolePage {
       <h1 tabindex="-1">${t('webhooksTitle')}</h1>
       <p role="status" class="ok">${this.announcement}</p>
       ${
-        this.endpoints
-          ? html`<h2>${t('endpoints')}</h2>
-              ${show(
-                this.endpoints,
-                (rows) => html`<div class="table-wrap"><table>
-                <caption class="visually-hidden">${t('endpoints')}</caption>
-                <thead><tr><th scope="col">${t('colId')}</th><th scope="col">${t('colUrl')}</th><th scope="col">${t('colStatus')}</th><th scope="col">${t('colEvents')}</th></tr></thead>
-                <tbody>
-                  ${rows.length === 0 ? html`<tr><td colspan="4">${t('none')}</td></tr>` : nothing}
-                  ${rows.map((row) => html`<tr><td>${row.id}</td><td>${row.url}${row.description ? html`<br /><span class="muted">${row.description}</span>` : nothing}</td><td>${row.status}</td><td>${row.eventTypes.join(', ')}</td></tr>`)}
-                </tbody>
-              </table></div>`,
-              )}`
+        can.webhookEndpoints(this.operator?.role)
+          ? html`<console-webhook-endpoints .operator=${this.operator} .lang=${this.lang}></console-webhook-endpoints>`
           : nothing
       }
       <h2>${t('deliveries')}</h2>
