@@ -439,7 +439,7 @@ test('the owner sees both API keys; "Roll key" asks first and warns that the old
   await call('GET', '/v1/plans');
 });
 
-const PAGES = ['customers', 'payments', 'dunning', 'revenue', 'webhooks', 'emails', 'bulk', 'team', 'api-keys', 'account'];
+const PAGES = ['customers', 'payments', 'dunning', 'revenue', 'webhooks', 'emails', 'bulk', 'team', 'api-keys', 'account', 'test-clock'];
 
 test('every console page is axe-clean in the light and the dark theme, and fits 1280 and 768 px without sideways scrolling', async ({
   page,
@@ -576,6 +576,12 @@ test('support finds a customer by typing a name, an e-mail or an id (English, 12
   await shell(page).getByRole('search', { name: 'Search customers' }).getByRole('button', { name: 'Search customers' }).click();
   await expect(mainHeading(page)).toHaveText('Customers');
   await expect(shell(page).locator('main tbody tr').first().locator('td').first()).toHaveText(String(ada.id));
+  // The nav's Customers link is the whole list again.
+  await shell(page).getByRole('navigation').getByRole('link', { name: 'Customers' }).click();
+  await expect(box).toHaveValue('');
+  // Every customer (the caption counts the matches of the whole list: no filter, so all of them).
+  await expect(shell(page).getByRole('table', { name: /^Customers, (\d+) of \1$/ })).toBeVisible();
+  expect(await shell(page).locator('main tbody tr').count()).toBeGreaterThan(2);
 
   // The export has the search's filter, quotes the company and defuses the formula-looking name.
   await box.fill(surname);

@@ -97,9 +97,10 @@ export class CustomersPage extends ConsolePage {
 
   protected override async load() {
     // The header's search box lands here with its words (#/customers?q=…).
-    if (this.routeArg !== undefined && this.routeArg !== this.arrived) {
+    if (this.routeArg !== this.arrived) {
+      // …and the plain #/customers (the nav link) after it is the whole list again.
+      this.text = this.routeArg ?? '';
       this.arrived = this.routeArg;
-      this.text = this.routeArg;
       this.pageNumber = 0;
     }
     this.busy = true;
@@ -138,8 +139,8 @@ export class CustomersPage extends ConsolePage {
   }
 
   protected override updated(changed: PropertyValues<this>) {
-    // New words from the header's search box (the base class reloads only when an argument was there before).
-    if (changed.has('routeArg') && this.routeArg !== undefined && this.routeArg !== this.arrived) void this.load();
+    // New words from the header's search box, or none (the nav link): the base class's rule would miss the first.
+    if (changed.has('routeArg') && this.routeArg !== this.arrived) void this.load();
   }
 
   private search(event: SubmitEvent) {
