@@ -206,6 +206,17 @@ describe('CSV exports', () => {
     expect(payments[0].effectiveAt.slice(0, 10)).toBe(DAY);
   });
 
+  it('keeps to the operator’s account: another account’s customers are neither found nor exported', async () => {
+    const other = await t.newAccount();
+    const stranger = await newCustomer(t, { firstName: 'Ada', lastName: 'Elsewhere', reference: 'ada' }, other);
+    await t.call('POST', '/v1/payments', { customerId: stranger, amount: 3, paymentMethod: 'Cash' }, { as: other });
+    expect(idsOf(await search('ada'))).not.toContain(stranger);
+    expect(idsOf(await search(String(stranger)))).toEqual([]);
+    expect((await csv(`/console/api/exports/payments.csv?customerId=${stranger}`)).rows).toEqual([]);
+    expect((await csv(`/console/api/exports/invoices.csv?customerId=${stranger}`)).rows).toEqual([]);
+    expect((await csv('/console/api/exports/customers.csv?q=elsewhere')).rows).toEqual([]);
+  });
+
   it('is the session’s: no cookie, no export', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/console/api/exports/payments.csv' });
     expect(res.statusCode).toBe(401);
@@ -242,5 +253,9 @@ describe('webhook test event', () => {
     });
     expect(disabled.statusCode, disabled.body).toBe(200);
     expect((await consoleHttpCall(t, owner, 'POST', `/console/api/webhook-endpoints/${id}/test`)).statusCode).toBe(409);
+    // Another account's endpoint is unknown here.
+    const theirs = await t.call('POST', '/v1/webhookEndpoints', { url: 'http://127.0.0.1:9/theirs', eventTypes: ['*'] }, { as: account });
+    expect(theirs.statusCode, theirs.body).toBe(200);
+    expect((await consoleHttpCall(t, owner, 'POST', `/console/api/webhook-endpoints/${theirs.json().id}/test`)).statusCode).toBe(404);
   });
 });
