@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES } from '../../src/outbox/webhook-events.js';
+import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { ACTIVATION_FLAGS, activate, newCustomer, newSubscription } from '../helpers/api-fixtures.js';
 import type { TestAccount } from '../helpers/test-app.js';
 import { consoleCall as consoleHttpCall, firstOwner, invitedOperator } from './console-helpers.js';
@@ -228,6 +231,37 @@ describe('webhook test event', () => {
     const { eventTypes } = await t.consoleRead('/console/api/webhook-event-types', { as: account });
     expect(eventTypes).toEqual([...WEBHOOK_EVENT_TYPES]);
     expect(eventTypes).toContain('invoice.paid');
+  });
+
+  it('is delivered to that endpoint alone, signed with its secret, by the delivery worker', async () => {
+    const receiver = await startReceiver();
+    try {
+      const owner = await firstOwner(t, 'delivery-owner@example.test', await t.newAccount());
+      const create = async (path: string) => {
+        const res = await consoleHttpCall(t, owner, 'POST', '/console/api/v1/webhookEndpoints', {
+          url: receiver.url(path),
+          eventTypes: ['*'],
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json() as { id: number; secret: string };
+      };
+      const tested = await create('/tested');
+      await create('/other');
+      const sent = await consoleHttpCall(t, owner, 'POST', `/console/api/webhook-endpoints/${tested.id}/test`);
+      expect(sent.statusCode, sent.body).toBe(202);
+      const worker = new WebhookDeliveryWorker(t.database.db, { allowHttp: true, allowPrivate: true, timeoutMs: 2_000 }, t.app.log);
+      await worker.runDue(new Date(Date.now() + 1_000));
+      const arrivals = receiver.received.filter((r) => r.path === '/tested' || r.path === '/other');
+      expect(arrivals.map((r) => r.path)).toEqual(['/tested']);
+      const payload = new Webhook(tested.secret).verify(arrivals[0]!.body, arrivals[0]!.headers) as {
+        id: string;
+        type: string;
+        data: unknown;
+      };
+      expect(payload).toMatchObject({ id: sent.json().eventId, type: 'webhookEndpoint.test', data: { endpointId: tested.id } });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('sends webhookEndpoint.test to one enabled endpoint (owners), refuses a disabled one and other roles', async () => {
