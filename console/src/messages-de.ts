@@ -328,4 +328,5 @@ export const de: Messages = {
   clockWebhookEventsQueued: 'Eingereihte Webhook-Ereignisse',
   totpScan: 'Scannen Sie diesen QR-Code mit Ihrer Authenticator-App:',
   totpQrLabel: 'QR-Code für Ihre Authenticator-App',
+  settingServiceStart: 'Rückkehr nach Sperrung',
 };

@@ -335,6 +335,7 @@ export const en = {
   clockWebhookEventsQueued: 'Webhook events queued',
   totpScan: 'Scan this QR code with your authenticator app:',
   totpQrLabel: 'QR code for your authenticator app',
+  settingServiceStart: 'Returning from suspension',
 } as const;
 
 export type MessageKey = keyof typeof en;

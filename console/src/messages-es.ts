@@ -328,4 +328,5 @@ export const es: Messages = {
   clockWebhookEventsQueued: 'Eventos de webhook en cola',
   totpScan: 'Escanee este código QR con su aplicación de autenticación:',
   totpQrLabel: 'Código QR para su aplicación de autenticación',
+  settingServiceStart: 'Regreso tras la suspensión',
 };

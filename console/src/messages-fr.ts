@@ -327,4 +327,5 @@ export const fr: Messages = {
   clockWebhookEventsQueued: 'Événements webhook en file',
   totpScan: 'Scannez ce code QR avec votre application d’authentification :',
   totpQrLabel: 'Code QR pour votre application d’authentification',
+  settingServiceStart: 'Retour après suspension',
 };

@@ -18,12 +18,20 @@ interface BillingSetting {
   standingPoNumber: string | null;
   taxExempt: boolean;
   taxExemptCode: string | null;
+  customerServiceStartOption: string | null;
   hasPaymentMethod: boolean;
   [field: string]: unknown;
 }
 
 const TERMS = ['Net0', 'Net5', 'Net7', 'Net10', 'Net15', 'Net21', 'Net30', 'Net45', 'Net60', 'Net75', 'Net90', 'MFI1'];
 const CANCEL_OPTIONS = ['None', 'Unearned', 'Full'];
+/** What a suspended customer is charged on returning to Active after a successful collection. */
+const SERVICE_START_OPTIONS = [
+  'NoChargesForMissedPeriods',
+  'ChargeForLastMissedPeriods',
+  'ChargeForAllMissedPeriods',
+  'ChargeForCurrentFullPeriod',
+];
 /** Read-only fields of the answer that the PUT does not take back (invoiceDay: deprecated, refused while Active). */
 const READ_ONLY = ['invoiceDay', 'hasPaymentMethod', 'uri'];
 /** Tri-state switches: the account's default (null), on, off. */
@@ -93,6 +101,8 @@ export class BillingSettingsSection extends ConsolePage {
     body.term = String(form.get('term'));
     const cancel = String(form.get('defaultCancelOption'));
     body.defaultCancelOption = cancel === 'default' ? null : cancel;
+    const serviceStart = String(form.get('customerServiceStartOption'));
+    body.customerServiceStartOption = serviceStart === 'default' ? null : serviceStart;
     body.standingPoNumber = String(form.get('standingPoNumber') ?? '').trim() || null;
     body.taxExempt = form.get('taxExempt') === 'on';
     body.taxExemptCode = String(form.get('taxExemptCode') ?? '').trim() || null;
@@ -122,6 +132,7 @@ export class BillingSettingsSection extends ConsolePage {
         <div><dt>${t('auditFieldTerm')}</dt><dd data-setting="term">${setting.term}</dd></div>
         ${NUMBERS.map(({ field, label }) => html`<div><dt>${t(label)}</dt><dd>${number(setting[field])}</dd></div>`)}
         <div><dt>${t('settingCancelOption')}</dt><dd>${setting.defaultCancelOption ?? t('settingDefault')}</dd></div>
+        <div><dt>${t('settingServiceStart')}</dt><dd>${setting.customerServiceStartOption ?? t('settingDefault')}</dd></div>
         <div><dt>${t('settingPoNumber')}</dt><dd>${setting.standingPoNumber ?? ''}</dd></div>
         <div><dt>${t('settingTaxExempt')}</dt><dd>${setting.taxExempt ? `${t('auditOn')} (${setting.taxExemptCode ?? ''})` : t('auditOff')}</dd></div>
       </dl>
@@ -154,6 +165,12 @@ export class BillingSettingsSection extends ConsolePage {
           <select name="defaultCancelOption">
             <option value="default" ?selected=${setting.defaultCancelOption === null}>${t('settingDefault')}</option>
             ${CANCEL_OPTIONS.map((option) => html`<option value=${option} ?selected=${option === setting.defaultCancelOption}>${option}</option>`)}
+          </select>
+        </label>
+        <label>${t('settingServiceStart')}
+          <select name="customerServiceStartOption">
+            <option value="default" ?selected=${!setting.customerServiceStartOption}>${t('settingDefault')}</option>
+            ${SERVICE_START_OPTIONS.map((option) => html`<option value=${option} ?selected=${option === setting.customerServiceStartOption}>${option}</option>`)}
           </select>
         </label>
         <label>${t('settingPoNumber')}<input name="standingPoNumber" maxlength="255" autocomplete="off" .value=${setting.standingPoNumber ?? ''} /></label>
