@@ -1,7 +1,6 @@
 import { Refusal } from '../refusals/refusal.js';
 import type { AppContext } from '../app-context.js';
 import { findCustomerRow } from '../customers/repository.js';
-import { customerBalances } from '../ledger/balances.js';
 import { reactivateIfPaid } from '../lifecycle/billing-clock.js';
 import { takeTodaysAttempt } from '../lifecycle/collection.js';
 import { minorUnits } from '../money/money.js';
@@ -12,6 +11,7 @@ import { getPayment } from '../payments/payment-responses.js';
 import { recordPayment } from '../payments/record-payment.js';
 import { AuthenticationNeeded } from '../payments/record-steps.js';
 import type { PaymentResponse } from '../payments/schemas.js';
+import { owedOnPostedInvoices } from './amount-due.js';
 import type { PortalSession } from './links.js';
 import { portalCaller } from './service.js';
 
@@ -49,8 +49,7 @@ export async function payPortalInvoices(
   }
   const cardId = input.paymentMethodId ?? (await findDefaultPaymentMethod(ctx.db, session.customerId))?.id;
   if (cardId !== undefined) await takeTodaysAttempt(ctx, session.customerId, cardId, await ctx.clock.now(session.accountId));
-  const { arBalance, unallocatedPayments, unallocatedCredits } = await customerBalances(ctx.db, session.customerId);
-  const owed = arBalance.minus(unallocatedPayments).minus(unallocatedCredits);
+  const owed = await owedOnPostedInvoices(ctx, session.customerId);
   if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount', 'state_conflict');
   // The customer is here: an on-session charge, whose bank may ask them to authenticate it (3-D Secure).
   return onSession(ctx, session, () =>
