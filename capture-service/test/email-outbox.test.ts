@@ -26,7 +26,7 @@ describe('e-mail of a payment collected on the capture host', () => {
       {
         emailType: 'PaymentReceived',
         toAddress: 'ada@example.com',
-        subject: 'Renew demo store: payment of $31.19 received',
+        subject: 'Inkwell: payment of $31.19 received',
         status: 'Pending',
       },
     ]);

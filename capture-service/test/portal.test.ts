@@ -328,6 +328,37 @@ describe('details a customer keeps up to date', () => {
     expect(tooLong.Errors[0].Key).toBe('line1');
   });
 
+  it('prefills the address form from the address on file, country by id and state by ISO 3166-2 code, from the countries it offers', async () => {
+    const customerId = await newCustomer(api());
+    const session = await openSession(tokenOf((await portalLink(customerId)).url));
+    expect((await portal(session, 'GET', '/portal/api/overview')).json().billingAddress).toBeNull();
+    const saved = await portal(session, 'PUT', '/portal/api/billing-address', {
+      line1: '1 Front Street',
+      city: 'Toronto',
+      postalZip: 'M5V 2T6',
+      countryId: 124,
+      stateId: 'CA-ON',
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect((await portal(session, 'GET', '/portal/api/overview')).json().billingAddress).toEqual({
+      line1: '1 Front Street',
+      line2: null,
+      city: 'Toronto',
+      postalZip: 'M5V 2T6',
+      countryId: 124,
+      state: 'CA-ON',
+    });
+    const countries = await portal(session, 'GET', '/portal/api/countries');
+    expect(countries.statusCode).toBe(200);
+    const canada = countries.json().find((c: { iso: string }) => c.iso === 'CA');
+    expect(canada).toMatchObject({ id: 124, name: 'Canada' });
+    expect(canada.states).toContainEqual({ code: 'CA-ON', name: 'Ontario' });
+    // A state outside the country chosen is the address service's 400, keyed on the field.
+    expectRefusal(await portal(session, 'PUT', '/portal/api/billing-address', { countryId: 250, stateId: 'CA-ON' }), 400);
+    // Only with the session.
+    expect((await app.inject({ method: 'GET', url: '/portal/api/countries', remoteAddress: freshIp() })).statusCode).toBe(401);
+  });
+
   it('offers no e-mail preference the catalogue does not list in portal.editableEmailTypes', async () => {
     const customerId = await newCustomer(api());
     const session = await openSession(tokenOf((await portalLink(customerId)).url));

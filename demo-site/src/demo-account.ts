@@ -13,6 +13,9 @@ const ACTIVATION = /^\/checkout\/customers\/(\d+)\/activation(?:\?|$)/;
 export interface DemoAccountOptions {
   billingApiUrl: string;
   apiKey: string;
+  /** The card-capture host, whose /portal/sign-in a signed-out shopper is offered, for the account of `publicApiKey`. */
+  captureUrl: string;
+  publicApiKey: string;
   /** Signs the store's cookie; random per process when unset (the demo's sign-in then lasts as long as the process). */
   secret?: string;
 }
@@ -44,6 +47,8 @@ function cookieOf(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
 const page = (body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Your account — Inkwell</title><link rel="stylesheet" href="/store.css"></head><body><header><strong class="logo">Inkwell</strong><nav><a href="/">Store</a></nav></header><main><h1>Your account</h1>${body}</main></body></html>`;
 
@@ -62,11 +67,14 @@ export function registerDemoAccount(app: FastifyInstance, options: DemoAccountOp
   app.get('/account', async (request, reply) => {
     const customerId = cookies.read(cookieOf(request));
     if (customerId === undefined) {
+      // A customer signed out of the store (another browser, the cookie gone): the portal's sign-in by e-mail link.
+      const signIn = new URL('/portal/sign-in', options.captureUrl);
+      signIn.searchParams.set('account', options.publicApiKey);
       return reply
         .type('text/html; charset=utf-8')
         .send(
           page(
-            '<p>Subscribe first: your account opens here once your checkout is complete.</p><p><a href="/#pricing">See the plans</a></p>',
+            `<p>Already a customer? <a href="${escapeAttribute(signIn.toString())}">Sign in with your e-mail address</a>: we send you a link.</p><p>New here? Subscribe first: your account opens here once your checkout is complete.</p><p><a href="/#pricing">See the plans</a></p>`,
           ),
         );
     }

@@ -64,6 +64,8 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<FastifyIn
   registerDemoAccount(app, {
     billingApiUrl: options.checkout.billingApiUrl,
     apiKey: options.checkout.apiKey,
+    captureUrl: options.checkout.captureUrl,
+    publicApiKey: options.checkout.publicApiKey,
     ...(options.checkout.sessionSecret ? { secret: options.checkout.sessionSecret } : {}),
   });
   await app.register(checkoutProxy, { prefix: '/checkout', ...options.checkout });

@@ -121,7 +121,7 @@ describe('the demo store keys', () => {
 });
 
 describe("the demo store's Account page", () => {
-  it('sends the shopper signed in by their checkout to a portal session of their own, and anyone else to the plans', async () => {
+  it('sends the shopper signed in by their checkout to a portal session of their own, anyone else to the plans or the portal sign-in', async () => {
     const secret = 'demo-account-test-secret';
     const withSecret = await buildDemoSite({
       checkout: {
@@ -142,6 +142,10 @@ describe("the demo store's Account page", () => {
       const anonymous = await withSecret.inject({ method: 'GET', url: '/account' });
       expect(anonymous.statusCode).toBe(200);
       expect(anonymous.body).toContain('Subscribe first');
+      // …and a signed-out customer the portal's sign-in page, for the store's account (its public key keeps working there).
+      expect(anonymous.body).toContain(
+        `<a href="http://127.0.0.1:8081/portal/sign-in?account=${encodeURIComponent(billing.account.publicApiKey)}">Sign in with your e-mail address</a>`,
+      );
       // A cookie naming a customer without the store's signature signs nobody in.
       const forged = await withSecret.inject({
         method: 'GET',

@@ -32,7 +32,7 @@ describe("the checkout's language", () => {
 
     expect((await h.billing.call('POST', '/v1/payments', { customerId, amount: '5', paymentMethod: 'Cash' })).statusCode).toBe(200);
     const [mail] = await mailTo(email, 1);
-    expect(mail?.subject).toBe('Renew demo store: Zahlung über 5,00\u00a0$ eingegangen');
+    expect(mail?.subject).toBe('Inkwell: Zahlung über 5,00\u00a0$ eingegangen');
     expect(mail!.text).toContain('Hallo Grace Hopper,');
     expect(mail!.text).toContain('Wir haben Ihre Zahlung über 5,00\u00a0$ erhalten. Vielen Dank!');
     expect(mail!.html).toContain('lang="de"');

@@ -508,6 +508,8 @@ export interface BulkJobRecordsTable {
 export interface AutoCollectionAttemptsTable {
   customerId: number;
   attemptDate: ColumnType<string, string, string>;
+  /** The default card the attempt charges (migration 0043; 0 on earlier rows): a new default card gets its own attempt. */
+  paymentMethodId: Generated<number>;
   createdAt: Generated<Date>;
 }
 

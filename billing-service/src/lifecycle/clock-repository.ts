@@ -105,11 +105,14 @@ export function customersInStatus(db: Queryable, statuses: readonly string[], sc
     .execute();
 }
 
-/** Claims today's automatic collection attempt for a customer: false when it was already made (here or by another instance). */
-export async function claimCollectionAttempt(db: Queryable, customerId: number, today: string): Promise<boolean> {
+/**
+ * Claims today's automatic collection attempt with a card for a customer: false when it was already made (here or by
+ * another instance). One per card: a new default card is tried the day it arrives.
+ */
+export async function claimCollectionAttempt(db: Queryable, customerId: number, today: string, paymentMethodId: number): Promise<boolean> {
   const rows = await db
     .insertInto('autoCollectionAttempts')
-    .values({ customerId, attemptDate: today })
+    .values({ customerId, attemptDate: today, paymentMethodId })
     .onConflict((oc) => oc.doNothing())
     .returning('customerId')
     .execute();

@@ -29,6 +29,7 @@ export {
   type PortalOverview,
 } from './service.js';
 export { authenticatePortalPayment, payPortalInvoices, type PortalAuthenticationNeeded } from './payments.js';
+export { portalCountries, type PortalBillingAddress, type PortalCountry } from './address.js';
 export {
   applyPortalPlanChange,
   listPortalPlanChanges,

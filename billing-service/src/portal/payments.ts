@@ -1,16 +1,17 @@
 import { Refusal } from '../refusals/refusal.js';
 import type { AppContext } from '../app-context.js';
 import { findCustomerRow } from '../customers/repository.js';
-import { customerBalances } from '../ledger/balances.js';
 import { reactivateIfPaid } from '../lifecycle/billing-clock.js';
+import { takeTodaysAttempt } from '../lifecycle/collection.js';
 import { minorUnits } from '../money/money.js';
-import { findPaymentMethod } from '../payment-methods/repository.js';
+import { findDefaultPaymentMethod, findPaymentMethod } from '../payment-methods/repository.js';
 import { payAwaitingPayment } from '../payments/complete-authentication.js';
-import { paymentDeclinedError, type PaymentOutcome } from '../payments/outcome.js';
+import { earlierOutcome, paymentDeclinedError, type PaymentOutcome } from '../payments/outcome.js';
 import { getPayment } from '../payments/payment-responses.js';
 import { recordPayment } from '../payments/record-payment.js';
 import { AuthenticationNeeded } from '../payments/record-steps.js';
 import type { PaymentResponse } from '../payments/schemas.js';
+import { owedOnPostedInvoices } from './amount-due.js';
 import type { PortalSession } from './links.js';
 import { portalCaller } from './service.js';
 
@@ -26,6 +27,9 @@ export interface PortalAuthenticationNeeded {
  * Pays what the customer's posted invoices owe, with the default card or another card of theirs,
  * through POST /v1/payments' service (allocated oldest first, webhooks, e-mail). A Suspended customer
  * left with nothing overdue is reactivated at once, by the billing clock's own rule.
+ * Asked again under the same idempotency key (the card form's "pay now" retried), the payment made is the answer.
+ * The card's automatic collection attempt of the day is taken first: the billing clock, which tries a new
+ * default card at once, does not charge the card this payment pays with (README "Customer portal").
  */
 export async function payPortalInvoices(
   ctx: AppContext,
@@ -34,14 +38,18 @@ export async function payPortalInvoices(
   idempotencyKey?: string,
 ): Promise<PaymentResponse | PortalAuthenticationNeeded> {
   const caller = portalCaller(ctx, session);
+  const key = idempotencyKey ? `portal-${session.customerId}-${idempotencyKey}` : undefined;
+  const earlier = key ? await earlierOutcome(ctx, caller, key) : undefined;
+  if (earlier) return onSession(ctx, session, async () => earlier);
   const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
   if (!customer) throw Refusal.notFound('customer', session.customerId);
   if (input.paymentMethodId != null) {
     const card = await findPaymentMethod(ctx.db, session.accountId, input.paymentMethodId);
     if (!card || card.customerId !== session.customerId || card.removedAt) throw Refusal.notFound('payment method', input.paymentMethodId);
   }
-  const { arBalance, unallocatedPayments, unallocatedCredits } = await customerBalances(ctx.db, session.customerId);
-  const owed = arBalance.minus(unallocatedPayments).minus(unallocatedCredits);
+  const cardId = input.paymentMethodId ?? (await findDefaultPaymentMethod(ctx.db, session.customerId))?.id;
+  if (cardId !== undefined) await takeTodaysAttempt(ctx, session.customerId, cardId, await ctx.clock.now(session.accountId));
+  const owed = await owedOnPostedInvoices(ctx, session.customerId);
   if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount', 'state_conflict');
   // The customer is here: an on-session charge, whose bank may ask them to authenticate it (3-D Secure).
   return onSession(ctx, session, () =>
@@ -58,7 +66,7 @@ export async function payPortalInvoices(
       },
       undefined,
       {
-        ...(idempotencyKey ? { idempotencyKey: `portal-${session.customerId}-${idempotencyKey}` } : {}),
+        ...(key ? { idempotencyKey: key } : {}),
         customerPresent: true,
         ...(input.authenticatedBy ? { authenticatedBy: input.authenticatedBy } : {}),
       },

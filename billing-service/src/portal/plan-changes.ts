@@ -1,5 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { findCustomerRow } from '../customers/repository.js';
+import { findPendingCancellation } from '../lifecycle/period-end-cancellation-repository.js';
+import { Refusal } from '../refusals/refusal.js';
 import { changeSubscriptionPlan } from '../lifecycle/plan-change.js';
 import { planChangeOptions, type AdjustableQuantity, type PlanChangeTarget } from '../lifecycle/plan-change-options.js';
 import type { PlanChangeResponse } from '../lifecycle/schemas.js';
@@ -78,11 +80,17 @@ export interface PortalPlanChange {
   pendingChange: PortalPendingChange | null;
 }
 
-/** The customer's Active subscriptions and what each may change to; none while the customer is not Active (a change would be refused). */
+/**
+ * The customer's Active subscriptions and what each may change to; none while the customer is not Active (a change would
+ * be refused), and none for a subscription set to be cancelled (at once or at its period end): the change would bill a
+ * period that is not coming. Withdrawing the cancellation offers it again.
+ */
 export async function listPortalPlanChanges(ctx: AppContext, session: PortalSession): Promise<PortalPlanChangeOptions[]> {
   const customer = await findCustomerRow(ctx.db, session.accountId, session.customerId);
   if (customer?.status !== 'Active') return [];
-  const rows = await findSubscriptionsOfCustomers(ctx.db, session.accountId, [session.customerId], ['Active']);
+  const active = await findSubscriptionsOfCustomers(ctx.db, session.accountId, [session.customerId], ['Active']);
+  const cancelling = await Promise.all(active.map((s) => findPendingCancellation(ctx.db, s.id)));
+  const rows = active.filter((_, i) => !cancelling[i]);
   const responses = await toSubscriptionResponses(ctx.db, ctx.catalog, ctx.uris, rows);
   return Promise.all(
     responses.map(async (s, i) => {
@@ -140,6 +148,12 @@ async function portalPlanChange(
 ): Promise<PortalPlanChange> {
   requireFullScope(session, 'change a plan');
   await ownSubscription(ctx, session, subscriptionId);
+  if (await findPendingCancellation(ctx.db, subscriptionId))
+    throw Refusal.conflict(
+      'this subscription is set to be cancelled: keep it first, then change its plan',
+      'subscriptionId',
+      'state_conflict',
+    );
   const answer = await changeSubscriptionPlan(ctx, portalCaller(ctx, session), subscriptionId, { ...input, preview });
   return toPortalPlanChange(ctx, answer);
 }

@@ -25,6 +25,8 @@ import { findSubscription, findSubscriptionsOfCustomers } from '../subscriptions
 import { toSubscriptionResponses } from '../subscriptions/subscription-response.js';
 import { utcDate } from '../invoices/billing-run.js';
 import type { PortalSession } from './links.js';
+import { portalBillingAddress } from './address.js';
+import { portalAmountDue } from './amount-due.js';
 import { findAwaitingPayment } from '../payments/repository.js';
 import {
   findPendingCancellation,
@@ -101,6 +103,8 @@ export async function getPortalOverview(ctx: AppContext, session: PortalSession)
   const card = await findDefaultPaymentMethod(ctx.db, session.customerId);
   const now = wallClockNow();
   const awaitingPayment = await awaitingPortalPayment(ctx, session);
+  const billingAddress = await portalBillingAddress(ctx, session.customerId);
+  const amountDue = await portalAmountDue(ctx, session);
   return {
     customer: {
       id: overview.id,
@@ -114,6 +118,10 @@ export async function getPortalOverview(ctx: AppContext, session: PortalSession)
       currency: overview.currency,
     },
     balance: overview.arBalance,
+    /** What the card form offers to pay with the new card (an invoice is due); 0: nothing is. */
+    amountDue,
+    /** The billing address on file (the checkout's), to prefill the details form. */
+    billingAddress,
     /** A renewal's payment waiting for the customer's bank (3-D Secure): the pay view offers to confirm it. */
     awaitingPayment,
     nextBillingDate: overview.nextBillingDate,

@@ -13,6 +13,15 @@ describe('catalogue file', () => {
     expect(catalog.rateLimits).toEqual({ perMinute: 1000, perDay: 180000 });
   });
 
+  it("is the Inkwell demo store's: card customers collected automatically, Basic and Pro switchable both ways", () => {
+    const catalog = loadCatalog(DEMO_CATALOG_PATH);
+    expect(catalog.account.name).toBe('Inkwell');
+    expect(catalog.emails.brandName ?? catalog.account.name).toBe('Inkwell');
+    // The clock collects only from a default card: customers without one (checks, transfers) are left alone.
+    expect(catalog.defaults.autoCollect).toBe(true);
+    expect([planChangeAllowed(catalog, 'BASIC', 'PRO'), planChangeAllowed(catalog, 'PRO', 'BASIC')]).toEqual([true, true]);
+  });
+
   it('keeps amounts as exact decimal strings, never floats', () => {
     const catalog = parseCatalog({ currencies: { default: 'USD', allowed: ['USD'] }, taxRates: [{ name: 'T', country: 'US', rate: 0.1 }] });
     expect(catalog.taxRates[0]!.rate).toBe('0.1');

@@ -11,10 +11,20 @@ import { createTestDatabase } from './test-database.js';
 
 export const BASE_URL = 'https://billing.test';
 
-/** The demo catalogue, narrowed to one currency unless a test needs more. */
+/**
+ * The demo catalogue, narrowed to one currency unless a test needs more. The demo store's own choices (card
+ * customers collected automatically, Basic ↔ Pro switches) are left out: a test turns auto-collection on per
+ * customer and allows the switches it exercises (test/catalog/catalog.test.ts checks the demo's choices).
+ */
 export function testCatalog(overrides: Record<string, unknown> = {}): Catalog {
   const demo = loadCatalog(DEMO_CATALOG_PATH);
-  return parseCatalog({ ...demo, currencies: { default: 'USD', allowed: ['USD'] }, ...overrides });
+  return parseCatalog({
+    ...demo,
+    currencies: { default: 'USD', allowed: ['USD'] },
+    defaults: { ...demo.defaults, autoCollect: false },
+    planChanges: { allowed: [] },
+    ...overrides,
+  });
 }
 
 export interface TestAccount {

@@ -74,7 +74,7 @@ describe('e-mail notifications', () => {
     expect(first.expiryNotices).not.toContain(later.json().id);
     expect((await runBillingClock(t.app.ctx, now)).expiryNotices).not.toContain(card.json().id);
     // Activation, invoice posted, card expiry (the invoice due today is not overdue before tomorrow).
-    const notices = (await smtp.mailsTo(c.email, 3)).filter((m) => m.subject === 'Renew demo store: your card ending 4242 expires soon');
+    const notices = (await smtp.mailsTo(c.email, 3)).filter((m) => m.subject === 'Inkwell: your card ending 4242 expires soon');
     expect(notices).toHaveLength(1);
     const monthYear = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(now);
     expect(notices[0]!.text).toContain(`Your Visa card ending 4242 expires at the end of ${monthYear}.`);
@@ -87,7 +87,7 @@ describe('e-mail notifications', () => {
     // A subscription added later and never started (Draft) is not one the customer had.
     await newSubscription(t, c.id, 21);
     expect((await t.call('POST', '/v1/customercancellation', { customerId: c.id, cancellationOption: 'None' })).statusCode).toBe(204);
-    const [cancelled] = (await smtp.mailsTo(c.email, 3)).filter((m) => m.subject === 'Renew demo store: your subscription is cancelled');
+    const [cancelled] = (await smtp.mailsTo(c.email, 3)).filter((m) => m.subject === 'Inkwell: your subscription is cancelled');
     expect(cancelled?.text).toContain('Your subscription Basic is cancelled.');
     expect(cancelled?.text).not.toContain('Pro');
   });
@@ -98,8 +98,8 @@ describe('e-mail notifications', () => {
     expect((await activate(t, c.id, ACTIVATION_FLAGS)).statusCode).toBe(200);
     const mails = await smtp.mailsTo(c.email, 2);
     expect(mails.map((m) => m.subject)).toEqual([
-      'Renew demo store: your account is active',
-      expect.stringMatching(/^Renew demo store: invoice \d+ for \$29\.99$/),
+      'Inkwell: your account is active',
+      expect.stringMatching(/^Inkwell: invoice \d+ for \$29\.99$/),
     ]);
     expect(mails[1]!.from).toBe('billing@inkwell.test');
     expect(mails[1]!.text).toContain('Hello Grace Hopper,');
@@ -128,10 +128,7 @@ describe('e-mail notifications', () => {
     });
     expect((await t.call('POST', '/v1/payments', { customerId: c.id, amount: 5, useDefaultPaymentMethod: true })).statusCode).toBe(402);
     const mails = await smtp.mailsTo(c.email, 2);
-    expect(mails.map((m) => m.subject)).toEqual([
-      'Renew demo store: payment of $12.50 received',
-      'Renew demo store: your payment of $5.00 failed',
-    ]);
+    expect(mails.map((m) => m.subject)).toEqual(['Inkwell: payment of $12.50 received', 'Inkwell: your payment of $5.00 failed']);
     expect(mails[0]!.text).toContain('(CHK-77)');
     expect(mails[1]!.text).toMatch(/could not be collected: .*insufficient funds/i);
   });
@@ -166,7 +163,7 @@ describe('e-mail notifications', () => {
     } finally {
       smtp.refuse(false);
     }
-    expect((await smtp.mailsTo(c.email, 1)).map((m) => m.subject)).toEqual(['Renew demo store: payment of $3.00 received']);
+    expect((await smtp.mailsTo(c.email, 1)).map((m) => m.subject)).toEqual(['Inkwell: payment of $3.00 received']);
     // The worker records the send after the server has taken the mail: the row follows a moment later.
     await vi.waitFor(async () => expect((await outbox(c.id))[0]!.status).toBe('Sent'), { timeout: 60_000, interval: 25 });
   });
@@ -178,10 +175,10 @@ describe('e-mail notifications', () => {
     await runBillingClock(t.app.ctx, new Date(Date.now() + 10 * 86_400_000));
     const mails = await smtp.mailsTo(c.email, 4);
     expect(mails.map((m) => m.subject)).toEqual([
-      'Renew demo store: your account is active',
-      expect.stringMatching(/^Renew demo store: invoice \d+ for \$29\.99$/),
-      expect.stringMatching(/^Renew demo store: invoice \d+ is overdue$/),
-      'Renew demo store: your account is suspended',
+      'Inkwell: your account is active',
+      expect.stringMatching(/^Inkwell: invoice \d+ for \$29\.99$/),
+      expect.stringMatching(/^Inkwell: invoice \d+ is overdue$/),
+      'Inkwell: your account is suspended',
     ]);
     expect(mails.find((m) => m.subject.endsWith('suspended'))!.text).toContain('an invoice stayed overdue for 7 days');
   });

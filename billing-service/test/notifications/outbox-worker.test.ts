@@ -73,7 +73,7 @@ describe('the e-mail outbox keeps what an e-mail says; the worker writes it when
     expect(row!.content).toMatchObject({
       language: 'en',
       customerName: 'Grace Hopper',
-      branding: { name: 'Renew demo store' },
+      branding: { name: 'Inkwell' },
       event: { type: 'PaymentReceived', currency: 'USD', reference: 'CHK-77' },
     });
 
@@ -88,7 +88,7 @@ describe('the e-mail outbox keeps what an e-mail says; the worker writes it when
     expect(await sendOutbox()).toBe(1);
 
     const [mail] = await smtp.mailsTo('grace.then@example.com', 1);
-    expect(mail!.subject).toBe('Renew demo store: payment of $12.50 received');
+    expect(mail!.subject).toBe('Inkwell: payment of $12.50 received');
     expect(mail!.text).toContain('Hello Grace Hopper,');
     expect(mail!.text).toContain('(CHK-77)');
     expect(mail!.html).toContain('<html lang="en"');
@@ -104,13 +104,13 @@ describe('the e-mail outbox keeps what an e-mail says; the worker writes it when
     await sql`
       insert into email_outbox (account_id, customer_id, email_type, to_address, subject, body, html_body)
       values (${t.account.accountId}, ${customerId}, 'PaymentReceived', 'old.row@example.com',
-        'Renew demo store: payment of $7.00 received', 'Hello Old,\n\nWe received your payment of $7.00.',
+        'Inkwell: payment of $7.00 received', 'Hello Old,\n\nWe received your payment of $7.00.',
         '<html lang="en"><body><p>Hello Old, we received your payment of $7.00.</p></body></html>')
     `.execute(t.database.db);
     expect(await sendOutbox()).toBe(1);
     const [mail] = await smtp.mailsTo('old.row@example.com', 1);
     expect(mail).toMatchObject({
-      subject: 'Renew demo store: payment of $7.00 received',
+      subject: 'Inkwell: payment of $7.00 received',
       text: 'Hello Old,\n\nWe received your payment of $7.00.',
     });
     expect(mail!.html).toContain('<p>Hello Old, we received your payment of $7.00.</p>');
@@ -191,15 +191,15 @@ describe('a paused holder of an e-mail claim', () => {
       // The first resumes: the e-mail is still Pending, but no longer its own.
       first.resume();
       expect(await firstRun).toBe(2); // it had claimed both e-mails; it sent the activation's
-      expect(mailsTo(address).map((m) => m.subject)).toEqual(['Renew demo store: your account is active']);
+      expect(mailsTo(address).map((m) => m.subject)).toEqual(['Inkwell: your account is active']);
       expect(await invoiceEmailOf(customerId)).toEqual(secondClaim);
 
       second.resume();
       expect(await secondRun).toBe(1);
       const mails = mailsTo(address);
       expect(mails.map((m) => m.subject)).toEqual([
-        'Renew demo store: your account is active',
-        expect.stringMatching(/^Renew demo store: invoice \d+ for \$29\.99$/),
+        'Inkwell: your account is active',
+        expect.stringMatching(/^Inkwell: invoice \d+ for \$29\.99$/),
       ]);
       expect(mails[1]!.attachments.map((a) => a.contentType)).toEqual(['application/pdf']);
       expect(await invoiceEmailOf(customerId)).toMatchObject({ status: 'Sent', attempts: 1, claimedBy: null, claimToken: null });

@@ -10,6 +10,7 @@ import {
   listPortalPlanChanges,
   payPortalInvoices,
   portalCardCaptureToken,
+  portalCountries,
   portalInvoicePdf,
   previewPortalPlanChange,
   PortalBillingAddressBody,
@@ -154,6 +155,11 @@ function registerDetailsRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
   app.put('/portal/api/billing-address', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalBillingAddress(ctx, found, parseBody(PortalBillingAddressBody, request.body));
+  });
+  // The billing address form's countries and their subdivisions: the same for everyone, cacheable for a day.
+  app.get('/portal/api/countries', portalRoute, async (request, reply) => {
+    await session(request, reply, false);
+    return reply.header('cache-control', 'private, max-age=86400').send(portalCountries());
   });
   app.get('/portal/api/email-preferences', portalRoute, async (request, reply) =>
     getPortalEmailPreferences(ctx, await session(request, reply, false)),

@@ -17,6 +17,7 @@ import { renderInvoices } from './portal-invoices.js';
 import type {
   ChangeOptions,
   ChangeRequest,
+  Country,
   Invoice,
   Overview,
   PayWith,
@@ -49,6 +50,9 @@ export class RenewPortal extends LitElement implements Portal {
     overview: { state: true },
     invoices: { state: true },
     preferences: { state: true },
+    countries: { state: true },
+    addressCountry: { state: true },
+    payWithNewCard: { state: true },
     notice: { state: true },
     problem: { state: true },
     busy: { state: true },
@@ -64,6 +68,9 @@ export class RenewPortal extends LitElement implements Portal {
   declare overview: Overview | undefined;
   declare invoices: Invoice[] | undefined;
   declare preferences: Preference[] | undefined;
+  declare countries: Country[] | undefined;
+  declare addressCountry: number | null;
+  declare payWithNewCard: boolean;
   declare notice: string;
   declare problem: string;
   declare busy: boolean;
@@ -86,6 +93,8 @@ export class RenewPortal extends LitElement implements Portal {
     this.busy = false;
     this.ended = false;
     this.payWith = 'default';
+    this.addressCountry = null;
+    this.payWithNewCard = true;
   }
 
   override connectedCallback() {
@@ -140,8 +149,12 @@ export class RenewPortal extends LitElement implements Portal {
         this.changePreview = undefined;
         this.changeRequest = undefined;
       }
-      if (view === 'details' && this.overview.scope === 'full')
+      if (view === 'details' && this.overview.scope === 'full') {
         this.preferences = await this.api<Preference[]>('GET', '/portal/api/email-preferences');
+        this.countries ??= await this.api<Country[]>('GET', '/portal/api/countries');
+        this.addressCountry = this.overview.billingAddress?.countryId ?? null;
+      }
+      if (view === 'card') this.payWithNewCard = true;
       this.payWith = this.overview.defaultCard ? 'default' : 'new';
       this.view = view;
       if (location.hash.slice(1) !== view) history.replaceState(null, '', `${location.pathname}${location.search}#${view}`);
@@ -163,6 +176,8 @@ export class RenewPortal extends LitElement implements Portal {
 
   override render() {
     const t = this.text;
+    // One banner per page: the merchant's header around this element (portal-pages.ts); the title opens main, and
+    // names it: the card fields' frame has a main of its own, and two unnamed ones are not told apart (landmark-unique).
     if (this.ended) return html`<main><h1>${t.title}</h1><p role="alert">${t.sessionEnded}</p></main>`;
     if (!this.session || !this.overview) {
       return html`<main><h1>${t.title}</h1>${this.problem ? html`<p class="error" role="alert">${this.problem}</p>` : html`<p role="status">${t.loading}</p>`}</main>`;
@@ -177,17 +192,15 @@ export class RenewPortal extends LitElement implements Portal {
     ];
     const back = this.overview.returnUrl;
     return html`
-      <header>
-        <h1>${t.title}</h1>
+      <nav aria-label=${t.nav}>
+        <ul>${links.map(([view, label]) => html`<li><a href="#${view}" aria-current=${this.view === view ? 'page' : 'false'}>${label}</a></li>`)}</ul>
         <div class="actions">
           ${back ? html`<a href=${back} rel="noopener">${t.back}</a>` : nothing}
           <button type="button" @click=${this.signOut}>${t.signOut}</button>
         </div>
-      </header>
-      <nav aria-label=${t.nav}>
-        <ul>${links.map(([view, label]) => html`<li><a href="#${view}" aria-current=${this.view === view ? 'page' : 'false'}>${label}</a></li>`)}</ul>
       </nav>
-      <main>
+      <main aria-labelledby="portal-title">
+        <h1 id="portal-title">${t.title}</h1>
         ${this.notice ? html`<p class="status" role="status" tabindex="-1">${this.notice}</p>` : nothing}
         ${this.problem ? html`<p class="error" role="alert">${this.problem}</p>` : nothing}
         ${this.renderView()}

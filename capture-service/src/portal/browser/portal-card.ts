@@ -5,10 +5,12 @@
 import { html, nothing } from 'lit';
 import type { HostedCardFrame } from '../../hosted/frame-host/hosted-card-frame.js';
 import { ApiFailure } from './portal-api.js';
-import { cardLine } from './portal-format.js';
+import { cardLine, money } from './portal-format.js';
 import { loadedOverview, loadedSession, type Overview, type Portal, requiredElement } from './portal-model.js';
+import { payWithSavedCard, renderChallenge } from './portal-bank.js';
+import { say } from './portal-text.js';
 
-export function renderCardForm(p: Portal, submitLabel: string, onSubmit: (event: Event) => void) {
+export function renderCardForm(p: Portal, submitLabel: string, onSubmit: (event: Event) => void, extra: unknown = nothing) {
   const t = p.text;
   const c = loadedOverview(p).customer;
   return html`
@@ -17,6 +19,7 @@ export function renderCardForm(p: Portal, submitLabel: string, onSubmit: (event:
       <label>${t.firstName}<input name="firstName" autocomplete="cc-given-name" required .value=${c.firstName ?? ''} /></label>
       <label>${t.lastName}<input name="lastName" autocomplete="cc-family-name" required .value=${c.lastName ?? ''} /></label>
       <renew-hosted-card-frame .captureUrl=${location.origin} .language=${p.language} .disabled=${p.busy}></renew-hosted-card-frame>
+      ${extra}
       <div class="actions"><button class="primary" type="submit" ?disabled=${p.busy}>${submitLabel}</button></div>
     </form>
   `;
@@ -24,11 +27,19 @@ export function renderCardForm(p: Portal, submitLabel: string, onSubmit: (event:
 
 export function renderCard(p: Portal) {
   const t = p.text;
-  const card = loadedOverview(p).defaultCard;
+  const o = loadedOverview(p);
+  const card = o.defaultCard;
+  if (p.challenge) return renderChallenge(p, p.challenge);
+  // What is due, offered to pay with the card being saved, checked by default (as Stripe's portal does).
+  const payDue =
+    o.amountDue > 0
+      ? html`<label class="choice"><input type="checkbox" name="payDue" .checked=${p.payWithNewCard}
+          @change=${(event: Event) => (p.payWithNewCard = (event.target as HTMLInputElement).checked)} />${say(t.payDueWithCard, money(p, o.amountDue, o.customer.currency))}</label>`
+      : nothing;
   return html`
     <h2 tabindex="-1">${t.cardTitle}</h2>
     ${card ? html`<p>${cardLine(p, card)} ${card.expiringSoon ? html`<span class="flag">${t.expiresSoon}</span>` : nothing}</p>` : nothing}
-    ${renderCardForm(p, t.saveCard, (event) => void saveCard(p, event))}
+    ${renderCardForm(p, t.saveCard, (event) => void saveCard(p, event), payDue)}
   `;
 }
 
@@ -63,8 +74,10 @@ export async function saveCard(p: Portal, event: Event) {
   p.busy = true;
   p.problem = '';
   try {
+    const payDue = loadedOverview(p).amountDue > 0 && p.payWithNewCard;
     const id = await captureNewCard(p, event.target as HTMLFormElement);
     if (id === undefined) return;
+    if (payDue) return await payWithSavedCard(p, id);
     p.overview = await p.api<Overview>('GET', '/portal/api/overview');
     p.notice = p.text.cardSaved;
   } catch (error) {

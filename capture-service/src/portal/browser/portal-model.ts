@@ -1,4 +1,5 @@
 /** What the portal page's script reads from /portal/api, and what its sections share: the `<renew-portal>` element as `Portal`. */
+import type { PortalBillingAddress, PortalCountry } from '@renew/billing-service/portal';
 import type { PortalLanguage, PortalText } from './portal-text.js';
 
 export type View = 'overview' | 'card' | 'pay' | 'invoices' | 'details' | `cancel-${number}` | `change-${number}` | `seats-${number}`;
@@ -42,6 +43,10 @@ export interface Overview {
     currency: string;
   };
   balance: number;
+  /** What the card form offers to pay with the new card ("pay now", checked by default) when an invoice is due; 0: nothing is. */
+  amountDue: number;
+  /** The billing address on file (the checkout's): the details form starts from it. */
+  billingAddress: BillingAddress | null;
   /** A renewal's payment waiting for the customer's bank (3-D Secure): the pay view offers to confirm it. */
   awaitingPayment: { id: number; amount: number; currency: string; cardLastFour: string | null } | null;
   subscriptions: Subscription[];
@@ -50,6 +55,9 @@ export interface Overview {
   cancelMode: 'periodEnd' | 'now' | 'either' | 'none';
   returnUrl: string | null;
 }
+/** The billing address on file, and a country the address form offers (GET /portal/api/countries): the server's own types. */
+export type BillingAddress = PortalBillingAddress;
+export type Country = PortalCountry;
 export interface Invoice {
   id: number;
   invoiceNumber: number;
@@ -120,6 +128,12 @@ export interface Portal {
   overview: Overview | undefined;
   invoices: Invoice[] | undefined;
   preferences: Preference[] | undefined;
+  /** The address form's countries, loaded with the details view. */
+  countries: Country[] | undefined;
+  /** The country chosen in the address form: it decides which subdivisions are offered. */
+  addressCountry: number | null;
+  /** Pay what is due with the card being saved (the card form's box, checked by default). */
+  payWithNewCard: boolean;
   notice: string;
   problem: string;
   busy: boolean;

@@ -25,7 +25,8 @@ export function renderOverview(p: Portal) {
       <h3 id="subscriptions-heading">${t.subscriptions}</h3>
       ${o.subscriptions.length === 0 ? html`<p>${t.noSubscriptions}</p>` : nothing}
       ${o.subscriptions.map((s) => {
-        const change = full ? p.changeOptions?.find((c) => c.subscriptionId === s.id) : undefined;
+        // Not for a subscription set to be cancelled (the server offers none either): keeping it offers the change again.
+        const change = full && !s.cancellation ? p.changeOptions?.find((c) => c.subscriptionId === s.id) : undefined;
         return html`<div class="card">
           <h4>${s.name}</h4>
           <dl>

@@ -10,6 +10,8 @@ export async function uncancel(p: Portal, subscription: Subscription) {
   p.problem = '';
   try {
     p.overview = await p.api<Overview>('POST', `/portal/api/subscriptions/${subscription.id}/uncancel`, {});
+    // Kept, it may change plan again (none is offered while it is set to end).
+    p.changeOptions = await p.api<ChangeOptions[]>('GET', '/portal/api/plan-changes');
     p.notice = p.text.kept;
   } catch (error) {
     p.fail(error);

@@ -7,14 +7,14 @@ export const portalStyles = css`
     max-width: 48rem; margin: 0 auto; padding: 1rem; box-sizing: border-box; overflow-wrap: anywhere;
   }
   * { box-sizing: border-box; }
-  header { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; justify-content: space-between; }
+  nav { display: flex; flex-wrap: wrap; gap: 0 0.5rem; align-items: center; justify-content: space-between; }
   h1 { font-size: 1.5rem; margin: 0.5rem 0; }
   h2 { font-size: 1.2rem; margin: 1.5rem 0 0.5rem; }
   nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem 0.5rem; padding: 0; margin: 0.5rem 0 1rem; }
   a, button.link { color: var(--renew-accent, #2f5bea); }
-  nav a, header a, .actions a { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 0.5rem; }
+  nav a, .actions a { display: inline-flex; align-items: center; min-height: 44px; min-width: 44px; padding: 0 0.5rem; }
   nav a[aria-current='page'] { font-weight: 700; }
-  a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible { outline: 3px solid var(--renew-accent, #2f5bea); outline-offset: 2px; }
+  a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible { outline: 3px solid var(--renew-accent, #2f5bea); outline-offset: 2px; }
   button {
     font: inherit; cursor: pointer; min-height: 44px; min-width: 44px; padding: 0.5rem 1rem; border-radius: var(--renew-radius, 6px);
     border: 1px solid var(--renew-accent, #2f5bea); background: #fff; color: var(--renew-accent, #2f5bea);
@@ -23,7 +23,7 @@ export const portalStyles = css`
   button:disabled { opacity: 0.6; cursor: progress; }
   form { display: grid; gap: 0.75rem; max-width: 30rem; }
   label { display: grid; gap: 0.25rem; }
-  input, textarea {
+  input, textarea, select {
     font: inherit; width: 100%; min-width: 0; min-height: 44px; padding: 0.5rem; border: 1px solid #767676;
     border-radius: var(--renew-radius, 6px); color: inherit; background: #fff;
   }

@@ -1,0 +1,14 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * One automatic collection attempt per customer, day and default card (was: per customer and day): a new default
+ * card arriving after the day's attempt declined is tried at the clock's next tick, not the next day. Earlier rows
+ * name no card (0).
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`
+    alter table auto_collection_attempts add column payment_method_id integer not null default 0;
+    alter table auto_collection_attempts drop constraint auto_collection_attempts_pkey;
+    alter table auto_collection_attempts add primary key (customer_id, attempt_date, payment_method_id);
+  `.execute(db);
+}
