@@ -52,7 +52,7 @@ export const ERROR_CODES = {
   console_credentials_invalid: 'the e-mail or the password is wrong (the same answer for an e-mail nobody uses)',
   console_totp_required: 'the operator has a second factor: send totpCode, the 6 digits of the authenticator app',
   console_totp_invalid: 'the authenticator code is wrong, too old, or was already used',
-  console_sign_in_throttled: 'too many failed sign-ins for this e-mail or from this address: wait Retry-After seconds',
+  console_sign_in_throttled: 'too many failed sign-ins for this e-mail from this address, or from this address: wait Retry-After seconds',
   console_invitation_expired: 'the invitation is past its lifetime: ask an owner for a new one',
   console_invitation_used: 'the invitation was already accepted: sign in instead',
   console_operator_exists: 'an operator with this e-mail already exists in the account',
