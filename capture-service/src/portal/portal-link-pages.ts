@@ -136,7 +136,7 @@ export function linkPageLanguage(
 }
 
 function page(lang: Lang, branding: PortalBranding, title: string, body: string, script = ''): string {
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${style(branding)}${script}</head>
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${style(branding)}${script}</head>
 <body>${merchantHeader(branding)}<main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 

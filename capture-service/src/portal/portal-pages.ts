@@ -183,7 +183,7 @@ export const PORTAL_SIGN_IN_SCRIPT = {
 export function portalOpenPage(options: { lang?: string | undefined; branding: PortalBranding }): string {
   const lang = portalLanguage(options.lang);
   const t = TEXT[lang];
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(t.openTitle)}</title>${style(options.branding)}<script src="${PORTAL_OPEN_SCRIPT.path}" defer></script></head>
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin"><title>${escapeHtml(t.openTitle)}</title>${style(options.branding)}<script src="${PORTAL_OPEN_SCRIPT.path}" defer></script></head>
 <body>${merchantHeader(options.branding)}<main><h1>${escapeHtml(t.openTitle)}</h1><form id="open" method="post" action="/portal/open"><input type="hidden" name="token" value=""><input type="hidden" name="lang" value="${lang}"><p>${escapeHtml(t.openHint)}</p><button type="submit">${escapeHtml(t.openButton)}</button></form></main></body></html>`;
 }
 

@@ -105,12 +105,14 @@ function registerAppPageRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
   );
 }
 
+// Referrer-Policy same-origin: this host's own form posts carry its Origin (no-referrer would send "Origin: null", which
+// POST /portal/open refuses as cross-site); other sites get no Referer. No page's address holds a secret.
 function sendPortalPage(reply: FastifyReply, html: string, branding: PortalBranding, challengeFrameSources: readonly string[]) {
   return reply
     .header('content-security-policy', portalPagePolicy(branding, challengeFrameSources))
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .type('text/html; charset=utf-8')
     .send(html);
 }
