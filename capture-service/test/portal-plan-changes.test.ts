@@ -36,7 +36,7 @@ async function openSession(customerId: number, emailLink = false): Promise<Sessi
     url: '/portal/open',
     remoteAddress: freshIp(),
     headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ token: new URL(url).searchParams.get('token') }),
+    payload: JSON.stringify({ token: new URLSearchParams(new URL(url).hash.slice(1)).get('token'), confirmed: true }),
   });
   expect(res.statusCode, res.body).toBe(200);
   return { cookie: String(res.headers['set-cookie']).split(';')[0]!, csrf: res.json().csrfToken };

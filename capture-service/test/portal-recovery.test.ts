@@ -71,13 +71,13 @@ describe('a suspended customer recovers through the portal', () => {
     // The shop opens a portal session; the customer's browser opens its link.
     const session = await call('POST', '/v1/portalSessions', { customerId, flow: 'paymentMethodUpdate' });
     expect(session.statusCode, session.body).toBe(200);
-    const token = new URL(session.json().url).searchParams.get('token');
+    const token = new URLSearchParams(new URL(session.json().url).hash.slice(1)).get('token');
     const opened = await app.inject({
       method: 'POST',
       url: '/portal/open',
       remoteAddress: freshIp(),
       headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({ token }),
+      payload: JSON.stringify({ token, confirmed: true }),
     });
     expect(opened.statusCode, opened.body).toBe(200);
     expect(opened.json()).toMatchObject({ flow: 'paymentMethodUpdate', customerId });

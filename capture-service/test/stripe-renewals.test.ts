@@ -73,7 +73,7 @@ describe('a renewal on Stripe that needs the customer', () => {
       url: '/portal/open',
       remoteAddress: freshIp(),
       headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({ token: new URL(session.json().url).searchParams.get('token') }),
+      payload: JSON.stringify({ token: new URLSearchParams(new URL(session.json().url).hash.slice(1)).get('token'), confirmed: true }),
     });
     expect(opened.statusCode, opened.body).toBe(200);
     const headers = {

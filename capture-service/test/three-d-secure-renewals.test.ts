@@ -80,7 +80,7 @@ async function portalFrom(token: string | null) {
     url: '/portal/open',
     remoteAddress: freshIp(),
     headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ token }),
+    payload: JSON.stringify({ token, confirmed: true }),
   });
   expect(opened.statusCode, opened.body).toBe(200);
   const headers = {
@@ -97,7 +97,7 @@ async function portalFrom(token: string | null) {
 async function portalOf(call: Awaited<ReturnType<typeof activeWithAuthenticatedCard>>['call'], customerId: number) {
   const session = await call('POST', '/v1/portalSessions', { customerId, flow: 'paymentMethodUpdate' });
   expect(session.statusCode, session.body).toBe(200);
-  return portalFrom(new URL(session.json().url).searchParams.get('token'));
+  return portalFrom(new URLSearchParams(new URL(session.json().url).hash.slice(1)).get('token'));
 }
 
 /** The mails to an address whose subject matches, once there are `count` of them (or after 30 s: the caller's count then fails). */
@@ -166,13 +166,13 @@ describe('renewals of a card saved through its bank', () => {
     });
     expect((await call('GET', `/v1/customers/${customerId}`)).json().status).toBe('Suspended');
     const mails = await mailsMatching(email, /confirmez votre paiement/, cardPayments.length);
-    // One per day's attempt, each link replacing the one before: the newest opens the portal.
+    // One per day's attempt, each link working until it expires: the newest opens the portal.
     expect(mails).toHaveLength(cardPayments.length);
     const last = mails.at(-1);
     expect(last?.text).toContain('Votre banque vous demande de confirmer');
     const link = /https?:\/\/\S+token=[^\s)]+/.exec(last?.text ?? '')?.[0];
     expect(link).toBeDefined();
-    const portal = await portalFrom(new URL(link ?? '').searchParams.get('token'));
+    const portal = await portalFrom(new URLSearchParams(new URL(link ?? '').hash.slice(1)).get('token'));
     expect(portal.opened.flow).toBe('authenticatePayment');
     const overview = (await portal.api('GET', '/portal/api/overview')).json();
     const waiting = overview.awaitingPayment;

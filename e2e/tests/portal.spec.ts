@@ -59,10 +59,21 @@ async function activeCustomer(options: { email?: string; pay?: boolean; language
   return { id: customer.id, email, lastName };
 }
 
+/**
+ * A link opened in a browser that did not ask for it shows whose portal it opens and waits for the click
+ * (login forgery); by then its script has taken the token out of the address bar.
+ */
+async function continueToPortal(page: Page) {
+  await expect(page.locator('#confirm button')).toBeVisible();
+  expect(page.url()).not.toContain('token');
+  await page.locator('#confirm button').click();
+}
+
 /** What the merchant's server does: a portal session for the customer, its one-use link opened in the browser. */
 async function openPortal(page: Page, customerId: number, body: Record<string, unknown> = {}) {
   const session = await p.call<{ url: string }>('POST', '/v1/portalSessions', { customerId, ...body });
   await page.goto(session.url);
+  await continueToPortal(page);
   await expect(page).toHaveURL(/\/portal\/(\?.*)?(#.*)?$/);
   await expect(page.locator('renew-portal').getByRole('navigation')).toBeVisible();
 }
@@ -216,7 +227,7 @@ for (const language of PORTAL_LANGUAGES) {
     }).toPass({ timeout: 20_000 });
     expect(email!.html).toContain(`lang="${language}"`);
     const hrefs = [...email!.html!.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
-    const link = hrefs.find((href) => href.startsWith(`${p.captureUrl}/portal/open?token=`));
+    const link = hrefs.find((href) => href.startsWith(`${p.captureUrl}/portal/open?`) && href.includes('#token=pl_'));
     expect(link, 'the HTML button leads into the portal').toBeDefined();
     expect(email!.text).toContain(link!);
     expect(new URL(link!).searchParams.get('lang')).toBe(language);
@@ -238,6 +249,9 @@ for (const language of PORTAL_LANGUAGES) {
     });
     // The e-mail's link alone opens the portal, on the card, in the customer's language, under the merchant's name.
     await page.goto(link!);
+    await expect(page.locator('html')).toHaveAttribute('lang', language);
+    await expect(page.locator('main')).toContainText(`${customer.email.slice(0, 1)}•••@example.com`);
+    await continueToPortal(page);
     await expect(page).toHaveURL(/\/portal\/(\?.*)?(#.*)?$/);
     await expect(portal(page).getByRole('heading', { name: t.cardTitle })).toBeVisible();
     await expect(page.getByRole('banner').filter({ hasText: p.brandName })).toBeVisible();
@@ -304,9 +318,11 @@ for (const language of PORTAL_LANGUAGES) {
   });
 }
 
-test('a customer signs in with a link sent by e-mail', async ({ page }) => {
+test('a customer signs in with a link sent by e-mail, from the sign-in page the shop links to (no key in its address)', async ({
+  page,
+}) => {
   const customer = await activeCustomer();
-  await page.goto(`${p.captureUrl}/portal/sign-in?account=${encodeURIComponent(p.publicApiKey)}`);
+  await page.goto(`${p.captureUrl}/portal/sign-in`);
   await page.getByLabel('E-mail address').fill(customer.email.toUpperCase());
   await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
   await expect(page.getByRole('status')).toBeVisible();
@@ -315,15 +331,55 @@ test('a customer signs in with a link sent by e-mail', async ({ page }) => {
     const emails = await p.emailsTo(customer.email);
     // the sign-in e-mail (the activation's InvoicePost e-mail has a portal link too: to the invoices, 7 days)
     const signIn = emails.filter((e) => /sign-in link/.test(e.subject)).at(-1);
-    link = /https?:\/\/\S+\/portal\/open\?token=[\w-]+/.exec(signIn?.text ?? '')?.[0];
+    link = /https?:\/\/\S+\/portal\/open\?lang=\w+#token=[\w-]+/.exec(signIn?.text ?? '')?.[0];
     expect(link).toBeDefined();
   }).toPass({ timeout: 20_000 });
+  // This browser asked for the link (its cookie holds the nonce the link is bound to): it opens without a question.
   await page.goto(link!);
   await expect(portal(page).getByRole('heading', { name: 'Overview' })).toBeVisible();
   await expect(portal(page).getByText(/Basic/).first()).toBeVisible();
   // The link opened once: a second opening is refused.
-  const again = await page.request.post(`${p.captureUrl}/portal/open`, { data: { token: new URL(link!).searchParams.get('token') } });
+  const token = new URLSearchParams(new URL(link!).hash.slice(1)).get('token');
+  const again = await page.request.post(`${p.captureUrl}/portal/open`, { data: { token } });
   expect(again.status()).toBe(410);
+});
+
+test('French at 320 px: a used link answers a French page under the brand, axe-clean, whose one button sends a new link that opens the portal', async ({
+  page,
+}) => {
+  const customer = await activeCustomer({ language: 'fr' });
+  await page.setViewportSize({ width: 320, height: 720 });
+  const session = await p.call<{ url: string }>('POST', '/v1/portalSessions', { customerId: customer.id, locale: 'fr' });
+  await page.goto(session.url);
+  await expect(page.locator('main')).toContainText(p.brandName);
+  await continueToPortal(page);
+  await expect(portal(page).getByRole('navigation')).toBeVisible();
+  // The same link again (the e-mail clicked twice, the back button): no JSON, no dead end.
+  await page.goto(session.url);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Ce lien a déjà servi');
+  await expect(page.locator('header.merchant')).toContainText(p.brandName);
+  expect(await page.evaluate(() => document.documentElement.lang)).toBe('fr');
+  const axeClean = async (where: string) => {
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(results.violations.map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(320);
+  };
+  await axeClean('used link');
+  const before = (await p.emailsTo(customer.email)).filter((e) => /lien de connexion/.test(e.subject)).length;
+  await page.getByRole('button', { name: 'M’envoyer un nouveau lien' }).click();
+  await expect(page.getByRole('status')).toContainText('un nouveau lien de connexion est en route');
+  await axeClean('sent');
+  let link: string | undefined;
+  await expect(async () => {
+    const signIns = (await p.emailsTo(customer.email)).filter((e) => /lien de connexion/.test(e.subject));
+    expect(signIns.length).toBeGreaterThan(before);
+    link = /https?:\/\/\S+\/portal\/open\?lang=fr#token=[\w-]+/.exec(signIns.at(-1)?.text ?? '')?.[0];
+    expect(link).toBeDefined();
+  }).toPass({ timeout: 20_000 });
+  // Asked for by this browser: it opens the portal at once, in French.
+  await page.goto(link!);
+  await expect(portal(page).getByRole('navigation')).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.lang)).toBe('fr');
 });
 
 test('a customer cancels at the end of the period, then keeps the subscription', async ({ page }) => {
@@ -442,6 +498,7 @@ test("the demo store's Account page opens the portal for the shopper its checkou
   await payWith(checkout, '4242 4242 4242 4242');
   await expect(checkout.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
   await page.getByRole('link', { name: 'Account' }).click();
+  await continueToPortal(page);
   await expect(page).toHaveURL(new RegExp(`^${product.captureUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/portal/`));
   await expect(portal(page).getByRole('heading', { name: 'Overview' })).toBeVisible();
   await expect(portal(page).getByText(/Basic/).first()).toBeVisible();
@@ -504,6 +561,7 @@ test("3-D Secure: a customer saves a card through its bank, pays the open invoic
   });
   const session = await p.call<{ url: string }>('POST', '/v1/portalSessions', { customerId: customer.id });
   await page.goto(session.url);
+  await continueToPortal(page);
   // The one-use link leads on to /portal/ (the session in its cookie): the portal's own page from then on.
   await expect(page).toHaveURL(/\/portal\/(\?.*)?(#.*)?$/);
   const portal = page.locator('renew-portal');
@@ -558,6 +616,7 @@ test("3-D Secure: a customer saves a card through its bank, pays the open invoic
     link = /https?:\/\/\S+token=[^\s)]+/.exec(asked.at(-1)?.text ?? '')?.[0];
   }).toPass({ timeout: 20_000, intervals: [1_000] });
   await page.goto(link ?? 'about:blank');
+  await continueToPortal(page);
   await expect(portal.getByRole('heading', { name: t.confirmTitle })).toBeVisible();
   await portal.getByRole('button', { name: /^Confirm the payment of / }).click();
   await expect(portal.getByRole('dialog', { name: t.bankTitle })).toBeVisible();

@@ -70,7 +70,7 @@ function sessionRoutes(fastify: FastifyInstance, options: ConsoleRouteOptions) {
       throw new ApiError(429, [
         {
           Key: 'email',
-          Value: `too many failed sign-ins for this e-mail or from this address: try again in ${retryAfter} s`,
+          Value: `too many failed sign-ins for this e-mail from this address, or from this address: try again in ${retryAfter} s`,
           Code: 'console_sign_in_throttled',
         },
       ]);

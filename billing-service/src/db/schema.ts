@@ -804,7 +804,10 @@ export interface PortalLinksTable {
   locale: string | null;
   expiresAt: Date;
   usedAt: Date | null;
+  /** No longer set (migration 0041): a newer e-mail's link leaves the older ones working. */
   supersededAt: Date | null;
+  /** A sign-in link: the SHA-256 of the nonce in the cookie of the browser that asked for it (migration 0041). */
+  browserNonceHash: Generated<string | null>;
   createdAt: Generated<Date>;
 }
 
@@ -892,7 +895,8 @@ export interface OperatorInvitationsTable {
 
 export interface OperatorSignInFailuresTable {
   id: Generated<number>;
-  scope: 'email' | 'ip';
+  /** pair: the key is `e-mail address-key` (migration 0041); email: no longer written. */
+  scope: 'email' | 'ip' | 'pair';
   key: string;
   failedAt: Date;
 }

@@ -5,14 +5,17 @@
  */
 export {
   authenticatePortalSession,
-  createEmailActionLink,
   csrfTokenFor,
   endPortalSession,
+  hashPortalToken,
+  newPortalToken,
   openPortalLink,
-  requestSignInLink,
   type OpenedPortalLink,
+  type PortalLinkConfirmation,
   type PortalSession,
 } from './links.js';
+export { createEmailActionLink } from './link-issuing.js';
+export { portalTokenOwner, requestSignInLink, resendPortalLink, SIGN_IN_MAX_ACCOUNTS } from './sign-in-links.js';
 export {
   cancelPortalSubscription,
   getPortalEmailPreferences,

@@ -6,31 +6,19 @@ import type { Queryable } from '../db/database.js';
 import type { PortalScope } from '../db/schema.js';
 import { API_ERROR_KEY } from '../http/errors.js';
 import type { ErrorCode } from '../refusals/error-codes.js';
-import { recordChange } from '../audit/audit-log.js';
-import { findCustomerRow, lockCustomer } from '../customers/repository.js';
-import type { Caller } from '../http/auth.js';
-import { findSubscriptionCustomerId } from '../subscriptions/repository.js';
+import { customerBalances } from '../ledger/balances.js';
+import { findAwaitingPayment } from '../payments/repository.js';
 import {
-  customersByPrimaryEmail,
   endPortalSession as endSessionRow,
   insertPortalLink,
   insertPortalSession,
+  findCustomerContact,
   lockPortalLinkByHash,
   markPortalLinkUsed,
-  supersedeEmailActionLinks,
   touchPortalSession,
   type PortalLinkRow,
 } from './repository.js';
-import {
-  EMAIL_ACTION_LINK_DAYS,
-  PORTAL_LOCALES,
-  SESSION_LINK_MINUTES,
-  SIGN_IN_LINK_MINUTES,
-  type CreatePortalSessionInput,
-  type PortalFlow,
-  type PortalLocale,
-  type PortalSessionResponse,
-} from './schemas.js';
+import { EMAIL_ACTION_LINK_DAYS, SESSION_LINK_MINUTES, SIGN_IN_LINK_MINUTES, type PortalFlow, type PortalLocale } from './schemas.js';
 
 // Portal links and sessions are credentials: they live on the wall clock, never an account's test clock
 // (as capture tokens do), so advancing a test clock neither expires nor revives them.
@@ -64,6 +52,8 @@ export interface NewPortalLink {
   subscriptionId: number | null;
   returnUrl: string | null;
   locale: PortalLocale | null;
+  /** A sign-in link: the hash of the asking browser's nonce (portalBrowserNonce), which opens it without a confirmation. */
+  browserNonceHash?: string | null;
 }
 
 const LIFETIME_MS: Record<PortalLinkRow['kind'], number> = {
@@ -79,12 +69,6 @@ export async function issuePortalLink(
   link: NewPortalLink,
   now = wallClockNow(),
 ): Promise<{ row: PortalLinkRow; token: string; url: string }> {
-  // An e-mail link replaces the older ones of its customer and task: only the newest e-mail works. Under the
-  // customer's lock, so two e-mails written at once (two instances) leave one live link, not two.
-  if (link.kind === 'emailAction' && link.flow) {
-    await lockCustomer(trx, link.accountId, link.customerId);
-    await supersedeEmailActionLinks(trx, link.customerId, link.flow, now);
-  }
   const token = newPortalToken('pl');
   const row = await insertPortalLink(trx, {
     ...link,
@@ -94,9 +78,13 @@ export async function issuePortalLink(
   return { row, token, url: portalLinkUrl(ctx, token, link.locale) };
 }
 
+/**
+ * The token travels in the fragment, which browsers never send to a server nor in a Referer: the page's
+ * script reads it and posts it (links sent before with ?token= still open, the page moves the token).
+ */
 export function portalLinkUrl(ctx: AppContext, token: string, locale: string | null): string {
-  const query = new URLSearchParams({ token, ...(locale ? { lang: locale } : {}) });
-  return `${ctx.portal.baseUrl}/portal/open?${query.toString()}`;
+  const query = locale ? `?lang=${locale}` : '';
+  return `${ctx.portal.baseUrl}/portal/open${query}#token=${token}`;
 }
 
 function linkRefused(message: string, code: ErrorCode, kind: 'invalid' | 'gone' = 'invalid'): Refusal {
@@ -111,18 +99,55 @@ export interface OpenedPortalLink {
   accountId: number;
   scope: PortalScope;
   flow: PortalFlow | null;
+  /** The link's task was done before it opened (nothing left to pay): the session opens on the overview. */
+  taskDone: boolean;
   subscriptionId: number | null;
   locale: PortalLocale | null;
   returnUrl: string | null;
   expiresTimestamp: string;
 }
 
+/** A link opened in a browser it is not bound to: whose portal it opens, for the customer to confirm with a click. */
+export interface PortalLinkConfirmation {
+  confirmationNeeded: true;
+  /** The customer's primary address, masked (j•••@example.com). */
+  maskedEmail: string;
+  locale: PortalLocale | null;
+}
+
+/** j•••@example.com: enough for the owner to recognise the address, not enough to learn it. */
+export function maskEmail(email: string | null): string {
+  const address = (email ?? '').split(/[,;]/)[0]?.trim() ?? '';
+  const at = address.lastIndexOf('@');
+  if (at < 1) return '•••';
+  return `${address.slice(0, 1)}•••${address.slice(at)}`;
+}
+
+/**
+ * Whether the link's task is done, so that it opens on the overview ("nothing left to pay") instead:
+ * payInvoices when nothing is owed; authenticatePayment when no payment waits for the bank and nothing is
+ * owed. The card update, the invoices and the full portal have no end: they work until the link expires.
+ */
+async function taskDone(trx: Queryable, link: PortalLinkRow): Promise<boolean> {
+  if (link.flow !== 'payInvoices' && link.flow !== 'authenticatePayment') return false;
+  if (link.flow === 'authenticatePayment' && (await findAwaitingPayment(trx, link.customerId))) return false;
+  const { arBalance, unallocatedPayments, unallocatedCredits } = await customerBalances(trx, link.customerId);
+  return arBalance.minus(unallocatedPayments).minus(unallocatedCredits).lte(0);
+}
+
 /**
  * Exchanges a link's token for a new portal session. A session or sign-in link opens once; an e-mail
- * link opens until it expires or a newer one supersedes it. Refusals carry the spec's error body
- * with a Code: portal_link_invalid, _expired, _used, _superseded.
+ * link opens until it expires (a newer e-mail leaves it working). Opened in a browser that did not ask
+ * for it (every link but a sign-in link bound to this browser's nonce), it first answers whose portal
+ * it opens, and opens only when `confirmed` (the customer's click). Refusals carry the spec's error
+ * body with a Code: portal_link_invalid, _expired, _used.
  */
-export async function openPortalLink(ctx: AppContext, token: string, now = wallClockNow()): Promise<OpenedPortalLink> {
+export async function openPortalLink(
+  ctx: AppContext,
+  token: string,
+  options: { confirmed?: boolean; browserNonce?: string | undefined } = {},
+  now = wallClockNow(),
+): Promise<OpenedPortalLink | PortalLinkConfirmation> {
   if (typeof token !== 'string' || token.length > 200 || !token.startsWith('pl_')) {
     throw linkRefused('this is not a portal link', 'portal_link_invalid');
   }
@@ -130,13 +155,25 @@ export async function openPortalLink(ctx: AppContext, token: string, now = wallC
   return ctx.db.transaction().execute(async (trx) => {
     const link = await lockPortalLinkByHash(trx, tokenHash);
     if (!link) throw linkRefused('this is not a portal link', 'portal_link_invalid');
-    if (link.supersededAt)
-      throw linkRefused('a newer e-mail replaced this link; use the link of the newest e-mail', 'portal_link_superseded', 'gone');
     if (link.kind !== 'emailAction' && link.usedAt)
       throw linkRefused('this link was already opened; ask for a new one', 'portal_link_used', 'gone');
     if (link.expiresAt.getTime() <= now.getTime())
       throw linkRefused('this link has expired; ask for a new one', 'portal_link_expired', 'gone');
+    const bound =
+      link.kind === 'signIn' &&
+      link.browserNonceHash !== null &&
+      typeof options.browserNonce === 'string' &&
+      hashPortalToken(options.browserNonce) === link.browserNonceHash;
+    if (!bound && !options.confirmed) {
+      const customer = await findCustomerContact(trx, link.accountId, link.customerId);
+      return {
+        confirmationNeeded: true,
+        maskedEmail: maskEmail(customer?.primaryEmail ?? null),
+        locale: link.locale as PortalLocale | null,
+      };
+    }
     await markPortalLinkUsed(trx, link.id, now);
+    const flow = (await taskDone(trx, link)) ? null : (link.flow as PortalFlow | null);
     const settings = ctx.catalog.portal;
     const sessionToken = newPortalToken('ps');
     const absolute = new Date(now.getTime() + settings.sessionMaxMinutes * MINUTE_MS);
@@ -147,7 +184,7 @@ export async function openPortalLink(ctx: AppContext, token: string, now = wallC
       linkId: link.id,
       tokenHash: hashPortalToken(sessionToken),
       scope: link.scope,
-      flow: link.flow,
+      flow,
       subscriptionId: link.subscriptionId,
       returnUrl: link.returnUrl,
       locale: link.locale,
@@ -160,7 +197,8 @@ export async function openPortalLink(ctx: AppContext, token: string, now = wallC
       customerId: link.customerId,
       accountId: link.accountId,
       scope: link.scope,
-      flow: link.flow as PortalFlow | null,
+      flow,
+      taskDone: flow === null && link.flow !== null,
       subscriptionId: link.subscriptionId,
       locale: link.locale as PortalLocale | null,
       returnUrl: link.returnUrl ?? settings.defaultReturnUrl ?? null,
@@ -222,103 +260,4 @@ export async function authenticatePortalSession(
 /** Signs out: the cookie's session stops working at once. */
 export async function endPortalSession(ctx: AppContext, sessionToken: string | undefined, now = wallClockNow()): Promise<void> {
   if (sessionToken && sessionToken.length <= 200) await endSessionRow(ctx.db, hashPortalToken(sessionToken), now);
-}
-
-/**
- * POST /v1/portalSessions: a one-use link (15 minutes to open) into a full portal session for the
- * customer, optionally on one task. Audited; the token is in the URL only, shown once.
- */
-export async function createPortalSession(
-  ctx: AppContext,
-  caller: Caller,
-  input: CreatePortalSessionInput,
-): Promise<PortalSessionResponse> {
-  const customer = await findCustomerRow(ctx.db, caller.accountId, input.customerId);
-  if (!customer) throw Refusal.notFound('customer', input.customerId);
-  if (input.subscriptionId != null) {
-    const owner = await findSubscriptionCustomerId(ctx.db, caller.accountId, input.subscriptionId);
-    if (owner !== customer.id)
-      throw Refusal.invalid(`the customer has no subscription with id ${input.subscriptionId}`, 'subscriptionId', 'not_found');
-  }
-  const issued = await ctx.db.transaction().execute(async (trx) => {
-    const link = await issuePortalLink(ctx, trx, {
-      accountId: caller.accountId,
-      customerId: customer.id,
-      kind: 'session',
-      scope: 'full',
-      flow: input.flow ?? null,
-      subscriptionId: input.subscriptionId ?? null,
-      returnUrl: input.returnUrl ?? null,
-      locale: input.locale ?? null,
-    });
-    await recordChange(trx, caller, {
-      entityType: 'Customer',
-      entityId: customer.id,
-      action: 'update',
-      changes: {
-        portalSession: 'issued',
-        portalLinkId: link.row.id,
-        flow: input.flow ?? null,
-        expiresAt: link.row.expiresAt.toISOString(),
-      },
-    });
-    return link;
-  });
-  return { id: issued.row.id, url: issued.url, expiresTimestamp: issued.row.expiresAt.toISOString() };
-}
-
-/**
- * A link for an e-mail that asks the customer to act (PaymentFailed, CreditCardExpiry, InvoiceOverdue,
- * CustomerSuspend, InvoicePost): 7 days, opens as often as needed, scoped to updating the card and
- * paying; a newer one for the same customer and flow supersedes it. `trx`: the e-mail's transaction (else one of its own).
- */
-export async function createEmailActionLink(
-  ctx: AppContext,
-  link: { accountId: number; customerId: number; flow: Exclude<PortalFlow, 'subscriptionCancel'>; locale?: PortalLocale | null },
-  trx?: Queryable,
-): Promise<{ url: string; expiresTimestamp: string }> {
-  const issue = (q: Queryable) =>
-    issuePortalLink(ctx, q, {
-      accountId: link.accountId,
-      customerId: link.customerId,
-      kind: 'emailAction',
-      scope: 'cardAndPay',
-      flow: link.flow,
-      subscriptionId: null,
-      returnUrl: null,
-      locale: link.locale ?? null,
-    });
-  const issued = trx ? await issue(trx) : await ctx.db.transaction().execute(issue);
-  return { url: issued.url, expiresTimestamp: issued.row.expiresAt.toISOString() };
-}
-
-/**
- * The sign-in page's request: each customer of the account whose primary address this is gets a
- * one-use sign-in link (15 minutes) by e-mail. The caller answers the same whatever happened here,
- * so the page does not tell who is a customer.
- */
-export async function requestSignInLink(
-  ctx: AppContext,
-  request: { accountId: number; email: string; locale?: PortalLocale | null },
-): Promise<void> {
-  const customers = await customersByPrimaryEmail(ctx.db, request.accountId, request.email);
-  for (const customer of customers) {
-    // The customer's own language, else the sign-in page's, else the account's default: the e-mail and the portal it opens speak it.
-    const locale = (PORTAL_LOCALES as readonly string[]).includes(customer.language ?? '')
-      ? (customer.language as PortalLocale)
-      : (request.locale ?? ctx.catalog.emails.defaultLanguage);
-    await ctx.db.transaction().execute(async (trx) => {
-      const link = await issuePortalLink(ctx, trx, {
-        accountId: customer.accountId,
-        customerId: customer.id,
-        kind: 'signIn',
-        scope: 'full',
-        flow: null,
-        subscriptionId: null,
-        returnUrl: null,
-        locale,
-      });
-      await ctx.notifier?.enqueueRequested(trx, customer, { type: 'PortalSignIn', url: link.url, minutes: SIGN_IN_LINK_MINUTES }, locale);
-    });
-  }
 }

@@ -9,21 +9,41 @@ export async function insertPortalLink(db: Queryable, row: Insertable<PortalLink
   return db.insertInto('portalLinks').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Marks the live e-mail action links of a customer and flow superseded (a newer one replaces them). */
-export async function supersedeEmailActionLinks(db: Queryable, customerId: number, flow: string, now: Date): Promise<void> {
-  await db
-    .updateTable('portalLinks')
-    .set({ supersededAt: now })
-    .where('customerId', '=', customerId)
-    .where('kind', '=', 'emailAction')
-    .where('flow', '=', flow)
-    .where('supersededAt', 'is', null)
-    .execute();
-}
-
 /** The link with this token hash, locked: two opens of a one-use link at once cannot both pass. */
 export function lockPortalLinkByHash(db: Queryable, tokenHash: string): Promise<PortalLinkRow | undefined> {
   return db.selectFrom('portalLinks').selectAll().where('tokenHash', '=', tokenHash).forUpdate().executeTakeFirst();
+}
+
+/** The link with this token hash, whatever its state (a used or expired link still names its customer). */
+export function findPortalLinkByHash(db: Queryable, tokenHash: string) {
+  return db.selectFrom('portalLinks').select(['accountId', 'customerId', 'locale']).where('tokenHash', '=', tokenHash).executeTakeFirst();
+}
+
+/** The session with this token hash, whatever its state (an ended session still names its customer). */
+export function findPortalSessionByHash(db: Queryable, tokenHash: string) {
+  return db
+    .selectFrom('portalSessions')
+    .select(['accountId', 'customerId', 'locale'])
+    .where('tokenHash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+const CONTACT_COLUMNS = ['id', 'accountId', 'firstName', 'lastName', 'companyName', 'primaryEmail', 'language', 'status'] as const;
+
+/** Who a link or session names, as a sign-in e-mail needs them. */
+export function findCustomerContact(db: Queryable, accountId: number, customerId: number) {
+  return db
+    .selectFrom('customers')
+    .select(CONTACT_COLUMNS)
+    .where('accountId', '=', accountId)
+    .where('id', '=', customerId)
+    .executeTakeFirst();
+}
+
+/** The accounts this deployment serves (its capture host serves them all), at most `limit`, oldest first. */
+export async function accountIdsOnHost(db: Queryable, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('accounts').select('id').orderBy('id').limit(limit).execute();
+  return rows.map((row) => row.id);
 }
 
 export async function markPortalLinkUsed(db: Queryable, id: number, now: Date): Promise<void> {
@@ -74,14 +94,17 @@ export function customersByPrimaryEmail(db: Queryable, accountId: number, email:
 }
 
 export function customersByPrimaryEmailQuery(db: Queryable, accountId: number, email: string) {
-  return db
-    .selectFrom('customers')
-    .select(['id', 'accountId', 'firstName', 'lastName', 'companyName', 'primaryEmail', 'language', 'status'])
-    .where('accountId', '=', accountId)
-    .where(FIRST_PRIMARY_EMAIL, '=', email.trim().toLowerCase())
-    .where('status', '!=', 'Cancelled')
-    .orderBy('id')
-    .limit(5);
+  return (
+    db
+      .selectFrom('customers')
+      .select(CONTACT_COLUMNS)
+      .where('accountId', '=', accountId)
+      .where(FIRST_PRIMARY_EMAIL, '=', email.trim().toLowerCase())
+      // a Draft customer is anyone who started a checkout: signing in as one would open card testing to everyone
+      .where('status', 'not in', ['Cancelled', 'Draft'])
+      .orderBy('id')
+      .limit(5)
+  );
 }
 
 /**

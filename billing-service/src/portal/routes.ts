@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { createPortalSession } from './links.js';
+import { createPortalSession } from './link-issuing.js';
 import { CreatePortalSessionBody, PortalSessionResponse } from './schemas.js';
 
 const tags = ['Customer portal'];

@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   card_declined: 'the card or the first payment was declined; the card was not kept',
   portal_link_expired: 'the portal link is past its lifetime: ask for a new one (sign in by e-mail, or the shop makes a new session)',
   portal_link_used: 'the portal link opens once and was already opened: ask for a new one',
-  portal_link_superseded: 'a newer e-mail link of the same kind replaced this one: use the newest e-mail',
+  portal_link_superseded: 'no longer given (a newer e-mail leaves the older links working); kept for clients that branch on it',
   portal_link_invalid: 'the portal link is not one this service issued',
   portal_session_expired: 'the portal session ended (signed out, idle too long, or at its time limit): open a new link',
   portal_action_not_allowed:
@@ -52,7 +52,7 @@ export const ERROR_CODES = {
   console_credentials_invalid: 'the e-mail or the password is wrong (the same answer for an e-mail nobody uses)',
   console_totp_required: 'the operator has a second factor: send totpCode, the 6 digits of the authenticator app',
   console_totp_invalid: 'the authenticator code is wrong, too old, or was already used',
-  console_sign_in_throttled: 'too many failed sign-ins for this e-mail or from this address: wait Retry-After seconds',
+  console_sign_in_throttled: 'too many failed sign-ins for this e-mail from this address, or from this address: wait Retry-After seconds',
   console_invitation_expired: 'the invitation is past its lifetime: ask an owner for a new one',
   console_invitation_used: 'the invitation was already accepted: sign in instead',
   console_operator_exists: 'an operator with this e-mail already exists in the account',
@@ -82,6 +82,8 @@ export const ERROR_CODES = {
   dispute_closed: 'the dispute is closed (won or lost): it takes no more evidence',
   evidence_declined: 'the payment processor refused the evidence (its code in declineCode)',
   signature_invalid: "a processor's webhook whose signature does not verify (Stripe-Signature): nothing was done",
+  // s38-links branch (issue 38)
+  cross_site_refused: 'a portal link opened by another site (Origin or Sec-Fetch-Site): open the link from its e-mail instead',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -10,7 +10,7 @@ import {
   type NotificationType,
 } from '../../src/notifications/email-templates.js';
 import { EMAIL_WORDS } from '../../src/notifications/email-words/index.js';
-import { requestSignInLink } from '../../src/portal/links.js';
+import { requestSignInLink } from '../../src/portal/sign-in-links.js';
 import { ACTIVATION_FLAGS, activate, newSubscription } from '../helpers/api-fixtures.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
 import { startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
@@ -188,10 +188,14 @@ describe("customers' e-mails", () => {
     const spanish = await customer({ language: 'es' });
     const none = await customer();
     const neither = await customer();
+    const draft = await customer({ language: 'es' });
+    // A Draft customer (anyone who starts a checkout) gets no sign-in link; the others are past checkout.
+    await t.database.db.updateTable('customers').set({ status: 'Active' }).where('id', 'in', [spanish.id, none.id, neither.id]).execute();
     const ask = (email: string, locale: 'de' | null) => requestSignInLink(t.app.ctx, { accountId: t.account.accountId, email, locale });
     await ask(spanish.email, 'de');
     await ask(none.email, 'de');
     await ask(neither.email, null);
+    await ask(draft.email, 'de');
     for (const [c, language, subject] of [
       [spanish, 'es', `${BRAND}: su enlace de acceso`],
       [none, 'de', `${BRAND}: Ihr Anmeldelink`],
@@ -203,12 +207,14 @@ describe("customers' e-mails", () => {
       expect(mail!.html).toContain('https://cdn.inkwell.test/logo.png');
       expect(mail!.html).toContain('#0f766e');
       // The one-use link, opening the portal in the same language: the HTML's button and the text's line.
-      const link = /https?:\/\/\S+\/portal\/open\?token=pl_[\w-]+&lang=(\w+)/.exec(mail!.text);
+      const link = /https?:\/\/\S+\/portal\/open\?lang=(\w+)#token=pl_[\w-]+/.exec(mail!.text);
       expect(link?.[1]).toBe(language);
       const hrefs = [...mail!.html!.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
       expect(hrefs).toEqual([link![0]]);
       expect(mail!.text).toContain(`${EMAIL_WORDS[language].signInButton}: ${link![0]}`);
     }
+    const toDraft = await t.database.db.selectFrom('emailOutbox').select('id').where('customerId', '=', draft.id).execute();
+    expect(toDraft).toEqual([]);
   });
 
   it('gives no button when the portal answers no link', async () => {

@@ -32,7 +32,8 @@ async function activeCustomer(_t: TestApp, options: { frequencies?: number[] } =
 async function portalSession(customerId: number) {
   const res = await t.call('POST', '/v1/portalSessions', { customerId });
   expect(res.statusCode, res.body).toBe(200);
-  const opened = await openPortalLink(t.app.ctx, new URL(res.json().url).searchParams.get('token')!);
+  const opened = await openPortalLink(t.app.ctx, new URL(res.json().url).hash.replace('#token=', ''), { confirmed: true });
+  if (!('sessionToken' in opened)) throw new Error('the link asked for a confirmation');
   return authenticatePortalSession(t.app.ctx, opened.sessionToken);
 }
 

@@ -22,13 +22,22 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
 }
 
 export function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number): string {
+  return portalCookie(sessionCookieName(secure), token, { secure, maxAgeSeconds, sameSite: 'Strict' });
+}
+
+/** A cookie of this host: HttpOnly, Path=/ (as `__Host-` needs), Secure under HTTPS. */
+export function portalCookie(
+  name: string,
+  value: string,
+  options: { secure: boolean; maxAgeSeconds: number; sameSite: 'Strict' | 'Lax' },
+): string {
   return [
-    `${sessionCookieName(secure)}=${token}`,
+    `${name}=${value}`,
     'Path=/',
     'HttpOnly',
-    'SameSite=Strict',
-    `Max-Age=${maxAgeSeconds}`,
-    ...(secure ? ['Secure'] : []),
+    `SameSite=${options.sameSite}`,
+    `Max-Age=${options.maxAgeSeconds}`,
+    ...(options.secure ? ['Secure'] : []),
   ].join('; ');
 }
 

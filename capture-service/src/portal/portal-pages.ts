@@ -20,6 +20,7 @@ const TEXT: Record<
     email: string;
     send: string;
     sent: string;
+    nothingToPay: string;
   }
 > = {
   en: {
@@ -31,6 +32,7 @@ const TEXT: Record<
     email: 'E-mail address',
     send: 'Send me a sign-in link',
     sent: 'If this address belongs to a customer, a sign-in link is on its way. It works once, within 15 minutes.',
+    nothingToPay: 'Nothing left to pay: your invoices are settled.',
   },
   fr: {
     openTitle: 'Ouverture de votre compte…',
@@ -41,6 +43,7 @@ const TEXT: Record<
     email: 'Adresse e-mail',
     send: 'M’envoyer un lien de connexion',
     sent: 'Si cette adresse appartient à un client, un lien de connexion est en route. Il sert une fois, dans les 15 minutes.',
+    nothingToPay: 'Plus rien à payer : vos factures sont réglées.',
   },
   de: {
     openTitle: 'Ihr Konto wird geöffnet…',
@@ -51,6 +54,7 @@ const TEXT: Record<
     email: 'E-Mail-Adresse',
     send: 'Anmeldelink senden',
     sent: 'Wenn diese Adresse zu einem Kunden gehört, ist ein Anmeldelink unterwegs. Er gilt einmal, innerhalb von 15 Minuten.',
+    nothingToPay: 'Nichts mehr zu zahlen: Ihre Rechnungen sind beglichen.',
   },
   es: {
     openTitle: 'Abriendo su cuenta…',
@@ -61,6 +65,7 @@ const TEXT: Record<
     email: 'Correo electrónico',
     send: 'Enviarme un enlace de acceso',
     sent: 'Si esta dirección pertenece a un cliente, le enviamos un enlace de acceso. Sirve una vez, durante 15 minutos.',
+    nothingToPay: 'Nada pendiente de pago: sus facturas están saldadas.',
   },
 };
 
@@ -69,7 +74,7 @@ export function portalLanguage(lang: string | undefined): Lang {
   return primary === 'fr' || primary === 'de' || primary === 'es' ? primary : 'en';
 }
 
-function escapeHtml(value: string): string {
+export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
@@ -129,7 +134,7 @@ header.merchant .merchant-name{font-size:1.25rem;font-weight:700;color:#1a1a1a;f
 }
 
 /** The merchant's header: its logo (decorative: the name is beside it) and its name. */
-function merchantHeader(b: PortalBranding): string {
+export function merchantHeader(b: PortalBranding): string {
   const logo = b.logoUrl ? `<img src="${escapeHtml(b.logoUrl)}" alt="" height="40">` : '';
   return `<header class="merchant">${logo}<span class="merchant-name">${escapeHtml(b.name)}</span></header>`;
 }
@@ -151,7 +156,7 @@ export function portalPagePolicy(branding?: PortalBranding, challengeFrameSource
   ].join('; ');
 }
 
-const style = (b: PortalBranding) => `<style>
+export const style = (b: PortalBranding) => `<style>
 :root{--renew-font:system-ui,sans-serif;--renew-text:#1a1a1a;--renew-bg:#fff}
 body{font-family:var(--renew-font);color:var(--renew-text);background:var(--renew-bg);margin:0;overflow-wrap:anywhere}
 main{padding:1rem;max-width:32rem;margin-inline:auto}
@@ -164,8 +169,9 @@ ${brandStyle(b)}
 
 export const PORTAL_OPEN_SCRIPT = {
   path: '/portal/assets/open.js',
-  // Posts the link's form once the page is shown by a browser (a scanner that only fetches does not run it).
-  body: "document.addEventListener('DOMContentLoaded',function(){var f=document.getElementById('open');if(f)f.submit();});\n",
+  // Reads the token from the fragment (or from ?token= of links sent before), takes it out of the address bar
+  // and history, then posts it: a scanner that only fetches runs nothing, and the token never reaches a log or a Referer.
+  body: `document.addEventListener('DOMContentLoaded',function(){var f=document.getElementById('open');if(!f)return;var h=new URLSearchParams(location.hash.slice(1));var q=new URLSearchParams(location.search);var t=h.get('token')||q.get('token');if(!t)return;q.delete('token');var s=q.toString();history.replaceState(null,'',location.pathname+(s?'?'+s:''));f.elements.token.value=t;f.submit();});\n`,
 };
 
 export const PORTAL_SIGN_IN_SCRIPT = {
@@ -173,11 +179,12 @@ export const PORTAL_SIGN_IN_SCRIPT = {
   body: `document.addEventListener('DOMContentLoaded',function(){var f=document.getElementById('sign-in');if(!f)return;f.addEventListener('submit',function(e){e.preventDefault();var d=new FormData(f);fetch(f.action,{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({account:d.get('account'),email:d.get('email'),locale:d.get('locale')})}).then(function(){var s=document.getElementById('status');s.hidden=false;});});});\n`,
 };
 
-export function portalOpenPage(options: { token: string; lang?: string | undefined; branding: PortalBranding }): string {
+/** The page a link opens on: its script posts the token (the page carries none: it is in the fragment). */
+export function portalOpenPage(options: { lang?: string | undefined; branding: PortalBranding }): string {
   const lang = portalLanguage(options.lang);
   const t = TEXT[lang];
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(t.openTitle)}</title>${style(options.branding)}<script src="${PORTAL_OPEN_SCRIPT.path}" defer></script></head>
-<body>${merchantHeader(options.branding)}<main><h1>${escapeHtml(t.openTitle)}</h1><form id="open" method="post" action="/portal/open"><input type="hidden" name="token" value="${escapeHtml(options.token)}"><p>${escapeHtml(t.openHint)}</p><button type="submit">${escapeHtml(t.openButton)}</button></form></main></body></html>`;
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin"><title>${escapeHtml(t.openTitle)}</title>${style(options.branding)}<script src="${PORTAL_OPEN_SCRIPT.path}" defer></script></head>
+<body>${merchantHeader(options.branding)}<main><h1>${escapeHtml(t.openTitle)}</h1><form id="open" method="post" action="/portal/open"><input type="hidden" name="token" value=""><input type="hidden" name="lang" value="${lang}"><p>${escapeHtml(t.openHint)}</p><button type="submit">${escapeHtml(t.openButton)}</button></form></main></body></html>`;
 }
 
 export function portalSignInPage(options: { account: string; lang?: string | undefined; branding: PortalBranding }): string {
@@ -187,15 +194,20 @@ export function portalSignInPage(options: { account: string; lang?: string | und
 <body>${merchantHeader(options.branding)}<main><h1>${escapeHtml(t.signInTitle)}</h1><form id="sign-in" method="post" action="/portal/sign-in"><input type="hidden" name="account" value="${escapeHtml(options.account)}"><input type="hidden" name="locale" value="${lang}"><label for="email">${escapeHtml(t.email)}</label><input id="email" name="email" type="email" autocomplete="email" required><p><button type="submit">${escapeHtml(t.send)}</button></p></form><p id="status" role="status" hidden>${escapeHtml(t.sent)}</p></main></body></html>`;
 }
 
+/** A link whose task was done when it was opened (its invoices paid): said above the overview, in a landmark of its own. */
+function nothingToPayNotice(text: string): string {
+  return `<aside class="notice" aria-label="${escapeHtml(text)}" style="max-width:48rem;margin:1rem auto 0;padding:0 1rem;box-sizing:border-box"><p role="status">${escapeHtml(text)}</p></aside>`;
+}
+
 /** The portal's own script: `<renew-portal>` (browser/portal-app.ts), bundled by the host on first use. */
 export const PORTAL_APP_SCRIPT_PATH = '/portal/assets/portal.js';
 
 /** The portal's pages: one document whose element shows each view; the language is the link's (`lang`). */
-export function portalAppPage(options: { lang?: string | undefined; branding: PortalBranding }): string {
+export function portalAppPage(options: { lang?: string | undefined; branding: PortalBranding; nothingToPay?: boolean }): string {
   const lang = portalLanguage(options.lang);
   const t = TEXT[lang];
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(t.appTitle)}</title>
 <style>:root{--renew-font:system-ui,sans-serif;--renew-text:#1a1a1a}body{margin:0;background:#fff;overflow-wrap:anywhere}
 ${brandStyle(options.branding)}</style><script type="module" src="${PORTAL_APP_SCRIPT_PATH}"></script></head>
-<body>${merchantHeader(options.branding)}<renew-portal></renew-portal></body></html>`;
+<body>${merchantHeader(options.branding)}${options.nothingToPay ? nothingToPayNotice(t.nothingToPay) : ''}<renew-portal></renew-portal></body></html>`;
 }

@@ -1,25 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '@renew/billing-service';
-import { addressBudgetKey, enforceRateLimit, type RateLimitStore } from '@renew/billing-service/http';
+import { enforceRateLimit, type RateLimitStore } from '@renew/billing-service/http';
 import type { PublicKeyAuthenticator } from '../public-key.js';
-import { authenticatePortalSession, openPortalLink, PortalSignInBody, requestSignInLink } from '@renew/billing-service/portal';
+import { authenticatePortalSession, portalTokenOwner } from '@renew/billing-service/portal';
 import { fileURLToPath } from 'node:url';
 import { browserBundle } from '../hosted/card-fields-assets.js';
 import { sendAsset } from '../hosted/card-fields-routes.js';
 import { merchantBranding } from '@renew/billing-service/catalog';
 import { registerPortalApiRoutes } from './portal-api-routes.js';
-import { parseBody, readCookie, sessionCookie, sessionCookieName, type PortalRouteKit } from './portal-http.js';
-import {
-  portalAppPage,
-  portalBranding,
-  portalOpenPage,
-  portalPagePolicy,
-  portalSignInPage,
-  PORTAL_APP_SCRIPT_PATH,
-  PORTAL_OPEN_SCRIPT,
-  PORTAL_SIGN_IN_SCRIPT,
-  type PortalBranding,
-} from './portal-pages.js';
+import { readCookie, sessionCookieName, type PortalRouteKit } from './portal-http.js';
+import { linkPageLanguage, portalLinkProblemPage } from './portal-link-pages.js';
+import { registerOpenRoutes, registerSignInRoutes } from './portal-open-routes.js';
+import { portalAppPage, portalBranding, portalPagePolicy, PORTAL_APP_SCRIPT_PATH, type PortalBranding } from './portal-pages.js';
 
 export { sessionCookieName } from './portal-http.js';
 
@@ -41,10 +33,7 @@ export const PORTAL_CUSTOMER_LIMITS = { perMinute: 60, perDay: 2000 };
 export function portalCustomerBudgetKey(accountId: number, customerId: number): string {
   return `portal-customer:${accountId}:${customerId}`;
 }
-/** Sign-in e-mails asked for one address: a few a minute, so nobody floods an inbox through the page. */
-export const PORTAL_SIGN_IN_LIMITS = { perMinute: 3, perDay: 20 };
-/** Sign-in requests from one client address (an IPv6 one by its /64), whatever addresses they name. */
-export const PORTAL_SIGN_IN_IP_LIMITS = { perMinute: 10, perDay: 100 };
+export { PORTAL_SIGN_IN_EMAIL_CAP, PORTAL_SIGN_IN_IP_LIMITS, PORTAL_SIGN_IN_LIMITS } from './portal-open-routes.js';
 
 export interface PortalRouteOptions {
   ctx: AppContext;
@@ -90,100 +79,40 @@ function portalRouteKit(options: PortalRouteOptions): PortalRouteKit {
   };
 }
 
-/** The link-opening page and its script, and the POST that spends the link into a session cookie. */
-function registerOpenRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
-  const { ctx, page, portalRoute, branding, sendPage, secureOf } = kit;
-  app.get('/portal/open', page, async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    const token = typeof query.token === 'string' ? query.token : '';
-    return sendPage(reply, portalOpenPage({ token, lang: typeof query.lang === 'string' ? query.lang : undefined, branding }));
-  });
-  app.get(PORTAL_OPEN_SCRIPT.path, page, async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_OPEN_SCRIPT.body),
-  );
-
-  // Spends the link: a form post (the page) is answered with a redirect into the portal; JSON with the session's details.
-  app.post('/portal/open', portalRoute, async (request, reply) => {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const opened = await openPortalLink(ctx, typeof body.token === 'string' ? body.token : '');
-    const secure = secureOf(request);
-    const maxAge = Math.max(60, ctx.catalog.portal.sessionMaxMinutes * 60);
-    reply
-      .header('set-cookie', sessionCookie(opened.sessionToken, secure, maxAge))
-      .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer');
-    const where = new URLSearchParams({ ...(opened.flow ? { flow: opened.flow } : {}), ...(opened.locale ? { lang: opened.locale } : {}) });
-    if (!/json/i.test(request.headers['content-type'] ?? ''))
-      return reply
-        .code(303)
-        .header('location', `/portal/${where.size ? `?${where.toString()}` : ''}`)
-        .send();
-    const { sessionToken: _secret, ...visible } = opened;
-    return visible;
-  });
-}
-
 /** The portal's page and its bundled script (browser/portal-app.ts). */
 function registerAppPageRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
-  const { page, branding, sendPage } = kit;
-  // The portal's pages (after a link opened a session; without one they say so), and their script.
+  const { ctx, page, branding, sendPage } = kit;
+  // The portal's pages (after a link opened a session), and their script. A cookie whose session ended gets a way
+  // forward instead: one button that sends a new sign-in link to the customer on file.
   app.get('/portal/', page, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
-    return sendPage(reply, portalAppPage({ lang: typeof query.lang === 'string' ? query.lang : undefined, branding }));
+    const lang = typeof query.lang === 'string' ? query.lang : undefined;
+    const sessionToken = kit.sessionToken(request);
+    if (sessionToken && !(await authenticatePortalSession(ctx, sessionToken).catch(() => undefined))) {
+      const owner = await portalTokenOwner(ctx, { sessionToken });
+      const html = portalLinkProblemPage({
+        lang: linkPageLanguage(owner?.locale, lang, request.headers['accept-language']),
+        branding,
+        problem: 'sessionEnded',
+        resend: owner ? { linkToken: null } : undefined,
+      });
+      return sendPage(reply.code(401), html);
+    }
+    return sendPage(reply, portalAppPage({ lang, branding, nothingToPay: query.notice === 'nothingToPay' }));
   });
   app.get(PORTAL_APP_SCRIPT_PATH, page, async (request, reply) =>
     sendAsset(request, reply, await browserBundle(PORTAL_APP_ENTRY), 'text/javascript; charset=utf-8'),
   );
 }
 
-/** The sign-in page, its script, and the POST that e-mails a sign-in link. */
-function registerSignInRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
-  const { ctx, rateLimitStore, page, portalRoute, branding, sendPage, publicKeys } = kit;
-  app.get('/portal/sign-in', page, async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    return sendPage(
-      reply,
-      portalSignInPage({
-        account: typeof query.account === 'string' ? query.account : '',
-        lang: typeof query.lang === 'string' ? query.lang : undefined,
-        branding,
-      }),
-    );
-  });
-  app.get(PORTAL_SIGN_IN_SCRIPT.path, page, async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(PORTAL_SIGN_IN_SCRIPT.body),
-  );
-
-  // The same 202 whether or not the address is a customer's: the page tells nobody who is one.
-  app.post('/portal/sign-in', portalRoute, async (request, reply) => {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const caller = await publicKeys.authenticate(body.account);
-    const input = parseBody(PortalSignInBody, { email: body.email, locale: body.locale || undefined });
-    await enforceRateLimit(
-      rateLimitStore,
-      reply,
-      `portal-sign-in:${caller.accountId}:${input.email.trim().toLowerCase()}`,
-      PORTAL_SIGN_IN_LIMITS,
-    );
-    await enforceRateLimit(rateLimitStore, reply, `portal-sign-in-ip:${addressBudgetKey(request.ip)}`, PORTAL_SIGN_IN_IP_LIMITS);
-    // The lookup and the e-mail happen once the answer is sent: a known address is not answered more slowly than an unknown one.
-    reply.raw.once('finish', () => {
-      requestSignInLink(ctx, { accountId: caller.accountId, email: input.email, locale: input.locale ?? null }).catch((error: unknown) =>
-        request.log.error({ err: error }, 'portal sign-in link not sent'),
-      );
-    });
-    return reply
-      .code(202)
-      .send({ message: 'If this address belongs to a customer, a sign-in link is on its way. It works once, within 15 minutes.' });
-  });
-}
-
+// Referrer-Policy same-origin: this host's own form posts carry its Origin (no-referrer would send "Origin: null", which
+// POST /portal/open refuses as cross-site); other sites get no Referer. No page's address holds a secret.
 function sendPortalPage(reply: FastifyReply, html: string, branding: PortalBranding, challengeFrameSources: readonly string[]) {
   return reply
     .header('content-security-policy', portalPagePolicy(branding, challengeFrameSources))
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .type('text/html; charset=utf-8')
     .send(html);
 }

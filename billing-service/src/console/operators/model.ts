@@ -24,8 +24,13 @@ export interface ConsoleSettings {
 
 export const DEFAULT_CONSOLE_SETTINGS: ConsoleSettings = { idleMinutes: 30, absoluteHours: 12 };
 
-/** Sign-in throttle (README "Console"): failures counted in a sliding window, per e-mail and per client address. */
-export const SIGN_IN_THROTTLE = { windowMinutes: 15, perEmail: 5, perAddress: 20 };
+/**
+ * Sign-in throttle (README "Console"): per (e-mail, client address), a delay after each failure that doubles
+ * (the first `freePerPair` cost none: typos), from 1 s up to `maxDelaySeconds`, failures remembered `pairWindowHours`;
+ * per client address, whatever e-mails it tries, `perAddress` failures in a sliding `windowMinutes`. Nothing
+ * counts per e-mail alone: wrong passwords from other addresses never lock the operator out.
+ */
+export const SIGN_IN_THROTTLE = { windowMinutes: 15, perAddress: 20, freePerPair: 3, maxDelaySeconds: 15 * 60, pairWindowHours: 24 };
 export const INVITATION_DAYS = 7;
 export const FIRST_OWNER_INVITATION_HOURS = 24;
 export const MIN_PASSWORD_LENGTH = 12;

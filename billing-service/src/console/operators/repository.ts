@@ -172,30 +172,31 @@ export function openInvitations(db: Queryable, accountId: number, now: Date): Pr
 
 // ---- sign-in failures
 
-export async function insertSignInFailures(db: Queryable, keys: Array<{ scope: 'email' | 'ip'; key: string }>, now: Date): Promise<void> {
+export async function insertSignInFailures(db: Queryable, keys: Array<{ scope: 'ip' | 'pair'; key: string }>, now: Date): Promise<void> {
   await db
     .insertInto('operatorSignInFailures')
     .values(keys.map((k) => ({ ...k, failedAt: now })))
     .execute();
 }
 
-/** How many failures a key has since `since`, and the oldest of them (when the window frees a place). */
-export async function signInFailuresSince(db: Queryable, scope: 'email' | 'ip', key: string, since: Date) {
+/** How many failures a key has since `since`, the oldest of them (when the window frees a place) and the newest. */
+export async function signInFailuresSince(db: Queryable, scope: 'ip' | 'pair', key: string, since: Date) {
   const row = await db
     .selectFrom('operatorSignInFailures')
-    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('failedAt').as('oldest')])
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('failedAt').as('oldest'), eb.fn.max('failedAt').as('newest')])
     .where('scope', '=', scope)
     .where('key', '=', key)
     .where('failedAt', '>', since)
     .executeTakeFirstOrThrow();
-  return { count: Number(row.n), oldest: row.oldest === null ? null : new Date(row.oldest as Date | string) };
+  const date = (value: unknown) => (value === null ? null : new Date(value as Date | string));
+  return { count: Number(row.n), oldest: date(row.oldest), newest: date(row.newest) };
 }
 
-/** Forgets an e-mail's failures (a successful sign-in), and any key's failures past the window. */
-export async function clearSignInFailures(db: Queryable, email: string, before: Date): Promise<void> {
+/** Forgets a pair's failures (a successful sign-in from that address), and any key's failures past the window. */
+export async function clearSignInFailures(db: Queryable, pairKey: string, before: Date): Promise<void> {
   await db
     .deleteFrom('operatorSignInFailures')
-    .where((eb) => eb.or([eb.and([eb('scope', '=', 'email'), eb('key', '=', email)]), eb('failedAt', '<', before)]))
+    .where((eb) => eb.or([eb.and([eb('scope', '=', 'pair'), eb('key', '=', pairKey)]), eb('failedAt', '<', before)]))
     .execute();
 }
 

@@ -1,4 +1,4 @@
-// Signing in: throttled per e-mail and per address, a second factor when the operator has one.
+// Signing in: throttled per (e-mail, address) and per address, a second factor when the operator has one.
 import { wallClockNow } from '../../clock/account-clock.js';
 import type { Db } from '../../db/database.js';
 import {
@@ -15,38 +15,45 @@ import { decoy, passwordMatches } from './credentials.js';
 import { openSession } from './sessions.js';
 import { totpAccepted } from './totp.js';
 
+/** The key of one (e-mail, client address) pair: what a failure slows down. */
+function pairKey(email: string, addressKey: string): string {
+  return `${normalizeEmail(email)} ${addressKey}`;
+}
+
+/** How long the oldest failure anything keeps counts (the pair's memory, the longer window). */
+const FORGET_AFTER_MS = SIGN_IN_THROTTLE.pairWindowHours * 60 * MINUTE_MS;
+
 /**
- * Seconds until the e-mail or the client address may try again, or undefined when neither has
- * reached its limit of failures in the window. Counted in the database: instances throttle together.
+ * Seconds until this (e-mail, address) pair or this address may try again, or undefined when it may now.
+ * The pair waits 1 s after its 4th failure, 2 s after its 5th, doubling up to 15 minutes; the address
+ * waits once it has 20 failures in 15 minutes, whatever e-mails. Counted in the database: instances agree.
  */
 export async function signInRetryAfter(db: Db, email: string, addressKey: string, now = wallClockNow()): Promise<number | undefined> {
   const windowMs = SIGN_IN_THROTTLE.windowMinutes * MINUTE_MS;
-  const since = new Date(now.getTime() - windowMs);
-  const checks = [
-    { scope: 'email' as const, key: normalizeEmail(email), limit: SIGN_IN_THROTTLE.perEmail },
-    { scope: 'ip' as const, key: addressKey, limit: SIGN_IN_THROTTLE.perAddress },
-  ];
-  let retryAfter: number | undefined;
-  for (const check of checks) {
-    const { count, oldest } = await signInFailuresSince(db, check.scope, check.key, since);
-    if (count < check.limit || !oldest) continue;
-    const seconds = Math.max(1, Math.ceil((oldest.getTime() + windowMs - now.getTime()) / 1000));
-    retryAfter = Math.max(retryAfter ?? 0, seconds);
+  const waits: number[] = [];
+  const address = await signInFailuresSince(db, 'ip', addressKey, new Date(now.getTime() - windowMs));
+  if (address.count >= SIGN_IN_THROTTLE.perAddress && address.oldest) waits.push(address.oldest.getTime() + windowMs - now.getTime());
+  const pair = await signInFailuresSince(db, 'pair', pairKey(email, addressKey), new Date(now.getTime() - FORGET_AFTER_MS));
+  const beyondFree = pair.count - SIGN_IN_THROTTLE.freePerPair;
+  if (beyondFree >= 0 && pair.newest) {
+    const delaySeconds = Math.min(2 ** beyondFree, SIGN_IN_THROTTLE.maxDelaySeconds);
+    waits.push(pair.newest.getTime() + delaySeconds * 1000 - now.getTime());
   }
-  return retryAfter;
+  const longest = Math.max(0, ...waits);
+  return longest > 0 ? Math.max(1, Math.ceil(longest / 1000)) : undefined;
 }
 
 async function recordSignInFailure(db: Db, email: string, addressKey: string, now: Date): Promise<void> {
   await insertSignInFailures(
     db,
     [
-      { scope: 'email', key: normalizeEmail(email) },
+      { scope: 'pair', key: pairKey(email, addressKey) },
       { scope: 'ip', key: addressKey },
     ],
     now,
   );
-  // Old failures count for nothing: dropped now and then, so the table stays as small as the window.
-  if (Math.random() < 0.05) await pruneSignInFailures(db, new Date(now.getTime() - SIGN_IN_THROTTLE.windowMinutes * MINUTE_MS));
+  // Old failures count for nothing: dropped now and then, so the table stays as small as the longest memory.
+  if (Math.random() < 0.05) await pruneSignInFailures(db, new Date(now.getTime() - FORGET_AFTER_MS));
 }
 
 const credentialsInvalid = () =>
@@ -89,7 +96,7 @@ export async function signIn(
   }
   const signedInOperator = operator;
   return db.transaction().execute(async (trx) => {
-    await clearSignInFailures(trx, email, new Date(now.getTime() - SIGN_IN_THROTTLE.windowMinutes * MINUTE_MS));
+    await clearSignInFailures(trx, pairKey(email, addressKey), new Date(now.getTime() - FORGET_AFTER_MS));
     await updateOperator(trx, signedInOperator.id, { lastSignInAt: now });
     return openSession(trx, settings, signedInOperator, now);
   });
