@@ -14,6 +14,7 @@ beforeAll(async () => {
   const demo = testCatalog();
   t = await startTestApp({
     catalog: testCatalog({
+      seller: undefined, // the account's own address, as before the catalogue's seller
       account: {
         ...demo.account,
         name: 'Inkwell Café GmbH',
