@@ -49,7 +49,7 @@ beforeAll(async () => {
   });
   // Without `seller`: the brand as the e-mails name it, as before.
   plain = await startTestApp({
-    catalog: parseCatalog({ ...demo, ...euro, account: { name: 'Inkwell' }, emails: { brandName: 'Inkwell Shop' } }),
+    catalog: parseCatalog({ ...demo, ...euro, seller: undefined, account: { name: 'Inkwell' }, emails: { brandName: 'Inkwell Shop' } }),
   });
 });
 afterAll(async () => {
