@@ -56,13 +56,16 @@ describe('the sandbox test cards', () => {
   });
 
   it.each([
-    ['4000000000000002', 'the card was declined (card_declined)'],
-    ['4000000000000127', 'the security code (CVV) is incorrect (incorrect_cvc)'],
-  ])('refuses %s at validation with 400 and stores nothing', async (cardNumber, message) => {
+    ['4000000000000002', 'the card was declined', 'card_declined'],
+    ['4000000000000127', 'the security code (CVV) is incorrect', 'incorrect_cvc'],
+  ])('refuses %s at validation with 400, the gateway’s declineCode, and stores nothing', async (cardNumber, message, declineCode) => {
     const customerId = await t.customer();
     const res = await t.post(t.params(customerId, { cardNumber }));
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual([{ Key: 'Api Error', Value: `validation error: ${message}`, Code: 'card_declined' }]);
+    expect(errorsOf(res)).toEqual([
+      { Key: 'Api Error', Value: `validation error: ${message} (${declineCode})`, Code: 'card_declined' },
+      { Key: 'declineCode', Value: declineCode, Code: 'card_declined' },
+    ]);
     expect(await cardsOf(customerId)).toEqual([]);
   });
 

@@ -90,7 +90,10 @@ test('after three refused cards the form locks', async ({ checkout }) => {
   await checkout.getByRole('button', { name: 'Continue to payment' }).click();
   for (let attempt = 1; attempt <= 3; attempt++) {
     await payWith(checkout, '4000 0000 0000 9995');
-    await expect(checkout.getByRole('alert')).toContainText('This card could not be used');
+    // The decline's reason (insufficient_funds) until the last attempt, which locks the form.
+    await expect(checkout.getByRole('alert')).toContainText(
+      attempt < 3 ? 'The card has insufficient funds.' : 'This card could not be used',
+    );
   }
   await expect(checkout.getByRole('alert')).toHaveText(
     'This card could not be used, and no more attempts are allowed. Please contact the shop.',

@@ -137,6 +137,40 @@ export async function reachAddress(checkout: Locator, shopper: Shopper, plan: Re
   await checkout.getByLabel('State / province').selectOption('US-NY');
 }
 
+/** Steps 1-5 in French at 320 px (New York address), on to the payment step with the hosted card fields ready. */
+export async function reachFrenchPayment(page: Page, shopper: Shopper): Promise<Locator> {
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.goto(`${product.demoUrl}/?lang=fr`);
+  const checkout = page.locator('renew-checkout');
+  await checkout.getByRole('radio', { name: /Basic.*par mois/ }).check();
+  await checkout.getByRole('button', { name: 'Continuer' }).click();
+  await checkout.getByLabel('Prénom').fill(shopper.firstName);
+  await checkout.getByLabel('Nom', { exact: true }).fill(shopper.lastName);
+  await checkout.getByLabel('Adresse e-mail').fill(shopper.email);
+  await checkout.getByRole('button', { name: 'Continuer' }).click();
+  await checkout.getByLabel('Adresse', { exact: true }).fill('1 Main Street');
+  await checkout.getByLabel('Ville').fill('New York');
+  await checkout.getByLabel('Code postal').fill('10001');
+  await checkout.getByLabel('Pays').selectOption('US');
+  await checkout.getByLabel('État / région').selectOption('US-NY');
+  await checkout.getByRole('button', { name: 'Vérifier la commande' }).click();
+  await checkout.getByRole('button', { name: 'Passer au paiement' }).click();
+  await expect(checkout.getByRole('heading', { name: 'Paiement' })).toBeVisible();
+  await expect(checkout.locator('renew-hosted-card-frame[ready]')).toBeAttached();
+  return checkout;
+}
+
+/** The card typed into the hosted fields (in French), the CAPTCHA ticked, Pay pressed. */
+export async function payInFrench(checkout: Locator, card: string) {
+  const frame = checkout.locator('renew-hosted-card-frame iframe').contentFrame();
+  await frame.getByLabel('Numéro de carte').fill(card);
+  await frame.getByLabel("Date d'expiration (MM / AA)").fill('12 / 30');
+  await frame.getByLabel('Cryptogramme (CVV)').fill('123');
+  await checkout.getByLabel('Je ne suis pas un robot').check();
+  await checkout.getByRole('button', { name: /^Payer / }).click();
+  return frame;
+}
+
 /** The hosted card fields: the capture host's document inside the checkout's iframe. */
 export function cardFrame(checkout: Locator): FrameLocator {
   return checkout.locator('iframe[title="Card details"]').contentFrame();

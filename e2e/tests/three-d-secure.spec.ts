@@ -1,15 +1,15 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Locator, Page } from '@playwright/test';
 import {
   customerByEmail,
   expect,
   newShopper,
+  payInFrench,
   payWith,
   product,
+  reachFrenchPayment,
   reachPayment,
   test,
   useDirectCardFields,
-  type Shopper,
 } from './fixtures.js';
 
 /**
@@ -19,39 +19,6 @@ import {
  * The portal's case is in portal.spec.ts (its tests share the portal product's test clock, one at a time).
  */
 const ALWAYS = '4000002760003184';
-
-async function reachFrenchPayment(page: Page, shopper: Shopper): Promise<Locator> {
-  await page.setViewportSize({ width: 320, height: 640 });
-  await page.goto(`${product.demoUrl}/?lang=fr`);
-  const checkout = page.locator('renew-checkout');
-  await checkout.getByRole('radio', { name: /Basic.*par mois/ }).check();
-  await checkout.getByRole('button', { name: 'Continuer' }).click();
-  await checkout.getByLabel('Prénom').fill(shopper.firstName);
-  await checkout.getByLabel('Nom', { exact: true }).fill(shopper.lastName);
-  await checkout.getByLabel('Adresse e-mail').fill(shopper.email);
-  await checkout.getByRole('button', { name: 'Continuer' }).click();
-  await checkout.getByLabel('Adresse', { exact: true }).fill('1 Main Street');
-  await checkout.getByLabel('Ville').fill('New York');
-  await checkout.getByLabel('Code postal').fill('10001');
-  await checkout.getByLabel('Pays').selectOption('US');
-  await checkout.getByLabel('État / région').selectOption('US-NY');
-  await checkout.getByRole('button', { name: 'Vérifier la commande' }).click();
-  await checkout.getByRole('button', { name: 'Passer au paiement' }).click();
-  await expect(checkout.getByRole('heading', { name: 'Paiement' })).toBeVisible();
-  await expect(checkout.locator('renew-hosted-card-frame[ready]')).toBeAttached();
-  return checkout;
-}
-
-/** The card typed into the hosted fields (in French), the CAPTCHA ticked, Pay pressed. */
-async function payInFrench(checkout: Locator, card: string) {
-  const frame = checkout.locator('renew-hosted-card-frame iframe').contentFrame();
-  await frame.getByLabel('Numéro de carte').fill(card);
-  await frame.getByLabel("Date d'expiration (MM / AA)").fill('12 / 30');
-  await frame.getByLabel('Cryptogramme (CVV)').fill('123');
-  await checkout.getByLabel('Je ne suis pas un robot').check();
-  await checkout.getByRole('button', { name: /^Payer / }).click();
-  return frame;
-}
 
 test('a French shopper at 320 px pays with a card that asks for 3-D Secure: the challenge in the card fields, then Active and paid', async ({
   page,

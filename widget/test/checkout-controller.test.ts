@@ -137,16 +137,21 @@ describe('the checkout controller, driven against the real proxy, capture host a
   });
 
   it.each([
-    ['declined at validation', '4000000000000002'],
-    ['refused for insufficient funds', '4000000000009995'],
-  ])('counts a card %s as a failed attempt, with the same generic message (no hints for card testers)', async (_why, cardNumber) => {
+    [
+      'declined at validation (card_declined: the generic message)',
+      '4000000000000002',
+      'This card could not be used. Check the details or use another card.',
+    ],
+    ['refused for insufficient funds', '4000000000009995', 'The card has insufficient funds. Use another card.'],
+    [
+      'refused at validation for its security code (incorrect_cvc)',
+      '4000000000000127',
+      'The security code is incorrect. Check it and try again.',
+    ],
+  ])('counts a card %s as a failed attempt, told by its decline code', async (_why, cardNumber, message) => {
     const { controller } = await atCardStep(`generic-${cardNumber}@example.com`);
     await controller.submitCard(card(cardNumber), captcha());
-    expect(controller.state).toMatchObject({
-      step: 'card',
-      failedCardAttempts: 1,
-      message: 'This card could not be used. Check the details or use another card.',
-    });
+    expect(controller.state).toMatchObject({ step: 'card', failedCardAttempts: 1, message });
     expect(controller.state.fieldErrors).toEqual({});
   });
 

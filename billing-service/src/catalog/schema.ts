@@ -147,6 +147,16 @@ const AllowedPlanChange = z.union([
 /** When a downgrade without a `timing` applies: at the end of the period (the default), or now, prorated. */
 export const DOWNGRADE_TIMINGS = ['periodEnd', 'now'] as const;
 
+/** A postal address as printed: every part optional, `country` as written (a name, not a code). */
+const PostalAddress = z.object({
+  line1: z.string().min(1).max(100).optional(),
+  line2: z.string().min(1).max(100).optional(),
+  city: z.string().min(1).max(100).optional(),
+  state: z.string().min(1).max(100).optional(),
+  postalZip: z.string().min(1).max(20).optional(),
+  country: z.string().min(1).max(100).optional(),
+});
+
 const TaxRate = z.object({
   name: z.string().min(1),
   country: z.string().length(2),
@@ -161,19 +171,21 @@ export const CatalogSchema = z
         name: z.string().min(1).default('Renew demo account'),
         /** Where notices to the account itself go (a webhook endpoint disabled); unset: none are sent. */
         email: z.string().email().optional(),
-        /** The account's postal address, printed on its invoices (PDF) under its name. */
-        address: z
-          .object({
-            line1: z.string().min(1).max(100).optional(),
-            line2: z.string().min(1).max(100).optional(),
-            city: z.string().min(1).max(100).optional(),
-            state: z.string().min(1).max(100).optional(),
-            postalZip: z.string().min(1).max(20).optional(),
-            country: z.string().min(1).max(100).optional(),
-          })
-          .optional(),
+        /** The account's postal address, printed on its invoices (PDF) under its name (`seller.address` wins). */
+        address: PostalAddress.optional(),
       })
       .default({ name: 'Renew demo account' }),
+    /**
+     * The merchant as its invoices (PDF) name it by law (issue 38): the legal name under the brand, the
+     * registered address, the VAT number or other tax ID. Unset: the brand name and `account.address` alone.
+     */
+    seller: z
+      .strictObject({
+        legalName: z.string().trim().min(1).max(200).optional(),
+        address: PostalAddress.optional(),
+        taxId: z.string().trim().min(1).max(50).optional(),
+      })
+      .optional(),
     currencies: z.object({ default: CurrencyCode, allowed: z.array(CurrencyCode).min(1) }),
     salesTrackingCodes: z
       .array(

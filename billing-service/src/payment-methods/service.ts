@@ -1,4 +1,4 @@
-import { Refusal } from '../refusals/refusal.js';
+import { item, Refusal } from '../refusals/refusal.js';
 import { diffFields, recordChange } from '../audit/audit-log.js';
 import { findCustomerRowOnce, lockCustomer } from '../customers/repository.js';
 import type { Insertable } from 'kysely';
@@ -190,10 +190,16 @@ export function withGatewayCard(card: Omit<CardAwaitingAuthentication, 'action'>
   };
 }
 
-/** The 400 of a card the gateway refused at validation (or whose authentication failed). */
+/**
+ * The 400 of a card the gateway refused at validation (or whose authentication failed), with the gateway's
+ * `declineCode` as a declined payment's 402 has it: the checkout and the portal tell the reason in the customer's words.
+ */
 export function cardDeclined(outcome: { code: string; message: string }): Refusal {
   const code = outcome.code.startsWith('authentication_') ? 'authentication_failed' : 'card_declined';
-  return Refusal.invalid(`validation error: ${outcome.message} (${outcome.code})`, API_ERROR_KEY, code);
+  return new Refusal('invalid', [
+    item(API_ERROR_KEY, `validation error: ${outcome.message} (${outcome.code})`, code),
+    item('declineCode', outcome.code, code),
+  ]);
 }
 
 /**

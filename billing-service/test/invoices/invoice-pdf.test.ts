@@ -1,6 +1,6 @@
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAmount, formatRate } from '../../src/invoices/pdf/invoice-pdf-layout.js';
+import { formatAmount, formatDate, formatMoney, formatRate } from '../../src/invoices/pdf/pdf-formats.js';
 import { ACTIVATION_FLAGS, activate, newCustomer, newSubscription, readSubscription } from '../helpers/api-fixtures.js';
 import { startSmtpStandIn } from '../helpers/smtp-stand-in.js';
 import { errorsOf, startTestApp, testCatalog, type TestApp } from '../helpers/test-app.js';
@@ -14,6 +14,7 @@ beforeAll(async () => {
   const demo = testCatalog();
   t = await startTestApp({
     catalog: testCatalog({
+      seller: undefined, // the account's own address, as before the catalogue's seller
       account: {
         ...demo.account,
         name: 'Inkwell Café GmbH',
@@ -82,23 +83,23 @@ describe('the invoice PDF', () => {
       'Toronto, Ontario M5V 2T6',
       'Canada',
       `No. ${invoice.invoiceNumber}`,
-      invoice.dueTimestamp.slice(0, 10),
-      'Net0',
+      formatDate(invoice.dueTimestamp),
+      'Due on receipt',
       'USD',
       'Discount: 10% off the first period',
-      'GST 5 %',
-      'HST 8 %',
-      `${formatAmount(String(invoice.invoiceAmount), 2)} USD`,
+      'GST 5%',
+      'HST 8%',
+      formatMoney(String(invoice.invoiceAmount), 'USD', 2),
     ]) {
       expect(text, expected).toContain(expected);
     }
     for (const charge of invoice.charges) {
       expect(text).toContain(charge.name);
-      expect(text).toContain(`Service period ${charge.startServiceDate} – ${charge.endServiceDate}`);
+      expect(text).toContain(`Service period ${formatDate(charge.startServiceDate)} – ${formatDate(charge.endServiceDate)}`);
       expect(text).toContain(formatAmount(String(charge.amount), 2));
     }
     for (const tax of invoice.taxes) expect(text).toContain(formatAmount(String(tax.amount), 2));
-    expect(text).toContain(`Outstanding ${formatAmount(String(invoice.invoiceAmount), 2)} USD`);
+    expect(text).toContain(`Outstanding ${formatMoney(String(invoice.invoiceAmount), 'USD', 2)}`);
   });
 
   it('follows payments: paid and outstanding as the ledger says', async () => {
@@ -106,9 +107,9 @@ describe('the invoice PDF', () => {
     const paid = await t.call('POST', '/v1/payments', { customerId, amount: 10, paymentMethod: 'Cash' });
     expect(paid.statusCode).toBe(200);
     const { text } = await pdfText((await downloadPdf(invoice.id)).rawPayload);
-    expect(text).toContain('Paid 10.00 USD');
-    expect(text).toContain(`Outstanding ${formatAmount(String(invoice.invoiceAmount - 10), 2)} USD`);
-    expect(text).toContain('PartiallyPaid');
+    expect(text).toContain('Paid $10.00');
+    expect(text).toContain(`Outstanding ${formatMoney(String(invoice.invoiceAmount - 10), 'USD', 2)}`);
+    expect(text).toContain('Partly paid');
   });
 
   it('paginates a 200-line invoice, repeating the table header and numbering the pages', async () => {
@@ -123,7 +124,7 @@ describe('the invoice PDF', () => {
     expect(text.match(/Service period/g)).toHaveLength(200);
     expect(text.match(/Description Qty Unit price/g)).toHaveLength(pages);
     expect(text).toContain(`Invoice ${invoice.invoiceNumber} · page ${pages} of ${pages}`);
-    expect(text).toContain(`Total ${formatAmount(String(invoice.invoiceAmount), 2)} USD`);
+    expect(text).toContain(`Total ${formatMoney(String(invoice.invoiceAmount), 'USD', 2)}`);
   });
 
   it("is 404 for an unknown invoice and for another account's", async () => {
@@ -155,7 +156,7 @@ describe('the InvoicePost e-mail', () => {
     expect(text).toContain(`No. ${invoice.invoiceNumber}`);
     expect(text).toContain('Zoë Weiß');
     // Activation applied nothing here: the PDF is made when the e-mail is sent, with the ledger of that moment.
-    expect(text).toContain(`Outstanding ${formatAmount(String(invoice.invoiceAmount), 2)} USD`);
+    expect(text).toContain(`Outstanding ${formatMoney(String(invoice.invoiceAmount), 'USD', 2)}`);
   });
 });
 
@@ -164,9 +165,13 @@ describe('amounts as the PDF prints them', () => {
     expect(formatAmount('1234567.5', 2)).toBe('1,234,567.50');
     expect(formatAmount('1000', 0)).toBe('1,000');
     expect(formatAmount('75.455', 3)).toBe('75.455');
-    expect(formatAmount('-246.9', 2)).toBe('−246.90');
+    expect(formatAmount('-246.9', 2)).toBe('-246.90');
     expect(formatAmount('0.0125', 2)).toBe('0.0125');
-    expect(formatRate('0.05')).toBe('5 %');
-    expect(formatRate('0.09975')).toBe('9.975 %');
+    expect(formatRate('0.05')).toBe('5%');
+    expect(formatRate('0.09975')).toBe('9.975%');
+    expect(formatAmount('1234567.5', 2, 'de')).toBe('1.234.567,50');
+    expect(formatMoney('1234.56', 'EUR', 2, 'fr')).toBe('1\u202f234,56\u00a0€');
+    expect(formatMoney('0.0125', 'EUR', 2, 'de')).toBe('0,0125\u00a0€');
+    expect(formatRate('0.09975', 'fr')).toBe('9,975\u00a0%');
   });
 });

@@ -13,6 +13,7 @@ import type {
 import { CheckoutClient, type CapturedCard, type CardDetails, type Result } from './checkout-client.js';
 import { currentLocale, SOURCE_LOCALE, t, type MessageId } from './i18n/localization.js';
 import type { CardFrameSender } from '@renew/capture-service/card-frame-channel';
+import { declineMessage } from './declines.js';
 import { saveFile } from './save-file.js';
 
 /** What every capture request carries besides the card, the name and the CAPTCHA. */
@@ -299,13 +300,19 @@ export class CheckoutController implements ReactiveController {
       return this.update({ fieldErrors: { [field]: serverText(cardField.Value, 'error.field') } });
     }
     if (result.status !== 400 && result.status !== 402) return this.update({ message: t('card.unreachable') });
-    // Declines and failed verification: one generic message (no hints for card testers), limited retries;
+    // Declines and failed verification: limited retries; the reason when the shopper can act on it (see declineMessage);
     // a bank challenge failed or abandoned (3-D Secure) says so: the shopper knows they were asked.
     const failedCardAttempts = this.state.failedCardAttempts + 1;
     const authentication = result.errors.some((e) => e.Code === 'authentication_failed' || e.Code === 'authentication_required');
     this.update({
       failedCardAttempts,
-      message: t(failedCardAttempts >= MAX_CARD_ATTEMPTS ? 'card.locked' : authentication ? 'card.authenticationFailed' : 'card.declined'),
+      message: t(
+        failedCardAttempts >= MAX_CARD_ATTEMPTS
+          ? 'card.locked'
+          : authentication
+            ? 'card.authenticationFailed'
+            : declineMessage(result.errors),
+      ),
     });
   }
 

@@ -1,7 +1,9 @@
 import { Refusal } from '../../refusals/refusal.js';
 import type { AppContext } from '../../app-context.js';
 import { findAddressOfType, type AddressRow } from '../../addresses/repository.js';
-import type { Catalog } from '../../catalog/schema.js';
+import { findBillingSetting } from '../../billing-settings/repository.js';
+import { merchantBranding } from '../../catalog/branding.js';
+import { CUSTOMER_LANGUAGES, type Catalog, type CustomerLanguage } from '../../catalog/schema.js';
 import { findCustomerRow } from '../../customers/repository.js';
 import type { Queryable } from '../../db/database.js';
 import { countryById, stateById } from '../../geo/countries.js';
@@ -10,6 +12,8 @@ import { findInvoice, findInvoiceLines } from '../repository.js';
 import { invoiceStatus } from '../service.js';
 import type { InvoicePdfView } from './invoice-pdf-layout.js';
 import { PdfCache } from './pdf-cache.js';
+import { countryName } from './pdf-formats.js';
+import { PDF_WORDS } from './pdf-words.js';
 import { pdfRenderPool } from './pdf-render-pool.js';
 
 export interface InvoicePdfFile {
@@ -62,25 +66,33 @@ export async function invoicePdfView(
 ): Promise<InvoicePdfView | undefined> {
   const invoice = await findInvoice(db, accountId, invoiceId);
   if (!invoice) return undefined;
-  const [{ charges, taxes }, customer, address] = await Promise.all([
+  const [{ charges, taxes }, customer, address, settings] = await Promise.all([
     findInvoiceLines(db, [invoice.id]),
     findCustomerRow(db, accountId, invoice.customerId),
     findAddressOfType(db, invoice.customerId, 'Billing'),
+    findBillingSetting(db, invoice.customerId),
   ]);
+  const language = customerLanguage(customer?.language, catalog.emails.defaultLanguage);
   const person = [customer?.title, customer?.firstName, customer?.middleName, customer?.lastName, customer?.suffix]
     .filter(Boolean)
     .join(' ');
   const company = customer?.companyName ?? null;
-  const seller = catalog.account;
+  // The brand as the e-mails show it (catalogue emails.brandName, else account.name), the legal details from `seller`.
+  const seller = catalog.seller;
+  const vat = settings?.vatIdentificationNumber;
   return {
+    language,
     seller: {
-      name: seller.name,
-      addressLines: addressLines({ ...seller.address }),
-      email: seller.email ?? null,
+      name: merchantBranding(catalog).name,
+      legalName: seller?.legalName ?? null,
+      addressLines: addressLines({ ...(seller?.address ?? catalog.account.address) }),
+      email: catalog.account.email ?? null,
+      taxId: seller?.taxId ?? null,
     },
     billTo: {
-      name: person || company || `Customer ${invoice.customerId}`,
-      addressLines: [...(person && company ? [company] : []), ...billingAddressLines(address, company)],
+      name: person || company || PDF_WORDS[language].customer(invoice.customerId),
+      addressLines: [...(person && company ? [company] : []), ...billingAddressLines(address, company, language)],
+      taxId: vat === null || vat === undefined ? null : String(vat),
     },
     invoiceNumber: invoice.invoiceNumber,
     status: invoiceStatus(invoice),
@@ -111,9 +123,15 @@ export async function invoicePdfView(
   };
 }
 
-function billingAddressLines(address: AddressRow | undefined, company: string | null): string[] {
+/** The customer's stored language when it is one the PDF speaks, else the account's default. */
+function customerLanguage(stored: string | null | undefined, fallback: CustomerLanguage): CustomerLanguage {
+  return (CUSTOMER_LANGUAGES as readonly string[]).includes(stored ?? '') ? (stored as CustomerLanguage) : fallback;
+}
+
+function billingAddressLines(address: AddressRow | undefined, company: string | null, language: CustomerLanguage): string[] {
   if (!address) return [];
   const state = address.stateId !== null ? stateById(address.stateId) : undefined;
+  const country = address.countryId !== null ? countryById(address.countryId) : undefined;
   return addressLines({
     company: address.companyName && address.companyName !== company ? address.companyName : undefined,
     line1: address.line1,
@@ -121,7 +139,7 @@ function billingAddressLines(address: AddressRow | undefined, company: string | 
     city: address.city,
     state: state?.name,
     postalZip: address.postalZip,
-    country: address.countryId !== null ? countryById(address.countryId)?.name : undefined,
+    country: country ? countryName(country.iso, country.name, language) : undefined,
   });
 }
 

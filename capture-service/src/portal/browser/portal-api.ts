@@ -5,6 +5,8 @@ export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The error body's items: a decline is told by its code (portal-declines.ts), not by these English words. */
+    readonly errors: NonNullable<ErrorBody['Errors']> = [],
   ) {
     super(message);
   }
@@ -30,6 +32,7 @@ export async function portalApi<T>(
   });
   if (response.status === 204) return undefined as T;
   const data = (await response.json().catch(() => ({}))) as T & ErrorBody;
-  if (!response.ok) throw new ApiFailure(response.status, data.Errors?.map((e) => e.Value).join('; ') || String(response.status));
+  if (!response.ok)
+    throw new ApiFailure(response.status, data.Errors?.map((e) => e.Value).join('; ') || String(response.status), data.Errors);
   return data;
 }

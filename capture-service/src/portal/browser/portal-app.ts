@@ -9,6 +9,7 @@
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import '../../hosted/frame-host/hosted-card-frame.js';
 import { ApiFailure, portalApi } from './portal-api.js';
+import { declineText } from './portal-declines.js';
 import { renderCancel } from './portal-cancel.js';
 import { renderCard } from './portal-card.js';
 import { renderChange } from './portal-change.js';
@@ -171,7 +172,7 @@ export class RenewPortal extends LitElement implements Portal {
 
   fail(error: unknown) {
     if (error instanceof ApiFailure && error.status === 401) this.ended = true;
-    else this.problem = say(this.text.error, error instanceof Error ? error.message : String(error));
+    else this.problem = declineText(this.text, error) ?? say(this.text.error, error instanceof Error ? error.message : String(error));
   }
 
   override render() {

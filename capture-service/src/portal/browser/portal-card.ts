@@ -64,7 +64,7 @@ export async function captureNewCard(p: Portal, form: HTMLFormElement): Promise<
     makeDefault: true,
     collectionAmount: null,
   });
-  if (!result.ok) throw new ApiFailure(result.status, result.errors.map((e) => e.Value).join('; '));
+  if (!result.ok) throw new ApiFailure(result.status, result.errors.map((e) => e.Value).join('; '), result.errors);
   return result.value.id;
 }
 

@@ -3,7 +3,7 @@ import type { PortalBillingAddress, PortalCountry } from '@renew/billing-service
 import type { PortalLanguage, PortalText } from './portal-text.js';
 
 export type View = 'overview' | 'card' | 'pay' | 'invoices' | 'details' | `cancel-${number}` | `change-${number}` | `seats-${number}`;
-export type ErrorBody = { Errors?: Array<{ Key: string; Value: string }> };
+export type ErrorBody = { Errors?: Array<{ Key: string; Value: string; Code?: string }> };
 
 export interface Session {
   customerId: number;

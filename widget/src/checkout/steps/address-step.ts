@@ -2,7 +2,7 @@ import { html, LitElement, nothing } from 'lit';
 import { updateWhenLocaleChanges } from '@lit/localize';
 import type { CountryOption, ShopperDetails } from '../../checkout-contract.js';
 import { emit } from '../events.js';
-import { formMessage, formValues, textField } from '../fields.js';
+import { fieldProblems, focusFirstInvalid, formMessage, formValues, textField } from '../fields.js';
 import { currentLocale, t } from '../i18n/localization.js';
 import { stepStyles } from '../styles.js';
 
@@ -22,6 +22,7 @@ export class AddressStep extends LitElement {
     message: { attribute: false },
     busy: { attribute: false },
     country: { state: true },
+    localErrors: { state: true },
   };
   declare value: Address | undefined;
   declare countries: CountryOption[];
@@ -30,6 +31,8 @@ export class AddressStep extends LitElement {
   declare busy: boolean;
   /** The country chosen in the form, which decides the list of states. */
   declare country: string;
+  /** The form's own check, keyed as the errors are (`address.line1`), shown before anything is sent. */
+  declare localErrors: Record<string, string>;
 
   constructor() {
     super();
@@ -38,6 +41,7 @@ export class AddressStep extends LitElement {
     this.errors = {};
     this.busy = false;
     this.country = '';
+    this.localErrors = {};
   }
 
   override willUpdate(changed: Map<string, unknown>) {
@@ -48,8 +52,8 @@ export class AddressStep extends LitElement {
   override render() {
     const v = this.value;
     const states = this.countries.find((c) => c.iso === this.country)?.states ?? [];
-    const e = this.errors;
-    return html`<form @submit=${this.submit}>
+    const e = { ...this.errors, ...this.localErrors };
+    return html`<form @submit=${this.submit} novalidate>
       <h2>${t('address.heading')}</h2>
       ${textField({ label: t('address.line1'), name: 'line1', value: v?.line1, error: e['address.line1'], autocomplete: 'address-line1', maxlength: 60 })}
       ${textField({ label: t('address.line2'), name: 'line2', value: v?.line2, error: e['address.line2'], autocomplete: 'address-line2', maxlength: 60, required: false })}
@@ -90,7 +94,11 @@ export class AddressStep extends LitElement {
 
   private submit(event: SubmitEvent) {
     event.preventDefault();
-    const { line1 = '', line2 = '', city = '', postalZip = '', country = '', state = '' } = formValues(event.target as HTMLFormElement);
+    const form = event.target as HTMLFormElement;
+    const problems = Object.entries(fieldProblems(form)).map(([name, message]) => [`address.${name}`, message]);
+    this.localErrors = Object.fromEntries(problems);
+    if (problems.length > 0) return focusFirstInvalid(this);
+    const { line1 = '', line2 = '', city = '', postalZip = '', country = '', state = '' } = formValues(form);
     const address: Address = { line1, city, postalZip, country, ...(line2 ? { line2 } : {}), ...(state ? { state } : {}) };
     emit(this, 'renew-address-submitted', address);
   }

@@ -1,11 +1,12 @@
 import { html, LitElement, nothing } from 'lit';
+import { ifDefined } from 'lit/directives/if-defined.js';
 import { updateWhenLocaleChanges } from '@lit/localize';
 import { cardProblem } from '@renew/billing-service/card-rules';
 import type { OrderSummary } from '../../checkout-contract.js';
 import { cardLayout, cardNumberComplete, digitsOf, formatExpiry, groupCardNumber, parseExpiry } from '../card-input.js';
 import type { CardDetails } from '../checkout-client.js';
 import { emit } from '../events.js';
-import { formMessage, formValues, textField } from '../fields.js';
+import { fieldProblems, focusFirstInvalid, formMessage, formValues, textField } from '../fields.js';
 import { currentLocale, formatMoney, t } from '../i18n/localization.js';
 import { renewalTerms } from '../renewal-terms.js';
 import { stepStyles } from '../styles.js';
@@ -103,11 +104,12 @@ export class CardStep extends LitElement {
       }
       ${
         this.captchaMode === 'dev'
-          ? html`<label class="inline"><input type="checkbox" name="captcha" /> ${t('card.captcha')} <span class="muted">${t('card.captchaDev')}</span></label>`
+          ? html`<label class="inline"><input type="checkbox" name="captcha" aria-invalid=${e.captcha ? 'true' : 'false'}
+              aria-describedby=${ifDefined(e.captcha ? 'captcha-error' : undefined)} /> ${t('card.captcha')} <span class="muted">${t('card.captchaDev')}</span></label>`
           : html`<slot name="captcha"></slot>`
       }
       ${e.frame ? html`<span class="error" role="alert">${e.frame}</span>` : nothing}
-      ${e.captcha ? html`<span class="error" role="alert">${e.captcha}</span>` : nothing}
+      ${e.captcha ? html`<span class="error" id="captcha-error" role="alert">${e.captcha}</span>` : nothing}
       ${this.summary ? renewalTerms(this.summary) : nothing}
       ${formMessage(this.message)}
       <div class="actions">
@@ -170,7 +172,9 @@ export class CardStep extends LitElement {
     event.preventDefault();
     const form = event.target as HTMLFormElement;
     const v = formValues(form);
-    if (this.cardFields === 'hosted') return this.submitHosted(v);
+    // Empty or too long fields in the checkout's words (the form is novalidate); the card's own rules speak for its fields.
+    const localErrors = fieldProblems(form);
+    if (this.cardFields === 'hosted') return this.submitHosted(v, localErrors);
     const expiry = parseExpiry(v.expiry ?? '');
     const card: CardDetails = {
       firstName: v.firstName ?? '',
@@ -180,9 +184,6 @@ export class CardStep extends LitElement {
       expirationYear: expiry?.year ?? NaN,
       cvv: v.cvv ?? '',
     };
-    const localErrors: Record<string, string> = {};
-    if (!card.firstName) localErrors.firstName = t('required');
-    if (!card.lastName) localErrors.lastName = t('required');
     const problem = cardProblem(card);
     if (problem?.field === 'cardNumber') localErrors.cardNumber = t('card.invalidNumber');
     else if (problem?.field === 'cvv') localErrors.cvv = t('card.invalidCvv', cardLayout(card.cardNumber).cvvLength);
@@ -190,28 +191,23 @@ export class CardStep extends LitElement {
     const devToken = this.captchaMode === 'dev' && v.captcha === 'on' ? `dev-${crypto.randomUUID()}` : undefined;
     if (this.captchaMode === 'dev' && !devToken) localErrors.captcha = t('card.captchaRequired');
     this.localErrors = localErrors;
-    if (Object.keys(localErrors).length > 0) {
-      // The first field to fix gets the focus; its message is announced (role=alert).
-      this.updateComplete.then(() => this.renderRoot.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
-      return;
-    }
+    // The first field to fix gets the focus; its message is announced (role=alert).
+    if (Object.keys(localErrors).length > 0) return focusFirstInvalid(this);
     emit(this, 'renew-card-submitted', { card, ...(devToken ? { captchaToken: devToken } : {}) });
   }
 
   /** Hosted: the names and the CAPTCHA are checked here, the card in the frame (which shows its own errors); nothing is sent unless both pass. */
-  private async submitHosted(v: Record<string, string>) {
+  private async submitHosted(v: Record<string, string>, localErrors: Record<string, string>) {
     const frame = this.renderRoot.querySelector('renew-hosted-card-frame');
     if (!frame) return;
     const cardholder = { firstName: v.firstName ?? '', lastName: v.lastName ?? '' };
-    const localErrors: Record<string, string> = {};
-    if (!cardholder.firstName) localErrors.firstName = t('required');
-    if (!cardholder.lastName) localErrors.lastName = t('required');
     const devToken = this.captchaMode === 'dev' && v.captcha === 'on' ? `dev-${crypto.randomUUID()}` : undefined;
     if (this.captchaMode === 'dev' && !devToken) localErrors.captcha = t('card.captchaRequired');
     const validity = await frame.validate();
     if (!validity.valid && validity.message) localErrors.frame = validity.message;
     this.localErrors = localErrors;
-    if (Object.keys(localErrors).length > 0 || !validity.valid) return;
+    if (Object.keys(localErrors).some((field) => field !== 'frame')) return focusFirstInvalid(this);
+    if (!validity.valid) return;
     emit(this, 'renew-hosted-card-submitted', { frame, cardholder, ...(devToken ? { captchaToken: devToken } : {}) });
   }
 

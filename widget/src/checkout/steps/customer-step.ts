@@ -2,7 +2,7 @@ import { html, LitElement } from 'lit';
 import { updateWhenLocaleChanges } from '@lit/localize';
 import type { ShopperDetails } from '../../checkout-contract.js';
 import { emit } from '../events.js';
-import { formMessage, formValues, textField } from '../fields.js';
+import { fieldProblems, focusFirstInvalid, formMessage, formValues, textField } from '../fields.js';
 import { t } from '../i18n/localization.js';
 import { stepStyles } from '../styles.js';
 
@@ -13,26 +13,35 @@ import { stepStyles } from '../styles.js';
  */
 export class CustomerStep extends LitElement {
   static override styles = [stepStyles];
-  static override properties = { value: { attribute: false }, errors: { attribute: false }, message: { attribute: false } };
+  static override properties = {
+    value: { attribute: false },
+    errors: { attribute: false },
+    message: { attribute: false },
+    localErrors: { state: true },
+  };
   declare value: Omit<ShopperDetails, 'address'> | undefined;
   declare errors: Record<string, string>;
   declare message: string | undefined;
+  /** The form's own check (required, e-mail format, length), shown before anything is sent. */
+  declare localErrors: Record<string, string>;
 
   constructor() {
     super();
     updateWhenLocaleChanges(this);
     this.errors = {};
+    this.localErrors = {};
   }
 
   override render() {
     const v = this.value;
-    return html`<form @submit=${this.submit}>
+    const e = { ...this.errors, ...this.localErrors };
+    return html`<form @submit=${this.submit} novalidate>
       <h2>${t('customer.heading')}</h2>
       <div class="row">
-        ${textField({ label: t('customer.firstName'), name: 'firstName', value: v?.firstName, error: this.errors.firstName, autocomplete: 'given-name', maxlength: 50 })}
-        ${textField({ label: t('customer.lastName'), name: 'lastName', value: v?.lastName, error: this.errors.lastName, autocomplete: 'family-name', maxlength: 50 })}
+        ${textField({ label: t('customer.firstName'), name: 'firstName', value: v?.firstName, error: e.firstName, autocomplete: 'given-name', maxlength: 50 })}
+        ${textField({ label: t('customer.lastName'), name: 'lastName', value: v?.lastName, error: e.lastName, autocomplete: 'family-name', maxlength: 50 })}
       </div>
-      ${textField({ label: t('customer.email'), name: 'email', type: 'email', value: v?.email, error: this.errors.email, autocomplete: 'email', maxlength: 255 })}
+      ${textField({ label: t('customer.email'), name: 'email', type: 'email', value: v?.email, error: e.email, autocomplete: 'email', maxlength: 255 })}
       ${formMessage(this.message)}
       <div class="actions">
         <button type="button" @click=${() => emit(this, 'renew-back', {})}>${t('back')}</button>
@@ -43,7 +52,10 @@ export class CustomerStep extends LitElement {
 
   private submit(event: SubmitEvent) {
     event.preventDefault();
-    const { firstName = '', lastName = '', email = '' } = formValues(event.target as HTMLFormElement);
+    const form = event.target as HTMLFormElement;
+    this.localErrors = fieldProblems(form);
+    if (Object.keys(this.localErrors).length > 0) return focusFirstInvalid(this);
+    const { firstName = '', lastName = '', email = '' } = formValues(form);
     emit(this, 'renew-customer-submitted', { firstName, lastName, email });
   }
 }

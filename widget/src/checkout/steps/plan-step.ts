@@ -1,4 +1,5 @@
 import { html, LitElement, nothing } from 'lit';
+import { ifDefined } from 'lit/directives/if-defined.js';
 import { updateWhenLocaleChanges } from '@lit/localize';
 import type { PlanOption } from '../../checkout-contract.js';
 import { emit } from '../events.js';
@@ -11,21 +12,32 @@ import { stepStyles } from '../styles.js';
  */
 export class PlanStep extends LitElement {
   static override styles = [stepStyles];
-  static override properties = { plans: { attribute: false }, selected: { attribute: false }, error: { attribute: false } };
+  static override properties = {
+    plans: { attribute: false },
+    selected: { attribute: false },
+    error: { attribute: false },
+    unchosen: { state: true },
+  };
   declare plans: PlanOption[];
   declare selected: number | undefined;
   declare error: string | undefined;
+  /** Sent without a plan: the checkout's own message, not the browser's. */
+  declare unchosen: boolean;
 
   constructor() {
     super();
     updateWhenLocaleChanges(this);
     this.plans = [];
+    this.unchosen = false;
   }
 
   override render() {
-    return html`<form @submit=${this.submit}>
+    const error = this.unchosen ? t('plan.required') : this.error;
+    return html`<form @submit=${this.submit} novalidate>
       <h2>${t('plan.heading')}</h2>
-      <div class="choices" role="radiogroup" aria-label=${t('plan.group')}>
+      <div class="choices" role="radiogroup" aria-label=${t('plan.group')} aria-required="true"
+        aria-invalid=${error ? 'true' : 'false'} aria-describedby=${ifDefined(error ? 'plan-error' : undefined)}
+        @change=${() => (this.unchosen = false)}>
         ${this.plans.map(
           (plan) => html`<label class="choice" part="plan">
             <input type="radio" name="plan" value=${plan.planFrequencyId} ?checked=${plan.planFrequencyId === this.selected} required />
@@ -37,7 +49,7 @@ export class PlanStep extends LitElement {
           </label>`,
         )}
       </div>
-      ${this.error ? html`<p class="error" role="alert">${this.error}</p>` : nothing}
+      ${error ? html`<p class="error" id="plan-error" role="alert">${error}</p>` : nothing}
       <div class="actions"><span></span><button type="submit">${t('continue')}</button></div>
     </form>`;
   }
@@ -45,7 +57,9 @@ export class PlanStep extends LitElement {
   private submit(event: SubmitEvent) {
     event.preventDefault();
     const chosen = new FormData(event.target as HTMLFormElement).get('plan');
+    this.unchosen = !chosen;
     if (chosen) emit(this, 'renew-plan-chosen', { planFrequencyId: Number(chosen) });
+    else void this.updateComplete.then(() => this.renderRoot.querySelector<HTMLInputElement>('input[name="plan"]')?.focus());
   }
 }
 customElements.define('renew-plan-step', PlanStep);

@@ -133,4 +133,11 @@ export const de: PortalText = {
   statusPartiallyPaid: 'Teilweise bezahlt',
   emailTypes:
     'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen|SubscriptionChange:Tarifwechsel',
+  // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
+  declineInsufficientFunds: 'Die Karte ist nicht ausreichend gedeckt. Verwenden Sie eine andere Karte.',
+  declineExpiredCard: 'Die Karte ist abgelaufen. Prüfen Sie das Ablaufdatum oder verwenden Sie eine andere Karte.',
+  declineIncorrectCvc: 'Die Prüfnummer ist falsch. Prüfen Sie sie und versuchen Sie es erneut.',
+  declineIncorrectNumber: 'Die Kartennummer ist falsch. Prüfen Sie sie und versuchen Sie es erneut.',
+  declineProcessingError: 'Die Karte konnte nicht verarbeitet werden. Bitte versuchen Sie es gleich noch einmal.',
+  declineOther: 'Ihre Karte wurde abgelehnt. Prüfen Sie die Angaben oder verwenden Sie eine andere Karte.',
 };

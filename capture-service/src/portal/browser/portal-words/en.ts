@@ -129,5 +129,12 @@ export const en = {
   statusPartiallyPaid: 'Partially paid',
   emailTypes:
     'PaymentFailed:Failed payments|InvoicePost:New invoices|PaymentReceived:Payment receipts|CreditCardExpiry:Card expiry reminders|InvoiceOverdue:Overdue invoices|UpcomingBillingNotification:Upcoming charges|CustomerSuspend:Account suspension|SubscriptionCancellation:Cancellation|PaymentMethodUpdate:Card changes|Refund:Refunds|StatementNotification:Statements|PendingExpiryRenewalNotice:Renewal reminders|SubscriptionChange:Plan changes',
+  // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
+  declineInsufficientFunds: 'The card has insufficient funds. Use another card.',
+  declineExpiredCard: 'The card has expired. Check the expiry date or use another card.',
+  declineIncorrectCvc: 'The security code is incorrect. Check it and try again.',
+  declineIncorrectNumber: 'The card number is incorrect. Check it and try again.',
+  declineProcessingError: 'The card could not be processed. Please try again in a moment.',
+  declineOther: 'Your card was declined. Check the details or use another card.',
 };
 export type PortalText = typeof en;

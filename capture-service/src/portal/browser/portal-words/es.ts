@@ -131,4 +131,11 @@ export const es: PortalText = {
   statusPartiallyPaid: 'Pagada en parte',
   emailTypes:
     'PaymentFailed:Pagos fallidos|InvoicePost:Facturas nuevas|PaymentReceived:Recibos de pago|CreditCardExpiry:Avisos de caducidad de tarjeta|InvoiceOverdue:Facturas vencidas|UpcomingBillingNotification:Próximos cargos|CustomerSuspend:Suspensión de la cuenta|SubscriptionCancellation:Cancelación|PaymentMethodUpdate:Cambios de tarjeta|Refund:Reembolsos|StatementNotification:Extractos|PendingExpiryRenewalNotice:Avisos de renovación|SubscriptionChange:Cambios de plan',
+  // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
+  declineInsufficientFunds: 'La tarjeta no tiene fondos suficientes. Use otra tarjeta.',
+  declineExpiredCard: 'La tarjeta ha caducado. Revise la fecha de caducidad o use otra tarjeta.',
+  declineIncorrectCvc: 'El código de seguridad es incorrecto. Revíselo e inténtelo de nuevo.',
+  declineIncorrectNumber: 'El número de tarjeta es incorrecto. Revíselo e inténtelo de nuevo.',
+  declineProcessingError: 'No se pudo procesar la tarjeta. Inténtelo de nuevo en un momento.',
+  declineOther: 'Su tarjeta fue rechazada. Revise los datos o use otra tarjeta.',
 };

@@ -132,4 +132,11 @@ export const fr: PortalText = {
   statusPartiallyPaid: 'Partiellement payée',
   emailTypes:
     'PaymentFailed:Paiements refusés|InvoicePost:Nouvelles factures|PaymentReceived:Reçus de paiement|CreditCardExpiry:Rappels d’expiration de carte|InvoiceOverdue:Factures en retard|UpcomingBillingNotification:Prélèvements à venir|CustomerSuspend:Suspension du compte|SubscriptionCancellation:Résiliation|PaymentMethodUpdate:Changements de carte|Refund:Remboursements|StatementNotification:Relevés|PendingExpiryRenewalNotice:Rappels de renouvellement|SubscriptionChange:Changements de formule',
+  // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
+  declineInsufficientFunds: 'Provision insuffisante sur cette carte. Utilisez une autre carte.',
+  declineExpiredCard: 'Cette carte a expiré. Vérifiez la date d’expiration ou utilisez une autre carte.',
+  declineIncorrectCvc: 'Le cryptogramme est incorrect. Vérifiez-le et réessayez.',
+  declineIncorrectNumber: 'Le numéro de carte est incorrect. Vérifiez-le et réessayez.',
+  declineProcessingError: 'La carte n’a pas pu être traitée. Réessayez dans un instant.',
+  declineOther: 'Votre carte a été refusée. Vérifiez les informations ou utilisez une autre carte.',
 };
