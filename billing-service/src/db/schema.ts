@@ -510,6 +510,8 @@ export interface AutoCollectionAttemptsTable {
   attemptDate: ColumnType<string, string, string>;
   /** The default card the attempt charges (migration 0043; 0 on earlier rows): a new default card gets its own attempt. */
   paymentMethodId: Generated<number>;
+  /** Who took the attempt (0043): the billing clock, or the customer paying now in the portal. */
+  claimedBy: ColumnType<'clock' | 'portal', 'clock' | 'portal' | undefined, never>;
   createdAt: Generated<Date>;
 }
 

@@ -109,14 +109,31 @@ export function customersInStatus(db: Queryable, statuses: readonly string[], sc
  * Claims today's automatic collection attempt with a card for a customer: false when it was already made (here or by
  * another instance). One per card: a new default card is tried the day it arrives.
  */
-export async function claimCollectionAttempt(db: Queryable, customerId: number, today: string, paymentMethodId: number): Promise<boolean> {
+export async function claimCollectionAttempt(
+  db: Queryable,
+  customerId: number,
+  today: string,
+  paymentMethodId: number,
+  claimedBy: 'clock' | 'portal' = 'clock',
+): Promise<boolean> {
   const rows = await db
     .insertInto('autoCollectionAttempts')
-    .values({ customerId, attemptDate: today, paymentMethodId })
+    .values({ customerId, attemptDate: today, paymentMethodId, claimedBy })
     .onConflict((oc) => oc.doNothing())
     .returning('customerId')
     .execute();
   return rows.length === 1;
+}
+
+/** Who took a card's attempt of the day, and when (wall clock): the portal's check for a charge of the clock in flight. */
+export function findCollectionAttempt(db: Queryable, customerId: number, today: string, paymentMethodId: number) {
+  return db
+    .selectFrom('autoCollectionAttempts')
+    .select(['claimedBy', 'createdAt'])
+    .where('customerId', '=', customerId)
+    .where('attemptDate', '=', today)
+    .where('paymentMethodId', '=', paymentMethodId)
+    .executeTakeFirst();
 }
 
 /** Posted invoices of Active or Suspended customers, unpaid and overdue (ledger/overdue.ts), whose customer was not told yet. */

@@ -5,8 +5,10 @@ import { loadBillingContext, utcDate } from '../invoices/billing-run.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { amountDueBy } from '../ledger/balances.js';
 import { findDefaultPaymentMethod } from '../payment-methods/repository.js';
+import { earlierOutcome } from '../payments/outcome.js';
 import { recordPayment } from '../payments/record-payment.js';
-import { claimCollectionAttempt, type CustomerRef } from './clock-repository.js';
+import { wallClockNow } from '../clock/account-clock.js';
+import { claimCollectionAttempt, findCollectionAttempt, type CustomerRef } from './clock-repository.js';
 
 /** The service acting on its own: audited as `system`, source `billing clock`. */
 export function systemCaller(accountId: number): Caller {
@@ -48,15 +50,39 @@ export async function collectDueBalance(ctx: AppContext, ref: CustomerRef, now: 
       reference: `automatic collection ${today}`,
     },
     now,
-    { idempotencyKey: `auto-collect-${customer.id}-${today}-${card.id}` },
+    { idempotencyKey: clockCollectionKey(customer.id, today, card.id) },
   );
   return outcome.status === 'Succeeded' ? 'collected' : 'declined';
 }
 
+function clockCollectionKey(customerId: number, today: string, paymentMethodId: number): string {
+  return `auto-collect-${customerId}-${today}-${paymentMethodId}`;
+}
+
+/** Longer than any charge takes: a clock's claim older than this with no payment recorded belongs to an instance that died. */
+const CLOCK_CHARGE_SETTLE_MS = 10 * 60_000;
+
 /**
- * A customer paying now with one of their cards (the portal) takes that card's attempt of the day: the clock then
- * leaves that card for tomorrow, so a card saved and paid with in one step is never charged again by the clock.
+ * A customer paying now (the portal) takes the day's attempt of the card it pays with and of the default card: the
+ * clock then leaves them for tomorrow, so a card saved and paid with in one step is not charged again by the clock.
+ * 'inFlight' when the clock took one of them first and has not recorded its payment yet: its charge may be at the
+ * gateway now, and a second charge must wait for its outcome (the caller answers payment_in_progress).
  */
-export async function takeTodaysAttempt(ctx: AppContext, customerId: number, paymentMethodId: number, now: Date): Promise<void> {
-  await claimCollectionAttempt(ctx.db, customerId, utcDate(now), paymentMethodId);
+export async function takeTodaysAttempts(
+  ctx: AppContext,
+  accountId: number,
+  customerId: number,
+  paymentMethodIds: number[],
+  now: Date,
+): Promise<'clear' | 'inFlight'> {
+  const today = utcDate(now);
+  for (const cardId of new Set(paymentMethodIds)) {
+    if (await claimCollectionAttempt(ctx.db, customerId, today, cardId, 'portal')) continue;
+    const attempt = await findCollectionAttempt(ctx.db, customerId, today, cardId);
+    if (!attempt || attempt.claimedBy === 'portal') continue;
+    // The clock's payment, once recorded, is in the balance the caller reads next.
+    if (await earlierOutcome(ctx, systemCaller(accountId), clockCollectionKey(customerId, today, cardId))) continue;
+    if (wallClockNow().getTime() - attempt.createdAt.getTime() < CLOCK_CHARGE_SETTLE_MS) return 'inFlight';
+  }
+  return 'clear';
 }

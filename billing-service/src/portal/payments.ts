@@ -2,7 +2,7 @@ import { Refusal } from '../refusals/refusal.js';
 import type { AppContext } from '../app-context.js';
 import { findCustomerRow } from '../customers/repository.js';
 import { reactivateIfPaid } from '../lifecycle/billing-clock.js';
-import { takeTodaysAttempt } from '../lifecycle/collection.js';
+import { takeTodaysAttempts } from '../lifecycle/collection.js';
 import { minorUnits } from '../money/money.js';
 import { findDefaultPaymentMethod, findPaymentMethod } from '../payment-methods/repository.js';
 import { payAwaitingPayment } from '../payments/complete-authentication.js';
@@ -47,8 +47,15 @@ export async function payPortalInvoices(
     const card = await findPaymentMethod(ctx.db, session.accountId, input.paymentMethodId);
     if (!card || card.customerId !== session.customerId || card.removedAt) throw Refusal.notFound('payment method', input.paymentMethodId);
   }
-  const cardId = input.paymentMethodId ?? (await findDefaultPaymentMethod(ctx.db, session.customerId))?.id;
-  if (cardId !== undefined) await takeTodaysAttempt(ctx, session.customerId, cardId, await ctx.clock.now(session.accountId));
+  const defaultCardId = (await findDefaultPaymentMethod(ctx.db, session.customerId))?.id;
+  const cardIds = [input.paymentMethodId, defaultCardId].filter((id): id is number => id != null);
+  const now = await ctx.clock.now(session.accountId);
+  if ((await takeTodaysAttempts(ctx, session.accountId, session.customerId, cardIds, now)) === 'inFlight')
+    throw Refusal.conflict(
+      'an automatic payment with your card is being made right now: look again in a minute',
+      'amount',
+      'payment_in_progress',
+    );
   const owed = await owedOnPostedInvoices(ctx, session.customerId);
   if (owed.lte(0)) throw Refusal.invalid('nothing is owed: every posted invoice is paid', 'amount', 'state_conflict');
   // The customer is here: an on-session charge, whose bank may ask them to authenticate it (3-D Secure).

@@ -83,6 +83,9 @@ export const ERROR_CODES = {
   evidence_declined: 'the payment processor refused the evidence (its code in declineCode)',
   signature_invalid: "a processor's webhook whose signature does not verify (Stripe-Signature): nothing was done",
   // s38-links branch (issue 38)
+  // merge of issue 38 (portal pay-now racing the billing clock)
+  payment_in_progress:
+    'an automatic payment of the same money is at the payment processor now: look again in a minute, nothing was charged',
   cross_site_refused: 'a portal link opened by another site (Origin or Sec-Fetch-Site): open the link from its e-mail instead',
 } as const;
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateCustomer } from '../../src/lifecycle/activation.js';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
-import { authenticatePortalSession, openPortalLink } from '../../src/portal/links.js';
+import { claimCollectionAttempt } from '../../src/lifecycle/clock-repository.js';
 import { payPortalInvoices } from '../../src/portal/payments.js';
 import { ACTIVATION_FLAGS, cardBody, listInvoices, newCustomer, newSubscription } from '../helpers/api-fixtures.js';
+import { openPortalUrl } from '../helpers/portal-session.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { callerOf } from './lifecycle-fixtures.js';
 
@@ -72,8 +73,7 @@ describe('a new default card arriving for an overdue invoice', () => {
     const customerId = await declinedToday(now);
     const cardId = await newDefaultCard(customerId);
     const link = await t.call('POST', '/v1/portalSessions', { customerId, flow: 'paymentMethodUpdate' });
-    const opened = await openPortalLink(t.app.ctx, new URL(link.json().url).searchParams.get('token')!);
-    const session = await authenticatePortalSession(t.app.ctx, opened.sessionToken);
+    const session = await openPortalUrl(t, link.json().url);
 
     const paid = await payPortalInvoices(t.app.ctx, session, { paymentMethodId: cardId }, 'save-and-pay-1');
     expect(paid).toMatchObject({ status: 'Succeeded', amount: 29.99, paymentMethodId: cardId });
@@ -86,6 +86,18 @@ describe('a new default card arriving for an overdue invoice', () => {
       ['Succeeded', 'SelfServicePortal', 29.99],
     ]);
     expect((await listInvoices(t, customerId)).map((i) => i.outstandingBalance)).toEqual([0]);
+  });
+
+  it('paid in the portal while the clock is charging the same card: refused payment_in_progress and nothing charged (a second charge would follow the clock's)', async () => {
+    const now = new Date();
+    const customerId = await declinedToday(now);
+    const cardId = await newDefaultCard(customerId);
+    const session = await openPortalUrl(t, (await t.call('POST', '/v1/portalSessions', { customerId })).json().url);
+    // The clock's claim on the new card, its charge not recorded yet (at the gateway, or its instance paused).
+    await claimCollectionAttempt(t.database.db, customerId, now.toISOString().slice(0, 10), cardId);
+    const refused = await payPortalInvoices(t.app.ctx, session, { paymentMethodId: cardId }, 'racing-1').catch((error: unknown) => error);
+    expect(refused).toMatchObject({ kind: 'conflict', errors: [{ Code: 'payment_in_progress' }] });
+    expect(await payments(customerId)).toEqual([['Failed', 'Automatic', 29.99]]);
   });
 
   it('is left for tomorrow when the customer does not collect automatically', async () => {

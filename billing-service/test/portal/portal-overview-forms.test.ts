@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog, parseCatalog } from '../../src/catalog/load-catalog.js';
 import { DEMO_CATALOG_PATH } from '../../src/config.js';
 import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
-import { authenticatePortalSession, openPortalLink } from '../../src/portal/links.js';
 import { applyPortalPlanChange, listPortalPlanChanges, previewPortalPlanChange } from '../../src/portal/plan-changes.js';
 import { cancelPortalSubscription, getPortalOverview, uncancelPortalSubscription } from '../../src/portal/service.js';
 import { activeCustomer, cardBody, listInvoices, PRO_MONTHLY } from '../helpers/api-fixtures.js';
+import { openPortalUrl } from '../helpers/portal-session.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /**
@@ -26,8 +26,7 @@ afterAll(async () => t?.close());
 async function portalSession(customerId: number) {
   const res = await t.call('POST', '/v1/portalSessions', { customerId });
   expect(res.statusCode, res.body).toBe(200);
-  const opened = await openPortalLink(t.app.ctx, new URL(res.json().url).searchParams.get('token')!);
-  return authenticatePortalSession(t.app.ctx, opened.sessionToken);
+  return openPortalUrl(t, res.json().url);
 }
 
 async function addCard(customerId: number) {
