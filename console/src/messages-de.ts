@@ -257,4 +257,7 @@ export const de: Messages = {
   newKeyShown: '{key}, neu: Er wird nur dieses eine Mal angezeigt. Kopieren Sie ihn jetzt.',
   copyKey: 'Schlüssel kopieren',
   copied: 'Kopiert.',
+  // s38-axe
+  tableRegion: 'Tabelle: {name}',
+  tableRegionUnnamed: 'Tabelle',
 };

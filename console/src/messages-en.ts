@@ -265,6 +265,9 @@ export const en = {
   newKeyShown: '{key}, new: it is shown only this once. Copy it now.',
   copyKey: 'Copy key',
   copied: 'Copied.',
+  // s38-axe
+  tableRegion: 'Table: {name}',
+  tableRegionUnnamed: 'Table',
 } as const;
 
 export type MessageKey = keyof typeof en;

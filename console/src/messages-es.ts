@@ -257,4 +257,7 @@ export const es: Messages = {
   newKeyShown: '{key}, nueva: solo se muestra esta vez. Cópiela ahora.',
   copyKey: 'Copiar clave',
   copied: 'Copiada.',
+  // s38-axe
+  tableRegion: 'Tabla: {name}',
+  tableRegionUnnamed: 'Tabla',
 };

@@ -257,4 +257,7 @@ export const fr: Messages = {
   newKeyShown: '{key}, nouvelle : elle n’est affichée qu’une fois. Copiez-la maintenant.',
   copyKey: 'Copier la clé',
   copied: 'Copiée.',
+  // s38-axe
+  tableRegion: 'Tableau : {name}',
+  tableRegionUnnamed: 'Tableau',
 };

@@ -30,6 +30,7 @@ export class ConsolePage extends LitElement {
 
   protected override updated(changed: PropertyValues<this>) {
     if (changed.has('routeArg') && changed.get('routeArg') !== undefined) void this.load();
+    labelScrollingTables(this.renderRoot);
   }
 
   /** The page's main heading gets focus after navigation (the shell asks), so screen readers hear where they are. */
@@ -40,6 +41,20 @@ export class ConsolePage extends LitElement {
 
   protected dialog(id: string): HTMLDialogElement | null {
     return this.renderRoot.querySelector<HTMLDialogElement>(`dialog#${id}`);
+  }
+}
+
+/**
+ * Every `.table-wrap` (a table that scrolls sideways inside its own box on a narrow screen) becomes a region a keyboard
+ * can reach and scroll: tabindex 0, role region, named after its table's caption. Done here, after each render, so
+ * every page's tables get it without their markup saying so.
+ */
+export function labelScrollingTables(root: ParentNode) {
+  for (const wrap of root.querySelectorAll<HTMLElement>('.table-wrap')) {
+    const caption = wrap.querySelector('caption')?.textContent?.replace(/\s+/g, ' ').trim();
+    wrap.tabIndex = 0;
+    wrap.setAttribute('role', 'region');
+    wrap.setAttribute('aria-label', caption ? t('tableRegion', { name: caption }) : t('tableRegionUnnamed'));
   }
 }
 
