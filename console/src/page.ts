@@ -1,6 +1,7 @@
 import { html, LitElement, type PropertyValues, type TemplateResult } from 'lit';
-import { ApiError, type Operator } from './api.js';
+import type { Operator } from './api.js';
 import { t } from './i18n.js';
+import { refusalText } from './labels.js';
 import { pageStyles } from './styles.js';
 
 /**
@@ -58,13 +59,9 @@ export function labelScrollingTables(root: ParentNode) {
   }
 }
 
-/** The message for a failed call: the server's own words when it sent some, else a generic one with the status. */
+/** The message for a failed call: each refusal by its Code in the chosen language (labels.ts). */
 export function problemText(error: unknown): string {
-  if (error instanceof ApiError) {
-    if (error.status === 403 && error.code === 'console_role_forbidden') return t('notAllowed');
-    return error.message && error.items.length ? error.message : t('errorGeneric', { status: error.status });
-  }
-  return t('errorGeneric', { status: 0 });
+  return refusalText(error);
 }
 
 export function problem(error: unknown): TemplateResult {

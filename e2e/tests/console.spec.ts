@@ -548,3 +548,83 @@ test('the language picker shows the console in French, amounts and dates in the 
   await expect(shell(page).locator(`tr[data-payment="${paid.paymentId}"]`)).toContainText(amount);
   await expect(shell(page).getByRole('button', { name: 'Rembourser' })).toBeVisible();
 });
+
+/** Every value of the enums the console shows (statuses, payment methods, unhold options), as the API spells them in English. */
+const ENGLISH_ENUM_WORDS = [
+  ...['Draft', 'Active', 'Hold', 'Suspended', 'Cancelled', 'Good', 'Collection', 'PoorStanding', 'Expired'],
+  ...['Posted', 'PartiallyPaid', 'Paid', 'Void', 'Succeeded', 'Failed', 'RequiresAction', 'Refunded', 'PartiallyRefunded'],
+  ...['NeedsResponse', 'UnderReview', 'Won', 'Lost', 'Validated', 'Processing', 'Completed', 'Invalid', 'Pending', 'Sent'],
+  ...['Enabled', 'Disabled', 'CreditCard', 'Cash', 'Check', 'DirectDeposit', 'NoChargesForMissedPeriods', 'InvoicePost', 'PaymentReceived'],
+];
+
+/**
+ * The text a person sees in the console, through every shadow root: visible text and the options of its selects.
+ * `<code>` (raw data: keys, URIs, JSON) is left out.
+ */
+async function visibleText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const parts: string[] = [];
+    const walk = (node: Node) => {
+      if (node instanceof HTMLElement) {
+        if (node.tagName === 'CODE' || node.tagName === 'STYLE' || node.tagName === 'SCRIPT') return;
+        if (node.tagName === 'OPTION') {
+          parts.push(node.textContent ?? '');
+          return;
+        }
+        if (node.shadowRoot) walk(node.shadowRoot);
+      }
+      if (node.nodeType === Node.TEXT_NODE) {
+        const parent = node.parentElement;
+        if (parent?.checkVisibility() && !parent.closest('.visually-hidden')) parts.push(node.textContent ?? '');
+      }
+      for (const child of node.childNodes) walk(child);
+    };
+    walk(document.body);
+    return parts.join(' ');
+  });
+}
+
+test('in French at 320 px no English status word is on screen, and a refusal of the server is told in French', async ({ page }) => {
+  const paid = await customer({ paid: true });
+  const draft = await customer({ subscribed: true });
+  await page.setViewportSize({ width: 320, height: 800 });
+  await signIn(page, operators.billing!);
+  await shell(page).getByLabel('Language').selectOption('fr');
+  await expect(shell(page).getByRole('link', { name: 'Clients' })).toBeVisible();
+
+  const routes = [
+    'customers',
+    `customers/${paid.id}`,
+    `customers/${draft.id}`,
+    'payments',
+    'dunning',
+    'revenue',
+    'webhooks',
+    'emails',
+    'bulk',
+    'account',
+  ];
+  const english: string[] = [];
+  for (const route of routes) {
+    await page.goto(consoleUrl(route));
+    await expect(mainHeading(page)).toBeVisible();
+    await expect(shell(page).getByText('Chargement…')).toHaveCount(0);
+    const text = await visibleText(page);
+    for (const word of ENGLISH_ENUM_WORDS) if (new RegExp(`\\b${word}\\b`).test(text)) english.push(`#/${route}: ${word}`);
+  }
+  expect(english).toEqual([]);
+  // The statuses are there, in French.
+  await page.goto(consoleUrl(`customers/${paid.id}`));
+  await expect(shell(page).locator('dd[data-field="status"]')).toHaveText('Actif');
+  await expect(shell(page).locator(`tr[data-invoice="${paid.invoiceId}"]`)).toContainText('Payée');
+  await expect(shell(page).locator(`tr[data-payment="${paid.paymentId}"]`)).toContainText('Chèque');
+
+  // A refund of more than the payment: the server refuses (value_invalid on amount), the dialog says so in French.
+  await shell(page).locator(`tr[data-payment="${paid.paymentId}"]`).getByRole('button', { name: 'Rembourser' }).click();
+  const dialog = shell(page).getByRole('dialog');
+  await dialog.getByLabel(/^Montant/).fill('999999');
+  await dialog.getByRole('button', { name: 'Rembourser' }).click();
+  const refusal = dialog.getByRole('alert');
+  await expect(refusal).toHaveText('Cette valeur n’est pas acceptée : Montant.');
+  expect(await refusal.innerText()).not.toMatch(/more than|left to refund/);
+});
