@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from '@playwright/test';
@@ -438,6 +439,18 @@ test('the owner sees both API keys; "Roll key" asks first and warns that the old
   await call('GET', '/v1/plans');
 });
 
+/** The authenticator app's 6 digits (RFC 6238: HMAC-SHA1 of the 30-second step) for a base32 secret, at `at`. */
+function totp(secret: string, at = Date.now()): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bits = [...secret.replace(/[=\s]/g, '').toUpperCase()].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => Number.parseInt(byte, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0xf;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
 const PAGES = ['customers', 'payments', 'dunning', 'revenue', 'webhooks', 'emails', 'bulk', 'team', 'api-keys', 'account'];
 const WIDTHS = [320, 768, 1280];
 const THEMES = ['light', 'dark'] as const;
@@ -447,8 +460,8 @@ test('every console page has no axe violation of any impact at 320, 768 and 1280
   browser,
   problems,
 }) => {
-  // 14 pages and 3 dialogs × 2 themes × 3 widths: one signed-in browser, the viewport and the system theme set per check.
-  test.setTimeout(300_000);
+  // 14 pages, 3 more states and 3 dialogs × 2 themes × 3 widths (about 4 minutes here): one signed-in browser, the viewport and the system theme set per check.
+  test.setTimeout(600_000);
   const paid = await customer({ paid: true });
   await call('POST', '/v1/bulkPaymentSubmit', {
     accountUploadType: 'bulkPayment',
@@ -484,6 +497,21 @@ test('every console page has no axe violation of any impact at 320, 768 and 1280
     await open(page, route);
     await everyWay(page, route);
   }
+  // The account page while two-factor is set up, and on (its "Turn off" button); turned off again after.
+  await open(page, 'account');
+  const account = shell(page).locator('console-account-page');
+  await account.getByRole('button', { name: 'Set up two-factor authentication' }).click();
+  const secret = (await account.locator('code').innerText()).trim();
+  await everyWay(page, 'account, setting up two-factor');
+  await account.getByLabel('Authentication code').fill(totp(secret));
+  await account.getByRole('button', { name: 'Confirm', exact: true }).click();
+  await expect(account.getByRole('button', { name: 'Turn off' })).toBeVisible();
+  await everyWay(page, 'account, two-factor on');
+  // A code is taken once: the next step's (the server accepts one step either side).
+  await account.getByLabel('Authentication code').fill(totp(secret, Date.now() + 30_000));
+  await account.getByRole('button', { name: 'Turn off' }).click();
+  await expect(account.getByText('Two-factor authentication is off.').first()).toBeVisible();
+  await expect(account.getByRole('button', { name: 'Set up two-factor authentication' })).toBeVisible();
   // A bulk job opened, with its records.
   await open(page, 'bulk');
   await shell(page)
