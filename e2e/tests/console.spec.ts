@@ -615,6 +615,23 @@ async function visibleText(page: Page): Promise<string> {
 test('in French at 320 px no English status word is on screen, and a refusal of the server is told in French', async ({ page }) => {
   const paid = await customer({ paid: true });
   const draft = await customer({ subscribed: true });
+  // A charge the sandbox declines for insufficient funds (card 9995): a Failed payment with its decline code.
+  const declined = await customer({ active: true });
+  const card = await call<{ id: number }>('POST', '/v1/paymentmethods/creditcard', {
+    customerId: declined.id,
+    cardNumber: '4000000000009995',
+    firstName: 'Nora',
+    lastName: 'Funds',
+    expirationMonth: 12,
+    expirationYear: 30,
+    cvv: '123',
+    isDefault: true,
+  });
+  await call('POST', '/v1/payments', { customerId: declined.id, amount: 1, paymentMethodId: card.id }).catch(() => undefined);
+  const failed = (
+    await call<Array<{ id: number; status: string; declineCode: string }>>('GET', `/v1/customers/${declined.id}/payments`)
+  )[0]!;
+  expect([failed.status, failed.declineCode]).toEqual(['Failed', 'insufficient_funds']);
   await page.setViewportSize({ width: 320, height: 800 });
   await signIn(page, operators.billing!);
   await shell(page).getByLabel('Language').selectOption('fr');
@@ -624,6 +641,7 @@ test('in French at 320 px no English status word is on screen, and a refusal of 
     'customers',
     `customers/${paid.id}`,
     `customers/${draft.id}`,
+    `customers/${declined.id}`,
     'payments',
     'dunning',
     'revenue',
@@ -646,6 +664,13 @@ test('in French at 320 px no English status word is on screen, and a refusal of 
   await expect(shell(page).locator('dd[data-field="status"]')).toHaveText('Actif');
   await expect(shell(page).locator(`tr[data-invoice="${paid.invoiceId}"]`)).toContainText('Payée');
   await expect(shell(page).locator(`tr[data-payment="${paid.paymentId}"]`)).toContainText('Chèque');
+
+  await page.goto(consoleUrl(`customers/${declined.id}`));
+  const failedRow = shell(page).locator(`tr[data-payment="${failed.id}"]`);
+  await expect(failedRow).toContainText('Échoué');
+  await expect(failedRow).toContainText('Provision insuffisante sur la carte.');
+  await page.goto(consoleUrl(`customers/${paid.id}`));
+  await settled(page);
 
   // A refund of more than the payment: the server refuses (value_invalid on amount), the dialog says so in French.
   await shell(page).locator(`tr[data-payment="${paid.paymentId}"]`).getByRole('button', { name: 'Rembourser' }).click();
