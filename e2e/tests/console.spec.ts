@@ -665,6 +665,10 @@ test('in French at 320 px no English status word is on screen, and a refusal of 
   await expect(shell(page).locator(`tr[data-invoice="${paid.invoiceId}"]`)).toContainText('Payée');
   await expect(shell(page).locator(`tr[data-payment="${paid.paymentId}"]`)).toContainText('Chèque');
 
+  // The skip button (the banner's first control) takes the keyboard to the page's heading.
+  await shell(page).getByRole('button', { name: 'Aller au contenu' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(mainHeading(page)).toBeFocused();
   await page.goto(consoleUrl(`customers/${declined.id}`));
   const failedRow = shell(page).locator(`tr[data-payment="${failed.id}"]`);
   await expect(failedRow).toContainText('Échoué');
