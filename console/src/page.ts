@@ -1,6 +1,7 @@
 import { html, LitElement, type PropertyValues, type TemplateResult } from 'lit';
-import { ApiError, type Operator } from './api.js';
+import type { Operator } from './api.js';
 import { t } from './i18n.js';
+import { refusalText } from './labels.js';
 import { pageStyles } from './styles.js';
 
 /**
@@ -30,6 +31,7 @@ export class ConsolePage extends LitElement {
 
   protected override updated(changed: PropertyValues<this>) {
     if (changed.has('routeArg') && changed.get('routeArg') !== undefined) void this.load();
+    labelScrollingTables(this.renderRoot);
   }
 
   /** The page's main heading gets focus after navigation (the shell asks), so screen readers hear where they are. */
@@ -43,13 +45,23 @@ export class ConsolePage extends LitElement {
   }
 }
 
-/** The message for a failed call: the server's own words when it sent some, else a generic one with the status. */
-export function problemText(error: unknown): string {
-  if (error instanceof ApiError) {
-    if (error.status === 403 && error.code === 'console_role_forbidden') return t('notAllowed');
-    return error.message && error.items.length ? error.message : t('errorGeneric', { status: error.status });
+/**
+ * Every `.table-wrap` (a table that scrolls sideways inside its own box on a narrow screen) becomes a region a keyboard
+ * can reach and scroll: tabindex 0, role region, named after its table's caption. Done here, after each render, so
+ * every page's tables get it without their markup saying so.
+ */
+export function labelScrollingTables(root: ParentNode) {
+  for (const wrap of root.querySelectorAll<HTMLElement>('.table-wrap')) {
+    const caption = wrap.querySelector('caption')?.textContent?.replace(/\s+/g, ' ').trim();
+    wrap.tabIndex = 0;
+    wrap.setAttribute('role', 'region');
+    wrap.setAttribute('aria-label', caption ? t('tableRegion', { name: caption }) : t('tableRegionUnnamed'));
   }
-  return t('errorGeneric', { status: 0 });
+}
+
+/** The message for a failed call: each refusal by its Code in the chosen language (labels.ts). */
+export function problemText(error: unknown): string {
+  return refusalText(error);
 }
 
 export function problem(error: unknown): TemplateResult {

@@ -73,8 +73,10 @@ export class RenewConsole extends LitElement {
         display: block; min-height: 100vh; background: var(--console-bg); color: var(--renew-text);
         font-family: var(--renew-font); line-height: 1.45;
       }
+      /* A button, not a link to #main: the router owns the hash, and a link's target must be in the document, not in
+         this shadow tree. Inside the banner so that nothing lies outside a landmark. */
       .skip { position: absolute; left: -999px; top: 0; }
-      .skip:focus { left: 0.5rem; top: 0.5rem; background: var(--console-bg); padding: 0.5rem; z-index: 10; }
+      .skip:focus { left: 0.5rem; top: 0.5rem; z-index: 10; }
       header {
         display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; padding: 0.6rem 1rem;
         border-bottom: 1px solid var(--console-border); background: var(--console-surface);
@@ -286,11 +288,8 @@ export class RenewConsole extends LitElement {
     const op = this.operator;
     const signedIn = op !== undefined && !PUBLIC_ROUTES.has(this.route.name);
     return html`
-      <a class="skip" href="#main" @click=${(event: Event) => {
-        event.preventDefault();
-        this.focusPage();
-      }}>${t('skipToContent')}</a>
       <header>
+        <button type="button" class="skip" @click=${this.focusPage}>${t('skipToContent')}</button>
         <span class="brand">${t('appName')}</span>
         ${
           signedIn

@@ -12,6 +12,7 @@ export const themeTokens = css`
     --renew-radius: 6px;
     --renew-font: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
     --renew-error: #b3261e;
+    --console-error-text: #fff;
     --renew-text: #1a1a1a;
     --console-bg: #fff;
     --console-surface: #f6f7f9;
@@ -27,6 +28,7 @@ export const themeTokens = css`
     --renew-accent: #8ab4f8;
     --renew-accent-text: #0b1a3a;
     --renew-error: #f2b8b5;
+    --console-error-text: #410e0b;
     --renew-text: #e8eaed;
     --console-bg: #121316;
     --console-surface: #1d1f23;
@@ -67,6 +69,8 @@ export const pageStyles = css`
   }
   button.primary, button[type='submit'] { background: var(--renew-accent); color: var(--renew-accent-text); }
   button.danger { border-color: var(--renew-error); color: var(--renew-error); }
+  /* A filled danger button (a form's submit, "Turn off"): the error colour as its background, never on the accent. */
+  button.danger.primary, button.danger[type='submit'] { background: var(--renew-error); color: var(--console-error-text); }
   button:disabled { opacity: 0.6; cursor: progress; }
   .actions { display: flex; flex-wrap: wrap; gap: 0.5rem; }
   .error { color: var(--renew-error); }

@@ -88,7 +88,7 @@ describe('a new default card arriving for an overdue invoice', () => {
     expect((await listInvoices(t, customerId)).map((i) => i.outstandingBalance)).toEqual([0]);
   });
 
-  it('paid in the portal while the clock is charging the same card: refused payment_in_progress and nothing charged (a second charge would follow the clock's)', async () => {
+  it('paid in the portal while the clock is charging the same card: refused payment_in_progress and nothing charged (a second charge would follow the clock’s)', async () => {
     const now = new Date();
     const customerId = await declinedToday(now);
     const cardId = await newDefaultCard(customerId);

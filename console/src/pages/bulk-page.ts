@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
 import { can, get, post, query } from '../api.js';
 import { dateTime, money, number, t } from '../i18n.js';
+import { statusText } from '../labels.js';
 import { ConsolePage, type Loaded, problemText, settle, show } from '../page.js';
 
 interface BulkRecord {
@@ -108,7 +109,7 @@ export class BulkPage extends ConsolePage {
           void this.load();
         }}>
           <option value="">${t('allStatuses')}</option>
-          ${JOB_STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${status}</option>`)}
+          ${JOB_STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${statusText('bulkJob', status)}</option>`)}
         </select>
       </label>
       ${show(
@@ -129,7 +130,7 @@ export class BulkPage extends ConsolePage {
                 const records = c.Invalid + c.Pending + c.Processing + c.Succeeded + c.Failed + c.Cancelled;
                 return html`<tr>
                   <td><button type="button" aria-label=${t('openBulkJob', { id: row.id })} @click=${() => this.open(row.id)}>${row.id}</button></td>
-                  <td>${row.status}</td><td>${row.reference ?? ''}</td>
+                  <td>${statusText('bulkJob', row.status)}</td><td>${row.reference ?? ''}</td>
                   <td>${dateTime(row.createdAt)}</td><td>${row.completedAt ? dateTime(row.completedAt) : ''}</td>
                   <td class="num">${number(records)}</td><td class="num">${number(c.Invalid)}</td>
                   <td class="num">${number(c.Pending + c.Processing)}</td><td class="num">${number(c.Succeeded)}</td>
@@ -154,7 +155,7 @@ export class BulkPage extends ConsolePage {
     return html`<section class="card" aria-labelledby="job-title">
       <h2 id="job-title" tabindex="-1">${t('bulkJob', { id: job.id })}</h2>
       <dl class="facts">
-        <div><dt>${t('colStatus')}</dt><dd>${job.status}</dd></div>
+        <div><dt>${t('colStatus')}</dt><dd>${statusText('bulkJob', job.status)}</dd></div>
         <div><dt>${t('colCreated')}</dt><dd>${dateTime(job.createdTimestamp)}</dd></div>
         <div><dt>${t('reference')}</dt><dd>${job.reference ?? job.fileName ?? ''}</dd></div>
         <div><dt>${t('colRecords')}</dt><dd>${number(job.totalRecords)}</dd></div>
@@ -176,7 +177,7 @@ export class BulkPage extends ConsolePage {
         <tbody>
           ${(job.records ?? []).map(
             (record) => html`<tr>
-              <td>${record.index}</td><td>${record.status}</td>
+              <td>${record.index}</td><td>${statusText('bulkRecord', record.status)}</td>
               <td>${record.customerId ? html`<a href="#/customers/${record.customerId}">${record.customerId}</a>` : ''}</td>
               <td class="num">${record.amount === null ? '' : money(record.amount, null)}</td><td>${record.reference ?? ''}</td><td>${record.paymentId ?? ''}</td>
               <td>${record.errors.map((error) => `${error.Key}: ${error.Value}`).join('; ')}</td>

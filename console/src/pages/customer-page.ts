@@ -1,6 +1,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { can, get, post, request } from '../api.js';
 import { date, dateTime, money, number, t } from '../i18n.js';
+import { languageText, serviceStartText, statusText } from '../labels.js';
 import { ConsolePage, type Loaded, problem, problemText, settle, show } from '../page.js';
 import { customerName } from './customers-page.js';
 import './billing-settings-section.js';
@@ -145,7 +146,7 @@ export class CustomerPage extends ConsolePage {
       this.dialog('action-dialog')?.close();
       await this.load();
       const status = this.customer.state === 'ok' ? this.customer.value.status : TARGET_STATUS[pending.action];
-      this.announcement = t('statusChanged', { status });
+      this.announcement = t('statusChanged', { status: statusText('customer', status) });
     } catch (error) {
       if (this.pending) this.pending = { ...this.pending, busy: false, error: problemText(error) };
     }
@@ -159,7 +160,7 @@ export class CustomerPage extends ConsolePage {
     const from = this.customer.state === 'ok' ? this.customer.value.status : '';
     return html`<dialog id="action-dialog" aria-labelledby="action-title" @close=${() => (this.pending = undefined)}>
       <h2 id="action-title">${t('previewTitle', { action: label })}</h2>
-      <p>${t('previewEffect', { from, to: TARGET_STATUS[pending.action] })}</p>
+      <p>${t('previewEffect', { from: statusText('customer', from), to: statusText('customer', TARGET_STATUS[pending.action]) })}</p>
       ${pending.action === 'hold' ? html`<p>${t('previewHold')}</p>` : nothing}
       ${pending.action === 'cancel' ? html`<p>${t('previewCancel')}</p>` : nothing}
       ${pending.action === 'uncancel' ? html`<p>${t('previewUncancel')}</p>` : nothing}
@@ -170,7 +171,7 @@ export class CustomerPage extends ConsolePage {
                 this.pending = { ...pending, option: (event.target as HTMLSelectElement).value };
                 void this.previewAction();
               }}>
-                ${SERVICE_START_OPTIONS.map((option) => html`<option value=${option} ?selected=${option === pending.option}>${option}</option>`)}
+                ${SERVICE_START_OPTIONS.map((option) => html`<option value=${option} ?selected=${option === pending.option}>${serviceStartText(option)}</option>`)}
               </select>
             </label>`
           : nothing
@@ -313,14 +314,14 @@ export class CustomerPage extends ConsolePage {
       <section class="card" aria-labelledby="profile-title">
         <h2 id="profile-title">${t('profile')}</h2>
         <dl class="facts">
-          <div><dt>${t('status')}</dt><dd data-field="status">${customer.status}</dd></div>
-          <div><dt>${t('accountStatus')}</dt><dd data-field="account-status">${customer.customerAccountStatus}</dd></div>
+          <div><dt>${t('status')}</dt><dd data-field="status">${statusText('customer', customer.status)}</dd></div>
+          <div><dt>${t('accountStatus')}</dt><dd data-field="account-status">${statusText('account', customer.customerAccountStatus)}</dd></div>
           <div><dt>${t('email')}</dt><dd>${customer.primaryEmail ?? ''}</dd></div>
           <div><dt>${t('phone')}</dt><dd>${customer.primaryPhone ?? ''}</dd></div>
           <div><dt>${t('colCompany')}</dt><dd>${customer.companyName ?? ''}</dd></div>
           <div><dt>${t('reference')}</dt><dd>${customer.reference ?? ''}</dd></div>
           <div><dt>${t('currency')}</dt><dd>${customer.currency}</dd></div>
-          <div><dt>${t('customerLanguage')}</dt><dd>${customer.language ?? ''}</dd></div>
+          <div><dt>${t('customerLanguage')}</dt><dd>${languageText(customer.language)}</dd></div>
           <div><dt>${t('colCreated')}</dt><dd>${dateTime(customer.createdTimestamp)}</dd></div>
           ${
             this.overview?.state === 'ok'

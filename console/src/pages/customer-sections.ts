@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
 import { apiUrl } from '../api.js';
 import { date, dateTime, money, number, t } from '../i18n.js';
+import { declineText, disputeReasonText, methodText, statusText } from '../labels.js';
 import { type Loaded, show } from '../page.js';
 import { auditChanges } from './audit-changes.js';
 import type { AuditEntry, Customer, Dispute, Invoice, Payment, Subscription, WebhookEvent } from './customer-model.js';
@@ -20,7 +21,7 @@ export function subscriptionsSection(subscriptions: Loaded<Subscription[]>, cust
           ${rows.length === 0 ? html`<tr><td colspan="5">${t('none')}</td></tr>` : nothing}
           ${rows.map(
             (row) =>
-              html`<tr><td>${row.id}</td><td>${row.planName ?? ''}</td><td>${row.status}</td><td class="num">${money(row.monthlyRecurringRevenue, row.currency ?? customer.currency)}</td><td>${date(row.nextPeriodStartDate)}</td></tr>`,
+              html`<tr><td>${row.id}</td><td>${row.planName ?? ''}</td><td>${statusText('subscription', row.status)}</td><td class="num">${money(row.monthlyRecurringRevenue, row.currency ?? customer.currency)}</td><td>${date(row.nextPeriodStartDate)}</td></tr>`,
           )}
         </tbody>
       </table></div>`,
@@ -47,7 +48,7 @@ export function invoicesSection(invoices: Loaded<Invoice[]>, customerId?: number
           ${rows.length === 0 ? html`<tr><td colspan="7">${t('none')}</td></tr>` : nothing}
           ${rows.map(
             (row) => html`<tr data-invoice=${row.id}>
-              <td>${row.invoiceNumber}</td><td>${row.status}</td><td>${date(row.effectiveTimestamp)}</td><td>${date(row.dueTimestamp)}</td>
+              <td>${row.invoiceNumber}</td><td>${statusText('invoice', row.status)}</td><td>${date(row.effectiveTimestamp)}</td><td>${date(row.dueTimestamp)}</td>
               <td class="num">${money(row.invoiceAmount, row.currency)}</td><td class="num">${money(row.outstandingBalance, row.currency)}</td>
               <td><a href=${apiUrl(`/v1/Invoices/pdf/${row.id}`)} target="_blank" rel="noopener">${t('pdfLink', { number: row.invoiceNumber })}</a></td>
             </tr>`,
@@ -62,7 +63,7 @@ export function invoicesSection(invoices: Loaded<Invoice[]>, customerId?: number
 function disputeCell(dispute: Dispute | undefined) {
   if (!dispute) return '';
   const open = dispute.status === 'NeedsResponse' || dispute.status === 'UnderReview';
-  return html`<span data-dispute=${dispute.id}>${t('disputeSummary', { status: dispute.status, reason: dispute.reason })}${
+  return html`<span data-dispute=${dispute.id}>${t('disputeSummary', { status: statusText('dispute', dispute.status), reason: disputeReasonText(dispute.reason) })}${
     open && dispute.evidenceDueTimestamp ? html`<br />${t('disputeEvidenceDue', { date: date(dispute.evidenceDueTimestamp) })}` : nothing
   }${dispute.fee === null ? nothing : html`<br />${t('disputeFee', { fee: money(dispute.fee, dispute.currency) })}`}</span>`;
 }
@@ -94,8 +95,8 @@ export function paymentsSection(
           ${rows.length === 0 ? html`<tr><td colspan=${refunds ? 9 : 8}>${t('none')}</td></tr>` : nothing}
           ${rows.map(
             (row) => html`<tr data-payment=${row.id}>
-              <td>${row.id}</td><td>${dateTime(row.effectiveTimestamp)}</td><td class="num">${money(row.amount, row.currency)}</td><td>${row.paymentMethod}</td>
-              <td>${row.status}</td><td>${row.declineCode ?? ''}</td><td class="num">${money(row.refundedAmount, row.currency)}</td>
+              <td>${row.id}</td><td>${dateTime(row.effectiveTimestamp)}</td><td class="num">${money(row.amount, row.currency)}</td><td>${methodText(row.paymentMethod)}</td>
+              <td>${statusText('payment', row.status)}</td><td>${declineText(row.declineCode)}</td><td class="num">${money(row.refundedAmount, row.currency)}</td>
               <td>${disputeCell(disputeOf(row.id))}</td>
               ${
                 refunds
@@ -146,7 +147,7 @@ export function eventsSection(events: Loaded<{ events: WebhookEvent[] }>) {
           ${events.length === 0 ? html`<tr><td colspan="3">${t('none')}</td></tr>` : nothing}
           ${events.map(
             (event) => html`<tr><td>${dateTime(event.createdAt)}</td><td>${event.type}</td>
-              <td>${event.deliveries.map((delivery) => html`<div>#${delivery.endpointId}: ${delivery.status} (${number(delivery.attempts)}${delivery.lastResponseStatus ? `, HTTP ${delivery.lastResponseStatus}` : ''})</div>`)}</td></tr>`,
+              <td>${event.deliveries.map((delivery) => html`<div>#${delivery.endpointId}: ${statusText('delivery', delivery.status)} (${number(delivery.attempts)}${delivery.lastResponseStatus ? `, HTTP ${delivery.lastResponseStatus}` : ''})</div>`)}</td></tr>`,
           )}
         </tbody>
       </table></div>`,

@@ -1,6 +1,7 @@
 import { html, nothing, type PropertyValues } from 'lit';
 import { apiUrl, get, query, request } from '../api.js';
 import { dateTime, money, number, t } from '../i18n.js';
+import { statusText } from '../labels.js';
 import type { MessageKey } from '../messages-en.js';
 import { ConsolePage, problem } from '../page.js';
 
@@ -184,12 +185,12 @@ export class CustomersPage extends ConsolePage {
         <label>${t('statusFilter')}
           <select aria-label=${t('statusFilter')} name="status">
             <option value="">${t('allStatuses')}</option>
-            ${STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${status}</option>`)}
+            ${STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${statusText('customer', status)}</option>`)}
           </select>
         </label>
         <button type="submit" ?disabled=${this.busy}>${t('search')}</button>
       </form>
-      <p id="query-help" class="muted">${t('searchPlainHelp')} ${t('searchHelp')}</p>
+      <p id="query-help" class="muted">${t('searchPlainHelp')} ${t('searchHelp')} <code>LastName:Wal*; Status:Active,Hold</code></p>
       <p><a href=${this.exportUrl()} download>${t('exportCsv')}</a></p>
       ${this.failure ? problem(this.failure) : nothing}
       ${this.rows ? this.table(this.rows) : this.failure ? nothing : html`<p class="muted" role="status">${t('loading')}</p>`}
@@ -238,8 +239,8 @@ export class CustomersPage extends ConsolePage {
                     <td><a href="#/customers/${customer.id}">${customerName(customer)}</a></td>
                     <td>${customer.primaryEmail ?? ''}</td>
                     <td>${customer.companyName ?? ''}</td>
-                    <td>${customer.status}</td>
-                    <td>${customer.customerAccountStatus}</td>
+                    <td>${statusText('customer', customer.status)}</td>
+                    <td>${statusText('account', customer.customerAccountStatus)}</td>
                     <td class="num">${money(customer.monthlyRecurringRevenue, customer.currency)}</td>
                     <td>${dateTime(customer.createdTimestamp)}</td>
                   </tr>`,

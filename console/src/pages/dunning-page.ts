@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
 import { get } from '../api.js';
 import { date, money, number, t } from '../i18n.js';
+import { statusText } from '../labels.js';
 import { ConsolePage, type Loaded, settle, show } from '../page.js';
 
 interface DunningCustomer {
@@ -44,7 +45,7 @@ export class DunningPage extends ConsolePage {
             ${customers.length === 0 ? html`<tr><td colspan="7">${t('noResults')}</td></tr>` : nothing}
             ${customers.map(
               (row) => html`<tr>
-                <td><a href="#/customers/${row.id}">${row.name || `#${row.id}`}</a></td><td>${row.email ?? ''}</td><td>${row.status}</td><td>${row.accountStatus}</td>
+                <td><a href="#/customers/${row.id}">${row.name || `#${row.id}`}</a></td><td>${row.email ?? ''}</td><td>${statusText('customer', row.status)}</td><td>${statusText('account', row.accountStatus)}</td>
                 <td class="num">${money(row.balance, row.currency)}</td><td>${date(row.poorStandingSince)}</td>
                 <td class="num">${row.daysToSuspension === null ? '' : number(row.daysToSuspension)}</td>
               </tr>`,

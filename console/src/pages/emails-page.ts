@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
 import { get, query } from '../api.js';
 import { dateTime, number, t } from '../i18n.js';
+import { emailTypeText, languageText, statusText } from '../labels.js';
 import { ConsolePage, type Loaded, settle, show } from '../page.js';
 
 interface OutboxEmail {
@@ -51,7 +52,7 @@ export class EmailsPage extends ConsolePage {
           void this.load();
         }}>
           <option value="">${t('allStatuses')}</option>
-          ${STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${status}</option>`)}
+          ${STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${statusText('email', status)}</option>`)}
         </select>
       </label>
       ${show(
@@ -68,7 +69,7 @@ export class EmailsPage extends ConsolePage {
                 (row) => html`<tr>
                   <td>${dateTime(row.createdAt)}</td>
                   <td>${row.customerId ? html`<a href="#/customers/${row.customerId}">${row.to}</a>` : row.to}</td>
-                  <td>${row.type}</td><td>${row.language}</td><td>${row.status}</td><td class="num">${number(row.attempts)}</td>
+                  <td>${emailTypeText(row.type)}</td><td>${languageText(row.language)}</td><td>${statusText('email', row.status)}</td><td class="num">${number(row.attempts)}</td>
                   <td>${dateTime(row.sentAt)}</td><td>${row.lastError ?? ''}</td>
                 </tr>`,
               )}

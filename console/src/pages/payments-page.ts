@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
 import { apiUrl, get, query } from '../api.js';
 import { dateTime, money, number, t } from '../i18n.js';
+import { declineText, methodText, statusText } from '../labels.js';
 import { ConsolePage, type Loaded, settle, show } from '../page.js';
 
 interface ConsolePayment {
@@ -63,15 +64,16 @@ export class PaymentsPage extends ConsolePage {
             <caption>${t('paymentsCaption', { total: number(total) })}</caption>
             <thead><tr>
               <th scope="col">${t('colDate')}</th><th scope="col">${t('colCustomer')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col">${t('colMethod')}</th>
-              <th scope="col">${t('colStatus')}</th><th scope="col">${t('colDecline')}</th><th scope="col">${t('colDeclineMessage')}</th>
+              <th scope="col">${t('colStatus')}</th><th scope="col">${t('colDecline')}</th>
             </tr></thead>
             <tbody>
-              ${payments.length === 0 ? html`<tr><td colspan="7">${t('noResults')}</td></tr>` : nothing}
+              ${payments.length === 0 ? html`<tr><td colspan="6">${t('noResults')}</td></tr>` : nothing}
               ${payments.map(
                 (row) => html`<tr>
                   <td>${dateTime(row.effectiveAt)}</td><td><a href="#/customers/${row.customerId}">${row.customerName || `#${row.customerId}`}</a></td>
-                  <td class="num">${money(row.amount, row.currency)}</td><td>${row.method}</td>
-                  <td>${row.status === 'Failed' ? html`<strong class="error">${row.status}</strong>` : row.status}</td><td>${row.declineCode ?? ''}</td><td>${row.declineMessage ?? ''}</td>
+                  <td class="num">${money(row.amount, row.currency)}</td><td>${methodText(row.method)}</td>
+                  <td>${row.status === 'Failed' ? html`<strong class="error">${statusText('payment', row.status)}</strong>` : statusText('payment', row.status)}</td>
+                  <td>${declineText(row.declineCode, row.declineMessage)}${row.declineCode ? html`<br /><code class="muted">${row.declineCode}</code>` : nothing}</td>
                 </tr>`,
               )}
             </tbody>

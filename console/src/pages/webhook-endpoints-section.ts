@@ -1,6 +1,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { get, post, request } from '../api.js';
 import { t } from '../i18n.js';
+import { statusText } from '../labels.js';
 import { ConsolePage, type Loaded, problemText, settle, show } from '../page.js';
 
 export interface Endpoint {
@@ -129,7 +130,7 @@ export class WebhookEndpointsSection extends ConsolePage {
           (row) => html`<tr data-endpoint=${row.id}>
             <td>${row.id}</td>
             <td>${row.url}${row.description ? html`<br /><span class="muted">${row.description}</span>` : nothing}</td>
-            <td>${row.status}</td>
+            <td>${statusText('endpoint', row.status)}</td>
             <td>${row.eventTypes.includes('*') ? t('endpointAllEvents') : row.eventTypes.join(', ')}</td>
             <td><div class="actions">
               <button type="button" aria-label=${t('endpointEditOf', { url: row.url })} @click=${() => this.edit(row)}>${t('endpointEdit')}</button>

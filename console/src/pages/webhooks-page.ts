@@ -1,6 +1,7 @@
 import { html, nothing } from 'lit';
 import { can, get, post, query } from '../api.js';
 import { dateTime, number, t } from '../i18n.js';
+import { statusText } from '../labels.js';
 import { ConsolePage, type Loaded, problemText, settle, show } from '../page.js';
 import './webhook-endpoints-section.js';
 
@@ -88,7 +89,7 @@ export class WebhooksPage extends ConsolePage {
           void this.loadDeliveries();
         }}>
           <option value="">${t('allStatuses')}</option>
-          ${DELIVERY_STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${status}</option>`)}
+          ${DELIVERY_STATUSES.map((status) => html`<option value=${status} ?selected=${status === this.status}>${statusText('delivery', status)}</option>`)}
         </select>
       </label>
       ${show(
@@ -103,7 +104,7 @@ export class WebhooksPage extends ConsolePage {
               ${deliveries.length === 0 ? html`<tr><td colspan=${resend ? 8 : 7}>${t('noResults')}</td></tr>` : nothing}
               ${deliveries.map(
                 (row) => html`<tr>
-                  <td>${dateTime(row.lastAttemptAt)}</td><td>${row.eventType}<br /><span class="muted">${row.eventId}</span></td><td>${row.endpointUrl}</td><td>${row.status}</td>
+                  <td>${dateTime(row.lastAttemptAt)}</td><td>${row.eventType}<br /><span class="muted">${row.eventId}</span></td><td>${row.endpointUrl}</td><td>${statusText('delivery', row.status)}</td>
                   <td class="num">${number(row.attempts)}</td>
                   <td>${row.lastResponseStatus ?? ''} ${row.lastResponseBody ? html`<br /><code>${row.lastResponseBody.slice(0, 200)}</code>` : nothing}</td>
                   <td>${dateTime(row.nextAttemptAt)}</td>
