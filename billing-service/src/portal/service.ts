@@ -14,6 +14,7 @@ import { UpdateCustomerBody } from '../customers/schemas.js';
 import { getEmailPreferences, updateEmailPreferences } from '../email-preferences/service.js';
 import type { Caller } from '../http/auth.js';
 import { API_ERROR_KEY } from '../http/errors.js';
+import { validationError } from '../http/validation.js';
 import { selectInvoices } from '../invoices/repository.js';
 import { invoicePdf, type InvoicePdfFile } from '../invoices/pdf/invoice-pdf.js';
 import { toInvoiceResponses } from '../invoices/service.js';
@@ -337,7 +338,10 @@ export async function updatePortalContact(ctx: AppContext, session: PortalSessio
   const caller = portalCaller(ctx, session);
   const current = await getCustomer(ctx, caller, session.customerId);
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-  const updated = await updateCustomer(ctx, caller, UpdateCustomerBody.parse({ ...current, ...given }));
+  // The API's own schema, as a 400 (never a 500) should the stored customer and the change not fit it together.
+  const parsed = UpdateCustomerBody.safeParse({ ...current, ...given });
+  if (!parsed.success) throw validationError(parsed.error.issues);
+  const updated = await updateCustomer(ctx, caller, parsed.data);
   return {
     firstName: updated.firstName,
     lastName: updated.lastName,
