@@ -1,17 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { activeCustomer, newCustomer } from '../../billing-service/test/helpers/api-fixtures.js';
-import { startCaptureTest, type CaptureTest } from './helpers/capture-test.js';
-import { refusalOf, signInToPortal, type PortalBrowser } from './helpers/portal-session.js';
+import { refusalOf, signInToPortal, portalCaptureTest, type PortalBrowser } from './helpers/portal-session.js';
 
-let t: CaptureTest;
-let app: FastifyInstance;
-
-beforeAll(async () => {
-  t = await startCaptureTest();
-  app = await t.build({ capture: { tokenlessCapture: 'never' } });
-}, 60_000);
-afterAll(() => t?.close());
+const env = portalCaptureTest();
 
 const longer = (max: number) => 'x'.repeat(max + 1);
 
@@ -22,8 +13,8 @@ async function expectTooLong(portal: PortalBrowser, method: 'PUT' | 'POST', url:
 
 describe('every portal write checks lengths as the customer schema does (400 with the field, never a 500)', () => {
   it('contact: each field one character past its limit is refused by name; at the limit it is kept', async () => {
-    const customerId = await newCustomer(t.billing);
-    const portal = await signInToPortal(t.billing, app, customerId);
+    const customerId = await newCustomer(env.t.billing);
+    const portal = await signInToPortal(env.t.billing, env.app, customerId);
     await expectTooLong(portal, 'PUT', '/portal/api/contact', { firstName: longer(50) }, 'firstName');
     await expectTooLong(portal, 'PUT', '/portal/api/contact', { lastName: longer(50) }, 'lastName');
     await expectTooLong(portal, 'PUT', '/portal/api/contact', { companyName: longer(50) }, 'companyName');
@@ -33,16 +24,16 @@ describe('every portal write checks lengths as the customer schema does (400 wit
     await expectTooLong(portal, 'PUT', '/portal/api/contact', { firstName: 'A'.repeat(99) }, 'firstName');
     const atLimit = await portal.call('PUT', '/portal/api/contact', { firstName: 'F'.repeat(50), companyName: 'C'.repeat(50) });
     expect(atLimit.statusCode, atLimit.body).toBe(200);
-    expect((await t.billing.call('GET', `/v1/customers/${customerId}`)).json()).toMatchObject({
+    expect((await env.t.billing.call('GET', `/v1/customers/${customerId}`)).json()).toMatchObject({
       firstName: 'F'.repeat(50),
       companyName: 'C'.repeat(50),
     });
   });
 
   it('billing address, cancellation reason and a payment challenge id: past their limits, 400 by field', async () => {
-    const { customerId, subscriptionIds } = await activeCustomer(t.billing);
+    const { customerId, subscriptionIds } = await activeCustomer(env.t.billing);
     const subscriptionId = subscriptionIds[0]!;
-    const portal = await signInToPortal(t.billing, app, customerId);
+    const portal = await signInToPortal(env.t.billing, env.app, customerId);
     for (const [field, max] of [
       ['line1', 60],
       ['line2', 60],

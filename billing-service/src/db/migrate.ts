@@ -32,6 +32,7 @@ import * as cardAuthentication from './migrations/0037-card-authentication.js';
 import * as paymentRequiresAction from './migrations/0038-payment-requires-action.js';
 import * as disputes from './migrations/0039-disputes.js';
 import * as paymentChallengeOfCapture from './migrations/0040-payment-challenge-of-capture.js';
+import * as portalCardAttemptsAndEmailChanges from './migrations/0042-portal-card-attempts-and-email-changes.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -82,6 +83,7 @@ const migrations: Record<string, Migration> = {
   '0038-payment-requires-action': paymentRequiresAction,
   '0039-disputes': disputes,
   '0040-payment-challenge-of-capture': paymentChallengeOfCapture,
+  '0042-portal-card-attempts-and-email-changes': portalCardAttemptsAndEmailChanges,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -28,6 +28,13 @@ export {
   updatePortalEmailPreferences,
   type PortalOverview,
 } from './service.js';
+export {
+  beginPortalCardAttempt,
+  finishPortalCardAttempt,
+  portalCardGate,
+  PORTAL_CARD_DECLINES_PER_HOUR,
+  type PortalCardGate,
+} from './card-attempts.js';
 export { authenticatePortalPayment, payPortalInvoices, type PortalAuthenticationNeeded } from './payments.js';
 export {
   applyPortalPlanChange,

@@ -82,6 +82,12 @@ export const ERROR_CODES = {
   dispute_closed: 'the dispute is closed (won or lost): it takes no more evidence',
   evidence_declined: 'the payment processor refused the evidence (its code in declineCode)',
   signature_invalid: "a processor's webhook whose signature does not verify (Stripe-Signature): nothing was done",
+  // s38-cards (issue 38): the portal's card form against card testing, and e-mail changes proven by the new address
+  captcha_required: "the customer's card was declined within the hour: this attempt needs a solved CAPTCHA (recaptcha)",
+  card_attempts_exhausted:
+    "the customer's cards were declined too often within an hour: card updates are refused until Retry-After seconds have passed",
+  email_change_invalid:
+    'the e-mail change link is unknown, expired, already used, or replaced by a newer request: ask for the change again',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -30,6 +30,7 @@ import {
   updatePortalEmailPreferences,
   withdrawPortalPlanChange,
 } from '@renew/billing-service/portal';
+import { portalCardFormGate } from './portal-card-attempts.js';
 import { parseBody, sessionCookie, type PortalRouteKit } from './portal-http.js';
 
 /**
@@ -79,10 +80,18 @@ function registerSessionRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
 function registerPaymentRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
   const { ctx, portalRoute, session } = kit;
   // With the client address the card fields send as clientIp (the risk check's), as the widget's proxy gives it.
-  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => ({
-    ...(await portalCardCaptureToken(ctx, await session(request, reply, true))),
-    clientIp: request.ip,
-  }));
+  // Refused (429) once the customer's cards were declined too often this hour; captchaRequired after a decline
+  // (the form then shows the reCAPTCHA, whose answer the card fields send with the card).
+  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    const { captchaRequired } = await portalCardFormGate(ctx, reply, found.customerId);
+    return {
+      ...(await portalCardCaptureToken(ctx, found)),
+      clientIp: request.ip,
+      captchaRequired,
+      captcha: kit.captcha ?? { mode: 'dev' },
+    };
+  });
   app.post('/portal/api/default-card', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return setPortalDefaultCard(ctx, found, parseBody(PortalDefaultCardBody, request.body).paymentMethodId);

@@ -38,6 +38,14 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infe
   return parsed.data;
 }
 
+/** How the portal's card form shows the CAPTCHA after a decline: dev (a checkbox), or Google's widget with this site key. */
+export interface PortalCaptcha {
+  mode: 'dev' | 'google';
+  siteKey?: string;
+  /** Where Google's script is loaded from (RENEW_RECAPTCHA_SCRIPT_URL; default Google's). */
+  scriptUrl?: string;
+}
+
 /** What every route group shares: the context, the limits' store, and the cookie's session. */
 export interface PortalRouteKit {
   ctx: AppContext;
@@ -49,6 +57,7 @@ export interface PortalRouteKit {
   /** What spends a link, sends an e-mail or reads the session: limited per address (PORTAL_IP_LIMITS). */
   portalRoute: { config: { portal: true } };
   branding: PortalBranding;
+  captcha?: PortalCaptcha;
   sendPage: (reply: FastifyReply, html: string) => FastifyReply;
   /** The cookie's session (a write also needs the CSRF token), its customer's request budget spent. */
   session: (request: FastifyRequest, reply: FastifyReply, write: boolean) => Promise<PortalSession>;

@@ -8,7 +8,7 @@ import { browserBundle } from '../hosted/card-fields-assets.js';
 import { sendAsset } from '../hosted/card-fields-routes.js';
 import { merchantBranding } from '@renew/billing-service/catalog';
 import { registerPortalApiRoutes } from './portal-api-routes.js';
-import { parseBody, readCookie, sessionCookie, sessionCookieName, type PortalRouteKit } from './portal-http.js';
+import { parseBody, readCookie, sessionCookie, sessionCookieName, type PortalCaptcha, type PortalRouteKit } from './portal-http.js';
 import {
   portalAppPage,
   portalBranding,
@@ -50,6 +50,8 @@ export interface PortalRouteOptions {
   ctx: AppContext;
   rateLimitStore: RateLimitStore;
   publicKeys: PublicKeyAuthenticator;
+  /** The card form's CAPTCHA after a decline (portal-card-attempts.ts). */
+  captcha?: PortalCaptcha;
 }
 
 /**

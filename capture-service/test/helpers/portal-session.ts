@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { TestAccount, TestApp } from '../../../billing-service/test/helpers/test-app.js';
-import { freshIp } from './capture-test.js';
+import { freshIp, startCaptureTest, type CaptureTest } from './capture-test.js';
 
 /** A signed-in portal session as a browser holds it: the cookie and the CSRF token. */
 export interface PortalBrowser {
@@ -46,4 +46,20 @@ export function refusalOf(res: LightMyRequestResponse, status: number): { Key: s
   const body = res.json();
   expect(body).toMatchObject({ HttpStatusCode: status, Errors: [expect.objectContaining({ Key: expect.any(String) })] });
   return { Key: body.Errors[0].Key, Code: body.Errors[0].Code };
+}
+
+/** The billing API and a capture host whose portal tests run on (no tokenless captures: every card needs a token). */
+export async function startPortalCaptureTest(): Promise<{ t: CaptureTest; app: FastifyInstance }> {
+  const t = await startCaptureTest();
+  return { t, app: await t.build({ capture: { tokenlessCapture: 'never' } }) };
+}
+
+/** Starts them before the file's tests and closes them after: the handle is filled in once they run. */
+export function portalCaptureTest(): { t: CaptureTest; app: FastifyInstance } {
+  const live = {} as { t: CaptureTest; app: FastifyInstance };
+  beforeAll(async () => {
+    Object.assign(live, await startPortalCaptureTest());
+  }, 60_000);
+  afterAll(() => live.t?.close());
+  return live;
 }
