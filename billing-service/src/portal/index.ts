@@ -24,10 +24,10 @@ export {
   setPortalDefaultCard,
   uncancelPortalSubscription,
   updatePortalBillingAddress,
-  updatePortalContact,
   updatePortalEmailPreferences,
   type PortalOverview,
 } from './service.js';
+export { confirmPortalEmailChange, EMAIL_CHANGE_HOURS, updatePortalContact } from './contact.js';
 export {
   beginPortalCardAttempt,
   finishPortalCardAttempt,

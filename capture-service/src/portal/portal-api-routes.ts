@@ -23,6 +23,7 @@ import {
   type PortalAuthenticationNeeded,
   PortalPayBody,
   PortalPlanChangeBody,
+  confirmPortalEmailChange,
   setPortalDefaultCard,
   uncancelPortalSubscription,
   updatePortalBillingAddress,
@@ -31,6 +32,8 @@ import {
   withdrawPortalPlanChange,
 } from '@renew/billing-service/portal';
 import { portalCardFormGate } from './portal-card-attempts.js';
+import { emailChangeConfirmPage, emailChangeResultPage } from './email-change-page.js';
+import { Refusal } from '@renew/billing-service/http';
 import { parseBody, sessionCookie, type PortalRouteKit } from './portal-http.js';
 
 /**
@@ -42,6 +45,7 @@ export function registerPortalApiRoutes(app: FastifyInstance, kit: PortalRouteKi
   registerPaymentRoutes(app, kit);
   registerSubscriptionRoutes(app, kit);
   registerDetailsRoutes(app, kit);
+  registerEmailChangeRoutes(app, kit);
 }
 
 /** The cookie of a session just authenticated: one is there, or authenticating it would have refused. */
@@ -170,5 +174,33 @@ function registerDetailsRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
   app.put('/portal/api/email-preferences', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalEmailPreferences(ctx, found, parseBody(PortalEmailPreferencesBody, request.body));
+  });
+}
+
+/**
+ * The link a new e-mail address's confirmation carries (README "Customer portal"): GET shows a button, its POST
+ * applies the change once; a used, expired or replaced link answers a page saying so (410), never JSON.
+ */
+function registerEmailChangeRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
+  const { ctx, page, portalRoute, branding, sendPage } = kit;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  app.get('/portal/confirm-email', page, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    return sendPage(reply, emailChangeConfirmPage({ token: text(query.token) ?? '', lang: text(query.lang), branding }));
+  });
+  app.post('/portal/confirm-email', portalRoute, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const lang = text(body.lang);
+    try {
+      const confirmed = await confirmPortalEmailChange(ctx, text(body.token) ?? '');
+      return sendPage(
+        reply,
+        emailChangeResultPage({ email: confirmed.primaryEmail, lang: lang ?? confirmed.locale ?? undefined, branding }),
+      );
+    } catch (error) {
+      if (!(error instanceof Refusal) || !error.hasCode('email_change_invalid')) throw error;
+      reply.code(410);
+      return sendPage(reply, emailChangeResultPage({ email: null, lang, branding }));
+    }
   });
 }
