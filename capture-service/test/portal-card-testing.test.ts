@@ -143,4 +143,20 @@ describe("the portal's card form against card testing", () => {
     expect((await mint(portal)).captchaRequired).toBe(false);
     expect(await attemptsOf(customerId)).toEqual([{ outcome: 'stored', captchaSolved: false }]);
   }, 60_000);
+
+  it("tells the card form how to show the CAPTCHA: Google's widget with the account's site key, allowed by the portal pages' CSP", async () => {
+    const app = await env.t.build({ capture: { tokenlessCapture: 'never', recaptchaSiteKey: 'portal-site-key' } });
+    const customerId = await newCustomer(env.t.billing);
+    const portal = await signInToPortal(env.t.billing, app, customerId);
+    const minted = await portal.call('POST', '/portal/api/card-capture-token', {});
+    expect(minted.json()).toMatchObject({ captchaRequired: false, captcha: { mode: 'google', siteKey: 'portal-site-key' } });
+    const page = await app.inject({ method: 'GET', url: '/portal/' });
+    const policy = String(page.headers['content-security-policy']);
+    expect(policy).toMatch(/script-src 'self' https:\/\/www\.google\.com\/recaptcha\/ https:\/\/www\.gstatic\.com\/recaptcha\//);
+    expect(policy).toMatch(/frame-src 'self'.* https:\/\/www\.google\.com\/recaptcha\//);
+    // Without a site key (the other tests' app) the pages allow no third-party script.
+    expect(String((await env.app.inject({ method: 'GET', url: '/portal/' })).headers['content-security-policy'])).toContain(
+      "script-src 'self';",
+    );
+  }, 60_000);
 });

@@ -46,6 +46,22 @@ export interface PortalCaptcha {
   scriptUrl?: string;
 }
 
+/**
+ * What the portal's pages must allow for Google's reCAPTCHA (script and frames), in google mode with a site key;
+ * nothing in dev mode. A stand-in's script URL (RENEW_RECAPTCHA_SCRIPT_URL) is allowed by its origin.
+ */
+export function captchaPageSources(captcha?: PortalCaptcha): { scripts: string[]; frames: string[] } {
+  if (captcha?.mode !== 'google' || !captcha.siteKey) return { scripts: [], frames: [] };
+  if (captcha.scriptUrl) {
+    const origin = new URL(captcha.scriptUrl).origin;
+    return { scripts: [origin], frames: [origin] };
+  }
+  return {
+    scripts: ['https://www.google.com/recaptcha/', 'https://www.gstatic.com/recaptcha/'],
+    frames: ['https://www.google.com/recaptcha/', 'https://recaptcha.google.com/recaptcha/'],
+  };
+}
+
 /** What every route group shares: the context, the limits' store, and the cookie's session. */
 export interface PortalRouteKit {
   ctx: AppContext;

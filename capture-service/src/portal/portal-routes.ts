@@ -8,7 +8,15 @@ import { browserBundle } from '../hosted/card-fields-assets.js';
 import { sendAsset } from '../hosted/card-fields-routes.js';
 import { merchantBranding } from '@renew/billing-service/catalog';
 import { registerPortalApiRoutes } from './portal-api-routes.js';
-import { parseBody, readCookie, sessionCookie, sessionCookieName, type PortalCaptcha, type PortalRouteKit } from './portal-http.js';
+import {
+  captchaPageSources,
+  parseBody,
+  readCookie,
+  sessionCookie,
+  sessionCookieName,
+  type PortalCaptcha,
+  type PortalRouteKit,
+} from './portal-http.js';
 import {
   portalAppPage,
   portalBranding,
@@ -80,7 +88,8 @@ function portalRouteKit(options: PortalRouteOptions): PortalRouteKit {
     page: { config: { public: true } },
     portalRoute: { config: { portal: true } },
     branding,
-    sendPage: (reply, html) => sendPortalPage(reply, html, branding, ctx.payments.gateway.challengeFrameSources ?? ['https:']),
+    sendPage: (reply, html) =>
+      sendPortalPage(reply, html, branding, ctx.payments.gateway.challengeFrameSources ?? ['https:'], captchaPageSources(options.captcha)),
     sessionToken,
     session: async (request, reply, write) => {
       const csrf = request.headers[PORTAL_CSRF_HEADER];
@@ -180,9 +189,15 @@ function registerSignInRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
   });
 }
 
-function sendPortalPage(reply: FastifyReply, html: string, branding: PortalBranding, challengeFrameSources: readonly string[]) {
+function sendPortalPage(
+  reply: FastifyReply,
+  html: string,
+  branding: PortalBranding,
+  challengeFrameSources: readonly string[],
+  captcha: ReturnType<typeof captchaPageSources>,
+) {
   return reply
-    .header('content-security-policy', portalPagePolicy(branding, challengeFrameSources))
+    .header('content-security-policy', portalPagePolicy(branding, challengeFrameSources, captcha))
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')

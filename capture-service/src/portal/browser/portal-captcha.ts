@@ -23,7 +23,9 @@ export interface PortalCaptchaSettings {
 }
 
 const GOOGLE_SCRIPT = 'https://www.google.com/recaptcha/api.js';
-const widgetIds = new WeakMap<HTMLElement, number>();
+/** Google's widget, once rendered (one per page). */
+let google: { id: number } | undefined;
+let googleStarted = false;
 let loading: Promise<Grecaptcha> | undefined;
 
 function loadGoogle(scriptUrl: string): Promise<Grecaptcha> {
@@ -46,7 +48,8 @@ function loadGoogle(scriptUrl: string): Promise<Grecaptcha> {
 export async function showCaptcha(box: HTMLElement, settings: PortalCaptchaSettings, devLabel: string): Promise<void> {
   box.hidden = false;
   const slot = box.querySelector<HTMLElement>('[data-captcha-widget]');
-  if (!slot || slot.childElementCount > 0) return;
+  if (!slot || slot.dataset.rendered) return;
+  slot.dataset.rendered = 'true';
   if (settings.mode === 'dev') {
     const label = document.createElement('label');
     label.className = 'choice';
@@ -58,8 +61,16 @@ export async function showCaptcha(box: HTMLElement, settings: PortalCaptchaSetti
     return;
   }
   if (!settings.siteKey) return;
+  // Google's widget cannot work in a shadow root: it is rendered once, in the portal element's light DOM, and
+  // shown through the form's slot (every render of the form has one).
+  if (googleStarted) return;
+  googleStarted = true;
+  const host = box.getRootNode() instanceof ShadowRoot ? ((box.getRootNode() as ShadowRoot).host as HTMLElement) : slot;
+  const element = document.createElement('div');
+  element.slot = 'captcha';
+  host.append(element);
   const api = await loadGoogle(settings.scriptUrl ?? GOOGLE_SCRIPT);
-  widgetIds.set(slot, api.render(slot, { sitekey: settings.siteKey }));
+  google = { id: api.render(element, { sitekey: settings.siteKey }) };
 }
 
 /** The customer's answer ('' when none): the dev checkbox's token, or reCAPTCHA's response. */
@@ -68,8 +79,7 @@ export function captchaAnswer(box: HTMLElement): string {
   if (!slot || box.hidden) return '';
   const check = slot.querySelector<HTMLInputElement>('input[name="captcha-dev"]');
   if (check) return check.checked ? `dev-${crypto.randomUUID()}` : '';
-  const id = widgetIds.get(slot);
-  return id === undefined ? '' : (window.grecaptcha?.getResponse(id) ?? '');
+  return google ? (window.grecaptcha?.getResponse(google.id) ?? '') : '';
 }
 
 /** After an attempt: an answer works once, so the customer solves it again for the next. */
@@ -77,6 +87,5 @@ export function resetCaptcha(box: HTMLElement): void {
   const slot = box.querySelector<HTMLElement>('[data-captcha-widget]');
   const check = slot?.querySelector<HTMLInputElement>('input[name="captcha-dev"]');
   if (check) check.checked = false;
-  const id = slot ? widgetIds.get(slot) : undefined;
-  if (id !== undefined) window.grecaptcha?.reset(id);
+  if (google && !check) window.grecaptcha?.reset(google.id);
 }

@@ -18,7 +18,7 @@ export function renderCardForm(p: Portal, submitLabel: string, onSubmit: (event:
       <label>${t.firstName}<input name="firstName" autocomplete="cc-given-name" required .value=${c.firstName ?? ''} /></label>
       <label>${t.lastName}<input name="lastName" autocomplete="cc-family-name" required .value=${c.lastName ?? ''} /></label>
       <renew-hosted-card-frame .captureUrl=${location.origin} .language=${p.language} .disabled=${p.busy}></renew-hosted-card-frame>
-      <div class="captcha" data-captcha hidden><p>${t.captchaWhy}</p><div data-captcha-widget></div></div>
+      <div class="captcha" data-captcha hidden><p>${t.captchaWhy}</p><div data-captcha-widget></div><slot name="captcha"></slot></div>
       <div class="actions"><button class="primary" type="submit" ?disabled=${p.busy}>${submitLabel}</button></div>
     </form>
   `;
