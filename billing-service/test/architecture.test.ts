@@ -266,6 +266,8 @@ const TABLE_OWNERS: Readonly<Record<string, string>> = {
   emailOutbox: 'notifications',
   portalLinks: 'portal',
   portalSessions: 'portal',
+  portalCardAttempts: 'portal',
+  portalEmailChanges: 'portal',
   portalCancellations: 'lifecycle',
   operators: 'console',
   operatorSessions: 'console',

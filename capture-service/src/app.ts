@@ -52,6 +52,10 @@ export interface CaptureAppOptions {
   captcha: CaptchaVerifier;
   /** The service's reCAPTCHA secret (RENEW_RECAPTCHA_SECRET); an account's own `capture.recaptchaSecret` wins. */
   recaptchaSecret?: string;
+  /** The service's reCAPTCHA site key (RENEW_RECAPTCHA_SITE_KEY), for the portal's card form; an account's own `capture.recaptchaSiteKey` wins. */
+  recaptchaSiteKey?: string;
+  /** Where the portal loads Google's reCAPTCHA script from (RENEW_RECAPTCHA_SCRIPT_URL); default Google's. */
+  recaptchaScriptUrl?: string;
   /** Default: the sandbox gateway. */
   gateway?: PaymentGateway;
   gatewayTimeoutMs?: number;
@@ -128,7 +132,18 @@ export async function buildCaptureApp(options: CaptureAppOptions): Promise<Fasti
   // The card fields a shop embeds in an iframe (hosted mode of <renew-checkout>); framed only by the shop domains.
   registerCardFields(app, settings.domains);
   // The customer portal: its pages and JSON routes, on the sessions of @renew/billing-service/portal.
-  registerPortal(app, { ctx: app.ctx, rateLimitStore: options.rateLimitStore, publicKeys: authenticator });
+  const siteKey = options.catalog.capture.recaptchaSiteKey ?? options.recaptchaSiteKey;
+  registerPortal(app, {
+    ctx: app.ctx,
+    rateLimitStore: options.rateLimitStore,
+    publicKeys: authenticator,
+    // The card form's CAPTCHA after a decline (portal/portal-card-attempts.ts).
+    captcha: {
+      mode: options.captcha.mode,
+      ...(siteKey ? { siteKey } : {}),
+      ...(options.recaptchaScriptUrl ? { scriptUrl: options.recaptchaScriptUrl } : {}),
+    },
+  });
 
   return app;
 }

@@ -15,6 +15,7 @@ import {
 import { isOwnOrigin } from './hosted/card-fields-routes.js';
 import { collectParameters, validateParameters } from './params.js';
 import { PORTAL_CUSTOMER_LIMITS, portalCustomerBudgetKey } from './portal/portal-routes.js';
+import { admitPortalCardAttempt, capturePortalCard } from './portal/portal-card-attempts.js';
 import type { PublicKeyAuthenticator } from './public-key.js';
 
 export const CAPTURE_PATH = '/api/paymentsv2';
@@ -81,8 +82,17 @@ async function handleCapture(
 
   // One read scope for the capture: the customer row is read once (with the CAPTCHA token's claim, or by the first step that needs it).
   const ctx = { ...app.ctx, db: readScope(app.ctx.db) };
+  // A portal session stands in for the CAPTCHA until a card of its customer is declined; then the CAPTCHA is needed,
+  // and after three declines within the hour nothing is tried (README "Customer portal").
+  const captchaSolved = portal
+    ? await admitPortalCardAttempt(app.ctx, request, reply, {
+        captcha,
+        settings: account,
+        customerId: portal.customerId,
+        recaptcha: input.recaptcha,
+      })
+    : false;
   // input.customerId is a storable id (params.ts): the customer is read with the token's claim.
-  // A portal session stands in for the CAPTCHA: authenticated by its one-use link, limited per customer (README "Customer portal").
   const customer = portal
     ? undefined
     : await verifyCaptcha(captcha, input.recaptcha ?? '', request.ip, account, {
@@ -97,7 +107,15 @@ async function handleCapture(
   if (portal)
     await enforceRateLimit(rateLimitStore, reply, portalCustomerBudgetKey(caller.accountId, portal.customerId), PORTAL_CUSTOMER_LIMITS);
   else await enforceRateLimit(rateLimitStore, reply, `capture-key:${caller.keyHash}`, caller.rateLimits);
-  const captured = await captureCard(ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
+  const captured = portal
+    ? await capturePortalCard(ctx, caller, input, request.log, {
+        reply,
+        settings: account,
+        clientIp: request.ip,
+        permission,
+        captchaSolved,
+      })
+    : await captureCard(ctx, caller, input, request.log, { settings: account, clientIp: request.ip, permission });
   if ('authentication' in captured) return answerChallenge(request, reply, captured.authentication);
   return answerCard(reply, captured);
 }

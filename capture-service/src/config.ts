@@ -11,6 +11,8 @@ const EnvSchema = z.object({
   RENEW_CAPTCHA: z.enum(['google', 'dev']).optional(),
   RENEW_RECAPTCHA_VERIFY_URL: z.url().default(GOOGLE_SITEVERIFY_URL),
   RENEW_RECAPTCHA_SECRET: z.string().min(1).optional(),
+  RENEW_RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
+  RENEW_RECAPTCHA_SCRIPT_URL: z.url().optional(),
   RENEW_RECAPTCHA_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   RENEW_CAPTURE_IP_PER_MINUTE: z.coerce.number().int().positive().default(DEFAULT_IP_RATE_LIMITS.perMinute),
   RENEW_CAPTURE_IP_PER_DAY: z.coerce.number().int().positive().default(DEFAULT_IP_RATE_LIMITS.perDay),
@@ -34,6 +36,10 @@ export interface CaptureConfig {
     secret?: string;
     /** RENEW_RECAPTCHA_TIMEOUT_MS, default 5000. */
     timeoutMs: number;
+    /** RENEW_RECAPTCHA_SITE_KEY: the portal's card form shows the reCAPTCHA with it after a decline (the catalogue's capture.recaptchaSiteKey wins). */
+    siteKey?: string;
+    /** RENEW_RECAPTCHA_SCRIPT_URL: where that form loads Google's script from (default Google's). */
+    scriptUrl?: string;
   };
   /** RENEW_CAPTURE_IP_PER_MINUTE / RENEW_CAPTURE_IP_PER_DAY (30 / 1000). */
   ipRateLimits: { perMinute: number; perDay: number };
@@ -98,6 +104,8 @@ export function loadCaptureConfig(env: NodeJS.ProcessEnv = process.env, catalog?
       verifyUrl: e.RENEW_RECAPTCHA_VERIFY_URL,
       ...(e.RENEW_RECAPTCHA_SECRET ? { secret: e.RENEW_RECAPTCHA_SECRET } : {}),
       timeoutMs: e.RENEW_RECAPTCHA_TIMEOUT_MS,
+      ...(e.RENEW_RECAPTCHA_SITE_KEY ? { siteKey: e.RENEW_RECAPTCHA_SITE_KEY } : {}),
+      ...(e.RENEW_RECAPTCHA_SCRIPT_URL ? { scriptUrl: e.RENEW_RECAPTCHA_SCRIPT_URL } : {}),
     },
     ipRateLimits: { perMinute: e.RENEW_CAPTURE_IP_PER_MINUTE, perDay: e.RENEW_CAPTURE_IP_PER_DAY },
     ...(shared.publicBaseUrl ? { publicBaseUrl: shared.publicBaseUrl } : {}),

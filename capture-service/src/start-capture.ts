@@ -69,6 +69,8 @@ export async function startCaptureService(options: StartCaptureOptions): Promise
       (options.database.kind === 'postgres' ? new PostgresRateLimitStore(options.database.countersDb) : new MemoryRateLimitStore()),
     captcha: options.captcha ?? captchaFromConfig(config),
     ...(config.captcha.secret ? { recaptchaSecret: config.captcha.secret } : {}),
+    ...(config.captcha.siteKey ? { recaptchaSiteKey: config.captcha.siteKey } : {}),
+    ...(config.captcha.scriptUrl ? { recaptchaScriptUrl: config.captcha.scriptUrl } : {}),
     ...(options.gateway ? { gateway: options.gateway } : {}),
     publicBaseUrl: options.publicBaseUrl ?? config.publicBaseUrl ?? formatUrl(scheme, host, config.apiPort),
     logger: options.logger ?? defaultLogger(config.logLevel),

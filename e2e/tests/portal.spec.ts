@@ -632,3 +632,43 @@ test("3-D Secure: a customer saves a card through its bank, pays the open invoic
   expect(after.filter((payment) => payment.status === 'Succeeded')).toHaveLength(2);
   expect((await p.call<{ status: string }>('GET', `/v1/customers/${customer.id}`)).status).toBe('Active');
 });
+
+test('card testing: after a declined card the French card form at 320 px asks for the CAPTCHA, says why, and saves a card once it is solved', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 320, height: 900 });
+  const t = portalText('fr');
+  const labels = cardFieldsText('fr');
+  const customer = await activeCustomer({ language: 'fr' });
+  await openPortal(page, customer.id, { locale: 'fr' });
+  await portal(page).getByRole('link', { name: t.updateCard }).first().click();
+  await expect(portal(page).getByRole('heading', { name: t.cardTitle })).toBeVisible();
+  // The first attempt needs no CAPTCHA: none is shown.
+  await expect(portal(page).getByText(t.captchaWhy)).toBeHidden();
+  const tryCard = async (number: string) => {
+    await expect(portal(page).locator('renew-hosted-card-frame[ready]')).toBeAttached();
+    await cardFrame(page).getByLabel(labels.cardNumber).fill(number);
+    await cardFrame(page).getByLabel(labels.expiry).fill('12 / 30');
+    await cardFrame(page).getByLabel(labels.cvv).fill('123');
+    await portal(page).getByRole('button', { name: t.saveCard }).click();
+  };
+  await tryCard('4000 0000 0000 0002');
+  await expect(portal(page).getByRole('alert')).toBeVisible();
+  // Declined: the reCAPTCHA (here the dev mode's box) appears with the line that says why.
+  await expect(portal(page).getByText(t.captchaWhy)).toBeVisible();
+  const robot = portal(page).getByLabel(t.captchaDevLabel);
+  await expect(robot).toBeVisible();
+  // Not solved: nothing is sent, the customer is told to solve it.
+  await tryCard('5555 5555 5555 4444');
+  await expect(portal(page).getByRole('alert')).toContainText(t.captchaNeeded);
+  await robot.check();
+  await tryCard('5555 5555 5555 4444');
+  await expect(portal(page).getByRole('status')).toHaveText(t.cardSaved);
+  const cards = await p.call<Array<{ maskedCardNumber: string; isDefault: boolean }>>(
+    'GET',
+    `/v1/customers/${customer.id}/paymentMethods/creditCard`,
+  );
+  expect(cards.find((c) => c.isDefault)?.maskedCardNumber).toMatch(/4444$/);
+  // Fits 320 px without sideways scrolling, CAPTCHA shown.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+});

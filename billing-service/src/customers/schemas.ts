@@ -104,12 +104,15 @@ export const YearlyBillingPeriodInput = z.object({
   day: day28.nullish(),
 });
 
+/** The longest name (first, middle, last, company) a customer may have. */
+export const CUSTOMER_TEXT_MAX = 50;
+
 /** Fields shared by create and update. */
 const customerFields = {
-  firstName: text(50),
-  middleName: text(50),
-  lastName: text(50),
-  companyName: text(50),
+  firstName: text(CUSTOMER_TEXT_MAX),
+  middleName: text(CUSTOMER_TEXT_MAX),
+  lastName: text(CUSTOMER_TEXT_MAX),
+  companyName: text(CUSTOMER_TEXT_MAX),
   suffix: text(50),
   primaryEmail: emailList,
   primaryPhone: text(50),

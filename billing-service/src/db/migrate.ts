@@ -33,6 +33,7 @@ import * as paymentRequiresAction from './migrations/0038-payment-requires-actio
 import * as disputes from './migrations/0039-disputes.js';
 import * as paymentChallengeOfCapture from './migrations/0040-payment-challenge-of-capture.js';
 import * as portalLinkBinding from './migrations/0041-portal-link-binding.js';
+import * as portalCardAttemptsAndEmailChanges from './migrations/0042-portal-card-attempts-and-email-changes.js';
 import * as collectionAttemptPerCard from './migrations/0043-collection-attempt-per-card.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '0039-disputes': disputes,
   '0040-payment-challenge-of-capture': paymentChallengeOfCapture,
   '0041-portal-link-binding': portalLinkBinding,
+  '0042-portal-card-attempts-and-email-changes': portalCardAttemptsAndEmailChanges,
   '0043-collection-attempt-per-card': collectionAttemptPerCard,
 };
 

@@ -718,6 +718,35 @@ export interface CardAuthenticationsTable {
   completedAt: Date | null;
 }
 
+/** A card attempt of a portal session (migration 0042): declines and unfinished ones count towards the customer's hourly budget. */
+export interface PortalCardAttemptsTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  /** The capture token it spent: one token, one attempt. */
+  captureTokenId: number;
+  captchaSolved: boolean;
+  startedAt: Date;
+  /** null while the attempt runs (or when its outcome never came). */
+  outcome: ColumnType<PortalCardOutcome | null, PortalCardOutcome | null | undefined, PortalCardOutcome | null>;
+  finishedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+/** A new e-mail address asked for in the portal, applied when the link sent to it is opened (migration 0042). */
+export interface PortalEmailChangesTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  newEmail: string;
+  tokenHash: string;
+  locale: string | null;
+  expiresAt: Date;
+  usedAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  supersededAt: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  createdAt: Generated<Date>;
+}
+
+export type PortalCardOutcome = 'declined' | 'stored' | 'challenged' | 'failed';
+
 export interface CaptureTokensTable {
   id: Generated<number>;
   accountId: number;
@@ -944,6 +973,8 @@ export interface Database {
   allocationReservations: AllocationReservationsTable;
   portalLinks: PortalLinksTable;
   portalSessions: PortalSessionsTable;
+  portalCardAttempts: PortalCardAttemptsTable;
+  portalEmailChanges: PortalEmailChangesTable;
   portalCancellations: PortalCancellationsTable;
   idempotencyKeys: IdempotencyKeysTable;
   usedCaptchaTokens: UsedCaptchaTokensTable;

@@ -33,9 +33,15 @@ export const SAMPLE_EVENTS: Record<NotificationType, NotificationEvent> = {
   },
 };
 
-/** One e-mail of every type a customer asks for (the portal sign-in link). */
+/** One e-mail of every type a customer asks for (the portal sign-in link, the confirmation of a new address). */
 export const SAMPLE_REQUESTED: Record<RequestedEmail['type'], RequestedEmail> = {
   PortalSignIn: { type: 'PortalSignIn', url: 'https://pay.shop.example/portal/open?token=pl_sample&lang=en', minutes: 15 },
+  EmailChangeConfirmation: {
+    type: 'EmailChangeConfirmation',
+    url: 'https://pay.shop.example/portal/confirm-email?token=ec_sample&lang=en',
+    newEmail: 'grace.hopper@example.com',
+    hours: 24,
+  },
 };
 
 /** Every e-mail a customer gets, one of each type. */

@@ -25,6 +25,11 @@ export const ACTION_FLOWS: Partial<Record<NotificationType, EmailActionFlow>> = 
   InvoicePost: 'invoices',
 };
 
+/** An e-mail the customer asked for: it carries its own link, its button. */
+export function isRequestedEmail(event: NotificationEvent | RequestedEmail): event is RequestedEmail {
+  return event.type === 'PortalSignIn' || event.type === 'EmailChangeConfirmation';
+}
+
 /** The merchant as its e-mails show it (catalogue `emails`). */
 export type EmailBranding = MerchantBranding;
 
@@ -74,6 +79,8 @@ function message(words: EmailWords, language: CustomerLanguage, brand: string, e
   switch (event.type) {
     case 'PortalSignIn':
       return words.PortalSignIn({ brand, minutes: event.minutes });
+    case 'EmailChangeConfirmation':
+      return words.EmailChangeConfirmation({ brand, newEmail: event.newEmail, hours: event.hours });
     case 'InvoicePost':
       return words.InvoicePost({
         brand,
@@ -165,13 +172,12 @@ function compose(input: EmailToRender): Composed {
   const brand = input.branding.name;
   const { subject, paragraphs } = message(words, input.language, brand, input.event);
   const event = input.event;
-  const flow = event.type === 'PortalSignIn' ? undefined : ACTION_FLOWS[event.type];
-  const action =
-    event.type === 'PortalSignIn'
-      ? { label: words.signInButton, url: event.url }
-      : flow && input.actionUrl
-        ? { label: words.buttons[flow], url: input.actionUrl }
-        : null;
+  const flow = isRequestedEmail(event) ? undefined : ACTION_FLOWS[event.type];
+  const action = isRequestedEmail(event)
+    ? { label: event.type === 'PortalSignIn' ? words.signInButton : words.confirmEmailButton, url: event.url }
+    : flow && input.actionUrl
+      ? { label: words.buttons[flow], url: input.actionUrl }
+      : null;
   return {
     subject,
     greeting: words.hello(input.customerName),

@@ -60,7 +60,8 @@ export class Notifier implements CustomerNotifier {
     email: RequestedEmail,
     fallbackLanguage?: string | null,
   ): Promise<void> {
-    const to = customer.primaryEmail?.split(/[,;]/)[0]?.trim();
+    // A new address's confirmation goes to that address: the e-mail proves it is the customer's.
+    const to = email.type === 'EmailChangeConfirmation' ? email.newEmail : customer.primaryEmail?.split(/[,;]/)[0]?.trim();
     if (!this.enabled || !to) return;
     const language = this.languageOf({ language: customer.language ?? fallbackLanguage ?? null });
     await insertOutboxEmail(trx, {

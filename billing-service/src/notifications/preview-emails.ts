@@ -5,11 +5,11 @@ import { merchantBranding } from '../catalog/branding.js';
 import { loadCatalog } from '../catalog/load-catalog.js';
 import { CUSTOMER_LANGUAGES } from '../catalog/schema.js';
 import { DEMO_CATALOG_PATH } from '../config.js';
-import { ACTION_FLOWS, renderEmail, type CustomerEmailType } from './email-templates.js';
-import { SAMPLE_EMAILS, SAMPLE_INVOICE, SAMPLE_REQUESTED } from './email-samples.js';
+import { ACTION_FLOWS, isRequestedEmail, renderEmail, type CustomerEmailType } from './email-templates.js';
+import { SAMPLE_EMAILS, SAMPLE_INVOICE } from './email-samples.js';
 
 /**
- * `npm run emails:preview`: every e-mail type in every language (the portal sign-in link's too), as HTML and as text, written to
+ * `npm run emails:preview`: every e-mail type in every language (the portal sign-in link's and the new address's confirmation too), as HTML and as text, written to
  * billing-service/email-previews/ (git-ignored) with an index.html to open; branded as the
  * catalogue says (RENEW_CATALOG, else the demo catalogue). Prints the folder.
  */
@@ -22,16 +22,14 @@ const rows: string[] = [];
 for (const type of Object.keys(SAMPLE_EMAILS) as CustomerEmailType[]) {
   const cells: string[] = [];
   for (const language of CUSTOMER_LANGUAGES) {
-    const flow = type === 'PortalSignIn' ? undefined : ACTION_FLOWS[type];
+    const sample = SAMPLE_EMAILS[type];
+    const flow = isRequestedEmail(sample) ? undefined : ACTION_FLOWS[sample.type];
     const email = await renderEmail({
       branding,
       language,
       customerName: 'Grace Hopper',
       // (the sign-in link, like the e-mails' buttons, opens the portal in the e-mail's language)
-      event:
-        type === 'PortalSignIn'
-          ? { ...SAMPLE_REQUESTED.PortalSignIn, url: `https://shop.example/portal/open?token=pl_sample&lang=${language}` }
-          : SAMPLE_EMAILS[type],
+      event: isRequestedEmail(sample) ? { ...sample, url: sample.url.replace('lang=en', `lang=${language}`) } : sample,
       invoice: SAMPLE_INVOICE,
       actionUrl: flow ? `https://shop.example/portal/${flow}?lang=${language}` : null,
     });

@@ -71,9 +71,12 @@ export interface SubscriptionChangeEvent {
 
 /**
  * An e-mail the customer asked for (not one of the spec's types, so no preference turns it off): a portal
- * sign-in link, opening once within `minutes`.
+ * sign-in link, opening once within `minutes`; the confirmation of a new e-mail address.
  */
-export type RequestedEmail = { type: 'PortalSignIn'; url: string; minutes: number };
+export type RequestedEmail =
+  | { type: 'PortalSignIn'; url: string; minutes: number }
+  /** A new address the customer gave in the portal, proven by the link sent to it (so it goes to newEmail, not the address on file). */
+  | { type: 'EmailChangeConfirmation'; url: string; newEmail: string; hours: number };
 
 /** A notice to the merchant (the catalogue's `account.email`), its text written by the domain that sends it. */
 export interface AccountNotice {

@@ -27,10 +27,17 @@ export {
   setPortalDefaultCard,
   uncancelPortalSubscription,
   updatePortalBillingAddress,
-  updatePortalContact,
   updatePortalEmailPreferences,
   type PortalOverview,
 } from './service.js';
+export { confirmPortalEmailChange, EMAIL_CHANGE_HOURS, updatePortalContact } from './contact.js';
+export {
+  beginPortalCardAttempt,
+  finishPortalCardAttempt,
+  portalCardGate,
+  PORTAL_CARD_DECLINES_PER_HOUR,
+  type PortalCardGate,
+} from './card-attempts.js';
 export { authenticatePortalPayment, payPortalInvoices, type PortalAuthenticationNeeded } from './payments.js';
 export { portalCountries, type PortalBillingAddress, type PortalCountry } from './address.js';
 export {

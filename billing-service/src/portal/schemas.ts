@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EMAIL_TYPES } from '../catalog/schema.js';
 import { PlanChangeBody } from '../lifecycle/schemas.js';
+import { CUSTOMER_TEXT_MAX, UpdateCustomerBody } from '../customers/schemas.js';
 
 export const PORTAL_FLOWS = ['paymentMethodUpdate', 'payInvoices', 'subscriptionCancel', 'invoices', 'authenticatePayment'] as const;
 export type PortalFlow = (typeof PORTAL_FLOWS)[number];
@@ -62,20 +63,27 @@ export const PortalAuthenticatePaymentBody = PortalPayBody.pick({ authenticatedB
 
 export const PortalDefaultCardBody = z.object({ paymentMethodId: z.number().int().positive() });
 
+/** A name the customer may not leave empty, as long as the customer schema allows (a longer one was a 500: the API's schema refused it later). */
+const portalName = z.string().trim().min(1, 'must not be empty').max(CUSTOMER_TEXT_MAX, `must be at most ${CUSTOMER_TEXT_MAX} characters`);
+
+/** The customer schema's own limits (customers/schemas.ts): what the portal accepts, the API's update accepts too. */
 export const PortalContactBody = z.object({
-  firstName: z.string().trim().min(1).max(100).nullish(),
-  lastName: z.string().trim().min(1).max(100).nullish(),
-  companyName: z.string().trim().max(255).nullish(),
-  primaryEmail: z.email('must be an e-mail address').max(255).nullish(),
-  primaryPhone: z.string().trim().max(50).nullish(),
+  firstName: portalName.nullish(),
+  lastName: portalName.nullish(),
+  companyName: UpdateCustomerBody.shape.companyName,
+  primaryEmail: z.email('must be an e-mail address').max(255, 'must be at most 255 characters').nullish(),
+  primaryPhone: UpdateCustomerBody.shape.primaryPhone,
 });
 export type PortalContactInput = z.infer<typeof PortalContactBody>;
 
+/** The address service's limits (addresses/schemas.ts), after trimming. */
+const trimmedText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullish();
+
 export const PortalBillingAddressBody = z.object({
-  line1: z.string().trim().max(60).nullish(),
-  line2: z.string().trim().max(60).nullish(),
-  city: z.string().trim().max(50).nullish(),
-  postalZip: z.string().trim().max(10).nullish(),
+  line1: trimmedText(60),
+  line2: trimmedText(60),
+  city: trimmedText(50),
+  postalZip: trimmedText(10),
   countryId: z.number().int().positive().nullish(),
   stateId: z.union([z.number().int().positive(), z.string().min(1).max(10)]).nullish(),
 });

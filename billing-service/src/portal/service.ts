@@ -8,9 +8,7 @@ import { effectiveBillingSettings } from '../billing-settings/effective-settings
 import { findBillingSetting } from '../billing-settings/repository.js';
 import { createCaptureToken } from '../capture-tokens/service.js';
 import { wallClockNow } from '../clock/account-clock.js';
-import { getCustomer, updateCustomer } from '../customers/service.js';
 import { getCustomerOverview } from '../customers/overview.js';
-import { UpdateCustomerBody } from '../customers/schemas.js';
 import { getEmailPreferences, updateEmailPreferences } from '../email-preferences/service.js';
 import type { Caller } from '../http/auth.js';
 import { API_ERROR_KEY } from '../http/errors.js';
@@ -34,7 +32,8 @@ import {
   withdrawCancellation,
 } from '../lifecycle/period-end-cancellation-repository.js';
 import { findPortalCaptureSession } from './repository.js';
-import type { PortalBillingAddressInput, PortalCancelInput, PortalContactInput, PortalEmailPreferencesInput } from './schemas.js';
+import { pendingPortalEmail } from './email-change-repository.js';
+import type { PortalBillingAddressInput, PortalCancelInput, PortalEmailPreferencesInput } from './schemas.js';
 
 /**
  * What the portal does, each operation on the session's own customer and within its scope, through
@@ -116,6 +115,8 @@ export async function getPortalOverview(ctx: AppContext, session: PortalSession)
       status: overview.status,
       customerAccountStatus: overview.customerAccountStatus,
       currency: overview.currency,
+      /** A new address given in the portal, waiting for the customer to open the link sent to it; null: none. */
+      pendingEmail: await pendingPortalEmail(ctx.db, session.customerId),
     },
     balance: overview.arBalance,
     /** What the card form offers to pay with the new card (an invoice is due); 0: nothing is. */
@@ -337,22 +338,6 @@ export async function uncancelPortalSubscription(ctx: AppContext, session: Porta
     });
   });
   return getPortalOverview(ctx, session);
-}
-
-/** Contact details, through PUT /v1/customers' service (the rest of the customer kept as it is). */
-export async function updatePortalContact(ctx: AppContext, session: PortalSession, input: PortalContactInput) {
-  requireFullScope(session, 'change contact details');
-  const caller = portalCaller(ctx, session);
-  const current = await getCustomer(ctx, caller, session.customerId);
-  const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-  const updated = await updateCustomer(ctx, caller, UpdateCustomerBody.parse({ ...current, ...given }));
-  return {
-    firstName: updated.firstName,
-    lastName: updated.lastName,
-    companyName: updated.companyName,
-    primaryEmail: updated.primaryEmail,
-    primaryPhone: updated.primaryPhone,
-  };
 }
 
 /** The billing address, through the address endpoints' service (created when the customer has none). */

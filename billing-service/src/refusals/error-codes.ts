@@ -87,6 +87,12 @@ export const ERROR_CODES = {
   payment_in_progress:
     'an automatic payment of the same money is at the payment processor now: look again in a minute, nothing was charged',
   cross_site_refused: 'a portal link opened by another site (Origin or Sec-Fetch-Site): open the link from its e-mail instead',
+  // s38-cards (issue 38): the portal's card form against card testing, and e-mail changes proven by the new address
+  captcha_required: "the customer's card was declined within the hour: this attempt needs a solved CAPTCHA (recaptcha)",
+  card_attempts_exhausted:
+    "the customer's cards were declined too often within an hour: card updates are refused until Retry-After seconds have passed",
+  email_change_invalid:
+    'the e-mail change link is unknown, expired, already used, or replaced by a newer request: ask for the change again',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

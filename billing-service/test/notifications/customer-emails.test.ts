@@ -80,6 +80,7 @@ async function failPaymentOf5(customerId: number) {
 describe("customers' e-mails", () => {
   it('renders every type in every language as HTML that MJML accepts and as text without tags', async () => {
     expect(ALL_TYPES).toContain('PortalSignIn');
+    expect(ALL_TYPES).toContain('EmailChangeConfirmation');
     for (const type of ALL_TYPES) {
       for (const language of CUSTOMER_LANGUAGES) {
         const email = await renderEmail({
@@ -96,11 +97,11 @@ describe("customers' e-mails", () => {
         expect(email.html).toContain(`lang="${language}"`);
         // Nothing is loaded from elsewhere (no web font: a request that would tell the font's host the e-mail was opened).
         const urls = [...email.html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]);
-        // (the sign-in e-mail's button is its own link)
+        // (the sign-in e-mail's button and the new address's confirmation are their own links)
         expect(new Set(urls), `${type} ${language}`).toEqual(
           new Set(
-            type === 'PortalSignIn'
-              ? [SAMPLE_REQUESTED.PortalSignIn.url.replace(/&/g, '&amp;')]
+            type === 'PortalSignIn' || type === 'EmailChangeConfirmation'
+              ? [SAMPLE_REQUESTED[type].url.replace(/&/g, '&amp;')]
               : type in
                   {
                     PaymentFailed: 1,
@@ -131,6 +132,9 @@ describe("customers' e-mails", () => {
         await t.database.db.transaction().execute((trx) => t.app.ctx.notifier!.enqueue(trx, row, event));
       }
       await t.database.db.transaction().execute((trx) => t.app.ctx.notifier!.enqueueRequested(trx, row, SAMPLE_REQUESTED.PortalSignIn));
+      // (a new address's confirmation goes to that address: here the customer's own, so that every type lands in one mailbox)
+      const confirmation = { ...SAMPLE_REQUESTED.EmailChangeConfirmation, newEmail: c.email };
+      await t.database.db.transaction().execute((trx) => t.app.ctx.notifier!.enqueueRequested(trx, row, confirmation));
       const mails = await smtp.mailsTo(c.email, ALL_TYPES.length);
       expect(mails, language).toHaveLength(ALL_TYPES.length);
       const subjects = new Set(mails.map((m) => m.subject));

@@ -24,6 +24,7 @@ import {
   type PortalAuthenticationNeeded,
   PortalPayBody,
   PortalPlanChangeBody,
+  confirmPortalEmailChange,
   setPortalDefaultCard,
   uncancelPortalSubscription,
   updatePortalBillingAddress,
@@ -31,6 +32,9 @@ import {
   updatePortalEmailPreferences,
   withdrawPortalPlanChange,
 } from '@renew/billing-service/portal';
+import { portalCardFormGate } from './portal-card-attempts.js';
+import { emailChangeConfirmPage, emailChangeResultPage } from './email-change-page.js';
+import { Refusal } from '@renew/billing-service/http';
 import { parseBody, sessionCookie, type PortalRouteKit } from './portal-http.js';
 
 /**
@@ -42,6 +46,7 @@ export function registerPortalApiRoutes(app: FastifyInstance, kit: PortalRouteKi
   registerPaymentRoutes(app, kit);
   registerSubscriptionRoutes(app, kit);
   registerDetailsRoutes(app, kit);
+  registerEmailChangeRoutes(app, kit);
 }
 
 /** The cookie of a session just authenticated: one is there, or authenticating it would have refused. */
@@ -80,10 +85,18 @@ function registerSessionRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
 function registerPaymentRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
   const { ctx, portalRoute, session } = kit;
   // With the client address the card fields send as clientIp (the risk check's), as the widget's proxy gives it.
-  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => ({
-    ...(await portalCardCaptureToken(ctx, await session(request, reply, true))),
-    clientIp: request.ip,
-  }));
+  // Refused (429) once the customer's cards were declined too often this hour; captchaRequired after a decline
+  // (the form then shows the reCAPTCHA, whose answer the card fields send with the card).
+  app.post('/portal/api/card-capture-token', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, true);
+    const { captchaRequired } = await portalCardFormGate(ctx, reply, found.customerId);
+    return {
+      ...(await portalCardCaptureToken(ctx, found)),
+      clientIp: request.ip,
+      captchaRequired,
+      captcha: kit.captcha ?? { mode: 'dev' },
+    };
+  });
   app.post('/portal/api/default-card', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return setPortalDefaultCard(ctx, found, parseBody(PortalDefaultCardBody, request.body).paymentMethodId);
@@ -167,5 +180,33 @@ function registerDetailsRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
   app.put('/portal/api/email-preferences', portalRoute, async (request, reply) => {
     const found = await session(request, reply, true);
     return updatePortalEmailPreferences(ctx, found, parseBody(PortalEmailPreferencesBody, request.body));
+  });
+}
+
+/**
+ * The link a new e-mail address's confirmation carries (README "Customer portal"): GET shows a button, its POST
+ * applies the change once; a used, expired or replaced link answers a page saying so (410), never JSON.
+ */
+function registerEmailChangeRoutes(app: FastifyInstance, kit: PortalRouteKit): void {
+  const { ctx, page, portalRoute, branding, sendPage } = kit;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  app.get('/portal/confirm-email', page, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    return sendPage(reply, emailChangeConfirmPage({ token: text(query.token) ?? '', lang: text(query.lang), branding }));
+  });
+  app.post('/portal/confirm-email', portalRoute, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const lang = text(body.lang);
+    try {
+      const confirmed = await confirmPortalEmailChange(ctx, text(body.token) ?? '');
+      return sendPage(
+        reply,
+        emailChangeResultPage({ email: confirmed.primaryEmail, lang: lang ?? confirmed.locale ?? undefined, branding }),
+      );
+    } catch (error) {
+      if (!(error instanceof Refusal) || !error.hasCode('email_change_invalid')) throw error;
+      reply.code(410);
+      return sendPage(reply, emailChangeResultPage({ email: null, lang, branding }));
+    }
   });
 }

@@ -47,6 +47,30 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infe
   return parsed.data;
 }
 
+/** How the portal's card form shows the CAPTCHA after a decline: dev (a checkbox), or Google's widget with this site key. */
+export interface PortalCaptcha {
+  mode: 'dev' | 'google';
+  siteKey?: string;
+  /** Where Google's script is loaded from (RENEW_RECAPTCHA_SCRIPT_URL; default Google's). */
+  scriptUrl?: string;
+}
+
+/**
+ * What the portal's pages must allow for Google's reCAPTCHA (script and frames), in google mode with a site key;
+ * nothing in dev mode. A stand-in's script URL (RENEW_RECAPTCHA_SCRIPT_URL) is allowed by its origin.
+ */
+export function captchaPageSources(captcha?: PortalCaptcha): { scripts: string[]; frames: string[] } {
+  if (captcha?.mode !== 'google' || !captcha.siteKey) return { scripts: [], frames: [] };
+  if (captcha.scriptUrl) {
+    const origin = new URL(captcha.scriptUrl).origin;
+    return { scripts: [origin], frames: [origin] };
+  }
+  return {
+    scripts: ['https://www.google.com/recaptcha/', 'https://www.gstatic.com/recaptcha/'],
+    frames: ['https://www.google.com/recaptcha/', 'https://recaptcha.google.com/recaptcha/'],
+  };
+}
+
 /** What every route group shares: the context, the limits' store, and the cookie's session. */
 export interface PortalRouteKit {
   ctx: AppContext;
@@ -58,6 +82,7 @@ export interface PortalRouteKit {
   /** What spends a link, sends an e-mail or reads the session: limited per address (PORTAL_IP_LIMITS). */
   portalRoute: { config: { portal: true } };
   branding: PortalBranding;
+  captcha?: PortalCaptcha;
   sendPage: (reply: FastifyReply, html: string) => FastifyReply;
   /** The cookie's session (a write also needs the CSRF token), its customer's request budget spent. */
   session: (request: FastifyRequest, reply: FastifyReply, write: boolean) => Promise<PortalSession>;

@@ -140,16 +140,21 @@ export function merchantHeader(b: PortalBranding): string {
 }
 
 /** Own scripts, styles, connections, frames (the hosted card fields) and form posts only, and the merchant's logo; never framed itself. */
-export function portalPagePolicy(branding?: PortalBranding, challengeFrameSources: readonly string[] = []): string {
+export function portalPagePolicy(
+  branding?: PortalBranding,
+  challengeFrameSources: readonly string[] = [],
+  captcha: { scripts: readonly string[]; frames: readonly string[] } = { scripts: [], frames: [] },
+): string {
   const logoOrigin = branding?.logoUrl ? ` ${new URL(branding.logoUrl).origin}` : '';
   return [
     "default-src 'none'",
-    "script-src 'self'",
+    // reCAPTCHA's script, in google mode (the card form shows it after a decline: portal-card-attempts.ts)
+    ["script-src 'self'", ...captcha.scripts].join(' '),
     "style-src 'self' 'unsafe-inline'",
     "connect-src 'self'",
     `img-src 'self'${logoOrigin}`,
     // the hosted card fields, and the bank's 3-D Secure page of a payment (where the gateway serves it)
-    ["frame-src 'self'", ...challengeFrameSources].join(' '),
+    ["frame-src 'self'", ...challengeFrameSources, ...captcha.frames].join(' '),
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'none'",

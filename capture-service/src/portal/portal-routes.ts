@@ -8,7 +8,7 @@ import { browserBundle } from '../hosted/card-fields-assets.js';
 import { sendAsset } from '../hosted/card-fields-routes.js';
 import { merchantBranding } from '@renew/billing-service/catalog';
 import { registerPortalApiRoutes } from './portal-api-routes.js';
-import { readCookie, sessionCookieName, type PortalRouteKit } from './portal-http.js';
+import { captchaPageSources, readCookie, sessionCookieName, type PortalCaptcha, type PortalRouteKit } from './portal-http.js';
 import { linkPageLanguage, portalLinkProblemPage } from './portal-link-pages.js';
 import { registerOpenRoutes, registerSignInRoutes } from './portal-open-routes.js';
 import { portalAppPage, portalBranding, portalPagePolicy, PORTAL_APP_SCRIPT_PATH, type PortalBranding } from './portal-pages.js';
@@ -39,6 +39,8 @@ export interface PortalRouteOptions {
   ctx: AppContext;
   rateLimitStore: RateLimitStore;
   publicKeys: PublicKeyAuthenticator;
+  /** The card form's CAPTCHA after a decline (portal-card-attempts.ts). */
+  captcha?: PortalCaptcha;
 }
 
 /**
@@ -67,7 +69,8 @@ function portalRouteKit(options: PortalRouteOptions): PortalRouteKit {
     page: { config: { public: true } },
     portalRoute: { config: { portal: true } },
     branding,
-    sendPage: (reply, html) => sendPortalPage(reply, html, branding, ctx.payments.gateway.challengeFrameSources ?? ['https:']),
+    sendPage: (reply, html) =>
+      sendPortalPage(reply, html, branding, ctx.payments.gateway.challengeFrameSources ?? ['https:'], captchaPageSources(options.captcha)),
     sessionToken,
     session: async (request, reply, write) => {
       const csrf = request.headers[PORTAL_CSRF_HEADER];
@@ -107,9 +110,15 @@ function registerAppPageRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
 
 // Referrer-Policy same-origin: this host's own form posts carry its Origin (no-referrer would send "Origin: null", which
 // POST /portal/open refuses as cross-site); other sites get no Referer. No page's address holds a secret.
-function sendPortalPage(reply: FastifyReply, html: string, branding: PortalBranding, challengeFrameSources: readonly string[]) {
+function sendPortalPage(
+  reply: FastifyReply,
+  html: string,
+  branding: PortalBranding,
+  challengeFrameSources: readonly string[],
+  captcha: ReturnType<typeof captchaPageSources>,
+) {
   return reply
-    .header('content-security-policy', portalPagePolicy(branding, challengeFrameSources))
+    .header('content-security-policy', portalPagePolicy(branding, challengeFrameSources, captcha))
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'same-origin')

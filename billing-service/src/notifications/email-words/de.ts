@@ -12,6 +12,7 @@ export const de: EmailWords = {
     authenticatePayment: 'Zahlung bestätigen',
   },
   signInButton: 'Zu Ihrem Konto',
+  confirmEmailButton: 'Diese Adresse bestätigen',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Zwischensumme', discount: 'Rabatt', total: 'Gesamtbetrag' },
   refundWays: {
@@ -122,6 +123,13 @@ export const de: EmailWords = {
     paragraphs: [
       `Mit diesem Link verwalten Sie Ihr Konto bei ${v.brand}. Er gilt einmal, innerhalb von ${v.minutes} Minuten.`,
       'Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht: Ohne den Link kann sich niemand anmelden.',
+    ],
+  }),
+  EmailChangeConfirmation: (v) => ({
+    subject: `${v.brand}: Bestätigen Sie Ihre neue E-Mail-Adresse`,
+    paragraphs: [
+      `Sie haben ${v.brand} gebeten, Ihre E-Mails künftig an ${v.newEmail} zu senden. Bestätigen Sie, dass diese Adresse Ihnen gehört: Der Link gilt einmal, innerhalb von ${v.hours} Stunden.`,
+      'Bis zur Bestätigung gehen Ihre E-Mails weiter an Ihre bisherige Adresse. Wenn Sie das nicht angefordert haben, ignorieren Sie diese Nachricht: Es ändert sich nichts.',
     ],
   }),
 };

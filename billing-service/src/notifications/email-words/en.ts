@@ -12,6 +12,7 @@ export const en: EmailWords = {
     authenticatePayment: 'Confirm your payment',
   },
   signInButton: 'Sign in to your account',
+  confirmEmailButton: 'Confirm this address',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Subtotal', discount: 'Discount', total: 'Total' },
   refundWays: {
@@ -117,6 +118,13 @@ export const en: EmailWords = {
     paragraphs: [
       `Here is your link to manage your account with ${v.brand}. It works once, within ${v.minutes} minutes.`,
       'If you did not ask for it, ignore this e-mail: nobody can sign in without the link.',
+    ],
+  }),
+  EmailChangeConfirmation: (v) => ({
+    subject: `${v.brand}: confirm your new e-mail address`,
+    paragraphs: [
+      `You asked ${v.brand} to send your e-mails to ${v.newEmail} from now on. Confirm that this address is yours: the link works once, within ${v.hours} hours.`,
+      'Until you confirm, your e-mails keep going to your current address. If you did not ask for this, ignore this e-mail: nothing changes.',
     ],
   }),
 };

@@ -12,6 +12,7 @@ export const es: EmailWords = {
     authenticatePayment: 'Confirmar mi pago',
   },
   signInButton: 'Acceder a mi cuenta',
+  confirmEmailButton: 'Confirmar esta dirección',
   linkLine: (label, url) => `${label}: ${url}`,
   invoiceTable: { subtotal: 'Subtotal', discount: 'Descuento', total: 'Total' },
   refundWays: {
@@ -117,6 +118,13 @@ export const es: EmailWords = {
     paragraphs: [
       `Este es su enlace para gestionar su cuenta en ${v.brand}. Sirve una sola vez, durante ${v.minutes} minutos.`,
       'Si no lo ha pedido, ignore este correo: nadie puede acceder sin el enlace.',
+    ],
+  }),
+  EmailChangeConfirmation: (v) => ({
+    subject: `${v.brand}: confirme su nueva dirección de correo`,
+    paragraphs: [
+      `Ha pedido a ${v.brand} que envíe sus correos a ${v.newEmail} a partir de ahora. Confirme que esta dirección es suya: el enlace sirve una sola vez, durante ${v.hours} horas.`,
+      'Hasta que lo confirme, sus correos seguirán llegando a su dirección actual. Si no lo ha pedido, ignore este correo: no cambia nada.',
     ],
   }),
 };

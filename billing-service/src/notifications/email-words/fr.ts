@@ -14,6 +14,7 @@ export const fr: EmailWords = {
     authenticatePayment: 'Confirmer mon paiement',
   },
   signInButton: 'Accéder à mon compte',
+  confirmEmailButton: 'Confirmer cette adresse',
   linkLine: (label, url) => `${label}${nb}: ${url}`,
   invoiceTable: { subtotal: 'Sous-total', discount: 'Remise', total: 'Total' },
   refundWays: {
@@ -124,6 +125,13 @@ export const fr: EmailWords = {
     paragraphs: [
       `Voici votre lien pour gérer votre compte chez ${v.brand}. Il sert une seule fois, dans les ${v.minutes} minutes.`,
       `Si vous ne l’avez pas demandé, ignorez ce courriel${nb}: personne ne peut se connecter sans ce lien.`,
+    ],
+  }),
+  EmailChangeConfirmation: (v) => ({
+    subject: `${v.brand}${nb}: confirmez votre nouvelle adresse e-mail`,
+    paragraphs: [
+      `Vous avez demandé à ${v.brand} d’envoyer désormais vos courriels à ${v.newEmail}. Confirmez que cette adresse est la vôtre${nb}: le lien sert une seule fois, dans les ${v.hours}${nb}heures.`,
+      `Tant que vous n’avez pas confirmé, vos courriels continuent d’arriver à votre adresse actuelle. Si vous n’avez rien demandé, ignorez ce courriel${nb}: rien ne change.`,
     ],
   }),
 };

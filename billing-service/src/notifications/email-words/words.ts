@@ -18,6 +18,7 @@ export interface EmailWords {
   buttons: Record<EmailActionFlow, string>;
   /** The button of the portal sign-in e-mail. */
   signInButton: string;
+  confirmEmailButton: string;
   /** The button's link in the plain-text e-mail. */
   linkLine(label: string, url: string): string;
   invoiceTable: { subtotal: string; discount: string; total: string };
@@ -58,4 +59,6 @@ export interface EmailWords {
   }): Message;
   /** The portal sign-in link the customer asked for on the sign-in page (one use, `minutes` to open). */
   PortalSignIn(v: { brand: string; minutes: number }): Message;
+  /** Sent to a new address the customer gave in the portal: its button applies the change (one use, `hours` to open). */
+  EmailChangeConfirmation(v: { brand: string; newEmail: string; hours: number }): Message;
 }

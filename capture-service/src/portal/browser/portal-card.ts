@@ -5,6 +5,7 @@
 import { html, nothing } from 'lit';
 import type { HostedCardFrame } from '../../hosted/frame-host/hosted-card-frame.js';
 import { ApiFailure } from './portal-api.js';
+import { captchaAnswer, resetCaptcha, showCaptcha, type PortalCaptchaSettings } from './portal-captcha.js';
 import { cardLine, money } from './portal-format.js';
 import { loadedOverview, loadedSession, type Overview, type Portal, requiredElement } from './portal-model.js';
 import { payWithSavedCard, renderChallenge } from './portal-bank.js';
@@ -19,6 +20,7 @@ export function renderCardForm(p: Portal, submitLabel: string, onSubmit: (event:
       <label>${t.firstName}<input name="firstName" autocomplete="cc-given-name" required .value=${c.firstName ?? ''} /></label>
       <label>${t.lastName}<input name="lastName" autocomplete="cc-family-name" required .value=${c.lastName ?? ''} /></label>
       <renew-hosted-card-frame .captureUrl=${location.origin} .language=${p.language} .disabled=${p.busy}></renew-hosted-card-frame>
+      <div class="captcha" data-captcha hidden><p>${t.captchaWhy}</p><div data-captcha-widget></div><slot name="captcha"></slot></div>
       ${extra}
       <div class="actions"><button class="primary" type="submit" ?disabled=${p.busy}>${submitLabel}</button></div>
     </form>
@@ -43,19 +45,44 @@ export function renderCard(p: Portal) {
   `;
 }
 
+interface MintedCardToken {
+  token: string;
+  riskToken: string;
+  clientIp: string;
+  captchaRequired: boolean;
+  captcha: PortalCaptchaSettings;
+}
+
+/** A capture token for one attempt; refused (429) for the hour after too many declines, said in the customer's language. */
+async function mintCardToken(p: Portal): Promise<MintedCardToken> {
+  try {
+    return await p.api<MintedCardToken>('POST', '/portal/api/card-capture-token', {});
+  } catch (error) {
+    throw error instanceof ApiFailure && error.status === 429 ? new Error(p.text.cardAttemptsExhausted) : error;
+  }
+}
+
 /** The card through the frame: a capture token from the session, then the frame sends the card itself. */
 export async function captureNewCard(p: Portal, form: HTMLFormElement): Promise<number | undefined> {
   const frame = requiredElement<HostedCardFrame>(form, 'renew-hosted-card-frame');
   const validity = await frame.validate();
   if (!validity.valid) return undefined;
   const fields = new FormData(form);
-  const minted = await p.api<{ token: string; riskToken: string; clientIp: string }>('POST', '/portal/api/card-capture-token', {});
+  const minted = await mintCardToken(p);
+  // After a decline the server asks for the CAPTCHA: shown with why, solved before the card is sent (README "Customer portal").
+  const captchaBox = requiredElement<HTMLElement>(form, '[data-captcha]');
+  let recaptcha = '';
+  if (minted.captchaRequired) {
+    await showCaptcha(captchaBox, minted.captcha, p.text.captchaDevLabel);
+    recaptcha = captchaAnswer(captchaBox);
+    if (!recaptcha) throw new Error(p.text.captchaNeeded);
+  }
   const email = (loadedOverview(p).customer.primaryEmail ?? '').split(/[;,]/)[0]?.trim() ?? '';
   const result = await frame.submit({
     publicApiKey: '',
     customerId: loadedSession(p).customerId,
     captureToken: minted.token,
-    recaptcha: '',
+    recaptcha,
     firstName: String(fields.get('firstName') ?? '').trim(),
     lastName: String(fields.get('lastName') ?? '').trim(),
     riskToken: minted.riskToken,
@@ -64,7 +91,14 @@ export async function captureNewCard(p: Portal, form: HTMLFormElement): Promise<
     makeDefault: true,
     collectionAmount: null,
   });
-  if (!result.ok) throw new ApiFailure(result.status, result.errors.map((e) => e.Value).join('; '), result.errors);
+  resetCaptcha(captchaBox);
+  if (!result.ok) {
+    // The next attempt needs the CAPTCHA: shown now, so the customer is not surprised by it.
+    if (result.errors.some((e) => e.Code === 'card_declined' || e.Code === 'authentication_failed'))
+      await showCaptcha(captchaBox, minted.captcha, p.text.captchaDevLabel);
+    if (result.status === 429) throw new Error(p.text.cardAttemptsExhausted);
+    throw new ApiFailure(result.status, result.errors.map((e) => e.Value).join('; '), result.errors);
+  }
   return result.value.id;
 }
 

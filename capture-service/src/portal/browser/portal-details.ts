@@ -1,6 +1,7 @@
 /** Details: the contact, the billing address and the e-mail preferences. */
 import { html, nothing } from 'lit';
 import { loadedOverview, type Overview, type Portal, type Preference } from './portal-model.js';
+import { say } from './portal-text.js';
 
 export function renderDetails(p: Portal) {
   const t = p.text;
@@ -16,6 +17,7 @@ export function renderDetails(p: Portal) {
       ${field('lastName', t.lastNameContact, c.lastName, 'text', 'family-name')}
       ${field('companyName', t.company, c.companyName, 'text', 'organization')}
       ${field('primaryEmail', t.email, c.primaryEmail, 'email', 'email')}
+      ${c.pendingEmail ? html`<p class="hint" role="status">${say(t.emailPending, c.pendingEmail)}</p>` : nothing}
       ${field('primaryPhone', t.phone, c.primaryPhone, 'tel', 'tel')}
       <div class="actions"><button class="primary" type="submit" ?disabled=${p.busy}>${t.save}</button></div>
     </form>

@@ -38,6 +38,8 @@ export interface Overview {
     lastName: string | null;
     companyName: string | null;
     primaryEmail: string | null;
+    /** A new address waiting for its confirmation link to be opened. */
+    pendingEmail: string | null;
     primaryPhone: string | null;
     status: string;
     currency: string;

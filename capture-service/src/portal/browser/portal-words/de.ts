@@ -70,6 +70,12 @@ export const de: PortalText = {
   changeWithdrawn: 'Die vorgesehene Änderung ist zurückgezogen.',
   cardTitle: 'Karte ändern',
   cardIntro: 'Ihre Kartendaten gehen direkt an unseren Zahlungsdienstleister; diese Seite sieht sie nie.',
+  captchaWhy: 'Eine Karte wurde gerade abgelehnt. Bestätigen Sie zuerst, dass Sie kein Roboter sind, um eine andere zu versuchen.',
+  captchaDevLabel: 'Ich bin kein Roboter (Testmodus)',
+  captchaNeeded: 'Bestätigen Sie, dass Sie kein Roboter sind, und versuchen Sie es erneut.',
+  cardAttemptsExhausted:
+    'Zu viele Karten wurden abgelehnt. Zu Ihrer Sicherheit sind Kartenänderungen für eine Stunde gesperrt: Bitte versuchen Sie es später erneut.',
+  emailPending: 'Wartet auf Bestätigung unter {0}: Öffnen Sie den Link, den wir dorthin gesendet haben.',
   firstName: 'Vorname auf der Karte',
   lastName: 'Nachname auf der Karte',
   saveCard: 'Karte speichern',

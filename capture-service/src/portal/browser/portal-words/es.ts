@@ -70,6 +70,12 @@ export const es: PortalText = {
   changeWithdrawn: 'El cambio previsto se ha retirado.',
   cardTitle: 'Cambiar su tarjeta',
   cardIntro: 'Los datos de su tarjeta van directamente a nuestro procesador de pagos; esta página nunca los ve.',
+  captchaWhy: 'Se acaba de rechazar una tarjeta. Para probar otra, confirme primero que no es un robot.',
+  captchaDevLabel: 'No soy un robot (modo de prueba)',
+  captchaNeeded: 'Confirme que no es un robot y vuelva a intentarlo.',
+  cardAttemptsExhausted:
+    'Se rechazaron demasiadas tarjetas. Por seguridad, los cambios de tarjeta quedan en pausa durante una hora: inténtelo más tarde.',
+  emailPending: 'Pendiente de confirmación en {0}: abra el enlace que le enviamos allí.',
   firstName: 'Nombre en la tarjeta',
   lastName: 'Apellidos en la tarjeta',
   saveCard: 'Guardar tarjeta',

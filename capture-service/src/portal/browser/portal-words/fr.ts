@@ -70,6 +70,12 @@ export const fr: PortalText = {
   changeWithdrawn: 'Le changement prévu est annulé.',
   cardTitle: 'Changer votre carte',
   cardIntro: 'Les données de votre carte vont directement à notre prestataire de paiement ; cette page ne les voit jamais.',
+  captchaWhy: 'Une carte vient d’être refusée. Pour en essayer une autre, confirmez d’abord que vous n’êtes pas un robot.',
+  captchaDevLabel: 'Je ne suis pas un robot (mode test)',
+  captchaNeeded: 'Confirmez que vous n’êtes pas un robot, puis réessayez.',
+  cardAttemptsExhausted:
+    'Trop de cartes ont été refusées. Par sécurité, les changements de carte sont suspendus pendant une heure\u00a0: réessayez plus tard.',
+  emailPending: 'En attente de confirmation à {0}\u00a0: ouvrez le lien que nous y avons envoyé pour l’utiliser.',
   firstName: 'Prénom sur la carte',
   lastName: 'Nom sur la carte',
   saveCard: 'Enregistrer la carte',
