@@ -460,6 +460,36 @@ test('the French portal shows no English', async ({ page }) => {
   expect(await page.evaluate(() => document.documentElement.lang)).toBe('fr');
 });
 
+test('French at 320 px: a refusal of the server and an empty field are told in French, never in the English of the server or the browser', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 320, height: 800 });
+  const customer = await activeCustomer();
+  await openPortal(page, customer.id, { locale: 'fr' });
+  await page.evaluate(() => (location.hash = 'pay'));
+  const payButton = portal(page).getByRole('button', { name: /^Payer / });
+  await expect(payButton).toBeVisible();
+  // Paid behind the page's back: the portal's payment is refused (nothing owed, state_conflict).
+  await p.call('POST', '/v1/payments', {
+    customerId: customer.id,
+    amount: 29.99,
+    paymentMethod: 'CreditCard',
+    useDefaultPaymentMethod: true,
+  });
+  await payButton.click();
+  await expect(portal(page).getByRole('alert')).toHaveText(
+    'Ce n’est plus possible en l’état. Rechargez la page pour voir la situation à jour.',
+  );
+
+  await page.evaluate(() => (location.hash = 'card'));
+  const firstName = portal(page).locator('input[name="firstName"]');
+  await firstName.fill('');
+  await portal(page).locator('form button[type="submit"]').first().click();
+  expect(await firstName.evaluate((input: HTMLInputElement) => input.validationMessage)).toBe('Veuillez renseigner ce champ.');
+  await firstName.fill('Ada');
+  expect(await firstName.evaluate((input: HTMLInputElement) => input.validationMessage)).toBe('');
+});
+
 for (const width of [320, 768, 1280]) {
   test(`every portal page is axe-clean (every rule, one banner) and fits ${width} px without sideways scrolling`, async ({ page }) => {
     // Owing: the card form offers to pay with the card, and the pay view its form.

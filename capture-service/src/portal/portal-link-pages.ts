@@ -1,4 +1,12 @@
-import { escapeHtml, merchantHeader, PORTAL_SIGN_IN_SCRIPT, portalLanguage, style, type PortalBranding } from './portal-pages.js';
+import {
+  EMAIL_FIELD_INVALID,
+  escapeHtml,
+  merchantHeader,
+  PORTAL_SIGN_IN_SCRIPT,
+  portalLanguage,
+  style,
+  type PortalBranding,
+} from './portal-pages.js';
 
 /**
  * The pages of a link that needs a word from the customer: the confirmation of whose portal a link
@@ -181,7 +189,7 @@ export function portalLinkProblemPage(options: {
     lang,
     branding,
     w.problem[options.problem],
-    `<p>${escapeHtml(w.unknownText)}</p><form id="sign-in" method="post" action="/portal/sign-in"><input type="hidden" name="account" value=""><input type="hidden" name="locale" value="${lang}"><label for="email">${escapeHtml(w.email)}</label><input id="email" name="email" type="email" autocomplete="email" required><p><button type="submit">${escapeHtml(w.resend)}</button></p></form><p id="status" role="status" hidden>${escapeHtml(w.sentAddress)}</p>`,
+    `<p>${escapeHtml(w.unknownText)}</p><form id="sign-in" method="post" action="/portal/sign-in"><input type="hidden" name="account" value=""><input type="hidden" name="locale" value="${lang}"><label for="email">${escapeHtml(w.email)}</label><input id="email" name="email" type="email" autocomplete="email" required data-invalid="${escapeHtml(EMAIL_FIELD_INVALID[lang])}"><p><button type="submit">${escapeHtml(w.resend)}</button></p></form><p id="status" role="status" hidden>${escapeHtml(w.sentAddress)}</p>`,
     `<script src="${PORTAL_SIGN_IN_SCRIPT.path}" defer></script>`,
   );
 }

@@ -179,9 +179,17 @@ export const PORTAL_OPEN_SCRIPT = {
   body: `document.addEventListener('DOMContentLoaded',function(){var f=document.getElementById('open');if(!f)return;var h=new URLSearchParams(location.hash.slice(1));var q=new URLSearchParams(location.search);var t=h.get('token')||q.get('token');if(!t)return;q.delete('token');var s=q.toString();history.replaceState(null,'',location.pathname+(s?'?'+s:''));f.elements.token.value=t;f.submit();});\n`,
 };
 
+/** The e-mail field's own message, in the page's language rather than the browser's (set by the sign-in script). */
+export const EMAIL_FIELD_INVALID: Record<ReturnType<typeof portalLanguage>, string> = {
+  en: 'Enter your e-mail address, for example name@example.com.',
+  fr: 'Saisissez votre adresse e-mail, par exemple nom@exemple.fr.',
+  de: 'Geben Sie Ihre E-Mail-Adresse ein, zum Beispiel name@beispiel.de.',
+  es: 'Introduzca su correo electrónico, por ejemplo nombre@ejemplo.es.',
+};
+
 export const PORTAL_SIGN_IN_SCRIPT = {
   path: '/portal/assets/sign-in.js',
-  body: `document.addEventListener('DOMContentLoaded',function(){var f=document.getElementById('sign-in');if(!f)return;f.addEventListener('submit',function(e){e.preventDefault();var d=new FormData(f);fetch(f.action,{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({account:d.get('account'),email:d.get('email'),locale:d.get('locale')})}).then(function(){var s=document.getElementById('status');s.hidden=false;});});});\n`,
+  body: `document.addEventListener('DOMContentLoaded',function(){document.querySelectorAll('input[data-invalid]').forEach(function(i){i.addEventListener('invalid',function(){i.setCustomValidity(i.dataset.invalid);});i.addEventListener('input',function(){i.setCustomValidity('');});});var f=document.getElementById('sign-in');if(!f)return;f.addEventListener('submit',function(e){e.preventDefault();var d=new FormData(f);fetch(f.action,{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({account:d.get('account'),email:d.get('email'),locale:d.get('locale')})}).then(function(){var s=document.getElementById('status');s.hidden=false;});});});\n`,
 };
 
 /** The page a link opens on: its script posts the token (the page carries none: it is in the fragment). */
@@ -196,7 +204,7 @@ export function portalSignInPage(options: { account: string; lang?: string | und
   const lang = portalLanguage(options.lang);
   const t = TEXT[lang];
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(t.signInTitle)}</title>${style(options.branding)}<script src="${PORTAL_SIGN_IN_SCRIPT.path}" defer></script></head>
-<body>${merchantHeader(options.branding)}<main><h1>${escapeHtml(t.signInTitle)}</h1><form id="sign-in" method="post" action="/portal/sign-in"><input type="hidden" name="account" value="${escapeHtml(options.account)}"><input type="hidden" name="locale" value="${lang}"><label for="email">${escapeHtml(t.email)}</label><input id="email" name="email" type="email" autocomplete="email" required><p><button type="submit">${escapeHtml(t.send)}</button></p></form><p id="status" role="status" hidden>${escapeHtml(t.sent)}</p></main></body></html>`;
+<body>${merchantHeader(options.branding)}<main><h1>${escapeHtml(t.signInTitle)}</h1><form id="sign-in" method="post" action="/portal/sign-in"><input type="hidden" name="account" value="${escapeHtml(options.account)}"><input type="hidden" name="locale" value="${lang}"><label for="email">${escapeHtml(t.email)}</label><input id="email" name="email" type="email" autocomplete="email" required data-invalid="${escapeHtml(EMAIL_FIELD_INVALID[lang])}"><p><button type="submit">${escapeHtml(t.send)}</button></p></form><p id="status" role="status" hidden>${escapeHtml(t.sent)}</p></main></body></html>`;
 }
 
 /** A link whose task was done when it was opened (its invoices paid): said above the overview, in a landmark of its own. */

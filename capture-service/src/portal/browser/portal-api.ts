@@ -12,6 +12,9 @@ export class ApiFailure extends Error {
   }
 }
 
+/** A failure already told in the customer's words (the card form's CAPTCHA and pause): shown as it is. */
+export class PortalNotice extends Error {}
+
 export async function portalApi<T>(
   session: Session | undefined,
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',

@@ -9,7 +9,7 @@
 import { html, LitElement, nothing, type TemplateResult } from 'lit';
 import '../../hosted/frame-host/hosted-card-frame.js';
 import { ApiFailure, portalApi } from './portal-api.js';
-import { declineText } from './portal-declines.js';
+import { fieldProblemText, problemText } from './portal-declines.js';
 import { renderCancel } from './portal-cancel.js';
 import { renderCard } from './portal-card.js';
 import { renderChange } from './portal-change.js';
@@ -31,7 +31,7 @@ import type {
 import { renderOverview } from './portal-overview.js';
 import { renderPay } from './portal-pay.js';
 import { portalStyles } from './portal-styles.js';
-import { portalLanguageOf, portalText, say, type PortalLanguage, type PortalText } from './portal-text.js';
+import { portalLanguageOf, portalText, type PortalLanguage, type PortalText } from './portal-text.js';
 
 const FLOW_VIEWS: Record<string, (session: Session) => View> = {
   paymentMethodUpdate: () => 'card',
@@ -101,8 +101,23 @@ export class RenewPortal extends LitElement implements Portal {
   override connectedCallback() {
     super.connectedCallback();
     window.addEventListener('hashchange', this.onHash);
+    // The forms' own messages in the portal's language, not the browser's ("Please fill out this field").
+    this.renderRoot.addEventListener('invalid', this.onInvalid, true);
+    this.renderRoot.addEventListener('input', this.onInput, true);
     void this.start();
   }
+
+  private readonly onInvalid = (event: Event) => {
+    const field = event.target;
+    if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement || field instanceof HTMLSelectElement)
+      field.setCustomValidity(fieldProblemText(this.text, field.validity));
+  };
+
+  private readonly onInput = (event: Event) => {
+    const field = event.target;
+    if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement || field instanceof HTMLSelectElement)
+      field.setCustomValidity('');
+  };
 
   override disconnectedCallback() {
     super.disconnectedCallback();
@@ -172,7 +187,7 @@ export class RenewPortal extends LitElement implements Portal {
 
   fail(error: unknown) {
     if (error instanceof ApiFailure && error.status === 401) this.ended = true;
-    else this.problem = declineText(this.text, error) ?? say(this.text.error, error instanceof Error ? error.message : String(error));
+    else this.problem = problemText(this.text, error);
   }
 
   override render() {

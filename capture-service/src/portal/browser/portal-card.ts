@@ -4,7 +4,7 @@
  */
 import { html, nothing } from 'lit';
 import type { HostedCardFrame } from '../../hosted/frame-host/hosted-card-frame.js';
-import { ApiFailure } from './portal-api.js';
+import { ApiFailure, PortalNotice } from './portal-api.js';
 import { captchaAnswer, resetCaptcha, showCaptcha, type PortalCaptchaSettings } from './portal-captcha.js';
 import { cardLine, money } from './portal-format.js';
 import { loadedOverview, loadedSession, type Overview, type Portal, requiredElement } from './portal-model.js';
@@ -75,7 +75,7 @@ export async function captureNewCard(p: Portal, form: HTMLFormElement): Promise<
   if (minted.captchaRequired) {
     await showCaptcha(captchaBox, minted.captcha, p.text.captchaDevLabel);
     recaptcha = captchaAnswer(captchaBox);
-    if (!recaptcha) throw new Error(p.text.captchaNeeded);
+    if (!recaptcha) throw new PortalNotice(p.text.captchaNeeded);
   }
   const email = (loadedOverview(p).customer.primaryEmail ?? '').split(/[;,]/)[0]?.trim() ?? '';
   const result = await frame.submit({
@@ -96,7 +96,7 @@ export async function captureNewCard(p: Portal, form: HTMLFormElement): Promise<
     // The next attempt needs the CAPTCHA: shown now, so the customer is not surprised by it.
     if (result.errors.some((e) => e.Code === 'card_declined' || e.Code === 'authentication_failed'))
       await showCaptcha(captchaBox, minted.captcha, p.text.captchaDevLabel);
-    if (result.status === 429) throw new Error(p.text.cardAttemptsExhausted);
+    if (result.status === 429) throw new PortalNotice(p.text.cardAttemptsExhausted);
     throw new ApiFailure(result.status, result.errors.map((e) => e.Value).join('; '), result.errors);
   }
   return result.value.id;

@@ -126,7 +126,6 @@ export const de: PortalText = {
   preferencesTitle: 'E-Mails',
   signInAgain: 'Um dies zu ändern, melden Sie sich bei Ihrem Konto an.',
   sessionEnded: 'Ihre Sitzung ist abgelaufen. Öffnen Sie einen neuen Link aus Ihrer E-Mail oder dem Shop.',
-  error: 'Etwas ist schiefgelaufen: {0}',
   statusActive: 'Aktiv',
   statusSuspended: 'Gesperrt',
   statusCancelled: 'Gekündigt',
@@ -146,4 +145,17 @@ export const de: PortalText = {
   declineIncorrectNumber: 'Die Kartennummer ist falsch. Prüfen Sie sie und versuchen Sie es erneut.',
   declineProcessingError: 'Die Karte konnte nicht verarbeitet werden. Bitte versuchen Sie es gleich noch einmal.',
   declineOther: 'Ihre Karte wurde abgelehnt. Prüfen Sie die Angaben oder verwenden Sie eine andere Karte.',
+  // merge of issue 38: any other refusal in the customer's words (portal-declines.ts problemText), never the server's English.
+  refusalCheckInput: 'Bitte prüfen Sie Ihre Eingaben und versuchen Sie es erneut.',
+  refusalStateConflict: 'Das ist im aktuellen Zustand nicht mehr möglich. Laden Sie die Seite neu, um den aktuellen Stand zu sehen.',
+  refusalNotFound: 'Das wurde nicht mehr gefunden. Laden Sie die Seite neu.',
+  refusalNotAllowed: 'Dieser Link erlaubt das nicht. Melden Sie sich in Ihrem Konto an, um es zu tun.',
+  refusalPaymentInProgress:
+    'Gerade läuft eine Zahlung mit Ihrer Karte. Schauen Sie in einer Minute wieder vorbei: Es wurde nichts weiter abgebucht.',
+  refusalTooMany: 'Zu viele Versuche. Bitte warten Sie eine Minute und versuchen Sie es erneut.',
+  refusalUnavailable: 'Der Dienst ist nicht erreichbar. Es wurde nichts abgebucht; bitte versuchen Sie es gleich noch einmal.',
+  refusalOther: 'Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut; wenn es wieder passiert, kontaktieren Sie uns.',
+  fieldRequired: 'Bitte füllen Sie dieses Feld aus.',
+  fieldOutOfRange: 'Bitte geben Sie eine Zahl im angegebenen Bereich ein.',
+  fieldInvalid: 'Bitte prüfen Sie dieses Feld.',
 };

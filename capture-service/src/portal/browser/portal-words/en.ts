@@ -121,7 +121,6 @@ export const en = {
   preferencesTitle: 'E-mails',
   signInAgain: 'To change this, sign in to your account.',
   sessionEnded: 'Your session has ended. Open a new link from your e-mail or the shop to continue.',
-  error: 'Something went wrong: {0}',
   statusActive: 'Active',
   statusSuspended: 'Suspended',
   statusCancelled: 'Cancelled',
@@ -141,5 +140,17 @@ export const en = {
   declineIncorrectNumber: 'The card number is incorrect. Check it and try again.',
   declineProcessingError: 'The card could not be processed. Please try again in a moment.',
   declineOther: 'Your card was declined. Check the details or use another card.',
+  // merge of issue 38: any other refusal in the customer's words (portal-declines.ts problemText), never the server's English.
+  refusalCheckInput: 'Please check what you entered and try again.',
+  refusalStateConflict: 'This can no longer be done as things stand. Reload the page to see the latest.',
+  refusalNotFound: 'This could not be found any more. Reload the page.',
+  refusalNotAllowed: 'This link does not allow that. Sign in to your account to do it.',
+  refusalPaymentInProgress: 'A payment with your card is being made right now. Look again in a minute: nothing more was charged.',
+  refusalTooMany: 'Too many attempts. Please wait a minute and try again.',
+  refusalUnavailable: 'The service could not be reached. Nothing was charged; please try again in a moment.',
+  refusalOther: 'Something went wrong. Please try again; if it happens again, contact us.',
+  fieldRequired: 'Please fill in this field.',
+  fieldOutOfRange: 'Please enter a number within the range shown.',
+  fieldInvalid: 'Please check this field.',
 };
 export type PortalText = typeof en;

@@ -124,7 +124,6 @@ export const es: PortalText = {
   preferencesTitle: 'Correos electrónicos',
   signInAgain: 'Para cambiar esto, acceda a su cuenta.',
   sessionEnded: 'Su sesión ha terminado. Abra un enlace nuevo desde su correo o la tienda para continuar.',
-  error: 'Algo salió mal: {0}',
   statusActive: 'Activa',
   statusSuspended: 'Suspendida',
   statusCancelled: 'Cancelada',
@@ -144,4 +143,17 @@ export const es: PortalText = {
   declineIncorrectNumber: 'El número de tarjeta es incorrecto. Revíselo e inténtelo de nuevo.',
   declineProcessingError: 'No se pudo procesar la tarjeta. Inténtelo de nuevo en un momento.',
   declineOther: 'Su tarjeta fue rechazada. Revise los datos o use otra tarjeta.',
+  // merge of issue 38: any other refusal in the customer's words (portal-declines.ts problemText), never the server's English.
+  refusalCheckInput: 'Revise lo que ha introducido e inténtelo de nuevo.',
+  refusalStateConflict: 'Esto ya no se puede hacer en la situación actual. Recargue la página para ver lo más reciente.',
+  refusalNotFound: 'Ya no se encuentra. Recargue la página.',
+  refusalNotAllowed: 'Este enlace no permite hacerlo. Inicie sesión en su cuenta para hacerlo.',
+  refusalPaymentInProgress:
+    'Se está realizando un pago con su tarjeta en este momento. Vuelva a mirar dentro de un minuto: no se ha cobrado nada más.',
+  refusalTooMany: 'Demasiados intentos. Espere un minuto e inténtelo de nuevo.',
+  refusalUnavailable: 'No se ha podido contactar con el servicio. No se ha cobrado nada; inténtelo de nuevo en un momento.',
+  refusalOther: 'Algo ha fallado. Inténtelo de nuevo; si vuelve a ocurrir, contáctenos.',
+  fieldRequired: 'Rellene este campo.',
+  fieldOutOfRange: 'Introduzca un número dentro del intervalo indicado.',
+  fieldInvalid: 'Revise este campo.',
 };
