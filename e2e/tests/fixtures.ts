@@ -173,7 +173,7 @@ export async function payInFrench(checkout: Locator, card: string) {
 
 /** The hosted card fields: the capture host's document inside the checkout's iframe. */
 export function cardFrame(checkout: Locator): FrameLocator {
-  return checkout.locator('iframe[title="Card details"]').contentFrame();
+  return checkout.locator('renew-hosted-card-frame iframe').contentFrame();
 }
 
 /** The checkout with its card inputs in the widget itself (`card-fields="direct"`), as a merchant writes it in HTML. */

@@ -198,7 +198,7 @@ test("at 320 px the fields fit, and the frame's height follows its content as er
   await checkout.getByRole('button', { name: 'Continue to payment' }).click();
   await expect(checkout.locator('renew-hosted-card-frame[ready]')).toBeAttached();
   const frame = cardFrame(checkout);
-  const iframe = checkout.locator('iframe[title="Card details"]');
+  const iframe = checkout.locator('renew-hosted-card-frame iframe');
   const measure = async () => ({
     frameHeight: Math.round((await iframe.boundingBox())!.height),
     frameWidth: Math.round((await iframe.boundingBox())!.width),

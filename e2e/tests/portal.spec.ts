@@ -85,7 +85,7 @@ async function axeClean(page: Page, where: string) {
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations.map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
-const cardFrame = (page: Page) => portal(page).locator('iframe[title="Card details"]').contentFrame();
+const cardFrame = (page: Page) => portal(page).locator('renew-hosted-card-frame iframe').contentFrame();
 
 /** Every page of the portal, by its deep link. */
 const VIEWS = ['overview', 'card', 'pay', 'invoices', 'details'] as const;
@@ -458,6 +458,8 @@ test('the French portal shows no English', async ({ page }) => {
   await page.evaluate(() => (location.hash = 'card'));
   await expect(cardFrame(page).getByLabel('Numéro de carte')).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.lang)).toBe('fr');
+  // Its frame's accessible name as well (a screen reader announces it).
+  await expect(portal(page).locator('renew-hosted-card-frame iframe')).toHaveAttribute('title', 'Coordonnées de la carte');
 });
 
 test('French at 320 px: a refusal of the server and an empty field are told in French, never in the English of the server or the browser', async ({

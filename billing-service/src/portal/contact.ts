@@ -138,6 +138,6 @@ export async function updatePortalContact(ctx: AppContext, session: PortalSessio
     companyName: updated.companyName,
     primaryEmail: updated.primaryEmail,
     primaryPhone: updated.primaryPhone,
-    pendingEmail: await pendingPortalEmail(ctx.db, session.customerId),
+    pendingEmail: await pendingPortalEmail(ctx.db, session.customerId, wallClockNow()),
   };
 }

@@ -33,8 +33,8 @@ export async function findPendingEmailChange(db: Queryable, customerId: number, 
 }
 
 /** The address waiting for confirmation, shown by the portal ("pending confirmation at …"); null when none. */
-export async function pendingPortalEmail(db: Queryable, customerId: number): Promise<string | null> {
-  return (await findPendingEmailChange(db, customerId, new Date()))?.newEmail ?? null;
+export async function pendingPortalEmail(db: Queryable, customerId: number, now: Date): Promise<string | null> {
+  return (await findPendingEmailChange(db, customerId, now))?.newEmail ?? null;
 }
 
 /** Spends the link in one statement: of two opens at once, one gets the row, the other nothing. */

@@ -116,7 +116,7 @@ export async function getPortalOverview(ctx: AppContext, session: PortalSession)
       customerAccountStatus: overview.customerAccountStatus,
       currency: overview.currency,
       /** A new address given in the portal, waiting for the customer to open the link sent to it; null: none. */
-      pendingEmail: await pendingPortalEmail(ctx.db, session.customerId),
+      pendingEmail: await pendingPortalEmail(ctx.db, session.customerId, now),
     },
     balance: overview.arBalance,
     /** What the card form offers to pay with the new card (an invoice is due); 0: nothing is. */

@@ -46,6 +46,8 @@ const owner = { public: true, consolePermission: 'webhooks:write' } as const;
 export async function consoleReadRoutes(fastify: FastifyInstance) {
   moneyRoutes(fastify);
   activityRoutes(fastify);
+  webhookRoutes(fastify);
+  outboxRoutes(fastify);
   searchAndExportRoutes(fastify);
 }
 
@@ -83,7 +85,7 @@ function moneyRoutes(fastify: FastifyInstance) {
   });
 }
 
-/** A customer's trail, webhook deliveries (and their resend), e-mails and bulk jobs. */
+/** A customer's audit trail and webhook events. */
 function activityRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const ctx = () => app.ctx;
@@ -111,6 +113,12 @@ function activityRoutes(fastify: FastifyInstance) {
     },
     handler: async (request) => customerWebhookEvents(ctx(), request.operator, request.params.id, request.query),
   });
+}
+
+/** Webhook deliveries, event types and the test event. */
+function webhookRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const ctx = () => app.ctx;
 
   app.get('/console/api/webhook-deliveries', {
     config: viewer,
@@ -150,6 +158,12 @@ function activityRoutes(fastify: FastifyInstance) {
     handler: async (request, reply) =>
       reply.code(202).send(await sendTestWebhookEvent(ctx(), callerOf(request.operator), request.params.id)),
   });
+}
+
+/** The e-mail outbox and the bulk payment jobs. */
+function outboxRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const ctx = () => app.ctx;
 
   app.get('/console/api/emails', {
     config: viewer,

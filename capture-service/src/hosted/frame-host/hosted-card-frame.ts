@@ -15,6 +15,14 @@ const LOAD_DEADLINE_MS = 15_000;
 /** Until the frame reports its height: about three fields, so the page does not jump much. */
 const INITIAL_HEIGHT = 170;
 
+/** The frame's accessible name and its load failure, in the page's language (the frame's own words live in card-fields-text.ts). */
+const FRAME_WORDS: Record<string, { title: string; failed: string }> = {
+  en: { title: 'Card details', failed: 'The card form could not be loaded. Please reload the page.' },
+  fr: { title: 'Coordonnées de la carte', failed: 'Le formulaire de carte n’a pas pu être chargé. Rechargez la page.' },
+  de: { title: 'Kartendaten', failed: 'Das Kartenformular konnte nicht geladen werden. Bitte laden Sie die Seite neu.' },
+  es: { title: 'Datos de la tarjeta', failed: 'No se ha podido cargar el formulario de la tarjeta. Recargue la página.' },
+};
+
 /** The language of the page around an element, looking through shadow roots (`lang` on <renew-checkout> or <html>). */
 function languageAround(element: Element): string {
   let node: Node | null = element;
@@ -104,8 +112,9 @@ export class HostedCardFrame extends LitElement implements CardFrameSender {
   }
 
   override render() {
-    return html`<iframe src=${this.src ?? 'about:blank'} title="Card details" loading="eager"></iframe>
-      ${this.failed ? html`<p class="error" role="alert">The card form could not be loaded. Please reload the page.</p>` : nothing}`;
+    const words = FRAME_WORDS[(this.language ?? languageAround(this)).slice(0, 2).toLowerCase()] ?? FRAME_WORDS.en;
+    return html`<iframe src=${this.src ?? 'about:blank'} title=${words?.title ?? ''} loading="eager"></iframe>
+      ${this.failed ? html`<p class="error" role="alert">${words?.failed}</p>` : nothing}`;
   }
 
   override firstUpdated() {
