@@ -705,7 +705,7 @@ test('the billing operator edits a customer’s billing settings; the API has th
 
   await page.reload();
   await settled(page);
-  const audit = shell(page).getByRole('region', { name: 'Audit trail' });
+  const audit = shell(page).getByRole('region', { name: 'Audit trail', exact: true });
   await expect(audit).toContainText(/Payment terms: [^\n]* → Net30/);
   await expect(audit).toContainText('Standing PO number: (none) → PO-4711');
   await expect(audit.locator('code')).toHaveCount(0);

@@ -25,6 +25,8 @@ test('a French customer’s declined cards in the portal are told in French: the
   await p.call('POST', '/v1/customeractivation', { customerId: customer.id, ...flags });
   const session = await p.call<{ url: string }>('POST', '/v1/portalSessions', { customerId: customer.id, locale: 'fr' });
   await page.goto(session.url);
+  // A browser that did not ask for the link confirms whose portal it opens (login forgery).
+  await page.locator('#confirm button').click();
   const portal = page.locator('renew-portal');
   await expect(portal.getByRole('navigation')).toBeVisible();
   const frame = portal.locator('renew-hosted-card-frame iframe').contentFrame();
@@ -46,6 +48,10 @@ test('a French customer’s declined cards in the portal are told in French: the
   await page.evaluate(() => (location.hash = 'pay'));
   await expect(portal.getByRole('heading', { name: fr.payTitle })).toBeVisible();
   await typeCard('4000000000009995');
+  await portal.getByRole('button', { name: /^Payer / }).click();
+  // After the first decline, card attempts need the CAPTCHA (card testing): asked for in French, then solved.
+  await expect(portal.getByRole('alert')).toHaveText(fr.captchaNeeded);
+  await portal.getByLabel(fr.captchaDevLabel).check();
   await portal.getByRole('button', { name: /^Payer / }).click();
   await expect(portal.getByRole('alert')).toHaveText(fr.declineInsufficientFunds);
   await expect(portal).not.toContainText(/declined|insufficient|payment failed|validation error|Something went wrong/i);

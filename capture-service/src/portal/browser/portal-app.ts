@@ -124,6 +124,8 @@ export class RenewPortal extends LitElement implements Portal {
     window.removeEventListener('hashchange', this.onHash);
   }
 
+  private showRequests = 0;
+
   private async start() {
     try {
       this.session = await this.api<Session>('GET', '/portal/api/session');
@@ -153,6 +155,8 @@ export class RenewPortal extends LitElement implements Portal {
 
   /** Loads what a view shows, then shows it; the heading takes the focus so a screen reader hears the new page. */
   async show(view: View) {
+    // Only the newest request shows: a view asked for while the first one loads is not undone by it.
+    const request = ++this.showRequests;
     this.notice = '';
     this.problem = '';
     try {
@@ -170,6 +174,7 @@ export class RenewPortal extends LitElement implements Portal {
         this.countries ??= await this.api<Country[]>('GET', '/portal/api/countries');
         this.addressCountry = this.overview.billingAddress?.countryId ?? null;
       }
+      if (request !== this.showRequests) return;
       if (view === 'card') this.payWithNewCard = true;
       this.payWith = this.overview.defaultCard ? 'default' : 'new';
       this.view = view;
