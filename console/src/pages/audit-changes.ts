@@ -1,3 +1,4 @@
+import { methodText, statusText, type StatusKind } from '../labels.js';
 import { html, type TemplateResult } from 'lit';
 import { date, dateTime, money, t } from '../i18n.js';
 import type { MessageKey } from '../messages-en.js';
@@ -57,7 +58,17 @@ export function valueText(field: string, value: unknown, currency: string | unde
   if (Array.isArray(value) && value.length === 0) return t('auditEmpty');
   if (Array.isArray(value)) return value.map((item) => valueText(field, item, currency)).join(', ');
   if (typeof value === 'object') return compact(value as Record<string, unknown>, currency);
+  if (typeof value === 'string') return enumText(field, value);
   return String(value);
+}
+
+const STATUS_KINDS: StatusKind[] = ['customer', 'subscription', 'invoice', 'payment', 'dispute'];
+
+/** A status or a payment method as the console's labels write it (labels.ts); any other text as it is. */
+function enumText(field: string, value: string): string {
+  if (/status$/i.test(field)) return STATUS_KINDS.map((kind) => statusText(kind, value)).find((text) => text !== value) ?? value;
+  if (/method$/i.test(field)) return methodText(value);
+  return value;
 }
 
 function compact(value: Record<string, unknown>, currency: string | undefined): string {
