@@ -13,10 +13,14 @@ interface Job {
 }
 
 const require = createRequire(import.meta.url);
-const THREAD_FILE = fileURLToPath(new URL('./pdf-render-thread.ts', import.meta.url));
-// Node 20 does not apply module hooks (tsx's --import) inside worker threads; tsx's CommonJS API
-// compiles the thread's TypeScript there, the same under `npm start` (tsx) and under vitest.
-const BOOTSTRAP = `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).require(${JSON.stringify(THREAD_FILE)}, ${JSON.stringify(THREAD_FILE)});`;
+// The compiled build (`npm start`) runs JavaScript: its thread file is plain JavaScript beside this one.
+const COMPILED = import.meta.url.endsWith('.js');
+const THREAD_FILE = fileURLToPath(new URL(`./pdf-render-thread.${COMPILED ? 'js' : 'ts'}`, import.meta.url));
+// From sources, Node 20 does not apply module hooks (tsx's --import) inside worker threads; tsx's CommonJS
+// API compiles the thread's TypeScript there, the same under tsx and under vitest.
+function threadFromSources() {
+  return `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).require(${JSON.stringify(THREAD_FILE)}, ${JSON.stringify(THREAD_FILE)});`;
+}
 
 /**
  * Renders invoice PDFs on a few worker threads, the queue held per account and served round robin:
@@ -97,7 +101,7 @@ export class PdfRenderPool extends EventEmitter {
   }
 
   private startWorker(): Worker {
-    const worker = new Worker(BOOTSTRAP, { eval: true });
+    const worker = COMPILED ? new Worker(THREAD_FILE) : new Worker(threadFromSources(), { eval: true });
     worker.unref();
     // A job's own listener reports a crash while it renders; an idle thread that ends is just forgotten.
     worker.on('error', () => undefined);
