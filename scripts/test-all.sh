@@ -11,8 +11,9 @@ export RENEW_TEST_TIMES="${RENEW_TEST_TIMES:-$PWD/.test-times.log}"
 : > "$RENEW_TEST_TIMES"
 started=$SECONDS
 status=0
-phase lint npm run lint && phase typecheck npm run typecheck && phase 'build widget' npm run build -w @renew/widget &&
-  phase 'build console' npm run build -w @renew/console || exit 1
+# One build (the server's JavaScript, the widget, the console, the capture host's scripts): the compiled-start tests,
+# the demo store's and the end-to-end tests use it, and their own build checks (scripts/build.mjs --if-changed) find it current.
+phase lint npm run lint && phase typecheck npm run typecheck && phase build npm run build || exit 1
 # Every workspace with a test script, in package.json's order (what `npm run test --workspaces --if-present` ran).
 for workspace in $(node -p "require('./package.json').workspaces.join(' ')"); do
   if node -e "process.exit(require('./$workspace/package.json').scripts?.test ? 0 : 1)"; then

@@ -4,11 +4,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repositoryDir = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(path.join(tmpdir(), 'renew-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+// `npm start` builds when the sources changed (a no-op under `npm test`, which builds first), then runs the compiled product.
+beforeAll(() => {
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-changed'], { cwd: repositoryDir, stdio: 'ignore' });
+});
 
 const START_WAIT_MS = 100_000;
 // Two starts in one test at most, each up to START_WAIT_MS: beyond the shared test timeout.
@@ -28,9 +32,9 @@ async function demoStorePlans(output: string): Promise<{ page: string; plans: nu
   return { page, plans: (await fetch(`${store}/checkout/plans`)).status };
 }
 
-/** Starts the product as `npm start` does (tsx scripts/start.ts) and waits for its banner. */
+/** Starts the product as `npm start` does after its build check (the compiled dist/start.js) and waits for its banner. */
 async function startService(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const child = spawn(process.execPath, ['--conditions=renew-compiled', 'dist/start.js'], {
     cwd: repositoryDir,
     env: {
       ...process.env,
@@ -93,7 +97,7 @@ describe('npm start', { timeout: TEST_TIMEOUT_MS }, () => {
       expect(res.status).toBe(200);
       const customer = await res.json();
       expect(customer.uri).toMatch(new RegExp(`^${service.url}/v1/customers/\\d+$`));
-      // An invoice PDF, rendered on a worker thread that compiles its TypeScript under tsx as the app does.
+      // An invoice PDF, rendered on a worker thread started from the compiled thread file.
       const call = (method: string, url: string, body?: unknown) =>
         fetch(`${service.url}${url}`, {
           method,

@@ -15,7 +15,7 @@ interface Job {
 const require = createRequire(import.meta.url);
 // The compiled build (`npm start`) runs JavaScript: its thread file is plain JavaScript beside this one.
 const COMPILED = import.meta.url.endsWith('.js');
-const THREAD_FILE = fileURLToPath(new URL(`./pdf-render-thread.${COMPILED ? 'js' : 'ts'}`, import.meta.url));
+const THREAD_FILE = fileURLToPath(new URL(COMPILED ? './pdf-render-thread.js' : './pdf-render-thread.ts', import.meta.url));
 // From sources, Node 20 does not apply module hooks (tsx's --import) inside worker threads; tsx's CommonJS
 // API compiles the thread's TypeScript there, the same under tsx and under vitest.
 function threadFromSources() {
