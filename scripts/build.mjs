@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -148,18 +149,55 @@ export async function build() {
   return performance.now() - started;
 }
 
+const LOCK_DIR = path.join(ROOT, 'dist', '.build-lock');
+
+/**
+ * One build at a time in a checkout (two roles started at once on a fresh clone): a folder made atomically, holding
+ * the builder's pid; a lock whose process is gone is taken over. Resolves to the release.
+ */
+async function lock() {
+  await mkdir(path.dirname(LOCK_DIR), { recursive: true });
+  for (;;) {
+    try {
+      await mkdir(LOCK_DIR);
+      await writeFile(path.join(LOCK_DIR, 'pid'), String(process.pid));
+      return () => rm(LOCK_DIR, { recursive: true, force: true });
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    const holder = Number(await readFile(path.join(LOCK_DIR, 'pid'), 'utf8').catch(() => ''));
+    let alive = true;
+    try {
+      if (holder) process.kill(holder, 0);
+    } catch {
+      alive = false;
+    }
+    if (!alive) await rm(LOCK_DIR, { recursive: true, force: true });
+    else await sleep(200);
+  }
+}
+
 async function main() {
-  if (process.argv.includes('--if-changed')) {
-    const started = performance.now();
-    const stamp = await sourceStamp();
-    if (await isUpToDate(stamp)) {
-      console.log(`build: up to date (checked in ${Math.round(performance.now() - started)} ms)`);
+  const ifChanged = process.argv.includes('--if-changed');
+  const started = performance.now();
+  // The common case, a start on an unchanged checkout, takes no lock.
+  if (ifChanged && (await isUpToDate(await sourceStamp()))) {
+    console.log(`build: up to date (checked in ${Math.round(performance.now() - started)} ms)`);
+    return;
+  }
+  const release = await lock();
+  try {
+    // Another process may have built while this one waited.
+    if (ifChanged && (await isUpToDate(await sourceStamp()))) {
+      console.log('build: up to date (built by another process meanwhile)');
       return;
     }
-    console.log('build: the sources changed since the last build (or there was none); building…');
+    if (ifChanged) console.log('build: the sources changed since the last build (or there was none); building…');
+    const took = await build();
+    console.log(`build: done in ${(took / 1000).toFixed(1)} s`);
+  } finally {
+    await release();
   }
-  const took = await build();
-  console.log(`build: done in ${(took / 1000).toFixed(1)} s`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -13,8 +13,9 @@ import { DEMO_CATALOG_PATH } from '../src/config.js';
 import { benchPglite, benchPostgres, type PgliteFigures, type PostgresFigures } from './databases.js';
 import { cleanup, detail, log, orFailure, runState } from './harness.js';
 import { loadAverage, machineDescription, packageVersion } from './machine.js';
-import { providePostgres } from './postgres.js';
+import { createFreshDatabase, providePostgres } from './postgres.js';
 import { benchBare, type BareFigures } from './scenarios/bare.js';
+import { benchStartTime, startTimeLines, type StartFigures } from './scenarios/start-time.js';
 import { startSiteverifyStandIn } from './siteverify.js';
 import type { Catalog } from '../src/catalog/schema.js';
 import { integer } from './report.js';
@@ -53,6 +54,9 @@ async function main() {
   let bare: BareFigures | undefined;
   let postgres: PostgresFigures | string = 'not run';
   let pglite: PgliteFigures | string = 'not run';
+  // Restart time of the compiled api role on each database (scenarios/start-time.ts).
+  let startPostgres: StartFigures | string = 'not run';
+  let startPglite: StartFigures | string = 'not run';
   try {
     bare = await benchBare();
 
@@ -67,6 +71,11 @@ async function main() {
       cleanup.add('stop PostgreSQL', () => provision.server.stop());
       log(`PostgreSQL: ${provision.server.description}`);
       const figures = await benchPostgres(provision.server, catalog, siteverify);
+      startPostgres = await orFailure('restart time (PostgreSQL)', 'PostgreSQL restart', async () => {
+        const database = await createFreshDatabase(provision.server.url);
+        cleanup.add('drop the restart-time database', () => database.drop());
+        return benchStartTime(database.url);
+      });
       await provision.server.stop();
       return figures;
     });
@@ -75,12 +84,16 @@ async function main() {
       if (runState.interrupted) throw new Error('interrupted');
       return benchPglite(catalog, siteverify);
     });
+    startPglite = await orFailure('restart time (PGlite)', 'PGlite restart', () => benchStartTime());
   } finally {
     await cleanup.runAll();
   }
   log(`done; load average now ${loadAverage()}`);
 
   printReport(bare, postgres, pglite);
+  console.log('');
+  console.log('Restart time (compiled api role, spawn to the first 200 on /readyz, median of 3; npm run bench:start runs only this)');
+  for (const line of [...startTimeLines('PostgreSQL', startPostgres), ...startTimeLines('PGlite', startPglite)]) console.log(line);
   if (runState.failed) process.exitCode = 1;
 }
 
