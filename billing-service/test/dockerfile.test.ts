@@ -150,4 +150,13 @@ describe('the Dockerfile', () => {
     for (const made of ['node_modules/x', 'billing-service/dist/index.js', 'widget/dist-server/x.js', '.data/pg'])
       expect(ignored(made), made).toBe(true);
   });
+
+  it('deploy/compose.yaml runs every role from the image, HAProxy with every address deploy/haproxy/renew.cfg reads', () => {
+    const compose = read('deploy/compose.yaml');
+    for (const role of ['api', 'capture', 'worker']) expect(compose).toContain(`command: ["${role}"]`);
+    expect(compose).toContain('entrypoint: ["node", "--conditions=renew-compiled", "dist/migrate.js"]');
+    const addresses = [...read('deploy/haproxy/renew.cfg').matchAll(/"\$\{(RENEW_[A-Z0-9_]+)\}"/g)].map((m) => m[1]!);
+    expect(addresses.length).toBeGreaterThan(3);
+    expect(addresses.filter((name) => !new RegExp(`^\\s+${name}: \\S`, 'm').test(compose))).toEqual([]);
+  });
 });
