@@ -34,6 +34,7 @@ import { openApiDocs } from './http/openapi-docs.js';
 import type { RateLimitStore } from './http/rate-limit.js';
 import { requireHttps } from './http/require-https.js';
 import { invoiceRoutes } from './invoices/routes.js';
+import { invoiceClosureRoutes } from './invoice-closures/routes.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
 import { noteRoutes } from './notes/routes.js';
 import type { EmailActionLinks } from './notifications/email-action-links.js';
@@ -198,6 +199,7 @@ async function registerResourceRoutes(app: FastifyInstance, options: AppOptions)
   await app.register(customerRoutes);
   await app.register(lifecycleRoutes);
   await app.register(invoiceRoutes);
+  await app.register(invoiceClosureRoutes);
   await app.register(paymentMethodRoutes);
   await app.register(captureTokenRoutes);
   await app.register(paymentRoutes);

@@ -149,7 +149,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['notes', 'payment-methods', 'subscriptions', 'email-preferences'],
   ['invoices'],
   ['payments', 'refunds', 'capture-tokens', 'card-authentications'],
-  ['lifecycle', 'disputes'],
+  ['lifecycle', 'disputes', 'invoice-closures'],
   ['bulk', 'test-clocks', 'portal'],
   ['webhooks', 'notifications', 'background'],
   // The merchant console (issue 29): wiring that may read any domain, below app.ts.

@@ -171,7 +171,8 @@ export interface LedgerEntriesTable {
   id: Generated<number>;
   accountId: number;
   customerId: number;
-  entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance' | 'dispute' | 'dispute_reversal';
+  /** `void`, `write_off` (migration 0046): the entry that closed its invoice's entry (invoiceId), allocated to it in full. */
+  entryType: 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance' | 'dispute' | 'dispute_reversal' | 'void' | 'write_off';
   amount: Numeric;
   openAmount: Numeric;
   dueAt: Date | null;
@@ -330,7 +331,8 @@ export interface InvoicesTable {
   accountId: number;
   customerId: number;
   invoiceNumber: number;
-  status: 'Draft' | 'Posted' | 'Void';
+  /** `WrittenOff` (migration 0046): its open balance written off, the invoice closed. */
+  status: 'Draft' | 'Posted' | 'Void' | 'WrittenOff';
   currency: string;
   terms: string;
   poNumber: string | null;

@@ -31,7 +31,11 @@ export function selectInvoices(db: Queryable, accountId: number) {
     )
     .selectAll('invoices')
     .select([
-      sql<string>`coalesce(ledger_entries.amount - ledger_entries.open_amount, 0)`.as('totalPayments'),
+      // a void or write-off closed the invoice by allocating what it owed: not a payment
+      sql<string>`case when invoices.status in ('Void', 'WrittenOff')
+        then coalesce(ledger_entries.amount - ledger_entries.open_amount - coalesce((select c.amount from ledger_entries c
+          where c.invoice_id = invoices.id and c.entry_type in ('void', 'write_off')), 0), 0)
+        else coalesce(ledger_entries.amount - ledger_entries.open_amount, 0) end`.as('totalPayments'),
       sql<string>`coalesce(ledger_entries.open_amount, invoices.total)`.as('outstandingBalance'),
     ])
     .where('invoices.accountId', '=', accountId);
@@ -59,6 +63,22 @@ export async function markDraftPosted(db: Queryable, accountId: number, id: numb
     .where('id', '=', id)
     .where('status', '=', 'Draft')
     .returning(['id', 'customerId', 'invoiceNumber', 'total', 'effectiveAt', 'dueAt'])
+    .executeTakeFirst();
+}
+
+/**
+ * A Posted invoice becomes Void or WrittenOff (issue 40: closed, owing nothing); undefined when it is not (or no
+ * longer) Posted, so two closings at once close it once.
+ */
+export async function markPostedClosed(db: Queryable, accountId: number, id: number, status: 'Void' | 'WrittenOff') {
+  if (!isStorableId(id)) return undefined;
+  return db
+    .updateTable('invoices')
+    .set({ status })
+    .where('accountId', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'Posted')
+    .returning(['id', 'customerId', 'invoiceNumber', 'total', 'currency'])
     .executeTakeFirst();
 }
 
@@ -287,7 +307,13 @@ function withNewLedgerEntry(
  * their invoice's totals; what they bill and for which product, for a plan change's credit): started, not ended, and not replaced by an unhold with
  * ChargeForCurrentFullPeriod (that period ended on the unhold day). Oldest invoice first.
  */
-export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: number[], day: string) {
+export async function recurringChargesRunningOn(
+  db: Queryable,
+  subscriptionIds: number[],
+  day: string,
+  /** The invoices' statuses: Posted (what was billed), or Void (what a void took back, issue 40). */
+  status: 'Posted' | 'Void' = 'Posted',
+) {
   if (subscriptionIds.length === 0) return [];
   return db
     .selectFrom('invoiceCharges')
@@ -311,7 +337,7 @@ export async function recurringChargesRunningOn(db: Queryable, subscriptionIds: 
     ])
     .where('invoiceCharges.subscriptionId', 'in', subscriptionIds)
     .where('invoiceCharges.kind', '=', 'Recurring')
-    .where('invoices.status', '=', 'Posted')
+    .where('invoices.status', '=', status)
     .where('invoiceCharges.startServiceDate', '<=', day)
     .where('invoiceCharges.endServiceDate', '>', day)
     .where((eb) => eb.or([eb('invoiceCharges.replacedOn', 'is', null), eb('invoiceCharges.replacedOn', '>', day)]))

@@ -8,13 +8,13 @@ import { readBack } from '../http/idempotency.js';
 import type { ListField } from '../http/lists/index.js';
 import { invoicePdf } from './pdf/invoice-pdf.js';
 import { selectInvoices } from './repository.js';
-import { InvoiceIdParams, InvoiceResponse } from './schemas.js';
+import { InvoiceIdParams, InvoiceResponse, STORED_INVOICE_STATUSES } from './schemas.js';
 import { getInvoice, postDraftInvoice, toInvoiceResponses } from './service.js';
 
 const tags = ['Invoices'];
 const invoiceListFields: ListField[] = [
   { name: 'InvoiceNumber', type: 'integer', expression: sql.ref('invoices.invoiceNumber') },
-  { name: 'Status', type: 'enum', values: ['Draft', 'Posted', 'Void'], expression: sql.ref('invoices.status') },
+  { name: 'Status', type: 'enum', values: [...STORED_INVOICE_STATUSES], expression: sql.ref('invoices.status') },
   { name: 'PostedTimestamp', type: 'date', expression: sql.ref('invoices.postedAt') },
   { name: 'EffectiveTimestamp', type: 'date', expression: sql.ref('invoices.effectiveAt') },
   { name: 'DueTimestamp', type: 'date', expression: sql.ref('invoices.dueAt') },

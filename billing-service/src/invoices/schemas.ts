@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-export const INVOICE_STATUSES = ['Draft', 'Posted', 'PartiallyPaid', 'Paid', 'Void'] as const;
+/** `WrittenOff` (issue 40, an extension): its open balance written off as a bad debt, the invoice closed. */
+export const INVOICE_STATUSES = ['Draft', 'Posted', 'PartiallyPaid', 'Paid', 'Void', 'WrittenOff'] as const;
+/** The stored statuses (Paid and PartiallyPaid follow from the ledger): what the Status list filter takes. */
+export const STORED_INVOICE_STATUSES = ['Draft', 'Posted', 'Void', 'WrittenOff'] as const;
 
 export const InvoiceIdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
 

@@ -5,7 +5,17 @@ import { insertJsonRows } from '../db/json-rows.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import type { Money } from '../money/money.js';
 
-export type LedgerEntryType = 'invoice' | 'payment' | 'credit' | 'refund' | 'opening_balance' | 'dispute' | 'dispute_reversal';
+/** `void`, `write_off`: what closed an invoice (ledger/closing.ts), never money that pays anything else. */
+export type LedgerEntryType =
+  | 'invoice'
+  | 'payment'
+  | 'credit'
+  | 'refund'
+  | 'opening_balance'
+  | 'dispute'
+  | 'dispute_reversal'
+  | 'void'
+  | 'write_off';
 
 // On every invoice and payment: compiled once (see reusableQuery).
 const insertLedgerEntry = reusableQuery(

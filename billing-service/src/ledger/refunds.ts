@@ -69,6 +69,7 @@ export async function payBackPayment(
         `ledger: payment entry ${paymentEntryId} holds ${short.toString()} less than the refund of ${refund.amount.toString()}`,
       );
   }
+  await writeOffAgain(db, accountId, reopened, refund.effectiveAt);
   const refundEntryId = await addLedgerEntry(db, {
     accountId,
     customerId: refund.customerId,
@@ -124,4 +125,33 @@ export async function undoAllocation(
     .execute();
   if (reopened.length !== 2)
     throw new Error(`ledger: undoing ${value} of allocation ${allocationId} would leave an open amount above its entry's amount`);
+}
+
+/**
+ * A written-off invoice stays closed (issue 40): what a refund or a dispute takes back of a payment to it is written
+ * off too (its write_off entry grows by that much and pays it), so it owes nothing again. Such invoices leave
+ * `reopened`. A void invoice never had money allocated, so nothing reopens one.
+ */
+async function writeOffAgain(db: Queryable, accountId: number, reopened: Map<number, Money>, at: Date) {
+  if (reopened.size === 0) return;
+  const closings = await db
+    .selectFrom('ledgerEntries as w')
+    .innerJoin('ledgerEntries as i', (join) => join.onRef('i.invoiceId', '=', 'w.invoiceId').on('i.entryType', '=', 'invoice'))
+    .select(['w.id', 'w.invoiceId', 'i.id as invoiceEntryId'])
+    .where('w.entryType', '=', 'write_off')
+    .where('w.invoiceId', 'in', [...reopened.keys()])
+    .forUpdate()
+    .execute();
+  for (const closing of closings) {
+    const amount = closing.invoiceId === null ? undefined : reopened.get(closing.invoiceId);
+    if (!amount || closing.invoiceId === null) continue;
+    const value = amount.toString();
+    await db
+      .updateTable('ledgerEntries')
+      .set({ amount: sql`amount + ${value}::numeric`, openAmount: sql`open_amount + ${value}::numeric` })
+      .where('id', '=', closing.id)
+      .execute();
+    await recordAllocation(db, accountId, closing.id, closing.invoiceEntryId, amount, at);
+    reopened.delete(closing.invoiceId);
+  }
 }

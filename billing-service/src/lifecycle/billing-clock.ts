@@ -166,33 +166,45 @@ async function noticeExpiringCards(ctx: AppContext, now: Date, scope: ClockScope
 
 /** Suspended → Active once nothing overdue is left unpaid; billing resumes as the customer's service start option says (the clock, and a payment in the portal at once). */
 export async function reactivateIfPaid(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const caller = systemCaller(ref.accountId);
-    const customer = await lockCustomerFor(trx, caller, ref.id, 'reactivate');
-    const { oldestOpenInvoiceDueAt } = await customerBalances(trx, customer.id);
-    if (oldestOpenInvoiceDueAt && isOverdue(oldestOpenInvoiceDueAt, now)) return false;
-    const context = await loadBillingContext(trx, ctx.catalog, customer);
-    const suspended = await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], TRANSITIONS.reactivate.subscriptions.from);
-    const option = context.settings.customerServiceStartOption;
-    const { rounds, skipTo, anchorMoves } = await catchUpInvoices(
-      trx,
-      ctx.catalog,
-      context,
-      suspended,
-      { serviceStartOption: option, prorate: false },
-      now,
-    );
-    await moveSubscriptionAnchors(trx, anchorMoves);
-    await transitionCustomer(ctx, trx, caller, customer, 'reactivate', now, { reason: 'overdue balance paid', serviceStartOption: option });
-    await skipToPeriodStarts(trx, skipTo);
-    await saveInvoices(trx, context, rounds.flat(), {
-      post: context.settings.autoPostDraftInvoice,
-      now,
-      notifier: ctx.notifier,
-      webhooks: ctx.webhooks,
-    });
-    return true;
+  return ctx.db.transaction().execute((trx) => reactivateIfPaidIn(ctx, trx, ref, now));
+}
+
+/**
+ * reactivateIfPaid in the caller's transaction (issue 40: a write-off or a void that leaves nothing overdue reactivates
+ * in the transaction that closed the invoice); `reason` for the audit entry. Refuses a customer not Suspended.
+ */
+export async function reactivateIfPaidIn(
+  ctx: AppContext,
+  trx: Queryable,
+  ref: CustomerRef,
+  now: Date,
+  reason = 'overdue balance paid',
+): Promise<boolean> {
+  const caller = systemCaller(ref.accountId);
+  const customer = await lockCustomerFor(trx, caller, ref.id, 'reactivate');
+  const { oldestOpenInvoiceDueAt } = await customerBalances(trx, customer.id);
+  if (oldestOpenInvoiceDueAt && isOverdue(oldestOpenInvoiceDueAt, now)) return false;
+  const context = await loadBillingContext(trx, ctx.catalog, customer);
+  const suspended = await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], TRANSITIONS.reactivate.subscriptions.from);
+  const option = context.settings.customerServiceStartOption;
+  const { rounds, skipTo, anchorMoves } = await catchUpInvoices(
+    trx,
+    ctx.catalog,
+    context,
+    suspended,
+    { serviceStartOption: option, prorate: false },
+    now,
+  );
+  await moveSubscriptionAnchors(trx, anchorMoves);
+  await transitionCustomer(ctx, trx, caller, customer, 'reactivate', now, { reason, serviceStartOption: option });
+  await skipToPeriodStarts(trx, skipTo);
+  await saveInvoices(trx, context, rounds.flat(), {
+    post: context.settings.autoPostDraftInvoice,
+    now,
+    notifier: ctx.notifier,
+    webhooks: ctx.webhooks,
   });
+  return true;
 }
 
 /** Active → Suspended when the customer has stayed in PoorStanding beyond the grace period (the customer's, plus its extension). */

@@ -20,6 +20,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.posted',
   'invoice.overdue',
   'invoice.paid',
+  // issue 40: a posted invoice closed without being paid
+  'invoice.voided',
+  'invoice.writtenOff',
   'payment.succeeded',
   'payment.failed',
   'payment.requiresAction',

@@ -53,7 +53,8 @@ async function resolveCard(
 /**
  * Explicit allocations must name the customer's posted invoices, be amounts of its currency, and fit
  * what is open (their sum per invoice: one invoice may be named twice) less what card payments in
- * progress hold of it (their allocation reservations, `counted`), and what is paid.
+ * progress hold of it (their allocation reservations, `counted`), and what is paid. A Void or WrittenOff
+ * invoice is refused (409 invoice_closed): it takes no payment.
  */
 export async function checkExplicitAllocations(
   db: Queryable,
@@ -73,6 +74,12 @@ export async function checkExplicitAllocations(
     const entry = entries.find((e) => e.invoiceId === a.invoiceId);
     if (!entry)
       throw Refusal.invalid(`no posted invoice ${a.invoiceId} for this customer`, `paymentAllocations[${i}].invoiceId`, 'not_found');
+    if (entry.invoiceStatus === 'Void' || entry.invoiceStatus === 'WrittenOff')
+      throw Refusal.conflict(
+        `invoice ${a.invoiceId} is ${entry.invoiceStatus}: it takes no payment`,
+        `paymentAllocations[${i}].invoiceId`,
+        'invoice_closed',
+      );
     const part = amountInCurrency(a.amount, customer.currency, `paymentAllocations[${i}].amount`);
     const sum = (allocatedTo.get(a.invoiceId) ?? money(0)).plus(part);
     const reserved = money(entry.reserved);

@@ -281,18 +281,22 @@ export async function findOpenInvoiceEntries(db: Queryable, customerId: number, 
   // An id no integer column can hold names no invoice (and must not reach the database as one).
   const storable = invoiceIds.filter(isStorableId);
   if (storable.length === 0) return [];
-  return db
-    .selectFrom('ledgerEntries as e')
-    .select(['e.id', 'e.invoiceId', 'e.openAmount'])
-    .select(
-      sql<string>`coalesce((select sum(r.amount) from allocation_reservations r where r.invoice_entry_id = e.id and ${liveReservation(counted)}), 0)::text`.as(
-        'reserved',
-      ),
-    )
-    .where('e.customerId', '=', customerId)
-    .where('e.entryType', '=', 'invoice')
-    .where('e.invoiceId', 'in', storable)
-    .execute();
+  return (
+    db
+      .selectFrom('ledgerEntries as e')
+      .select(['e.id', 'e.invoiceId', 'e.openAmount'])
+      // a Void or WrittenOff invoice owes nothing and takes no payment (issue 40)
+      .select(sql<string>`(select i.status from invoices i where i.id = e.invoice_id)`.as('invoiceStatus'))
+      .select(
+        sql<string>`coalesce((select sum(r.amount) from allocation_reservations r where r.invoice_entry_id = e.id and ${liveReservation(counted)}), 0)::text`.as(
+          'reserved',
+        ),
+      )
+      .where('e.customerId', '=', customerId)
+      .where('e.entryType', '=', 'invoice')
+      .where('e.invoiceId', 'in', storable)
+      .execute()
+  );
 }
 
 /**

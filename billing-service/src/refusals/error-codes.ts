@@ -93,6 +93,12 @@ export const ERROR_CODES = {
     "the customer's cards were declined too often within an hour: card updates are refused until Retry-After seconds have passed",
   email_change_invalid:
     'the e-mail change link is unknown, expired, already used, or replaced by a newer request: ask for the change again',
+  // s40-corrections branch (issue 40): void and write-off of posted invoices
+  invoice_not_posted: 'the invoice is a Draft, which owes nothing yet: only a posted invoice can be voided or written off',
+  invoice_closed: 'the invoice is Void or WrittenOff: it takes no payment, and is not voided or written off again',
+  invoice_has_payments:
+    'payments or credits are allocated to the invoice: only an invoice nothing was paid on can be voided (refund first, or write off what is owed)',
+  invoice_nothing_owed: 'nothing is owed on the invoice (it is paid): there is nothing to write off',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -129,4 +129,23 @@ describe('revenue by month', () => {
     const refused = await t.consoleCall('GET', '/console/api/revenue?months=37', { as: account });
     expect(refused.statusCode).toBe(400);
   }, 60_000);
+
+  it('reports write-offs (issue 40) in the month they are dated, in the invoice’s currency', async () => {
+    const account = await t.newAccount();
+    await advance(account, '2027-06-05T12:00:00Z');
+    const customerId = await newCustomer(t, { firstName: 'Bad', lastName: 'Debt' }, account);
+    await newSubscription(t, customerId, BASIC_MONTHLY, account);
+    const activated = await activate(t, customerId, ACTIVATION_FLAGS, '?view=sideeffects', account);
+    const invoiceId = activated.json().invoices[0].id as number;
+    const paid = await t.call('POST', '/v1/payments', { customerId, amount: 5, paymentMethod: 'Check' }, { as: account });
+    expect(paid.statusCode, paid.body).toBe(200);
+    await advance(account, '2027-07-02T12:00:00Z');
+    const written = await t.call('POST', `/v1/Invoices/${invoiceId}/writeOff`, { reason: 'unreachable' }, { as: account });
+    expect(written.statusCode, written.body).toBe(200);
+    const body = await t.consoleRead('/console/api/revenue?months=2', { as: account });
+    expect(body.currencies[0].months.map((m: Record<string, unknown>) => [m.month, m.writtenOff])).toEqual([
+      ['2027-06', '0.00'],
+      ['2027-07', '24.99'],
+    ]);
+  }, 60_000);
 });

@@ -52,7 +52,10 @@ export type Command =
    */
   | { type: 'change'; pick: number; target: number | null; quantity: number | null; timing: model.Timing | null; preview: boolean }
   /** DELETE /v1/subscriptions/{id}/changes/pending of subscription `pick`. */
-  | { type: 'withdraw'; pick: number };
+  | { type: 'withdraw'; pick: number }
+  /** POST /v1/Invoices/{id}/void or /writeOff (issue 40) of invoice `pick` (modulo their number: drafts and closed ones too). */
+  | { type: 'void'; pick: number }
+  | { type: 'writeOff'; pick: number };
 
 export function describeCommand(c: Command): string {
   return JSON.stringify(c);
@@ -479,6 +482,18 @@ export async function step(run: Run, c: Command): Promise<void> {
       real = answerOf(await run.call('DELETE', path), path);
       break;
     }
+    case 'void':
+    case 'writeOff': {
+      if (m.invoices.length === 0) return void run.log.push('  (skipped: no invoice)');
+      const index = c.pick % m.invoices.length;
+      const inv = m.invoices[index]!;
+      const id = (await invoiceIds(run))[index]!;
+      run.log.push(`  ${c.type} invoice #${id} (${inv.posted ? (inv.closed?.kind ?? 'posted') : 'draft'}, owes ${formatCents(inv.open)})`);
+      expected = c.type === 'void' ? model.voidInvoice(m, index) : model.writeOff(m, index);
+      const path = `/v1/Invoices/${id}/${c.type}`;
+      real = answerOf(await run.call('POST', path, c.type === 'void' ? undefined : { reason: 'ledger model' }), path);
+      break;
+    }
   }
   const key =
     c.type === 'cancel'
@@ -570,6 +585,8 @@ async function invoiceIds(run: Run): Promise<number[]> {
 }
 
 const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+/** The entries that close an invoice (issue 40). */
+const closing = (entryType: string) => entryType === 'void' || entryType === 'write_off';
 
 /** Invariants of the ledger (API and database), then agreement with the model. */
 export async function checkAll(run: Run): Promise<void> {
@@ -646,7 +663,12 @@ export async function checkAll(run: Run): Promise<void> {
       expect(outstanding, `invoice ${inv.id}: a negative invoice owes nothing; ${where}`).toBe(0n);
       continue;
     }
-    expect(centsOf(inv.totalPayments) + outstanding, `invoice ${inv.id}: totalPayments + outstanding = amount; ${where}`).toBe(amount);
+    // a void or write-off closed it by what it owed then (issue 40): not a payment
+    const closedBy = sum(entries.filter((e) => closing(e.entryType) && e.invoiceId === inv.id).map((e) => centsOf(e.amount)));
+    expect(
+      centsOf(inv.totalPayments) + outstanding + closedBy,
+      `invoice ${inv.id}: totalPayments + outstanding + closed = amount; ${where}`,
+    ).toBe(amount);
     expect(
       outstanding >= 0n && outstanding <= amount,
       `invoice ${inv.id}: outstanding ${inv.outstandingBalance} within [0, ${inv.invoiceAmount}]; ${where}`,
@@ -679,8 +701,12 @@ export async function checkAll(run: Run): Promise<void> {
   }
   expect(
     used('invoice') + used('refund'),
-    `conservation: allocated into invoices and refunds = payments used + credits used; ${where}`,
-  ).toBe(used('payment') + used('credit'));
+    `conservation: allocated into invoices and refunds = payments, credits, voids and write-offs used; ${where}`,
+  ).toBe(used('payment') + used('credit') + used('void') + used('write_off'));
+  for (const e of entries.filter((x) => closing(x.entryType)))
+    expect(invoices.find((i) => i.id === e.invoiceId)?.status, `entry ${e.id} (${e.entryType}) closed its invoice; ${where}`).toBe(
+      e.entryType === 'void' ? 'Void' : 'WrittenOff',
+    );
   expect(centsOf(overview.unallocatedCredits), `unallocatedCredits; ${where}`).toBe(
     sum(entries.filter((e) => e.entryType === 'credit').map((e) => centsOf(e.openAmount))),
   );
@@ -691,6 +717,7 @@ export async function checkAll(run: Run): Promise<void> {
   expect(overview.status, `customer status; ${where}`).toBe(m.status);
   expect(
     invoices.map((inv) => ({
+      closed: inv.status === 'Void' ? 'void' : inv.status === 'WrittenOff' ? 'write_off' : null,
       draft: isDraft(inv),
       amount: fmt(centsOf(inv.invoiceAmount)),
       outstanding: isDraft(inv) ? '-' : fmt(centsOf(inv.outstandingBalance)),
@@ -703,6 +730,7 @@ export async function checkAll(run: Run): Promise<void> {
     `invoices (service vs model); ${where}`,
   ).toEqual(
     m.invoices.map((inv) => ({
+      closed: inv.closed?.kind ?? null,
       draft: !inv.posted,
       amount: fmt(inv.amount),
       outstanding: inv.posted ? fmt(inv.open) : '-',

@@ -247,10 +247,15 @@ export interface Invoice {
   openedAt: number;
   /** When it last came to owe nothing (null: never), in half days. */
   settledAt: number | null;
+  /** Closed (issue 40): voided, or written off; `closing`: its void or write_off source (index in sources). */
+  closed?: { kind: 'void' | 'write_off'; closing: number };
 }
 export interface Source {
-  /** refund: what a refund took from its payment (amount, open 0), in the order of the ledger. */
-  kind: 'payment' | 'credit' | 'refund';
+  /**
+   * refund: what a refund took from its payment (amount, open 0), in the order of the ledger. void, write_off: what
+   * closed an invoice (amount: what it owed then, open 0; a write-off grows by what a refund takes back of a payment to it).
+   */
+  kind: 'payment' | 'credit' | 'refund' | 'void' | 'write_off';
   amount: bigint;
   open: bigint;
   invoice?: number;
@@ -509,7 +514,7 @@ function credit(m: Model, option: 'Unearned' | 'Full', subs: Subscription[]): Ma
   const indexes = new Set(subs.map((s) => s.index));
   const sourcesBefore = m.sources.length;
   m.invoices.forEach((inv, i) => {
-    if (!inv.posted) return;
+    if (!inv.posted || inv.closed) return;
     let sum = 0n;
     for (const l of inv.lines) {
       if (l.kind !== 'Recurring' || !indexes.has(l.sub) || !runsToday(m, l)) continue;
@@ -599,18 +604,24 @@ function poorStandingSince(m: Model): number | null {
   return running && running.until > now ? running.from : null;
 }
 
+/** Suspended → Active when nothing overdue is unpaid (NoChargesForMissedPeriods: billing resumes at the next period start). */
+function reactivateIfPaid(m: Model): boolean {
+  if (m.status !== 'Suspended' || hasUnpaidOverdue(m)) return false;
+  setStatus(m, 'Active');
+  for (const s of m.subs) {
+    if (s.status !== 'Suspended') continue;
+    s.status = 'Active';
+    if (s.next !== null && s.next <= m.today) s.next = missedStarts(m, s).firstFuture;
+  }
+  return true;
+}
+
 /** One tick of the billing clock on `m.today`. */
 export function clockTick(m: Model): Outcome {
   renew(m);
   const since = poorStandingSince(m);
-  if (m.status === 'Suspended' && !hasUnpaidOverdue(m)) {
-    setStatus(m, 'Active');
-    for (const s of m.subs) {
-      if (s.status !== 'Suspended') continue;
-      s.status = 'Active';
-      if (s.next !== null && s.next <= m.today) s.next = missedStarts(m, s).firstFuture;
-    }
-  } else if (m.status === 'Active' && since !== null && atNoon(m.today) >= since + 2 * GRACE_DAYS) {
+  if (reactivateIfPaid(m)) return OK;
+  if (m.status === 'Active' && since !== null && atNoon(m.today) >= since + 2 * GRACE_DAYS) {
     setStatus(m, 'Suspended');
     for (const s of m.subs) if (s.status === 'Active') s.status = 'Suspended';
   } else if (m.status === 'Suspended' && m.today >= m.statusDay + AUTO_CANCEL_DAYS) {
@@ -638,7 +649,7 @@ export function unhold(m: Model, option: StartOption, prorate: boolean, post = t
     // period, not the old one's served days. A draft's line was not credited and keeps its dates.
     const unheld = new Set(subs.map((s) => s.index));
     for (const inv of m.invoices) {
-      if (!inv.posted) continue;
+      if (!inv.posted || inv.closed) continue;
       for (const l of inv.lines) if (l.kind === 'Recurring' && unheld.has(l.sub) && runsToday(m, l)) l.cut = m.today;
     }
     const items = subs.map((s): Item => {
@@ -692,13 +703,32 @@ export function uncancel(m: Model): Outcome {
       const { missed } = missedStarts(m, s);
       const start = missed[missed.length - 1]!;
       items.push({ sub: s, periodStart: start, end: nextStart(s, start), from: m.today, setupFee: false });
-    } else if (s.creditedAtCancel > 0n && s.periodStart !== null && s.next !== null) {
-      // The period running today was billed and its rest credited: billed again from today.
+    } else if (s.periodStart !== null && s.next !== null && (restCredited(m, s) || periodVoided(m, s))) {
+      // The period running today was billed and its rest credited, or its invoice voided: billed again from today.
       items.push({ sub: s, periodStart: s.periodStart, end: s.next, from: m.today, setupFee: false });
     }
   }
   bill(m, [items], true);
   return OK;
+}
+
+/** The subscription's recurring lines of the period running today on posted invoices, open or closed as asked. */
+function periodLines(m: Model, s: Subscription, closed: 'void' | null): Line[] {
+  return m.invoices
+    .filter((inv) => inv.posted && (closed === null ? !inv.closed : inv.closed?.kind === closed))
+    .flatMap((inv) => inv.lines)
+    .filter((l) => l.kind === 'Recurring' && l.sub === s.index && runsToday(m, l) && (s.periodStart === null || l.start >= s.periodStart));
+}
+
+/** The cancellation credited the rest of the period running today, on a line still billed (its invoice not closed since). */
+function restCredited(m: Model, s: Subscription): boolean {
+  const last = periodLines(m, s, null).at(-1);
+  return s.creditedAtCancel > 0n && last !== undefined && last.credited > 0n;
+}
+
+/** The period running today was billed by an invoice voided since, and no invoice still open bills it (issue 40). */
+function periodVoided(m: Model, s: Subscription): boolean {
+  return periodLines(m, s, 'void').length > 0 && periodLines(m, s, null).length === 0;
 }
 
 export type PaymentMode = 'auto' | 'unallocated';
@@ -715,6 +745,7 @@ export function pay(m: Model, cents: bigint, mode: PaymentMode): Outcome {
 export function payExplicit(m: Model, cents: bigint, parts: Array<{ invoice: number; cents: bigint }>): Outcome {
   const sums = new Map<number, bigint>();
   for (const [i, part] of parts.entries()) {
+    if (m.invoices[part.invoice]!.closed) return refused(409, `paymentAllocations[${i}].invoiceId`);
     const sum = (sums.get(part.invoice) ?? 0n) + part.cents;
     if (sum > m.invoices[part.invoice]!.open) return refused(400, `paymentAllocations[${i}].amount`);
     sums.set(part.invoice, sum);
@@ -773,9 +804,17 @@ export function refund(m: Model, index: number, cents: bigint): Outcome {
     const part = rest < a.amount ? rest : a.amount;
     a.amount -= part;
     const inv = m.invoices[a.invoice]!;
+    rest -= part;
+    if (inv.closed) {
+      // a written-off invoice stays closed: what the refund takes back of it is written off too
+      m.sources[inv.closed.closing]!.amount += part;
+      // reopened and settled again at once (the ledger keeps only its last opening)
+      inv.openedAt = atNoon(m.today);
+      inv.settledAt = atNoon(m.today);
+      continue;
+    }
     if (inv.open === 0n) inv.openedAt = atNoon(m.today);
     inv.open += part;
-    rest -= part;
   }
   payment.refunded += cents;
   m.sources.push({ kind: 'refund', amount: cents, open: 0n });
@@ -833,9 +872,18 @@ export function changePlan(
   );
   if (draftRuns) return refused(400, 'timing');
 
+  // The ends of the lines billing the running period (on invoices neither Draft nor closed): a coupon re-applies only
+  // to a period one of them bills (a period whose invoice was voided has none).
+  const runningEnds = new Set(
+    m.invoices
+      .filter((inv) => inv.posted && !inv.closed)
+      .flatMap((inv) => inv.lines)
+      .filter((l) => l.sub === index && l.kind === 'Recurring' && runsToday(m, l))
+      .map((l) => l.end),
+  );
   const lines: ChangeLine[] = [];
   for (const inv of m.invoices) {
-    if (!inv.posted) continue;
+    if (!inv.posted || inv.closed) continue;
     for (const l of inv.lines) {
       if (l.sub !== index || l.kind !== 'Recurring' || !runsToday(m, l)) continue;
       let credit = roundShare(netOf(l), l.end - m.today, l.end - l.start) - l.credited;
@@ -864,7 +912,8 @@ export function changePlan(
     // The coupons that discounted the running period, as they stood before that use; nothing counted.
     let left = amount;
     for (const c of s.coupons) {
-      if (c.coupon.kind !== 'Percentage' || c.used === 0 || c.lastPeriod !== start || c.lastPeriodEnd !== end) continue;
+      if (c.coupon.kind !== 'Percentage' || c.used === 0 || c.lastPeriod !== start || c.lastPeriodEnd !== end || !runningEnds.has(end))
+        continue;
       if (!couponIsActive({ coupon: c.coupon, used: c.used - 1 })) continue;
       let d = roundShare(amount, Number(c.coupon.value), 100);
       if (d > left) d = left;
@@ -922,4 +971,38 @@ export function nextRenewalOf(m: Model, index: number): { date: number; amount: 
     left -= d;
   }
   return { date: s.pending?.effective ?? s.next!, amount: left };
+}
+
+// ---------- void and write-off (issue 40) ----------
+
+/**
+ * POST /v1/Invoices/{id}/void of invoice `index`: refused (409 invoiceId) for a Draft, an invoice already closed, or
+ * one money was allocated to (amount − open above 0). Else it owes nothing (a `void` source of what it owed), its
+ * period counts as not billed (uncancel), and a Suspended customer left with nothing overdue is reactivated.
+ */
+export function voidInvoice(m: Model, index: number): Outcome {
+  const inv = m.invoices[index]!;
+  if (!inv.posted || inv.closed || inv.amount - inv.open > 0n) return refused(409, 'invoiceId');
+  close(m, inv, 'void');
+  return OK;
+}
+
+/**
+ * POST /v1/Invoices/{id}/writeOff of invoice `index`: refused (409 invoiceId) for a Draft, an invoice already closed,
+ * or one that owes nothing. Else what it owes is written off (a `write_off` source), and a Suspended customer left
+ * with nothing overdue is reactivated.
+ */
+export function writeOff(m: Model, index: number): Outcome {
+  const inv = m.invoices[index]!;
+  if (!inv.posted || inv.closed || inv.open === 0n) return refused(409, 'invoiceId');
+  close(m, inv, 'write_off');
+  return OK;
+}
+
+function close(m: Model, inv: Invoice, kind: 'void' | 'write_off') {
+  m.sources.push({ kind, amount: inv.open, open: 0n });
+  inv.closed = { kind, closing: m.sources.length - 1 };
+  if (inv.open > 0n) inv.settledAt = atNoon(m.today);
+  inv.open = 0n;
+  reactivateIfPaid(m);
 }

@@ -159,3 +159,22 @@ const MOVEMENTS = sql`
     from money_totals m join customer_totals ct on ct.currency = m.currency and ct.idx = m.idx
     order by m.currency, m.idx
 `;
+
+/**
+ * Write-offs (issue 40) per currency (their invoice's) and month (YYYY-MM, UTC) from `from` to `to`: what the
+ * `write_off` ledger entries dated then closed (a write-off a later refund grew counts in full in its own month).
+ */
+export async function writeOffsByCurrencyAndMonth(
+  db: Queryable,
+  accountId: number,
+  from: Date,
+  to: Date,
+): Promise<Array<{ currency: string; month: string; amount: string }>> {
+  const result = await sql<{ currency: string; month: string; amount: string }>`
+    select i.currency, to_char(w.effective_at at time zone 'UTC', 'YYYY-MM') as month, sum(w.amount)::text as amount
+    from ledger_entries w join invoices i on i.id = w.invoice_id
+    where w.account_id = ${accountId} and w.entry_type = 'write_off'
+      and w.effective_at >= ${from.toISOString()}::timestamptz and w.effective_at <= ${to.toISOString()}::timestamptz
+    group by 1, 2`.execute(db);
+  return result.rows;
+}

@@ -29,6 +29,7 @@ export const RevenueMonth = z.object({
   activeSubscribers: z.number(),
   churnedSubscribers: z.number(),
   churnRate: z.string().describe('churned / active at the previous month end, 4 decimals'),
+  writtenOff: Money.describe("what write-offs dated in the month closed (issue 40; the invoices' currency)"),
 });
 export const RevenueResponse = z.object({
   currencies: z.array(

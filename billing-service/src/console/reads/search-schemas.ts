@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CUSTOMER_STATUSES, CustomerResponse } from '../../customers/schemas.js';
 import { MAX_SQL_INTEGER } from '../../http/field-schemas.js';
+import { STORED_INVOICE_STATUSES } from '../../invoices/schemas.js';
 
 /* The console's customer search and CSV exports (README in this folder). */
 
@@ -24,5 +25,5 @@ export type CustomerSearchResponse = z.infer<typeof CustomerSearchResponse>;
 
 /** `q` (plain text) or `query` (the API's query language; read raw from the URL as /v1/customers does), not both. */
 export const CustomersExportQuery = z.object({ q: text(200).optional(), query: z.string().optional(), status });
-export const InvoicesExportQuery = z.object({ customerId, status: z.enum(['Draft', 'Posted', 'Void']).optional() });
+export const InvoicesExportQuery = z.object({ customerId, status: z.enum(STORED_INVOICE_STATUSES).optional() });
 export const PaymentsExportQuery = z.object({ outcome: z.enum(['failed', 'all']).default('all'), customerId });

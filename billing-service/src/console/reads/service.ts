@@ -21,7 +21,7 @@ import {
   listPayments,
   type DeliveryListRow,
 } from './repository.js';
-import { revenueByCurrencyAndPoint, type RevenuePoint } from './revenue-repository.js';
+import { revenueByCurrencyAndPoint, type RevenuePoint, writeOffsByCurrencyAndMonth } from './revenue-repository.js';
 import type {
   AuditResponse,
   BulkJobsResponse,
@@ -64,8 +64,12 @@ export async function revenue(ctx: AppContext, operator: Operator, months: numbe
   const { points, labels } = revenuePoints(now, months);
   const currencyDecimals = ctx.catalog.currencies.allowed.map((code) => ({ code, decimals: minorUnits(code) }));
   const rows = await revenueByCurrencyAndPoint(ctx.db, operator.accountId, points, currencyDecimals);
+  const firstShown = points[0]?.at ?? now;
+  const writeOffs = await writeOffsByCurrencyAndMonth(ctx.db, operator.accountId, firstShown, now);
   const byCurrency = new Map<string, typeof rows>();
   for (const row of rows) byCurrency.set(row.currency, [...(byCurrency.get(row.currency) ?? []), row]);
+  // a currency with write-offs and no subscription live in the months shown still shows them
+  for (const w of writeOffs) if (!byCurrency.has(w.currency)) byCurrency.set(w.currency, []);
   const currencies = [...byCurrency].map(([currency, series]) => {
     const decimals = minorUnits(currency);
     const amount = (value: string) => money(value).toFixed(decimals);
@@ -84,6 +88,7 @@ export async function revenue(ctx: AppContext, operator: Operator, months: numbe
         activeSubscribers: row?.active ?? 0,
         churnedSubscribers: churned,
         churnRate: activeBefore === 0 ? '0.0000' : money(churned).dividedBy(activeBefore).toFixed(4),
+        writtenOff: amount(writeOffs.find((w) => w.currency === currency && w.month === month)?.amount ?? '0'),
       };
     });
     const last = shown.at(-1);

@@ -4,7 +4,7 @@ import type { CustomerLanguage } from '../../catalog/schema.js';
 export interface PdfWords {
   title: string;
   number: (n: number) => string;
-  status: Record<'Draft' | 'Posted' | 'PartiallyPaid' | 'Paid' | 'Void', string>;
+  status: Record<'Draft' | 'Posted' | 'PartiallyPaid' | 'Paid' | 'Void' | 'WrittenOff', string>;
   billTo: string;
   customer: (id: number) => string;
   taxId: (id: string) => string;
@@ -45,7 +45,7 @@ const nb = '\u202f';
 const en: PdfWords = {
   title: 'INVOICE',
   number: (n) => `No. ${n}`,
-  status: { Draft: 'Draft', Posted: 'Posted', PartiallyPaid: 'Partly paid', Paid: 'Paid', Void: 'Void' },
+  status: { Draft: 'Draft', Posted: 'Posted', PartiallyPaid: 'Partly paid', Paid: 'Paid', Void: 'Void', WrittenOff: 'Written off' },
   billTo: 'Bill to',
   customer: (id) => `Customer ${id}`,
   taxId: (id) => `VAT/tax ID: ${id}`,
@@ -72,7 +72,14 @@ const en: PdfWords = {
 const fr: PdfWords = {
   title: 'FACTURE',
   number: (n) => `N° ${n}`,
-  status: { Draft: 'Brouillon', Posted: 'À payer', PartiallyPaid: 'Payée en partie', Paid: 'Payée', Void: 'Annulée' },
+  status: {
+    Draft: 'Brouillon',
+    Posted: 'À payer',
+    PartiallyPaid: 'Payée en partie',
+    Paid: 'Payée',
+    Void: 'Annulée',
+    WrittenOff: 'Passée en perte',
+  },
   billTo: 'Facturé à',
   customer: (id) => `Client ${id}`,
   taxId: (id) => `N° de TVA${nb}: ${id}`,
@@ -99,7 +106,14 @@ const fr: PdfWords = {
 const de: PdfWords = {
   title: 'RECHNUNG',
   number: (n) => `Nr. ${n}`,
-  status: { Draft: 'Entwurf', Posted: 'Offen', PartiallyPaid: 'Teilweise bezahlt', Paid: 'Bezahlt', Void: 'Storniert' },
+  status: {
+    Draft: 'Entwurf',
+    Posted: 'Offen',
+    PartiallyPaid: 'Teilweise bezahlt',
+    Paid: 'Bezahlt',
+    Void: 'Storniert',
+    WrittenOff: 'Abgeschrieben',
+  },
   billTo: 'Rechnungsempfänger',
   customer: (id) => `Kunde ${id}`,
   taxId: (id) => `USt-IdNr.: ${id}`,
@@ -126,7 +140,14 @@ const de: PdfWords = {
 const es: PdfWords = {
   title: 'FACTURA',
   number: (n) => `N.º ${n}`,
-  status: { Draft: 'Borrador', Posted: 'Pendiente de pago', PartiallyPaid: 'Pagada en parte', Paid: 'Pagada', Void: 'Anulada' },
+  status: {
+    Draft: 'Borrador',
+    Posted: 'Pendiente de pago',
+    PartiallyPaid: 'Pagada en parte',
+    Paid: 'Pagada',
+    Void: 'Anulada',
+    WrittenOff: 'Cancelada como incobrable',
+  },
   billTo: 'Facturar a',
   customer: (id) => `Cliente ${id}`,
   taxId: (id) => `NIF-IVA: ${id}`,
