@@ -35,6 +35,7 @@ import * as paymentChallengeOfCapture from './migrations/0040-payment-challenge-
 import * as portalLinkBinding from './migrations/0041-portal-link-binding.js';
 import * as portalCardAttemptsAndEmailChanges from './migrations/0042-portal-card-attempts-and-email-changes.js';
 import * as collectionAttemptPerCard from './migrations/0043-collection-attempt-per-card.js';
+import * as purchases from './migrations/0047-purchases.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -88,6 +89,7 @@ const migrations: Record<string, Migration> = {
   '0041-portal-link-binding': portalLinkBinding,
   '0042-portal-card-attempts-and-email-changes': portalCardAttemptsAndEmailChanges,
   '0043-collection-attempt-per-card': collectionAttemptPerCard,
+  '0047-purchases': purchases,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

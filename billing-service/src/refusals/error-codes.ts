@@ -93,6 +93,8 @@ export const ERROR_CODES = {
     "the customer's cards were declined too often within an hour: card updates are refused until Retry-After seconds have passed",
   email_change_invalid:
     'the e-mail change link is unknown, expired, already used, or replaced by a newer request: ask for the change again',
+  // s40-purchases branch (issue 40)
+  purchase_not_draft: 'only a Draft purchase can be deleted: this one was invoiced, or waits for the next invoice',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -105,7 +105,7 @@ type Comparable = {
   subscriptionIds: number[];
   dueDate: string;
   charges: Array<{
-    subscriptionId: number;
+    subscriptionId: number | null;
     productCode: string;
     kind: string;
     name: string;
