@@ -155,6 +155,10 @@ describe('an Active customer’s purchases', () => {
     // 900 taxable: GST 45.00, HST 72.00
     expect(invoice).toMatchObject({ status: 'Posted', subtotal: 900, totalTaxes: 117, invoiceAmount: 1017 });
     expect(invoice.charges).toEqual([expect.objectContaining({ chargeType: 'Purchase', name: 'Training day', quantity: 2, amount: 900 })]);
+    // its PDF renders like any invoice's
+    const pdf = await t.call('GET', `/v1/Invoices/pdf/${invoice.id}`, undefined, as(account));
+    expect(pdf.statusCode, pdf.body.slice(0, 200)).toBe(200);
+    expect(pdf.headers['content-type']).toContain('application/pdf');
     const events = await t.database.db
       .selectFrom('webhookEvents')
       .select(['eventType', 'payload'])
