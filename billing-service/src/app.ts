@@ -37,6 +37,8 @@ import { invoiceRoutes } from './invoices/routes.js';
 import { invoiceClosureRoutes } from './invoice-closures/routes.js';
 import { lifecycleRoutes } from './lifecycle/routes.js';
 import { noteRoutes } from './notes/routes.js';
+import { purchaseInvoicing } from './lifecycle/purchase-invoicing.js';
+import { purchaseRoutes } from './purchases/routes.js';
 import type { EmailActionLinks } from './notifications/email-action-links.js';
 import type { EmailSettings } from './notifications/email-outbox-worker.js';
 import { observe, type ObservabilityOptions } from './observability/observe.js';
@@ -208,6 +210,7 @@ async function registerResourceRoutes(app: FastifyInstance, options: AppOptions)
   await app.register(billingSettingRoutes, { defaultCards });
   await app.register(addressRoutes);
   await app.register(noteRoutes);
+  await app.register(purchaseRoutes, { invoicing: purchaseInvoicing });
   await app.register(countryRoutes);
   await app.register(emailPreferenceRoutes);
   await app.register(bulkRoutes);

@@ -14,6 +14,7 @@ export type StatusKind =
   | 'account'
   | 'subscription'
   | 'invoice'
+  | 'purchase'
   | 'payment'
   | 'dispute'
   | 'bulkJob'

@@ -125,6 +125,17 @@ const Plan = z
     }
   });
 
+/**
+ * A product sold once, outside any plan (issue 40: purchases, `POST /v1/purchases`): a price per unit in each
+ * currency it is sold in. Taxed like plan products (the invoice's tax rates at the customer's address).
+ */
+const OneTimeProduct = z.object({
+  code: z.string().min(1),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  prices: z.array(AmountPerCurrency).min(1),
+});
+
 const Coupon = z.object({
   code: z.string().min(1),
   name: z.string().optional(),
@@ -294,6 +305,7 @@ export const CatalogSchema = z
     taxRates: z.array(TaxRate).default([]),
     plans: z.array(Plan).default([]),
     coupons: z.array(Coupon).default([]),
+    oneTimeProducts: z.array(OneTimeProduct).default([]),
     /**
      * Plan changes mid-period: which switches between different plans are allowed (frequency and quantity
      * changes within a plan always are), and when a downgrade applies unless the request says (upgrades: now).
@@ -330,6 +342,9 @@ export const CatalogSchema = z
     }
     if (new Set(catalog.plans.map((p) => p.id)).size !== catalog.plans.length) {
       ctx.addIssue({ code: 'custom', path: ['plans'], message: 'plan ids must be unique' });
+    }
+    if (new Set(catalog.oneTimeProducts.map((p) => p.code)).size !== catalog.oneTimeProducts.length) {
+      ctx.addIssue({ code: 'custom', path: ['oneTimeProducts'], message: 'one-time product codes must be unique' });
     }
     if (!catalog.currencies.allowed.includes(catalog.currencies.default)) {
       ctx.addIssue({ code: 'custom', path: ['currencies', 'default'], message: 'the default currency must be among the allowed ones' });

@@ -36,6 +36,7 @@ import * as portalLinkBinding from './migrations/0041-portal-link-binding.js';
 import * as portalCardAttemptsAndEmailChanges from './migrations/0042-portal-card-attempts-and-email-changes.js';
 import * as collectionAttemptPerCard from './migrations/0043-collection-attempt-per-card.js';
 import * as voidAndWriteOff from './migrations/0046-void-and-write-off.js';
+import * as purchases from './migrations/0047-purchases.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -90,6 +91,7 @@ const migrations: Record<string, Migration> = {
   '0042-portal-card-attempts-and-email-changes': portalCardAttemptsAndEmailChanges,
   '0043-collection-attempt-per-card': collectionAttemptPerCard,
   '0046-void-and-write-off': voidAndWriteOff,
+  '0047-purchases': purchases,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -370,6 +370,26 @@ export interface InvoiceChargesTable {
   replacedOn: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A one-time charge of a customer (migration 0047; written only by src/purchases). */
+export interface PurchasesTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  status: 'Draft' | 'Pending' | 'Invoiced';
+  /** The catalogue's one-time product; null: an ad hoc charge. */
+  productCode: string | null;
+  name: string;
+  description: string | null;
+  quantity: Numeric;
+  unitPrice: Numeric;
+  /** quantity × unitPrice, rounded once to the currency's minor unit. */
+  amount: Numeric;
+  currency: string;
+  invoiceId: number | null;
+  createdAt: Date;
+  invoicedAt: Date | null;
+}
+
 export interface InvoiceTaxesTable {
   invoiceId: number;
   position: number;
@@ -961,6 +981,7 @@ export interface Database {
   invoices: InvoicesTable;
   invoiceCharges: InvoiceChargesTable;
   invoiceTaxes: InvoiceTaxesTable;
+  purchases: PurchasesTable;
   ledgerAllocations: LedgerAllocationsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;

@@ -10,6 +10,7 @@ import type { ResourceWebhooks } from '../outbox/webhook-events.js';
 import { rememberEnabledEndpoints } from '../outbox/webhook-repository.js';
 import type { CustomerNotifier } from '../outbox/notifications.js';
 import { effectiveUnitPrice } from '../plans/recurring-revenue.js';
+import { markPurchasesInvoiced, type PurchaseRow } from '../purchases/repository.js';
 import {
   advanceSubscriptionPeriods,
   countCouponUses,
@@ -17,7 +18,15 @@ import {
   findProducts,
   type SubscriptionMove,
 } from '../subscriptions/repository.js';
-import { computeInvoices, type BillingPeriodRule, type DraftInvoice, type EngineInput, type EngineSubscription } from './engine/index.js';
+import {
+  attachPurchases,
+  computeInvoices,
+  purchaseIdsOf,
+  type BillingPeriodRule,
+  type DraftInvoice,
+  type EngineInput,
+  type EngineSubscription,
+} from './engine/index.js';
 import { findBillingRunInputs, insertInvoice, type BilledCoupon, type BilledProduct, type BilledSubscription } from './repository.js';
 import { taxRatesFor } from './tax-rates.js';
 
@@ -170,9 +179,35 @@ export async function computeCustomerInvoices(
 }
 
 /**
+ * The invoices with these purchases billed on the first (an activation's, a renewal's), or on an invoice of
+ * their own when there is none (invoiceNow): taxed with the customer's rates, as the engine bills products.
+ */
+export function withPurchases(context: BillingContext, drafts: DraftInvoice[], purchases: readonly PurchaseRow[], effectiveDate: string) {
+  return attachPurchases(
+    drafts,
+    purchases.map((p) => ({
+      purchaseId: p.id,
+      productCode: p.productCode ?? '',
+      name: p.name,
+      description: p.description,
+      quantity: money(p.quantity),
+      unitPrice: money(p.unitPrice),
+      amount: money(p.amount),
+    })),
+    {
+      currency: context.customer.currency,
+      effectiveDate,
+      term: context.settings.term,
+      taxRates: context.taxRates,
+      rollUpTaxes: context.settings.rollUpTaxes,
+    },
+  );
+}
+
+/**
  * Stores computed invoices in the caller's transaction: numbered, posted (a
  * ledger entry, then available funds allocated oldest first) or left Draft;
- * subscriptions move to their next period and applied coupons count one use.
+ * subscriptions move to their next period, applied coupons count one use, and the purchases billed are Invoiced.
  */
 export async function saveInvoices(
   db: Queryable,
@@ -226,6 +261,8 @@ export async function saveInvoices(
     );
     ids.push(invoiceId);
     recordCreated('Invoice', invoiceId);
+    // the purchases it bills are Invoiced in its transaction: billed once
+    await markPurchasesInvoiced(db, purchaseIdsOf(draft), invoiceId, options.now);
     if (options.post)
       await announcePostedInvoice(db, customer, { id: invoiceId, invoiceNumber, total: draft.total, dueDate: draft.dueDate }, options);
   }

@@ -23,7 +23,7 @@ export const DraftChargeResponse = z.object({
   draftDiscounts: z.array(DraftDiscount),
   subscriptionId: z.number().nullable(),
   productCode: z.string(),
-  chargeType: z.enum(['Recurring', 'SetupFee']),
+  chargeType: z.enum(['Recurring', 'SetupFee', 'Purchase']),
 });
 
 export const TaxResponse = z.object({ name: z.string(), rate: z.number(), amount: z.number() });
@@ -46,7 +46,7 @@ export type InvoicePreviewResponse = z.infer<typeof InvoicePreviewResponse>;
  * credit of a line billed before for its unused days (negative amount and taxable amount).
  */
 export const ChangeInvoicePreviewResponse = InvoicePreviewResponse.extend({
-  draftCharges: z.array(DraftChargeResponse.extend({ chargeType: z.enum(['Recurring', 'SetupFee', 'Credit']) })),
+  draftCharges: z.array(DraftChargeResponse.extend({ chargeType: z.enum(['Recurring', 'SetupFee', 'Credit', 'Purchase']) })),
 });
 export type ChangeInvoicePreviewResponse = z.infer<typeof ChangeInvoicePreviewResponse>;
 
@@ -56,7 +56,7 @@ export const InvoiceResponse = z.object({
   effectiveTimestamp: z.string(),
   dueTimestamp: z.string(),
   /** `Credit`: a plan change's credit of a line billed before, for its unused days (an extension; negative amount). */
-  charges: z.array(DraftChargeResponse.extend({ id: z.number(), chargeType: z.enum(['Recurring', 'SetupFee', 'Credit']) })),
+  charges: z.array(DraftChargeResponse.extend({ id: z.number(), chargeType: z.enum(['Recurring', 'SetupFee', 'Credit', 'Purchase']) })),
   subtotal: z.number(),
   totalDiscount: z.number(),
   taxes: z.array(TaxResponse),

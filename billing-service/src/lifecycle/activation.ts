@@ -5,7 +5,15 @@ import type { Caller } from '../http/auth.js';
 import type { AppContext } from '../app-context.js';
 import { customerBalances } from '../ledger/balances.js';
 import { minorUnits, sumMoney, type Money } from '../money/money.js';
-import { computeCustomerInvoices, loadBillingRun, saveInvoices, utcDate, type PeriodToBill } from '../invoices/billing-run.js';
+import {
+  computeCustomerInvoices,
+  loadBillingRun,
+  saveInvoices,
+  utcDate,
+  withPurchases,
+  type PeriodToBill,
+} from '../invoices/billing-run.js';
+import { purchasesInStatus } from '../purchases/repository.js';
 import { findInvoice } from '../invoices/repository.js';
 import { toInvoicePreview, toInvoiceResponses } from '../invoices/service.js';
 import { lockCustomerFor, TRANSITIONS, transitionCustomer } from './transitions.js';
@@ -23,7 +31,7 @@ export interface ActivationOptions {
  * Draft → Active. With preview nothing changes and the first invoice is only
  * computed (its total is what a checkout collects). Otherwise, in one
  * transaction: the customer and (activateAllSubscriptions) its Draft
- * subscriptions become Active, the first invoice is created and posted unless
+ * subscriptions become Active, (activateAllDraftPurchases) its Draft purchases are billed on it, the first invoice is created and posted unless
  * temporarilyDisableAutoPost, and available funds are allocated to it.
  */
 export async function activateCustomer(
@@ -64,11 +72,14 @@ export async function activateCustomer(
       isFirstInvoice: true,
       anchorDay: now.getUTCDate(),
     }));
-    const invoices = await computeCustomerInvoices(trx, ctx.catalog, context, periods, {
+    const computed = await computeCustomerInvoices(trx, ctx.catalog, context, periods, {
       effectiveDate: today,
       showZeroDollarCharges: options.showZeroDollarCharges,
       lines,
     });
+    // the Draft purchases go on the first invoice (the preview's too), or on one of their own
+    const purchases = (input.activateAllDraftPurchases ?? true) ? await purchasesInStatus(trx, customer.id, 'Draft') : [];
+    const invoices = withPurchases(context, computed, purchases, today);
     if (options.preview) return { invoices, invoiceIds: [] as number[] };
     if (input.requireFullPayment) await checkFullyPaid(trx, customer, invoices);
 

@@ -5,7 +5,8 @@ import type { Queryable } from '../db/database.js';
 import type { NotificationEvent } from '../outbox/notifications.js';
 import { findCustomerRow } from '../customers/repository.js';
 import type { AppContext } from '../app-context.js';
-import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
+import { loadBillingContext, saveInvoices, utcDate, withPurchases } from '../invoices/billing-run.js';
+import { purchasesInStatus } from '../purchases/repository.js';
 import { accountStatusChanges } from '../ledger/account-status.js';
 import { customerBalances } from '../ledger/balances.js';
 import { isOverdue } from '../ledger/overdue.js';
@@ -64,7 +65,7 @@ async function eachCustomer<C extends CustomerRef>(customers: C[], step: (custom
 
 /**
  * Renewal: plan changes scheduled for the period end are applied, then every period that has started since an
- * Active subscription's last invoice is billed (one invoice per period), posted when the customer's settings
+ * Active subscription's last invoice is billed (one invoice per period; the Pending purchases on the first), posted when the customer's settings
  * say so, and available funds are applied. Under the customer's lock, and the
  * subscriptions move on in the same transaction, so no period is billed twice.
  */
@@ -90,7 +91,9 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
       { serviceStartOption: 'ChargeForAllMissedPeriods', prorate: false },
       now,
     );
-    await saveInvoices(trx, context, rounds.flat(), {
+    // the Pending purchases go on the renewal's first invoice, in its transaction: billed once
+    const invoices = withPurchases(context, rounds.flat(), await purchasesInStatus(trx, customer.id, 'Pending'), today);
+    await saveInvoices(trx, context, invoices, {
       post: context.settings.autoPostDraftInvoice,
       now,
       notifier: ctx.notifier,

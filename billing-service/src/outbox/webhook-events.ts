@@ -33,6 +33,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'bulkJob.completed',
   'dispute.created',
   'dispute.closed',
+  // issue 40: purchases (an extension)
+  'purchase.created',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -142,6 +144,8 @@ export interface ResourceWebhooks {
   paymentMethod(trx: Queryable, row: { accountId: number; customerId: number }, type: WebhookEventType, now: Date): Promise<void>;
   /** payment.needs_attention: money the gateway moved that was neither recorded nor paid back (`data`: the record). */
   paymentNeedsAttention(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
+  /** purchase.created (`data`: the purchase as the API returns it). */
+  purchaseCreated(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
   /** invoice.paid for each of these invoices nothing is owed on any more. */
   paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date): Promise<void>;
   /**

@@ -53,7 +53,7 @@ export interface PortalChangeInvoice {
   id: number | null;
   invoiceNumber: number | null;
   lines: Array<{
-    chargeType: 'Recurring' | 'SetupFee' | 'Credit';
+    chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase';
     productCode: string;
     name: string;
     quantity: number;

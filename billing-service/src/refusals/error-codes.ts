@@ -99,6 +99,8 @@ export const ERROR_CODES = {
   invoice_has_payments:
     'payments or credits are allocated to the invoice: only an invoice nothing was paid on can be voided (refund first, or write off what is owed)',
   invoice_nothing_owed: 'nothing is owed on the invoice (it is paid): there is nothing to write off',
+  // s40-purchases branch (issue 40)
+  purchase_not_draft: 'only a Draft purchase can be deleted: this one was invoiced, or waits for the next invoice',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

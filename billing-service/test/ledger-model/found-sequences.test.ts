@@ -2,7 +2,7 @@
  * Sequences the ledger model found failing (issue 11), shrunk to the shortest that showed each
  * bug, kept as regular tests now that the service is fixed; and one written out for refunds.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { modelCatalog, runSequence } from './harness.js';
 
@@ -222,5 +222,41 @@ describe('sequences the ledger model found failing', () => {
         currency: 'BHD',
       },
     );
+  });
+
+  // Purchases (issue 40), written out: two Draft purchases billed on the activation's invoice after its plan lines,
+  // one made on hold refused, a Pending one on the next renewal's first invoice only, one invoiced at once in JPY
+  // (its own invoice, taking the money held).
+  it('purchases ride on the activation, the next renewal or an invoice of their own, each once', async () => {
+    const run = await runSequence(
+      t,
+      '2026-03-10',
+      [
+        { type: 'purchase', cents: 450, quantity: 2, invoiceNow: false },
+        { type: 'purchase', cents: 999, quantity: 1, invoiceNow: true },
+        { type: 'purchase', cents: 1, quantity: 3, invoiceNow: false },
+        { type: 'activate', purchases: true },
+        { type: 'pay', mode: 'unallocated', cents: 9000 },
+        { type: 'purchase', cents: 1200, quantity: 1, invoiceNow: false },
+        { type: 'purchase', cents: 300, quantity: 3, invoiceNow: true },
+        { type: 'clock', days: 31 },
+        { type: 'clock', days: 31 },
+        { type: 'hold' },
+        { type: 'purchase', cents: 100, quantity: 1, invoiceNow: false },
+      ],
+      {
+        subscriptions: [{ frequencyId: 11, coupons: ['WELCOME10'] }],
+        rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' },
+        currency: 'JPY',
+      },
+    );
+    // the service agreed with the model at every step; the sequence did reach each case
+    expect(run.m.purchases.map((p) => p.status)).toEqual(['Invoiced', 'Invoiced', 'Invoiced', 'Invoiced']);
+    expect(run.m.invoices.map((i) => i.lines.map((l) => l.kind).join(' '))).toEqual([
+      'Recurring SetupFee Purchase Purchase',
+      'Purchase',
+      'Recurring Purchase',
+      'Recurring',
+    ]);
   });
 });

@@ -24,8 +24,10 @@ import * as model from './ledger-model.js';
 import { dayFromIso, formatMinor, isoDay, minorOf, noonOf, partsOf } from './model-arith.js';
 
 export type Command =
-  /** `draft`: with temporarilyDisableAutoPost (the invoices stay Draft). */
-  | { type: 'activate'; draft?: boolean }
+  /** `draft`: with temporarilyDisableAutoPost (the invoices stay Draft); `purchases`: with activateAllDraftPurchases. */
+  | { type: 'activate'; draft?: boolean; purchases?: boolean }
+  /** POST /v1/purchases of an ad hoc charge: `quantity` × `cents` (scaled to the currency), at once or not. */
+  | { type: 'purchase'; cents: number; quantity: number; invoiceNow: boolean }
   | { type: 'clock'; days: number }
   | { type: 'wait'; days: number }
   | { type: 'pay'; mode: model.PaymentMode; cents: number }
@@ -268,16 +270,31 @@ export async function step(run: Run, c: Command): Promise<void> {
   const now = () => noonOf(m.today);
   switch (c.type) {
     case 'activate':
-      expected = model.activate(m, !c.draft);
+      expected = model.activate(m, !c.draft, c.purchases === true);
       real = await service(() =>
         activateCustomer(
           ctx,
           caller,
-          { customerId, ...ACTIVATION_FLAGS, temporarilyDisableAutoPost: c.draft === true },
+          {
+            customerId,
+            ...ACTIVATION_FLAGS,
+            temporarilyDisableAutoPost: c.draft === true,
+            activateAllDraftPurchases: c.purchases === true,
+          },
           { preview: false, sideEffects: false, now: now() },
         ),
       );
       break;
+    case 'purchase': {
+      const unit = scaled(run, c.cents);
+      expected = model.purchase(m, unit * BigInt(c.quantity), c.invoiceNow);
+      real = await viaApi(
+        run,
+        { customerId, name: 'Model purchase', amount: formatCents(unit), quantity: c.quantity, invoiceNow: c.invoiceNow },
+        '/v1/purchases',
+      );
+      break;
+    }
     case 'clock':
       m.today += c.days;
       expected = model.clockTick(m);
@@ -506,7 +523,11 @@ export async function step(run: Run, c: Command): Promise<void> {
             ? 'activate draft'
             : c.type === 'change'
               ? changeKey(c, expected)
-              : c.type;
+              : c.type === 'purchase'
+                ? `purchase ${c.invoiceNow ? 'invoiceNow' : 'later'}`
+                : c.type === 'activate' && c.purchases
+                  ? 'activate with purchases'
+                  : c.type;
   coverage[key] ??= { ok: 0, refused: 0 };
   const tally = coverage[key];
   if (expected.ok) tally.ok++;
@@ -737,10 +758,20 @@ export async function checkAll(run: Run): Promise<void> {
       due: isoDay(inv.due),
       lines: inv.lines.map(
         (l) =>
-          `${l.kind} s${l.sub} ${isoDay(l.start)}..${isoDay(l.end)} ${fmt(l.amount)}${l.discounts.map((d) => ` −${d.name} ${fmt(d.amount)}`).join('')}`,
+          `${l.kind} s${l.sub < 0 ? '?' : l.sub} ${isoDay(l.start)}..${isoDay(l.end)} ${fmt(l.amount)}${l.discounts.map((d) => ` −${d.name} ${fmt(d.amount)}`).join('')}`,
       ),
     })),
   );
+  const purchases = await t.database.db
+    .selectFrom('purchases')
+    .select(['status', 'amount'])
+    .where('customerId', '=', customerId)
+    .orderBy('id')
+    .execute();
+  expect(
+    purchases.map((p) => `${p.status} ${fmt(centsOf(p.amount))}`),
+    `purchases (service vs model); ${where}`,
+  ).toEqual(m.purchases.map((p) => `${p.status} ${fmt(p.amount)}`));
   expect(
     entries
       .filter((e) => e.entryType !== 'invoice')

@@ -119,7 +119,12 @@ const changeCommand: fc.Arbitrary<Command> = fc
   })
   .map((p): Command => ({ type: 'change', ...p }));
 const commandArbs: Array<fc.Arbitrary<Command>> = [
-  draft.map((d): Command => (d ? { type: 'activate', draft: true } : { type: 'activate' })),
+  fc
+    .tuple(draft, fc.boolean())
+    .map(([d, purchases]): Command => ({ type: 'activate', ...(d ? { draft: true } : {}), ...(purchases ? { purchases: true } : {}) })),
+  fc
+    .record({ cents, quantity: fc.integer({ min: 1, max: 3 }), invoiceNow: fc.boolean() })
+    .map((p): Command => ({ type: 'purchase', ...p })),
   fc
     .oneof(
       { weight: 2, arbitrary: fc.integer({ min: 0, max: 3 }) },

@@ -66,6 +66,14 @@
  *   rest (Unearned or Full, an amount above 0 on that period's own lines), today → period end is
  *   billed again, prorated; otherwise (None, a rest worth nothing, a period whose invoice is still a
  *   Draft) nothing is billed.
+ * - Purchases (README "Purchases"): a one-time charge (quantity × unit price, whole minor units). A Draft
+ *   customer's is Draft: activation with activateAllDraftPurchases bills every Draft one on its first invoice (in
+ *   the order of the subscriptions' invoices; an invoice of its own when no subscription is billed), after the
+ *   plan lines; without it they stay Draft. An Active customer's is Pending, billed on the first invoice of the
+ *   next renewal (only a renewal that bills something), or with invoiceNow at once on an invoice of its own, posted
+ *   and due today (taking the funds held; autoCollect off, so nothing is charged). invoiceNow of a Draft customer:
+ *   409 on invoiceNow; a customer on hold, suspended or cancelled: 409 on customerId. Never discounted, never
+ *   credited by a cancellation (not a recurring line). A purchase line's service dates are its invoice's day.
  * - Hold (Active): subscriptions suspended; nothing billed. Unhold (Hold), missed periods = period
  *   starts from the next one up to today: All = one per missed period; Last = only the latest; None
  *   = nothing, billing resumes at the first period start after today; CurrentFull = a full period from
@@ -220,8 +228,8 @@ export interface Discount {
 export interface Line {
   /** The subscription's index in Model.subs. */
   sub: number;
-  /** Credit: a plan change's credit of the unused part of a running line (negative amount). */
-  kind: 'Recurring' | 'SetupFee' | 'Credit';
+  /** Credit: a plan change's credit of the unused part of a running line (negative amount). Purchase: sub is -1. */
+  kind: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase';
   amount: bigint;
   discounts: Discount[];
   start: number;
@@ -300,6 +308,8 @@ export interface Model {
   payments: Payment[];
   /** Money a source (payment or credit) put into an invoice, in the order it was allocated. */
   allocations: Allocation[];
+  /** One-time purchases, in the order made (minor units). */
+  purchases: Array<{ amount: bigint; status: 'Draft' | 'Pending' | 'Invoiced' }>;
 }
 export interface Allocation {
   source: number;
@@ -344,6 +354,7 @@ export function newModel(today: number, setup: Setup = ONE_MONTHLY): Model {
     sources: [],
     payments: [],
     allocations: [],
+    purchases: [],
   };
 }
 
@@ -458,9 +469,9 @@ function invoiceGroup(m: Model, s: Subscription): string {
   return other === 'SingleInvoice' ? 'single' : s.freq.interval;
 }
 
-/** Bills the rounds of one operation (see "Invoices" above); posted ones take the funds held. */
-function bill(m: Model, rounds: Item[][], post: boolean) {
-  let any = false;
+/** Bills the rounds of one operation (see "Invoices" above) and `purchases` on its first invoice; posted ones take the funds held. */
+function bill(m: Model, rounds: Item[][], post: boolean, purchases: Model['purchases'] = []) {
+  const invoiceLines: Line[][] = [];
   for (const round of rounds) {
     const groups = new Map<string, Item[]>();
     for (const item of [...round].sort((a, b) => a.sub.index - b.sub.index)) {
@@ -487,21 +498,30 @@ function bill(m: Model, rounds: Item[][], post: boolean) {
         sub.periodStart = periodStart;
         sub.next = end;
       }
-      const amount = lines.reduce((a, l) => a + netOf(l), 0n);
-      m.invoices.push({
-        amount,
-        open: amount,
-        due: m.today,
-        lines,
-        posted: post,
-        postedSeq: post ? nextPostedSeq(m) : 0,
-        openedAt: atNoon(m.today),
-        settledAt: amount === 0n ? atNoon(m.today) : null,
-      });
-      any = true;
+      invoiceLines.push(lines);
     }
   }
-  if (any && post) applyAllFunds(m);
+  if (purchases.length > 0) {
+    if (invoiceLines.length === 0) invoiceLines.push([]);
+    for (const p of purchases) {
+      invoiceLines[0]!.push({ sub: -1, kind: 'Purchase', amount: p.amount, discounts: [], start: m.today, end: m.today, credited: 0n });
+      p.status = 'Invoiced';
+    }
+  }
+  for (const lines of invoiceLines) {
+    const amount = lines.reduce((a, l) => a + netOf(l), 0n);
+    m.invoices.push({
+      amount,
+      open: amount,
+      due: m.today,
+      lines,
+      posted: post,
+      postedSeq: post ? nextPostedSeq(m) : 0,
+      openedAt: atNoon(m.today),
+      settledAt: amount === 0n ? atNoon(m.today) : null,
+    });
+  }
+  if (invoiceLines.length > 0 && post) applyAllFunds(m);
 }
 
 /**
@@ -546,7 +566,7 @@ function setStatus(m: Model, status: Status) {
 
 // ---------- commands ----------
 
-export function activate(m: Model, post = true): Outcome {
+export function activate(m: Model, post = true, withPurchases = false): Outcome {
   if (m.status !== 'Draft') return refused();
   setStatus(m, 'Active');
   const items: Item[] = [];
@@ -557,7 +577,21 @@ export function activate(m: Model, post = true): Outcome {
     s.anchor = partsOf(m.today).day;
     items.push({ sub: s, periodStart: m.today, end: nextStart(s, m.today), from: m.today, setupFee: true });
   }
-  if (items.length > 0) bill(m, [items], post);
+  bill(m, items.length > 0 ? [items] : [], post, withPurchases ? m.purchases.filter((p) => p.status === 'Draft') : []);
+  return OK;
+}
+
+/** A one-time purchase of `amount` (see "Purchases" above). */
+export function purchase(m: Model, amount: bigint, invoiceNow: boolean): Outcome {
+  if (m.status === 'Draft') {
+    if (invoiceNow) return refused(409, 'invoiceNow');
+    m.purchases.push({ amount, status: 'Draft' });
+    return OK;
+  }
+  if (m.status !== 'Active') return refused(409, 'customerId');
+  const made: Model['purchases'][number] = { amount, status: 'Pending' };
+  m.purchases.push(made);
+  if (invoiceNow) bill(m, [], true, [made]);
   return OK;
 }
 
@@ -578,7 +612,8 @@ function renew(m: Model) {
       rounds[k].push({ sub: s, periodStart: start, end: nextStart(s, start), from: start, setupFee: false });
     }
   }
-  bill(m, rounds, true);
+  // the Pending purchases ride on the renewal's first invoice; a renewal that bills nothing takes none
+  bill(m, rounds, true, rounds.length > 0 ? m.purchases.filter((p) => p.status === 'Pending') : []);
 }
 
 function hasUnpaidOverdue(m: Model): boolean {

@@ -67,6 +67,17 @@ export interface Dispute {
   evidenceDueTimestamp: string | null;
   fee: number | null;
 }
+/** A one-time purchase (issue 40). */
+export interface Purchase {
+  id: number;
+  status: string;
+  name: string;
+  quantity: number;
+  amount: number;
+  currency: string;
+  invoiceId: number | null;
+  createdTimestamp: string;
+}
 export interface Note {
   id: number;
   note: string;

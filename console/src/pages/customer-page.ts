@@ -5,7 +5,14 @@ import { languageText, serviceStartText, statusText } from '../labels.js';
 import { ConsolePage, type Loaded, problem, problemText, settle, show } from '../page.js';
 import { customerName } from './customers-page.js';
 import './billing-settings-section.js';
-import { auditSection, eventsSection, invoicesSection, paymentsSection, subscriptionsSection } from './customer-sections.js';
+import {
+  auditSection,
+  eventsSection,
+  invoicesSection,
+  paymentsSection,
+  purchasesSection,
+  subscriptionsSection,
+} from './customer-sections.js';
 import {
   ACTION_LABEL,
   ACTIONS_BY_STATUS,
@@ -20,6 +27,7 @@ import {
   type Dispute,
   type Payment,
   type Note,
+  type Purchase,
   type AuditEntry,
   type WebhookEvent,
   type InvoicePreview,
@@ -42,6 +50,7 @@ export class CustomerPage extends ConsolePage {
     payments: { state: true },
     disputes: { state: true },
     notes: { state: true },
+    purchases: { state: true },
     audit: { state: true },
     events: { state: true },
     pending: { state: true },
@@ -57,6 +66,7 @@ export class CustomerPage extends ConsolePage {
   declare payments: Loaded<Payment[]>;
   declare disputes: Loaded<Dispute[]>;
   declare notes: Loaded<Note[]>;
+  declare purchases: Loaded<Purchase[]>;
   declare audit: Loaded<{ entries: AuditEntry[] }>;
   declare events: Loaded<{ events: WebhookEvent[] }>;
   declare pending: PendingAction | undefined;
@@ -88,6 +98,7 @@ export class CustomerPage extends ConsolePage {
       settle(get<Payment[]>(`/v1/customers/${id}/payments`)).then((value) => (this.payments = value)),
       settle(get<Dispute[]>(`/v1/customers/${id}/disputes`)).then((value) => (this.disputes = value)),
       settle(get<Note[]>(`/v1/customers/${id}/notes`)).then((value) => (this.notes = value)),
+      settle(get<Purchase[]>(`/v1/customers/${id}/purchases`)).then((value) => (this.purchases = value)),
       settle(get<{ entries: AuditEntry[] }>(`/customers/${id}/audit?limit=50`)).then((value) => (this.audit = value)),
       settle(get<{ events: WebhookEvent[] }>(`/customers/${id}/webhook-events`)).then((value) => (this.events = value)),
     ]);
@@ -348,6 +359,7 @@ export class CustomerPage extends ConsolePage {
       </section>
       <console-billing-settings .customerId=${customer.id} .operator=${this.operator} .lang=${this.lang}></console-billing-settings>
       ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices, customer.id)}
+      ${purchasesSection(this.purchases, this.invoices)}
       ${paymentsSection(this.payments, this.disputes, can.refund(this.operator?.role) ? (payment) => this.openRefund(payment) : undefined, customer.id)} ${this.notesSection()}
       ${auditSection(this.audit, customer.currency)} ${eventsSection(this.events)} ${this.actionDialog()} ${this.refundDialog()}
     `;

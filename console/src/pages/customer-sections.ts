@@ -4,7 +4,7 @@ import { date, dateTime, money, number, t } from '../i18n.js';
 import { declineText, disputeReasonText, methodText, statusText } from '../labels.js';
 import { type Loaded, show } from '../page.js';
 import { auditChanges } from './audit-changes.js';
-import type { AuditEntry, Customer, Dispute, Invoice, Payment, Subscription, WebhookEvent } from './customer-model.js';
+import type { AuditEntry, Customer, Dispute, Invoice, Payment, Purchase, Subscription, WebhookEvent } from './customer-model.js';
 
 /** The customer page's read-only sections (customer-page.ts holds its state and actions). */
 
@@ -51,6 +51,31 @@ export function invoicesSection(invoices: Loaded<Invoice[]>, customerId?: number
               <td>${row.invoiceNumber}</td><td>${statusText('invoice', row.status)}</td><td>${date(row.effectiveTimestamp)}</td><td>${date(row.dueTimestamp)}</td>
               <td class="num">${money(row.invoiceAmount, row.currency)}</td><td class="num">${money(row.outstandingBalance, row.currency)}</td>
               <td><a href=${apiUrl(`/v1/Invoices/pdf/${row.id}`)} target="_blank" rel="noopener">${t('pdfLink', { number: row.invoiceNumber })}</a></td>
+            </tr>`,
+          )}
+        </tbody>
+      </table></div>`,
+    )}
+  </section>`;
+}
+
+/** The customer's one-time purchases (issue 40): what, how many, how much, and the invoice that bills it once billed. */
+export function purchasesSection(purchases: Loaded<Purchase[]>, invoices: Loaded<Invoice[]>) {
+  const numberOf = (id: number | null) =>
+    id === null || invoices.state !== 'ok' ? '' : (invoices.value.find((i) => i.id === id)?.invoiceNumber ?? id);
+  return html`<section aria-labelledby="purchases-title">
+    <h2 id="purchases-title">${t('purchases')}</h2>
+    ${show(
+      purchases,
+      (rows) => html`<div class="table-wrap"><table>
+        <caption class="visually-hidden">${t('purchases')}</caption>
+        <thead><tr><th scope="col">${t('colName')}</th><th scope="col">${t('colStatus')}</th><th scope="col">${t('colDate')}</th><th scope="col" class="num">${t('colQuantity')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col">${t('colInvoice')}</th></tr></thead>
+        <tbody>
+          ${rows.length === 0 ? html`<tr><td colspan="6">${t('none')}</td></tr>` : nothing}
+          ${rows.map(
+            (row) => html`<tr data-purchase=${row.id}>
+              <td>${row.name}</td><td>${statusText('purchase', row.status)}</td><td>${date(row.createdTimestamp)}</td>
+              <td class="num">${number(row.quantity)}</td><td class="num">${money(row.amount, row.currency)}</td><td>${numberOf(row.invoiceId)}</td>
             </tr>`,
           )}
         </tbody>

@@ -95,6 +95,22 @@ function buildInvoice(subscriptions: EngineSubscription[], input: EngineInput): 
     nextPeriodStart[subscription.subscriptionId] = next;
     couponsApplied[subscription.subscriptionId] = coupons;
   }
+  return {
+    currency: input.currency,
+    effectiveDate: input.effectiveDate,
+    dueDate: dueDate(input.effectiveDate, input.term),
+    subscriptionIds: subscriptions.map((s) => s.subscriptionId),
+    ...invoiceTotals(charges, input),
+    nextPeriodStart,
+    couponsApplied,
+  };
+}
+
+/** The charges with an invoice's sums and taxes: each tax on the invoice's whole taxable amount, rounded once. */
+export function invoiceTotals(
+  charges: DraftCharge[],
+  input: Pick<EngineInput, 'currency' | 'taxRates' | 'rollUpTaxes'>,
+): Pick<DraftInvoice, 'charges' | 'subtotal' | 'totalDiscount' | 'taxes' | 'totalTaxes' | 'total'> {
   const subtotal = sumMoney(charges.map((c) => c.amount));
   const totalDiscount = sumMoney(charges.flatMap((c) => c.discounts.map((d) => d.amount)));
   const taxable = sumMoney(charges.map((c) => c.taxableAmount));
@@ -103,20 +119,7 @@ function buildInvoice(subscriptions: EngineSubscription[], input: EngineInput): 
   const total = subtotal.minus(totalDiscount).plus(totalTaxes);
   // Every part is already rounded, so the sums are exact; this only guards the invariant.
   if (!roundToCurrency(total, input.currency).eq(total)) throw new Error('invoice engine: total is not a whole number of minor units');
-  return {
-    currency: input.currency,
-    effectiveDate: input.effectiveDate,
-    dueDate: dueDate(input.effectiveDate, input.term),
-    subscriptionIds: subscriptions.map((s) => s.subscriptionId),
-    charges,
-    subtotal,
-    totalDiscount,
-    taxes,
-    totalTaxes,
-    total,
-    nextPeriodStart,
-    couponsApplied,
-  };
+  return { charges, subtotal, totalDiscount, taxes, totalTaxes, total };
 }
 
 /**

@@ -11,12 +11,14 @@ export type {
   EngineCoupon,
   EngineInput,
   EngineProduct,
+  EnginePurchase,
   EngineSubscription,
   Interval,
   Term,
 } from './types.js';
 export { computeInvoices, SETUP_FEE_SUFFIX } from './compute-invoices.js';
 export { dueDate } from './due-date.js';
+export { attachPurchases, purchaseIdsOf, type PurchasePricing } from './purchases.js';
 export {
   anniversaryPeriodStart,
   billingPeriod,

@@ -110,11 +110,29 @@ export interface DraftDiscount {
   amount: Decimal;
 }
 
+/**
+ * A one-time purchase to bill (issue 40): its amount was computed once, when it was made (quantity ×
+ * unitPrice, rounded to the minor unit), so a preview and the posted invoice carry the same line.
+ */
+export interface EnginePurchase {
+  purchaseId: number;
+  /** The catalogue's one-time product, or '' for an ad hoc charge. */
+  productCode: string;
+  name: string;
+  description: string | null;
+  quantity: Decimal;
+  unitPrice: Decimal;
+  amount: Decimal;
+}
+
 /** One invoice line. */
 export interface DraftCharge {
-  subscriptionId: number;
+  /** null: a purchase's line (it belongs to no subscription). */
+  subscriptionId: number | null;
   productCode: string;
-  kind: 'Recurring' | 'SetupFee';
+  kind: 'Recurring' | 'SetupFee' | 'Purchase';
+  /** A Purchase line's purchase. */
+  purchaseId?: number;
   name: string;
   description: string | null;
   quantity: Decimal;

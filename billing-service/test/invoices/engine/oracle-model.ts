@@ -275,6 +275,16 @@ export interface ModelInput {
   showZeroDollarCharges: boolean;
   rollUpTaxes: boolean;
   rollUpDiscounts: boolean;
+  /** One-time purchases (README "Purchases"): billed on the first invoice, or on one of their own. */
+  purchases?: ModelPurchase[];
+}
+
+export interface ModelPurchase {
+  purchaseId: number;
+  productCode: string;
+  name: string;
+  quantity: string;
+  unitPrice: string;
 }
 
 export interface ModelDiscount {
@@ -283,9 +293,10 @@ export interface ModelDiscount {
 }
 
 export interface ModelCharge {
-  subscriptionId: number;
+  /** null: a purchase's line. */
+  subscriptionId: number | null;
   productCode: string;
-  kind: 'Recurring' | 'SetupFee';
+  kind: 'Recurring' | 'SetupFee' | 'Purchase';
   name: string;
   /** Exact unitPrice × proration factor (the engine keeps 40 significant digits of it). */
   proratedUnitPrice: Rational;
@@ -522,7 +533,7 @@ export function modelInvoices(input: ModelInput): ModelInvoice[] {
     }
   }
 
-  return groups.map((group) => {
+  const invoices = groups.map((group) => {
     const charges: ModelCharge[] = [];
     const nextPeriodStart: Record<number, string> = {};
     const couponsApplied: Record<number, string[]> = {};
@@ -537,6 +548,31 @@ export function modelInvoices(input: ModelInput): ModelInvoice[] {
       nextPeriodStart[s.subscriptionId] = next;
       couponsApplied[s.subscriptionId] = applied;
     }
+    return { subscriptionIds: group.map((s) => s.subscriptionId), charges, nextPeriodStart, couponsApplied };
+  });
+  // Purchases: quantity × unit price rounded once, never discounted, always shown, dated the invoice day,
+  // after the plan lines of the first invoice (or alone on an invoice of their own), ascending purchase id.
+  const purchases = [...(input.purchases ?? [])].sort((a, b) => a.purchaseId - b.purchaseId);
+  if (purchases.length > 0) {
+    if (invoices.length === 0) invoices.push({ subscriptionIds: [], charges: [], nextPeriodStart: {}, couponsApplied: {} });
+    for (const p of purchases) {
+      const unitPrice = Rational.parse(p.unitPrice);
+      const amount = Rational.parse(p.quantity).times(unitPrice).roundHalfAwayFromZero(places);
+      invoices[0]!.charges.push({
+        subscriptionId: null,
+        productCode: p.productCode,
+        kind: 'Purchase',
+        name: p.name,
+        proratedUnitPrice: unitPrice,
+        amount,
+        discounts: [],
+        taxableAmount: amount,
+        startServiceDate: input.effectiveDate,
+        endServiceDate: input.effectiveDate,
+      });
+    }
+  }
+  return invoices.map(({ subscriptionIds, charges, nextPeriodStart, couponsApplied }) => {
     const subtotal = sumOf(charges.map((c) => c.amount));
     const totalDiscount = sumOf(charges.flatMap((c) => c.discounts.map((x) => x.amount)));
     // Each rate on the invoice's total taxable amount, rounded once per rate.
@@ -550,7 +586,7 @@ export function modelInvoices(input: ModelInput): ModelInvoice[] {
     }
     const totalTaxes = sumOf(taxes.map((t) => t.amount));
     return {
-      subscriptionIds: group.map((s) => s.subscriptionId),
+      subscriptionIds,
       dueDate: modelDueDate(input.effectiveDate, input.term),
       charges,
       subtotal,

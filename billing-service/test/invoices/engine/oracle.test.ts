@@ -17,13 +17,16 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TERMS } from '../../../src/catalog/schema.js';
+import { roundToCurrency } from '../../../src/money/money.js';
 import {
+  attachPurchases,
   computeInvoices,
   type BillingPeriodRule,
   type DraftInvoice,
   type EngineCoupon,
   type EngineInput,
   type EngineProduct,
+  type EnginePurchase,
   type EngineSubscription,
 } from '../../../src/invoices/engine/index.js';
 import { coupon, d, engineInput, product, subscription } from './fixtures.js';
@@ -50,7 +53,13 @@ const CURRENCIES: ModelCurrency[] = ['USD', 'JPY', 'BHD'];
 
 const text = (x: Decimal) => x.toFixed(); // plain notation, every digit
 
-function toModelInput(input: EngineInput): ModelInput {
+/** The engine's input and the purchases billed with it (README "Purchases": attachPurchases after computeInvoices). */
+type OracleInput = EngineInput & { purchases?: EnginePurchase[] };
+
+/** What the service bills: the plan invoices, then the purchases on the first (or on one of their own). */
+const billed = (input: OracleInput) => attachPurchases(computeInvoices(input), input.purchases ?? [], input);
+
+function toModelInput(input: OracleInput): ModelInput {
   const rule = (r: BillingPeriodRule | undefined) => r && { type: r.type, rule: r.rule, day: r.day, month: r.month };
   return {
     currency: input.currency as ModelCurrency,
@@ -61,6 +70,13 @@ function toModelInput(input: EngineInput): ModelInput {
     showZeroDollarCharges: input.showZeroDollarCharges,
     rollUpTaxes: input.rollUpTaxes,
     rollUpDiscounts: input.rollUpDiscounts,
+    purchases: (input.purchases ?? []).map((p) => ({
+      purchaseId: p.purchaseId,
+      productCode: p.productCode,
+      name: p.name,
+      quantity: text(p.quantity),
+      unitPrice: text(p.unitPrice),
+    })),
     subscriptions: input.subscriptions.map((s) => ({
       subscriptionId: s.subscriptionId,
       interval: s.interval,
@@ -105,7 +121,7 @@ type Comparable = {
   subscriptionIds: number[];
   dueDate: string;
   charges: Array<{
-    subscriptionId: number;
+    subscriptionId: number | null;
     productCode: string;
     kind: string;
     name: string;
@@ -166,9 +182,8 @@ function picture(invoice: Comparable, currency: ModelCurrency): Picture {
   };
 }
 
-const enginePictures = (input: EngineInput) =>
-  computeInvoices(input).map((i) => picture(engineComparable(i), input.currency as ModelCurrency));
-const modelPictures = (input: EngineInput) =>
+const enginePictures = (input: OracleInput) => billed(input).map((i) => picture(engineComparable(i), input.currency as ModelCurrency));
+const modelPictures = (input: OracleInput) =>
   modelInvoices(toModelInput(input)).map((i: ModelInvoice) => picture(i, input.currency as ModelCurrency));
 
 /** The short form used by the hand-checked examples. */
@@ -549,6 +564,20 @@ function couponArb(currency: ModelCurrency): fc.Arbitrary<EngineCoupon> {
     .map(({ percent, amount, ...c }) => ({ ...c, value: c.kind === 'Percentage' ? percent : amount }));
 }
 
+/** A purchase as the service stores it: a unit price in whole minor units, its amount rounded once (purchases/service.ts). */
+function purchaseArb(currency: ModelCurrency, purchaseId: number): fc.Arbitrary<EnginePurchase> {
+  return fc
+    .record({
+      productCode: fc.constantFrom('', 'SETUP', 'TRAINING_DAY'),
+      name: fc.constantFrom('Setup', 'Training day', 'Spare part'),
+      description: fc.constantFrom(null, 'one-time'),
+      quantity: fc.oneof({ weight: 4, arbitrary: decimalArb(5, 0).map((q) => q.plus(1)) }, { weight: 1, arbitrary: decimalArb(10, 3) }),
+      unitPrice: moneyArb(MINOR_UNITS[currency], EVERYDAY[currency]),
+    })
+    .filter((p) => p.quantity.greaterThan(0))
+    .map((p) => ({ ...p, purchaseId, amount: roundToCurrency(p.quantity.times(p.unitPrice), currency) }));
+}
+
 function subscriptionArb(currency: ModelCurrency, id: number): fc.Arbitrary<EngineSubscription> {
   return fc
     .record({
@@ -582,7 +611,7 @@ const ruleArb: fc.Arbitrary<BillingPeriodRule> = fc.record({
   month: fc.integer({ min: 1, max: 12 }),
 });
 
-const oracleInputArb: fc.Arbitrary<EngineInput> = fc.constantFrom(...CURRENCIES).chain((currency) =>
+const oracleInputArb: fc.Arbitrary<OracleInput> = fc.constantFrom(...CURRENCIES).chain((currency) =>
   fc
     .record({
       ids: fc.uniqueArray(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 3 }),
@@ -593,9 +622,20 @@ const oracleInputArb: fc.Arbitrary<EngineInput> = fc.constantFrom(...CURRENCIES)
       showZeroDollarCharges: fc.boolean(),
       rollUpTaxes: fc.boolean(),
       rollUpDiscounts: fc.boolean(),
+      purchaseIds: fc.oneof(
+        { weight: 3, arbitrary: fc.constant<number[]>([]) },
+        { weight: 1, arbitrary: fc.uniqueArray(fc.integer({ min: 1, max: 90 }), { minLength: 1, maxLength: 3 }) },
+      ),
+      // now and then purchases alone (an invoiceNow, an activation without subscriptions)
+      alone: fc.integer({ min: 0, max: 4 }).map((x) => x === 0),
     })
-    .chain(({ ids, ...rest }) =>
-      fc.tuple(...ids.map((id) => subscriptionArb(currency, id))).map((subscriptions) => ({ ...rest, currency, subscriptions })),
+    .chain(({ ids, purchaseIds, alone, ...rest }) =>
+      fc
+        .tuple(
+          fc.tuple(...(alone && purchaseIds.length > 0 ? [] : ids).map((id) => subscriptionArb(currency, id))),
+          fc.tuple(...purchaseIds.map((id) => purchaseArb(currency, id))),
+        )
+        .map(([subscriptions, purchases]) => ({ ...rest, currency, subscriptions, purchases })),
     ),
 );
 
@@ -605,6 +645,7 @@ const stats = {
   invoices: 0,
   recurringLines: 0,
   setupFeeLines: 0,
+  purchaseLines: 0,
   proratedLines: 0,
   discounts: 0,
   amountCouponShares: 0,
@@ -614,7 +655,7 @@ const stats = {
   nonZeroTotals: 0,
 };
 
-function tally(input: EngineInput, invoices: DraftInvoice[]) {
+function tally(input: OracleInput, invoices: DraftInvoice[]) {
   stats.cases[input.currency as ModelCurrency]++;
   const amountCoupons = new Set(
     input.subscriptions.flatMap((s) => s.coupons.filter((c) => c.kind === 'Amount').map((c) => c.name || c.code)),
@@ -626,6 +667,7 @@ function tally(input: EngineInput, invoices: DraftInvoice[]) {
     stats.amountsCompared += 5 + invoice.taxes.length;
     for (const c of invoice.charges) {
       if (c.kind === 'Recurring') stats.recurringLines++;
+      else if (c.kind === 'Purchase') stats.purchaseLines++;
       else stats.setupFeeLines++;
       if (!c.proratedUnitPrice.eq(c.unitPrice)) stats.proratedLines++;
       if (c.taxableAmount.isZero() && !c.amount.isZero()) stats.cappedLines++;
@@ -657,7 +699,7 @@ describe('invoice engine oracle: random inputs in USD, JPY and BHD against the m
       const started = Date.now();
       fc.assert(
         fc.property(oracleInputArb, (input) => {
-          const engine = computeInvoices(input);
+          const engine = billed(input);
           const model = modelInvoices(toModelInput(input));
           const currency = input.currency as ModelCurrency;
           expect(engine.map((i) => picture(engineComparable(i), currency))).toEqual(model.map((i) => picture(i, currency)));

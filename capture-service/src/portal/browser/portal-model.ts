@@ -91,7 +91,7 @@ export interface PendingChange {
   effectiveDate: string;
 }
 export interface ChangeLine {
-  chargeType: 'Recurring' | 'SetupFee' | 'Credit';
+  chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase';
   name: string;
   quantity: number;
   startServiceDate: string;

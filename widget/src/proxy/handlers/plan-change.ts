@@ -65,7 +65,9 @@ function toPlanChange(answer: PlanChangeResponse, preview: boolean): PlanChange 
 
 /** The plan change's invoice: a preview's draft (no id, number or balance yet) or the posted one. */
 function toChangeInvoice(invoice: ChangeInvoice, price: (value: number) => string): PlanChange['invoice'] {
-  const line = (c: { name: string; chargeType: 'Recurring' | 'SetupFee' | 'Credit'; quantity: number; amount: number } & ServiceDates) => ({
+  const line = (
+    c: { name: string; chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase'; quantity: number; amount: number } & ServiceDates,
+  ) => ({
     name: c.name,
     kind: c.chargeType,
     quantity: c.quantity,
