@@ -21,6 +21,7 @@ import {
   listPayments,
   type DeliveryListRow,
 } from './repository.js';
+import { staleReadDb } from './read-db.js';
 import { revenueByCurrencyAndPoint, type RevenuePoint } from './revenue-repository.js';
 import type {
   AuditResponse,
@@ -63,7 +64,7 @@ export async function revenue(ctx: AppContext, operator: Operator, months: numbe
   const now = await ctx.clock.now(operator.accountId);
   const { points, labels } = revenuePoints(now, months);
   const currencyDecimals = ctx.catalog.currencies.allowed.map((code) => ({ code, decimals: minorUnits(code) }));
-  const rows = await revenueByCurrencyAndPoint(ctx.db, operator.accountId, points, currencyDecimals);
+  const rows = await revenueByCurrencyAndPoint(staleReadDb(ctx), operator.accountId, points, currencyDecimals);
   const byCurrency = new Map<string, typeof rows>();
   for (const row of rows) byCurrency.set(row.currency, [...(byCurrency.get(row.currency) ?? []), row]);
   const currencies = [...byCurrency].map(([currency, series]) => {
@@ -98,7 +99,7 @@ export async function payments(
   operator: Operator,
   query: { outcome: 'failed' | 'all'; limit: number; offset: number },
 ): Promise<PaymentsResponse> {
-  const { rows, total } = await listPayments(ctx.db, operator.accountId, { failedOnly: query.outcome === 'failed', ...query });
+  const { rows, total } = await listPayments(staleReadDb(ctx), operator.accountId, { failedOnly: query.outcome === 'failed', ...query });
   return {
     payments: rows.map((row) => ({
       ...row,
