@@ -3,6 +3,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/database.js';
 import { lsnOf, StaleReads } from '../../src/db/read-database.js';
 import type { Database } from '../../src/db/schema.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
@@ -77,6 +78,12 @@ describe.skipIf(!STANDBY_URL)(
       return reads;
     }
 
+    /** Console calls go to the app reading through `reads`. */
+    const use = (reads: StaleReads) => {
+      const found = opened.find((o) => o.reads === reads);
+      if (found) t.app = found.app;
+    };
+
     const searchIds = async (q: string) => {
       const body = await t.consoleRead<{ customers: Array<{ id: number }> }>(`/console/api/customers/search?q=${encodeURIComponent(q)}`);
       return body.customers.map((c) => c.id);
@@ -118,8 +125,10 @@ describe.skipIf(!STANDBY_URL)(
     });
 
     it('a paused standby within the bound is read (stale); past the bound the primary is, with fresh data', async () => {
+      const strict = await appReadingFrom(500);
       const patient = await appReadingFrom(3_600_000);
       await eventually(() => sourceAfterCheck(patient, 'standby'), 'the standby judged current');
+      await eventually(() => sourceAfterCheck(strict, 'standby'), 'the standby judged current by the strict one too');
       await admin.query('select pg_wal_replay_pause()');
       const pat = await newCustomer(t, { firstName: 'Paused', lastName: 'Pat' });
       await patient.check();
@@ -127,13 +136,31 @@ describe.skipIf(!STANDBY_URL)(
       // Served by the paused standby: the row written since is not there yet (so the read did go to the standby).
       expect(await searchIds('paused pat')).not.toContain(pat);
 
-      const strict = await appReadingFrom(500);
       // The primary has moved on (Pat's row) and the standby has not: once that is older than 0.5 s, reads leave it.
       await eventually(() => sourceAfterCheck(strict, 'primary'), 'the paused standby judged behind');
+      use(strict);
       expect(await searchIds('paused pat')).toContain(pat);
 
       await admin.query('select pg_wal_replay_resume()');
       await eventually(() => sourceAfterCheck(strict, 'standby'), 'the resumed standby judged current again');
+    });
+
+    it('openDatabase with a read standby opens its pool and routes through it (RENEW_READ_DATABASE_URL)', async () => {
+      const primaryUrl = new URL(standbyDbUrl);
+      primaryUrl.port = new URL(process.env.RENEW_TEST_POSTGRES_URL as string).port;
+      const handle = await openDatabase({
+        databaseUrl: primaryUrl.toString(),
+        poolSize: 2,
+        readStandby: { url: standbyDbUrl, maxLagMs: 60_000 },
+      });
+      try {
+        expect(Object.keys(handle.pools ?? {})).toContain('read');
+        await eventually(() => sourceAfterCheck(handle.reads, 'standby'), 'the standby judged current');
+        const { rows } = await sql<{ standby: boolean }>`select pg_is_in_recovery() as standby`.execute(handle.reads.db());
+        expect(rows[0]?.standby).toBe(true);
+      } finally {
+        await handle.close();
+      }
     });
 
     it('a standby that goes away sends the console list to the primary, never a 500', async () => {
