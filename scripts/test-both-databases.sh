@@ -9,6 +9,7 @@ status=0
 phase "$package: PGlite" npx vitest run || status=1
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   echo "--- again on PostgreSQL ($TEST_DATABASE_URL), the files that use a database"
-  RENEW_TEST_POSTGRES_URL="$TEST_DATABASE_URL" RENEW_TEST_ONLY_DATABASE_FILES=1 phase "$package: PostgreSQL" npx vitest run || status=1
+  # A streaming standby of it, when one is named, for the read-standby tests (billing-service/test/db/read-standby.test.ts).
+  RENEW_TEST_POSTGRES_STANDBY_URL="${TEST_DATABASE_STANDBY_URL:-}" RENEW_TEST_POSTGRES_URL="$TEST_DATABASE_URL" RENEW_TEST_ONLY_DATABASE_FILES=1 phase "$package: PostgreSQL" npx vitest run || status=1
 fi
 exit $status

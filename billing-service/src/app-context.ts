@@ -2,6 +2,7 @@ import type { Catalog } from './catalog/schema.js';
 import type { AccountClock } from './clock/account-clock.js';
 import type { Db } from './db/database.js';
 import type { InstanceLiveness } from './db/instance-liveness.js';
+import type { StaleReads } from './db/read-database.js';
 import type { UriBuilder } from './uri-builder.js';
 import type { CustomerNotifier } from './outbox/notifications.js';
 import type { PaymentGateway } from './gateway/payment-gateway.js';
@@ -14,6 +15,8 @@ import type { WebhookUrlSafety } from './outbox/url-safety.js';
  */
 export interface AppContext {
   db: Db;
+  /** Where stale-tolerant reads (console lists, revenue, exports) go: a current read standby, else `db`. */
+  reads?: StaleReads;
   /** This process's identity in claims, and its heartbeat (see db/instance-liveness.ts). */
   instance: InstanceLiveness;
   catalog: Catalog;

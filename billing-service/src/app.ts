@@ -24,6 +24,7 @@ import { consoleStatic } from './console/static.js';
 import { countryRoutes } from './countries/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import type { Db } from './db/database.js';
+import type { StaleReads } from './db/read-database.js';
 import { emailPreferenceRoutes } from './email-preferences/routes.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { ApiKeyAuthenticator } from './http/auth.js';
@@ -57,6 +58,8 @@ import { testClockRoutes } from './test-clocks/routes.js';
 
 export interface AppOptions {
   db: Db;
+  /** The read standby's router (DatabaseHandle.reads); without it every read goes to `db`. */
+  reads?: StaleReads;
   catalog: Catalog;
   rateLimitStore: RateLimitStore;
   /** Base of every `uri` in responses, without a trailing slash. */

@@ -46,6 +46,11 @@ const EnvSchema = z.object({
   /** How often the billing clock ticks (renewals, automatic collection, dunning); 0 turns it off on this instance. */
   RENEW_BILLING_CLOCK_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** An instance whose heartbeat is older than this is judged dead and its claims are taken over (db/instance-liveness.ts). */
+  RENEW_READ_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
+    .optional(),
+  RENEW_READ_MAX_LAG_SECONDS: z.coerce.number().min(0).max(3_600).default(5),
   RENEW_CLAIM_STALE_MS: z.coerce.number().int().min(3_000).max(3_600_000).default(30_000),
   /** Bearer token for GET /metrics; unset: /metrics answers loopback clients only. */
   RENEW_METRICS_TOKEN: z.string().min(16).optional(),
@@ -75,6 +80,10 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl?: string;
+  /** RENEW_READ_DATABASE_URL: a streaming standby for the console's lists, revenue and exports (db/read-database.ts). */
+  readDatabaseUrl?: string;
+  /** RENEW_READ_MAX_LAG_SECONDS: how far behind the standby may be and still be read. */
+  readMaxLagSeconds: number;
   apiKey?: string;
   publicApiKey?: string;
   catalogPath: string;
@@ -121,6 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.RENEW_API_PORT,
     dataDir: path.resolve(e.RENEW_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    ...(e.RENEW_READ_DATABASE_URL ? { readDatabaseUrl: e.RENEW_READ_DATABASE_URL } : {}),
+    readMaxLagSeconds: e.RENEW_READ_MAX_LAG_SECONDS,
     apiKey: e.RENEW_API_KEY,
     publicApiKey: e.RENEW_PUBLIC_API_KEY,
     catalogPath: e.RENEW_CATALOG ? path.resolve(e.RENEW_CATALOG) : DEMO_CATALOG_PATH,

@@ -3,6 +3,7 @@ import type { Catalog } from './catalog/schema.js';
 import { realTimeClock, testClockSource } from './clock/account-clock.js';
 import type { Db } from './db/database.js';
 import { InstanceLiveness, type LivenessOptions } from './db/instance-liveness.js';
+import type { StaleReads } from './db/read-database.js';
 import { UriBuilder } from './uri-builder.js';
 import type { EmailActionLinks } from './notifications/email-action-links.js';
 import { Notifier } from './notifications/notifier.js';
@@ -14,6 +15,7 @@ import { WebhookEmitter } from './webhooks/emitter.js';
 /** The context of one app (the billing API, the capture host): the sandbox gateway unless another is given. */
 export function createAppContext(options: {
   db: Db;
+  reads?: StaleReads;
   catalog: Catalog;
   publicBaseUrl: string;
   gateway?: PaymentGateway;
@@ -33,6 +35,7 @@ export function createAppContext(options: {
     notifier: new Notifier(options.catalog, options.emailEnabled ?? false, links),
     webhooks: new WebhookEmitter(options.catalog, uris),
     db: options.db,
+    ...(options.reads ? { reads: options.reads } : {}),
     instance: options.instance ?? new InstanceLiveness(options.db, options.role ?? 'api', options.liveness),
     clock: options.testClocks ? testClockSource(options.db) : realTimeClock,
     catalog: options.catalog,

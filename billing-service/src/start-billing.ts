@@ -55,6 +55,15 @@ export async function openBillingResources(env: NodeJS.ProcessEnv = process.env)
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onIdleConnectionError: (error) => console.error(`database: an idle connection was closed (${error.message}); it will be replaced`),
+    ...(config.readDatabaseUrl
+      ? {
+          readStandby: {
+            url: config.readDatabaseUrl,
+            maxLagMs: config.readMaxLagSeconds * 1000,
+            log: (message: string) => console.warn(`database: ${message}`),
+          },
+        }
+      : {}),
   });
   return { config, catalog, database, gateway: gatewayFromConfig(config.gateway, database.db) };
 }
@@ -77,6 +86,7 @@ export async function startBillingService(env: NodeJS.ProcessEnv = process.env, 
     console: config.console,
     ...(config.email ? { email: config.email } : {}),
     db: database.db,
+    reads: database.reads,
     catalog,
     // Several instances on one PostgreSQL share one limit; the embedded database has one process.
     rateLimitStore: database.kind === 'postgres' ? new PostgresRateLimitStore(database.countersDb) : new MemoryRateLimitStore(),

@@ -6,6 +6,7 @@ import { markingKeyedCommits } from './keyed-commit.js';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PreparedStatementPool } from './prepared-statements.js';
+import { StaleReads } from './read-database.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -22,6 +23,8 @@ export interface DatabaseHandle {
    */
   countersDb: Db;
   kind: 'pglite' | 'postgres';
+  /** Where stale-tolerant reads go: a read standby while it is current (RENEW_READ_DATABASE_URL), else `db` (db/read-database.ts). */
+  reads: StaleReads;
   /** PostgreSQL only: the connection pools, for the pool-usage metrics (the embedded database has one connection, no pool). */
   pools?: Record<string, PoolUsage>;
   close(): Promise<void>;
@@ -49,6 +52,8 @@ export interface OpenDatabaseOptions {
   connectionTimeoutMs?: number;
   /** Told when the server drops an idle pooled connection (PostgreSQL only). */
   onIdleConnectionError?: (error: Error) => void;
+  /** A streaming standby for stale-tolerant reads (PostgreSQL only), and how far behind it may be read. */
+  readStandby?: { url: string; maxLagMs: number; log?: (message: string) => void };
 }
 
 /** A new connection that takes longer than this fails: the server is down or unreachable. */
@@ -114,12 +119,25 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     });
     const countersDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(countersPool) }), plugins });
     await migrateToLatest(db);
+    const pools: Record<string, PoolUsage> = { main: pool, counters: countersPool };
+    let standbyDb: Db | undefined;
+    if (options.readStandby) {
+      // Fails fast: an unreachable standby sends reads to the primary within a check or two.
+      const readPool = new pg.Pool({ connectionString: options.readStandby.url, max: 4, types, connectionTimeoutMillis: 2_000 });
+      readPool.on('error', (error) => options.onIdleConnectionError?.(error));
+      standbyDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readPool }), plugins });
+      pools.read = readPool;
+    }
+    const reads = new StaleReads(db, standbyDb, options.readStandby ?? { maxLagMs: 0 });
+    await reads.start();
     return {
       db,
       countersDb,
+      reads,
       kind: 'postgres',
-      pools: { main: pool, counters: countersPool },
+      pools,
       async close() {
+        await reads.close();
         await countersDb.destroy();
         await db.destroy();
       },
@@ -133,5 +151,5 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   });
   const db = new Kysely<Database>({ dialect: markingKeyedCommits(new PGliteDialect(pglite)), plugins });
   await migrateToLatest(db);
-  return { db, countersDb: db, kind: 'pglite', close: () => db.destroy() };
+  return { db, countersDb: db, reads: new StaleReads(db, undefined), kind: 'pglite', close: () => db.destroy() };
 }

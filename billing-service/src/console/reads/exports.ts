@@ -19,6 +19,7 @@ import {
 } from './search-repository.js';
 import type { CustomerRecord } from '../../customers/repository.js';
 import type { CustomerSearchResponse } from './search-schemas.js';
+import { staleReadDb } from './read-db.js';
 
 /** Rows read per round trip while a CSV streams out: the export never holds more than one batch. */
 export const EXPORT_BATCH = 500;
@@ -37,9 +38,10 @@ export async function searchCustomers(
   query: { q: string; status?: string | undefined; limit: number; offset: number },
 ): Promise<CustomerSearchResponse> {
   const now = await ctx.clock.now(operator.accountId);
-  const { ids, total } = await searchCustomerIds(ctx.db, operator.accountId, customerSearchOf(query.q, query.status), query);
-  const records = await customerRecordsOf(ctx.db, operator.accountId, now, ids);
-  return { customers: await toCustomerResponses(ctx.db, ctx.uris, ctx.catalog.emails.defaultLanguage, records), total };
+  const db = staleReadDb(ctx);
+  const { ids, total } = await searchCustomerIds(db, operator.accountId, customerSearchOf(query.q, query.status), query);
+  const records = await customerRecordsOf(db, operator.accountId, now, ids);
+  return { customers: await toCustomerResponses(db, ctx.uris, ctx.catalog.emails.defaultLanguage, records), total };
 }
 
 const isoOrEmpty = (at: Date | null | undefined) => (at ? new Date(at).toISOString() : '');
@@ -97,12 +99,13 @@ export async function customersCsv(
 ): Promise<AsyncIterable<string>> {
   const now = await ctx.clock.now(operator.accountId);
   const { accountId } = operator;
+  const db = staleReadDb(ctx);
   if (filter.q?.trim()) {
     const search = customerSearchOf(filter.q, filter.status);
     return batches(
       CUSTOMER_HEADER,
       async (last) =>
-        customerRecordsOf(ctx.db, accountId, now, await searchCustomerIdsAfter(ctx.db, accountId, search, last?.id ?? 0, EXPORT_BATCH)),
+        customerRecordsOf(db, accountId, now, await searchCustomerIdsAfter(db, accountId, search, last?.id ?? 0, EXPORT_BATCH)),
       customerRecordCells,
     );
   }
@@ -113,16 +116,17 @@ export async function customersCsv(
     conditions.push(conditionSql({ field: 'Status', op: 'in', values: [filter.status], orEmpty: false }, requireField(fields, 'Status')));
   return batches(
     CUSTOMER_HEADER,
-    (last) => customerRecordsAfter(ctx.db, accountId, now, conditions, last?.id ?? 0, EXPORT_BATCH),
+    (last) => customerRecordsAfter(db, accountId, now, conditions, last?.id ?? 0, EXPORT_BATCH),
     customerRecordCells,
   );
 }
 
 /** The invoices CSV, newest first: the account's or one customer's, of one status or all; dates on the account's clock. */
 export function invoicesCsv(ctx: AppContext, operator: Operator, filter: { customerId?: number | undefined; status?: string | undefined }) {
+  const db = staleReadDb(ctx);
   return batches<InvoiceExportRow>(
     ['Id', 'Number', 'Customer id', 'Customer', 'Status', 'Date', 'Due', 'Total', 'Outstanding', 'Currency'],
-    (last) => invoicesBefore(ctx.db, operator.accountId, filter, last?.id, EXPORT_BATCH),
+    (last) => invoicesBefore(db, operator.accountId, filter, last?.id, EXPORT_BATCH),
     (row) => [
       row.id,
       row.invoiceNumber,
@@ -141,9 +145,10 @@ export function invoicesCsv(ctx: AppContext, operator: Operator, filter: { custo
 /** The payments CSV, newest first: all or the failures (the Payments page's filter), of one customer or all. */
 export function paymentsCsv(ctx: AppContext, operator: Operator, filter: { outcome: 'failed' | 'all'; customerId?: number | undefined }) {
   const failedOnly = filter.outcome === 'failed';
+  const db = staleReadDb(ctx);
   return batches<PaymentExportRow>(
     ['Id', 'Date', 'Customer id', 'Customer', 'Amount', 'Currency', 'Method', 'Status', 'Reference', 'Decline code', 'Decline message'],
-    (last) => paymentsBefore(ctx.db, operator.accountId, { failedOnly, customerId: filter.customerId }, last?.id, EXPORT_BATCH),
+    (last) => paymentsBefore(db, operator.accountId, { failedOnly, customerId: filter.customerId }, last?.id, EXPORT_BATCH),
     (row) => [
       row.id,
       isoOrEmpty(row.effectiveAt),

@@ -21,6 +21,7 @@ import {
   listPayments,
   type DeliveryListRow,
 } from './repository.js';
+import { staleReadDb } from './read-db.js';
 import { revenueByCurrencyAndPoint, type RevenuePoint, writeOffsByCurrencyAndMonth } from './revenue-repository.js';
 import type {
   AuditResponse,
@@ -63,9 +64,10 @@ export async function revenue(ctx: AppContext, operator: Operator, months: numbe
   const now = await ctx.clock.now(operator.accountId);
   const { points, labels } = revenuePoints(now, months);
   const currencyDecimals = ctx.catalog.currencies.allowed.map((code) => ({ code, decimals: minorUnits(code) }));
-  const rows = await revenueByCurrencyAndPoint(ctx.db, operator.accountId, points, currencyDecimals);
+  const reads = staleReadDb(ctx);
+  const rows = await revenueByCurrencyAndPoint(reads, operator.accountId, points, currencyDecimals);
   const firstShown = points[0]?.at ?? now;
-  const writeOffs = await writeOffsByCurrencyAndMonth(ctx.db, operator.accountId, firstShown, now);
+  const writeOffs = await writeOffsByCurrencyAndMonth(reads, operator.accountId, firstShown, now);
   const byCurrency = new Map<string, typeof rows>();
   for (const row of rows) byCurrency.set(row.currency, [...(byCurrency.get(row.currency) ?? []), row]);
   // a currency with write-offs and no subscription live in the months shown still shows them
@@ -103,7 +105,7 @@ export async function payments(
   operator: Operator,
   query: { outcome: 'failed' | 'all'; limit: number; offset: number },
 ): Promise<PaymentsResponse> {
-  const { rows, total } = await listPayments(ctx.db, operator.accountId, { failedOnly: query.outcome === 'failed', ...query });
+  const { rows, total } = await listPayments(staleReadDb(ctx), operator.accountId, { failedOnly: query.outcome === 'failed', ...query });
   return {
     payments: rows.map((row) => ({
       ...row,
