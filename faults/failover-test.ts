@@ -158,18 +158,18 @@ async function oneRound(n: number, api: string, captureUrl: string, acknowledged
     { firstName: 'Fail', lastName: `Over ${n}`, companyName: mark, currency: 'USD' },
     `cust-${mark}`,
   );
-  if (customer.status !== 200) return note(customer.status, `customer ${mark}`, lost);
+  if (customer.status !== 200) return note(customer, `customer ${mark}`, lost);
   const customerId = customer.body.id as number;
   acknowledged.customers.set(mark, customerId);
   if (n % 3 === 0) {
     const subscription = await keyed(`${api}/v1/subscriptions`, { customerId, planFrequencyId: ANNUAL_FREQUENCY_ID }, `sub-${mark}`);
-    if (subscription.status !== 200) return note(subscription.status, `subscription ${mark}`, lost);
+    if (subscription.status !== 200) return note(subscription, `subscription ${mark}`, lost);
     const activation = await keyed(
       `${api}/v1/customeractivation`,
       { customerId, activateAllSubscriptions: true, activateAllDraftPurchases: true, temporarilyDisableAutoPost: false },
       `act-${mark}`,
     );
-    if (activation.status !== 200) return note(activation.status, `activation ${mark}`, lost);
+    if (activation.status !== 200) return note(activation, `activation ${mark}`, lost);
     acknowledged.activations.push(customerId);
   } else if (n % 3 === 1) {
     const card = await keyed(
@@ -186,24 +186,25 @@ async function oneRound(n: number, api: string, captureUrl: string, acknowledged
       },
       `card-${mark}`,
     );
-    if (card.status !== 200) return note(card.status, `card ${mark}`, lost);
+    if (card.status !== 200) return note(card, `card ${mark}`, lost);
     const payment = await keyed(`${api}/v1/payments`, { customerId, amount: 12, paymentMethodId: card.body.id }, `pay-${mark}`);
-    if (payment.status !== 200) return note(payment.status, `payment ${mark}`, lost);
+    if (payment.status !== 200) return note(payment, `payment ${mark}`, lost);
     acknowledged.payments.push({ customerId, paymentId: payment.body.id });
     const refund = await keyed(`${api}/v1/refunds`, { originalPaymentId: payment.body.id, amount: 2 }, `refund-${mark}`);
-    if (refund.status !== 200) return note(refund.status, `refund ${mark}`, lost);
+    if (refund.status !== 200) return note(refund, `refund ${mark}`, lost);
     acknowledged.refunds.push({ paymentId: payment.body.id, refundId: refund.body.id });
   } else {
     const token = await keyed(`${api}/v1/captureTokens`, { customerId, maxCollectionAmount: 5 }, `token-${mark}`);
-    if (token.status !== 200) return note(token.status, `capture token ${mark}`, lost);
+    if (token.status !== 200) return note(token, `capture token ${mark}`, lost);
     const status = await capture(captureUrl, customerId, token.body.token);
     if (status === 200) acknowledged.captures.push(customerId);
   }
 }
 
-function note(status: number, what: string, lost: string[]) {
+function note(answer: { status: number; body: unknown }, what: string, lost: string[]) {
   // A refusal that is not "try again" (4xx) is the client's; a retryable answer after 90 s of retries is a write left in doubt.
-  if (retryable(status)) lost.push(`${what}: ${status}`);
+  if (retryable(answer.status))
+    lost.push(`${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)} at ${new Date().toISOString()}`);
 }
 
 /** A card capture with a 5.00 payment on the capture host, retried with a fresh CAPTCHA while the database is away. */
