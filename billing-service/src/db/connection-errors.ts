@@ -9,9 +9,11 @@
  * SQLSTATEs of a lost or refused connection (admin_shutdown, crash_shutdown, cannot_connect_now,
  * too_many_connections), and of a session or statement the server gave up on under the limits set in
  * database.ts (idle_in_transaction_session_timeout, lock_not_available: a lock held by a frozen
- * process): all say "retry later".
+ * process), and of a write sent to a read-only server (read_only_sql_transaction, 25006: a connection
+ * still open to a primary that a failover demoted, or made during the switch): all say "retry later",
+ * and the connection is not reused (prepared-statements.ts), so the retry reaches the new primary.
  */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25P03', '55P03']);
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25P03', '55P03', '25006']);
 
 /** Socket errors of a server that is down, restarting or unreachable. */
 const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);

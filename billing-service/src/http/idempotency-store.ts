@@ -3,6 +3,7 @@ import { CompiledQuery, sql } from 'kysely';
 import type { CommitMark, KeyedWrite } from '../db/keyed-commit.js';
 import type { Db } from '../db/database.js';
 import type { InstanceLiveness } from '../db/instance-liveness.js';
+import { writeEventually } from '../db/write-eventually.js';
 
 /** The idempotency_keys table's statements (http/idempotency.ts decides what they mean). */
 
@@ -37,13 +38,31 @@ export async function claimNewKey(
   self: string,
 ): Promise<Claim | undefined> {
   const token = randomUUID();
-  const claimed = await db
-    .insertInto('idempotencyKeys')
-    .values({ ...id, endpoint, requestHash, responseStatus: null, responseBody: null, claimedBy: self, claimToken: token })
-    .onConflict((oc) => oc.columns(['accountId', 'key']).doNothing())
-    .returning('key')
-    .executeTakeFirst();
+  const claimed = await letGoIfInDoubt(db, id, token, () =>
+    db
+      .insertInto('idempotencyKeys')
+      .values({ ...id, endpoint, requestHash, responseStatus: null, responseBody: null, claimedBy: self, claimToken: token })
+      .onConflict((oc) => oc.columns(['accountId', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst(),
+  );
   return claimed ? { token, committedAt: null, committedRef: null } : undefined;
+}
+
+/**
+ * Runs a claim's statement. When it fails, the claim may still have committed: the connection dropped
+ * after COMMIT, or the primary died once its synchronous standby had the commit (a failover). Nobody
+ * would then free the key (this instance lives on, so it is never taken over, and no request of its
+ * runs it): the client's retries would hear "still being processed" for a day. So the claim is let go
+ * by its token once the database answers; a claim that never committed is let go of as nothing.
+ */
+async function letGoIfInDoubt<T>(db: Db, id: KeyIdentity, token: string, claim: () => Promise<T>): Promise<T> {
+  try {
+    return await claim();
+  } catch (error) {
+    void writeEventually(() => releaseKey(db, id, token));
+    throw error;
+  }
 }
 
 /**
@@ -54,15 +73,17 @@ export async function claimNewKey(
 export async function takeKey(db: Db, id: KeyIdentity, deadHolder: string | null, self: string): Promise<Claim | undefined> {
   const token = randomUUID();
   const holder = sql.ref('claimed_by');
-  const taken = await db
-    .updateTable('idempotencyKeys')
-    .set({ claimedBy: self, claimToken: token })
-    .where('accountId', '=', id.accountId)
-    .where('key', '=', id.key)
-    .where(deadHolder === null ? sql<boolean>`${holder} is null` : sql<boolean>`${holder} = ${deadHolder}`)
-    .where('responseStatus', 'is', null)
-    .returning(['committedAt', 'committedRef'])
-    .executeTakeFirst();
+  const taken = await letGoIfInDoubt(db, id, token, () =>
+    db
+      .updateTable('idempotencyKeys')
+      .set({ claimedBy: self, claimToken: token })
+      .where('accountId', '=', id.accountId)
+      .where('key', '=', id.key)
+      .where(deadHolder === null ? sql<boolean>`${holder} is null` : sql<boolean>`${holder} = ${deadHolder}`)
+      .where('responseStatus', 'is', null)
+      .returning(['committedAt', 'committedRef'])
+      .executeTakeFirst(),
+  );
   return taken ? { token, ...taken } : undefined;
 }
 

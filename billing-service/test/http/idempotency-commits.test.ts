@@ -168,6 +168,24 @@ describe('the fence: a claim taken over', () => {
 });
 
 describe('a commit whose answer was lost', () => {
+  it('a claim that committed but whose answer was lost is let go of: the live instance that made it does not hold the key for a day', async () => {
+    const id = { accountId: t.account.accountId, key: 'claim-answer-lost' };
+    // The insert commits, then its answer is lost (a failover once the synchronous standby has the commit).
+    const lostAnswer = t.database.db.withPlugin(failOnceWhen(() => true));
+    await expect(claimNewKey(lostAnswer, id, 'POST /v1/customernotes', 'h', t.app.ctx.instance.id)).rejects.toThrow(
+      'Connection terminated',
+    );
+    let row = await keyRow(id.key);
+    for (let i = 0; i < 50 && row?.claimedBy !== null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      row = await keyRow(id.key);
+    }
+    expect(row).toMatchObject({ claimedBy: null, claimToken: null, responseStatus: null });
+    // so a retry claims it at once instead of waiting for an answer that will never come
+    const retry = await takeKey(t.database.db, id, null, t.app.ctx.instance.id);
+    expect(retry).toBeDefined();
+  });
+
   it('the read-back after the commit fails (503 with Retry-After); the keyed retry answers the committed hold, not "already on Hold"', async () => {
     const customerId = await newCustomer(t);
     await newSubscription(t, customerId);
