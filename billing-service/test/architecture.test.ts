@@ -58,8 +58,25 @@ describe('no import circle', () => {
   }
 });
 
+/** An export's target: a path, or conditions whose `default` is the source and `renew-compiled` its build (README "Build"). */
+type ExportTarget = string | { 'renew-compiled'?: string; default: string };
+
+/** The source file an export names; its compiled twin, when given, must mirror it (src/x.ts → dist/x.js). */
+function sourceOf(target: ExportTarget): string {
+  if (typeof target === 'string') return target;
+  if (target['renew-compiled'] !== undefined)
+    expect(target['renew-compiled']).toBe(
+      target.default
+        .replace(/^\.\/src\//, target['renew-compiled'].startsWith('./dist-server/') ? './dist-server/' : './dist/')
+        .replace(/\.ts$/, '.js'),
+    );
+  return target.default;
+}
+
 describe("the billing service's named surface", () => {
-  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'billing-service/package.json'), 'utf8')) as { exports: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'billing-service/package.json'), 'utf8')) as {
+    exports: Record<string, ExportTarget>;
+  };
   const exportKeys = Object.keys(manifest.exports);
 
   it('is a list of named entries, without a wildcard', () => {
@@ -67,7 +84,7 @@ describe("the billing service's named surface", () => {
     expect(exportKeys.filter((key) => key.includes('*'))).toEqual([]);
     // Each entry is a file that exists (a typo here would break every importer).
     for (const target of Object.values(manifest.exports))
-      expect(() => readFileSync(path.join(ROOT, 'billing-service', target))).not.toThrow();
+      expect(() => readFileSync(path.join(ROOT, 'billing-service', sourceOf(target)))).not.toThrow();
   });
 
   it('recognises an import of an internal path (the check can fail)', () => {
@@ -108,12 +125,14 @@ describe('the capture host and the widget have named surfaces too', () => {
     ['widget', ['./dist/*']],
   ] as const) {
     it(`${folder}: named entries, each an existing file (the built bundle's folder aside)`, () => {
-      const manifest = JSON.parse(readFileSync(path.join(ROOT, folder, 'package.json'), 'utf8')) as { exports: Record<string, string> };
+      const manifest = JSON.parse(readFileSync(path.join(ROOT, folder, 'package.json'), 'utf8')) as {
+        exports: Record<string, ExportTarget>;
+      };
       const keys = Object.keys(manifest.exports);
       expect(keys.length).toBeGreaterThan(1);
       expect(keys.filter((key) => key.includes('*') && !(allowed as readonly string[]).includes(key))).toEqual([]);
       for (const [key, target] of Object.entries(manifest.exports)) {
-        if (!key.includes('*')) expect(() => readFileSync(path.join(ROOT, folder, target)), `${folder} ${key}`).not.toThrow();
+        if (!key.includes('*')) expect(() => readFileSync(path.join(ROOT, folder, sourceOf(target))), `${folder} ${key}`).not.toThrow();
       }
     });
   }
