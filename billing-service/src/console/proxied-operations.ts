@@ -71,6 +71,8 @@ const DECLARED: Record<ConsolePermission, readonly string[]> = {
     'POST /v1/subscriptions/:subscriptionid/changes',
     'POST /v1/customers/uncancel/:customerid',
     'POST /v1/invoices/:invoiceid/post',
+    'POST /v1/invoices/:invoiceid/void',
+    'POST /v1/invoices/:invoiceid/writeoff',
     'POST /v1/paymentmethods/creditcard',
     'PUT /v1/paymentmethods/creditcard',
     'DELETE /v1/paymentmethods/:paymentmethodid/creditcard',
