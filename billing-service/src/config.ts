@@ -25,6 +25,12 @@ const EnvSchema = z.object({
   RENEW_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   RENEW_DATA_DIR: z.string().default('.data'),
   DATABASE_URL: z.string().url().optional(),
+  /** What is between Renew and PostgreSQL: `pgbouncer` (transaction mode) or `none`; unset: detected at start (db/pooler.ts). */
+  RENEW_DATABASE_POOLER: z.enum(['pgbouncer', 'none']).optional(),
+  /** Connections of this instance's main PostgreSQL pool (the counters' pool adds 4). */
+  RENEW_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Instances sharing the database, for the connection budget said at start (db/connection-budget.ts). */
+  RENEW_INSTANCES: z.coerce.number().int().min(1).max(10_000).default(1),
   RENEW_API_KEY: z.string().min(16).optional(),
   RENEW_PUBLIC_API_KEY: z.string().min(16).optional(),
   RENEW_CATALOG: z.string().optional(),
@@ -84,6 +90,12 @@ export interface Config {
   readDatabaseUrl?: string;
   /** RENEW_READ_MAX_LAG_SECONDS: how far behind the standby may be and still be read. */
   readMaxLagSeconds: number;
+  /** RENEW_DATABASE_POOLER; undefined: detected. */
+  databasePooler?: 'pgbouncer' | 'none';
+  /** RENEW_DATABASE_POOL_SIZE: the main pool's connections on PostgreSQL. */
+  databasePoolSize: number;
+  /** RENEW_INSTANCES: how many instances share the database (the connection budget). */
+  instances: number;
   apiKey?: string;
   publicApiKey?: string;
   catalogPath: string;
@@ -132,6 +144,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     ...(e.RENEW_READ_DATABASE_URL ? { readDatabaseUrl: e.RENEW_READ_DATABASE_URL } : {}),
     readMaxLagSeconds: e.RENEW_READ_MAX_LAG_SECONDS,
+    ...(e.RENEW_DATABASE_POOLER ? { databasePooler: e.RENEW_DATABASE_POOLER } : {}),
+    databasePoolSize: e.RENEW_DATABASE_POOL_SIZE,
+    instances: e.RENEW_INSTANCES,
     apiKey: e.RENEW_API_KEY,
     publicApiKey: e.RENEW_PUBLIC_API_KEY,
     catalogPath: e.RENEW_CATALOG ? path.resolve(e.RENEW_CATALOG) : DEMO_CATALOG_PATH,

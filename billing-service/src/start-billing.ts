@@ -7,6 +7,7 @@ import { loadCatalog } from './catalog/load-catalog.js';
 import type { Catalog } from './catalog/schema.js';
 import { firstOwnerInvitation } from './console/operators/service.js';
 import { loadConfig, SANDBOX_IN_PRODUCTION_WARNING, type Config } from './config.js';
+import { reportConnectionBudget } from './db/connection-budget.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { loggerOptions } from './http/logging.js';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from './http/rate-limit.js';
@@ -54,6 +55,8 @@ export async function openBillingResources(env: NodeJS.ProcessEnv = process.env)
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    ...(config.databasePooler ? { pooler: config.databasePooler } : {}),
     onIdleConnectionError: (error) => console.error(`database: an idle connection was closed (${error.message}); it will be replaced`),
     ...(config.readDatabaseUrl
       ? {
@@ -65,6 +68,7 @@ export async function openBillingResources(env: NodeJS.ProcessEnv = process.env)
         }
       : {}),
   });
+  await reportConnectionBudget(database, { instances: config.instances, staleAfterMs: config.claimStaleMs });
   return { config, catalog, database, gateway: gatewayFromConfig(config.gateway, database.db) };
 }
 

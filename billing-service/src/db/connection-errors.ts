@@ -26,13 +26,20 @@ const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE',
  */
 const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
+/**
+ * PgBouncer's words for a server it lost or cannot reach, or a wait it gave up (README "PgBouncer"): it sends
+ * them as 08P01, the code of a protocol violation, so they are told apart by their text.
+ */
+const POOLER_UNAVAILABLE_MESSAGE =
+  /^(server conn crashed\?|server login has been failing|query_wait_timeout|no more connections allowed|pgbouncer cannot connect to server|idle_transaction_timeout)/;
+
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 4) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     // Class 08: connection exception (08000, 08003, 08006, 08001 …), except a protocol violation
     // (08P01: a statement the server could not read, such as one with over 65,535 parameters), a bug that retrying does not cure.
-    if (code === '08P01') return false;
+    if (code === '08P01') return POOLER_UNAVAILABLE_MESSAGE.test(error.message);
     if (UNAVAILABLE_SQLSTATES.has(code) || (code.length === 5 && code.startsWith('08')) || UNAVAILABLE_SOCKET_CODES.has(code)) return true;
   }
   if (UNAVAILABLE_MESSAGE.test(error.message)) return true;

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { markingKeyedCommits } from './keyed-commit.js';
 import { migrateToLatest } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { detectPooler, poolerSettings, transactionLockedMigrations, type Pooler } from './pooler.js';
 import { PreparedStatementPool } from './prepared-statements.js';
 import { StaleReads } from './read-database.js';
 import type { Database } from './schema.js';
@@ -25,6 +26,8 @@ export interface DatabaseHandle {
   kind: 'pglite' | 'postgres';
   /** Where stale-tolerant reads go: a read standby while it is current (RENEW_READ_DATABASE_URL), else `db` (db/read-database.ts). */
   reads: StaleReads;
+  /** PostgreSQL only: what is between Renew and the server (db/pooler.ts), as configured or detected. */
+  pooler?: Pooler;
   /** PostgreSQL only: the connection pools, for the pool-usage metrics (the embedded database has one connection, no pool). */
   pools?: Record<string, PoolUsage>;
   close(): Promise<void>;
@@ -48,6 +51,8 @@ export interface OpenDatabaseOptions {
    */
   loadDataDir?: Blob;
   poolSize?: number;
+  /** PostgreSQL only: PgBouncer in transaction mode or a direct connection (db/pooler.ts); unset: detected at open. */
+  pooler?: Pooler;
   /** How long a request waits for a new connection before failing (PostgreSQL only); default CONNECTION_TIMEOUT_MS. */
   connectionTimeoutMs?: number;
   /** Told when the server drops an idle pooled connection (PostgreSQL only). */
@@ -58,6 +63,10 @@ export interface OpenDatabaseOptions {
 
 /** A new connection that takes longer than this fails: the server is down or unreachable. */
 export const CONNECTION_TIMEOUT_MS = 5_000;
+
+/** Connections of the main pool (RENEW_DATABASE_POOL_SIZE) and of the counters' pool, per instance on PostgreSQL. */
+export const DEFAULT_POOL_SIZE = 10;
+export const COUNTERS_POOL_SIZE = 4;
 
 /**
  * What one frozen process (SIGSTOP, a long GC, a throttled container) can hold up. Renew never keeps
@@ -96,28 +105,43 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     };
     // While the server is down or unreachable a request fails within seconds (a 503) instead of hanging.
     const connectionTimeoutMillis = options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS;
+    const pooler =
+      options.pooler ??
+      (await detectPooler(
+        options.databaseUrl,
+        { options: SESSION_LIMITS, setting: 'lock_timeout', expected: `${LOCK_TIMEOUT_MS / 1000}s` },
+        connectionTimeoutMillis,
+      ));
+    const main = poolerSettings(pooler, SESSION_LIMITS);
+    // Through PgBouncer the counters commit synchronously (README "PgBouncer").
+    const counters = poolerSettings(pooler, '-c synchronous_commit=off');
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
+      max: options.poolSize ?? DEFAULT_POOL_SIZE,
       types,
       connectionTimeoutMillis,
-      options: SESSION_LIMITS,
+      ...(main.options ? { options: main.options } : {}),
     });
     const countersPool = new pg.Pool({
       connectionString: options.databaseUrl,
-      max: 4,
+      max: COUNTERS_POOL_SIZE,
       types,
       connectionTimeoutMillis,
-      options: '-c synchronous_commit=off',
+      ...(counters.options ? { options: counters.options } : {}),
     });
     // An idle connection can be closed by the server (restart, admin, network); the pool
     // replaces it on next use. Without a listener that event would end the process.
     for (const p of [pool, countersPool]) p.on('error', (error) => options.onIdleConnectionError?.(error));
     const db = new Kysely<Database>({
-      dialect: markingKeyedCommits(new PostgresDialect({ pool: new PreparedStatementPool(pool) })),
+      dialect: transactionLockedMigrations(
+        markingKeyedCommits(new PostgresDialect({ pool: new PreparedStatementPool(pool, main.namedStatements ? undefined : 0) })),
+      ),
       plugins,
     });
-    const countersDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparedStatementPool(countersPool) }), plugins });
+    const countersDb = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new PreparedStatementPool(countersPool, counters.namedStatements ? undefined : 0) }),
+      plugins,
+    });
     await migrateToLatest(db);
     const pools: Record<string, PoolUsage> = { main: pool, counters: countersPool };
     let standbyDb: Db | undefined;
@@ -135,6 +159,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       countersDb,
       reads,
       kind: 'postgres',
+      pooler,
       pools,
       async close() {
         await reads.close();

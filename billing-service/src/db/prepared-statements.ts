@@ -50,7 +50,8 @@ export class StatementNames {
  * migrations, which may hold several statements) keep the simple protocol. The
  * number of distinct texts is capped: past `maxStatements`, new texts run unnamed,
  * so a flood of one-off texts cannot grow every connection's statement cache.
- * Texts ending in PLAN_EACH_CALL are never named.
+ * Texts ending in PLAN_EACH_CALL are never named. `maxStatements` 0 names none: through PgBouncer in
+ * transaction mode (db/pooler.ts) a statement prepared on one server session is not there on the next.
  */
 export class PreparedStatementPool implements PostgresPool {
   private readonly names: StatementNames;

@@ -81,7 +81,8 @@ describe('prepared statements', () => {
         await sql`select label as prepared_probe from scratch_statements where id = ${i}`.execute(tx);
         await sql`select label as planned_probe from scratch_statements where id = ${i}${PLAN_EACH_CALL}`.execute(tx);
       }
-      expect((await statementsLike(tx, 'prepared_probe')).rows[0]!.n).toBe(1);
+      // through PgBouncer in transaction mode none is named: the next transaction may run on another session
+      expect((await statementsLike(tx, 'prepared_probe')).rows[0]!.n).toBe(database.pooler === 'pgbouncer' ? 0 : 1);
       expect((await statementsLike(tx, 'planned_probe')).rows[0]!.n).toBe(0);
     });
   });

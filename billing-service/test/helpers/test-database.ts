@@ -22,9 +22,12 @@ export async function createTestDatabase(options: { fresh?: boolean } = {}): Pro
   const name = `renew_test_${randomBytes(6).toString('hex')}`;
   const template = options.fresh ? undefined : process.env[TEMPLATE_DATABASE_ENV];
   await adminQuery(serverUrl, `create database ${name}${template ? ` template ${template}` : ''}`);
-  const url = new URL(serverUrl);
+  // Through PgBouncer in transaction mode when one is given (RENEW_TEST_PGBOUNCER_URL, `npm test`'s PgBouncer
+  // pass): the app's connections go through it, the database's creation and drop straight to the server.
+  const pgbouncerUrl = process.env.RENEW_TEST_PGBOUNCER_URL;
+  const url = new URL(pgbouncerUrl ?? serverUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 5 });
+  const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 5, ...(pgbouncerUrl ? { pooler: 'pgbouncer' } : {}) });
   return {
     ...handle,
     async close() {
