@@ -72,7 +72,7 @@ export class StaleReads {
   private async measure(): Promise<void> {
     if (!this.standby) return;
     try {
-      const at = Date.now();
+      const at = performance.now();
       const primary = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(this.primary);
       this.samples.push({ at, lsn: lsnOf(primary.rows[0]?.lsn ?? '0/0') });
       // A standby stuck for an hour is behind whatever the bound; older samples add nothing.
@@ -86,7 +86,7 @@ export class StaleReads {
       // Not even the oldest position noted is replayed: its lag is unknown (a just-started instance), so not read.
       if (!reached) return this.become('behind', 'the read standby has not replayed what the primary had a check ago');
       this.samples = this.samples.filter((s) => s.at >= reached.at);
-      const lagMs = Date.now() - reached.at;
+      const lagMs = performance.now() - reached.at;
       this.become(lagMs <= this.options.maxLagMs ? 'current' : 'behind', `the read standby is ${(lagMs / 1000).toFixed(1)} s behind`);
     } catch (error) {
       this.become('unreachable', `the read standby is unreachable (${(error as Error).message})`);
