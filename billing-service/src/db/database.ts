@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
-import { CamelCasePlugin, Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { CamelCasePlugin, Kysely, type KyselyPlugin, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { markingKeyedCommits } from './keyed-commit.js';
 import { migrateToLatest } from './migrate.js';
@@ -95,79 +95,7 @@ const asText = (value: string) => value;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const plugins = [new CamelCasePlugin()];
-  if (options.databaseUrl) {
-    const types = {
-      getTypeParser: ((oid: number, format?: string) => {
-        if (oid === INT8) return parseInt8;
-        if (oid === NUMERIC || oid === DATE) return asText;
-        return pg.types.getTypeParser(oid, format as 'text');
-      }) as typeof pg.types.getTypeParser,
-    };
-    // While the server is down or unreachable a request fails within seconds (a 503) instead of hanging.
-    const connectionTimeoutMillis = options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS;
-    const pooler =
-      options.pooler ??
-      (await detectPooler(
-        options.databaseUrl,
-        { options: SESSION_LIMITS, setting: 'lock_timeout', expected: `${LOCK_TIMEOUT_MS / 1000}s` },
-        connectionTimeoutMillis,
-      ));
-    const main = poolerSettings(pooler, SESSION_LIMITS);
-    // Through PgBouncer the counters commit synchronously (README "PgBouncer").
-    const counters = poolerSettings(pooler, '-c synchronous_commit=off');
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? DEFAULT_POOL_SIZE,
-      types,
-      connectionTimeoutMillis,
-      ...(main.options ? { options: main.options } : {}),
-    });
-    const countersPool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: COUNTERS_POOL_SIZE,
-      types,
-      connectionTimeoutMillis,
-      ...(counters.options ? { options: counters.options } : {}),
-    });
-    // An idle connection can be closed by the server (restart, admin, network); the pool
-    // replaces it on next use. Without a listener that event would end the process.
-    for (const p of [pool, countersPool]) p.on('error', (error) => options.onIdleConnectionError?.(error));
-    const db = new Kysely<Database>({
-      dialect: transactionLockedMigrations(
-        markingKeyedCommits(new PostgresDialect({ pool: new PreparedStatementPool(pool, main.namedStatements ? undefined : 0) })),
-      ),
-      plugins,
-    });
-    const countersDb = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new PreparedStatementPool(countersPool, counters.namedStatements ? undefined : 0) }),
-      plugins,
-    });
-    await migrateToLatest(db);
-    const pools: Record<string, PoolUsage> = { main: pool, counters: countersPool };
-    let standbyDb: Db | undefined;
-    if (options.readStandby) {
-      // Fails fast: an unreachable standby sends reads to the primary within a check or two.
-      const readPool = new pg.Pool({ connectionString: options.readStandby.url, max: 4, types, connectionTimeoutMillis: 2_000 });
-      readPool.on('error', (error) => options.onIdleConnectionError?.(error));
-      standbyDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readPool }), plugins });
-      pools.read = readPool;
-    }
-    const reads = new StaleReads(db, standbyDb, options.readStandby ?? { maxLagMs: 0 });
-    await reads.start();
-    return {
-      db,
-      countersDb,
-      reads,
-      kind: 'postgres',
-      pooler,
-      pools,
-      async close() {
-        await reads.close();
-        await countersDb.destroy();
-        await db.destroy();
-      },
-    };
-  }
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options, plugins);
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
@@ -177,4 +105,80 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const db = new Kysely<Database>({ dialect: markingKeyedCommits(new PGliteDialect(pglite)), plugins });
   await migrateToLatest(db);
   return { db, countersDb: db, reads: new StaleReads(db, undefined), kind: 'pglite', close: () => db.destroy() };
+}
+
+/** Same JavaScript types from pg as from PGlite (see parseInt8). */
+const PG_TYPES = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === INT8) return parseInt8;
+    if (oid === NUMERIC || oid === DATE) return asText;
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+async function openPostgres(databaseUrl: string, options: OpenDatabaseOptions, plugins: KyselyPlugin[]): Promise<DatabaseHandle> {
+  // While the server is down or unreachable a request fails within seconds (a 503) instead of hanging.
+  const connectionTimeoutMillis = options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS;
+  const pooler =
+    options.pooler ??
+    (await detectPooler(
+      databaseUrl,
+      { options: SESSION_LIMITS, setting: 'lock_timeout', expected: `${LOCK_TIMEOUT_MS / 1000}s` },
+      connectionTimeoutMillis,
+    ));
+  const main = poolerSettings(pooler, SESSION_LIMITS);
+  // Through PgBouncer the counters commit synchronously (README "PgBouncer").
+  const counters = poolerSettings(pooler, '-c synchronous_commit=off');
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    types: PG_TYPES,
+    connectionTimeoutMillis,
+    ...(main.options ? { options: main.options } : {}),
+  });
+  const countersPool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: COUNTERS_POOL_SIZE,
+    types: PG_TYPES,
+    connectionTimeoutMillis,
+    ...(counters.options ? { options: counters.options } : {}),
+  });
+  // An idle connection can be closed by the server (restart, admin, network); the pool
+  // replaces it on next use. Without a listener that event would end the process.
+  for (const p of [pool, countersPool]) p.on('error', (error) => options.onIdleConnectionError?.(error));
+  const db = new Kysely<Database>({
+    dialect: transactionLockedMigrations(
+      markingKeyedCommits(new PostgresDialect({ pool: new PreparedStatementPool(pool, main.namedStatements ? undefined : 0) })),
+    ),
+    plugins,
+  });
+  const countersDb = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new PreparedStatementPool(countersPool, counters.namedStatements ? undefined : 0) }),
+    plugins,
+  });
+  await migrateToLatest(db);
+  const pools: Record<string, PoolUsage> = { main: pool, counters: countersPool };
+  let standbyDb: Db | undefined;
+  if (options.readStandby) {
+    // Fails fast: an unreachable standby sends reads to the primary within a check or two.
+    const readPool = new pg.Pool({ connectionString: options.readStandby.url, max: 4, types: PG_TYPES, connectionTimeoutMillis: 2_000 });
+    readPool.on('error', (error) => options.onIdleConnectionError?.(error));
+    standbyDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readPool }), plugins });
+    pools.read = readPool;
+  }
+  const reads = new StaleReads(db, standbyDb, options.readStandby ?? { maxLagMs: 0 });
+  await reads.start();
+  return {
+    db,
+    countersDb,
+    reads,
+    kind: 'postgres',
+    pooler,
+    pools,
+    async close() {
+      await reads.close();
+      await countersDb.destroy();
+      await db.destroy();
+    },
+  };
 }
