@@ -211,46 +211,51 @@ describe.runIf(POSTGRES_URL)('PostgreSQL terminates the connections in use (pg_t
   });
 });
 
-describe.runIf(POSTGRES_URL)('a failover: connections still open to a server that became read-only', () => {
-  let t: TestApp;
-  let admin: pg.Client;
-  let name: string;
+// Directly connected only: through PgBouncer the sessions that met the read-only server are PgBouncer's, not
+// Renew's to drop (in production the router cuts them as the primary changes: README "High availability").
+describe.runIf(POSTGRES_URL && !process.env.RENEW_TEST_PGBOUNCER_URL)(
+  'a failover: connections still open to a server that became read-only',
+  () => {
+    let t: TestApp;
+    let admin: pg.Client;
+    let name: string;
 
-  beforeEach(async () => {
-    t = await startTestApp();
-    name = (await sql<{ name: string }>`select current_database() as name`.execute(t.database.db)).rows[0]!.name;
-    const url = new URL(POSTGRES_URL!);
-    url.pathname = `/${name}`;
-    admin = new pg.Client({ connectionString: url.toString() });
-    await admin.connect();
-  });
-  afterEach(async () => {
-    await admin.query(`alter database "${name}" reset default_transaction_read_only`);
-    await admin.end();
-    await t.close();
-  });
+    beforeEach(async () => {
+      t = await startTestApp();
+      name = (await sql<{ name: string }>`select current_database() as name`.execute(t.database.db)).rows[0]!.name;
+      const url = new URL(POSTGRES_URL!);
+      url.pathname = `/${name}`;
+      admin = new pg.Client({ connectionString: url.toString() });
+      await admin.connect();
+    });
+    afterEach(async () => {
+      await admin.query(`alter database "${name}" reset default_transaction_read_only`);
+      await admin.end();
+      await t.close();
+    });
 
-  it('a write refused as read-only is 503, never 500, and the next write after the switch reaches a writable server', async () => {
-    const create = () => t.call('POST', '/v1/customers', { firstName: 'Ada', lastName: 'Failover' });
-    expect((await create()).statusCode).toBe(200);
-    // What a demoted primary looks like to the pool: every session it opens refuses writes (25006).
-    await admin.query(`alter database "${name}" set default_transaction_read_only = on`);
-    await admin.query(
-      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-    );
-    const during = [];
-    for (let i = 0; i < 12; i++) during.push(await create());
-    expect(during.map((res) => res.statusCode)).toEqual(during.map(() => 503));
-    expect(errorsOf(during.at(-1)!)[0]!.Code).toBe('database_unavailable');
+    it('a write refused as read-only is 503, never 500, and the next write after the switch reaches a writable server', async () => {
+      const create = () => t.call('POST', '/v1/customers', { firstName: 'Ada', lastName: 'Failover' });
+      expect((await create()).statusCode).toBe(200);
+      // What a demoted primary looks like to the pool: every session it opens refuses writes (25006).
+      await admin.query(`alter database "${name}" set default_transaction_read_only = on`);
+      await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      );
+      const during = [];
+      for (let i = 0; i < 12; i++) during.push(await create());
+      expect(during.map((res) => res.statusCode)).toEqual(during.map(() => 503));
+      expect(errorsOf(during.at(-1)!)[0]!.Code).toBe('database_unavailable');
 
-    // The new primary takes writes: a connection that met the read-only server was not kept, so the
-    // first write now succeeds (a pool that kept them would answer 503 until they idled out).
-    await admin.query(`alter database "${name}" reset default_transaction_read_only`);
-    const after = [];
-    for (let i = 0; i < 3; i++) after.push((await create()).statusCode);
-    expect(after).toEqual([200, 200, 200]);
-  });
-});
+      // The new primary takes writes: a connection that met the read-only server was not kept, so the
+      // first write now succeeds (a pool that kept them would answer 503 until they idled out).
+      await admin.query(`alter database "${name}" reset default_transaction_read_only`);
+      const after = [];
+      for (let i = 0; i < 3; i++) after.push((await create()).statusCode);
+      expect(after).toEqual([200, 200, 200]);
+    });
+  },
+);
 
 describe.runIf(POSTGRES_URL)('the database vanishes and comes back (a TCP proxy cut)', () => {
   let base: DatabaseHandle;
