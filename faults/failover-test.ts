@@ -18,6 +18,7 @@ import {
   RECOVERY_LIMIT_MS,
   ROOT,
   check,
+  captureForm,
   count,
   elapsed,
   failures,
@@ -210,22 +211,7 @@ function note(answer: { status: number; body: unknown }, what: string, lost: str
 /** A card capture with a 5.00 payment on the capture host, retried with a fresh CAPTCHA while the database is away. */
 async function capture(captureUrl: string, customerId: number, token: string): Promise<number> {
   for (let attempt = 0; attempt < 120; attempt += 1) {
-    const form = new URLSearchParams({
-      publicApiKey: PUBLIC_KEY,
-      customerId: String(customerId),
-      cardNumber: '4242424242424242',
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      expirationMonth: '12',
-      expirationYear: '30',
-      cvv: '123',
-      recaptcha: `tok-${randomUUID()}`,
-      captureToken: token,
-      'paymentCollectOptions.collectionAmount': '5.00',
-      riskToken: 'rt_failover',
-      clientIp: '203.0.113.9',
-      email: 'ada@example.com',
-    });
+    const form = captureForm(customerId, token, 'rt_failover', '203.0.113.9');
     let status = 0;
     try {
       const response = await fetch(`${captureUrl}/api/paymentsv2`, { method: 'POST', body: form, signal: AbortSignal.timeout(45_000) });

@@ -49,6 +49,7 @@ import {
   send,
   retryable,
   stats,
+  captureForm,
   count,
   keyed,
 } from './harness.js';
@@ -178,22 +179,7 @@ async function main() {
       // A capture through the capture hosts: token from the API, card and first payment on the capture host.
       const token = await keyed(`${lbApi}/v1/captureTokens`, { customerId, maxCollectionAmount: 5 }, `token-${customerId}`);
       if (token.status !== 200) return;
-      const form = new URLSearchParams({
-        publicApiKey: PUBLIC_KEY,
-        customerId: String(customerId),
-        cardNumber: '4242424242424242',
-        firstName: 'Ada',
-        lastName: 'Lovelace',
-        expirationMonth: '12',
-        expirationYear: '30',
-        cvv: '123',
-        recaptcha: `tok-${randomUUID()}`,
-        captureToken: token.body.token,
-        'paymentCollectOptions.collectionAmount': '5.00',
-        riskToken: 'rt_fault',
-        clientIp: '203.0.113.7',
-        email: 'ada@example.com',
-      });
+      const form = captureForm(customerId, token.body.token, 'rt_fault', '203.0.113.7');
       for (let attempt = 0; attempt < 60; attempt += 1) {
         form.set('recaptcha', `tok-${randomUUID()}`);
         let status = 0;

@@ -117,8 +117,9 @@ export function startInstance(name: string, role: Instance['role'], port: number
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = createWriteStream(path.join(logDir, `${name}.log`));
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
+  // Two sources into one file: the first to end must not end it under the other (a write after end throws).
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
   const instance: Instance = { name, role, port, child };
   child.on('exit', (code, signal) => (instance.exited = `code ${code} signal ${signal}`));
   instances.push(instance);
@@ -238,4 +239,24 @@ export async function keyed(url: string, body: unknown, key: string, giveUpMs = 
     stats.retries += 1;
     await sleep(300);
   }
+}
+
+/** The capture host's form for the test card with a first payment of 5.00 (a fresh CAPTCHA token each time it is built). */
+export function captureForm(customerId: number, captureToken: string, riskToken: string, clientIp: string): URLSearchParams {
+  return new URLSearchParams({
+    publicApiKey: PUBLIC_KEY,
+    customerId: String(customerId),
+    cardNumber: '4242424242424242',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    expirationMonth: '12',
+    expirationYear: '30',
+    cvv: '123',
+    recaptcha: `tok-${randomUUID()}`,
+    captureToken,
+    'paymentCollectOptions.collectionAmount': '5.00',
+    riskToken,
+    clientIp,
+    email: 'ada@example.com',
+  });
 }

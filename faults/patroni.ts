@@ -32,8 +32,9 @@ function asPostgres(command: string, env: Record<string, string>, log: string): 
     ? spawn('su', ['postgres', '-s', '/bin/sh', '-c', line], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     : spawn('/bin/sh', ['-c', line], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const out = createWriteStream(log);
-  child.stdout!.pipe(out);
-  child.stderr!.pipe(out);
+  // Two sources into one file: the first to end must not end it under the other (a write after end throws).
+  child.stdout!.pipe(out, { end: false });
+  child.stderr!.pipe(out, { end: false });
   return child;
 }
 
