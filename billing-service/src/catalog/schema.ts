@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { findCurrency } from './currencies.js';
+import { BillableMetric, checkUsageReferences, UsageCharge } from './usage-schema.js';
 
 /**
  * The account configuration and product catalogue file (RENEW_CATALOG).
@@ -62,6 +63,8 @@ const PlanFrequency = z.object({
   isProrated: z.boolean().default(false),
   prorationGranularity: z.enum(['Daily', 'Monthly']).default('Daily'),
   prices: z.array(ProductPrice).min(1),
+  /** Usage charges billed in arrears on this frequency's renewal invoices (issue 41, catalog/usage-schema.ts). */
+  usageCharges: z.array(UsageCharge).default([]),
 });
 
 /**
@@ -306,6 +309,8 @@ export const CatalogSchema = z
     plans: z.array(Plan).default([]),
     coupons: z.array(Coupon).default([]),
     oneTimeProducts: z.array(OneTimeProduct).default([]),
+    /** What usage events are counted into (issue 41); plan frequencies' `usageCharges` price them. */
+    billableMetrics: z.array(BillableMetric).default([]),
     /**
      * Plan changes mid-period: which switches between different plans are allowed (frequency and quantity
      * changes within a plan always are), and when a downgrade applies unless the request says (upgrades: now).
@@ -318,6 +323,7 @@ export const CatalogSchema = z
       .prefault({}),
   })
   .superRefine((catalog, ctx) => {
+    checkUsageReferences(catalog, ctx);
     const planCodes = new Set(catalog.plans.map((p) => p.code));
     for (const [i, rule] of catalog.planChanges.allowed.entries()) {
       const named =
