@@ -311,8 +311,11 @@ export async function recurringChargesRunningOn(
   db: Queryable,
   subscriptionIds: number[],
   day: string,
-  /** The invoices' statuses: Posted (what was billed), or Void (what a void took back, issue 40). */
-  status: 'Posted' | 'Void' = 'Posted',
+  /**
+   * The invoices' statuses: Posted (what was billed and stands), or also Void and WrittenOff (closed, issue 40: what
+   * a void took back, what a write-off gave up on) where the last line to bill a period decides.
+   */
+  statuses: readonly ('Posted' | 'Void' | 'WrittenOff')[] = ['Posted'],
 ) {
   if (subscriptionIds.length === 0) return [];
   return db
@@ -334,10 +337,11 @@ export async function recurringChargesRunningOn(
       'invoices.subtotal',
       'invoices.totalDiscount',
       'invoices.totalTaxes',
+      'invoices.status as invoiceStatus',
     ])
     .where('invoiceCharges.subscriptionId', 'in', subscriptionIds)
     .where('invoiceCharges.kind', '=', 'Recurring')
-    .where('invoices.status', '=', status)
+    .where('invoices.status', 'in', statuses)
     .where('invoiceCharges.startServiceDate', '<=', day)
     .where('invoiceCharges.endServiceDate', '>', day)
     .where((eb) => eb.or([eb('invoiceCharges.replacedOn', 'is', null), eb('invoiceCharges.replacedOn', '>', day)]))

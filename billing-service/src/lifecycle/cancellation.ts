@@ -95,8 +95,8 @@ export async function uncancelCustomer(ctx: AppContext, caller: Caller, customer
  *   so they are billed again, prorated (taking back that part of the credit, once); if nothing was credited
  *   (None, a rest worth nothing: a 100 % coupon, a rest that rounds to 0, a rest billed again before that
  *   came to nothing, or a period whose invoice is still a Draft: drafts are never credited), they are paid
- *   or still to be posted, and nothing is billed; if its invoice was voided (issue 40) and nothing posted bills it
- *   since, the period counts as not billed, and its rest is billed as a credited rest is.
+ *   or still to be posted, and nothing is billed; if the invoice that last billed it was voided (issue 40), the
+ *   period counts as not billed, and its rest is billed as a credited rest is; if it was written off, it was billed.
  * Either way a rest runs to the end of the period running today on the subscription's grid of periods.
  * Credits for days that stay unserved (from the cancellation to today) stay. One computation for all the
  * subscriptions, so a SingleInvoice customer gets one invoice.
@@ -106,10 +106,7 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, customer:
   const today = utcDate(now);
   const context = await loadBillingContext(trx, ctx.catalog, customer);
   const ids = revived.map((s) => s.id);
-  const [running, voided] = await Promise.all([
-    recurringChargesRunningOn(trx, ids, today),
-    recurringChargesRunningOn(trx, ids, today, 'Void'),
-  ]);
+  const billed = await recurringChargesRunningOn(trx, ids, today, ['Posted', 'Void', 'WrittenOff']);
   const periods: PeriodToBill[] = [];
   for (const s of revived) {
     if (s.nextPeriodStart !== null && s.nextPeriodStart <= today) {
@@ -121,8 +118,7 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, customer:
       );
       continue;
     }
-    if (restWasCredited(s, running) || periodWasVoided(s, running, voided))
-      periods.push(restOfRunningPeriod(s, today, context.billingPeriods));
+    if (restIsUnbilled(s, billed)) periods.push(restOfRunningPeriod(s, today, context.billingPeriods));
   }
   const drafts = (await billRounds(trx, ctx.catalog, context, [periods], today)).flat();
   await saveInvoices(trx, context, drafts, {
@@ -133,32 +129,26 @@ async function billForReturnedService(ctx: AppContext, trx: Queryable, customer:
   });
 }
 
-/**
- * Whether the invoice that billed the period running today for `s` was voided (issue 40) and no posted invoice
- * bills it since: the period counts as not billed, so its rest is billed again as a credited rest is.
- */
-function periodWasVoided(s: SubscriptionWithPlan, running: RunningLines, voided: RunningLines): boolean {
-  const ofPeriod = (lines: RunningLines) =>
-    lines.filter(
-      (line) => Number(line.subscriptionId) === s.id && (s.currentPeriodStart === null || line.startServiceDate >= s.currentPeriodStart),
-    );
-  return ofPeriod(voided).length > 0 && ofPeriod(running).length === 0;
-}
-
-type RunningLines = Awaited<ReturnType<typeof recurringChargesRunningOn>>;
+type BilledLines = Awaited<ReturnType<typeof recurringChargesRunningOn>>;
 
 /**
- * Whether the cancellation credited the rest of the period running today for `s`: it was cancelled
- * with a reversing option, and the line last billed for that period (on a posted invoice, running
- * today, from the subscription's current period start) carries a credit. Earlier lines of the period
- * were credited before and billed again since; a line a Draft carries is not among them (never
- * credited), nor a period an unhold with ChargeForCurrentFullPeriod replaced.
+ * Whether the rest of the period running today for `s` stands unbilled, so an uncancel bills it again. The line
+ * that decides is the last one billed for that period (posted, running today, from the subscription's current
+ * period start; earlier lines were credited and billed again since; a Draft's line is not among them, nor a
+ * period an unhold with ChargeForCurrentFullPeriod replaced):
+ * - on a voided invoice (issue 40): the period counts as not billed;
+ * - on a written-off invoice: billed (the merchant gave up collecting it, the service was billed), so not again;
+ * - on a standing invoice: unbilled if the cancellation credited its rest (Unearned or Full, and the rest was
+ *   worth something).
  */
-function restWasCredited(s: SubscriptionWithPlan, running: RunningLines): boolean {
-  if (s.cancellationOption !== 'Unearned' && s.cancellationOption !== 'Full') return false;
-  const ofPeriod = running.filter(
+function restIsUnbilled(s: SubscriptionWithPlan, billed: BilledLines): boolean {
+  const ofPeriod = billed.filter(
     (line) => Number(line.subscriptionId) === s.id && (s.currentPeriodStart === null || line.startServiceDate >= s.currentPeriodStart),
   );
   const last = ofPeriod[ofPeriod.length - 1];
-  return last !== undefined && money(last.creditedAmount).greaterThan(0);
+  if (last === undefined) return false;
+  if (last.invoiceStatus === 'Void') return true;
+  if (last.invoiceStatus !== 'Posted') return false;
+  const reversing = s.cancellationOption === 'Unearned' || s.cancellationOption === 'Full';
+  return reversing && money(last.creditedAmount).greaterThan(0);
 }

@@ -259,4 +259,90 @@ describe('sequences the ledger model found failing', () => {
       'Recurring',
     ]);
   });
+  // Void (issue 40), found by CI's campaign of 2026-11-28 (seed -2118686273), a bug of the model: activated 28 Jan
+  // on a two-month frequency, cancelled Full (the period's line credited in full), uncancelled the next day (the
+  // rest billed again, 29 Jan → 28 Mar, on a second invoice), left unpaid until the customer was cancelled, then
+  // that second invoice voided. An uncancel on 8 Mar must bill 8 → 28 Mar again (12.71): the voided invoice was the
+  // last to bill the period; the first one's line, credited in full, bills nothing. The model took it as still billing.
+  it('uncancel after the void of the invoice that last billed the period bills its rest, whatever an earlier credited line', async () => {
+    const run = await runSequence(
+      t,
+      '2026-01-28',
+      [
+        { type: 'activate' },
+        { type: 'cancel', option: 'Full' },
+        { type: 'wait', days: 1 },
+        { type: 'uncancel' },
+        { type: 'clock', days: 8 },
+        { type: 'clock', days: 30 },
+        { type: 'void', pick: 1 },
+        { type: 'uncancel' },
+      ],
+      {
+        subscriptions: [{ frequencyId: 13, coupons: ['HALF2'] }],
+        rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' },
+        currency: 'USD',
+      },
+    );
+    expect(run.m.invoices.map((i) => [i.amount, i.closed?.kind ?? null])).toEqual([
+      [1874n, null],
+      [1842n, 'void'],
+      [1271n, null],
+    ]);
+  });
+  // Write-off (issue 40), found by the campaign that followed (two sequences, PGlite): the last invoice to bill a
+  // period decides. Here it is written off after a plan change now replaced the voided activation's line: the
+  // period was billed (the merchant gave up collecting it), so an uncancel bills nothing again. The service used to
+  // look past written-off invoices, see only the voided one, and bill the period a second time (119.94).
+  it('uncancel after a write-off of the invoice that last billed the period bills nothing, a void before it notwithstanding', async () => {
+    const run = await runSequence(
+      t,
+      '2028-02-29',
+      [
+        { type: 'activate' },
+        { type: 'void', pick: 0 },
+        { type: 'change', pick: 1, target: null, quantity: 6, timing: 'now', preview: false },
+        { type: 'writeOff', pick: 1 },
+        { type: 'cancel', option: 'Unearned' },
+        { type: 'uncancel' },
+      ],
+      {
+        subscriptions: [{ frequencyId: 11, coupons: [] }],
+        rules: { Monthly: 'MultipleInvoices', Yearly: 'SingleInvoice' },
+        currency: 'USD',
+      },
+    );
+    expect(run.m.invoices.map((i) => [i.amount, i.closed?.kind ?? null])).toEqual([
+      [2999n, 'void'],
+      [11994n, 'write_off'],
+    ]);
+  });
+
+  // And the model's side: after a cancel Unearned, an uncancel billing the rest again and a write-off of that
+  // invoice, a cancel Full credits only the activation line's served days (the written-off invoice is closed); the
+  // uncancel the next day must not bill the period again: its last bill was written off, not credited. The model
+  // used to look past the written-off invoice to the activation's credited line and bill the rest (370.37).
+  it("cancel Full and uncancel after the write-off of an uncancel's invoice bill nothing again", async () => {
+    const run = await runSequence(
+      t,
+      '2028-07-05',
+      [
+        { type: 'activate' },
+        { type: 'wait', days: 3 },
+        { type: 'cancel', option: 'Unearned' },
+        { type: 'clock', days: 3 },
+        { type: 'uncancel' },
+        { type: 'writeOff', pick: 1 },
+        { type: 'cancel', option: 'Full' },
+        { type: 'wait', days: 1 },
+        { type: 'uncancel' },
+      ],
+      {
+        subscriptions: [{ frequencyId: 15, coupons: ['FIVEOFF'] }],
+        rules: { Monthly: 'SingleInvoice', Yearly: 'SingleInvoice' },
+        currency: 'USD',
+      },
+    );
+    expect(run.m.invoices.map((i) => i.closed?.kind ?? null)).toEqual([null, 'write_off']);
+  });
 });

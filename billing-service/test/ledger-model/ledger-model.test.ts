@@ -20,13 +20,6 @@
  *                               POST /v1/invoices/{id}/post (the endpoint of issue 24, item 5)
  *   RENEW_MODEL_RACE=1          also 2-4 concurrent card payments explicitly allocated to one invoice
  *                               (exactly one honoured, the card charged once: issue 24, item 1)
- *   RENEW_MODEL_CLOSURES=1      also void and write-off of any invoice (issue 40). Off by default while the
- *                               disagreement below is open: CI's run of 2026-11-28 (seed -2118686273, path
- *                               "7:0:0:0:0:1:1:5:8:12:13:11:11:0:10:10:12:10:15:11:12:12:12:12") found an uncancel
- *                               after a plan change and a void that the service bills (the rest of the period,
- *                               12.71) and the model does not; a 520-run campaign with it on had passed on
- *                               PostgreSQL. The void and write-off rules have their own tests
- *                               (test/invoice-closures/).
  *   RENEW_MODEL_KEEP_GOING=1    a failing sequence is recorded and the campaign goes on (no
  *                               shrinking); every failure is printed at the end, then the test fails
  *   RENEW_MODEL_SEED, RENEW_MODEL_PATH   replay a failure fast-check reported (it shrinks it)
@@ -41,6 +34,9 @@
  * RENEW_MODEL_RUNS=270 RENEW_MODEL_DRAFTS=1 RENEW_MODEL_KEEP_GOING=1 gave 5,897 commands on PGlite (1,279 changes,
  * 223 applied) and 6,203 on PostgreSQL (1,337 changes, 220 applied), none failing; the default run (25) takes
  * about 10 s more than before.
+ * With purchases, voids and write-offs (issue 40), after the fixes of the three sequences it found (found-sequences.test.ts:
+ * the last invoice to bill a period decides whether an uncancel bills its rest again), the same command with 600 runs
+ * gave 13,096 commands on PGlite (236 s) and 13,169 on PostgreSQL (199 s), none failing.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +60,6 @@ const RUNS = Number(process.env.RENEW_MODEL_RUNS ?? 25);
 const MAX_COMMANDS = Number(process.env.RENEW_MODEL_MAX_COMMANDS ?? 30);
 const DRAFTS = process.env.RENEW_MODEL_DRAFTS === '1';
 const RACE = process.env.RENEW_MODEL_RACE === '1';
-const CLOSURES = process.env.RENEW_MODEL_CLOSURES === '1';
 const KEEP_GOING = process.env.RENEW_MODEL_KEEP_GOING === '1';
 
 let t: TestApp;
@@ -180,12 +175,8 @@ const commandArbs: Array<fc.Arbitrary<Command>> = [
   changeCommand,
   fc.nat({ max: 2 }).map((pick): Command => ({ type: 'withdraw', pick })),
   // Void and write-off (issue 40) of any invoice: drafts, paid and closed ones are refused (409).
-  ...(CLOSURES
-    ? [
-        fc.nat({ max: 20 }).map((pick): Command => ({ type: 'void', pick })),
-        fc.nat({ max: 20 }).map((pick): Command => ({ type: 'writeOff', pick })),
-      ]
-    : []),
+  fc.nat({ max: 20 }).map((pick): Command => ({ type: 'void', pick })),
+  fc.nat({ max: 20 }).map((pick): Command => ({ type: 'writeOff', pick })),
 ];
 /** A customer is on hold or cancelled in few of the states reached: these put it there and bring it back after a while. */
 const timePasses = fc

@@ -738,7 +738,7 @@ export function uncancel(m: Model): Outcome {
       const { missed } = missedStarts(m, s);
       const start = missed[missed.length - 1]!;
       items.push({ sub: s, periodStart: start, end: nextStart(s, start), from: m.today, setupFee: false });
-    } else if (s.periodStart !== null && s.next !== null && (restCredited(m, s) || periodVoided(m, s))) {
+    } else if (s.periodStart !== null && s.next !== null && restUnbilled(m, s)) {
       // The period running today was billed and its rest credited, or its invoice voided: billed again from today.
       items.push({ sub: s, periodStart: s.periodStart, end: s.next, from: m.today, setupFee: false });
     }
@@ -747,23 +747,24 @@ export function uncancel(m: Model): Outcome {
   return OK;
 }
 
-/** The subscription's recurring lines of the period running today on posted invoices, open or closed as asked. */
-function periodLines(m: Model, s: Subscription, closed: 'void' | null): Line[] {
-  return m.invoices
-    .filter((inv) => inv.posted && (closed === null ? !inv.closed : inv.closed?.kind === closed))
-    .flatMap((inv) => inv.lines)
-    .filter((l) => l.kind === 'Recurring' && l.sub === s.index && runsToday(m, l) && (s.periodStart === null || l.start >= s.periodStart));
-}
-
-/** The cancellation credited the rest of the period running today, on a line still billed (its invoice not closed since). */
-function restCredited(m: Model, s: Subscription): boolean {
-  const last = periodLines(m, s, null).at(-1);
-  return s.creditedAtCancel > 0n && last !== undefined && last.credited > 0n;
-}
-
-/** The period running today was billed by an invoice voided since, and no invoice still open bills it (issue 40). */
-function periodVoided(m: Model, s: Subscription): boolean {
-  return periodLines(m, s, 'void').length > 0 && periodLines(m, s, null).length === 0;
+/**
+ * Whether the rest of the period running today stands unbilled, so an uncancel bills it again. The last posted line
+ * to bill that period decides (earlier ones were credited by a cancellation and billed again since): on a void
+ * invoice (issue 40) the period counts as not billed; on a written-off one it was billed (the merchant gave up
+ * collecting it); on a standing one, unbilled if the cancellation credited its rest.
+ */
+function restUnbilled(m: Model, s: Subscription): boolean {
+  const last = m.invoices
+    .filter((inv) => inv.posted)
+    .flatMap((inv) => inv.lines.map((line) => ({ inv, line })))
+    .filter(
+      ({ line: l }) =>
+        l.kind === 'Recurring' && l.sub === s.index && runsToday(m, l) && (s.periodStart === null || l.start >= s.periodStart),
+    )
+    .at(-1);
+  if (last === undefined) return false;
+  if (last.inv.closed) return last.inv.closed.kind === 'void';
+  return s.creditedAtCancel > 0n && last.line.credited > 0n;
 }
 
 export type PaymentMode = 'auto' | 'unallocated';
