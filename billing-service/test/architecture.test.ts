@@ -168,7 +168,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['notes', 'payment-methods', 'subscriptions', 'email-preferences', 'purchases'],
   ['invoices'],
   ['payments', 'refunds', 'capture-tokens', 'card-authentications'],
-  ['lifecycle', 'disputes', 'invoice-closures'],
+  ['lifecycle', 'disputes', 'invoice-closures', 'credit-notes'],
   ['bulk', 'test-clocks', 'portal'],
   ['webhooks', 'notifications', 'background'],
   // The merchant console (issue 29): wiring that may read any domain, below app.ts.
@@ -272,6 +272,9 @@ const TABLE_OWNERS: Readonly<Record<string, string>> = {
   invoiceCharges: 'invoices',
   invoiceTaxes: 'invoices',
   purchases: 'purchases',
+  creditNotes: 'credit-notes',
+  creditNoteLines: 'credit-notes',
+  creditNoteRefunds: 'credit-notes',
   payments: 'payments',
   paymentsNeedingAttention: 'payments',
   allocationReservations: 'payments',

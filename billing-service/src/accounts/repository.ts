@@ -58,6 +58,17 @@ export function takeInvoiceNumber(qc: QueryCreator<Database>, accountId: number)
     .returning(sql<number>`next_invoice_number - 1`.as('number'));
 }
 
+/** The account's next credit note number (issue 40), taken under the account row's lock as invoice numbers are. */
+export async function takeCreditNoteNumber(db: Queryable, accountId: number): Promise<number> {
+  const row = await db
+    .updateTable('accounts')
+    .set({ nextCreditNoteNumber: sql`next_credit_note_number + 1` })
+    .where('id', '=', accountId)
+    .returning(sql<number>`next_credit_note_number - 1`.as('number'))
+    .executeTakeFirstOrThrow();
+  return Number(row.number);
+}
+
 export function findAccount(db: Queryable, id: number): Promise<Account | undefined> {
   return db.selectFrom('accounts').select(['id', 'name', 'rateLimitPerMinute', 'rateLimitPerDay']).where('id', '=', id).executeTakeFirst();
 }

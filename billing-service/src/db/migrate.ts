@@ -37,6 +37,7 @@ import * as portalCardAttemptsAndEmailChanges from './migrations/0042-portal-car
 import * as collectionAttemptPerCard from './migrations/0043-collection-attempt-per-card.js';
 import * as voidAndWriteOff from './migrations/0046-void-and-write-off.js';
 import * as purchases from './migrations/0047-purchases.js';
+import * as creditNotes from './migrations/0048-credit-notes.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -92,6 +93,7 @@ const migrations: Record<string, Migration> = {
   '0043-collection-attempt-per-card': collectionAttemptPerCard,
   '0046-void-and-write-off': voidAndWriteOff,
   '0047-purchases': purchases,
+  '0048-credit-notes': creditNotes,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

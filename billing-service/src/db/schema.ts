@@ -15,6 +15,8 @@ export interface AccountsTable {
   rateLimitPerMinute: Generated<number>;
   rateLimitPerDay: Generated<number>;
   nextInvoiceNumber: Generated<number>;
+  /** The next credit note's number (migration 0048). */
+  nextCreditNoteNumber: Generated<number>;
   createdAt: Generated<Date>;
   privateKeyRotatedAt: Generated<Date | null>;
   publicKeyRotatedAt: Generated<Date | null>;
@@ -368,6 +370,44 @@ export interface InvoiceChargesTable {
   creditedAmount: ColumnType<string, string | number | undefined, string | number>;
   /** The day an unhold with ChargeForCurrentFullPeriod replaced this line's period (null: never). */
   replacedOn: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A correction of a posted invoice (migration 0048; written only by src/credit-notes). */
+export interface CreditNotesTable {
+  id: Generated<number>;
+  accountId: number;
+  customerId: number;
+  invoiceId: number;
+  number: number;
+  currency: string;
+  reason: string;
+  refund: boolean;
+  subtotal: Numeric;
+  taxTotal: Numeric;
+  total: Numeric;
+  /** What of the total paid the invoice's open balance; the rest was the customer's credit or refunded. */
+  appliedToInvoice: Numeric;
+  ledgerEntryId: number;
+  createdAt: Date;
+}
+
+export interface CreditNoteLinesTable {
+  creditNoteId: number;
+  position: number;
+  invoiceChargeId: number;
+  description: string;
+  quantity: Numeric | null;
+  /** The net amount credited (before tax). */
+  amount: Numeric;
+  taxAmount: Numeric;
+}
+
+/** A refund a credit note with `refund: true` asked for: one per payment of the invoice, done once. */
+export interface CreditNoteRefundsTable {
+  creditNoteId: number;
+  paymentId: number;
+  amount: Numeric;
+  refundId: number | null;
 }
 
 /** A one-time charge of a customer (migration 0047; written only by src/purchases). */
@@ -982,6 +1022,9 @@ export interface Database {
   invoiceCharges: InvoiceChargesTable;
   invoiceTaxes: InvoiceTaxesTable;
   purchases: PurchasesTable;
+  creditNotes: CreditNotesTable;
+  creditNoteLines: CreditNoteLinesTable;
+  creditNoteRefunds: CreditNoteRefundsTable;
   ledgerAllocations: LedgerAllocationsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;

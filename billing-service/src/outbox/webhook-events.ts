@@ -35,6 +35,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'dispute.closed',
   // issue 40: purchases (an extension)
   'purchase.created',
+  // issue 40: credit notes (an extension)
+  'creditNote.created',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -146,6 +148,8 @@ export interface ResourceWebhooks {
   paymentNeedsAttention(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
   /** purchase.created (`data`: the purchase as the API returns it). */
   purchaseCreated(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
+  /** creditNote.created (`data`: the credit note as the API returns it). */
+  creditNoteCreated(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
   /** invoice.paid for each of these invoices nothing is owed on any more. */
   paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date): Promise<void>;
   /**

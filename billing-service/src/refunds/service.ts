@@ -141,7 +141,7 @@ export async function recordRefund(
       effectiveAt: now,
     },
   };
-  if (method !== 'CreditCard') return recordRefundAtOnce(ctx, caller, refund);
+  if (method !== 'CreditCard') return recordRefundAtOnce(ctx, caller, refund, options);
   return recordCardRefund(ctx, caller, refund, options);
 }
 
@@ -154,15 +154,22 @@ interface RefundToRecord {
   row: Omit<Parameters<typeof insertRefund>[1], 'gatewayIdempotencyKey'>;
 }
 
-/** A refund by any method but a card: no gateway, recorded and completed in one transaction. */
-async function recordRefundAtOnce(ctx: AppContext, caller: Caller, refund: RefundToRecord): Promise<RefundOutcome> {
+/**
+ * A refund by any method but a card: no gateway, recorded and completed in one transaction. With a key (a credit
+ * note's refunds: credit-notes/refunds.ts) a second run finds the refund the first recorded under it, so it is
+ * recorded once (the key is kept where a card refund keeps its gateway key).
+ */
+async function recordRefundAtOnce(ctx: AppContext, caller: Caller, refund: RefundToRecord, options: RefundOptions): Promise<RefundOutcome> {
   const { payment, amount, method, now } = refund;
+  const key = options.idempotencyKey === undefined ? null : gatewayIdempotencyKey(caller.accountId, options.idempotencyKey);
   const id = await retryOnConflict(() =>
     ctx.db.transaction().execute(async (trx) => {
       // The customer first, then the payment: every refund takes its locks in this order.
       const customer = await lockCustomerOfPayment(trx, caller, payment);
+      const earlier = key === null ? undefined : await findRefundByGatewayKey(trx, key);
+      if (earlier) return earlier.id;
       await checkRefundable(trx, payment, amount);
-      const refundId = await insertRefund(trx, { ...refund.row, gatewayIdempotencyKey: null });
+      const refundId = await insertRefund(trx, { ...refund.row, gatewayIdempotencyKey: key });
       const reference = refund.row.reference ?? null;
       await completeRefund(ctx, trx, caller, { customer, payment, refundId, amount, method, reference, now, gatewayRefundId: null });
       return refundId;

@@ -101,6 +101,9 @@ export const ERROR_CODES = {
   invoice_nothing_owed: 'nothing is owed on the invoice (it is paid): there is nothing to write off',
   // s40-purchases branch (issue 40)
   purchase_not_draft: 'only a Draft purchase can be deleted: this one was invoiced, or waits for the next invoice',
+  // credit notes (issue 40)
+  credit_exceeds_line:
+    "more than is left to credit on the invoice line (with its tax, after earlier credit notes and cancellations' credits)",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -10,6 +10,7 @@ import {
   newSubscription,
   readOverview,
 } from '../helpers/api-fixtures.js';
+import { accountOnClock, advanceClock, CLOCK_START, WITH_OUTBOXES } from '../helpers/clock-accounts.js';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
 import { modelCatalog } from '../ledger-model/harness.js';
 import { expectError, ledgerRows } from '../lifecycle/lifecycle-fixtures.js';
@@ -21,34 +22,19 @@ import { expectError, ledgerRows } from '../lifecycle/lifecycle-fixtures.js';
  * The model catalogue prices BASIC monthly in USD (19.99 + 10.00 setup), JPY (2980 + 1500) and BHD (7.125 + 3.750).
  */
 
-/** E-mail and webhooks on, so their outboxes are written (nothing sends them: no background tasks). */
-const outboxes = {
-  email: { smtpUrl: 'smtp://127.0.0.1:9', from: 'billing@inkwell.test' },
-  webhooks: { allowHttp: true, allowPrivate: true },
-};
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ catalog: modelCatalog(), app: { testClocks: true, backgroundTasks: false, ...outboxes } });
+  t = await startTestApp({ catalog: modelCatalog(), app: { testClocks: true, backgroundTasks: false, ...WITH_OUTBOXES } });
 });
 afterAll(async () => t?.close());
 
 type Body = Record<string, any>;
-/** Tomorrow 10:00 UTC: every account's clock starts there (an advance never runs back). */
-const START = new Date(Math.ceil(Date.now() / DAY) * DAY + 10 * 3_600_000);
+const START = CLOCK_START;
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
-async function newAccount(): Promise<TestAccount> {
-  const account = await t.newAccount();
-  const hook = await t.call('POST', '/v1/webhookEndpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['*'] }, { as: account });
-  expect(hook.statusCode, hook.body).toBe(200);
-  await advance(account, START);
-  return account;
-}
+const newAccount = () => accountOnClock(t);
 
-async function advance(account: TestAccount, to: Date) {
-  const res = await t.call('POST', '/v1/testclock/advance', { to: to.toISOString() }, { as: account });
-  expect(res.statusCode, res.body).toBe(200);
-}
+const advance = (account: TestAccount, to: Date) => advanceClock(t, account, to);
 
 /** A customer on BASIC monthly in `currency`, activated now (its invoice posted, unpaid); `card`: a default card. */
 async function activated(account: TestAccount, currency = 'USD', options: { card?: string; autoCollect?: boolean } = {}) {
