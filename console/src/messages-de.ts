@@ -471,6 +471,7 @@ export const de: Messages = {
   'emailType.PendingExpiryRenewalNotice': 'Verlängerungshinweis',
   'emailType.DraftInvoice': 'Rechnungsentwurf',
   'emailType.SubscriptionChange': 'Abonnement geändert',
+  'emailType.CreditNote': 'Gutschriften',
   'emailType.AuthenticationRequired': 'Authentifizierung erforderlich',
   languageUnknown: 'Standard',
 };

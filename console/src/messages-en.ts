@@ -476,6 +476,7 @@ export const en = {
   'emailType.PendingExpiryRenewalNotice': 'Renewal notice',
   'emailType.DraftInvoice': 'Draft invoice',
   'emailType.SubscriptionChange': 'Subscription changed',
+  'emailType.CreditNote': 'Credit notes',
   'emailType.AuthenticationRequired': 'Authentication required',
   languageUnknown: 'Default',
 } as const;

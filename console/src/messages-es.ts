@@ -469,6 +469,7 @@ export const es: Messages = {
   'emailType.PendingExpiryRenewalNotice': 'Aviso de renovación',
   'emailType.DraftInvoice': 'Factura en borrador',
   'emailType.SubscriptionChange': 'Suscripción modificada',
+  'emailType.CreditNote': 'Notas de crédito',
   'emailType.AuthenticationRequired': 'Autenticación requerida',
   languageUnknown: 'Predeterminado',
 };

@@ -468,6 +468,7 @@ export const fr: Messages = {
   'emailType.PendingExpiryRenewalNotice': 'Avis de renouvellement',
   'emailType.DraftInvoice': 'Facture brouillon',
   'emailType.SubscriptionChange': 'Abonnement modifié',
+  'emailType.CreditNote': 'Avoirs',
   'emailType.AuthenticationRequired': 'Authentification requise',
   languageUnknown: 'Par défaut',
 };

@@ -41,6 +41,8 @@ export const EMAIL_TYPES = [
   'SubscriptionChange',
   // an extension of the spec (issue 37): a renewal's charge waits for the customer's 3-D Secure authentication
   'AuthenticationRequired',
+  // an extension of the spec (issue 40): a credit note corrected one of the customer's invoices
+  'CreditNote',
 ] as const;
 
 /** The languages Renew writes to customers in (e-mails; the checkout and the portal speak the same ones). */

@@ -44,6 +44,7 @@ const DECLARED: Record<ConsolePermission, readonly string[]> = {
     'GET /v1/purchases/:purchaseid',
     'GET /v1/customers/:customerid/purchases',
     'GET /v1/creditnotes/:creditnoteid',
+    'GET /v1/creditnotes/pdf/:creditnoteid',
     'GET /v1/customers/:customerid/creditnotes',
     'GET /v1/countries',
     'GET /v1/countries/:countryid',

@@ -2,7 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { customerChildListRoute } from '../customers/child-list.js';
+import { z } from 'zod';
 import { readBack } from '../http/idempotency.js';
+import { Refusal } from '../refusals/refusal.js';
+import { creditNotePdf } from './pdf.js';
 import type { ListField } from '../http/lists/index.js';
 import { selectCreditNotes } from './repository.js';
 import { toCreditNoteResponses } from './responses.js';
@@ -64,6 +67,21 @@ export async function creditNoteRoutes(fastify: FastifyInstance) {
   app.get('/v1/creditNotes/:creditNoteId', {
     schema: { tags, summary: 'Read one credit note', params: CreditNoteIdParams, response: { 200: CreditNoteResponse } },
     handler: async (request) => getCreditNote(app.ctx, request.caller, request.params.creditNoteId),
+  });
+
+  app.get('/v1/creditNotes/pdf/:creditNoteId', {
+    schema: {
+      tags,
+      summary: "The credit note as a PDF (application/pdf), in its invoice's layout and the customer's language",
+      params: CreditNoteIdParams,
+      produces: ['application/pdf'],
+      response: { 200: z.any().describe('the PDF document (application/pdf)') },
+    },
+    handler: async (request, reply) => {
+      const file = await creditNotePdf(app.ctx, request.caller.accountId, request.params.creditNoteId);
+      if (!file) throw Refusal.notFound('credit note', request.params.creditNoteId);
+      return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(file.content);
+    },
   });
 
   customerChildListRoute(app, {

@@ -9,7 +9,8 @@ import { addChargeCredits, findInvoice, findInvoiceLines, type InvoiceRow } from
 import { allocateAvailableFunds, recordAllocation } from '../ledger/allocation.js';
 import { addLedgerEntry } from '../ledger/entries.js';
 import { reactivateIfPaidIn } from '../lifecycle/billing-clock.js';
-import { money } from '../money/money.js';
+import { money, sumMoney, type Money } from '../money/money.js';
+import type { NotifiedCustomer } from '../outbox/notifications.js';
 import { findOpenInvoiceEntries } from '../payments/repository.js';
 import { Refusal } from '../refusals/refusal.js';
 import { creditNoteTotals, planRefunds } from './amounts.js';
@@ -119,11 +120,32 @@ export async function createCreditNote(ctx: AppContext, caller: Caller, input: C
       now,
     );
     await ctx.webhooks?.paidInvoices(trx, caller.accountId, customer.id, [invoice.id], now);
+    await notifyCustomer(ctx, trx, customer, { number, invoice, totals, refunding: sumMoney(plan.map((p) => p.amount)) });
     if (customer.status === 'Suspended') await reactivateIfPaidIn(ctx, trx, customer, now, 'overdue invoice credited');
     return creditNoteId;
   });
   await refundCreditNote(ctx, caller, id, now);
   return getCreditNote(ctx, caller, id);
+}
+
+/** The CreditNote e-mail: the refunds are made after the commit, so it says what they ask for. */
+function notifyCustomer(
+  ctx: AppContext,
+  trx: Queryable,
+  customer: NotifiedCustomer,
+  note: { number: number; invoice: InvoiceRow; totals: ReturnType<typeof creditNoteTotals>; refunding: Money },
+): Promise<void> | undefined {
+  const { totals } = note;
+  return ctx.notifier?.enqueue(trx, customer, {
+    type: 'CreditNote',
+    number: note.number,
+    invoiceNumber: note.invoice.invoiceNumber,
+    total: totals.total.toString(),
+    applied: totals.appliedToInvoice.toString(),
+    credited: totals.excess.minus(note.refunding).toString(),
+    refunded: note.refunding.toString(),
+    currency: note.invoice.currency,
+  });
 }
 
 /** The credit note and its lines, as priced. */

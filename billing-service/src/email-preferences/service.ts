@@ -20,6 +20,7 @@ export const EMAIL_CATEGORY: Record<EmailType, EmailCategory> = {
   StatementNotification: 'InvoicesAndStatements',
   UpcomingBillingNotification: 'InvoicesAndStatements',
   DraftInvoice: 'InvoicesAndStatements',
+  CreditNote: 'InvoicesAndStatements',
   PaymentReceived: 'PaymentsAndRefunds',
   PaymentFailed: 'PaymentsAndRefunds',
   AuthenticationRequired: 'PaymentsAndRefunds',

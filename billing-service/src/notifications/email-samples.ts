@@ -20,6 +20,16 @@ export const SAMPLE_EVENTS: Record<NotificationType, NotificationEvent> = {
   CreditCardExpiry: { type: 'CreditCardExpiry', cardBrand: 'Visa', lastFour: '4242', expirationMonth: 12, expirationYear: 2026 },
   CustomerActivation: { type: 'CustomerActivation' },
   CustomerSuspend: { type: 'CustomerSuspend', overdueDays: 7 },
+  CreditNote: {
+    type: 'CreditNote',
+    number: 7,
+    invoiceNumber: 1042,
+    total: '11.30',
+    applied: '5.00',
+    credited: '6.30',
+    refunded: '0.00',
+    currency: 'EUR',
+  },
   SubscriptionChange: {
     type: 'SubscriptionChange',
     stage: 'applied',

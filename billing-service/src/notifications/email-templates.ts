@@ -74,6 +74,25 @@ interface Composed {
   footer: string;
 }
 
+/** A credit note's e-mail: each way its money went, said only when something went that way. */
+function creditNoteMessage(
+  words: EmailWords,
+  f: ReturnType<typeof emailFormats>,
+  brand: string,
+  event: Extract<NotificationEvent, { type: 'CreditNote' }>,
+): Message {
+  const part = (amount: string) => (Number(amount) === 0 ? null : f.money(amount, event.currency));
+  return words.CreditNote({
+    brand,
+    number: event.number,
+    invoiceNumber: event.invoiceNumber,
+    total: f.money(event.total, event.currency),
+    applied: part(event.applied),
+    credited: part(event.credited),
+    refunded: part(event.refunded),
+  });
+}
+
 function message(words: EmailWords, language: CustomerLanguage, brand: string, event: NotificationEvent | RequestedEmail): Message {
   const f = emailFormats(language);
   switch (event.type) {
@@ -128,6 +147,8 @@ function message(words: EmailWords, language: CustomerLanguage, brand: string, e
     }
     case 'CustomerActivation':
       return words.CustomerActivation({ brand });
+    case 'CreditNote':
+      return creditNoteMessage(words, f, brand, event);
     case 'CustomerSuspend':
       return words.CustomerSuspend({ brand, overdueDays: event.overdueDays });
     case 'SubscriptionChange': {

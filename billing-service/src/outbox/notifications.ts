@@ -40,6 +40,17 @@ export type NotificationEvent =
   | { type: 'CreditCardExpiry'; cardBrand: string | null; lastFour: string; expirationMonth: number; expirationYear: number }
   | { type: 'CustomerActivation' }
   | { type: 'CustomerSuspend'; overdueDays: number }
+  /** A credit note (issue 40): its total, and where it went: the invoice's balance, the customer's credit, refunds. */
+  | {
+      type: 'CreditNote';
+      number: number;
+      invoiceNumber: number;
+      total: string;
+      applied: string;
+      credited: string;
+      refunded: string;
+      currency: string;
+    }
   | SubscriptionChangeEvent;
 
 /** A plan as a change e-mail names it: the plan's name and how often it renews. */

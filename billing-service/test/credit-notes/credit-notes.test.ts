@@ -1,3 +1,4 @@
+import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ACTIVATION_FLAGS,
@@ -35,8 +36,10 @@ const newAccount = () => accountOnClock(t);
 const advance = (account: TestAccount, to: Date) => advanceClock(t, account, to);
 
 /** A customer billed in Ontario on BASIC monthly in `currency`, activated now: its posted invoice (unpaid). */
-async function activated(account: TestAccount, currency: string, options: { card?: string } = {}) {
-  const customerId = await newCustomer(t, { currency, billing: { country: 'CA', state: 'ON' } }, account);
+async function activated(account: TestAccount, currency: string, options: { card?: string; language?: string } = {}) {
+  const language = options.language ? { language: options.language } : {};
+  const email = { primaryEmail: `credit.${account.accountId}@example.com` };
+  const customerId = await newCustomer(t, { currency, billing: { country: 'CA', state: 'ON' }, ...email, ...language }, account);
   await newSubscription(t, customerId, BASIC_MONTHLY, account);
   let cardId: number | null = null;
   if (options.card) {
@@ -199,6 +202,22 @@ describe('POST /v1/creditNotes', () => {
       creditedToCustomer: 11.3,
       refunded: 0,
     });
+    const mails = await t.database.db
+      .selectFrom('emailOutbox')
+      .select(['emailType', 'content'])
+      .where('customerId', '=', customerId)
+      .execute();
+    expect(mails.find((m) => m.emailType === 'CreditNote')?.content).toMatchObject({
+      event: {
+        type: 'CreditNote',
+        number: 1,
+        invoiceNumber: invoice.invoiceNumber,
+        total: '11.3',
+        applied: '0',
+        credited: '11.3',
+        refunded: '0',
+      },
+    });
     await advance(account, new Date(START.getTime() + 32 * DAY));
     const renewal = (await listInvoices(t, customerId, account))[1]!;
     expect(renewal.totalPayments).toBe(11.3);
@@ -243,5 +262,37 @@ describe('POST /v1/creditNotes', () => {
     const stranger = await t.newAccount();
     expectError(await credit(stranger, { invoiceId: invoice.id, lines: [{ invoiceLineId: line.id, amount: 1 }], reason: 'r' }), 404);
     expect((await t.call('GET', `/v1/customers/${customerId}/creditNotes`, undefined, { as: account })).json()).toEqual([]);
+  });
+});
+
+describe('GET /v1/creditNotes/pdf/{id}', () => {
+  it("prints the credit note in its invoice's layout and the customer's language, amounts with the currency's decimals", async () => {
+    const account = await newAccount();
+    const { invoice } = await activated(account, 'BHD', { language: 'fr' });
+    const setup = (invoice.charges as Body[])[1]!;
+    const res = await credit(account, {
+      invoiceId: invoice.id,
+      lines: [{ invoiceLineId: setup.id, quantity: 1 }],
+      reason: 'Installation offerte',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const pdf = await t.call('GET', `/v1/creditNotes/pdf/${res.json().id}`, undefined, { as: account });
+    expect(pdf.statusCode, pdf.body.slice(0, 200)).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.headers['content-disposition']).toBe('inline; filename="credit-note-1.pdf"');
+    const document = await getDocumentProxy(new Uint8Array(pdf.rawPayload));
+    const text = (await extractText(document, { mergePages: true })).text.replace(/\s+/g, ' ');
+    for (const words of [
+      'AVOIR',
+      `Sur la facture n° ${invoice.invoiceNumber}`,
+      'Installation offerte',
+      'Imputé sur la facture',
+      'Avoir 1 · page 1 sur 1',
+    ])
+      expect(text).toContain(words);
+    // 3.750 BHD net, in the French way with three decimals
+    expect(text).toContain('3,750');
+    expect(text).not.toContain('FACTURE');
+    expect((await t.call('GET', '/v1/creditNotes/pdf/2000000000', undefined, { as: account })).statusCode).toBe(404);
   });
 });

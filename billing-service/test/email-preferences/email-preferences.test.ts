@@ -20,7 +20,14 @@ interface Preference {
 
 const CATEGORIES: Record<string, string[]> = {
   Customers: ['PasswordReset', 'CustomerActivation', 'CustomerCredentialCreate', 'CustomerCredentialPasswordReset', 'CustomerSuspend'],
-  InvoicesAndStatements: ['InvoicePost', 'InvoiceOverdue', 'StatementNotification', 'UpcomingBillingNotification', 'DraftInvoice'],
+  InvoicesAndStatements: [
+    'InvoicePost',
+    'InvoiceOverdue',
+    'StatementNotification',
+    'UpcomingBillingNotification',
+    'DraftInvoice',
+    'CreditNote',
+  ],
   PaymentsAndRefunds: ['PaymentReceived', 'PaymentFailed', 'PaymentMethodUpdate', 'CreditCardExpiry', 'Refund', 'AuthenticationRequired'],
   Subscriptions: ['SubscriptionActivation', 'SubscriptionCancellation', 'PendingExpiryRenewalNotice', 'SubscriptionChange'],
 };
@@ -36,12 +43,12 @@ function enabledOf(body: { preferences: Preference[] }): Record<string, boolean 
 }
 
 describe('GET /v1/customers/{customerId}/CustomerEmailPreferences', () => {
-  it("lists all 20 types (the spec's 18, SubscriptionChange and AuthenticationRequired) in order, unset, with account defaults and categories", async () => {
+  it("lists all 21 types (the spec's 18, SubscriptionChange, AuthenticationRequired and CreditNote) in order, unset, with account defaults and categories", async () => {
     const customer = await createCustomer(t, { firstName: 'Mail' });
     const body = await read(customer.id);
     expect(body.customerId).toBe(customer.id);
     expect(body.preferences.map((p) => p.emailType)).toEqual([...EMAIL_TYPES]);
-    expect(body.preferences).toHaveLength(20);
+    expect(body.preferences).toHaveLength(21);
     for (const p of body.preferences) {
       expect(p.enabled).toBeNull();
       expect(CATEGORIES[p.emailCategory], p.emailType).toContain(p.emailType);

@@ -46,6 +46,12 @@ export interface InvoicePdfView {
   total: string;
   paid: string;
   outstanding: string;
+  /**
+   * Set for a credit note (issue 40) printed in the invoice's layout: its number, the invoice it corrects, the reason
+   * and where its total went. Its `lines` are the credited lines (quantity and unit price empty when credited by
+   * amount), its `taxes` one row of the tax credited.
+   */
+  creditNote?: { number: number; invoiceNumber: number; reason: string; applied: string; credited: string; refunded: string };
 }
 
 const PAGE = { width: 595.28, height: 841.89 }; // A4
@@ -70,7 +76,9 @@ export async function renderInvoicePdf(view: InvoicePdfView): Promise<Buffer> {
     bufferPages: true,
     lang: view.language,
     info: {
-      Title: `${PDF_WORDS[view.language].title} ${view.invoiceNumber}`,
+      Title: view.creditNote
+        ? `${PDF_WORDS[view.language].creditNote.title} ${view.creditNote.number}`
+        : `${PDF_WORDS[view.language].title} ${view.invoiceNumber}`,
       Author: view.seller.legalName ?? view.seller.name,
       CreationDate: new Date(`${view.postedDate ?? view.effectiveDate}T00:00:00Z`),
     },
@@ -130,9 +138,11 @@ class InvoiceLayout extends PdfText {
       this.text(line, MARGIN, left, { size: 9, color: GREY, width: 300 });
       left += 12;
     }
-    this.text(words.title, MARGIN, top, { size: 20, face: 'bold', width: RIGHT - MARGIN, align: 'right' });
-    this.text(words.number(view.invoiceNumber), MARGIN, top + 26, { size: 11, width: RIGHT - MARGIN, align: 'right' });
-    this.text(words.status[view.status] ?? view.status, MARGIN, top + 41, { size: 9, color: GREY, width: RIGHT - MARGIN, align: 'right' });
+    const note = view.creditNote;
+    this.text(note ? words.creditNote.title : words.title, MARGIN, top, { size: 20, face: 'bold', width: RIGHT - MARGIN, align: 'right' });
+    this.text(words.number(note ? note.number : view.invoiceNumber), MARGIN, top + 26, { size: 11, width: RIGHT - MARGIN, align: 'right' });
+    const under = note ? words.creditNote.forInvoice(note.invoiceNumber) : (words.status[view.status] ?? view.status);
+    this.text(under, MARGIN, top + 41, { size: 9, color: GREY, width: RIGHT - MARGIN, align: 'right' });
     this.y = Math.max(left, top + 56) + 18;
   }
 
@@ -152,13 +162,18 @@ class InvoiceLayout extends PdfText {
         left += 13;
       }
     }
-    const facts: Array<[string, string]> = [
-      [words.invoiceDate, this.date(view.postedDate ?? view.effectiveDate)],
-      [words.dueDate, this.date(view.dueDate)],
-      [words.terms, words.termsValue(view.terms)],
-      [words.currency, view.currency],
-      ...(view.poNumber ? ([[words.poNumber, view.poNumber]] as Array<[string, string]>) : []),
-    ];
+    const facts: Array<[string, string]> = view.creditNote
+      ? [
+          [words.creditNote.date, this.date(view.effectiveDate)],
+          [words.currency, view.currency],
+        ]
+      : [
+          [words.invoiceDate, this.date(view.postedDate ?? view.effectiveDate)],
+          [words.dueDate, this.date(view.dueDate)],
+          [words.terms, words.termsValue(view.terms)],
+          [words.currency, view.currency],
+          ...(view.poNumber ? ([[words.poNumber, view.poNumber]] as Array<[string, string]>) : []),
+        ];
     let right = top;
     for (const [label, value] of facts) {
       this.text(label, 340, right, { size: 9, color: GREY, width: 90 });
@@ -166,6 +181,18 @@ class InvoiceLayout extends PdfText {
       right += 14;
     }
     this.y = Math.max(left, right) + 20;
+    if (view.creditNote) this.reason(view.creditNote.reason);
+  }
+
+  /** A credit note's reason, under the parties. */
+  private reason(reason: string) {
+    this.text(this.words.creditNote.reason, MARGIN, this.y, { size: 9, face: 'bold', color: GREY });
+    let y = this.y + 14;
+    for (const line of this.wrap(reason, RIGHT - MARGIN, 9.5)) {
+      this.text(line, MARGIN, y, { size: 9.5 });
+      y += 13;
+    }
+    this.y = y + 12;
   }
 
   private tableHeader() {
@@ -197,12 +224,12 @@ class InvoiceLayout extends PdfText {
       this.room(height, () => this.tableHeader());
       const top = this.y;
       for (const [i, text] of name.entries()) this.text(text, COLUMNS.description.x, top + i * 13, { size: 9.5, face: 'bold' });
-      this.text(formatQuantity(line.quantity, view.language), COLUMNS.quantity.x, top, {
+      this.text(line.quantity === '' ? '' : formatQuantity(line.quantity, view.language), COLUMNS.quantity.x, top, {
         size: 9.5,
         width: COLUMNS.quantity.width,
         align: 'right',
       });
-      this.text(this.amount(line.unitPrice), COLUMNS.unitPrice.x, top, {
+      this.text(line.unitPrice === '' ? '' : this.amount(line.unitPrice), COLUMNS.unitPrice.x, top, {
         size: 9.5,
         width: COLUMNS.unitPrice.width,
         align: 'right',
@@ -237,10 +264,19 @@ class InvoiceLayout extends PdfText {
     const rows: Array<{ label: string; amount: string; strong?: boolean; ruled?: boolean }> = [
       { label: words.subtotal, amount: view.subtotal },
       ...(money(view.totalDiscount).isZero() ? [] : [{ label: words.discounts, amount: money(view.totalDiscount).negated().toString() }]),
-      ...view.taxes.map((t) => ({ label: `${t.name} ${formatRate(t.rate, view.language)}`, amount: t.amount })),
+      // a credit note's one tax row has no rate ('')
+      ...view.taxes.map((t) => ({ label: t.rate === '' ? t.name : `${t.name} ${formatRate(t.rate, view.language)}`, amount: t.amount })),
       { label: words.total, amount: view.total, strong: true, ruled: true },
-      { label: words.paid, amount: view.paid },
-      { label: words.outstanding, amount: view.outstanding, strong: true, ruled: true },
+      ...(view.creditNote
+        ? [
+            { label: words.creditNote.appliedToInvoice, amount: view.creditNote.applied },
+            { label: words.creditNote.customerCredit, amount: view.creditNote.credited },
+            { label: words.creditNote.refunded, amount: view.creditNote.refunded },
+          ]
+        : [
+            { label: words.paid, amount: view.paid },
+            { label: words.outstanding, amount: view.outstanding, strong: true, ruled: true },
+          ]),
     ];
     this.room(rows.length * 16 + 10);
     let y = this.y + 6;
@@ -263,7 +299,11 @@ class InvoiceLayout extends PdfText {
     const range = this.doc.bufferedPageRange();
     for (let i = 0; i < range.count; i++) {
       this.doc.switchToPage(range.start + i);
-      this.text(this.words.footer(this.view.invoiceNumber, i + 1, range.count), MARGIN, PAGE.height - MARGIN - 6, {
+      const note = this.view.creditNote;
+      const footer = note
+        ? this.words.creditNote.footer(note.number, i + 1, range.count)
+        : this.words.footer(this.view.invoiceNumber, i + 1, range.count);
+      this.text(footer, MARGIN, PAGE.height - MARGIN - 6, {
         size: 8,
         color: GREY,
         width: RIGHT - MARGIN,

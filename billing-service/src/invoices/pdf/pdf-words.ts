@@ -27,6 +27,18 @@ export interface PdfWords {
   paid: string;
   outstanding: string;
   footer: (invoice: number, page: number, pages: number) => string;
+  /** A credit note (issue 40) in the invoice's layout: its own title, the invoice it corrects, where its money went. */
+  creditNote: {
+    title: string;
+    forInvoice: (invoice: number) => string;
+    date: string;
+    reason: string;
+    tax: string;
+    appliedToInvoice: string;
+    customerCredit: string;
+    refunded: string;
+    footer: (creditNote: number, page: number, pages: number) => string;
+  };
 }
 
 /** NetN as `days(N)`, MFI1 and anything else as given. */
@@ -67,6 +79,17 @@ const en: PdfWords = {
   paid: 'Paid',
   outstanding: 'Outstanding',
   footer: (invoice, page, pages) => `Invoice ${invoice} · page ${page} of ${pages}`,
+  creditNote: {
+    title: 'CREDIT NOTE',
+    forInvoice: (invoice) => `For invoice No. ${invoice}`,
+    date: 'Credit note date',
+    reason: 'Reason',
+    tax: 'Tax',
+    appliedToInvoice: 'Applied to the invoice',
+    customerCredit: 'Credit to your account',
+    refunded: 'Refunded',
+    footer: (n, page, pages) => `Credit note ${n} · page ${page} of ${pages}`,
+  },
 };
 
 const fr: PdfWords = {
@@ -101,6 +124,17 @@ const fr: PdfWords = {
   paid: 'Réglé',
   outstanding: 'Reste à payer',
   footer: (invoice, page, pages) => `Facture ${invoice} · page ${page} sur ${pages}`,
+  creditNote: {
+    title: 'AVOIR',
+    forInvoice: (invoice) => `Sur la facture n° ${invoice}`,
+    date: "Date de l'avoir",
+    reason: 'Motif',
+    tax: 'Taxes',
+    appliedToInvoice: 'Imputé sur la facture',
+    customerCredit: 'Crédit sur votre compte',
+    refunded: 'Remboursé',
+    footer: (n, page, pages) => `Avoir ${n} · page ${page} sur ${pages}`,
+  },
 };
 
 const de: PdfWords = {
@@ -135,6 +169,17 @@ const de: PdfWords = {
   paid: 'Bezahlt',
   outstanding: 'Offener Betrag',
   footer: (invoice, page, pages) => `Rechnung ${invoice} · Seite ${page} von ${pages}`,
+  creditNote: {
+    title: 'GUTSCHRIFT',
+    forInvoice: (invoice) => `Zur Rechnung Nr. ${invoice}`,
+    date: 'Gutschriftsdatum',
+    reason: 'Grund',
+    tax: 'Steuern',
+    appliedToInvoice: 'Mit der Rechnung verrechnet',
+    customerCredit: 'Guthaben auf Ihrem Konto',
+    refunded: 'Erstattet',
+    footer: (n, page, pages) => `Gutschrift ${n} · Seite ${page} von ${pages}`,
+  },
 };
 
 const es: PdfWords = {
@@ -169,6 +214,17 @@ const es: PdfWords = {
   paid: 'Pagado',
   outstanding: 'Pendiente',
   footer: (invoice, page, pages) => `Factura ${invoice} · página ${page} de ${pages}`,
+  creditNote: {
+    title: 'NOTA DE CRÉDITO',
+    forInvoice: (invoice) => `Sobre la factura n.º ${invoice}`,
+    date: 'Fecha de la nota',
+    reason: 'Motivo',
+    tax: 'Impuestos',
+    appliedToInvoice: 'Aplicado a la factura',
+    customerCredit: 'Saldo a su favor',
+    refunded: 'Reembolsado',
+    footer: (n, page, pages) => `Nota de crédito ${n} · página ${page} de ${pages}`,
+  },
 };
 
 /** The PDF's words per language (a language missing here fails the typecheck). */

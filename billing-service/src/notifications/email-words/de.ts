@@ -91,6 +91,15 @@ export const de: EmailWords = {
       'Es wird wieder freigeschaltet, sobald der überfällige Betrag bezahlt ist.',
     ],
   }),
+  CreditNote: (v) => ({
+    subject: `${v.brand}: Gutschrift ${v.number} zur Rechnung ${v.invoiceNumber}`,
+    paragraphs: [
+      `Wir haben Ihnen die Gutschrift ${v.number} über ${v.total} zur Rechnung ${v.invoiceNumber} ausgestellt.`,
+      ...(v.applied ? [`${v.applied} werden mit der Rechnung verrechnet.`] : []),
+      ...(v.credited ? [`${v.credited} werden Ihrem Konto gutgeschrieben und mit Ihren nächsten Rechnungen verrechnet.`] : []),
+      ...(v.refunded ? [`${v.refunded} werden auf Ihr Zahlungsmittel erstattet.`] : []),
+    ],
+  }),
   frequency: (interval, count) =>
     interval === 'Monthly' ? (count === 1 ? 'monatlich' : `alle ${count} Monate`) : count === 1 ? 'jährlich' : `alle ${count} Jahre`,
   quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,

@@ -86,6 +86,15 @@ export const en: EmailWords = {
       'It is restored as soon as the overdue balance is paid.',
     ],
   }),
+  CreditNote: (v) => ({
+    subject: `${v.brand}: credit note ${v.number} for invoice ${v.invoiceNumber}`,
+    paragraphs: [
+      `We have issued credit note ${v.number} of ${v.total} for invoice ${v.invoiceNumber}.`,
+      ...(v.applied ? [`${v.applied} reduces what the invoice asks of you.`] : []),
+      ...(v.credited ? [`${v.credited} is credited to your account and pays your next invoices.`] : []),
+      ...(v.refunded ? [`${v.refunded} is refunded to your payment method.`] : []),
+    ],
+  }),
   frequency: (interval, count) =>
     interval === 'Monthly' ? (count === 1 ? 'monthly' : `every ${count} months`) : count === 1 ? 'yearly' : `every ${count} years`,
   quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,

@@ -86,6 +86,15 @@ export const es: EmailWords = {
       'Se restablecerá en cuanto se pague el saldo vencido.',
     ],
   }),
+  CreditNote: (v) => ({
+    subject: `${v.brand}: nota de crédito ${v.number} sobre la factura ${v.invoiceNumber}`,
+    paragraphs: [
+      `Hemos emitido la nota de crédito ${v.number} por ${v.total} sobre la factura ${v.invoiceNumber}.`,
+      ...(v.applied ? [`${v.applied} se descuenta de la factura.`] : []),
+      ...(v.credited ? [`${v.credited} queda como saldo a su favor y pagará sus próximas facturas.`] : []),
+      ...(v.refunded ? [`${v.refunded} se reembolsa a su medio de pago.`] : []),
+    ],
+  }),
   frequency: (interval, count) =>
     interval === 'Monthly' ? (count === 1 ? 'mensual' : `cada ${count} meses`) : count === 1 ? 'anual' : `cada ${count} años`,
   quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,

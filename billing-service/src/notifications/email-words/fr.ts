@@ -93,6 +93,15 @@ export const fr: EmailWords = {
       'Il sera rétabli dès le règlement du solde en retard.',
     ],
   }),
+  CreditNote: (v) => ({
+    subject: `${v.brand}${nb}: avoir ${v.number} sur la facture ${v.invoiceNumber}`,
+    paragraphs: [
+      `Nous avons émis l'avoir ${v.number} de ${v.total} sur la facture ${v.invoiceNumber}.`,
+      ...(v.applied ? [`${v.applied} vient en déduction de la facture.`] : []),
+      ...(v.credited ? [`${v.credited} est porté au crédit de votre compte et réglera vos prochaines factures.`] : []),
+      ...(v.refunded ? [`${v.refunded} vous est remboursé sur votre moyen de paiement.`] : []),
+    ],
+  }),
   frequency: (interval, count) =>
     interval === 'Monthly' ? (count === 1 ? 'mensuel' : `tous les ${count} mois`) : count === 1 ? 'annuel' : `tous les ${count} ans`,
   quantityChange: (product, from, to) => `${product}${nb}: ${from} → ${to}`,

@@ -38,6 +38,16 @@ export interface EmailWords {
   CreditCardExpiry(v: { brand: string; cardBrand: string; lastFour: string; expiry: string }): Message;
   CustomerActivation(v: { brand: string }): Message;
   CustomerSuspend(v: { brand: string; overdueDays: number }): Message;
+  /** A credit note on invoice `invoiceNumber`; `applied`, `credited`, `refunded` null when nothing went that way. */
+  CreditNote(v: {
+    brand: string;
+    number: number;
+    invoiceNumber: number;
+    total: string;
+    applied: string | null;
+    credited: string | null;
+    refunded: string | null;
+  }): Message;
   /** How often a plan renews, as a change e-mail names the plan: "Pro (monthly)". */
   frequency(interval: 'Monthly' | 'Yearly', count: number): string;
   /** One product whose quantity a plan change changes. */

@@ -137,7 +137,7 @@ export const de: PortalText = {
   statusVoid: 'Storniert',
   statusPartiallyPaid: 'Teilweise bezahlt',
   emailTypes:
-    'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen|SubscriptionChange:Tarifwechsel',
+    'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen|SubscriptionChange:Tarifwechsel|CreditNote:Gutschriften',
   // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
   declineInsufficientFunds: 'Die Karte ist nicht ausreichend gedeckt. Verwenden Sie eine andere Karte.',
   declineExpiredCard: 'Die Karte ist abgelaufen. Prüfen Sie das Ablaufdatum oder verwenden Sie eine andere Karte.',
