@@ -121,6 +121,8 @@ export function query(params: Record<string, string | number | undefined | null>
 export const can = {
   act: (role: Role | undefined) => role === 'owner' || role === 'billing',
   refund: (role: Role | undefined) => role === 'owner' || role === 'billing',
+  /** Void, write off, credit an invoice (issue 40). */
+  correctInvoices: (role: Role | undefined) => role === 'owner' || role === 'billing',
   note: (role: Role | undefined) => role === 'owner' || role === 'billing' || role === 'support',
   portalLink: (role: Role | undefined) => role === 'owner' || role === 'billing' || role === 'support',
   manageTeam: (role: Role | undefined) => role === 'owner',

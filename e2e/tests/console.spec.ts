@@ -257,6 +257,81 @@ test('the billing operator refunds 5.00 of a paid invoice through the dialog, an
   await expect(shell(page).locator(`tr[data-invoice="${paid.invoiceId}"]`)).toContainText('PartiallyPaid');
 });
 
+test('the billing operator voids one invoice, writes off another and credits a third, each previewed; revenue shows the write-off; support sees none of it', async ({
+  page,
+  browser,
+}) => {
+  const unpaid = await customer({ active: true });
+  const owing = await customer({ active: true });
+  const paid = await customer({ paid: true });
+  await signIn(page, operators.billing!);
+
+  // Void: the dialog says what leaves AR before anything happens
+  await page.goto(consoleUrl(`customers/${unpaid.id}`));
+  await settled(page);
+  const unpaidRow = shell(page).locator(`tr[data-invoice="${unpaid.invoiceId}"]`);
+  await unpaidRow.getByRole('button', { name: 'Void', exact: true }).click();
+  const voiding = shell(page).getByRole('dialog', { name: /^Void invoice/ });
+  await expect(voiding).toContainText("$29.99 leaves accounts receivable: the customer's balance goes from $29.99 to $0.00.");
+  await voiding.getByRole('button', { name: /^Void invoice/ }).click();
+  await expect(voiding).toBeHidden();
+  await expect(unpaidRow).toContainText('Void');
+  await expect(unpaidRow.getByRole('button')).toHaveCount(0);
+  expect((await call<{ status: string }>('GET', `/v1/Invoices/${unpaid.invoiceId}`)).status).toBe('Void');
+
+  // Write-off: a reason is required (the API's refusal is shown), then it closes the invoice
+  await page.goto(consoleUrl(`customers/${owing.id}`));
+  await settled(page);
+  const owingRow = shell(page).locator(`tr[data-invoice="${owing.invoiceId}"]`);
+  await owingRow.getByRole('button', { name: 'Write off', exact: true }).click();
+  const writing = shell(page).getByRole('dialog', { name: /^Write off invoice/ });
+  await writing.getByRole('button', { name: /^Write off invoice/ }).click();
+  await expect(writing.getByRole('alert')).not.toBeEmpty();
+  await writing.getByLabel('Reason').fill('Customer went out of business, e2e');
+  await writing.getByRole('button', { name: /^Write off invoice/ }).click();
+  await expect(writing).toBeHidden();
+  await expect(owingRow).toContainText('Written off');
+  expect((await call<{ status: string }>('GET', `/v1/Invoices/${owing.invoiceId}`)).status).toBe('WrittenOff');
+
+  // Credit note on a paid invoice: confirmed only after the server's preview; the excess is the customer's credit
+  await page.goto(consoleUrl(`customers/${paid.id}`));
+  await settled(page);
+  await shell(page).locator(`tr[data-invoice="${paid.invoiceId}"]`).getByRole('button', { name: 'Credit note' }).click();
+  const crediting = shell(page).getByRole('dialog', { name: /^Credit invoice/ });
+  const confirmCredit = crediting.getByRole('button', { name: /^Credit invoice/ });
+  await expect(confirmCredit).toBeDisabled();
+  await crediting
+    .getByLabel(/^Amount to credit on/)
+    .first()
+    .fill('5');
+  await crediting.getByLabel('Reason').fill('Late delivery, e2e');
+  await crediting.getByRole('button', { name: 'Preview' }).click();
+  const figures = crediting.locator('[data-preview="credit-note"]');
+  await expect(figures).toContainText('Total$5.00');
+  await expect(figures).toContainText('Customer credit$5.00');
+  await confirmCredit.click();
+  await expect(crediting).toBeHidden();
+  const notes = await call<Array<{ id: number; total: number; creditedToCustomer: number }>>('GET', `/v1/customers/${paid.id}/creditNotes`);
+  expect(notes.map((n) => [n.total, n.creditedToCustomer])).toEqual([[5, 5]]);
+  await expect(shell(page).locator(`tr[data-credit-note="${notes[0]!.id}"]`)).toContainText('$5.00');
+
+  // The revenue table has the write-off in this month's row
+  await page.goto(consoleUrl('revenue'));
+  await settled(page);
+  await expect(shell(page).getByRole('columnheader', { name: 'Written off' }).first()).toBeVisible();
+  await expect(shell(page).locator('tbody tr').filter({ hasText: '$29.99' }).first()).toBeVisible();
+
+  // Support (a browser of its own) reads the invoices but has no correction buttons
+  const support = await (await browser.newContext()).newPage();
+  await signIn(support, operators.support!);
+  await support.goto(consoleUrl(`customers/${paid.id}`));
+  await settled(support);
+  await expect(shell(support).locator(`tr[data-invoice="${paid.invoiceId}"]`)).toBeVisible();
+  await expect(shell(support).getByRole('button', { name: 'Credit note' })).toHaveCount(0);
+  await expect(shell(support).getByRole('columnheader', { name: 'Corrections' })).toHaveCount(0);
+  await support.context().close();
+});
+
 test('a payment with the disputed test card (0259) shows its dispute on the customer page once the processor opens it', async ({
   page,
 }) => {

@@ -45,6 +45,16 @@ export interface Invoice {
   outstandingBalance: number;
   currency: string;
 }
+/** A credit note (issue 40), as GET /v1/customers/{id}/creditNotes answers it (the fields the page shows). */
+export interface CreditNote {
+  id: number;
+  number: number;
+  invoiceNumber: number;
+  reason: string;
+  total: number;
+  currency: string;
+  createdTimestamp: string;
+}
 export interface Payment {
   id: number;
   effectiveTimestamp: string;

@@ -5,8 +5,11 @@ import { languageText, serviceStartText, statusText } from '../labels.js';
 import { ConsolePage, type Loaded, problem, problemText, settle, show } from '../page.js';
 import { customerName } from './customers-page.js';
 import './billing-settings-section.js';
+import type { CorrectionKind, InvoiceCorrection, InvoiceWithLines } from './invoice-correction.js';
+import './invoice-correction.js';
 import {
   auditSection,
+  creditNotesSection,
   eventsSection,
   invoicesSection,
   paymentsSection,
@@ -28,6 +31,7 @@ import {
   type Payment,
   type Note,
   type Purchase,
+  type CreditNote,
   type AuditEntry,
   type WebhookEvent,
   type InvoicePreview,
@@ -51,6 +55,7 @@ export class CustomerPage extends ConsolePage {
     disputes: { state: true },
     notes: { state: true },
     purchases: { state: true },
+    creditNotes: { state: true },
     audit: { state: true },
     events: { state: true },
     pending: { state: true },
@@ -67,6 +72,7 @@ export class CustomerPage extends ConsolePage {
   declare disputes: Loaded<Dispute[]>;
   declare notes: Loaded<Note[]>;
   declare purchases: Loaded<Purchase[]>;
+  declare creditNotes: Loaded<CreditNote[]>;
   declare audit: Loaded<{ entries: AuditEntry[] }>;
   declare events: Loaded<{ events: WebhookEvent[] }>;
   declare pending: PendingAction | undefined;
@@ -99,6 +105,7 @@ export class CustomerPage extends ConsolePage {
       settle(get<Dispute[]>(`/v1/customers/${id}/disputes`)).then((value) => (this.disputes = value)),
       settle(get<Note[]>(`/v1/customers/${id}/notes`)).then((value) => (this.notes = value)),
       settle(get<Purchase[]>(`/v1/customers/${id}/purchases`)).then((value) => (this.purchases = value)),
+      settle(get<CreditNote[]>(`/v1/customers/${id}/creditNotes`)).then((value) => (this.creditNotes = value)),
       settle(get<{ entries: AuditEntry[] }>(`/customers/${id}/audit?limit=50`)).then((value) => (this.audit = value)),
       settle(get<{ events: WebhookEvent[] }>(`/customers/${id}/webhook-events`)).then((value) => (this.events = value)),
     ]);
@@ -220,6 +227,23 @@ export class CustomerPage extends ConsolePage {
       </tbody>
       <tfoot><tr><th scope="row">${t('colAmount')}</th><td class="num">${money(preview.total, preview.currency)}</td></tr></tfoot>
     </table>`;
+  }
+
+  // ---- invoice corrections (issue 40): void, write-off, credit note, each previewed in its dialog
+
+  private async correctInvoice(invoice: Invoice, kind: CorrectionKind) {
+    try {
+      const full = await get<InvoiceWithLines>(`/v1/Invoices/${invoice.id}`);
+      const arBalance = this.overview?.state === 'ok' ? this.overview.value.arBalance : full.outstandingBalance;
+      await this.renderRoot.querySelector<InvoiceCorrection>('console-invoice-correction')?.open(full, kind, arBalance);
+    } catch (error) {
+      this.announcement = problemText(error);
+    }
+  }
+
+  private async corrected(event: CustomEvent<string>) {
+    await this.load();
+    this.announcement = event.detail;
   }
 
   // ---- refunds
@@ -358,10 +382,11 @@ export class CustomerPage extends ConsolePage {
         ${this.portalUrl ? html`<p>${t('portalLinkCreated')}</p><pre class="code">${this.portalUrl}</pre>` : nothing}
       </section>
       <console-billing-settings .customerId=${customer.id} .operator=${this.operator} .lang=${this.lang}></console-billing-settings>
-      ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices, customer.id)}
-      ${purchasesSection(this.purchases, this.invoices)}
+      ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices, customer.id, can.correctInvoices(role) ? (invoice, kind) => this.correctInvoice(invoice, kind) : undefined)}
+      ${creditNotesSection(this.creditNotes)} ${purchasesSection(this.purchases, this.invoices)}
       ${paymentsSection(this.payments, this.disputes, can.refund(this.operator?.role) ? (payment) => this.openRefund(payment) : undefined, customer.id)} ${this.notesSection()}
       ${auditSection(this.audit, customer.currency)} ${eventsSection(this.events)} ${this.actionDialog()} ${this.refundDialog()}
+      <console-invoice-correction .operator=${this.operator} .lang=${this.lang} @corrected=${this.corrected}></console-invoice-correction>
     `;
   }
 

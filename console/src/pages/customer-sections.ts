@@ -4,7 +4,18 @@ import { date, dateTime, money, number, t } from '../i18n.js';
 import { declineText, disputeReasonText, methodText, statusText } from '../labels.js';
 import { type Loaded, show } from '../page.js';
 import { auditChanges } from './audit-changes.js';
-import type { AuditEntry, Customer, Dispute, Invoice, Payment, Purchase, Subscription, WebhookEvent } from './customer-model.js';
+import type {
+  AuditEntry,
+  CreditNote,
+  Customer,
+  Dispute,
+  Invoice,
+  Payment,
+  Purchase,
+  Subscription,
+  WebhookEvent,
+} from './customer-model.js';
+import { type CorrectionKind, correctionsOf } from './invoice-correction.js';
 
 /** The customer page's read-only sections (customer-page.ts holds its state and actions). */
 
@@ -34,8 +45,17 @@ export function exportLink(path: string, label: string) {
   return html`<p><a href=${apiUrl(path)} download>${label}</a></p>`;
 }
 
-/** The customer's invoices, each with its PDF; `customerId`: their CSV export. */
-export function invoicesSection(invoices: Loaded<Invoice[]>, customerId?: number) {
+/**
+ * The customer's invoices, each with its PDF; `customerId`: their CSV export; `onCorrect`: the corrections each
+ * posted invoice takes (issue 40: void, write off, credit note), for the roles that may make them.
+ */
+export function invoicesSection(
+  invoices: Loaded<Invoice[]>,
+  customerId?: number,
+  onCorrect?: (invoice: Invoice, kind: CorrectionKind) => void,
+) {
+  const labels = { void: 'voidAction', writeOff: 'writeOffAction', creditNote: 'creditNoteAction' } as const;
+  const columns = onCorrect ? 8 : 7;
   return html`<section aria-labelledby="invoices-title">
     <h2 id="invoices-title">${t('invoices')}</h2>
     ${customerId ? exportLink(`/exports/invoices.csv?customerId=${customerId}`, t('exportInvoicesCsv')) : nothing}
@@ -43,18 +63,50 @@ export function invoicesSection(invoices: Loaded<Invoice[]>, customerId?: number
       invoices,
       (rows) => html`<div class="table-wrap"><table>
         <caption class="visually-hidden">${t('invoices')}</caption>
-        <thead><tr><th scope="col">${t('colNumber')}</th><th scope="col">${t('colStatus')}</th><th scope="col">${t('colDate')}</th><th scope="col">${t('colDue')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col" class="num">${t('colOutstanding')}</th><th scope="col">${t('colPdf')}</th></tr></thead>
+        <thead><tr><th scope="col">${t('colNumber')}</th><th scope="col">${t('colStatus')}</th><th scope="col">${t('colDate')}</th><th scope="col">${t('colDue')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col" class="num">${t('colOutstanding')}</th><th scope="col">${t('colPdf')}</th>${onCorrect ? html`<th scope="col">${t('colCorrections')}</th>` : nothing}</tr></thead>
         <tbody>
-          ${rows.length === 0 ? html`<tr><td colspan="7">${t('none')}</td></tr>` : nothing}
+          ${rows.length === 0 ? html`<tr><td colspan=${columns}>${t('none')}</td></tr>` : nothing}
           ${rows.map(
             (row) => html`<tr data-invoice=${row.id}>
               <td>${row.invoiceNumber}</td><td>${statusText('invoice', row.status)}</td><td>${date(row.effectiveTimestamp)}</td><td>${date(row.dueTimestamp)}</td>
               <td class="num">${money(row.invoiceAmount, row.currency)}</td><td class="num">${money(row.outstandingBalance, row.currency)}</td>
               <td><a href=${apiUrl(`/v1/Invoices/pdf/${row.id}`)} target="_blank" rel="noopener">${t('pdfLink', { number: row.invoiceNumber })}</a></td>
+              ${
+                onCorrect
+                  ? html`<td class="row-actions">${correctionsOf(row).map(
+                      (kind) =>
+                        html`<button type="button" class="small" data-correction=${kind} @click=${() => onCorrect(row, kind)}>${t(labels[kind])}</button>`,
+                    )}</td>`
+                  : nothing
+              }
             </tr>`,
           )}
         </tbody>
       </table></div>`,
+    )}
+  </section>`;
+}
+
+/** The customer's credit notes (issue 40): number, the invoice it corrects, when, its total, its PDF. */
+export function creditNotesSection(creditNotes: Loaded<CreditNote[]>) {
+  return html`<section aria-labelledby="credit-notes-title">
+    <h2 id="credit-notes-title">${t('creditNotes')}</h2>
+    ${show(creditNotes, (rows) =>
+      rows.length === 0
+        ? html`<p class="muted">${t('none')}</p>`
+        : html`<div class="table-wrap"><table>
+            <caption class="visually-hidden">${t('creditNotes')}</caption>
+            <thead><tr><th scope="col">${t('colNumber')}</th><th scope="col">${t('colInvoice')}</th><th scope="col">${t('colDate')}</th><th scope="col">${t('correctionReason')}</th><th scope="col" class="num">${t('colAmount')}</th><th scope="col">${t('colPdf')}</th></tr></thead>
+            <tbody>
+              ${rows.map(
+                (row) => html`<tr data-credit-note=${row.id}>
+                  <td>${row.number}</td><td>${row.invoiceNumber}</td><td>${date(row.createdTimestamp)}</td><td>${row.reason}</td>
+                  <td class="num">${money(row.total, row.currency)}</td>
+                  <td><a href=${apiUrl(`/v1/creditNotes/pdf/${row.id}`)} target="_blank" rel="noopener">${t('pdfLink', { number: row.number })}</a></td>
+                </tr>`,
+              )}
+            </tbody>
+          </table></div>`,
     )}
   </section>`;
 }

@@ -15,6 +15,8 @@ interface RevenueMonth {
   activeSubscribers: number;
   churnedSubscribers: number;
   churnRate: string | number;
+  /** What write-offs dated in the month closed (issue 40). */
+  writtenOff: string;
 }
 interface CurrencyRevenue {
   currency: string;
@@ -179,14 +181,14 @@ export class RevenuePage extends ConsolePage {
         <thead><tr>
           <th scope="col">${t('colMonth')}</th><th scope="col" class="num">${t('colMrr')}</th><th scope="col" class="num">${t('colNew')}</th>
           <th scope="col" class="num">${t('colExpansion')}</th><th scope="col" class="num">${t('colContraction')}</th><th scope="col" class="num">${t('colChurn')}</th>
-          <th scope="col" class="num">${t('colActiveSubscribers')}</th><th scope="col" class="num">${t('colChurnRate')}</th>
+          <th scope="col" class="num">${t('colActiveSubscribers')}</th><th scope="col" class="num">${t('colChurnRate')}</th><th scope="col" class="num">${t('colWrittenOff')}</th>
         </tr></thead>
         <tbody>
           ${currency.months.map(
             (row) => html`<tr>
               <th scope="row">${month(row.month)}</th><td class="num">${money(row.mrr, code)}</td><td class="num">${money(row.new, code)}</td>
               <td class="num">${money(row.expansion, code)}</td><td class="num">${money(row.contraction, code)}</td><td class="num">${money(row.churn, code)}</td>
-              <td class="num">${number(row.activeSubscribers)}</td><td class="num">${percent(row.churnRate)}</td>
+              <td class="num">${number(row.activeSubscribers)}</td><td class="num">${percent(row.churnRate)}</td><td class="num">${money(row.writtenOff, code)}</td>
             </tr>`,
           )}
         </tbody>
