@@ -248,6 +248,36 @@ describe('a portal session', () => {
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
   });
 
+  it("lists the customer's own credit notes with their PDFs (issue 40), never another customer's", async () => {
+    const mine = await activeCustomer(api());
+    const theirs = await activeCustomer(api());
+    const creditNote = async (invoice: Record<string, any>) => {
+      const res = await api().call('POST', '/v1/creditNotes', {
+        invoiceId: invoice.id,
+        lines: [{ invoiceLineId: invoice.charges[0]!.id, amount: 1 }],
+        reason: 'goodwill',
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { id: number; number: number; total: number };
+    };
+    const own = await creditNote(mine.invoices[0]!);
+    const other = await creditNote(theirs.invoices[0]!);
+    const session = await openSession(tokenOf((await portalLink(mine.customerId)).url));
+    const listed = (await portal(session, 'GET', '/portal/api/credit-notes')).json() as Array<{
+      id: number;
+      total: number;
+      invoiceNumber: number;
+    }>;
+    expect(listed.map((n) => [n.id, n.total, n.invoiceNumber])).toEqual([[own.id, own.total, mine.invoices[0]!.invoiceNumber]]);
+    const pdf = await portal(session, 'GET', `/portal/api/credit-notes/${own.id}/pdf`);
+    expect([pdf.statusCode, pdf.headers['content-type'], pdf.rawPayload.subarray(0, 5).toString()]).toEqual([
+      200,
+      'application/pdf',
+      '%PDF-',
+    ]);
+    expectRefusal(await portal(session, 'GET', `/portal/api/credit-notes/${other.id}/pdf`), 404);
+  });
+
   it('opened from an e-mail link, may pay but not cancel or change details', async () => {
     const { customerId, subscriptionIds, invoices } = await activeCustomer(api());
     await addCard(customerId);

@@ -30,6 +30,7 @@ export {
   updatePortalEmailPreferences,
   type PortalOverview,
 } from './service.js';
+export { listPortalCreditNotes, portalCreditNotePdf } from './credit-notes.js';
 export { confirmPortalEmailChange, EMAIL_CHANGE_HOURS, updatePortalContact } from './contact.js';
 export {
   beginPortalCardAttempt,

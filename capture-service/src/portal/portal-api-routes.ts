@@ -12,6 +12,8 @@ import {
   portalCardCaptureToken,
   portalCountries,
   portalInvoicePdf,
+  listPortalCreditNotes,
+  portalCreditNotePdf,
   previewPortalPlanChange,
   PortalBillingAddressBody,
   PortalCancelBody,
@@ -77,6 +79,15 @@ function registerSessionRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
     const found = await session(request, reply, false);
     const { id } = parseBody(PortalIdParams, request.params);
     const file = await portalInvoicePdf(ctx, found, id);
+    return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.content);
+  });
+  app.get('/portal/api/credit-notes', portalRoute, async (request, reply) =>
+    listPortalCreditNotes(ctx, await session(request, reply, false)),
+  );
+  app.get('/portal/api/credit-notes/:id/pdf', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, false);
+    const { id } = parseBody(PortalIdParams, request.params);
+    const file = await portalCreditNotePdf(ctx, found, id);
     return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.content);
   });
 }

@@ -16,6 +16,7 @@ import { renderChange } from './portal-change.js';
 import { renderDetails } from './portal-details.js';
 import { renderInvoices } from './portal-invoices.js';
 import type {
+  CreditNote,
   ChangeOptions,
   ChangeRequest,
   Country,
@@ -50,6 +51,7 @@ export class RenewPortal extends LitElement implements Portal {
     session: { state: true },
     overview: { state: true },
     invoices: { state: true },
+    creditNotes: { state: true },
     preferences: { state: true },
     countries: { state: true },
     addressCountry: { state: true },
@@ -68,6 +70,7 @@ export class RenewPortal extends LitElement implements Portal {
   declare session: Session | undefined;
   declare overview: Overview | undefined;
   declare invoices: Invoice[] | undefined;
+  declare creditNotes: CreditNote[] | undefined;
   declare preferences: Preference[] | undefined;
   declare countries: Country[] | undefined;
   declare addressCountry: number | null;
@@ -161,7 +164,10 @@ export class RenewPortal extends LitElement implements Portal {
     this.problem = '';
     try {
       if (!this.overview || view === 'overview' || view === 'pay') this.overview = await this.api<Overview>('GET', '/portal/api/overview');
-      if (view === 'invoices') this.invoices = await this.api<Invoice[]>('GET', '/portal/api/invoices');
+      if (view === 'invoices') {
+        this.invoices = await this.api<Invoice[]>('GET', '/portal/api/invoices');
+        this.creditNotes = await this.api<CreditNote[]>('GET', '/portal/api/credit-notes');
+      }
       const changing = /^(change|seats)-/.test(view);
       if (this.overview.scope === 'full' && (view === 'overview' || changing))
         this.changeOptions = await this.api<ChangeOptions[]>('GET', '/portal/api/plan-changes');

@@ -69,6 +69,15 @@ export interface Invoice {
   outstandingBalance: number;
   currency: string;
 }
+/** A credit note on one of the customer's invoices (GET /portal/api/credit-notes). */
+export interface CreditNote {
+  id: number;
+  number: number;
+  invoiceNumber: number;
+  createdTimestamp: string;
+  total: number;
+  currency: string;
+}
 export type Interval = 'Monthly' | 'Yearly';
 /** What one Active subscription may change to (GET /portal/api/plan-changes). */
 export interface ChangeOptions {
@@ -129,6 +138,7 @@ export interface Portal {
   session: Session | undefined;
   overview: Overview | undefined;
   invoices: Invoice[] | undefined;
+  creditNotes: CreditNote[] | undefined;
   preferences: Preference[] | undefined;
   /** The address form's countries, loaded with the details view. */
   countries: Country[] | undefined;

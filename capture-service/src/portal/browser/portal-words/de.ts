@@ -135,6 +135,11 @@ export const de: PortalText = {
   statusUnpaid: 'Unbezahlt',
   statusPosted: 'Gestellt',
   statusVoid: 'Storniert',
+  statusWrittenOff: 'Abgeschrieben',
+  creditNotesTitle: 'Gutschriften',
+  creditNoteNumber: 'Gutschrift',
+  creditNoteInvoice: 'Zur Rechnung',
+  downloadCreditNote: 'Gutschrift {0} herunterladen (PDF)',
   statusPartiallyPaid: 'Teilweise bezahlt',
   emailTypes:
     'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen|SubscriptionChange:Tarifwechsel|CreditNote:Gutschriften',

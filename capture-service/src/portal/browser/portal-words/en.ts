@@ -130,6 +130,11 @@ export const en = {
   statusUnpaid: 'Unpaid',
   statusPosted: 'Posted',
   statusVoid: 'Void',
+  statusWrittenOff: 'Written off',
+  creditNotesTitle: 'Credit notes',
+  creditNoteNumber: 'Credit note',
+  creditNoteInvoice: 'For invoice',
+  downloadCreditNote: 'Download credit note {0} (PDF)',
   statusPartiallyPaid: 'Partially paid',
   emailTypes:
     'PaymentFailed:Failed payments|InvoicePost:New invoices|PaymentReceived:Payment receipts|CreditCardExpiry:Card expiry reminders|InvoiceOverdue:Overdue invoices|UpcomingBillingNotification:Upcoming charges|CustomerSuspend:Account suspension|SubscriptionCancellation:Cancellation|PaymentMethodUpdate:Card changes|Refund:Refunds|StatementNotification:Statements|PendingExpiryRenewalNotice:Renewal reminders|SubscriptionChange:Plan changes|CreditNote:Credit notes',

@@ -133,6 +133,11 @@ export const es: PortalText = {
   statusUnpaid: 'Impagada',
   statusPosted: 'Emitida',
   statusVoid: 'Anulada',
+  statusWrittenOff: 'Incobrable',
+  creditNotesTitle: 'Notas de crédito',
+  creditNoteNumber: 'Nota de crédito',
+  creditNoteInvoice: 'De la factura',
+  downloadCreditNote: 'Descargar la nota de crédito {0} (PDF)',
   statusPartiallyPaid: 'Pagada en parte',
   emailTypes:
     'PaymentFailed:Pagos fallidos|InvoicePost:Facturas nuevas|PaymentReceived:Recibos de pago|CreditCardExpiry:Avisos de caducidad de tarjeta|InvoiceOverdue:Facturas vencidas|UpcomingBillingNotification:Próximos cargos|CustomerSuspend:Suspensión de la cuenta|SubscriptionCancellation:Cancelación|PaymentMethodUpdate:Cambios de tarjeta|Refund:Reembolsos|StatementNotification:Extractos|PendingExpiryRenewalNotice:Avisos de renovación|SubscriptionChange:Cambios de plan|CreditNote:Notas de crédito',

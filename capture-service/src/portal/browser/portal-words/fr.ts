@@ -134,6 +134,11 @@ export const fr: PortalText = {
   statusUnpaid: 'Impayée',
   statusPosted: 'Émise',
   statusVoid: 'Annulée',
+  statusWrittenOff: 'Passée en perte',
+  creditNotesTitle: 'Avoirs',
+  creditNoteNumber: 'Avoir',
+  creditNoteInvoice: 'Sur la facture',
+  downloadCreditNote: 'Télécharger l’avoir {0} (PDF)',
   statusPartiallyPaid: 'Partiellement payée',
   emailTypes:
     'PaymentFailed:Paiements refusés|InvoicePost:Nouvelles factures|PaymentReceived:Reçus de paiement|CreditCardExpiry:Rappels d’expiration de carte|InvoiceOverdue:Factures en retard|UpcomingBillingNotification:Prélèvements à venir|CustomerSuspend:Suspension du compte|SubscriptionCancellation:Résiliation|PaymentMethodUpdate:Changements de carte|Refund:Remboursements|StatementNotification:Relevés|PendingExpiryRenewalNotice:Rappels de renouvellement|SubscriptionChange:Changements de formule|CreditNote:Avoirs',
