@@ -57,7 +57,12 @@ export type Command =
   | { type: 'withdraw'; pick: number }
   /** POST /v1/Invoices/{id}/void or /writeOff (issue 40) of invoice `pick` (modulo their number: drafts and closed ones too). */
   | { type: 'void'; pick: number }
-  | { type: 'writeOff'; pick: number };
+  | { type: 'writeOff'; pick: number }
+  /**
+   * POST /v1/creditNotes (issue 40) of line `line` of invoice `pick` (each modulo their number): `permille` of the
+   * line's net plus `extraCents` (so sometimes more than is left of it), without refund.
+   */
+  | { type: 'creditNote'; pick: number; line: number; permille: number; extraCents: number };
 
 export function describeCommand(c: Command): string {
   return JSON.stringify(c);
@@ -509,6 +514,27 @@ export async function step(run: Run, c: Command): Promise<void> {
       expected = c.type === 'void' ? model.voidInvoice(m, index) : model.writeOff(m, index);
       const path = `/v1/Invoices/${id}/${c.type}`;
       real = answerOf(await run.call('POST', path, c.type === 'void' ? undefined : { reason: 'ledger model' }), path);
+      break;
+    }
+    case 'creditNote': {
+      if (m.invoices.length === 0) return void run.log.push('  (skipped: no invoice)');
+      const index = c.pick % m.invoices.length;
+      const inv = m.invoices[index]!;
+      const lineIndex = c.line % inv.lines.length;
+      const line = inv.lines[lineIndex]!;
+      const net = model.netOf(line);
+      const amount = (net > 0n ? (net * BigInt(c.permille)) / 1000n : 0n) + scaled(run, c.extraCents);
+      if (amount <= 0n) return void run.log.push('  (skipped: nothing to credit)');
+      const id = (await invoiceIds(run))[index]!;
+      const charges = (await run.call('GET', `/v1/Invoices/${id}`)).json().charges as Array<{ id: number }>;
+      run.log.push(`  credit note on invoice #${id} line ${lineIndex} (net ${formatCents(net)}): ${formatCents(amount)}`);
+      expected = model.creditNote(m, index, lineIndex, amount);
+      const body = {
+        invoiceId: id,
+        lines: [{ invoiceLineId: charges[lineIndex]!.id, amount: formatCents(amount) }],
+        reason: 'ledger model',
+      };
+      real = answerOf(await run.call('POST', '/v1/creditNotes', body), '/v1/creditNotes');
       break;
     }
   }

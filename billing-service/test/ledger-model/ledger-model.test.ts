@@ -177,6 +177,15 @@ const commandArbs: Array<fc.Arbitrary<Command>> = [
   // Void and write-off (issue 40) of any invoice: drafts, paid and closed ones are refused (409).
   fc.nat({ max: 20 }).map((pick): Command => ({ type: 'void', pick })),
   fc.nat({ max: 20 }).map((pick): Command => ({ type: 'writeOff', pick })),
+  // Credit notes (issue 40) of any line of any invoice, a part or all of it, sometimes a cent more than is left.
+  fc
+    .record({
+      pick: fc.nat({ max: 20 }),
+      line: fc.nat({ max: 4 }),
+      permille: fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constant(1000)),
+      extraCents: fc.constantFrom(0, 0, 0, 1),
+    })
+    .map((p): Command => ({ type: 'creditNote', ...p })),
 ];
 /** A customer is on hold or cancelled in few of the states reached: these put it there and bring it back after a while. */
 const timePasses = fc

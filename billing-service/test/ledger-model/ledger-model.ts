@@ -295,6 +295,8 @@ export interface Subscription {
   cancelledWithCustomer: boolean;
   /** What the last cancellation credited for the lines of the period running then (0 with None). */
   creditedAtCancel: bigint;
+  /** The option of the last cancellation (null: never cancelled). */
+  cancelOption: CancelOption | null;
 }
 export interface Model {
   today: number;
@@ -349,6 +351,7 @@ export function newModel(today: number, setup: Setup = ONE_MONTHLY): Model {
       next: null,
       cancelledWithCustomer: false,
       creditedAtCancel: 0n,
+      cancelOption: null,
     })),
     invoices: [],
     sources: [],
@@ -720,6 +723,7 @@ export function cancel(m: Model, option: CancelOption): Outcome {
     s.status = 'Cancelled';
     s.cancelledWithCustomer = true;
     s.creditedAtCancel = credited.get(s.index) ?? 0n;
+    s.cancelOption = option;
   }
   setStatus(m, 'Cancelled');
   return OK;
@@ -751,7 +755,8 @@ export function uncancel(m: Model): Outcome {
  * Whether the rest of the period running today stands unbilled, so an uncancel bills it again. The last posted line
  * to bill that period decides (earlier ones were credited by a cancellation and billed again since): on a void
  * invoice (issue 40) the period counts as not billed; on a written-off one it was billed (the merchant gave up
- * collecting it); on a standing one, unbilled if the cancellation credited its rest.
+ * collecting it); on a standing one, unbilled if the cancellation was one that credits (Unearned, Full) and the line
+ * carries credits: the cancellation's, or a credit note's that left the cancellation nothing to credit (issue 40).
  */
 function restUnbilled(m: Model, s: Subscription): boolean {
   const last = m.invoices
@@ -764,7 +769,7 @@ function restUnbilled(m: Model, s: Subscription): boolean {
     .at(-1);
   if (last === undefined) return false;
   if (last.inv.closed) return last.inv.closed.kind === 'void';
-  return s.creditedAtCancel > 0n && last.line.credited > 0n;
+  return (s.cancelOption === 'Unearned' || s.cancelOption === 'Full') && last.line.credited > 0n;
 }
 
 export type PaymentMode = 'auto' | 'unallocated';
@@ -1041,4 +1046,31 @@ function close(m: Model, inv: Invoice, kind: 'void' | 'write_off') {
   if (inv.open > 0n) inv.settledAt = atNoon(m.today);
   inv.open = 0n;
   reactivateIfPaid(m);
+}
+
+// ---------- credit notes (issue 40) ----------
+
+/**
+ * POST /v1/creditNotes crediting `amount` (net; the model has no tax) of line `lineIndex` of invoice `index`: refused
+ * (409 invoiceId) for a Draft or a closed invoice; 400 lines[0].invoiceLineId for a line that billed nothing (a plan
+ * change's credit, a line a coupon took to 0); 409 lines[0].amount beyond what is left of the line (its net less all
+ * its credits: cancellations' and earlier notes'). Else the line carries the credit (a later cancellation credits
+ * only what is left), a `credit` source pays the invoice first, its excess pays the other open invoices (oldest due
+ * first) or stays held, and a Suspended customer left with nothing overdue is reactivated.
+ */
+export function creditNote(m: Model, index: number, lineIndex: number, amount: bigint): Outcome {
+  const inv = m.invoices[index]!;
+  if (!inv.posted || inv.closed) return refused(409, 'invoiceId');
+  const line = inv.lines[lineIndex]!;
+  if (netOf(line) <= 0n) return refused(400, 'lines[0].invoiceLineId');
+  if (amount > netOf(line) - line.credited) return refused(409, 'lines[0].amount');
+  line.credited += amount;
+  const source: Source = { kind: 'credit', amount, open: amount, invoice: index };
+  m.sources.push(source);
+  // biome-ignore lint/complexity/useMathMinMax: bigint minor units (Math.min takes numbers only)
+  const part = amount < inv.open ? amount : inv.open;
+  if (part > 0n) allocate(m, source, index, part);
+  apply(m, [source]);
+  reactivateIfPaid(m);
+  return OK;
 }
