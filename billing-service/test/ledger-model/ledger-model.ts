@@ -1067,7 +1067,6 @@ export function creditNote(m: Model, index: number, lineIndex: number, amount: b
   line.credited += amount;
   const source: Source = { kind: 'credit', amount, open: amount, invoice: index };
   m.sources.push(source);
-  // biome-ignore lint/complexity/useMathMinMax: bigint minor units (Math.min takes numbers only)
   const part = amount < inv.open ? amount : inv.open;
   if (part > 0n) allocate(m, source, index, part);
   apply(m, [source]);
