@@ -161,6 +161,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
     'refusals',
     'uri-builder.ts',
     'tasks',
+    'pricing',
   ],
   ['ledger'],
   ['plans', 'billing-settings', 'countries', 'addresses'],
