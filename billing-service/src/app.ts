@@ -41,6 +41,7 @@ import { noteRoutes } from './notes/routes.js';
 import { purchaseInvoicing } from './lifecycle/purchase-invoicing.js';
 import { purchaseRoutes } from './purchases/routes.js';
 import { creditNoteRoutes } from './credit-notes/routes.js';
+import { usageRoutes } from './usage/routes.js';
 import type { EmailActionLinks } from './notifications/email-action-links.js';
 import type { EmailSettings } from './notifications/email-outbox-worker.js';
 import { observe, type ObservabilityOptions } from './observability/observe.js';
@@ -207,6 +208,7 @@ async function registerResourceRoutes(app: FastifyInstance, options: AppOptions)
   await app.register(invoiceRoutes);
   await app.register(invoiceClosureRoutes);
   await app.register(creditNoteRoutes);
+  await app.register(usageRoutes);
   await app.register(paymentMethodRoutes);
   await app.register(captureTokenRoutes);
   await app.register(paymentRoutes);

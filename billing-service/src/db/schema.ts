@@ -372,6 +372,47 @@ export interface InvoiceChargesTable {
   replacedOn: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A usage event (migration 0049, partitioned by month; written only by src/usage). */
+export interface UsageEventsTable {
+  accountId: number;
+  customerId: number;
+  subscriptionId: number;
+  metricCode: string;
+  transactionId: string;
+  occurredAt: Date;
+  /** The numeric property a sum, max or latest metric reads; null for the others. */
+  value: Numeric | null;
+  /** The property value a uniqueCount metric counts; null for the others. */
+  dimension: string | null;
+  properties: ColumnType<Record<string, unknown>, string, string>;
+  receivedAt: Date;
+}
+
+export interface UsageEventIdsTable {
+  accountId: number;
+  transactionId: string;
+}
+
+/** The rollup of usage events per subscription, metric and UTC day (migration 0049). */
+export interface UsageDailyTable {
+  accountId: number;
+  subscriptionId: number;
+  metricCode: string;
+  day: ColumnType<string, string, string>;
+  count: ColumnType<string, string | number, string | number>;
+  sum: Numeric;
+  max: Numeric | null;
+  latestValue: Numeric | null;
+  latestAt: Date | null;
+}
+
+export interface UsageUniqueValuesTable {
+  subscriptionId: number;
+  metricCode: string;
+  day: ColumnType<string, string, string>;
+  dimension: string;
+}
+
 /** A correction of a posted invoice (migration 0048; written only by src/credit-notes). */
 export interface CreditNotesTable {
   id: Generated<number>;
@@ -1025,6 +1066,10 @@ export interface Database {
   creditNotes: CreditNotesTable;
   creditNoteLines: CreditNoteLinesTable;
   creditNoteRefunds: CreditNoteRefundsTable;
+  usageEvents: UsageEventsTable;
+  usageEventIds: UsageEventIdsTable;
+  usageDaily: UsageDailyTable;
+  usageUniqueValues: UsageUniqueValuesTable;
   ledgerAllocations: LedgerAllocationsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;

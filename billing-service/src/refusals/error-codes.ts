@@ -102,6 +102,10 @@ export const ERROR_CODES = {
   // s40-purchases branch (issue 40)
   purchase_not_draft: 'only a Draft purchase can be deleted: this one was invoiced, or waits for the next invoice',
   // credit notes (issue 40)
+  // usage events (issue 41), per event in POST /v1/usageEvents' refused list
+  usage_not_charged: 'no Active or Suspended subscription of the customer has a usage charge on the metric: the event would bill nothing',
+  usage_out_of_period:
+    "the event's timestamp is before the subscription's current period (its usage was billed) or more than 5 minutes ahead of the account clock",
   credit_exceeds_line:
     "more than is left to credit on the invoice line (with its tax, after earlier credit notes and cancellations' credits)",
 } as const;
