@@ -19,6 +19,8 @@ export type ServerSpec =
       database: { databaseUrl: string } | { dataDir: string };
       rateLimitStore: 'postgres' | 'memory';
       capture?: CaptureSpec;
+      /** A catalogue file of the bench's own (the usage bench's metered plan); default the demo's. */
+      catalogFile?: string;
     };
 
 export type ServerMessage =

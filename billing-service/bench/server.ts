@@ -76,7 +76,7 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?
     app.post('/x', async () => SAMPLE_CUSTOMER);
     return { app, close: () => app.close() };
   }
-  const catalog = loadCatalog(DEMO_CATALOG_PATH);
+  const catalog = loadCatalog(spec.catalogFile ?? DEMO_CATALOG_PATH);
   const database = await openDatabase(spec.database);
   // the sandbox gateway (the default), one instance shared by the billing API and the capture host as scripts/start.ts does
   const gateway = new SandboxGateway(database.db);
