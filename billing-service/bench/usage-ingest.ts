@@ -115,7 +115,7 @@ async function main() {
     const batch = () => {
       const now = Date.now();
       return Array.from({ length: BATCH }, () => {
-        const customer = customers[sequence % CUSTOMERS]!;
+        const customer = customers[sequence % customers.length] ?? { customerId: 0, subscriptionId: 0 };
         sequence += 1;
         return {
           transactionId: `${run}-${sequence}`,
@@ -151,7 +151,7 @@ async function main() {
     const floor = await measureLoop(
       async () => {
         const rows = batch().flatMap((e) => {
-          const s = customers.find((c) => c.customerId === e.customerId)!;
+          const s = customers.find((c) => c.customerId === e.customerId) ?? { subscriptionId: 0 };
           return [
             account.accountId,
             e.customerId,
@@ -174,7 +174,8 @@ async function main() {
     const floorPerSecond = floor.perSecond * BATCH;
 
     // the read at 1,000,000 events in the period
-    const heavy = customers[0]!;
+    const heavy = customers[0];
+    if (!heavy) throw new Error('no metered customer was created');
     const loadStart = performance.now();
     const now = Date.now();
     for (let chunk = 0; chunk < 100; chunk++) {
