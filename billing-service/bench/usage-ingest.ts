@@ -81,6 +81,135 @@ async function call(url: string, authorization: string, method: string, pathname
   return text ? JSON.parse(text) : null;
 }
 
+type Metered = { customerId: number; subscriptionId: number };
+interface Setup {
+  url: string;
+  pid: number;
+  databaseName: string;
+  databaseUrl: string;
+  account: Awaited<ReturnType<typeof createBenchAccount>>;
+  customers: Metered[];
+}
+
+/** CUSTOMERS metered customers, each Active with one subscription on the metered plan, through the API. */
+async function meteredCustomers(url: string, authorization: string): Promise<Metered[]> {
+  const customers: Metered[] = [];
+  for (let i = 0; i < CUSTOMERS; i++) {
+    const customer = await call(url, authorization, 'POST', '/v1/customers', { firstName: 'Meter', lastName: `No${i}`, currency: 'USD' });
+    const subscription = await call(url, authorization, 'POST', '/v1/subscriptions', { customerId: customer.id, planFrequencyId: METERED });
+    await call(url, authorization, 'POST', '/v1/customeractivation', {
+      customerId: customer.id,
+      activateAllSubscriptions: true,
+      activateAllDraftPurchases: false,
+      temporarilyDisableAutoPost: false,
+    });
+    customers.push({ customerId: customer.id, subscriptionId: subscription.id });
+  }
+  return customers;
+}
+
+/** Batches of BATCH events with unique transaction ids, round-robin over the customers, dated in the last minute. */
+function batches(customers: Metered[]) {
+  let sequence = 0;
+  const run = randomBytes(4).toString('hex');
+  return () => {
+    const now = Date.now();
+    return Array.from({ length: BATCH }, () => {
+      const customer = customers[sequence % customers.length] ?? { customerId: 0, subscriptionId: 0 };
+      sequence += 1;
+      return {
+        transactionId: `${run}-${sequence}`,
+        customerId: customer.customerId,
+        subscriptionId: customer.subscriptionId,
+        metricCode: 'api_calls',
+        timestamp: new Date(now - (sequence % 60_000)).toISOString(),
+      };
+    });
+  };
+}
+
+async function ingestion(setup: Setup) {
+  const next = batches(setup.customers);
+  const result = await measureThroughput({
+    baseUrl: setup.url,
+    method: 'POST',
+    path: '/v1/usageEvents',
+    headers: { authorization: setup.account.authorization, 'content-type': 'application/json' },
+    body: () => JSON.stringify(next().map(({ subscriptionId: _, ...event }) => event)),
+    connections: 4,
+    seconds: 20,
+    warmupSeconds: 3,
+    serverPid: setup.pid,
+    postgresDatabase: setup.databaseName,
+  });
+  return { result, eventsPerSecond: (result.ok * BATCH) / result.seconds };
+}
+
+/** The same rows into the same partitioned table by a bare multi-row INSERT over one connection. */
+async function floor(setup: Setup): Promise<number> {
+  const next = batches(setup.customers);
+  const client = new pg.Client({ connectionString: setup.databaseUrl });
+  await client.connect();
+  const columns = 10;
+  const rowsText = Array.from(
+    { length: BATCH },
+    (_, r) => `(${Array.from({ length: columns }, (_, c) => `$${r * columns + c + 1}`).join(', ')})`,
+  );
+  const text = `insert into usage_events (account_id, customer_id, subscription_id, metric_code, transaction_id, occurred_at, value, dimension, properties, received_at) values ${rowsText.join(', ')}`;
+  try {
+    const loop = await measureLoop(
+      async () => {
+        const values = next().flatMap((e) => [
+          setup.account.accountId,
+          e.customerId,
+          e.subscriptionId,
+          e.metricCode,
+          `floor-${e.transactionId}`,
+          e.timestamp,
+          null,
+          null,
+          '{}',
+          new Date(),
+        ]);
+        await client.query({ name: 'floor_insert', text, values });
+      },
+      10,
+      2,
+    );
+    return loop.perSecond * BATCH;
+  } finally {
+    await client.end();
+  }
+}
+
+/** 1,000,000 events for one subscription through the ingestion statement, then its usage read one request at a time. */
+async function heavyRead(setup: Setup, db: Parameters<typeof storeEvents>[0]) {
+  const heavy = setup.customers[0];
+  if (!heavy) throw new Error('no metered customer was created');
+  const started = performance.now();
+  const now = Date.now();
+  for (let chunk = 0; chunk < 100; chunk++) {
+    const events = Array.from({ length: 10_000 }, (_, i) => ({
+      accountId: setup.account.accountId,
+      customerId: heavy.customerId,
+      subscriptionId: heavy.subscriptionId,
+      metricCode: 'api_calls',
+      transactionId: `heavy-${chunk}-${i}`,
+      occurredAt: new Date(now - ((chunk * 10_000 + i) % 3_600_000)).toISOString(),
+      value: null,
+      dimension: null,
+      counted: true,
+      properties: {},
+    }));
+    await storeEvents(db, events, new Date());
+  }
+  const loadSeconds = (performance.now() - started) / 1000;
+  const path = `/v1/subscriptions/${heavy.subscriptionId}/usage`;
+  const read = await measureLoop(() => call(setup.url, setup.account.authorization, 'GET', path), 10, 2);
+  const usage = await call(setup.url, setup.account.authorization, 'GET', path);
+  return { read, loadSeconds, quantity: usage.metrics[0]?.quantity as number };
+}
+
 async function main() {
   const provision = await providePostgres((line) => console.log(line));
   if ('skipped' in provision) return void console.log(`usage bench skipped: ${provision.skipped}`);
@@ -91,164 +220,60 @@ async function main() {
   const account = await createBenchAccount(seed.db, loadCatalog(catalogFile));
   const app = await startServer({ kind: 'app', database: { databaseUrl: database.url }, rateLimitStore: 'postgres', catalogFile });
   try {
-    const customers: Array<{ customerId: number; subscriptionId: number }> = [];
-    for (let i = 0; i < CUSTOMERS; i++) {
-      const customer = await call(app.url, account.authorization, 'POST', '/v1/customers', {
-        firstName: 'Meter',
-        lastName: `No${i}`,
-        currency: 'USD',
-      });
-      const subscription = await call(app.url, account.authorization, 'POST', '/v1/subscriptions', {
-        customerId: customer.id,
-        planFrequencyId: METERED,
-      });
-      await call(app.url, account.authorization, 'POST', '/v1/customeractivation', {
-        customerId: customer.id,
-        activateAllSubscriptions: true,
-        activateAllDraftPurchases: false,
-        temporarilyDisableAutoPost: false,
-      });
-      customers.push({ customerId: customer.id, subscriptionId: subscription.id });
-    }
-    let sequence = 0;
-    const run = randomBytes(4).toString('hex');
-    const batch = () => {
-      const now = Date.now();
-      return Array.from({ length: BATCH }, () => {
-        const customer = customers[sequence % customers.length] ?? { customerId: 0, subscriptionId: 0 };
-        sequence += 1;
-        return {
-          transactionId: `${run}-${sequence}`,
-          customerId: customer.customerId,
-          metricCode: 'api_calls',
-          timestamp: new Date(now - (sequence % 60_000)).toISOString(),
-        };
-      });
-    };
-    const ingest = await measureThroughput({
-      baseUrl: app.url,
-      method: 'POST',
-      path: '/v1/usageEvents',
-      headers: { authorization: account.authorization, 'content-type': 'application/json' },
-      body: () => JSON.stringify(batch()),
-      connections: 4,
-      seconds: 20,
-      warmupSeconds: 3,
-      serverPid: app.pid,
-      postgresDatabase: database.name,
-    });
-    const eventsPerSecond = (ingest.ok * BATCH) / ingest.seconds;
-
-    // the floor: the same rows, a bare multi-row INSERT over one connection
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    const columns = 10;
-    const placeholders = Array.from(
-      { length: BATCH },
-      (_, r) => `(${Array.from({ length: columns }, (_, c) => `$${r * columns + c + 1}`).join(', ')})`,
-    ).join(', ');
-    const text = `insert into usage_events (account_id, customer_id, subscription_id, metric_code, transaction_id, occurred_at, value, dimension, properties, received_at) values ${placeholders}`;
-    const floor = await measureLoop(
-      async () => {
-        const rows = batch().flatMap((e) => {
-          const s = customers.find((c) => c.customerId === e.customerId) ?? { subscriptionId: 0 };
-          return [
-            account.accountId,
-            e.customerId,
-            s.subscriptionId,
-            e.metricCode,
-            `floor-${e.transactionId}`,
-            e.timestamp,
-            null,
-            null,
-            '{}',
-            new Date(),
-          ];
-        });
-        await client.query({ name: 'floor_insert', text, values: rows });
-      },
-      10,
-      2,
-    );
-    await client.end();
-    const floorPerSecond = floor.perSecond * BATCH;
-
-    // the read at 1,000,000 events in the period
-    const heavy = customers[0];
-    if (!heavy) throw new Error('no metered customer was created');
-    const loadStart = performance.now();
-    const now = Date.now();
-    for (let chunk = 0; chunk < 100; chunk++) {
-      await storeEvents(
-        seed.db,
-        Array.from({ length: 10_000 }, (_, i) => ({
-          accountId: account.accountId,
-          customerId: heavy.customerId,
-          subscriptionId: heavy.subscriptionId,
-          metricCode: 'api_calls',
-          transactionId: `heavy-${run}-${chunk}-${i}`,
-          occurredAt: new Date(now - ((chunk * 10_000 + i) % 3_600_000)).toISOString(),
-          value: null,
-          dimension: null,
-          counted: true,
-          properties: {},
-        })),
-        new Date(),
-      );
-    }
-    const loadSeconds = (performance.now() - loadStart) / 1000;
-    const read = await measureLoop(
-      () => call(app.url, account.authorization, 'GET', `/v1/subscriptions/${heavy.subscriptionId}/usage`),
-      10,
-      2,
-    );
-    const usage = await call(app.url, account.authorization, 'GET', `/v1/subscriptions/${heavy.subscriptionId}/usage`);
-
-    console.log(`\nusage bench on ${server.description}\n`);
-    console.log(
-      table(
-        ['Figure', 'Measured', 'Baseline (same run)', 'Target', 'Met'],
-        [
-          [
-            'ingestion, POST /v1/usageEvents, batches of 1,000, 4 connections',
-            rate(eventsPerSecond, 'events/s'),
-            `${rate(floorPerSecond, 'events/s')} (bare multi-row INSERT)`,
-            '≥ 20,000 events/s',
-            eventsPerSecond >= 20_000 ? 'yes' : 'NO',
-          ],
-          [
-            '  share of the floor',
-            `${Math.round((100 * eventsPerSecond) / floorPerSecond)} %`,
-            '',
-            '≥ 60 %',
-            eventsPerSecond >= 0.6 * floorPerSecond ? 'yes' : 'NO',
-          ],
-          ['  requests: ok / non-2xx, p50', `${ingest.ok} / ${ingest.non2xx}, ${ms(ingest.latencyMs.p50)}`, '', '', ''],
-          [
-            'current-usage read, 1,000,000 events in the period, p50',
-            ms(read.latencyMs.p50),
-            `p95 ${ms(read.latencyMs.p95)}`,
-            '≤ 20 ms',
-            read.latencyMs.p50 <= 20 ? 'yes' : 'NO',
-          ],
-          [
-            '  quantity read / loading 1,000,000 events (ingestion statement)',
-            String(usage.metrics[0]?.quantity),
-            `${loadSeconds.toFixed(1)} s`,
-            '',
-            '',
-          ],
-        ],
-        new Set([1]),
-      ),
-    );
-    if (ingest.cpu) console.log(`server CPU ${JSON.stringify(ingest.cpu)}`);
+    const customers = await meteredCustomers(app.url, account.authorization);
+    const setup: Setup = { url: app.url, pid: app.pid, databaseName: database.name, databaseUrl: database.url, account, customers };
+    const ingest = await ingestion(setup);
+    const floorPerSecond = await floor(setup);
+    const heavy = await heavyRead(setup, seed.db);
+    report(server.description, ingest, floorPerSecond, heavy);
   } finally {
     await app.stop();
     await seed.close();
     await database.drop();
     await server.stop();
   }
+}
+
+function report(
+  where: string,
+  ingest: Awaited<ReturnType<typeof ingestion>>,
+  floorPerSecond: number,
+  heavy: Awaited<ReturnType<typeof heavyRead>>,
+) {
+  const { eventsPerSecond, result } = ingest;
+  console.log(`\nusage bench on ${where}\n`);
+  console.log(
+    table(
+      ['Figure', 'Measured', 'Baseline (same run)', 'Target', 'Met'],
+      [
+        [
+          'ingestion, POST /v1/usageEvents, batches of 1,000, 4 connections',
+          rate(eventsPerSecond, 'events/s'),
+          `${rate(floorPerSecond, 'events/s')} (bare multi-row INSERT)`,
+          '≥ 20,000 events/s',
+          eventsPerSecond >= 20_000 ? 'yes' : 'NO',
+        ],
+        [
+          '  share of the floor',
+          `${Math.round((100 * eventsPerSecond) / floorPerSecond)} %`,
+          '',
+          '≥ 60 %',
+          eventsPerSecond >= 0.6 * floorPerSecond ? 'yes' : 'NO',
+        ],
+        ['  requests: ok / non-2xx, p50', `${result.ok} / ${result.non2xx}, ${ms(result.latencyMs.p50)}`, '', '', ''],
+        [
+          'current-usage read, 1,000,000 events in the period, p50',
+          ms(heavy.read.latencyMs.p50),
+          `p95 ${ms(heavy.read.latencyMs.p95)}`,
+          '≤ 20 ms',
+          heavy.read.latencyMs.p50 <= 20 ? 'yes' : 'NO',
+        ],
+        ['  quantity read / loading the events (ingestion statement)', String(heavy.quantity), `${heavy.loadSeconds.toFixed(1)} s`, '', ''],
+      ],
+      new Set([1]),
+    ),
+  );
+  if (result.cpu) console.log(`CPU during ingestion: ${JSON.stringify(result.cpu)}`);
 }
 
 main().catch((error) => {
