@@ -3,6 +3,14 @@
  * write-offs, in each language; spread into the language tables (messages-en.ts and the others).
  */
 export const correctionsEn = {
+  purchaseAdd: 'Add a one-time charge',
+  purchaseName: 'Name',
+  purchaseAmount: 'Price per unit ({currency})',
+  purchaseDescription: 'Description (optional)',
+  purchaseInvoiceNow: 'Invoice now (otherwise on the next renewal’s invoice)',
+  purchaseTotal: 'Total before tax: {total}',
+  purchaseSubmit: 'Add the charge',
+  purchaseAdded: 'One-time charge “{name}” added.',
   colCorrections: 'Corrections',
   voidAction: 'Void',
   writeOffAction: 'Write off',
@@ -34,6 +42,14 @@ export const correctionsEn = {
 type CorrectionWords = Record<keyof typeof correctionsEn, string>;
 
 export const correctionsFr: CorrectionWords = {
+  purchaseAdd: 'Ajouter une vente ponctuelle',
+  purchaseName: 'Libellé',
+  purchaseAmount: 'Prix unitaire ({currency})',
+  purchaseDescription: 'Description (facultative)',
+  purchaseInvoiceNow: 'Facturer maintenant (sinon sur la facture du prochain renouvellement)',
+  purchaseTotal: 'Total hors taxes : {total}',
+  purchaseSubmit: 'Ajouter la vente',
+  purchaseAdded: 'Vente ponctuelle « {name} » ajoutée.',
   colCorrections: 'Corrections',
   voidAction: 'Annuler',
   writeOffAction: 'Passer en perte',
@@ -63,6 +79,14 @@ export const correctionsFr: CorrectionWords = {
 };
 
 export const correctionsDe: CorrectionWords = {
+  purchaseAdd: 'Einmalige Leistung hinzufügen',
+  purchaseName: 'Bezeichnung',
+  purchaseAmount: 'Einzelpreis ({currency})',
+  purchaseDescription: 'Beschreibung (optional)',
+  purchaseInvoiceNow: 'Sofort in Rechnung stellen (sonst mit der nächsten Verlängerung)',
+  purchaseTotal: 'Summe netto: {total}',
+  purchaseSubmit: 'Leistung hinzufügen',
+  purchaseAdded: 'Einmalige Leistung „{name}“ hinzugefügt.',
   colCorrections: 'Korrekturen',
   voidAction: 'Stornieren',
   writeOffAction: 'Abschreiben',
@@ -92,6 +116,14 @@ export const correctionsDe: CorrectionWords = {
 };
 
 export const correctionsEs: CorrectionWords = {
+  purchaseAdd: 'Añadir un cargo único',
+  purchaseName: 'Nombre',
+  purchaseAmount: 'Precio por unidad ({currency})',
+  purchaseDescription: 'Descripción (opcional)',
+  purchaseInvoiceNow: 'Facturar ahora (si no, en la factura de la próxima renovación)',
+  purchaseTotal: 'Total sin impuestos: {total}',
+  purchaseSubmit: 'Añadir el cargo',
+  purchaseAdded: 'Cargo único «{name}» añadido.',
   colCorrections: 'Correcciones',
   voidAction: 'Anular',
   writeOffAction: 'Dar por incobrable',

@@ -332,6 +332,34 @@ test('the billing operator voids one invoice, writes off another and credits a t
   await support.context().close();
 });
 
+test('the billing operator sells a one-time charge invoiced at once: the total is shown first, the API has the purchase on an invoice of its own', async ({
+  page,
+}) => {
+  const active = await customer({ active: true });
+  await signIn(page, operators.billing!);
+  await page.goto(consoleUrl(`customers/${active.id}`));
+  await settled(page);
+  const form = shell(page).getByRole('form', { name: 'Add a one-time charge' });
+  await form.getByLabel('Name').fill('Training day, e2e');
+  await form.getByLabel(/^Price per unit/).fill('150');
+  await form.getByLabel('Quantity').fill('2');
+  await expect(form.locator('[data-preview="purchase"]')).toHaveText('Total before tax: $300.00');
+  await form.getByRole('checkbox', { name: /Invoice now/ }).check();
+  await form.getByRole('button', { name: 'Add the charge' }).click();
+  await expect(shell(page).getByText('One-time charge “Training day, e2e” added.')).toBeVisible();
+  const purchases = await call<Array<{ id: number; name: string; status: string; amount: number; invoiceId: number | null }>>(
+    'GET',
+    `/v1/customers/${active.id}/purchases`,
+  );
+  expect(purchases.map((p) => [p.name, p.status, p.amount])).toEqual([['Training day, e2e', 'Invoiced', 300]]);
+  const invoice = await call<{ invoiceAmount: number; charges: Array<{ chargeType: string }> }>(
+    'GET',
+    `/v1/Invoices/${purchases[0]!.invoiceId}`,
+  );
+  expect([invoice.invoiceAmount, invoice.charges.map((c) => c.chargeType)]).toEqual([300, ['Purchase']]);
+  await expect(shell(page).locator(`tr[data-purchase="${purchases[0]!.id}"]`)).toContainText('$300.00');
+});
+
 test('a payment with the disputed test card (0259) shows its dispute on the customer page once the processor opens it', async ({
   page,
 }) => {

@@ -7,6 +7,7 @@ import { customerName } from './customers-page.js';
 import './billing-settings-section.js';
 import type { CorrectionKind, InvoiceCorrection, InvoiceWithLines } from './invoice-correction.js';
 import './invoice-correction.js';
+import './purchase-form.js';
 import {
   auditSection,
   creditNotesSection,
@@ -384,6 +385,12 @@ export class CustomerPage extends ConsolePage {
       <console-billing-settings .customerId=${customer.id} .operator=${this.operator} .lang=${this.lang}></console-billing-settings>
       ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices, customer.id, can.correctInvoices(role) ? (invoice, kind) => this.correctInvoice(invoice, kind) : undefined)}
       ${creditNotesSection(this.creditNotes)} ${purchasesSection(this.purchases, this.invoices)}
+      ${
+        can.act(role) && (customer.status === 'Draft' || customer.status === 'Active')
+          ? html`<console-purchase-form .customerId=${customer.id} .currency=${customer.currency} .active=${customer.status === 'Active'}
+              .operator=${this.operator} .lang=${this.lang} @purchased=${this.corrected}></console-purchase-form>`
+          : nothing
+      }
       ${paymentsSection(this.payments, this.disputes, can.refund(this.operator?.role) ? (payment) => this.openRefund(payment) : undefined, customer.id)} ${this.notesSection()}
       ${auditSection(this.audit, customer.currency)} ${eventsSection(this.events)} ${this.actionDialog()} ${this.refundDialog()}
       <console-invoice-correction .operator=${this.operator} .lang=${this.lang} @corrected=${this.corrected}></console-invoice-correction>
