@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { PDF_ROUTE_SCHEMA, sendPdf } from '../invoices/pdf/pdf-reply.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
 import { customerChildListRoute } from '../customers/child-list.js';
-import { z } from 'zod';
 import { readBack } from '../http/idempotency.js';
 import { Refusal } from '../refusals/refusal.js';
 import { creditNotePdf } from './pdf.js';
@@ -74,13 +74,12 @@ export async function creditNoteRoutes(fastify: FastifyInstance) {
       tags,
       summary: "The credit note as a PDF (application/pdf), in its invoice's layout and the customer's language",
       params: CreditNoteIdParams,
-      produces: ['application/pdf'],
-      response: { 200: z.any().describe('the PDF document (application/pdf)') },
+      ...PDF_ROUTE_SCHEMA,
     },
     handler: async (request, reply) => {
       const file = await creditNotePdf(app.ctx, request.caller.accountId, request.params.creditNoteId);
       if (!file) throw Refusal.notFound('credit note', request.params.creditNoteId);
-      return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(file.content);
+      return sendPdf(reply, file);
     },
   });
 

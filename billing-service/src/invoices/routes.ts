@@ -1,4 +1,5 @@
 import { Refusal } from '../refusals/refusal.js';
+import { PDF_ROUTE_SCHEMA, sendPdf } from './pdf/pdf-reply.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
@@ -53,13 +54,12 @@ export async function invoiceRoutes(fastify: FastifyInstance) {
       tags,
       summary: 'The invoice as a PDF (application/pdf)',
       params: InvoiceIdParams,
-      produces: ['application/pdf'],
-      response: { 200: z.any().describe('the PDF document (application/pdf)') },
+      ...PDF_ROUTE_SCHEMA,
     },
     handler: async (request, reply) => {
       const file = await invoicePdf(app.ctx, request.caller.accountId, request.params.invoiceId);
       if (!file) throw Refusal.notFound('invoice', request.params.invoiceId);
-      return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(file.content);
+      return sendPdf(reply, file);
     },
   });
 
