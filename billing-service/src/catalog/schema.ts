@@ -225,6 +225,8 @@ export const CatalogSchema = z
         rollUpTaxes: z.boolean().default(false),
         rollUpDiscounts: z.boolean().default(false),
         emailPreferences: z.partialRecord(z.enum(EMAIL_TYPES), z.boolean()).default({}),
+        /** Minutes a metered subscription's renewal waits after its period ends, for late usage events (issue 41). */
+        usageGraceMinutes: z.number().int().min(0).max(1440).default(60),
       })
       .prefault({}),
     rateLimits: z

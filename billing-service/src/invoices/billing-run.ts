@@ -26,6 +26,7 @@ import {
   type DraftInvoice,
   type EngineInput,
   type EngineSubscription,
+  type EngineUsage,
 } from './engine/index.js';
 import { findBillingRunInputs, insertInvoice, type BilledCoupon, type BilledProduct, type BilledSubscription } from './repository.js';
 import { taxRatesFor } from './tax-rates.js';
@@ -89,6 +90,8 @@ export interface PeriodToBill {
   prorate?: boolean;
   /** Uses of the subscription's coupons (by code) on invoices computed before this one and not saved yet. */
   couponUses?: Record<string, number>;
+  /** Usage of the period before, billed in arrears with this one (issue 41; a renewal's, see usage-to-bill.ts). */
+  usage?: EngineUsage[];
 }
 
 /** Builds the engine's subscriptions from stored subscriptions, their products and coupons. */
@@ -100,7 +103,7 @@ export async function engineSubscriptions(
 ): Promise<EngineSubscription[]> {
   const ids = [...new Set(periods.map((p) => p.subscription.id))];
   const { products, coupons }: SubscriptionLines = lines ?? (await readLines(db, ids));
-  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, billFrom, prorate, couponUses }) => ({
+  return periods.map(({ subscription: s, periodStart, isFirstInvoice, anchorDay, billFrom, prorate, couponUses, usage }) => ({
     subscriptionId: s.id,
     name: s.name,
     interval: s.interval,
@@ -110,6 +113,7 @@ export async function engineSubscriptions(
     anchorDay: anchorDay ?? null,
     billFrom: billFrom ?? null,
     isFirstInvoice,
+    ...(usage === undefined ? {} : { usage }),
     products: products
       .filter((p) => p.subscriptionId === s.id)
       .map((p) => ({

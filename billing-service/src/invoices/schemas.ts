@@ -23,7 +23,8 @@ export const DraftChargeResponse = z.object({
   draftDiscounts: z.array(DraftDiscount),
   subscriptionId: z.number().nullable(),
   productCode: z.string(),
-  chargeType: z.enum(['Recurring', 'SetupFee', 'Purchase']),
+  /** `Usage` (issue 41): a metric's usage of the period before, billed in arrears. */
+  chargeType: z.enum(['Recurring', 'SetupFee', 'Purchase', 'Usage']),
 });
 
 export const TaxResponse = z.object({ name: z.string(), rate: z.number(), amount: z.number() });
@@ -46,7 +47,7 @@ export type InvoicePreviewResponse = z.infer<typeof InvoicePreviewResponse>;
  * credit of a line billed before for its unused days (negative amount and taxable amount).
  */
 export const ChangeInvoicePreviewResponse = InvoicePreviewResponse.extend({
-  draftCharges: z.array(DraftChargeResponse.extend({ chargeType: z.enum(['Recurring', 'SetupFee', 'Credit', 'Purchase']) })),
+  draftCharges: z.array(DraftChargeResponse.extend({ chargeType: z.enum(['Recurring', 'SetupFee', 'Credit', 'Purchase', 'Usage']) })),
 });
 export type ChangeInvoicePreviewResponse = z.infer<typeof ChangeInvoicePreviewResponse>;
 
@@ -56,7 +57,9 @@ export const InvoiceResponse = z.object({
   effectiveTimestamp: z.string(),
   dueTimestamp: z.string(),
   /** `Credit`: a plan change's credit of a line billed before, for its unused days (an extension; negative amount). */
-  charges: z.array(DraftChargeResponse.extend({ id: z.number(), chargeType: z.enum(['Recurring', 'SetupFee', 'Credit', 'Purchase']) })),
+  charges: z.array(
+    DraftChargeResponse.extend({ id: z.number(), chargeType: z.enum(['Recurring', 'SetupFee', 'Credit', 'Purchase', 'Usage']) }),
+  ),
   subtotal: z.number(),
   totalDiscount: z.number(),
   taxes: z.array(TaxResponse),

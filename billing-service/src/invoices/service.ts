@@ -35,7 +35,7 @@ function chargeResponse(c: InvoiceChargeRow) {
     draftDiscounts: c.discounts.map((d) => ({ name: d.name, amount: toJsonAmount(d.amount) })),
     subscriptionId: c.subscriptionId,
     productCode: c.productCode,
-    chargeType: c.kind as 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase',
+    chargeType: c.kind as 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase' | 'Usage',
     id: c.id,
   };
 }

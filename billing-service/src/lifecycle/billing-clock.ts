@@ -12,7 +12,13 @@ import { customerBalances } from '../ledger/balances.js';
 import { isOverdue } from '../ledger/overdue.js';
 import { markOverdueNotified } from '../invoices/repository.js';
 import { markExpiryNotified } from '../payment-methods/repository.js';
-import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts } from '../subscriptions/repository.js';
+import {
+  findSubscriptionsOfCustomers,
+  lockSubscriptionRows,
+  moveSubscriptionAnchors,
+  skipToPeriodStarts,
+} from '../subscriptions/repository.js';
+import { usageChargesOf } from '../invoices/usage-to-bill.js';
 import { cancelCustomer } from './cancellation.js';
 import {
   customersDueForRenewal,
@@ -71,15 +77,23 @@ async function eachCustomer<C extends CustomerRef>(customers: C[], step: (custom
  */
 async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Promise<boolean> {
   const today = utcDate(now);
+  const billUntil = usageGraceDay(ctx, now);
   return ctx.db.transaction().execute(async (trx) => {
     const caller = systemCaller(ref.accountId);
     const customer = await lockCustomerIn(trx, caller, ref.id, ['Active']);
     const dueSubscriptions = async () =>
       (await findSubscriptionsOfCustomers(trx, ref.accountId, [customer.id], ['Active'])).filter(
-        (s) => s.nextPeriodStart !== null && s.nextPeriodStart <= today,
+        (s) => s.nextPeriodStart !== null && s.nextPeriodStart <= billUntil(s),
       );
     let due = await dueSubscriptions();
     if (due.length === 0) return false;
+    // Their rows locked before their usage is read: ingestion stores under a share lock of them (usage/ingest.ts), so
+    // every event of the period ended is either in the read or refused as out of period once the renewal commits.
+    await lockSubscriptionRows(
+      trx,
+      due.map((s) => s.id),
+    );
+    const frequencyBefore = new Map(due.map((s) => [s.id, s.planFrequencyId]));
     // Plan changes scheduled for this period end apply first: the renewal bills the new plan (nothing prorated).
     if ((await applyPendingChanges(ctx, trx, caller, due, today, now)).length > 0) due = await dueSubscriptions();
     const context = await loadBillingContext(trx, ctx.catalog, customer);
@@ -90,6 +104,7 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
       due,
       { serviceStartOption: 'ChargeForAllMissedPeriods', prorate: false },
       now,
+      { billUntil, frequencyBefore },
     );
     // the Pending purchases go on the renewal's first invoice, in its transaction: billed once
     const invoices = withPurchases(context, rounds.flat(), await purchasesInStatus(trx, customer.id, 'Pending'), today);
@@ -102,6 +117,17 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
     for (const s of due) await ctx.webhooks?.subscription(trx, ref.accountId, customer.id, s.id, 'subscription.renewed', now);
     return true;
   });
+}
+
+/**
+ * Up to which day a subscription's periods are renewed now: today, or for a metered one (usage charges), the day
+ * `usageGraceMinutes` ago (catalogue defaults): its renewal waits that long after the period ends, so events of the
+ * period that arrive late (clients batch and retry) still land on its invoice (issue 41).
+ */
+function usageGraceDay(ctx: AppContext, now: Date): (s: { planFrequencyId: number }) => string {
+  const today = utcDate(now);
+  const graceDay = utcDate(new Date(now.getTime() - ctx.catalog.defaults.usageGraceMinutes * 60_000));
+  return (s) => (usageChargesOf(ctx.catalog, s.planFrequencyId).length > 0 ? graceDay : today);
 }
 
 /**

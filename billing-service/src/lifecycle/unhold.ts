@@ -13,6 +13,7 @@ import { ruleFor, type DraftInvoice } from '../invoices/engine/index.js';
 import { anchorDayOf, missedPeriodStarts } from '../invoices/subscription-periods.js';
 import { toInvoicePreview } from '../invoices/service.js';
 import { markChargesReplaced } from '../invoices/repository.js';
+import { attachUsageInArrears } from '../invoices/usage-to-bill.js';
 import type { Queryable } from '../db/database.js';
 import type { Catalog } from '../catalog/schema.js';
 import {
@@ -48,11 +49,12 @@ export function planCatchUp(
   today: string,
   billingPeriods: BillingContext['billingPeriods'],
   input: Pick<UnholdInput, 'serviceStartOption' | 'prorate'>,
+  billUntil: (s: SubscriptionWithPlan) => string = () => today,
 ): CatchUpPlan {
   const plan: CatchUpPlan = { rounds: [], skipTo: [], anchorMoves: [] };
   const bill = (round: number, period: PeriodToBill) => (plan.rounds[round] = [...(plan.rounds[round] ?? []), period]);
   for (const s of subscriptions) {
-    const { missed, firstFuture } = missedPeriodStarts(s, today, ruleFor(s.interval, billingPeriods));
+    const { missed, firstFuture } = missedPeriodStarts(s, billUntil(s), ruleFor(s.interval, billingPeriods));
     const anchorDay = anchorDayOf(s);
     let starts: string[] = [];
     if (input.serviceStartOption === 'ChargeForAllMissedPeriods') starts = missed;
@@ -112,9 +114,16 @@ export async function billRounds(
   return invoices;
 }
 
+/** A renewal's usage in arrears (issue 41): see attachUsageInArrears; `billUntil` holds metered periods for their grace. */
+export interface RenewalUsage {
+  billUntil: (s: SubscriptionWithPlan) => string;
+  frequencyBefore: ReadonlyMap<number, number>;
+}
+
 /**
  * The invoices of a return (planCatchUp, then billRounds). The billing clock renews with
- * ChargeForAllMissedPeriods: every period started since the last.
+ * ChargeForAllMissedPeriods: every period started since the last, with `usage`: each period's invoice bills the
+ * usage of the period before it.
  */
 export async function catchUpInvoices(
   db: Queryable,
@@ -123,9 +132,11 @@ export async function catchUpInvoices(
   subscriptions: SubscriptionWithPlan[],
   input: Pick<UnholdInput, 'serviceStartOption' | 'prorate' | 'showZeroDollarCharges'>,
   now: Date,
+  usage?: RenewalUsage,
 ): Promise<{ rounds: DraftInvoice[][]; skipTo: CatchUpPlan['skipTo']; anchorMoves: CatchUpPlan['anchorMoves'] }> {
   const today = utcDate(now);
-  const { rounds, skipTo, anchorMoves } = planCatchUp(subscriptions, today, context.billingPeriods, input);
+  const { rounds, skipTo, anchorMoves } = planCatchUp(subscriptions, today, context.billingPeriods, input, usage?.billUntil);
+  if (usage) await attachUsageInArrears(db, catalog, rounds, subscriptions, usage.frequencyBefore);
   return { rounds: await billRounds(db, catalog, context, rounds, today, input.showZeroDollarCharges), skipTo, anchorMoves };
 }
 

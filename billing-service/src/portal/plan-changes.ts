@@ -53,7 +53,7 @@ export interface PortalChangeInvoice {
   id: number | null;
   invoiceNumber: number | null;
   lines: Array<{
-    chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase';
+    chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase' | 'Usage';
     productCode: string;
     name: string;
     quantity: number;

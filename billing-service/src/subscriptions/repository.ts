@@ -53,6 +53,15 @@ export async function findSubscriptionsOfCustomers(
     .execute();
 }
 
+/**
+ * Locks subscription rows against change (FOR NO KEY UPDATE, in id order) for the caller's transaction: a renewal
+ * before it reads their usage; it conflicts with the share lock usage ingestion stores events under.
+ */
+export async function lockSubscriptionRows(db: Queryable, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.selectFrom('subscriptions').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate().execute();
+}
+
 /** Subscriptions whose periods now fall on another day of the month (ChargeForCurrentFullPeriod moved it). */
 export async function moveSubscriptionAnchors(db: Queryable, moves: ReadonlyArray<{ id: number; anchorDay: number }>): Promise<void> {
   for (const move of moves) await db.updateTable('subscriptions').set({ anchorDay: move.anchorDay }).where('id', '=', move.id).execute();

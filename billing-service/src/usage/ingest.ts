@@ -4,7 +4,7 @@ import type { Caller } from '../http/auth.js';
 import { validationError } from '../http/validation.js';
 import { money } from '../money/money.js';
 import type { ErrorItem } from '../refusals/error-codes.js';
-import { findUsageTargets, storeEvents, type StoredEvent, type UsageTarget } from './repository.js';
+import { findUsageTargets, lockUsagePeriods, storeEvents, type StoredEvent, type UsageTarget } from './repository.js';
 import { UsageEventInput, type UsageEventsResponse } from './schemas.js';
 
 /** How far ahead of the account's clock an event may be dated (clients' clocks drift). */
@@ -40,15 +40,51 @@ export async function ingestUsageEvents(ctx: AppContext, caller: Caller, body: u
     [...new Set(parsed.flatMap(({ event }) => (event.customerReference == null ? [] : [event.customerReference])))],
   );
   const charged = chargedMetricsByFrequency(ctx);
-  const stored: StoredEvent[] = [];
+  const stored: Array<{ index: number; event: StoredEvent }> = [];
   for (const { index, event } of parsed) {
     const checked = checkEvent(ctx, caller, event, targets, charged, now);
     if ('errors' in checked) refused.push({ index, errors: prefixed(checked.errors, index) });
-    else stored.push(checked);
+    else stored.push({ index, event: checked });
   }
-  const fresh = await storeEvents(ctx.db, stored, now);
+  const fresh = await ctx.db.transaction().execute(async (trx) => {
+    // checked again under the subscriptions' share lock: a renewal that invoiced a period meanwhile refuses its events
+    const periods = await lockUsagePeriods(trx, [...new Set(stored.map((e) => e.event.subscriptionId))]);
+    const still = stored.filter(({ index, event }) => {
+      const late = invoicedMeanwhile(event, periods);
+      if (late) refused.push({ index, errors: prefixed([late], index) });
+      return !late;
+    });
+    return {
+      count: (
+        await storeEvents(
+          trx,
+          still.map((e) => e.event),
+          now,
+        )
+      ).size,
+      of: still.length,
+    };
+  });
   refused.sort((a, b) => a.index - b.index);
-  return { accepted: fresh.size, duplicates: stored.length - fresh.size, refused };
+  return { accepted: fresh.count, duplicates: fresh.of - fresh.count, refused };
+}
+
+/** The refusal of an event whose subscription has, since it was checked, been renewed past its date or ended. */
+function invoicedMeanwhile(event: StoredEvent, periods: Awaited<ReturnType<typeof lockUsagePeriods>>): ErrorItem | null {
+  const subscription = periods.find((p) => p.id === event.subscriptionId);
+  if (!subscription || !['Active', 'Suspended'].includes(subscription.status))
+    return { Key: 'customerId', Value: 'the subscription charging this metric has ended', Code: 'usage_not_charged' };
+  if (subscription.currentPeriodStart !== null && new Date(event.occurredAt) < new Date(`${subscription.currentPeriodStart}T00:00:00Z`))
+    return outOfPeriod(subscription.currentPeriodStart);
+  return null;
+}
+
+function outOfPeriod(currentPeriodStart: string): ErrorItem {
+  return {
+    Key: 'timestamp',
+    Value: `is before the subscription's current period (from ${currentPeriodStart}): the usage before it has been invoiced`,
+    Code: 'usage_out_of_period',
+  };
 }
 
 function prefixed(errors: ErrorItem[], index: number): ErrorItem[] {
@@ -88,11 +124,7 @@ function checkEvent(
   if (occurredAt.getTime() > now.getTime() + FUTURE_SKEW_MS)
     return refuse('timestamp', 'is more than 5 minutes ahead of the account clock', 'usage_out_of_period');
   if (subscription.currentPeriodStart !== null && occurredAt < new Date(`${subscription.currentPeriodStart}T00:00:00Z`))
-    return refuse(
-      'timestamp',
-      `is before the subscription's current period (from ${subscription.currentPeriodStart}): its usage was billed or is being billed`,
-      'usage_out_of_period',
-    );
+    return { errors: [outOfPeriod(subscription.currentPeriodStart)] };
   const read = readProperty(metric, event.properties);
   if ('errors' in read) return read;
   return {

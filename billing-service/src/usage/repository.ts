@@ -52,6 +52,27 @@ export async function findUsageTargets(
   }));
 }
 
+/**
+ * Share-locks the subscriptions a batch stores events to (in id order) until the caller's transaction ends, and
+ * answers their current period start and status as committed now: a renewal locks them against this before it reads
+ * their usage (lifecycle/billing-clock.ts), so a batch checked against a period that has since been invoiced waits
+ * for the renewal and then sees the new period.
+ */
+export async function lockUsagePeriods(
+  db: Queryable,
+  subscriptionIds: number[],
+): Promise<Array<{ id: number; status: string; currentPeriodStart: string | null }>> {
+  if (subscriptionIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select(['id', 'status', 'currentPeriodStart'])
+    .where('id', 'in', subscriptionIds)
+    .orderBy('id')
+    .forShare()
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), status: r.status, currentPeriodStart: r.currentPeriodStart }));
+}
+
 /** An event as stored. */
 export interface StoredEvent {
   accountId: number;

@@ -44,7 +44,7 @@ export const ShopperDetailsBody = z.object({
 });
 
 /** What an invoice line is: a period's charge, a setup fee, or a plan change's credit of days billed before and unused (negative). */
-const ChargeKind = z.enum(['Recurring', 'SetupFee', 'Credit', 'Purchase']);
+const ChargeKind = z.enum(['Recurring', 'SetupFee', 'Credit', 'Purchase', 'Usage']);
 
 /** A quantity the browser sends: product code -> a whole number (the billing API checks the catalogue's bounds). */
 const Quantities = z.record(

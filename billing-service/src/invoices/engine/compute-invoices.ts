@@ -6,10 +6,14 @@ import { groupSubscriptions } from './grouping.js';
 import { FULL_PERIOD, prorate, proratedAmount, prorationFactor } from './proration.js';
 import { computeTaxes, totalOfTaxes } from './taxes.js';
 import type { DraftCharge, DraftInvoice, EngineInput, EngineProduct, EngineSubscription } from './types.js';
+import { usageLine } from './usage-lines.js';
 import { validateInput } from './validate.js';
 
 /** A line while it is built: the draft charge plus what discounting needs. */
 type WorkLine = DraftCharge & DiscountableLine & { product: EngineProduct };
+
+/** A usage line belongs to no product of the subscription: it carries no product discount. */
+const USAGE_PRODUCT: EngineProduct = { productCode: '', name: '', quantity: money(0), unitPrice: money(0), included: true };
 
 /** Suffix of a setup fee line's name. */
 export const SETUP_FEE_SUFFIX = ' (setup fee)';
@@ -57,9 +61,14 @@ function subscriptionLines(subscription: EngineSubscription, input: EngineInput)
       lines.push(line(product, 'SetupFee', money(product.setupFee), FULL_PERIOD));
     }
   }
+  // usage of past periods in arrears (issue 41): never prorated, so its factor is the full period's
+  for (const usage of subscription.usage ?? []) {
+    lines.push({ ...usageLine(subscription.subscriptionId, usage, currency), factor: FULL_PERIOD, product: USAGE_PRODUCT });
+  }
   const shown = input.showZeroDollarCharges ? lines : lines.filter((l) => !l.amount.isZero());
+  // coupons discount what recurs each period: recurring lines and usage lines (issue 41: "coupons as for other lines")
   const coupons = applySubscriptionDiscounts(
-    shown.filter((l) => l.kind === 'Recurring'),
+    shown.filter((l) => l.kind === 'Recurring' || l.kind === 'Usage'),
     subscription.coupons,
     currency,
   );
@@ -72,6 +81,7 @@ function toDraftCharge(line: WorkLine, rollUp: boolean): DraftCharge {
     subscriptionId: line.subscriptionId,
     productCode: line.productCode,
     kind: line.kind,
+    ...(line.metricCode === undefined ? {} : { metricCode: line.metricCode }),
     name: line.name,
     description: line.description,
     quantity: line.quantity,

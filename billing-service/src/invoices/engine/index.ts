@@ -13,6 +13,7 @@ export type {
   EngineProduct,
   EnginePurchase,
   EngineSubscription,
+  EngineUsage,
   Interval,
   Term,
 } from './types.js';
@@ -51,3 +52,4 @@ export {
   type PlanChangeInvoice,
   type RunningLine,
 } from './plan-change.js';
+export { usageLine, usageDescription } from './usage-lines.js';

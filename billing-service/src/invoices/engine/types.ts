@@ -1,5 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { Term } from '../../catalog/schema.js';
+import type { UsageCharge } from '../../catalog/usage-schema.js';
 
 export type { Term };
 
@@ -74,6 +75,23 @@ export interface EngineSubscription {
    * and a prorated frequency charges the days from here to the end over the days of the full period.
    */
   billFrom?: string | null;
+  /** Usage of past periods billed in arrears on this invoice (issue 41): one line per metric and period. */
+  usage?: EngineUsage[];
+}
+
+/**
+ * A metric's quantity over a past period of the subscription, billed in arrears (issue 41): priced by its charge
+ * (pricing/usage-charges.ts), never prorated, discounted by coupons like a recurring line, taxed like any line.
+ */
+export interface EngineUsage {
+  metricCode: string;
+  /** The line's name: the charge's, else the metric's. */
+  name: string;
+  quantity: Decimal;
+  charge: UsageCharge;
+  /** YYYY-MM-DD: the usage period [from, to) in UTC days. */
+  from: string;
+  to: string;
 }
 
 /** A billing period configuration (spec "Billing period configuration") for one interval. */
@@ -130,9 +148,11 @@ export interface DraftCharge {
   /** null: a purchase's line (it belongs to no subscription). */
   subscriptionId: number | null;
   productCode: string;
-  kind: 'Recurring' | 'SetupFee' | 'Purchase';
+  kind: 'Recurring' | 'SetupFee' | 'Purchase' | 'Usage';
   /** A Purchase line's purchase. */
   purchaseId?: number;
+  /** A Usage line's metric (its productCode too). */
+  metricCode?: string;
   name: string;
   description: string | null;
   quantity: Decimal;

@@ -100,7 +100,7 @@ export interface PendingChange {
   effectiveDate: string;
 }
 export interface ChangeLine {
-  chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase';
+  chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase' | 'Usage';
   name: string;
   quantity: number;
   startServiceDate: string;

@@ -66,7 +66,12 @@ function toPlanChange(answer: PlanChangeResponse, preview: boolean): PlanChange 
 /** The plan change's invoice: a preview's draft (no id, number or balance yet) or the posted one. */
 function toChangeInvoice(invoice: ChangeInvoice, price: (value: number) => string): PlanChange['invoice'] {
   const line = (
-    c: { name: string; chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase'; quantity: number; amount: number } & ServiceDates,
+    c: {
+      name: string;
+      chargeType: 'Recurring' | 'SetupFee' | 'Credit' | 'Purchase' | 'Usage';
+      quantity: number;
+      amount: number;
+    } & ServiceDates,
   ) => ({
     name: c.name,
     kind: c.chargeType,
