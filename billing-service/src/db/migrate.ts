@@ -39,6 +39,7 @@ import * as voidAndWriteOff from './migrations/0046-void-and-write-off.js';
 import * as purchases from './migrations/0047-purchases.js';
 import * as creditNotes from './migrations/0048-credit-notes.js';
 import * as usageEvents from './migrations/0049-usage-events.js';
+import * as usageBilledUntil from './migrations/0050-usage-billed-until.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -96,6 +97,7 @@ const migrations: Record<string, Migration> = {
   '0047-purchases': purchases,
   '0048-credit-notes': creditNotes,
   '0049-usage-events': usageEvents,
+  '0050-usage-billed-until': usageBilledUntil,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

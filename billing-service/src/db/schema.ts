@@ -283,6 +283,8 @@ export interface SubscriptionsTable {
   nextPeriodStart: ColumnType<string | null, string | null | undefined, string | null>;
   /** The day periods fall on once it moved from the activation day (ChargeForCurrentFullPeriod); null: the activation day. */
   anchorDay: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Usage billed up to this day (exclusive) outside renewals: a cancellation's final usage (migration 0050). */
+  usageBilledUntil: ColumnType<string | null, string | null | undefined, string | null>;
   invoicesPosted: Generated<number>;
   /** The spec's `customFields`: names to scalar values, stored as given; null when none. */
   customFields: ColumnType<Record<string, string | number | boolean | null> | null, string | null | undefined, string | null>;

@@ -1,8 +1,8 @@
 import type { Catalog } from '../catalog/schema.js';
 import type { UsageCharge } from '../catalog/usage-schema.js';
 import type { Queryable } from '../db/database.js';
-import type { SubscriptionWithPlan } from '../subscriptions/repository.js';
-import { usageQuantity } from '../usage/quantities.js';
+import { lockSubscriptionRows, type SubscriptionWithPlan } from '../subscriptions/repository.js';
+import { usageQuantity, usageWindowStart } from '../usage/quantities.js';
 import type { PeriodToBill } from './billing-run.js';
 import type { EngineUsage } from './engine/index.js';
 
@@ -51,16 +51,27 @@ export async function attachUsageInArrears(
   db: Queryable,
   catalog: Catalog,
   rounds: PeriodToBill[][],
-  subscriptions: ReadonlyArray<Pick<SubscriptionWithPlan, 'id' | 'planFrequencyId' | 'currentPeriodStart'>>,
+  subscriptions: ReadonlyArray<Pick<SubscriptionWithPlan, 'id' | 'planFrequencyId' | 'currentPeriodStart' | 'usageBilledUntil'>>,
   frequencyBefore: ReadonlyMap<number, number> = new Map(),
 ): Promise<void> {
+  // Their rows locked before their usage is read: ingestion stores under a share lock of them (usage/ingest.ts), so
+  // every event of a period billed is either in the read or refused as out of period once the billing commits.
+  const metered = subscriptions.filter(
+    (s) =>
+      usageChargesOf(catalog, frequencyBefore.get(s.id) ?? s.planFrequencyId).length + usageChargesOf(catalog, s.planFrequencyId).length >
+      0,
+  );
+  await lockSubscriptionRows(
+    db,
+    metered.map((s) => s.id),
+  );
   const billedFrom = new Map<number, string | null>();
   for (const round of rounds) {
     for (const period of round) {
       const s = subscriptions.find((x) => x.id === period.subscription.id);
       if (!s) continue;
       const first = !billedFrom.has(s.id);
-      const from = first ? s.currentPeriodStart : (billedFrom.get(s.id) ?? null);
+      const from = first ? usageWindowStart(s) : (billedFrom.get(s.id) ?? null);
       billedFrom.set(s.id, period.periodStart);
       const planFrequencyId = first ? (frequencyBefore.get(s.id) ?? s.planFrequencyId) : s.planFrequencyId;
       if (from === null || usageChargesOf(catalog, planFrequencyId).length === 0) continue;

@@ -12,12 +12,7 @@ import { customerBalances } from '../ledger/balances.js';
 import { isOverdue } from '../ledger/overdue.js';
 import { markOverdueNotified } from '../invoices/repository.js';
 import { markExpiryNotified } from '../payment-methods/repository.js';
-import {
-  findSubscriptionsOfCustomers,
-  lockSubscriptionRows,
-  moveSubscriptionAnchors,
-  skipToPeriodStarts,
-} from '../subscriptions/repository.js';
+import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts } from '../subscriptions/repository.js';
 import { usageChargesOf } from '../invoices/usage-to-bill.js';
 import { cancelCustomer } from './cancellation.js';
 import {
@@ -87,12 +82,6 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
       );
     let due = await dueSubscriptions();
     if (due.length === 0) return false;
-    // Their rows locked before their usage is read: ingestion stores under a share lock of them (usage/ingest.ts), so
-    // every event of the period ended is either in the read or refused as out of period once the renewal commits.
-    await lockSubscriptionRows(
-      trx,
-      due.map((s) => s.id),
-    );
     const frequencyBefore = new Map(due.map((s) => [s.id, s.planFrequencyId]));
     // Plan changes scheduled for this period end apply first: the renewal bills the new plan (nothing prorated).
     if ((await applyPendingChanges(ctx, trx, caller, due, today, now)).length > 0) due = await dueSubscriptions();

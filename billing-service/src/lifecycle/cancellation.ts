@@ -16,6 +16,7 @@ import { restOfRunningPeriod } from '../invoices/subscription-periods.js';
 import { billRounds, planCatchUp } from './unhold.js';
 import { CANCELLATION_OPTIONS, type CancellationInput } from './schemas.js';
 import { transactionWithRetry } from '../db/conflict-retry.js';
+import { billFinalUsage } from './final-usage.js';
 
 const OPTIONS_MESSAGE = `allowable options are ${CANCELLATION_OPTIONS.join(', ')}`;
 
@@ -57,6 +58,8 @@ export async function cancelCustomer(
       },
       { cancellationOption: option },
     );
+    // the usage of the period cut short is billed now (issue 41): nothing else would bill it
+    await billFinalUsage(ctx, trx, customer, cancelled, now);
     // Draft subscriptions never started: only the ones the customer had are announced.
     const ended = cancelled.filter((s) => s.activatedAt !== null).map((s) => s.name);
     if (ended.length > 0) await ctx.notifier?.enqueue(trx, customer, { type: 'SubscriptionCancellation', subscriptions: ended });

@@ -114,7 +114,7 @@ export async function billRounds(
   return invoices;
 }
 
-/** A renewal's usage in arrears (issue 41): see attachUsageInArrears; `billUntil` holds metered periods for their grace. */
+/** A renewal's (issue 41): `billUntil` holds metered periods for their grace; `frequencyBefore`: see attachUsageInArrears. */
 export interface RenewalUsage {
   billUntil: (s: SubscriptionWithPlan) => string;
   frequencyBefore: ReadonlyMap<number, number>;
@@ -122,8 +122,8 @@ export interface RenewalUsage {
 
 /**
  * The invoices of a return (planCatchUp, then billRounds). The billing clock renews with
- * ChargeForAllMissedPeriods: every period started since the last, with `usage`: each period's invoice bills the
- * usage of the period before it.
+ * ChargeForAllMissedPeriods: every period started since the last. A metered subscription's first period billed also
+ * bills its usage so far, and each next one the usage of the period before it (issue 41).
  */
 export async function catchUpInvoices(
   db: Queryable,
@@ -136,7 +136,7 @@ export async function catchUpInvoices(
 ): Promise<{ rounds: DraftInvoice[][]; skipTo: CatchUpPlan['skipTo']; anchorMoves: CatchUpPlan['anchorMoves'] }> {
   const today = utcDate(now);
   const { rounds, skipTo, anchorMoves } = planCatchUp(subscriptions, today, context.billingPeriods, input, usage?.billUntil);
-  if (usage) await attachUsageInArrears(db, catalog, rounds, subscriptions, usage.frequencyBefore);
+  await attachUsageInArrears(db, catalog, rounds, subscriptions, usage?.frequencyBefore);
   return { rounds: await billRounds(db, catalog, context, rounds, today, input.showZeroDollarCharges), skipTo, anchorMoves };
 }
 

@@ -62,6 +62,12 @@ export async function lockSubscriptionRows(db: Queryable, ids: number[]): Promis
   await db.selectFrom('subscriptions').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate().execute();
 }
 
+/** Usage billed up to `day` (exclusive) outside a renewal: a cancellation's final usage (issue 41). */
+export async function markUsageBilledUntil(db: Queryable, ids: number[], day: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('subscriptions').set({ usageBilledUntil: day }).where('id', 'in', ids).execute();
+}
+
 /** Subscriptions whose periods now fall on another day of the month (ChargeForCurrentFullPeriod moved it). */
 export async function moveSubscriptionAnchors(db: Queryable, moves: ReadonlyArray<{ id: number; anchorDay: number }>): Promise<void> {
   for (const move of moves) await db.updateTable('subscriptions').set({ anchorDay: move.anchorDay }).where('id', '=', move.id).execute();

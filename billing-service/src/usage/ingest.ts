@@ -5,6 +5,7 @@ import { validationError } from '../http/validation.js';
 import { money } from '../money/money.js';
 import type { ErrorItem } from '../refusals/error-codes.js';
 import { findUsageTargets, lockUsagePeriods, storeEvents, type StoredEvent, type UsageTarget } from './repository.js';
+import { usageWindowStart } from './quantities.js';
 import { UsageEventInput, type UsageEventsResponse } from './schemas.js';
 
 /** How far ahead of the account's clock an event may be dated (clients' clocks drift). */
@@ -74,15 +75,15 @@ function invoicedMeanwhile(event: StoredEvent, periods: Awaited<ReturnType<typeo
   const subscription = periods.find((p) => p.id === event.subscriptionId);
   if (!subscription || !['Active', 'Suspended'].includes(subscription.status))
     return { Key: 'customerId', Value: 'the subscription charging this metric has ended', Code: 'usage_not_charged' };
-  if (subscription.currentPeriodStart !== null && new Date(event.occurredAt) < new Date(`${subscription.currentPeriodStart}T00:00:00Z`))
-    return outOfPeriod(subscription.currentPeriodStart);
+  const start = usageWindowStart(subscription);
+  if (start !== null && new Date(event.occurredAt) < new Date(`${start}T00:00:00Z`)) return outOfPeriod(start);
   return null;
 }
 
-function outOfPeriod(currentPeriodStart: string): ErrorItem {
+function outOfPeriod(start: string): ErrorItem {
   return {
     Key: 'timestamp',
-    Value: `is before the subscription's current period (from ${currentPeriodStart}): the usage before it has been invoiced`,
+    Value: `is before the subscription's unbilled usage (from ${start}): the usage before it has been invoiced`,
     Code: 'usage_out_of_period',
   };
 }
@@ -123,8 +124,8 @@ function checkEvent(
   const occurredAt = new Date(event.timestamp);
   if (occurredAt.getTime() > now.getTime() + FUTURE_SKEW_MS)
     return refuse('timestamp', 'is more than 5 minutes ahead of the account clock', 'usage_out_of_period');
-  if (subscription.currentPeriodStart !== null && occurredAt < new Date(`${subscription.currentPeriodStart}T00:00:00Z`))
-    return { errors: [outOfPeriod(subscription.currentPeriodStart)] };
+  const start = usageWindowStart(subscription);
+  if (start !== null && occurredAt < new Date(`${start}T00:00:00Z`)) return { errors: [outOfPeriod(start)] };
   const read = readProperty(metric, event.properties);
   if ('errors' in read) return read;
   return {

@@ -34,3 +34,13 @@ export async function usageQuantity(
       return r.latestValue !== null ? money(r.latestValue) : (carried ?? money(0));
   }
 }
+
+/**
+ * Where a subscription's unbilled usage starts: its current period's start, or the day a cancellation billed it up to
+ * when that is later (usageBilledUntil, issue 41). Null: no period yet.
+ */
+export function usageWindowStart(s: { currentPeriodStart: string | null; usageBilledUntil: string | null }): string | null {
+  if (s.currentPeriodStart === null || s.usageBilledUntil === null) return s.currentPeriodStart ?? s.usageBilledUntil;
+  // ISO dates order as text: the later of the two
+  return [s.usageBilledUntil, s.currentPeriodStart].sort()[1] ?? null;
+}

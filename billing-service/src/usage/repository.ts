@@ -9,6 +9,7 @@ export interface UsageTarget {
   planFrequencyId: number;
   currentPeriodStart: string | null;
   nextPeriodStart: string | null;
+  usageBilledUntil: string | null;
 }
 
 /** The customers named by id or by reference, with their subscriptions that take usage (one statement). */
@@ -31,6 +32,7 @@ export async function findUsageTargets(
       'subscriptions.planFrequencyId',
       'subscriptions.currentPeriodStart',
       'subscriptions.nextPeriodStart',
+      'subscriptions.usageBilledUntil',
     ])
     .where('customers.accountId', '=', accountId)
     .where((eb) =>
@@ -49,6 +51,7 @@ export async function findUsageTargets(
     planFrequencyId: r.planFrequencyId === null ? 0 : Number(r.planFrequencyId),
     currentPeriodStart: r.currentPeriodStart,
     nextPeriodStart: r.nextPeriodStart,
+    usageBilledUntil: r.usageBilledUntil,
   }));
 }
 
@@ -61,16 +64,21 @@ export async function findUsageTargets(
 export async function lockUsagePeriods(
   db: Queryable,
   subscriptionIds: number[],
-): Promise<Array<{ id: number; status: string; currentPeriodStart: string | null }>> {
+): Promise<Array<{ id: number; status: string; currentPeriodStart: string | null; usageBilledUntil: string | null }>> {
   if (subscriptionIds.length === 0) return [];
   const rows = await db
     .selectFrom('subscriptions')
-    .select(['id', 'status', 'currentPeriodStart'])
+    .select(['id', 'status', 'currentPeriodStart', 'usageBilledUntil'])
     .where('id', 'in', subscriptionIds)
     .orderBy('id')
     .forShare()
     .execute();
-  return rows.map((r) => ({ id: Number(r.id), status: r.status, currentPeriodStart: r.currentPeriodStart }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    status: r.status,
+    currentPeriodStart: r.currentPeriodStart,
+    usageBilledUntil: r.usageBilledUntil,
+  }));
 }
 
 /** An event as stored. */

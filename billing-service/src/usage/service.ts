@@ -5,7 +5,7 @@ import { sumMoney, toJsonAmount } from '../money/money.js';
 import { priceUsage } from '../pricing/usage-charges.js';
 import { Refusal } from '../refusals/refusal.js';
 import { findSubscription } from '../subscriptions/repository.js';
-import { usageQuantity } from './quantities.js';
+import { usageQuantity, usageWindowStart } from './quantities.js';
 import type { SubscriptionUsageResponse } from './schemas.js';
 
 /**
@@ -20,7 +20,7 @@ export async function getSubscriptionUsage(ctx: AppContext, caller: Caller, subs
   if (!customer) throw new Error(`subscription ${subscriptionId} has no customer`);
   const frequency = ctx.catalog.plans.flatMap((p) => p.frequencies).find((f) => f.id === subscription.planFrequencyId);
   const today = (await ctx.clock.now(caller.accountId)).toISOString().slice(0, 10);
-  const periodStart = subscription.currentPeriodStart ?? today;
+  const periodStart = usageWindowStart(subscription) ?? today;
   const periodEnd = subscription.nextPeriodStart ?? today;
   const metrics = await Promise.all(
     (frequency?.usageCharges ?? []).map(async (charge) => {

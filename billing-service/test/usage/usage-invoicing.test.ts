@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIVATION_FLAGS, activate, createSubscription, DAY, listInvoices, newCustomer } from '../helpers/api-fixtures.js';
+import {
+  ACTIVATION_FLAGS,
+  activate,
+  cancel,
+  createSubscription,
+  DAY,
+  listInvoices,
+  newCustomer,
+  uncancel,
+} from '../helpers/api-fixtures.js';
 import { accountOnClock, advanceClock, CLOCK_START, WITH_OUTBOXES } from '../helpers/clock-accounts.js';
 import { startTestApp, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
 
@@ -230,5 +239,47 @@ describe('usage billed in arrears on the renewal invoice', () => {
     const invoices = await listInvoices(t, customerId, account);
     const line = invoices.flatMap((i) => i.charges).find((c: Body) => c.chargeType === 'Usage' && c.productCode === 'api_calls');
     expect(line?.quantity).toBe(accepted);
+  });
+
+  it('bills a cancelled subscription’s usage at once, and not again after an uncancel', async () => {
+    const { account, customerId, subscriptionId, periodEnd } = await meteredSubscription('USD');
+    const start = CLOCK_START.getTime();
+    await advanceClock(t, account, new Date(start + 10 * DAY));
+    const calls = (prefix: string, count: number, from: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        transactionId: `${prefix}-${i}`,
+        customerId,
+        metricCode: 'api_calls',
+        timestamp: new Date(from + i * 1000).toISOString(),
+      }));
+    for (const batch of [calls('before', 1500, start).slice(0, 1000), calls('before', 1500, start).slice(1000)])
+      expect((await send(account, batch)).json().refused).toEqual([]);
+    expect((await cancel(t, customerId, 'None', account)).statusCode).toBe(204);
+    const today = new Date(start + 10 * DAY).toISOString().slice(0, 10);
+    const tomorrow = new Date(start + 11 * DAY).toISOString().slice(0, 10);
+    const finalLines = (await listInvoices(t, customerId, account)).flatMap((i) => i.charges).filter((c: Body) => c.chargeType === 'Usage');
+    // 1,500 calls, the first 1,000 free, 500 × 0.002 = 1.00; data: none, shown at 0 (this catalogue shows zero lines)
+    expect(finalLines.map((c: Body) => [c.productCode, c.quantity, c.amount, c.startServiceDate, c.endServiceDate])).toEqual([
+      ['api_calls', 1500, 1, CLOCK_START.toISOString().slice(0, 10), tomorrow],
+      ['gigabytes', 0, 0, CLOCK_START.toISOString().slice(0, 10), tomorrow],
+    ]);
+    expect((await send(account, calls('cancelled', 1, start + 10 * DAY))).json().refused[0].errors[0].Code).toBe('usage_not_charged');
+
+    expect((await uncancel(t, customerId, account)).statusCode).toBe(200);
+    // today's usage was billed with the cancellation: an event dated today is refused, tomorrow's are taken
+    const sameDay = (await send(account, calls('same-day', 1, start + 10 * DAY))).json();
+    expect([sameDay.refused[0].errors[0].Code, today]).toEqual(['usage_out_of_period', today]);
+    await advanceClock(t, account, new Date(start + 12 * DAY));
+    const after = calls('after', 1200, Date.parse(`${tomorrow}T00:00:00Z`));
+    for (const batch of [after.slice(0, 1000), after.slice(1000)]) expect((await send(account, batch)).json().refused).toEqual([]);
+    expect((await usageOf(account, subscriptionId)).periodStart).toBe(tomorrow);
+    await advanceClock(t, account, new Date(Date.parse(`${periodEnd}T00:00:00Z`) + 2 * 3_600_000));
+    const renewalLines = (await listInvoices(t, customerId, account))
+      .flatMap((i) => i.charges)
+      .filter((c: Body) => c.chargeType === 'Usage' && c.startServiceDate === tomorrow);
+    expect(renewalLines.map((c: Body) => [c.productCode, c.quantity, c.amount, c.endServiceDate])).toEqual([
+      ['api_calls', 1200, 0.4, periodEnd],
+      ['gigabytes', 0, 0, periodEnd],
+    ]);
   });
 });

@@ -52,4 +52,5 @@ export {
   type PlanChangeInvoice,
   type RunningLine,
 } from './plan-change.js';
-export { usageLine, usageDescription } from './usage-lines.js';
+export { usageDescription, usageLine } from './usage-lines.js';
+export { usageInvoice } from './usage-invoice.js';

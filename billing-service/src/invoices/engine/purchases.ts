@@ -16,7 +16,13 @@ export function attachPurchases(invoices: DraftInvoice[], purchases: readonly En
   if (purchases.length === 0) return invoices;
   const [first, ...rest] = invoices;
   const lines = [...purchases].sort((a, b) => a.purchaseId - b.purchaseId).map((p) => purchaseLine(p, pricing.effectiveDate));
-  const base: DraftInvoice = first ?? {
+  const base = first ?? emptyInvoice(pricing);
+  return [{ ...base, ...invoiceTotals([...base.charges, ...lines], pricing) }, ...rest];
+}
+
+/** An invoice of no subscription's period (it moves none): purchases alone, a cancellation's final usage. */
+export function emptyInvoice(pricing: PurchasePricing): DraftInvoice {
+  return {
     currency: pricing.currency,
     effectiveDate: pricing.effectiveDate,
     dueDate: dueDate(pricing.effectiveDate, pricing.term),
@@ -30,7 +36,6 @@ export function attachPurchases(invoices: DraftInvoice[], purchases: readonly En
     nextPeriodStart: {},
     couponsApplied: {},
   };
-  return [{ ...base, ...invoiceTotals([...base.charges, ...lines], pricing) }, ...rest];
 }
 
 function purchaseLine(p: EnginePurchase, date: string): DraftCharge {
