@@ -5,6 +5,9 @@ import { getSubscriptionUsage } from '../usage/service.js';
 import type { PortalSession } from './links.js';
 import { ownSubscription, portalCaller } from './service.js';
 
+/** A subscription's usage this period, as the portal shows it: the API's own answer. */
+export type PortalSubscriptionUsage = SubscriptionUsageResponse;
+
 /** The subscriptions usage events are counted for (what POST /v1/usageEvents takes events for). */
 const METERED_STATUSES = ['Active', 'Suspended'] as const;
 
