@@ -477,6 +477,11 @@ test("the overview shows a metered subscription's usage so far and its running t
   await expect(block.locator('tbody tr').first().locator('td')).toHaveText(['API calls', '9', '$1.50']);
   await expect(block.locator('tfoot')).toHaveText(/Total so far\s*\$3\.38/);
   expect((await p.call<{ amount: number }>('GET', `/v1/subscriptions/${metered.subscriptionId}/usage`)).amount).toBe(3.38);
+  // In French: the block's words and amounts the French way, no English word of the portal's on screen.
+  await openPortal(page, metered.id, { locale: 'fr' });
+  const fr = portal(page).getByRole('region', { name: portalText('fr').usedSoFar });
+  await expect(fr.locator('tfoot')).toHaveText(/Total à ce jour\s*3,38\s*\$US/);
+  await expectNoEnglishOnScreen(page, 'fr', 'overview with usage');
 });
 
 test('the French portal shows no English', async ({ page }) => {
