@@ -1,8 +1,10 @@
 import { correctionsDe } from './messages-corrections.js';
+import { usageDe } from './messages-usage.js';
 import type { Messages } from './messages-en.js';
 
 export const de: Messages = {
   ...correctionsDe,
+  ...usageDe,
   appName: 'Renew-Konsole',
   skipToContent: 'Zum Inhalt springen',
   navLabel: 'Konsole',

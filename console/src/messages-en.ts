@@ -1,8 +1,10 @@
 import { correctionsEn } from './messages-corrections.js';
+import { usageEn } from './messages-usage.js';
 
 /** The console's English text: the reference table; every other language has exactly these keys (checked by the compiler). */
 export const en = {
   ...correctionsEn,
+  ...usageEn,
   appName: 'Renew console',
   skipToContent: 'Skip to content',
   navLabel: 'Console',

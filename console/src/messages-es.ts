@@ -1,8 +1,10 @@
 import { correctionsEs } from './messages-corrections.js';
+import { usageEs } from './messages-usage.js';
 import type { Messages } from './messages-en.js';
 
 export const es: Messages = {
   ...correctionsEs,
+  ...usageEs,
   appName: 'Consola de Renew',
   skipToContent: 'Ir al contenido',
   navLabel: 'Consola',

@@ -1,8 +1,10 @@
 import { correctionsFr } from './messages-corrections.js';
+import { usageFr } from './messages-usage.js';
 import type { Messages } from './messages-en.js';
 
 export const fr: Messages = {
   ...correctionsFr,
+  ...usageFr,
   appName: 'Console Renew',
   skipToContent: 'Aller au contenu',
   navLabel: 'Console',

@@ -9,6 +9,7 @@ import { startMailbox } from './mailbox.js';
 import { startWebhookReceiver } from './webhook-receiver.js';
 import { STAND_IN_SECRET, STAND_IN_SITE_KEY, startRecaptchaStandIn } from './recaptcha-stand-in.js';
 import { startStripeStandIn } from '../../billing-service/test/stand-ins/stripe/index.js';
+import { meteredCatalogChanges } from '../../billing-service/test/helpers/metered-catalog.js';
 
 /** Marks the line with the addresses among the product's own log lines. */
 export const PRODUCT_LINE_PREFIX = 'renew-e2e-product ';
@@ -77,7 +78,15 @@ function freePort(): Promise<number> {
  * product lists none (any site).
  */
 const demoPort = await freePort();
-const demoCapture = (JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')) as { capture?: Record<string, unknown> }).capture;
+const demoCatalog = JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')) as {
+  capture?: Record<string, unknown>;
+  plans: unknown[];
+  billableMetrics?: unknown[];
+  currencies: { allowed: string[] };
+};
+const demoCapture = demoCatalog.capture;
+/** The console's and the portal's products sell a metered plan too (issue 41): their usage views are tested on it. */
+const metered = meteredCatalogChanges(demoCatalog, demoCatalog.currencies.allowed);
 
 const recaptcha = await startRecaptchaStandIn();
 const dev = await start(
@@ -114,17 +123,21 @@ const portal = await start(
       defaultReturnUrl: 'http://shop.example/account',
     },
     emails: { brandName: PORTAL_BRAND_NAME, brandColor: '#f0a830' },
+    ...metered,
   },
 );
 // The console's tests, on a product of their own: the revenue page is compared with the sum of every Active
 // subscription, which the shop's tests, run in parallel on the dev product, keep adding to.
 // Test clocks and webhooks to the loopback too (issue 38): the console drives the account's clock and sends test events.
-const consoleProduct = await start({
-  RENEW_CAPTCHA: 'dev',
-  RENEW_TEST_CLOCKS: 'true',
-  RENEW_WEBHOOK_ALLOW_HTTP: 'true',
-  RENEW_WEBHOOK_ALLOW_PRIVATE: 'true',
-});
+const consoleProduct = await start(
+  {
+    RENEW_CAPTCHA: 'dev',
+    RENEW_TEST_CLOCKS: 'true',
+    RENEW_WEBHOOK_ALLOW_HTTP: 'true',
+    RENEW_WEBHOOK_ALLOW_PRIVATE: 'true',
+  },
+  metered,
+);
 // The checkout on the Stripe adapter (issue 37): the product talks to a local Stripe stand-in (its API, its 3-D Secure
 // page, its signed webhooks to the capture host), switched on with the three settings a merchant sets.
 const stripe = await startStripeStandIn();

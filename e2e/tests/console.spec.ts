@@ -4,7 +4,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import jsqr from 'jsqr';
 import type { Browser, Page } from '@playwright/test';
 import { PRODUCT_FILE } from '../support/global-setup.js';
-import { expect, test } from './fixtures.js';
+import { expect, meteredCustomer, test } from './fixtures.js';
 
 /**
  * The merchant console (issue 29) in a real browser: the first owner's sign-in link, invitations accepted in fresh
@@ -358,6 +358,40 @@ test('the billing operator sells a one-time charge invoiced at once: the total i
   );
   expect([invoice.invoiceAmount, invoice.charges.map((c) => c.chargeType)]).toEqual([300, ['Purchase']]);
   await expect(shell(page).locator(`tr[data-purchase="${purchases[0]!.id}"]`)).toContainText('$300.00');
+});
+
+test("the customer page shows a metered subscription's usage this period, and its running total after more events", async ({ page }) => {
+  const metered = await meteredCustomer(call, { firstName: `Console${run}`, lastName: 'Metered' });
+  const basic = await customer({ active: true });
+  await metered.send('views_calls', 5);
+  await metered.send('views_data', 1, { gb: 1.5 });
+  await metered.send('views_data', 1, { gb: 2.25 });
+  await signIn(page, operators.support!);
+  await page.goto(consoleUrl(`customers/${metered.id}`));
+  await settled(page);
+  const section = shell(page).getByRole('region', { name: 'Usage this period' });
+  const table = section.locator(`[data-usage="${metered.subscriptionId}"]`);
+  const usage = await call<{ periodStart: string; periodEnd: string }>('GET', `/v1/subscriptions/${metered.subscriptionId}/usage`);
+  const day = (iso: string) => new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso));
+  await expect(table.locator('caption')).toHaveText(
+    `Subscription ${metered.subscriptionId} (Metered), ${day(usage.periodStart)} – ${day(usage.periodEnd)}`,
+  );
+  // 5 calls, the first 3 free, then 0.25 each; 3.75 GB at 0.5 = 1.875, rounded once to 1.88.
+  await expect(table.locator('tr[data-metric="views_calls"] td')).toHaveText(['API calls', '5', '5', '$0.50']);
+  await expect(table.locator('tr[data-metric="views_data"] td')).toHaveText(['Data transfer', '3.75', '3.75', '$1.88']);
+  await expect(table.locator('[data-field="usage-total"]')).toHaveText('$2.38');
+  await metered.send('views_calls', 4);
+  await page.reload();
+  await settled(page);
+  await expect(table.locator('tr[data-metric="views_calls"] td')).toHaveText(['API calls', '9', '9', '$1.50']);
+  await expect(table.locator('[data-field="usage-total"]')).toHaveText('$3.38');
+  expect((await call<{ amount: number }>('GET', `/v1/subscriptions/${metered.subscriptionId}/usage`)).amount).toBe(3.38);
+  // A customer whose plan charges no usage has no such section.
+  await page.goto(consoleUrl(`customers/${basic.id}`));
+  await settled(page);
+  await expect(shell(page).getByRole('heading', { name: 'Subscriptions' })).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await expect(shell(page).getByRole('region', { name: 'Usage this period' })).toHaveCount(0);
 });
 
 test('a payment with the disputed test card (0259) shows its dispute on the customer page once the processor opens it', async ({

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test as base, type FrameLocator, type Locator, type Page } from '@playwright/test';
 import { PRODUCT_FILE } from '../support/global-setup.js';
+import { METERED_VIEWS_FREQUENCY } from '../../billing-service/test/helpers/metered-catalog.js';
 
 interface RunningProduct {
   demoUrl: string;
@@ -214,4 +215,39 @@ export function requestsTo(page: Page, origin: string): string[] {
     if (request.url().startsWith(origin)) seen.push(`${request.method()} ${request.url()}`);
   });
   return seen;
+}
+
+type ApiCall = <T = any>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) => Promise<T>;
+
+/**
+ * An Active customer on the metered plan the console's and the portal's products sell (issue 41,
+ * billing-service/test/helpers/metered-catalog.ts), and `send`: usage events for it through POST /v1/usageEvents,
+ * dated at the first second of its current period (in the period, and in the past whatever the account clock says).
+ */
+export async function meteredCustomer(call: ApiCall, body: Record<string, unknown>) {
+  const customer = await call<{ id: number }>('POST', '/v1/customers', { currency: 'USD', ...body });
+  const subscription = await call<{ id: number }>('POST', '/v1/subscriptions', {
+    customerId: customer.id,
+    planFrequencyId: METERED_VIEWS_FREQUENCY,
+  });
+  await call('POST', '/v1/customeractivation', {
+    customerId: customer.id,
+    activateAllSubscriptions: true,
+    activateAllDraftPurchases: false,
+    temporarilyDisableAutoPost: false,
+  });
+  const { periodStart } = await call<{ periodStart: string }>('GET', `/v1/subscriptions/${subscription.id}/usage`);
+  let sent = 0;
+  const send = async (metricCode: string, count: number, properties: Record<string, unknown> = {}) => {
+    const events = Array.from({ length: count }, () => ({
+      transactionId: `e2e-${customer.id}-${++sent}`,
+      customerId: customer.id,
+      metricCode,
+      timestamp: `${periodStart}T00:00:01Z`,
+      properties,
+    }));
+    const answer = await call<{ accepted: number }>('POST', '/v1/usageEvents', events);
+    expect(answer).toEqual({ accepted: count, duplicates: 0, refused: [] });
+  };
+  return { id: customer.id, subscriptionId: subscription.id, send };
 }

@@ -5,7 +5,17 @@ import type { CustomerLanguage } from '../../billing-service/src/catalog/schema.
 import { renderEmail } from '../../billing-service/src/notifications/email-templates.js';
 import { cardFieldsText } from '../../capture-service/src/hosted/card-fields-text.js';
 import { PORTAL_LANGUAGES, portalText, say, type PortalLanguage } from '../../capture-service/src/portal/browser/portal-text.js';
-import { expect, newShopper, payWith, portalProduct as p, product, reachPayment, test, type ReceivedEmail } from './fixtures.js';
+import {
+  expect,
+  meteredCustomer,
+  newShopper,
+  payWith,
+  portalProduct as p,
+  product,
+  reachPayment,
+  test,
+  type ReceivedEmail,
+} from './fixtures.js';
 
 /**
  * The customer portal in a real browser, on the product started for it (test clocks, e-mail to the
@@ -445,6 +455,33 @@ test('a customer downloads an invoice as a PDF', async ({ page }) => {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   expect(Buffer.concat(chunks).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+});
+
+test("the overview shows a metered subscription's usage so far and its running total after more events; axe-clean", async ({ page }) => {
+  const metered = await meteredCustomer(p.call, { firstName: 'Ada', lastName: `Metered${Date.now()}`, primaryEmail: newEmail() });
+  await metered.send('views_calls', 5);
+  await metered.send('views_data', 1, { gb: 1.5 });
+  await metered.send('views_data', 1, { gb: 2.25 });
+  await openPortal(page, metered.id);
+  const block = portal(page).getByRole('region', { name: 'Used so far this period' });
+  const usage = await p.call<{ periodStart: string; periodEnd: string }>('GET', `/v1/subscriptions/${metered.subscriptionId}/usage`);
+  const day = (iso: string) => new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso));
+  await expect(block.getByText(`${day(usage.periodStart)} – ${day(usage.periodEnd)}`)).toBeVisible();
+  // 5 calls, the first 3 free, then 0.25 each; 3.75 GB at 0.5 = 1.875, rounded once to 1.88.
+  await expect(block.locator('tbody tr').first().locator('td')).toHaveText(['API calls', '5', '$0.50']);
+  await expect(block.locator('tbody tr').nth(1).locator('td')).toHaveText(['Data transfer', '3.75', '$1.88']);
+  await expect(block.locator('tfoot')).toHaveText(/Total so far\s*\$2\.38/);
+  await axeClean(page, 'overview with usage');
+  await metered.send('views_calls', 4);
+  await page.reload();
+  await expect(block.locator('tbody tr').first().locator('td')).toHaveText(['API calls', '9', '$1.50']);
+  await expect(block.locator('tfoot')).toHaveText(/Total so far\s*\$3\.38/);
+  expect((await p.call<{ amount: number }>('GET', `/v1/subscriptions/${metered.subscriptionId}/usage`)).amount).toBe(3.38);
+  // In French: the block's words and amounts the French way, no English word of the portal's on screen.
+  await openPortal(page, metered.id, { locale: 'fr' });
+  const fr = portal(page).getByRole('region', { name: portalText('fr').usedSoFar });
+  await expect(fr.locator('tfoot')).toHaveText(/Total à ce jour\s*3,38\s*\$US/);
+  await expectNoEnglishOnScreen(page, 'fr', 'overview with usage');
 });
 
 test('the French portal shows no English', async ({ page }) => {

@@ -31,6 +31,7 @@ export {
   type PortalOverview,
 } from './service.js';
 export { listPortalCreditNotes, portalCreditNotePdf } from './credit-notes.js';
+export { getPortalSubscriptionUsage, listPortalUsage, type PortalSubscriptionUsage } from './usage.js';
 export { confirmPortalEmailChange, EMAIL_CHANGE_HOURS, updatePortalContact } from './contact.js';
 export {
   beginPortalCardAttempt,

@@ -14,6 +14,8 @@ import {
   portalInvoicePdf,
   listPortalCreditNotes,
   portalCreditNotePdf,
+  getPortalSubscriptionUsage,
+  listPortalUsage,
   previewPortalPlanChange,
   PortalBillingAddressBody,
   PortalCancelBody,
@@ -89,6 +91,12 @@ function registerSessionRoutes(app: FastifyInstance, kit: PortalRouteKit): void 
     const { id } = parseBody(PortalIdParams, request.params);
     const file = await portalCreditNotePdf(ctx, found, id);
     return reply.type('application/pdf').header('content-disposition', `attachment; filename="${file.filename}"`).send(file.content);
+  });
+  // The overview's "Used so far this period" (issue 41): the metered subscriptions' usage, or one of them (own only).
+  app.get('/portal/api/usage', portalRoute, async (request, reply) => listPortalUsage(ctx, await session(request, reply, false)));
+  app.get('/portal/api/subscriptions/:id/usage', portalRoute, async (request, reply) => {
+    const found = await session(request, reply, false);
+    return getPortalSubscriptionUsage(ctx, found, parseBody(PortalIdParams, request.params).id);
   });
 }
 

@@ -108,8 +108,15 @@ export function inject(app: FastifyInstance, params: Record<string, unknown>, op
   return app.inject({ ...common, url: `${url}?${toFormFields(params).toString()}`, headers: { ...options.headers } });
 }
 
-export async function startCaptureTest(options: { billing?: Partial<AppOptions> } = {}): Promise<CaptureTest> {
-  const billing = await startTestApp(options.billing ? { app: options.billing } : {});
+/** `catalog`: changes to the test catalogue (testCatalog's overrides), for the billing API and every capture host built. */
+export async function startCaptureTest(
+  options: { billing?: Partial<AppOptions>; catalog?: Record<string, unknown> } = {},
+): Promise<CaptureTest> {
+  const changes = options.catalog ?? {};
+  const billing = await startTestApp({
+    ...(options.catalog ? { catalog: testCatalog(changes) } : {}),
+    ...(options.billing ? { app: options.billing } : {}),
+  });
   const stub = await new SiteverifyStub(new Set([SERVICE_SECRET, ACCOUNT_SECRET])).start();
   const apps: FastifyInstance[] = [];
   const storeFor = () =>
@@ -117,6 +124,7 @@ export async function startCaptureTest(options: { billing?: Partial<AppOptions> 
   const build = async (options: BuildOptions = {}) => {
     // Most tests here make the spec's own calls, which carry no capture token: they opt in to draftOnly (the default is never).
     const catalog = testCatalog({
+      ...changes,
       capture: { ...billing.catalog.capture, tokenlessCapture: 'draftOnly', ...options.capture },
       ...(options.emails ? { emails: { ...billing.catalog.emails, ...options.emails } } : {}),
       ...(options.planChanges ? { planChanges: { ...billing.catalog.planChanges, ...options.planChanges } } : {}),

@@ -8,6 +8,7 @@ import './billing-settings-section.js';
 import type { CorrectionKind, InvoiceCorrection, InvoiceWithLines } from './invoice-correction.js';
 import './invoice-correction.js';
 import './purchase-form.js';
+import { loadUsage, type SubscriptionUsage, usageSection } from './usage-section.js';
 import {
   auditSection,
   creditNotesSection,
@@ -51,6 +52,7 @@ export class CustomerPage extends ConsolePage {
     customer: { state: true },
     overview: { state: true },
     subscriptions: { state: true },
+    usage: { state: true },
     invoices: { state: true },
     payments: { state: true },
     disputes: { state: true },
@@ -68,6 +70,7 @@ export class CustomerPage extends ConsolePage {
   declare customer: Loaded<Customer>;
   declare overview: Loaded<Overview>;
   declare subscriptions: Loaded<Subscription[]>;
+  declare usage: Loaded<SubscriptionUsage[]>;
   declare invoices: Loaded<Invoice[]>;
   declare payments: Loaded<Payment[]>;
   declare disputes: Loaded<Dispute[]>;
@@ -100,7 +103,10 @@ export class CustomerPage extends ConsolePage {
     await Promise.all([
       settle(get<Customer>(`/v1/customers/${id}`)).then((value) => (this.customer = value)),
       settle(get<Overview>(`/v1/customers/${id}/overview`)).then((value) => (this.overview = value)),
-      settle(get<Subscription[]>(`/v1/customers/${id}/subscriptions`)).then((value) => (this.subscriptions = value)),
+      settle(get<Subscription[]>(`/v1/customers/${id}/subscriptions`)).then(async (value) => {
+        this.subscriptions = value;
+        this.usage = await loadUsage(value);
+      }),
       settle(get<Invoice[]>(`/v1/Customers/${id}/Invoices`)).then((value) => (this.invoices = value)),
       settle(get<Payment[]>(`/v1/customers/${id}/payments`)).then((value) => (this.payments = value)),
       settle(get<Dispute[]>(`/v1/customers/${id}/disputes`)).then((value) => (this.disputes = value)),
@@ -383,7 +389,8 @@ export class CustomerPage extends ConsolePage {
         ${this.portalUrl ? html`<p>${t('portalLinkCreated')}</p><pre class="code">${this.portalUrl}</pre>` : nothing}
       </section>
       <console-billing-settings .customerId=${customer.id} .operator=${this.operator} .lang=${this.lang}></console-billing-settings>
-      ${subscriptionsSection(this.subscriptions, customer)} ${invoicesSection(this.invoices, customer.id, can.correctInvoices(role) ? (invoice, kind) => this.correctInvoice(invoice, kind) : undefined)}
+      ${subscriptionsSection(this.subscriptions, customer)} ${usageSection(this.usage, this.subscriptions)}
+      ${invoicesSection(this.invoices, customer.id, can.correctInvoices(role) ? (invoice, kind) => this.correctInvoice(invoice, kind) : undefined)}
       ${creditNotesSection(this.creditNotes)} ${purchasesSection(this.purchases, this.invoices)}
       ${
         can.act(role) && (customer.status === 'Draft' || customer.status === 'Active')

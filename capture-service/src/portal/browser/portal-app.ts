@@ -27,6 +27,7 @@ import type {
   Portal,
   Preference,
   Session,
+  SubscriptionUsage,
   View,
 } from './portal-model.js';
 import { renderOverview } from './portal-overview.js';
@@ -52,6 +53,7 @@ export class RenewPortal extends LitElement implements Portal {
     overview: { state: true },
     invoices: { state: true },
     creditNotes: { state: true },
+    usage: { state: true },
     preferences: { state: true },
     countries: { state: true },
     addressCountry: { state: true },
@@ -71,6 +73,7 @@ export class RenewPortal extends LitElement implements Portal {
   declare overview: Overview | undefined;
   declare invoices: Invoice[] | undefined;
   declare creditNotes: CreditNote[] | undefined;
+  declare usage: SubscriptionUsage[] | undefined;
   declare preferences: Preference[] | undefined;
   declare countries: Country[] | undefined;
   declare addressCountry: number | null;
@@ -164,6 +167,7 @@ export class RenewPortal extends LitElement implements Portal {
     this.problem = '';
     try {
       if (!this.overview || view === 'overview' || view === 'pay') this.overview = await this.api<Overview>('GET', '/portal/api/overview');
+      if (view === 'overview') this.usage = await this.api<SubscriptionUsage[]>('GET', '/portal/api/usage');
       if (view === 'invoices') {
         this.invoices = await this.api<Invoice[]>('GET', '/portal/api/invoices');
         this.creditNotes = await this.api<CreditNote[]>('GET', '/portal/api/credit-notes');

@@ -1,5 +1,5 @@
 /** What the portal page's script reads from /portal/api, and what its sections share: the `<renew-portal>` element as `Portal`. */
-import type { PortalBillingAddress, PortalCountry } from '@renew/billing-service/portal';
+import type { PortalBillingAddress, PortalCountry, PortalSubscriptionUsage } from '@renew/billing-service/portal';
 import type { PortalLanguage, PortalText } from './portal-text.js';
 
 export type View = 'overview' | 'card' | 'pay' | 'invoices' | 'details' | `cancel-${number}` | `change-${number}` | `seats-${number}`;
@@ -78,6 +78,8 @@ export interface CreditNote {
   total: number;
   currency: string;
 }
+/** A metered subscription's usage this period (issue 41): GET /portal/api/usage, the API's own answer. */
+export type SubscriptionUsage = PortalSubscriptionUsage;
 export type Interval = 'Monthly' | 'Yearly';
 /** What one Active subscription may change to (GET /portal/api/plan-changes). */
 export interface ChangeOptions {
@@ -139,6 +141,8 @@ export interface Portal {
   overview: Overview | undefined;
   invoices: Invoice[] | undefined;
   creditNotes: CreditNote[] | undefined;
+  /** The metered subscriptions' usage so far, loaded with the overview. */
+  usage: SubscriptionUsage[] | undefined;
   preferences: Preference[] | undefined;
   /** The address form's countries, loaded with the details view. */
   countries: Country[] | undefined;

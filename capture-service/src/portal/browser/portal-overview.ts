@@ -3,6 +3,7 @@ import { html, nothing } from 'lit';
 import { cardLine, date, describePending, money, statusWord } from './portal-format.js';
 import { loadedOverview, type Portal } from './portal-model.js';
 import { uncancel, withdrawChange } from './portal-pending-actions.js';
+import { renderUsage } from './portal-usage.js';
 import { say } from './portal-text.js';
 
 export function renderOverview(p: Portal) {
@@ -35,6 +36,7 @@ export function renderOverview(p: Portal) {
             <dt>${t.nextCharge}</dt>
             <dd>${s.cancellation?.effectiveDate ? say(t.endsOn, date(p, s.cancellation.effectiveDate)) : s.nextChargeDate && s.nextChargeAmount !== null ? say(t.nextChargeOn, money(p, s.nextChargeAmount, s.currency), date(p, s.nextChargeDate)) : t.none}</dd>
           </dl>
+          ${renderUsage(p, s.id)}
           ${change?.pendingChange ? html`<p id="pending-${s.id}">${say(t.scheduledChange, date(p, change.pendingChange.effectiveDate), describePending(p, change, change.pendingChange))}</p>` : nothing}
           ${
             full

@@ -43,6 +43,8 @@ export const portalStyles = css`
   th, td { text-align: start; padding: 0.4rem 0.3rem; border-bottom: 1px solid #e0e0e0; vertical-align: middle; }
   td.number, th.number { text-align: end; }
   .table-wrap { max-width: 100%; overflow-x: auto; }
+  .usage h5 { margin: 0.5rem 0 0.25rem; font-size: 0.95rem; }
+  .usage p { margin: 0 0 0.25rem; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   @media (max-width: 30rem) { .hide-narrow { display: none; } dl { grid-template-columns: 1fr; } }
   /* the bank's 3-D Secure page (portal-pay.ts) */

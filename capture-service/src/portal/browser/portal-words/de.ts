@@ -163,4 +163,11 @@ export const de: PortalText = {
   fieldRequired: 'Bitte füllen Sie dieses Feld aus.',
   fieldOutOfRange: 'Bitte geben Sie eine Zahl im angegebenen Bereich ein.',
   fieldInvalid: 'Bitte prüfen Sie dieses Feld.',
+  // the overview's usage of a metered subscription (issue 41)
+  usedSoFar: 'Bisher in diesem Zeitraum genutzt',
+  usagePeriod: '{0} – {1}',
+  usageMetric: 'Nutzung',
+  usageQuantity: 'Menge',
+  usageAmount: 'Bisheriger Betrag',
+  usageTotal: 'Summe bisher',
 };

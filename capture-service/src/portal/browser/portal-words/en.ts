@@ -157,5 +157,12 @@ export const en = {
   fieldRequired: 'Please fill in this field.',
   fieldOutOfRange: 'Please enter a number within the range shown.',
   fieldInvalid: 'Please check this field.',
+  // the overview's usage of a metered subscription (issue 41)
+  usedSoFar: 'Used so far this period',
+  usagePeriod: '{0} – {1}',
+  usageMetric: 'Usage',
+  usageQuantity: 'Quantity',
+  usageAmount: 'Amount so far',
+  usageTotal: 'Total so far',
 };
 export type PortalText = typeof en;

@@ -161,4 +161,11 @@ export const es: PortalText = {
   fieldRequired: 'Rellene este campo.',
   fieldOutOfRange: 'Introduzca un número dentro del intervalo indicado.',
   fieldInvalid: 'Revise este campo.',
+  // the overview's usage of a metered subscription (issue 41)
+  usedSoFar: 'Consumido hasta ahora en este periodo',
+  usagePeriod: 'Del {0} al {1}',
+  usageMetric: 'Uso',
+  usageQuantity: 'Cantidad',
+  usageAmount: 'Importe hasta ahora',
+  usageTotal: 'Total hasta ahora',
 };

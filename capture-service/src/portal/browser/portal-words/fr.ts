@@ -161,4 +161,11 @@ export const fr: PortalText = {
   fieldRequired: 'Veuillez renseigner ce champ.',
   fieldOutOfRange: 'Saisissez un nombre dans les limites indiquées.',
   fieldInvalid: 'Vérifiez ce champ.',
+  // the overview's usage of a metered subscription (issue 41)
+  usedSoFar: 'Consommé à ce jour sur la période',
+  usagePeriod: 'Du {0} au {1}',
+  usageMetric: 'Utilisation',
+  usageQuantity: 'Quantité',
+  usageAmount: 'Montant à ce jour',
+  usageTotal: 'Total à ce jour',
 };
