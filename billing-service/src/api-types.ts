@@ -9,4 +9,5 @@ export type { CustomerOverviewResponse, CustomerResponse } from './customers/sch
 export type { InvoicePreviewResponse, InvoiceResponse } from './invoices/schemas.js';
 export type { LifecycleResponse, PlanChangeResponse } from './lifecycle/schemas.js';
 export type { PlanResponse } from './plans/schemas.js';
+export type { UsageChargeResponse } from './usage/schemas.js';
 export type { SubscriptionResponse } from './subscriptions/schemas.js';

@@ -177,6 +177,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     authenticator: apiKeyAuthenticator,
     rateLimitStore: options.rateLimitStore,
     failedAttemptLimits: options.catalog.rateLimits,
+    budgets: { usageEvents: options.catalog.rateLimits.usageEvents },
     inProcessCallers,
   });
   // Before every console route: its hooks mark them public for the API key and guard them by session, role and CSRF.

@@ -230,7 +230,17 @@ export const CatalogSchema = z
       })
       .prefault({}),
     rateLimits: z
-      .object({ perMinute: z.number().int().positive().default(1000), perDay: z.number().int().positive().default(180000) })
+      .object({
+        perMinute: z.number().int().positive().default(1000),
+        perDay: z.number().int().positive().default(180000),
+        /**
+         * POST /v1/usageEvents' own budget per key (issue 41: a stream, up to 1,000 events a request): 6,000 requests a
+         * minute (100 a second, 100,000 events a second in full batches), 8,640,000 a day; other requests do not spend it.
+         */
+        usageEvents: z
+          .object({ perMinute: z.number().int().positive().default(6000), perDay: z.number().int().positive().default(8_640_000) })
+          .prefault({}),
+      })
       .prefault({}),
     /** The card-capture host's settings for this account. */
     capture: z

@@ -47,6 +47,7 @@ const DECLARED: Record<ConsolePermission, readonly string[]> = {
     'GET /v1/creditnotes/pdf/:creditnoteid',
     'GET /v1/customers/:customerid/creditnotes',
     'GET /v1/subscriptions/:subscriptionid/usage',
+    'GET /v1/usagecharges',
     'GET /v1/countries',
     'GET /v1/countries/:countryid',
     'GET /v1/customers/:customerid/customeremailpreferences',

@@ -12,6 +12,8 @@ export interface ApiKeyAuthOptions {
   rateLimitStore: RateLimitStore;
   /** Failed attempts, per client address (the catalogue's rate limits). */
   failedAttemptLimits: { perMinute: number; perDay: number };
+  /** Per key, the budgets of routes that have their own (`config.rateLimitBudget`; the catalogue's rateLimits). */
+  budgets?: { usageEvents: { perMinute: number; perDay: number } };
   /** Callers of requests this process makes to itself (the console's proxy), by one-time nonce. */
   inProcessCallers?: InProcessCallers;
   /** The key cache's owner, when the app must clear it (a key rolled); otherwise one is made here. */
@@ -64,7 +66,10 @@ export const apiKeyAuth = fp<ApiKeyAuthOptions>(
         throw ApiError.unauthorized('the public API key only works on the card-capture host; use the private API key');
       }
       request.caller = caller;
-      await enforceRateLimit(options.rateLimitStore, reply, `key:${caller.keyHash}`, caller.rateLimits);
+      const budget = config?.rateLimitBudget;
+      if (budget && options.budgets)
+        await enforceRateLimit(options.rateLimitStore, reply, `${budget}:${caller.keyHash}`, options.budgets[budget]);
+      else await enforceRateLimit(options.rateLimitStore, reply, `key:${caller.keyHash}`, caller.rateLimits);
     });
   },
   { name: 'renew-api-key-auth', fastify: '5.x' },

@@ -13,5 +13,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** true: no API key needed (OpenAPI document, docs, countries). */
     public?: boolean;
+    /** A budget of its own instead of the key's rate limits (a stream's endpoint, POST /v1/usageEvents). */
+    rateLimitBudget?: 'usageEvents';
   }
 }

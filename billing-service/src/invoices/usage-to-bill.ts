@@ -1,16 +1,10 @@
 import type { Catalog } from '../catalog/schema.js';
-import type { UsageCharge } from '../catalog/usage-schema.js';
+import { usageChargesOf } from '../catalog/usage-charges-of.js';
 import type { Queryable } from '../db/database.js';
 import { lockSubscriptionRows, type SubscriptionWithPlan } from '../subscriptions/repository.js';
 import { usageQuantity, usageWindowStart } from '../usage/quantities.js';
 import type { PeriodToBill } from './billing-run.js';
 import type { EngineUsage } from './engine/index.js';
-
-/** The usage charges of a catalogue plan frequency (none for a frequency the catalogue no longer has). */
-export function usageChargesOf(catalog: Catalog, planFrequencyId: number): UsageCharge[] {
-  for (const plan of catalog.plans) for (const f of plan.frequencies) if (f.id === planFrequencyId) return f.usageCharges;
-  return [];
-}
 
 /**
  * What a subscription's usage charges bill for the UTC days [from, to) (issue 41): per charge, its metric's quantity

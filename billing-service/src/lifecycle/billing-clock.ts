@@ -13,7 +13,7 @@ import { isOverdue } from '../ledger/overdue.js';
 import { markOverdueNotified } from '../invoices/repository.js';
 import { markExpiryNotified } from '../payment-methods/repository.js';
 import { findSubscriptionsOfCustomers, moveSubscriptionAnchors, skipToPeriodStarts } from '../subscriptions/repository.js';
-import { usageChargesOf } from '../invoices/usage-to-bill.js';
+import { usageChargesOf } from '../catalog/usage-charges-of.js';
 import { cancelCustomer } from './cancellation.js';
 import {
   customersDueForRenewal,

@@ -3,7 +3,8 @@ import type { Queryable } from '../db/database.js';
 import type { CustomerRow } from '../db/schema.js';
 import { loadBillingContext, saveInvoices, utcDate } from '../invoices/billing-run.js';
 import { addDays, usageInvoice } from '../invoices/engine/index.js';
-import { usageChargesOf, usageToBill } from '../invoices/usage-to-bill.js';
+import { usageChargesOf } from '../catalog/usage-charges-of.js';
+import { usageToBill } from '../invoices/usage-to-bill.js';
 import { findSubscriptionsOfCustomers, lockSubscriptionRows, markUsageBilledUntil } from '../subscriptions/repository.js';
 import { usageWindowStart } from '../usage/quantities.js';
 

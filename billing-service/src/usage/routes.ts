@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ingestUsageEvents } from './ingest.js';
-import { getSubscriptionUsage } from './service.js';
-import { SubscriptionUsageResponse, UsageEventsBody, UsageEventsResponse } from './schemas.js';
+import { getSubscriptionUsage, listUsageCharges } from './service.js';
+import { SubscriptionUsageResponse, UsageChargeResponse, UsageEventsBody, UsageEventsResponse } from './schemas.js';
 
 const tags = ['Usage'];
 
@@ -25,8 +25,18 @@ export async function usageRoutes(fastify: FastifyInstance) {
       response: { 200: UsageEventsResponse },
     },
     // every event carries its own idempotency key (transactionId): a batch sent again stores nothing twice
-    config: { idempotency: { afterCommit: 'runAgain' } },
+    // a stream's budget (catalogue rateLimits.usageEvents), not the key's 1,000 requests a minute
+    config: { idempotency: { afterCommit: 'runAgain' }, rateLimitBudget: 'usageEvents' },
     handler: async (request) => ingestUsageEvents(app.ctx, request.caller, request.body),
+  });
+
+  app.get('/v1/usageCharges', {
+    schema: {
+      tags,
+      summary: 'What each plan frequency bills on usage, in arrears: charge model, free units, prices (an extension)',
+      response: { 200: z.array(UsageChargeResponse) },
+    },
+    handler: async () => listUsageCharges(app.ctx.catalog),
   });
 
   app.get('/v1/subscriptions/:subscriptionId/usage', {

@@ -57,3 +57,26 @@ export const SubscriptionUsageResponse = z.object({
   amount: z.number(),
 });
 export type SubscriptionUsageResponse = z.infer<typeof SubscriptionUsageResponse>;
+
+/**
+ * GET /v1/usageCharges (issue 41, an extension): what each plan frequency of the catalogue bills on usage in arrears:
+ * per metric the charge model, free units and prices per currency (unit prices may be finer than the minor unit;
+ * a tier's upTo null: without end). Kept out of the spec's plan frequency object, whose fields the spec fixes.
+ */
+export const UsageChargeResponse = z.object({
+  planFrequencyId: z.number(),
+  metricCode: z.string(),
+  name: z.string(),
+  model: z.enum(['perUnit', 'package', 'graduated', 'volume']),
+  freeUnits: z.number(),
+  packageSize: z.number().nullable(),
+  prices: z.array(
+    z.object({
+      currency: z.string(),
+      unitAmount: z.string().nullable(),
+      packageAmount: z.string().nullable(),
+      tiers: z.array(z.object({ upTo: z.number().nullable(), unitAmount: z.string(), flatAmount: z.string() })).nullable(),
+    }),
+  ),
+});
+export type UsageChargeResponse = z.infer<typeof UsageChargeResponse>;

@@ -6,7 +6,8 @@ import { priceUsage } from '../pricing/usage-charges.js';
 import { Refusal } from '../refusals/refusal.js';
 import { findSubscription } from '../subscriptions/repository.js';
 import { usageQuantity, usageWindowStart } from './quantities.js';
-import type { SubscriptionUsageResponse } from './schemas.js';
+import type { SubscriptionUsageResponse, UsageChargeResponse } from './schemas.js';
+import type { Catalog } from '../catalog/schema.js';
 
 /**
  * GET /v1/subscriptions/{id}/usage (issue 41): the current period's usage of each metric the subscription's plan
@@ -51,4 +52,26 @@ export async function getSubscriptionUsage(ctx: AppContext, caller: Caller, subs
     })),
     amount: toJsonAmount(sumMoney(metrics.map((m) => m.amount))),
   };
+}
+
+/** GET /v1/usageCharges: the catalogue's usage charges, per plan frequency (see UsageChargeResponse). */
+export function listUsageCharges(catalog: Catalog): UsageChargeResponse[] {
+  return catalog.plans.flatMap((plan) =>
+    plan.frequencies.flatMap((f) =>
+      f.usageCharges.map((c) => ({
+        planFrequencyId: f.id,
+        metricCode: c.metric,
+        name: c.name ?? catalog.billableMetrics.find((m) => m.code === c.metric)?.name ?? c.metric,
+        model: c.model,
+        freeUnits: c.freeUnits,
+        packageSize: c.packageSize ?? null,
+        prices: c.prices.map((p) => ({
+          currency: p.currency,
+          unitAmount: p.unitAmount ?? null,
+          packageAmount: p.packageAmount ?? null,
+          tiers: p.tiers ?? null,
+        })),
+      })),
+    ),
+  );
 }

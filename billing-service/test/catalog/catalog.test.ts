@@ -7,10 +7,10 @@ describe('catalogue file', () => {
   it('loads the demo catalogue with its defaults filled in', () => {
     const catalog = loadCatalog(DEMO_CATALOG_PATH);
     expect(catalog.currencies.default).toBe('USD');
-    expect(catalog.plans.map((p) => p.code)).toEqual(['BASIC', 'PRO']);
+    expect(catalog.plans.map((p) => p.code)).toEqual(['BASIC', 'PRO', 'METERED']);
     expect(catalog.plans[0]!.frequencies[0]!.prices[0]!.charges[0]).toEqual({ currency: 'USD', amount: '19.99' });
     expect(catalog.defaults.term).toBe('Net0');
-    expect(catalog.rateLimits).toEqual({ perMinute: 1000, perDay: 180000 });
+    expect(catalog.rateLimits).toEqual({ perMinute: 1000, perDay: 180000, usageEvents: { perMinute: 6000, perDay: 8_640_000 } });
   });
 
   it("is the Inkwell demo store's: card customers collected automatically, Basic and Pro switchable both ways", () => {
@@ -20,6 +20,22 @@ describe('catalogue file', () => {
     // The clock collects only from a default card: customers without one (checks, transfers) are left alone.
     expect(catalog.defaults.autoCollect).toBe(true);
     expect([planChangeAllowed(catalog, 'BASIC', 'PRO'), planChangeAllowed(catalog, 'PRO', 'BASIC')]).toEqual([true, true]);
+  });
+
+  it('has the METERED plan a newcomer can try: API calls, the first 1,000 a month free, then 0.002 USD each (issue 41)', () => {
+    const catalog = loadCatalog(DEMO_CATALOG_PATH);
+    const frequency = catalog.plans.find((p) => p.code === 'METERED')?.frequencies[0];
+    expect(frequency?.interval).toBe('Monthly');
+    expect(catalog.billableMetrics.find((m) => m.code === 'api_calls')?.aggregation).toBe('count');
+    const [charge] = frequency?.usageCharges ?? [];
+    expect([charge?.metric, charge?.model, charge?.prices.find((p) => p.currency === 'USD')?.tiers]).toEqual([
+      'api_calls',
+      'graduated',
+      [
+        { upTo: 1000, unitAmount: '0', flatAmount: '0' },
+        { upTo: null, unitAmount: '0.002', flatAmount: '0' },
+      ],
+    ]);
   });
 
   it('keeps amounts as exact decimal strings, never floats', () => {

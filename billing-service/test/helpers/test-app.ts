@@ -20,6 +20,8 @@ export function testCatalog(overrides: Record<string, unknown> = {}): Catalog {
   const demo = loadCatalog(DEMO_CATALOG_PATH);
   return parseCatalog({
     ...demo,
+    // the tests were written for the demo's two seat plans; the METERED plan (issue 41) is tested with catalogues of its own
+    plans: demo.plans.filter((p) => p.code !== 'METERED'),
     currencies: { default: 'USD', allowed: ['USD'] },
     defaults: { ...demo.defaults, autoCollect: false },
     planChanges: { allowed: [] },

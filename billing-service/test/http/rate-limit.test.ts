@@ -1,7 +1,7 @@
 import { PostgresQueryCompiler, sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimitStore, PostgresRateLimitStore } from '../../src/http/rate-limit.js';
-import { errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
+import { basicAuth, errorsOf, startTestApp, type TestAccount, type TestApp } from '../helpers/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -74,6 +74,24 @@ describe('rate limits', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     // Another key is not affected.
     expect((await t.call('GET', '/v1/customers')).statusCode).toBe(200);
+  });
+
+  it('gives POST /v1/usageEvents a budget of its own, sized for streams, which other requests do not spend (issue 41)', async () => {
+    await awayFromMinuteBoundary();
+    const account = await accountWithLimits(2, 100);
+    const usageEvents = { perMinute: 3, perDay: 100 };
+    const app = await t.buildAnotherApp({ ...t.catalog, rateLimits: { ...t.catalog.rateLimits, usageEvents } }, new MemoryRateLimitStore());
+    const headers = { authorization: basicAuth(account.apiKey) };
+    const event = { transactionId: 'x', customerId: 999_999, metricCode: 'api_calls', timestamp: new Date().toISOString() };
+    const posts = [];
+    for (let i = 0; i < 4; i++) posts.push(await app.inject({ method: 'POST', url: '/v1/usageEvents', headers, payload: [event] }));
+    expect(posts.map((r) => r.statusCode)).toEqual([200, 200, 200, 429]);
+    expect(posts.map((r) => r.headers['x-rate-limit-remaining-minute'])).toEqual(['2', '1', '0', '0']);
+    expect(errorsOf(posts[3]!)[0]!.Value).toBe('rate limit exceeded: 3 requests per minute');
+    // the key's own 2 a minute are untouched by the stream, and spending them leaves the stream's alone
+    const gets = [];
+    for (let i = 0; i < 3; i++) gets.push((await app.inject({ method: 'GET', url: '/v1/customers', headers })).statusCode);
+    expect(gets).toEqual([200, 200, 429]);
   });
 
   it('names the daily limit when that is the one exceeded', async () => {
@@ -270,7 +288,10 @@ describe('rate limits', () => {
 
   it('limits failed authentication attempts per client address', async () => {
     await awayFromMinuteBoundary();
-    const app = await t.buildAnotherApp({ ...t.catalog, rateLimits: { perMinute: 2, perDay: 100 } }, new MemoryRateLimitStore());
+    const app = await t.buildAnotherApp(
+      { ...t.catalog, rateLimits: { ...t.catalog.rateLimits, perMinute: 2, perDay: 100 } },
+      new MemoryRateLimitStore(),
+    );
     const bad = { authorization: 'Basic sk_wrong_key_00000000000000' };
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await app.inject({ method: 'GET', url: '/v1/customers', headers: bad })).statusCode);
@@ -279,7 +300,10 @@ describe('rate limits', () => {
 
   it('counts failed attempts from one IPv6 /64 as one address, and an IPv4-mapped address as its IPv4 address', async () => {
     await awayFromMinuteBoundary();
-    const app = await t.buildAnotherApp({ ...t.catalog, rateLimits: { perMinute: 2, perDay: 100 } }, new MemoryRateLimitStore());
+    const app = await t.buildAnotherApp(
+      { ...t.catalog, rateLimits: { ...t.catalog.rateLimits, perMinute: 2, perDay: 100 } },
+      new MemoryRateLimitStore(),
+    );
     const attempt = (remoteAddress: string) =>
       app.inject({ method: 'GET', url: '/v1/customers', headers: { authorization: 'Basic sk_wrong_key_00000000000000' }, remoteAddress });
     // Three addresses of 2001:db8:7:8::/64, written three ways.

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { PlanResponse, SubscriptionResponse } from '@renew/billing-service/api-types';
+import type { PlanResponse, SubscriptionResponse, UsageChargeResponse } from '@renew/billing-service/api-types';
 import { enforceRateLimit, MemoryRateLimitStore, type RateLimitStore } from '@renew/billing-service/http';
 import { minorUnits, money, roundToCurrency } from '@renew/billing-service/money';
 import type { CheckoutConfig } from '../checkout-contract.js';
@@ -131,6 +131,12 @@ export function createProxyContext(options: CheckoutProxyOptions) {
       sharedAnswer('plans', 60_000, async () => {
         await spendShoppersShare(answerHeaders);
         return billing.call<PlanResponse[]>('GET', '/v1/Plans?pageSize=1000');
+      }),
+    /** What plan frequencies bill on usage (issue 41), shown beside their price. */
+    usageCharges: (answerHeaders: Headers) =>
+      sharedAnswer('usageCharges', 60_000, async () => {
+        await spendShoppersShare(answerHeaders);
+        return billing.call<UsageChargeResponse[]>('GET', '/v1/usageCharges');
       }),
     requireSession: (exchange: Exchange, customerId: number) => requireSession(sessions, exchange, customerId),
     signedInSubscription: (exchange: Exchange, api: BillingForShopper) => signedInSubscription(options, exchange, api),

@@ -94,6 +94,11 @@ export const PlanOptionResponse = z.object({
   setupFee: amount.describe('once, with the first invoice'),
   /** True when the shopper chooses a quantity (seats) at review. */
   quantityChoosable: z.boolean(),
+  /**
+   * What the plan bills on usage, in arrears (issue 41), in the shop's currency: per metric the units free each period,
+   * then the price of `per` units (a unit price may be finer than the minor unit: 0.002); `from`: tiers make it vary.
+   */
+  usage: z.array(z.object({ name: z.string(), free: z.number(), unitAmount: z.string(), per: z.number(), from: z.boolean() })),
 });
 
 export const CountryOptionResponse = z.object({

@@ -73,6 +73,18 @@ export function formatMoney(amount: string, currency: string): string {
   return new Intl.NumberFormat(formattingTag, { style: 'currency', currency }).format(amount as unknown as number); // a decimal string: Intl reads it exactly (ES2023), typed as a number for older libs;
 }
 
+/** A price per unit, which may be finer than the currency's minor unit (0.002 USD a call): up to 6 decimals shown. */
+export function formatUnitPrice(amount: string, currency: string): string {
+  return new Intl.NumberFormat(formattingTag, { style: 'currency', currency, maximumFractionDigits: 6 }).format(
+    amount as unknown as number,
+  );
+}
+
+/** A count in the shopper's language (1,000; 1 000; 1.000). */
+export function formatCount(count: number): string {
+  return new Intl.NumberFormat(formattingTag).format(count);
+}
+
 /** A calendar date (YYYY-MM-DD, as the billing API gives it) in the shopper's language, without time zone shifts. */
 export function formatDate(date: string): string {
   return new Intl.DateTimeFormat(formattingTag, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));

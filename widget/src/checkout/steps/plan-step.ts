@@ -3,7 +3,7 @@ import { ifDefined } from 'lit/directives/if-defined.js';
 import { updateWhenLocaleChanges } from '@lit/localize';
 import type { PlanOption } from '../../checkout-contract.js';
 import { emit } from '../events.js';
-import { formatMoney, periodLabel, t } from '../i18n/localization.js';
+import { formatCount, formatMoney, formatUnitPrice, periodLabel, t } from '../i18n/localization.js';
 import { stepStyles } from '../styles.js';
 
 /**
@@ -44,6 +44,7 @@ export class PlanStep extends LitElement {
             <span>
               <strong>${plan.planName}</strong> · ${formatMoney(plan.recurringPrice, plan.currency)} ${periodLabel(plan)}
               ${/[1-9]/.test(plan.setupFee) ? html`<span class="muted">${t('plan.setupFee', formatMoney(plan.setupFee, plan.currency))}</span>` : nothing}
+              ${plan.usage.map((u) => html`<br /><span class="muted">${usageText(u, plan.currency)}</span>`)}
               ${plan.description ? html`<br /><span class="muted">${plan.description}</span>` : nothing}
             </span>
           </label>`,
@@ -63,3 +64,12 @@ export class PlanStep extends LitElement {
   }
 }
 customElements.define('renew-plan-step', PlanStep);
+
+/** A usage charge in the shopper's words: "+ API calls: 1,000 free, then $0.002 each" (issue 41). */
+function usageText(u: PlanOption['usage'][number], currency: string): string {
+  const price = formatUnitPrice(u.unitAmount, currency);
+  if (u.per > 1) return t('plan.usageBlock', u.name, price, formatCount(u.per));
+  if (u.from) return t('plan.usageFrom', u.name, price);
+  if (u.free > 0) return t('plan.usageFree', u.name, formatCount(u.free), price);
+  return t('plan.usage', u.name, price);
+}

@@ -1,4 +1,4 @@
-import type { CountryResponse, PlanResponse } from '@renew/billing-service/api-types';
+import type { CountryResponse, PlanResponse, UsageChargeResponse } from '@renew/billing-service/api-types';
 import type { CheckoutConfig, CountryOption, PlanOption } from '../../checkout-contract.js';
 import type { Exchange, ProxyContext } from '../proxy-context.js';
 
@@ -29,8 +29,10 @@ export async function plans(ctx: ProxyContext, exchange: Exchange): Promise<Plan
     recurringPrice: ctx.amount(Number(inCurrency(f.charges)?.amount ?? 0)),
     setupFee: ctx.amount(Number(inCurrency(f.setupFees)?.amount ?? 0)),
     quantityChoosable: plan.planProducts.some((p) => p.maxQuantity !== undefined),
+    usage: usageCharges.filter((c) => c.planFrequencyId === f.id).flatMap((charge) => usagePrice(charge, currency)),
   });
-  return (await ctx.catalogPlans(exchange.headers))
+  const [catalogPlans, usageCharges] = await Promise.all([ctx.catalogPlans(exchange.headers), ctx.usageCharges(exchange.headers)]);
+  return catalogPlans
     .filter((plan) => plan.status === 'Active')
     .flatMap((plan) => plan.planFrequencies.filter((f) => f.status === 'Active' && inCurrency(f.charges)).map((f) => toOption(plan, f)));
 }
@@ -41,4 +43,24 @@ export async function countries(ctx: ProxyContext, exchange: Exchange): Promise<
     await ctx.spendShoppersShare(exchange.headers);
     return ctx.billing.call<CountryResponse[]>('GET', '/v1/countries');
   });
+}
+
+/**
+ * A usage charge as a shopper reads it: the units free each period (the charge's free units, and a graduated
+ * charge's leading tiers priced at nothing), then the first price paid, per unit or per package.
+ */
+function usagePrice(charge: UsageChargeResponse, currency: string): PlanOption['usage'] {
+  const price = charge.prices.find((p) => p.currency === currency);
+  if (!price) return [];
+  const base = { name: charge.name, free: charge.freeUnits, per: 1, from: false };
+  if (charge.model === 'perUnit') return [{ ...base, unitAmount: price.unitAmount ?? '0' }];
+  if (charge.model === 'package') return [{ ...base, unitAmount: price.packageAmount ?? '0', per: charge.packageSize ?? 1 }];
+  const tiers = price.tiers ?? [];
+  const isFree = (tier: (typeof tiers)[number]) => Number(tier.unitAmount) === 0 && Number(tier.flatAmount) === 0;
+  const freeTiers = charge.model === 'graduated' ? tiers.findIndex((tier) => !isFree(tier)) : 0;
+  const paid = tiers.slice(Math.max(0, freeTiers));
+  const freeUpTo = freeTiers > 0 ? (tiers[freeTiers - 1]?.upTo ?? 0) : 0;
+  const first = paid[0];
+  if (!first) return [];
+  return [{ ...base, free: base.free + freeUpTo, unitAmount: first.unitAmount, from: paid.length > 1 || charge.model === 'volume' }];
 }
