@@ -21,6 +21,8 @@ export type ServerSpec =
       capture?: CaptureSpec;
       /** A catalogue file of the bench's own (the usage bench's metered plan); default the demo's. */
       catalogFile?: string;
+      /** Test clocks on (POST /v1/testclock/advance runs the billing clock for an account: the renewal bench). */
+      testClocks?: boolean;
     };
 
 export type ServerMessage =

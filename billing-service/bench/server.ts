@@ -87,6 +87,7 @@ async function start(spec: ServerSpec): Promise<{ app: FastifyInstance; capture?
     rateLimitStore: spec.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(database.countersDb) : new MemoryRateLimitStore(),
     publicBaseUrl: 'http://127.0.0.1',
     logger: false,
+    testClocks: spec.testClocks ?? false,
   });
   // The figures are of the spec's own capture, without a capture token: the bench opts in to draftOnly (the default is never).
   const captureCatalog: Catalog = { ...catalog, capture: { ...catalog.capture, tokenlessCapture: 'draftOnly' } };

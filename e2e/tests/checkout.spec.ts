@@ -55,6 +55,11 @@ test('a shopper subscribes to Pro, pays the previewed total with a test card, an
   expect(problems).toEqual([]);
 });
 
+test('the plan step offers the demo’s metered plan with its usage price beside its base price (issue 41)', async ({ checkout }) => {
+  await expect(checkout.getByRole('radio', { name: /Metered · \$0\.00 per month/ })).toBeVisible();
+  await expect(checkout.locator('renew-plan-step')).toContainText('+ API calls: 1,000 free, then $0.002 each');
+});
+
 test('a declined card shows one generic message, is not kept, and another card then completes the order', async ({ checkout }) => {
   const shopper = newShopper();
   await reachPayment(checkout, shopper);
