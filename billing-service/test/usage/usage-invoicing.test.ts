@@ -1,3 +1,4 @@
+import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ACTIVATION_FLAGS,
@@ -10,7 +11,7 @@ import {
   uncancel,
 } from '../helpers/api-fixtures.js';
 import { accountOnClock, advanceClock, CLOCK_START, WITH_OUTBOXES } from '../helpers/clock-accounts.js';
-import { startTestApp, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
+import { basicAuth, startTestApp, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
 
 /**
  * Issue 41, the story: a metered plan (a base price, API calls graduated with 1,000 free, data in packages of 10 GB)
@@ -263,6 +264,17 @@ describe('usage billed in arrears on the renewal invoice', () => {
       ['api_calls', 1500, 1, CLOCK_START.toISOString().slice(0, 10), tomorrow],
       ['gigabytes', 0, 0, CLOCK_START.toISOString().slice(0, 10), tomorrow],
     ]);
+    // its PDF prices the line by its tiers (the description), not by an average unit price
+    const finalInvoice = (await listInvoices(t, customerId, account)).find((i) => i.charges.some((c: Body) => c.chargeType === 'Usage'));
+    const pdf = await t.app.inject({
+      method: 'GET',
+      url: `/v1/Invoices/pdf/${finalInvoice?.id}`,
+      headers: { authorization: basicAuth(account.apiKey) },
+    });
+    const document = await getDocumentProxy(new Uint8Array(pdf.rawPayload));
+    const text = (await extractText(document, { mergePages: true })).text.replace(/\s+/g, ' ');
+    expect(text).toContain('API calls 1,500 1.00 1–1000: 1000 × 0; 1001+: 500 × 0.002');
+    expect(text).not.toContain('0.0006');
     expect((await send(account, calls('cancelled', 1, start + 10 * DAY))).json().refused[0].errors[0].Code).toBe('usage_not_charged');
 
     expect((await uncancel(t, customerId, account)).statusCode).toBe(200);

@@ -31,14 +31,15 @@ export function usageLine(subscriptionId: number, usage: EngineUsage, currency: 
 
 /**
  * How a usage line was priced, in figures (the same in every language): the free units, then each tier's units and
- * price ("1000 free; 1–4000: 4000 × 0.002"), a flat amount as "+ 5".
+ * price ("1–1000: 1000 × 0; 1001+: 4000 × 0.002", "500 free; 1+: 20 × 0.5"), a flat amount as "+ 5".
  */
 export function usageDescription(usage: EngineUsage, priced: PricedUsage): string {
   const parts: string[] = [];
   const free = money(usage.charge.freeUnits);
   if (free.greaterThan(0)) parts.push(`${free.toString()} free`);
   for (const tier of priced.tiers) {
-    const range = `${tier.from.toString()}–${tier.to === null ? '∞' : tier.to.toString()}`;
+    // "1001+" for a tier without end: the PDF's fonts have no ∞
+    const range = tier.to === null ? `${tier.from.toString()}+` : `${tier.from.toString()}–${tier.to.toString()}`;
     const flat = tier.flatAmount.isZero() ? '' : ` + ${tier.flatAmount.toString()}`;
     if (usage.charge.model === 'package') {
       const size = money(usage.charge.packageSize ?? 1);

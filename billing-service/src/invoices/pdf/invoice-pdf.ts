@@ -109,7 +109,8 @@ export async function invoicePdfView(
       startServiceDate: c.startServiceDate,
       endServiceDate: c.endServiceDate,
       quantity: c.quantity,
-      unitPrice: c.unitPrice,
+      // a usage line's unit price is an average of its tiers (finer than the minor unit): its description prices it
+      unitPrice: c.kind === 'Usage' ? '' : c.unitPrice,
       amount: c.amount,
       discounts: c.discounts,
     })),
