@@ -278,6 +278,8 @@ const TABLE_OWNERS: Readonly<Record<string, string>> = {
   usageEventIds: 'usage',
   usageDaily: 'usage',
   usageUniqueValues: 'usage',
+  usageThresholds: 'usage',
+  usageThresholdsReached: 'usage',
   creditNoteLines: 'credit-notes',
   creditNoteRefunds: 'credit-notes',
   payments: 'payments',

@@ -477,6 +477,7 @@ export const de: Messages = {
   'emailType.DraftInvoice': 'Rechnungsentwurf',
   'emailType.SubscriptionChange': 'Abonnement geändert',
   'emailType.CreditNote': 'Gutschriften',
+  'emailType.UsageThresholdReached': 'Nutzungsschwellen',
   'emailType.AuthenticationRequired': 'Authentifizierung erforderlich',
   languageUnknown: 'Standard',
 };

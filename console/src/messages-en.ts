@@ -483,6 +483,7 @@ export const en = {
   'emailType.DraftInvoice': 'Draft invoice',
   'emailType.SubscriptionChange': 'Subscription changed',
   'emailType.CreditNote': 'Credit notes',
+  'emailType.UsageThresholdReached': 'Usage thresholds',
   'emailType.AuthenticationRequired': 'Authentication required',
   languageUnknown: 'Default',
 } as const;

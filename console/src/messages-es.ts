@@ -475,6 +475,7 @@ export const es: Messages = {
   'emailType.DraftInvoice': 'Factura en borrador',
   'emailType.SubscriptionChange': 'Suscripción modificada',
   'emailType.CreditNote': 'Notas de crédito',
+  'emailType.UsageThresholdReached': 'Umbrales de consumo',
   'emailType.AuthenticationRequired': 'Autenticación requerida',
   languageUnknown: 'Predeterminado',
 };

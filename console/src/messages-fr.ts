@@ -474,6 +474,7 @@ export const fr: Messages = {
   'emailType.DraftInvoice': 'Facture brouillon',
   'emailType.SubscriptionChange': 'Abonnement modifié',
   'emailType.CreditNote': 'Avoirs',
+  'emailType.UsageThresholdReached': 'Seuils de consommation',
   'emailType.AuthenticationRequired': 'Authentification requise',
   languageUnknown: 'Par défaut',
 };

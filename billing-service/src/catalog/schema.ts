@@ -43,6 +43,8 @@ export const EMAIL_TYPES = [
   'AuthenticationRequired',
   // an extension of the spec (issue 40): a credit note corrected one of the customer's invoices
   'CreditNote',
+  // an extension of the spec (issue 41): a metered subscription's usage reached a threshold set on it
+  'UsageThresholdReached',
 ] as const;
 
 /** The languages Renew writes to customers in (e-mails; the checkout and the portal speak the same ones). */

@@ -40,6 +40,7 @@ import * as purchases from './migrations/0047-purchases.js';
 import * as creditNotes from './migrations/0048-credit-notes.js';
 import * as usageEvents from './migrations/0049-usage-events.js';
 import * as usageBilledUntil from './migrations/0050-usage-billed-until.js';
+import * as usageThresholds from './migrations/0051-usage-thresholds.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -98,6 +99,7 @@ const migrations: Record<string, Migration> = {
   '0048-credit-notes': creditNotes,
   '0049-usage-events': usageEvents,
   '0050-usage-billed-until': usageBilledUntil,
+  '0051-usage-thresholds': usageThresholds,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

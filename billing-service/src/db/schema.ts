@@ -415,6 +415,23 @@ export interface UsageUniqueValuesTable {
   dimension: string;
 }
 
+/** A quantity of a metric a subscription wants to hear of (migration 0051; written only by src/usage). */
+export interface UsageThresholdsTable {
+  subscriptionId: number;
+  metricCode: string;
+  quantity: Numeric;
+}
+
+/** A threshold reached in a usage period (migration 0051): its key fences the webhook and e-mail to once a period. */
+export interface UsageThresholdsReachedTable {
+  subscriptionId: number;
+  metricCode: string;
+  quantity: Numeric;
+  periodStart: ColumnType<string, string, string>;
+  reachedQuantity: Numeric;
+  reachedAt: Date;
+}
+
 /** A correction of a posted invoice (migration 0048; written only by src/credit-notes). */
 export interface CreditNotesTable {
   id: Generated<number>;
@@ -1072,6 +1089,8 @@ export interface Database {
   usageEventIds: UsageEventIdsTable;
   usageDaily: UsageDailyTable;
   usageUniqueValues: UsageUniqueValuesTable;
+  usageThresholds: UsageThresholdsTable;
+  usageThresholdsReached: UsageThresholdsReachedTable;
   ledgerAllocations: LedgerAllocationsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;

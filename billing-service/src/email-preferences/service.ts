@@ -31,6 +31,7 @@ export const EMAIL_CATEGORY: Record<EmailType, EmailCategory> = {
   SubscriptionCancellation: 'Subscriptions',
   PendingExpiryRenewalNotice: 'Subscriptions',
   SubscriptionChange: 'Subscriptions',
+  UsageThresholdReached: 'Subscriptions',
 };
 
 function toResponse(catalog: Catalog, customerId: number, stored: ReadonlyMap<string, boolean | null>): EmailPreferencesResponse {

@@ -30,6 +30,13 @@ export const SAMPLE_EVENTS: Record<NotificationType, NotificationEvent> = {
     refunded: '0.00',
     currency: 'EUR',
   },
+  UsageThresholdReached: {
+    type: 'UsageThresholdReached',
+    metricName: 'API calls',
+    threshold: '10000',
+    quantity: '10214',
+    periodStart: '2026-11-01',
+  },
   SubscriptionChange: {
     type: 'SubscriptionChange',
     stage: 'applied',

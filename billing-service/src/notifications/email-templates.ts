@@ -2,7 +2,7 @@
 import type { MerchantBranding } from '../catalog/branding.js';
 import type { CustomerLanguage } from '../catalog/schema.js';
 import type { EmailType } from '../email-preferences/schemas.js';
-import type { NotificationEvent, RequestedEmail } from '../outbox/notifications.js';
+import type { NotificationEvent, RequestedEmail, SubscriptionChangeEvent } from '../outbox/notifications.js';
 import { money as decimal } from '../money/money.js';
 import type { EmailActionFlow } from './email-action-links.js';
 import { emailFormats } from './email-formats.js';
@@ -93,6 +93,48 @@ function creditNoteMessage(
   });
 }
 
+/** A usage threshold reached: the metric, the threshold and the quantity so far, in the customer's number format. */
+function usageThresholdMessage(
+  words: EmailWords,
+  f: ReturnType<typeof emailFormats>,
+  brand: string,
+  event: Extract<NotificationEvent, { type: 'UsageThresholdReached' }>,
+): Message {
+  return words.UsageThresholdReached({
+    brand,
+    metric: event.metricName,
+    threshold: f.quantity(event.threshold),
+    quantity: f.quantity(event.quantity),
+    periodStart: f.date(event.periodStart),
+  });
+}
+
+/** A plan change applied or scheduled: the plans, the quantities that change, the invoice and the next charge. */
+function subscriptionChangeMessage(
+  words: EmailWords,
+  f: ReturnType<typeof emailFormats>,
+  brand: string,
+  event: SubscriptionChangeEvent,
+): Message {
+  const plan = (p: typeof event.from) => `${p.name} (${words.frequency(p.interval, p.numberOfIntervals)})`;
+  const changes = event.quantities.map((q) => words.quantityChange(q.product, f.quantity(q.from), f.quantity(q.to)));
+  const invoice = event.invoice;
+  return words.SubscriptionChange({
+    brand,
+    scheduled: event.stage === 'scheduled',
+    fromPlan: plan(event.from),
+    toPlan: plan(event.to),
+    date: f.date(event.effectiveDate),
+    quantities: changes.length > 0 ? f.list(changes) : null,
+    invoice: invoice && {
+      number: invoice.number,
+      amount: f.money(decimal(invoice.total).abs().toString(), event.currency),
+      credit: decimal(invoice.total).isNegative(),
+    },
+    nextCharge: { date: f.date(event.nextCharge.date), amount: f.money(event.nextCharge.amount, event.currency) },
+  });
+}
+
 function message(words: EmailWords, language: CustomerLanguage, brand: string, event: NotificationEvent | RequestedEmail): Message {
   const f = emailFormats(language);
   switch (event.type) {
@@ -149,27 +191,12 @@ function message(words: EmailWords, language: CustomerLanguage, brand: string, e
       return words.CustomerActivation({ brand });
     case 'CreditNote':
       return creditNoteMessage(words, f, brand, event);
+    case 'UsageThresholdReached':
+      return usageThresholdMessage(words, f, brand, event);
     case 'CustomerSuspend':
       return words.CustomerSuspend({ brand, overdueDays: event.overdueDays });
-    case 'SubscriptionChange': {
-      const plan = (p: typeof event.from) => `${p.name} (${words.frequency(p.interval, p.numberOfIntervals)})`;
-      const changes = event.quantities.map((q) => words.quantityChange(q.product, f.quantity(q.from), f.quantity(q.to)));
-      const invoice = event.invoice;
-      return words.SubscriptionChange({
-        brand,
-        scheduled: event.stage === 'scheduled',
-        fromPlan: plan(event.from),
-        toPlan: plan(event.to),
-        date: f.date(event.effectiveDate),
-        quantities: changes.length > 0 ? f.list(changes) : null,
-        invoice: invoice && {
-          number: invoice.number,
-          amount: f.money(decimal(invoice.total).abs().toString(), event.currency),
-          credit: decimal(invoice.total).isNegative(),
-        },
-        nextCharge: { date: f.date(event.nextCharge.date), amount: f.money(event.nextCharge.amount, event.currency) },
-      });
-    }
+    case 'SubscriptionChange':
+      return subscriptionChangeMessage(words, f, brand, event);
   }
 }
 

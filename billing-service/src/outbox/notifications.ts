@@ -51,6 +51,8 @@ export type NotificationEvent =
       refunded: string;
       currency: string;
     }
+  /** A metered subscription's usage of a metric reached a threshold set on it (issue 41): quantities as decimals. */
+  | { type: 'UsageThresholdReached'; metricName: string; threshold: string; quantity: string; periodStart: string }
   | SubscriptionChangeEvent;
 
 /** A plan as a change e-mail names it: the plan's name and how often it renews. */

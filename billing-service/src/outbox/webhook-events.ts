@@ -37,6 +37,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'purchase.created',
   // issue 40: credit notes (an extension)
   'creditNote.created',
+  // issue 41: a subscription's usage of a metric reached one of its thresholds (once per threshold and period)
+  'usage.thresholdReached',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -150,6 +152,8 @@ export interface ResourceWebhooks {
   purchaseCreated(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
   /** creditNote.created (`data`: the credit note as the API returns it). */
   creditNoteCreated(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
+  /** usage.thresholdReached (`data`: subscription, customer, metric, threshold, quantity, period). */
+  usageThresholdReached(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date): Promise<void>;
   /** invoice.paid for each of these invoices nothing is owed on any more. */
   paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date): Promise<void>;
   /**

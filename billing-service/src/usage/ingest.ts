@@ -6,6 +6,7 @@ import { money } from '../money/money.js';
 import type { ErrorItem } from '../refusals/error-codes.js';
 import { findUsageTargets, lockUsagePeriods, storeEvents, type StoredEvent, type UsageTarget } from './repository.js';
 import { usageWindowStart } from './quantities.js';
+import { fireReachedThresholds } from './thresholds.js';
 import { UsageEventInput, type UsageEventsResponse } from './schemas.js';
 
 /** How far ahead of the account's clock an event may be dated (clients' clocks drift). */
@@ -55,16 +56,14 @@ export async function ingestUsageEvents(ctx: AppContext, caller: Caller, body: u
       if (late) refused.push({ index, errors: prefixed([late], index) });
       return !late;
     });
-    return {
-      count: (
-        await storeEvents(
-          trx,
-          still.map((e) => e.event),
-          now,
-        )
-      ).size,
-      of: still.length,
-    };
+    const fresh = await storeEvents(
+      trx,
+      still.map((e) => e.event),
+      now,
+    );
+    const counted = still.filter((e) => e.event.counted && fresh.has(e.event.transactionId)).map((e) => e.event);
+    await fireReachedThresholds(ctx, trx, caller.accountId, counted, periods, now);
+    return { count: fresh.size, of: still.length };
   });
   refused.sort((a, b) => a.index - b.index);
   return { accepted: fresh.count, duplicates: fresh.of - fresh.count, refused };

@@ -55,28 +55,37 @@ export async function findUsageTargets(
   }));
 }
 
+/** A subscription's period as ingestion reads it under its share lock. */
+export interface UsagePeriod {
+  id: number;
+  customerId: number;
+  status: string;
+  currentPeriodStart: string | null;
+  nextPeriodStart: string | null;
+  usageBilledUntil: string | null;
+}
+
 /**
  * Share-locks the subscriptions a batch stores events to (in id order) until the caller's transaction ends, and
  * answers their current period start and status as committed now: a renewal locks them against this before it reads
  * their usage (lifecycle/billing-clock.ts), so a batch checked against a period that has since been invoiced waits
  * for the renewal and then sees the new period.
  */
-export async function lockUsagePeriods(
-  db: Queryable,
-  subscriptionIds: number[],
-): Promise<Array<{ id: number; status: string; currentPeriodStart: string | null; usageBilledUntil: string | null }>> {
+export async function lockUsagePeriods(db: Queryable, subscriptionIds: number[]): Promise<UsagePeriod[]> {
   if (subscriptionIds.length === 0) return [];
   const rows = await db
     .selectFrom('subscriptions')
-    .select(['id', 'status', 'currentPeriodStart', 'usageBilledUntil'])
+    .select(['id', 'customerId', 'status', 'currentPeriodStart', 'nextPeriodStart', 'usageBilledUntil'])
     .where('id', 'in', subscriptionIds)
     .orderBy('id')
     .forShare()
     .execute();
   return rows.map((r) => ({
     id: Number(r.id),
+    customerId: Number(r.customerId),
     status: r.status,
     currentPeriodStart: r.currentPeriodStart,
+    nextPeriodStart: r.nextPeriodStart,
     usageBilledUntil: r.usageBilledUntil,
   }));
 }

@@ -3,9 +3,18 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ingestUsageEvents } from './ingest.js';
 import { getSubscriptionUsage, listUsageCharges } from './service.js';
-import { SubscriptionUsageResponse, UsageChargeResponse, UsageEventsBody, UsageEventsResponse } from './schemas.js';
+import {
+  SubscriptionUsageResponse,
+  UsageChargeResponse,
+  UsageEventsBody,
+  UsageEventsResponse,
+  UsageThresholdsBody,
+  UsageThresholdsResponse,
+} from './schemas.js';
+import { getUsageThresholds, putUsageThresholds } from './thresholds.js';
 
 const tags = ['Usage'];
+const SubscriptionParams = z.object({ subscriptionId: z.coerce.number().int().positive() });
 
 /** Usage-based billing (issue 41, an extension of the spec): events in, the current period's usage out. */
 export async function usageRoutes(fastify: FastifyInstance) {
@@ -43,9 +52,31 @@ export async function usageRoutes(fastify: FastifyInstance) {
     schema: {
       tags,
       summary: "The current period's usage of a subscription and what it comes to so far",
-      params: z.object({ subscriptionId: z.coerce.number().int().positive() }),
+      params: SubscriptionParams,
       response: { 200: SubscriptionUsageResponse },
     },
     handler: async (request) => getSubscriptionUsage(app.ctx, request.caller, request.params.subscriptionId),
+  });
+
+  app.get('/v1/subscriptions/:subscriptionId/usageThresholds', {
+    schema: { tags, summary: "A subscription's usage thresholds", params: SubscriptionParams, response: { 200: UsageThresholdsResponse } },
+    handler: async (request) => getUsageThresholds(app.ctx, request.caller, request.params.subscriptionId),
+  });
+
+  app.put('/v1/subscriptions/:subscriptionId/usageThresholds', {
+    schema: {
+      tags,
+      summary: "Replace a subscription's usage thresholds (an extension)",
+      description:
+        "An array of up to 10 `{metricCode, quantity}`: a metric the subscription's plan charges (else 400, Key `[i].metricCode`) and a " +
+        'positive quantity. When an event batch brings the quantity of the current unbilled period to a threshold or past it, ' +
+        'usage.thresholdReached is emitted and the customer gets the UsageThresholdReached e-mail, once per threshold and period.',
+      params: SubscriptionParams,
+      body: UsageThresholdsBody,
+      response: { 200: UsageThresholdsResponse },
+    },
+    // replacing the set again answers the same
+    config: { idempotency: { afterCommit: 'runAgain' } },
+    handler: async (request) => putUsageThresholds(app.ctx, request.caller, request.params.subscriptionId, request.body),
   });
 }

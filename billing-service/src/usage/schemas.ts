@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decimalInput } from '../http/field-schemas.js';
 
 /** The most events one request takes. */
 export const MAX_EVENTS_PER_REQUEST = 1000;
@@ -80,3 +81,19 @@ export const UsageChargeResponse = z.object({
   ),
 });
 export type UsageChargeResponse = z.infer<typeof UsageChargeResponse>;
+
+/** The most thresholds a subscription has. */
+export const MAX_THRESHOLDS = 10;
+
+/** PUT /v1/subscriptions/{id}/usageThresholds: the subscription's thresholds, replacing those it had ([] removes them). */
+export const UsageThresholdsBody = z
+  .array(z.object({ metricCode: z.string().min(1).max(64), quantity: decimalInput }))
+  .max(MAX_THRESHOLDS, `at most ${MAX_THRESHOLDS} thresholds a subscription`);
+export type UsageThresholdsBody = z.infer<typeof UsageThresholdsBody>;
+
+export const UsageThresholdsResponse = z.object({
+  subscriptionId: z.number(),
+  /** By metric, then quantity: each fires usage.thresholdReached and the UsageThresholdReached e-mail once a period. */
+  thresholds: z.array(z.object({ metricCode: z.string(), quantity: z.number() })),
+});
+export type UsageThresholdsResponse = z.infer<typeof UsageThresholdsResponse>;

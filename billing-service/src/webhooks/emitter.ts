@@ -95,6 +95,10 @@ export class WebhookEmitter implements ResourceWebhooks {
     return this.emit(trx, accountId, customerId, 'creditNote.created', now, async () => data);
   }
 
+  usageThresholdReached(trx: Queryable, accountId: number, customerId: number, data: unknown, now: Date) {
+    return this.emit(trx, accountId, customerId, 'usage.thresholdReached', now, async () => data);
+  }
+
   /** invoice.paid for each invoice whose open amount these allocations brought to zero. */
   async paidInvoices(trx: Queryable, accountId: number, customerId: number, invoiceIds: Iterable<number | null>, now: Date) {
     const ids = [...new Set([...invoiceIds].filter((id): id is number => id !== null))];

@@ -29,7 +29,13 @@ const CATEGORIES: Record<string, string[]> = {
     'CreditNote',
   ],
   PaymentsAndRefunds: ['PaymentReceived', 'PaymentFailed', 'PaymentMethodUpdate', 'CreditCardExpiry', 'Refund', 'AuthenticationRequired'],
-  Subscriptions: ['SubscriptionActivation', 'SubscriptionCancellation', 'PendingExpiryRenewalNotice', 'SubscriptionChange'],
+  Subscriptions: [
+    'SubscriptionActivation',
+    'SubscriptionCancellation',
+    'PendingExpiryRenewalNotice',
+    'SubscriptionChange',
+    'UsageThresholdReached',
+  ],
 };
 
 async function read(customerId: number) {
@@ -43,12 +49,12 @@ function enabledOf(body: { preferences: Preference[] }): Record<string, boolean 
 }
 
 describe('GET /v1/customers/{customerId}/CustomerEmailPreferences', () => {
-  it("lists all 21 types (the spec's 18, SubscriptionChange, AuthenticationRequired and CreditNote) in order, unset, with account defaults and categories", async () => {
+  it("lists all 22 types (the spec's 18, SubscriptionChange, AuthenticationRequired, CreditNote and UsageThresholdReached) in order, unset, with account defaults and categories", async () => {
     const customer = await createCustomer(t, { firstName: 'Mail' });
     const body = await read(customer.id);
     expect(body.customerId).toBe(customer.id);
     expect(body.preferences.map((p) => p.emailType)).toEqual([...EMAIL_TYPES]);
-    expect(body.preferences).toHaveLength(21);
+    expect(body.preferences).toHaveLength(22);
     for (const p of body.preferences) {
       expect(p.enabled).toBeNull();
       expect(CATEGORIES[p.emailCategory], p.emailType).toContain(p.emailType);

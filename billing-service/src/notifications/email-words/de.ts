@@ -100,6 +100,13 @@ export const de: EmailWords = {
       ...(v.refunded ? [`${v.refunded} werden auf Ihr Zahlungsmittel erstattet.`] : []),
     ],
   }),
+  UsageThresholdReached: (v) => ({
+    subject: `${v.brand}: Ihre Nutzung von ${v.metric} hat ${v.threshold} erreicht`,
+    paragraphs: [
+      `Ihre Nutzung von ${v.metric} seit dem ${v.periodStart} liegt bei ${v.quantity} und damit über dem für Ihr Abonnement festgelegten Schwellenwert von ${v.threshold}.`,
+      'Sie wird mit Ihrer nächsten Rechnung abgerechnet.',
+    ],
+  }),
   frequency: (interval, count) =>
     interval === 'Monthly' ? (count === 1 ? 'monatlich' : `alle ${count} Monate`) : count === 1 ? 'jährlich' : `alle ${count} Jahre`,
   quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,

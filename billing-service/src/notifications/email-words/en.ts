@@ -95,6 +95,13 @@ export const en: EmailWords = {
       ...(v.refunded ? [`${v.refunded} is refunded to your payment method.`] : []),
     ],
   }),
+  UsageThresholdReached: (v) => ({
+    subject: `${v.brand}: your ${v.metric} usage reached ${v.threshold}`,
+    paragraphs: [
+      `Your usage of ${v.metric} since ${v.periodStart} has reached ${v.quantity}, past the threshold of ${v.threshold} set on your subscription.`,
+      'It is billed with your next invoice.',
+    ],
+  }),
   frequency: (interval, count) =>
     interval === 'Monthly' ? (count === 1 ? 'monthly' : `every ${count} months`) : count === 1 ? 'yearly' : `every ${count} years`,
   quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,

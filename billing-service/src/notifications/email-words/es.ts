@@ -95,6 +95,13 @@ export const es: EmailWords = {
       ...(v.refunded ? [`${v.refunded} se reembolsa a su medio de pago.`] : []),
     ],
   }),
+  UsageThresholdReached: (v) => ({
+    subject: `${v.brand}: su consumo de ${v.metric} ha alcanzado ${v.threshold}`,
+    paragraphs: [
+      `Su consumo de ${v.metric} desde el ${v.periodStart} ha alcanzado ${v.quantity}, por encima del umbral de ${v.threshold} fijado en su suscripción.`,
+      'Se facturará en su próxima factura.',
+    ],
+  }),
   frequency: (interval, count) =>
     interval === 'Monthly' ? (count === 1 ? 'mensual' : `cada ${count} meses`) : count === 1 ? 'anual' : `cada ${count} años`,
   quantityChange: (product, from, to) => `${product}: ${from} → ${to}`,

@@ -102,6 +102,13 @@ export const fr: EmailWords = {
       ...(v.refunded ? [`${v.refunded} vous est remboursé sur votre moyen de paiement.`] : []),
     ],
   }),
+  UsageThresholdReached: (v) => ({
+    subject: `${v.brand}${nb}: votre consommation ${v.metric} a atteint ${v.threshold}`,
+    paragraphs: [
+      `Votre consommation ${v.metric} depuis le ${v.periodStart} atteint ${v.quantity}, au-delà du seuil de ${v.threshold} fixé sur votre abonnement.`,
+      'Elle sera facturée sur votre prochaine facture.',
+    ],
+  }),
   frequency: (interval, count) =>
     interval === 'Monthly' ? (count === 1 ? 'mensuel' : `tous les ${count} mois`) : count === 1 ? 'annuel' : `tous les ${count} ans`,
   quantityChange: (product, from, to) => `${product}${nb}: ${from} → ${to}`,

@@ -48,6 +48,8 @@ export interface EmailWords {
     credited: string | null;
     refunded: string | null;
   }): Message;
+  /** A metric's usage (its name) reached `threshold` this period (since `periodStart`, formatted): `quantity` so far. */
+  UsageThresholdReached(v: { brand: string; metric: string; threshold: string; quantity: string; periodStart: string }): Message;
   /** How often a plan renews, as a change e-mail names the plan: "Pro (monthly)". */
   frequency(interval: 'Monthly' | 'Yearly', count: number): string;
   /** One product whose quantity a plan change changes. */

@@ -142,7 +142,7 @@ export const de: PortalText = {
   downloadCreditNote: 'Gutschrift {0} herunterladen (PDF)',
   statusPartiallyPaid: 'Teilweise bezahlt',
   emailTypes:
-    'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen|SubscriptionChange:Tarifwechsel|CreditNote:Gutschriften',
+    'PaymentFailed:Fehlgeschlagene Zahlungen|InvoicePost:Neue Rechnungen|PaymentReceived:Zahlungsbelege|CreditCardExpiry:Erinnerungen zum Kartenablauf|InvoiceOverdue:Überfällige Rechnungen|UpcomingBillingNotification:Anstehende Abbuchungen|CustomerSuspend:Kontosperrung|SubscriptionCancellation:Kündigung|PaymentMethodUpdate:Kartenänderungen|Refund:Erstattungen|StatementNotification:Kontoauszüge|PendingExpiryRenewalNotice:Verlängerungserinnerungen|SubscriptionChange:Tarifwechsel|CreditNote:Gutschriften|UsageThresholdReached:Nutzungsschwellen',
   // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
   declineInsufficientFunds: 'Die Karte ist nicht ausreichend gedeckt. Verwenden Sie eine andere Karte.',
   declineExpiredCard: 'Die Karte ist abgelaufen. Prüfen Sie das Ablaufdatum oder verwenden Sie eine andere Karte.',

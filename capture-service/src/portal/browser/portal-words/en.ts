@@ -137,7 +137,7 @@ export const en = {
   downloadCreditNote: 'Download credit note {0} (PDF)',
   statusPartiallyPaid: 'Partially paid',
   emailTypes:
-    'PaymentFailed:Failed payments|InvoicePost:New invoices|PaymentReceived:Payment receipts|CreditCardExpiry:Card expiry reminders|InvoiceOverdue:Overdue invoices|UpcomingBillingNotification:Upcoming charges|CustomerSuspend:Account suspension|SubscriptionCancellation:Cancellation|PaymentMethodUpdate:Card changes|Refund:Refunds|StatementNotification:Statements|PendingExpiryRenewalNotice:Renewal reminders|SubscriptionChange:Plan changes|CreditNote:Credit notes',
+    'PaymentFailed:Failed payments|InvoicePost:New invoices|PaymentReceived:Payment receipts|CreditCardExpiry:Card expiry reminders|InvoiceOverdue:Overdue invoices|UpcomingBillingNotification:Upcoming charges|CustomerSuspend:Account suspension|SubscriptionCancellation:Cancellation|PaymentMethodUpdate:Card changes|Refund:Refunds|StatementNotification:Statements|PendingExpiryRenewalNotice:Renewal reminders|SubscriptionChange:Plan changes|CreditNote:Credit notes|UsageThresholdReached:Usage thresholds',
   // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
   declineInsufficientFunds: 'The card has insufficient funds. Use another card.',
   declineExpiredCard: 'The card has expired. Check the expiry date or use another card.',

@@ -140,7 +140,7 @@ export const es: PortalText = {
   downloadCreditNote: 'Descargar la nota de crédito {0} (PDF)',
   statusPartiallyPaid: 'Pagada en parte',
   emailTypes:
-    'PaymentFailed:Pagos fallidos|InvoicePost:Facturas nuevas|PaymentReceived:Recibos de pago|CreditCardExpiry:Avisos de caducidad de tarjeta|InvoiceOverdue:Facturas vencidas|UpcomingBillingNotification:Próximos cargos|CustomerSuspend:Suspensión de la cuenta|SubscriptionCancellation:Cancelación|PaymentMethodUpdate:Cambios de tarjeta|Refund:Reembolsos|StatementNotification:Extractos|PendingExpiryRenewalNotice:Avisos de renovación|SubscriptionChange:Cambios de plan|CreditNote:Notas de crédito',
+    'PaymentFailed:Pagos fallidos|InvoicePost:Facturas nuevas|PaymentReceived:Recibos de pago|CreditCardExpiry:Avisos de caducidad de tarjeta|InvoiceOverdue:Facturas vencidas|UpcomingBillingNotification:Próximos cargos|CustomerSuspend:Suspensión de la cuenta|SubscriptionCancellation:Cancelación|PaymentMethodUpdate:Cambios de tarjeta|Refund:Reembolsos|StatementNotification:Extractos|PendingExpiryRenewalNotice:Avisos de renovación|SubscriptionChange:Cambios de plan|CreditNote:Notas de crédito|UsageThresholdReached:Umbrales de consumo',
   // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
   declineInsufficientFunds: 'La tarjeta no tiene fondos suficientes. Use otra tarjeta.',
   declineExpiredCard: 'La tarjeta ha caducado. Revise la fecha de caducidad o use otra tarjeta.',

@@ -141,7 +141,7 @@ export const fr: PortalText = {
   downloadCreditNote: 'Télécharger l’avoir {0} (PDF)',
   statusPartiallyPaid: 'Partiellement payée',
   emailTypes:
-    'PaymentFailed:Paiements refusés|InvoicePost:Nouvelles factures|PaymentReceived:Reçus de paiement|CreditCardExpiry:Rappels d’expiration de carte|InvoiceOverdue:Factures en retard|UpcomingBillingNotification:Prélèvements à venir|CustomerSuspend:Suspension du compte|SubscriptionCancellation:Résiliation|PaymentMethodUpdate:Changements de carte|Refund:Remboursements|StatementNotification:Relevés|PendingExpiryRenewalNotice:Rappels de renouvellement|SubscriptionChange:Changements de formule|CreditNote:Avoirs',
+    'PaymentFailed:Paiements refusés|InvoicePost:Nouvelles factures|PaymentReceived:Reçus de paiement|CreditCardExpiry:Rappels d’expiration de carte|InvoiceOverdue:Factures en retard|UpcomingBillingNotification:Prélèvements à venir|CustomerSuspend:Suspension du compte|SubscriptionCancellation:Résiliation|PaymentMethodUpdate:Changements de carte|Refund:Remboursements|StatementNotification:Relevés|PendingExpiryRenewalNotice:Rappels de renouvellement|SubscriptionChange:Changements de formule|CreditNote:Avoirs|UsageThresholdReached:Seuils de consommation',
   // s38-lang: a refused card or payment, by the gateway's decline code (portal-declines.ts); any other code: declineOther.
   declineInsufficientFunds: 'Provision insuffisante sur cette carte. Utilisez une autre carte.',
   declineExpiredCard: 'Cette carte a expiré. Vérifiez la date d’expiration ou utilisez une autre carte.',
