@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import { isStorableId } from '../db/ids.js';
 
 /** A quantity of a metric a subscription wants to hear of. */
 export interface UsageThreshold {
@@ -45,14 +46,19 @@ export async function replaceThresholds(
     .execute();
 }
 
-/** Locks a subscription's row against a concurrent replacement of its thresholds (not against reads or events). */
+/**
+ * Locks a subscription's row against a concurrent replacement of its thresholds and against ingestion's share lock (a
+ * batch checks the set as it was or as it is); `no key update`, so it does not wait on inserts that reference the row.
+ */
 export async function lockForThresholds(db: Queryable, accountId: number, subscriptionId: number) {
+  // an id past the integer column's range names no subscription (and must not reach the database)
+  if (!isStorableId(subscriptionId)) return undefined;
   return db
     .selectFrom('subscriptions')
     .select(['id', 'planFrequencyId'])
     .where('accountId', '=', accountId)
     .where('id', '=', subscriptionId)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
 }
 

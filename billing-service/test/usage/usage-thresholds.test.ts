@@ -164,6 +164,7 @@ describe('PUT and GET /v1/subscriptions/{id}/usageThresholds', () => {
     expect(read.json().thresholds).toHaveLength(10);
     const other = await t.newAccount();
     expect((await put(other, subscriptionId, [{ metricCode: 'api_calls', quantity: 5 }])).statusCode).toBe(404);
+    expect((await put(account, 2147483648, [])).statusCode).toBe(404);
     expect((await t.call('GET', `/v1/subscriptions/${subscriptionId}/usageThresholds`, undefined, { as: other })).statusCode).toBe(404);
     const publicKey = await t.app.inject({
       method: 'GET',
