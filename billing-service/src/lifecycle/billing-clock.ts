@@ -108,6 +108,12 @@ async function renewCustomer(ctx: AppContext, ref: CustomerRef, now: Date): Prom
   });
 }
 
+/** The catalogue's metered plan frequencies and the day their grace window has ended by (see usageGraceDay). */
+function meteredGrace(ctx: AppContext, now: Date): { planFrequencyIds: number[]; graceDay: string } {
+  const planFrequencyIds = ctx.catalog.plans.flatMap((p) => p.frequencies.filter((f) => f.usageCharges.length > 0).map((f) => f.id));
+  return { planFrequencyIds, graceDay: utcDate(new Date(now.getTime() - ctx.catalog.defaults.usageGraceMinutes * 60_000)) };
+}
+
 /**
  * Up to which day a subscription's periods are renewed now: today, or for a metered one (usage charges), the day
  * `usageGraceMinutes` ago (catalogue defaults): its renewal waits that long after the period ends, so events of the
@@ -310,7 +316,9 @@ async function carryOutPeriodEndCancellations(ctx: AppContext, today: string, no
 export async function runBillingClock(ctx: AppContext, now = wallClockNow(), scope: ClockScope = ALL_ACCOUNTS): Promise<ClockTick> {
   const today = utcDate(now);
   const cancelledAtPeriodEnd = await carryOutPeriodEndCancellations(ctx, today, now, scope);
-  const renewed = await eachCustomer(await customersDueForRenewal(ctx.db, today, scope), (c) => renewCustomer(ctx, c, now));
+  const renewed = await eachCustomer(await customersDueForRenewal(ctx.db, today, scope, meteredGrace(ctx, now)), (c) =>
+    renewCustomer(ctx, c, now),
+  );
   const collected: number[] = [];
   const declined: number[] = [];
   for (const customer of await customersWithDueInvoices(ctx.db, now, ['Active', 'Suspended'], scope)) {

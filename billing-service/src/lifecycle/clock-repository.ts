@@ -31,7 +31,14 @@ function inScope(scope: ClockScope): RawBuilder<SqlBool> {
 }
 
 /** Active customers with an Active subscription whose next period has started. */
-export function customersDueForRenewal(db: Queryable, today: string, scope: ClockScope): Promise<CustomerRef[]> {
+export function customersDueForRenewal(
+  db: Queryable,
+  today: string,
+  scope: ClockScope,
+  /** Metered plan frequencies (issue 41) renew only once their grace window ended: by `graceDay`, not today. */
+  metered: { planFrequencyIds: number[]; graceDay: string } = { planFrequencyIds: [], graceDay: today },
+): Promise<CustomerRef[]> {
+  const { planFrequencyIds, graceDay } = metered;
   return db
     .selectFrom('customers')
     .select(['customers.id', 'customers.accountId'])
@@ -43,7 +50,21 @@ export function customersDueForRenewal(db: Queryable, today: string, scope: Cloc
           .select('subscriptions.id')
           .whereRef('subscriptions.customerId', '=', 'customers.id')
           .where('subscriptions.status', '=', 'Active')
-          .where('subscriptions.nextPeriodStart', '<=', today),
+          // a customer whose only due subscriptions wait out their grace is not taken: it would fill the batch for nothing
+          .where((eb) =>
+            planFrequencyIds.length === 0
+              ? eb('subscriptions.nextPeriodStart', '<=', today)
+              : eb.or([
+                  eb.and([
+                    eb('subscriptions.planFrequencyId', 'not in', planFrequencyIds),
+                    eb('subscriptions.nextPeriodStart', '<=', today),
+                  ]),
+                  eb.and([
+                    eb('subscriptions.planFrequencyId', 'in', planFrequencyIds),
+                    eb('subscriptions.nextPeriodStart', '<=', graceDay),
+                  ]),
+                ]),
+          ),
       ),
     )
     .orderBy('customers.id')
