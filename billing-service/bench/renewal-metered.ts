@@ -15,6 +15,7 @@ import path from 'node:path';
 import { DEMO_CATALOG_PATH } from '../src/config.js';
 import { loadCatalog } from '../src/catalog/load-catalog.js';
 import { openDatabase } from '../src/db/database.js';
+import { callApi } from './api-call.js';
 import { createBenchAccount } from './fixtures.js';
 import { createFreshDatabase, providePostgres } from './postgres.js';
 import { table } from './report.js';
@@ -71,16 +72,7 @@ function benchCatalogFile(): string {
 type Caller = (method: string, pathname: string, body?: unknown) => Promise<any>;
 
 function caller(url: string, authorization: string): Caller {
-  return async (method, pathname, body) => {
-    const res = await fetch(new URL(pathname, url), {
-      method,
-      headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 300)}`);
-    return text ? JSON.parse(text) : null;
-  };
+  return (method, pathname, body) => callApi(url, authorization, method, pathname, body);
 }
 
 const advance = (call: Caller, to: Date) => call('POST', '/v1/testclock/advance', { to: to.toISOString() });

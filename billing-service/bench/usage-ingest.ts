@@ -18,6 +18,7 @@ import { DEMO_CATALOG_PATH } from '../src/config.js';
 import { loadCatalog } from '../src/catalog/load-catalog.js';
 import { openDatabase } from '../src/db/database.js';
 import { storeEvents } from '../src/usage/repository.js';
+import { callApi } from './api-call.js';
 import { createBenchAccount } from './fixtures.js';
 import { measureLoop, measureThroughput } from './load.js';
 import { createFreshDatabase, providePostgres } from './postgres.js';
@@ -70,16 +71,7 @@ function meteredCatalogFile(): string {
   return file;
 }
 
-async function call(url: string, authorization: string, method: string, pathname: string, body?: unknown) {
-  const res = await fetch(new URL(pathname, url), {
-    method,
-    headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
+const call = callApi;
 
 type Metered = { customerId: number; subscriptionId: number };
 interface Setup {
