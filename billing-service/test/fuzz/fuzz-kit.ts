@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { appendFileSync } from 'node:fs';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 
@@ -870,7 +871,20 @@ export async function send(app: FastifyInstance, req: FuzzRequest): Promise<{ re
   const before = process.cpuUsage();
   const res = await app.inject(options);
   const used = process.cpuUsage(before);
-  return { res, cpuMs: (used.user + used.system) / 1000 };
+  return { res: decoded(res), cpuMs: (used.user + used.system) / 1000 };
+}
+
+/**
+ * The body as an HTTP client reads it: a request that accepts gzip, deflate or br gets answers past the
+ * compression threshold compressed (light-my-request hands over the bytes as sent), so it is decoded here.
+ */
+function decoded(res: LightMyRequestResponse): LightMyRequestResponse {
+  const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
+  const decode = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[encoding];
+  if (!decode) return res;
+  const text = decode(res.rawPayload).toString('utf8');
+  Object.assign(res, { payload: text, body: text });
+  return res;
 }
 
 /** The request as a copy-pasteable reproduction (long strings shortened). */

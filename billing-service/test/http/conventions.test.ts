@@ -1,3 +1,4 @@
+import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -110,6 +111,23 @@ describe('HTTP conventions', () => {
     const res = await t.call('GET', '/v1/customers', undefined, { as: account, headers: { 'accept-encoding': 'gzip' } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-encoding']).toBe('gzip');
+  });
+
+  it("an error answer past the compression threshold is compressed too, and decodes to the spec's error body", async () => {
+    // The fuzz suite met this one: its client must decode what it accepted, as any HTTP client does.
+    const eventTypes = Array.from({ length: 60 }, (_, i) => `no.such.event${i}`);
+    const res = await t.call(
+      'POST',
+      '/v1/webhookEndpoints',
+      { url: `https://hooks.example/${'a'.repeat(2100)}`, eventTypes },
+      {
+        headers: { 'accept-encoding': 'br' },
+      },
+    );
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-encoding']).toBe('br');
+    const body = JSON.parse(brotliDecompressSync(res.rawPayload).toString('utf8'));
+    expect(body).toMatchObject({ HttpStatusCode: 400, Errors: expect.arrayContaining([expect.objectContaining({ Key: 'url' })]) });
   });
 
   it('serves the OpenAPI 3.1 document and the reference page without a key', async () => {
