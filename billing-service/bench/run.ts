@@ -4,7 +4,7 @@
  * even when a target is missed. See bench/README.md.
  *
  * This file runs the parts in order: the bare baselines, then every scenario
- * on PostgreSQL and on PGlite (databases.ts, one file per scenario in
+ * on PostgreSQL (with the usage-billing ones, issue 41) and on PGlite (databases.ts, one file per scenario in
  * scenarios/), then the report (summary.ts). The shared machinery (settings,
  * server processes, autocannon runs, clean-up) is in harness.ts.
  */
@@ -16,11 +16,13 @@ import { loadAverage, machineDescription, packageVersion } from './machine.js';
 import { createFreshDatabase, providePostgres } from './postgres.js';
 import { benchBare, type BareFigures } from './scenarios/bare.js';
 import { benchStartTime, startTimeLines, type StartFigures } from './scenarios/start-time.js';
-import { startSiteverifyStandIn } from './siteverify.js';
+import { startSiteverifyStandIn, type SiteverifyStandIn } from './siteverify.js';
 import type { Catalog } from '../src/catalog/schema.js';
 import { integer } from './report.js';
 import { benchGrowth, growthSizes, growthTable, type GrowthRow } from './scenarios/growth.js';
 import { printLatencyDetail, printReport } from './summary.js';
+import { benchUsageIngest } from './scenarios/usage-ingest.js';
+import { benchUsageRenewal } from './scenarios/usage-renewal.js';
 
 async function main() {
   console.log('Renew billing-service benchmark');
@@ -52,34 +54,12 @@ async function main() {
     return;
   }
   let bare: BareFigures | undefined;
-  let postgres: PostgresFigures | string = 'not run';
+  let postgres: PostgresPart | string = 'not run';
   let pglite: PgliteFigures | string = 'not run';
-  // Restart time of the compiled api role on each database (scenarios/start-time.ts).
-  let startPostgres: StartFigures | string = 'not run';
   let startPglite: StartFigures | string = 'not run';
   try {
     bare = await benchBare();
-
-    postgres = await orFailure('PostgreSQL figures', 'PostgreSQL', async () => {
-      if (runState.interrupted) throw new Error('interrupted');
-      const provision = await providePostgres(log);
-      if ('skipped' in provision) {
-        detail.notes.push(`PostgreSQL figures skipped: ${provision.skipped}`);
-        log(`PostgreSQL skipped: ${provision.skipped}`);
-        return 'no PostgreSQL';
-      }
-      cleanup.add('stop PostgreSQL', () => provision.server.stop());
-      log(`PostgreSQL: ${provision.server.description}`);
-      const figures = await benchPostgres(provision.server, catalog, siteverify);
-      startPostgres = await orFailure('restart time (PostgreSQL)', 'PostgreSQL restart', async () => {
-        const database = await createFreshDatabase(provision.server.url);
-        cleanup.add('drop the restart-time database', () => database.drop());
-        return benchStartTime(database.url);
-      });
-      await provision.server.stop();
-      return figures;
-    });
-
+    postgres = await orFailure('PostgreSQL figures', 'PostgreSQL', () => postgresPart(catalog, siteverify));
     pglite = await orFailure('PGlite figures', 'PGlite', async () => {
       if (runState.interrupted) throw new Error('interrupted');
       return benchPglite(catalog, siteverify);
@@ -90,11 +70,53 @@ async function main() {
   }
   log(`done; load average now ${loadAverage()}`);
 
-  printReport(bare, postgres, pglite);
+  const {
+    figures,
+    start: startPostgres,
+    usage,
+  } = typeof postgres === 'string' ? { figures: postgres, start: postgres, usage: [] } : postgres;
+  printReport(bare, figures, pglite);
   console.log('');
   console.log('Restart time (compiled api role, spawn to the first 200 on /readyz, median of 3; npm run bench:start runs only this)');
   for (const line of [...startTimeLines('PostgreSQL', startPostgres), ...startTimeLines('PGlite', startPglite)]) console.log(line);
+  for (const section of usage) console.log(`\n${section}`);
   if (runState.failed) process.exitCode = 1;
+}
+
+interface PostgresPart {
+  figures: PostgresFigures | string;
+  /** Restart time of the compiled api role (scenarios/start-time.ts). */
+  start: StartFigures | string;
+  /** Usage-based billing (issue 41): events/s beside a bare INSERT and the 1,000,000-event read; 1,000 metered renewals. */
+  usage: string[];
+}
+
+/** Every PostgreSQL figure, on one throwaway cluster. */
+async function postgresPart(catalog: Catalog, siteverify: SiteverifyStandIn): Promise<PostgresPart | string> {
+  if (runState.interrupted) throw new Error('interrupted');
+  const provision = await providePostgres(log);
+  if ('skipped' in provision) {
+    detail.notes.push(`PostgreSQL figures skipped: ${provision.skipped}`);
+    log(`PostgreSQL skipped: ${provision.skipped}`);
+    return 'no PostgreSQL';
+  }
+  cleanup.add('stop PostgreSQL', () => provision.server.stop());
+  log(`PostgreSQL: ${provision.server.description}`);
+  const figures = await benchPostgres(provision.server, catalog, siteverify);
+  const start = await orFailure('restart time (PostgreSQL)', 'PostgreSQL restart', async () => {
+    const database = await createFreshDatabase(provision.server.url);
+    cleanup.add('drop the restart-time database', () => database.drop());
+    return benchStartTime(database.url);
+  });
+  const usage: string[] = [];
+  for (const [what, scenario] of [
+    ['usage events', benchUsageIngest],
+    ['metered renewals', benchUsageRenewal],
+  ] as const) {
+    usage.push(await orFailure(`${what} figures`, what, () => scenario(provision.server)));
+  }
+  await provision.server.stop();
+  return { figures, start, usage };
 }
 
 /** BENCH_SCALE=1: only the growth section (scenarios/growth.ts), on PostgreSQL. */

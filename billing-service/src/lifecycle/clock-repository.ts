@@ -7,14 +7,19 @@ export interface CustomerRef {
   accountId: number;
 }
 
-const BATCH = 500;
+/** The most customers one query of a tick takes (a tick that meets it runs again: tickWasFull). */
+export const CLOCK_BATCH = 500;
 
 /**
  * Which accounts one tick of the billing clock acts on: all of them; all but those
  * whose test clock stands still (the background clock: only an advance moves
- * those); or one account (an advance of its test clock).
+ * those); or one account (an advance of its test clock). `batch`: how many a query
+ * takes (CLOCK_BATCH unless a test wants a small one).
  */
-export type ClockScope = { kind: 'all' } | { kind: 'realTimeAccounts' } | { kind: 'account'; accountId: number };
+export type ClockScope = ({ kind: 'all' } | { kind: 'realTimeAccounts' } | { kind: 'account'; accountId: number }) & { batch?: number };
+
+/** How many customers (or requests) one query of a tick in `scope` takes. */
+export const batchOf = (scope: ClockScope): number => scope.batch ?? CLOCK_BATCH;
 
 export const ALL_ACCOUNTS: ClockScope = { kind: 'all' };
 
@@ -68,7 +73,7 @@ export function customersDueForRenewal(
       ),
     )
     .orderBy('customers.id')
-    .limit(BATCH)
+    .limit(batchOf(scope))
     .execute();
 }
 
@@ -110,7 +115,7 @@ function customersWithOpenInvoices(
       ),
     )
     .orderBy('customers.id')
-    .limit(BATCH)
+    .limit(batchOf(scope))
     .execute();
 }
 
@@ -122,7 +127,7 @@ export function customersInStatus(db: Queryable, statuses: readonly string[], sc
     .where(inScope(scope))
     .where('status', 'in', statuses)
     .orderBy('id')
-    .limit(BATCH)
+    .limit(batchOf(scope))
     .execute();
 }
 
@@ -231,7 +236,7 @@ export function periodEndCancellationsDue(db: Queryable, today: string, scope: C
     .where('portalCancellations.withdrawnAt', 'is', null)
     .where('portalCancellations.carriedOutAt', 'is', null)
     .orderBy('portalCancellations.id')
-    .limit(BATCH)
+    .limit(batchOf(scope))
     .execute();
 }
 

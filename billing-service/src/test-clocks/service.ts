@@ -1,7 +1,7 @@
 import { Refusal } from '../refusals/refusal.js';
 import type { AppContext } from '../app-context.js';
 import type { Caller } from '../http/auth.js';
-import { runBillingClock, type ClockTick } from '../lifecycle/billing-clock.js';
+import { runBillingClock, type ClockMove, type ClockTick } from '../lifecycle/billing-clock.js';
 import { wallClockNow } from '../clock/account-clock.js';
 import { writeEventually } from '../db/write-eventually.js';
 import {
@@ -25,8 +25,6 @@ const MAX_ADVANCE_MS = (5 * 365 + 2) * DAY_MS;
  * instance died is taken over as soon as the instance's heartbeat is stale (seconds).
  */
 const STALE_ADVANCE_MS = 15 * 60_000;
-/** The clock's queries take this many customers per tick; a day that filled one is run again. */
-const TICK_BATCH = 500;
 
 export async function readTestClock(ctx: AppContext, caller: Caller): Promise<TestClockResponse> {
   const clock = await findAccountClock(ctx.db, caller.accountId);
@@ -55,7 +53,7 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
     throw Refusal.conflict("this account's clock is being advanced by another request; retry when it is done", 'to', 'state_conflict');
   }
   // Every list of a tick, counted over the whole advance.
-  const totals: Record<keyof ClockTick, number> = {
+  const totals: Record<ClockMove, number> = {
     renewed: 0,
     overdueNotices: 0,
     expiryNotices: 0,
@@ -104,12 +102,12 @@ export async function advanceTestClock(ctx: AppContext, caller: Caller, input: A
 }
 
 /** Runs the account's billing clock at `at` until a tick leaves nothing (a full batch is run again), adding to `totals`. */
-async function runDay(ctx: AppContext, accountId: number, at: Date, totals: Record<keyof ClockTick, number>): Promise<void> {
+async function runDay(ctx: AppContext, accountId: number, at: Date, totals: Record<ClockMove, number>): Promise<void> {
   let tick: ClockTick;
   do {
     tick = await runBillingClock(ctx, at, { kind: 'account', accountId });
-    for (const key of Object.keys(totals) as Array<keyof ClockTick>) totals[key] += tick[key].length;
-  } while (Object.values(tick).some((ids) => ids.length >= TICK_BATCH));
+    for (const key of Object.keys(totals) as ClockMove[]) totals[key] += tick[key].length;
+  } while (tick.more);
 }
 
 /**

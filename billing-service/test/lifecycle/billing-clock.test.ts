@@ -214,6 +214,64 @@ describe('the billing clock', () => {
     ]);
   });
 
+  it('one customer whose renewal fails holds nobody else: the tick renews the others, goes on to collection, and names the failure', async () => {
+    // A fault of this one customer's data: the database refuses their renewal invoice (a trigger standing in for
+    // whatever one customer's bad row or one path's bug may raise).
+    const broken = await activatedOn('2026-03-03');
+    const healthy = await activatedOn('2026-03-03', { card: '4242424242424242', settings: { autoCollect: true } });
+    await payBalance(broken.customerId, 29.99);
+    await tick('2026-03-03', '12:00:00');
+    const db = t.database.db;
+    await sql`create function refuse_one_invoice() returns trigger language plpgsql as $$
+      begin if new.customer_id = ${sql.lit(broken.customerId)} then raise exception 'invoice refused for customer %', new.customer_id; end if; return new; end $$`.execute(
+      db,
+    );
+    await sql`create trigger refuse_one_invoice before insert on invoices for each row execute function refuse_one_invoice()`.execute(db);
+    const renewal = await tick('2026-04-03', '12:00:00').finally(async () => {
+      await sql`drop trigger refuse_one_invoice on invoices`.execute(db);
+      await sql`drop function refuse_one_invoice()`.execute(db);
+    });
+    expect(renewal.renewed).toContain(healthy.customerId);
+    expect(renewal.collected).toContain(healthy.customerId);
+    expect(renewal.renewed).not.toContain(broken.customerId);
+    expect(renewal.failures).toEqual([
+      expect.objectContaining({ customerId: broken.customerId, accountId: t.account.accountId, step: 'renewal' }),
+    ]);
+    expect(renewal.failures[0]!.error).toMatch(/invoice refused for customer/);
+    expect((await tick('2026-04-03', '13:00:00')).renewed).toContain(broken.customerId); // tried again next tick
+    expect(await listInvoices(t, healthy.customerId)).toHaveLength(2);
+    expect(await listInvoices(t, broken.customerId)).toHaveLength(2);
+  });
+
+  it('a tick that fills its batch says there is more, and the next tick at the same time takes the rest', async () => {
+    const account = await t.newAccount();
+    const customers: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const customerId = await newCustomer(t, {}, account);
+      await newSubscription(t, customerId, undefined, account);
+      await activateCustomer(
+        t.app.ctx,
+        callerOf(account),
+        { customerId, ...ACTIVATION_FLAGS },
+        { preview: false, sideEffects: false, now: at('2026-05-07') },
+      );
+      customers.push(customerId);
+    }
+    const scope = { kind: 'account', accountId: account.accountId, batch: 2 } as const;
+    const first = await runBillingClock(t.app.ctx, at('2026-06-07'), scope);
+    expect(first.renewed).toEqual(customers.slice(0, 2));
+    expect(first.more).toBe(true);
+    // as the background clock and a test clock's advance do: again while there is more (each time something moved)
+    const renewed = [...first.renewed];
+    let tick = first;
+    for (let runs = 1; tick.more; runs++) {
+      expect(runs).toBeLessThan(6);
+      tick = await runBillingClock(t.app.ctx, at('2026-06-07'), scope);
+      renewed.push(...tick.renewed);
+    }
+    expect(renewed).toEqual(customers);
+  });
+
   it('does each move once when two instances tick at the same moment', async () => {
     const { customerId } = await activatedOn('2026-01-05', { card: '4242424242424242', settings: { autoCollect: true } });
     await tick('2026-01-05', '12:00:00');
