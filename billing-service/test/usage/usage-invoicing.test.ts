@@ -8,8 +8,10 @@ import {
   DAY,
   listInvoices,
   newCustomer,
+  newSubscription,
   uncancel,
 } from '../helpers/api-fixtures.js';
+import { runBillingClock } from '../../src/lifecycle/billing-clock.js';
 import { accountOnClock, advanceClock, CLOCK_START, WITH_OUTBOXES } from '../helpers/clock-accounts.js';
 import { basicAuth, startTestApp, testCatalog, type TestAccount, type TestApp } from '../helpers/test-app.js';
 
@@ -293,5 +295,24 @@ describe('usage billed in arrears on the renewal invoice', () => {
       ['api_calls', 1200, 0.4, periodEnd],
       ['gigabytes', 0, 0, periodEnd],
     ]);
+  });
+
+  it('customers waiting out their usage grace window take no place in a tick’s batch: a due customer behind them renews', async () => {
+    const account = await accountOnClock(t);
+    const customerOn = async (planFrequencyId?: number) => {
+      const customerId = await newCustomer(t, { currency: 'USD' }, account);
+      await newSubscription(t, customerId, planFrequencyId, account);
+      expect((await activate(t, customerId, ACTIVATION_FLAGS, '', account)).statusCode).toBe(200);
+      return customerId;
+    };
+    const metered = [await customerOn(METERED), await customerOn(METERED)];
+    const flat = await customerOn();
+    const periodEnd: string = (await listInvoices(t, flat, account))[0]?.charges[0].endServiceDate;
+    // a batch of two, filled by the metered customers if they were taken while their grace window runs
+    const scope = { kind: 'account', accountId: account.accountId, batch: 2 } as const;
+    const inGrace = await runBillingClock(t.app.ctx, new Date(`${periodEnd}T00:30:00Z`), scope);
+    expect(inGrace.renewed).toEqual([flat]);
+    const afterGrace = await runBillingClock(t.app.ctx, new Date(`${periodEnd}T01:30:00Z`), scope);
+    expect(afterGrace.renewed).toEqual(metered);
   });
 });
