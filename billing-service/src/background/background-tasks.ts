@@ -8,6 +8,7 @@ import { EmailOutboxWorker, type EmailSettings } from '../notifications/email-ou
 import type { Observability } from '../observability/observe.js';
 import { WebhookDeliveryWorker, type WebhookWorkerOptions } from '../webhooks/delivery-worker.js';
 import { refundSettlementTask, type RefundSettlementOptions } from '../refunds/settlement-worker.js';
+import { creditNoteRefundTask } from '../credit-notes/refund-worker.js';
 import { endpointDisabledEmail } from '../webhooks/disabled-notice.js';
 import type { PeriodicTask } from '../tasks/periodic-task.js';
 
@@ -23,7 +24,10 @@ export interface BackgroundTaskOptions {
   billingClockMs?: number;
   /** Webhook deliveries (default: on, polling every second); false: none on this instance. */
   webhooks?: WebhookWorkerOptions | false;
-  /** Settles card refunds left Pending by asking the gateway (default: on); false: not on this instance. */
+  /**
+   * Settles card refunds left Pending by asking the gateway, and finishes credit notes' refunds their request left
+   * (default: on); false: neither on this instance.
+   */
   refundSettlement?: RefundSettlementOptions | false;
   /** Fetches and ingests the processor's events, its disputes (default: on, every 5 s); false: not on this instance. */
   gatewayEvents?: GatewayEventOptions | false;
@@ -64,6 +68,8 @@ export const backgroundTasks = fp<BackgroundTaskOptions>(
     if (options.refundSettlement !== false) {
       const settlement = refundSettlementTask(options.ctx, app.log, options.refundSettlement ?? {});
       run(settlement, settlement);
+      const creditNoteRefunds = creditNoteRefundTask(options.ctx, app.log, options.refundSettlement ?? {});
+      run(creditNoteRefunds, creditNoteRefunds);
     }
     if (options.gatewayEvents !== false) {
       const events = gatewayEventTask(options.ctx, app.log, options.gatewayEvents ?? {});

@@ -5,7 +5,7 @@ import type { Caller } from '../http/auth.js';
 import { allocateAvailableFunds } from '../ledger/allocation.js';
 import { Refusal } from '../refusals/refusal.js';
 import { recordRefund } from '../refunds/service.js';
-import { findCreditNote, findRefundPlans, recordPlannedRefund } from './repository.js';
+import { findCreditNote, findRefundPlans, recordPlannedRefund, recordRefusedRefund } from './repository.js';
 
 /**
  * The refunds a credit note with `refund: true` asked for, made after its transaction committed (a card refund asks
@@ -13,10 +13,11 @@ import { findCreditNote, findRefundPlans, recordPlannedRefund } from './reposito
  * second run (a client's retry after a lost answer, which reads the note back through here) finds the refund the
  * first made and never refunds twice. Then the note's credit pays what the refunds reopened (a refund takes back
  * the newest invoices its payment paid first) or stays the customer's credit. A refund the gateway refuses is kept
- * (refundIds) and its amount stays the customer's credit.
+ * (refundIds) and its amount stays the customer's credit. A request that ended before its refunds did (the process died,
+ * the gateway did not answer) leaves them to the background task in refund-worker.ts, which runs this again.
  */
 export async function refundCreditNote(ctx: AppContext, caller: Caller, creditNoteId: number, now: Date): Promise<void> {
-  const plans = (await findRefundPlans(ctx.db, [creditNoteId])).filter((p) => p.refundId === null);
+  const plans = (await findRefundPlans(ctx.db, [creditNoteId])).filter((p) => p.refundId === null && p.refused === null);
   for (const plan of plans) {
     try {
       const outcome = await recordRefund(
@@ -28,8 +29,11 @@ export async function refundCreditNote(ctx: AppContext, caller: Caller, creditNo
       );
       await recordPlannedRefund(ctx.db, creditNoteId, plan.paymentId, outcome.refund.id);
     } catch (error) {
+      // The gateway away or silent: the refund is unfinished (Pending at most), not refused. The request answers
+      // 502; its retry, or the background task, finishes it under the same key.
+      if (!(error instanceof Refusal) || error.byGateway) throw error;
       // a payment disputed or refunded since: nothing to refund on it; its part stays the customer's credit
-      if (!(error instanceof Refusal)) throw error;
+      await recordRefusedRefund(ctx.db, creditNoteId, plan.paymentId, error.message);
     }
   }
   if (plans.length === 0) return;

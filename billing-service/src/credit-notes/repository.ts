@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import type { Queryable } from '../db/database.js';
 import { isStorableId } from '../db/ids.js';
 import type { CreditNoteLinesTable, CreditNoteRefundsTable, CreditNotesTable } from '../db/schema.js';
@@ -75,6 +75,36 @@ export async function recordPlannedRefund(db: Queryable, creditNoteId: number, p
     .where('creditNoteId', '=', creditNoteId)
     .where('paymentId', '=', paymentId)
     .where('refundId', 'is', null)
+    .execute();
+}
+
+/** Marks a planned refund that can no longer be made (its amount stays the customer's credit): not tried again. */
+export async function recordRefusedRefund(db: Queryable, creditNoteId: number, paymentId: number, why: string): Promise<void> {
+  await db
+    .updateTable('creditNoteRefunds')
+    .set({ refused: why.slice(0, 500) })
+    .where('creditNoteId', '=', creditNoteId)
+    .where('paymentId', '=', paymentId)
+    .where('refundId', 'is', null)
+    .execute();
+}
+
+/** Credit notes with a planned refund neither made nor refused, planned more than `olderThanSeconds` ago (database clock). */
+export function creditNotesWithUnfinishedRefunds(
+  db: Queryable,
+  olderThanSeconds: number,
+  limit: number,
+): Promise<Array<{ creditNoteId: number; accountId: number }>> {
+  return db
+    .selectFrom('creditNoteRefunds')
+    .innerJoin('creditNotes', 'creditNotes.id', 'creditNoteRefunds.creditNoteId')
+    .select(['creditNotes.id as creditNoteId', 'creditNotes.accountId'])
+    .distinct()
+    .where('creditNoteRefunds.refundId', 'is', null)
+    .where('creditNoteRefunds.refused', 'is', null)
+    .where(sql<SqlBool>`credit_note_refunds.planned_at < now() - make_interval(secs => ${olderThanSeconds})`)
+    .orderBy('creditNotes.id')
+    .limit(limit)
     .execute();
 }
 

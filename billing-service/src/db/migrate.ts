@@ -41,6 +41,7 @@ import * as creditNotes from './migrations/0048-credit-notes.js';
 import * as usageEvents from './migrations/0049-usage-events.js';
 import * as usageBilledUntil from './migrations/0050-usage-billed-until.js';
 import * as usageThresholds from './migrations/0051-usage-thresholds.js';
+import * as creditNoteRefundsUnfinished from './migrations/0052-credit-note-refunds-unfinished.js';
 import * as allocationReservations from './migrations/0023-allocation-reservations.js';
 import * as subscriptionCouponOrder from './migrations/0024-subscription-coupon-order.js';
 import * as accountStatusAndSynchDefaults from './migrations/0025-account-status-and-synch-defaults.js';
@@ -100,6 +101,7 @@ const migrations: Record<string, Migration> = {
   '0049-usage-events': usageEvents,
   '0050-usage-billed-until': usageBilledUntil,
   '0051-usage-thresholds': usageThresholds,
+  '0052-credit-note-refunds-unfinished': creditNoteRefundsUnfinished,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -468,6 +468,10 @@ export interface CreditNoteRefundsTable {
   paymentId: number;
   amount: Numeric;
   refundId: number | null;
+  /** When the plan was made, on the database's clock (migration 0052). */
+  plannedAt: Generated<Date>;
+  /** Why the plan can no longer be refunded (its amount stays the customer's credit); null while it can (migration 0052). */
+  refused: string | null;
 }
 
 /** A one-time charge of a customer (migration 0047; written only by src/purchases). */

@@ -58,6 +58,7 @@ describe('GET /healthz and GET /readyz', () => {
           'bulk payment worker': 'running',
           'webhook deliveries': 'running',
           'refund settlement': 'running',
+          'credit note refunds': 'running',
           'gateway events': 'running',
         },
       },
@@ -157,6 +158,7 @@ describe('GET /healthz and GET /readyz', () => {
         'e-mail outbox': 'running',
         'webhook deliveries': 'running',
         'refund settlement': 'running',
+        'credit note refunds': 'running',
         'gateway events': 'running',
         'billing clock': 'running',
       });

@@ -1,50 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import { money } from '../../src/money/money.js';
-import { SandboxGateway } from '../../src/gateway/sandbox-gateway.js';
+import { type CrashingSandbox, crashingInstance } from '../helpers/crashing-sandbox.js';
 import { settlePendingRefunds } from '../../src/refunds/settlement-worker.js';
 import { cardBody, newCustomer } from '../helpers/api-fixtures.js';
-import { BASE_URL, basicAuth, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { basicAuth, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** Charge once (issue 22): money moves once at the gateway across retries, instances and crashes, over HTTP on a real database. */
-
-/**
- * The sandbox, with the keys it was asked under, that can "crash" once: the call reaches the
- * sandbox (money moves), then the process loses the answer (as if it died before recording it).
- */
-class CrashingSandbox extends SandboxGateway {
-  readonly chargeKeys: string[] = [];
-  readonly refundKeys: string[] = [];
-  crashAfterCharge = false;
-  crashAfterRefund = false;
-  crashBeforeRefund = false;
-
-  override async charge(request: Parameters<SandboxGateway['charge']>[0]) {
-    this.chargeKeys.push(request.idempotencyKey);
-    const outcome = await super.charge(request);
-    if (this.crashAfterCharge) {
-      this.crashAfterCharge = false;
-      throw new Error('connection reset after the charge');
-    }
-    return outcome;
-  }
-
-  override async refund(request: Parameters<SandboxGateway['refund']>[0]) {
-    this.refundKeys.push(request.idempotencyKey);
-    if (this.crashBeforeRefund) {
-      this.crashBeforeRefund = false;
-      throw new Error('connection reset before the refund');
-    }
-    const outcome = await super.refund(request);
-    if (this.crashAfterRefund) {
-      this.crashAfterRefund = false;
-      throw new Error('connection reset after the refund');
-    }
-    return outcome;
-  }
-}
 
 let t: TestApp;
 let gateway: CrashingSandbox;
@@ -52,15 +14,7 @@ let gateway: CrashingSandbox;
 let crashing: FastifyInstance;
 beforeAll(async () => {
   t = await startTestApp();
-  gateway = new CrashingSandbox(t.database.db);
-  crashing = await buildApp({
-    db: t.database.db,
-    catalog: t.catalog,
-    rateLimitStore: new MemoryRateLimitStore(),
-    publicBaseUrl: BASE_URL,
-    gateway,
-    refundSettlement: false,
-  });
+  ({ gateway, app: crashing } = await crashingInstance(t));
 });
 afterAll(async () => {
   await crashing?.close();
