@@ -37,7 +37,7 @@ import { lockCustomerFor, lockCustomerIn, TRANSITIONS, transitionCustomer } from
 import { collectDueBalance, systemCaller } from './collection.js';
 import { applyPendingChanges } from './plan-change-at-renewal.js';
 import { catchUpInvoices } from './unhold.js';
-import { eachCustomer, movedIds, type ClockFailure } from './clock-steps.js';
+import { eachCandidate, eachCustomer, movedIds, type ClockFailure, type ClockStep } from './clock-steps.js';
 
 /** What one tick of the clock did (customer ids), for logs and tests. */
 export interface ClockTick {
@@ -53,7 +53,10 @@ export interface ClockTick {
   cancelled: number[];
   /** Moves that failed for one customer (not refusals): the others went on; each is tried again next tick. */
   failures: ClockFailure[];
-  /** A query met its batch (CLOCK_BATCH) and something moved: another tick at the same time finds more to do. */
+  /**
+   * Another tick at the same time finds more to do: the period-end cancellations met their batch and carried some
+   * out (every other move pages through all its candidates within the tick).
+   */
   more: boolean;
 }
 
@@ -276,12 +279,14 @@ async function carryOutPeriodEndCancellations(
   now: Date,
   scope: ClockScope,
   failures: ClockFailure[],
-): Promise<number[]> {
+): Promise<{ cancelled: number[]; more: boolean }> {
   const due = await periodEndCancellationsDue(ctx.db, today, scope);
   const byCustomer = new Map<number, typeof due>();
   for (const row of due) byCustomer.set(row.customerId, [...(byCustomer.get(row.customerId) ?? []), row]);
   const customers = [...byCustomer].map(([id, requests]) => ({ id, accountId: requests[0]?.accountId ?? 0, requests }));
-  return movedIds(await eachCustomer(customers, 'periodEndCancellation', failures, (c) => carryOutCancellation(ctx, c, now)));
+  const cancelled = movedIds(await eachCustomer(customers, 'periodEndCancellation', failures, (c) => carryOutCancellation(ctx, c, now)));
+  // Requests are taken by id, a batch at a time: a full batch that carried something out may have more behind it.
+  return { cancelled, more: due.length >= batchOf(scope) && cancelled.length > 0 };
 }
 
 /** One customer's due period-end cancellation requests: carried out once every live subscription has one. */
@@ -321,22 +326,32 @@ async function carryOutCancellation(
 export async function runBillingClock(ctx: AppContext, now = wallClockNow(), scope: ClockScope = ALL_ACCOUNTS): Promise<ClockTick> {
   const today = utcDate(now);
   const failures: ClockFailure[] = [];
-  const cancelledAtPeriodEnd = await carryOutPeriodEndCancellations(ctx, today, now, scope, failures);
-  const due = await customersDueForRenewal(ctx.db, today, scope, meteredGrace(ctx, now));
-  const renewed = movedIds(await eachCustomer(due, 'renewal', failures, (c) => renewCustomer(ctx, c, now)));
-  const owing = await customersWithDueInvoices(ctx.db, now, ['Active', 'Suspended'], scope);
-  const collections = await eachCustomer(owing, 'collection', failures, (c) => collectDueBalance(ctx, c, now));
+  const periodEnd = await carryOutPeriodEndCancellations(ctx, today, now, scope, failures);
+  const every = <R>(
+    step: ClockStep,
+    candidates: (page: ClockScope) => Promise<CustomerRef[]>,
+    move: (customer: CustomerRef) => Promise<R>,
+  ) => eachCandidate(scope, candidates, step, failures, move);
+  const metered = meteredGrace(ctx, now);
+  const renewed = movedIds(
+    await every(
+      'renewal',
+      (page) => customersDueForRenewal(ctx.db, today, page, metered),
+      (c) => renewCustomer(ctx, c, now),
+    ),
+  );
+  const owing = (page: ClockScope) => customersWithDueInvoices(ctx.db, now, ['Active', 'Suspended'], page);
+  const collections = await every('collection', owing, (c) => collectDueBalance(ctx, c, now));
   const collected = collections.filter((c) => c.outcome === 'collected').map((c) => c.customer.id);
   const declined = collections.filter((c) => c.outcome === 'declined').map((c) => c.customer.id);
   const overdueNotices = await noticeOverdueInvoices(ctx, now, scope);
   const expiryNotices = await noticeExpiringCards(ctx, now, scope);
-  const paid = await customersInStatus(ctx.db, TRANSITIONS.reactivate.from, scope);
-  const reactivated = movedIds(await eachCustomer(paid, 'reactivation', failures, (c) => reactivateIfPaid(ctx, c, now)));
-  const overdue = await customersWithOverdueInvoices(ctx.db, now, TRANSITIONS.suspend.from, scope);
-  const suspended = movedIds(await eachCustomer(overdue, 'suspension', failures, (c) => suspendIfOverdue(ctx, c, now)));
-  const longSuspended = await customersInStatus(ctx.db, TRANSITIONS.autoCancel.from, scope);
-  const cancelled = movedIds(await eachCustomer(longSuspended, 'autoCancel', failures, (c) => cancelIfLongSuspended(ctx, c, now)));
-  const moved = renewed.length + collected.length + declined.length + reactivated.length + suspended.length + cancelled.length;
+  const suspendedOnes = (page: ClockScope) => customersInStatus(ctx.db, TRANSITIONS.reactivate.from, page);
+  const reactivated = movedIds(await every('reactivation', suspendedOnes, (c) => reactivateIfPaid(ctx, c, now)));
+  const overdue = (page: ClockScope) => customersWithOverdueInvoices(ctx.db, now, TRANSITIONS.suspend.from, page);
+  const suspended = movedIds(await every('suspension', overdue, (c) => suspendIfOverdue(ctx, c, now)));
+  const longSuspended = (page: ClockScope) => customersInStatus(ctx.db, TRANSITIONS.autoCancel.from, page);
+  const cancelled = movedIds(await every('autoCancel', longSuspended, (c) => cancelIfLongSuspended(ctx, c, now)));
   return {
     renewed,
     overdueNotices,
@@ -345,16 +360,15 @@ export async function runBillingClock(ctx: AppContext, now = wallClockNow(), sco
     declined,
     reactivated,
     suspended,
-    cancelled: [...cancelledAtPeriodEnd, ...cancelled],
+    cancelled: [...periodEnd.cancelled, ...cancelled],
     failures,
-    // Only with progress: customers that fail every time and fill a batch must not make the caller loop.
-    more: [due, owing, paid, overdue, longSuspended].some((list) => list.length >= batchOf(scope)) && moved > 0,
+    more: periodEnd.more,
   };
 }
 
 /**
- * Runs the billing clock every `intervalMs` in the background (the billing API starts one). A tick that met a full
- * batch runs again at once, for up to half the interval, so a thousand renewals due on the 1st wait no extra minutes.
+ * Runs the billing clock every `intervalMs` in the background (the billing API starts one). A tick that says there is
+ * more (ClockTick.more) runs again at once, for up to half the interval.
  */
 export function billingClockTask(ctx: AppContext, log: FastifyBaseLogger, intervalMs: number): PeriodicTask {
   const task: PeriodicTask = new PeriodicTask(

@@ -14,24 +14,29 @@ export const CLOCK_BATCH = 500;
  * Which accounts one tick of the billing clock acts on: all of them; all but those
  * whose test clock stands still (the background clock: only an advance moves
  * those); or one account (an advance of its test clock). `batch`: how many a query
- * takes (CLOCK_BATCH unless a test wants a small one).
+ * takes (CLOCK_BATCH unless a test wants a small one); `after`: the page after this
+ * customer id (a tick pages through every candidate: clock-steps.ts eachCandidate).
  */
-export type ClockScope = ({ kind: 'all' } | { kind: 'realTimeAccounts' } | { kind: 'account'; accountId: number }) & { batch?: number };
+export type ClockScope = ({ kind: 'all' } | { kind: 'realTimeAccounts' } | { kind: 'account'; accountId: number }) & {
+  batch?: number;
+  after?: number;
+};
 
 /** How many customers (or requests) one query of a tick in `scope` takes. */
 export const batchOf = (scope: ClockScope): number => scope.batch ?? CLOCK_BATCH;
 
 export const ALL_ACCOUNTS: ClockScope = { kind: 'all' };
 
-/** The scope as a condition on `customers` (every query below joins it). */
+/** The scope as a condition on `customers` (every query below joins it), past the page cursor when there is one. */
 function inScope(scope: ClockScope): RawBuilder<SqlBool> {
+  const page = scope.after === undefined ? sql<SqlBool>`true` : sql<SqlBool>`customers.id > ${scope.after}`;
   switch (scope.kind) {
     case 'all':
-      return sql<SqlBool>`true`;
+      return page;
     case 'realTimeAccounts':
-      return sql<SqlBool>`not exists (select 1 from account_clocks ac where ac.account_id = customers.account_id)`;
+      return sql<SqlBool>`${page} and not exists (select 1 from account_clocks ac where ac.account_id = customers.account_id)`;
     case 'account':
-      return sql<SqlBool>`customers.account_id = ${scope.accountId}`;
+      return sql<SqlBool>`${page} and customers.account_id = ${scope.accountId}`;
   }
 }
 

@@ -1,7 +1,7 @@
 import { isLostClaim } from '../db/claims.js';
 import { isDatabaseUnavailable } from '../db/connection-errors.js';
 import { Refusal } from '../refusals/refusal.js';
-import type { CustomerRef } from './clock-repository.js';
+import { batchOf, type ClockScope, type CustomerRef } from './clock-repository.js';
 
 /** The moves of a billing clock tick that act on one customer at a time. */
 export type ClockStep = 'periodEndCancellation' | 'renewal' | 'collection' | 'reactivation' | 'suspension' | 'autoCancel';
@@ -37,6 +37,29 @@ export async function eachCustomer<C extends CustomerRef, R>(
     }
   }
   return done;
+}
+
+/**
+ * Every candidate of a move, page by page (by customer id, a batch a page), each moved as eachCustomer does. A tick
+ * goes through all of them: customers who do not move (a manual payer owing, a suspension not due yet) never fill
+ * a page and hide those behind them, whichever account they are in.
+ */
+export async function eachCandidate<C extends CustomerRef, R>(
+  scope: ClockScope,
+  candidates: (page: ClockScope) => Promise<C[]>,
+  step: ClockStep,
+  failures: ClockFailure[],
+  move: (customer: C) => Promise<R>,
+): Promise<Array<{ customer: C; outcome: R }>> {
+  const done: Array<{ customer: C; outcome: R }> = [];
+  let page = scope;
+  for (;;) {
+    const customers = await candidates(page);
+    done.push(...(await eachCustomer(customers, step, failures, move)));
+    const last = customers.at(-1);
+    if (!last || customers.length < batchOf(scope)) return done;
+    page = { ...scope, after: last.id };
+  }
 }
 
 /** The ids of the customers whose move answered true. */
