@@ -31,7 +31,8 @@ export async function eachCustomer<C extends CustomerRef, R>(
     try {
       done.push({ customer, outcome: await move(customer) });
     } catch (error) {
-      if (error instanceof Refusal || isLostClaim(error)) continue;
+      // a gateway that is away is not the customer moving on: recorded (and logged) like any failure
+      if ((error instanceof Refusal && !error.byGateway) || isLostClaim(error)) continue;
       if (isDatabaseUnavailable(error)) throw error;
       failures.push({ customerId: customer.id, accountId: customer.accountId, step, error: describe(error) });
     }
